@@ -1,0 +1,87 @@
+"""Global command-line options and how they become ``ConnectionSettings``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from core.config import ConnectionSettings, load_config, resolve_settings
+
+# (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
+# ConnectionSettings fields of the same name.
+_GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
+    (
+        ("--zookeeper",),
+        {"metavar": "HOST:PORT[,...][/chroot]", "help": "ZooKeeper connect string (IPv6 as [::1]:2181)"},
+    ),
+    (("--bootstrap-server",), {"metavar": "HOST:PORT[,...]", "help": "Kafka brokers to use for admin operations"}),
+    (("--context",), {"metavar": "NAME", "help": "a named cluster profile from the config file"}),
+    (("--config",), {"metavar": "FILE", "help": "config file (default: ~/.config/kzc/config.toml)"}),
+    (("--read-only",), {"action": "store_true", "help": "refuse every mutation"}),
+    (("--zk-auth",), {"metavar": "USER:PASSWORD", "help": "ZooKeeper digest authentication"}),
+    (("--zk-sasl-mechanism",), {"choices": ["DIGEST-MD5", "GSSAPI"], "help": "ZooKeeper SASL mechanism"}),
+    (("--zk-sasl-username",), {"metavar": "USER", "help": "ZooKeeper SASL user (DIGEST-MD5)"}),
+    (("--zk-sasl-password",), {"metavar": "PASSWORD", "help": "ZooKeeper SASL password (DIGEST-MD5)"}),
+    (("--zk-tls",), {"action": "store_true", "help": "connect to ZooKeeper over TLS"}),
+    (("--zk-tls-ca",), {"metavar": "FILE", "help": "CA certificate file for ZooKeeper TLS"}),
+    (("--zk-tls-cert",), {"metavar": "FILE", "help": "client certificate file for ZooKeeper TLS"}),
+    (("--zk-tls-key",), {"metavar": "FILE", "help": "client key file for ZooKeeper TLS"}),
+    (("--session-timeout",), {"type": float, "metavar": "SECONDS", "help": "ZooKeeper session timeout"}),
+]
+_OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_tls_ca",
+              "zk_tls_cert", "zk_tls_key", "session_timeout")  # fmt: skip
+
+
+def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    """Add the global options to ``parser``.
+
+    On subcommand parsers ``suppress`` is True: an option not given there leaves the value parsed
+    before the subcommand untouched, which is what lets global options go on either side.
+    """
+    group = parser.add_argument_group("global options")
+    for flags, kwargs in _GLOBAL_OPTIONS:
+        options = dict(kwargs)
+        if suppress:
+            options["default"] = argparse.SUPPRESS
+        elif options.get("action") == "store_true":
+            options["default"] = False
+        group.add_argument(*flags, **options)  # type: ignore[arg-type]
+
+
+def global_parent() -> argparse.ArgumentParser:
+    """A parent parser carrying the global options, for every subcommand parser."""
+    parent = argparse.ArgumentParser(add_help=False)
+    add_global_options(parent, suppress=True)
+    return parent
+
+
+def settings_from_args(args: argparse.Namespace) -> ConnectionSettings:
+    """Resolve the connection settings from the config file and the parsed options.
+
+    Raises:
+        UsageError: unknown context or malformed connect string.
+        ConfigError: the config file is invalid.
+    """
+    config = load_config(Path(args.config).expanduser() if args.config else None)
+    overrides: dict[str, object] = {key: getattr(args, key) for key in _OVERRIDES}
+    if args.zk_tls:
+        overrides["zk_tls"] = True
+    return resolve_settings(
+        config,
+        context=args.context,
+        zookeeper=args.zookeeper,
+        bootstrap_server=args.bootstrap_server,
+        read_only=args.read_only,
+        overrides=overrides,
+    )
+
+
+def add_command(sub: Any, name: str, help_text: str, json_flag: bool = True) -> argparse.ArgumentParser:
+    """Add subcommand ``name`` to the ``sub`` action, with the global options and usually ``--json``."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, help=help_text, description=help_text, parents=[global_parent()]
+    )
+    if json_flag:
+        parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    return parser

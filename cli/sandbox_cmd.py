@@ -1,0 +1,159 @@
+"""``kzc sandbox up|status|down|kill-broker|start-broker``: the local cluster on 127.0.0.1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+from cli.options import add_command
+from core.config import ConnectionSettings
+from core.connect import parse_bootstrap, parse_zookeeper
+from core.sandbox import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
+from core.sandbox_jars import KAFKA_VERSION, ensure_jars, java_executable
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc sandbox`` and its subcommands."""
+    sandbox = add_command(sub, "sandbox", "run a real ZooKeeper and Kafka brokers on 127.0.0.1", json_flag=False)
+    actions = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
+
+    up = add_command(actions, "up", "start ZooKeeper and N Kafka 3.9 brokers (ZooKeeper mode, chroot /kafka)")
+    up.add_argument("--brokers", type=int, default=DEFAULT_BROKERS, metavar="N", help="number of brokers (default 3)")
+    up.add_argument("--racks", metavar="R1,R2,...", help="broker.rack per broker, in order (cycled)")
+    up.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="start-up deadline")
+    up.add_argument("--open", action="store_true", help="then open the console on it")
+    _dir_option(up)
+    up.set_defaults(handler=_up)
+
+    fetch = add_command(actions, "fetch", "fetch the Kafka and ZooKeeper jars through Maven (once; cached)")
+    fetch.set_defaults(handler=_fetch)
+
+    status = add_command(actions, "status", "show which sandbox processes run and what ZooKeeper shows")
+    _dir_option(status)
+    status.set_defaults(handler=_status)
+
+    down = add_command(actions, "down", "stop every sandbox process (brokers, then ZooKeeper); logs stay")
+    _dir_option(down)
+    down.set_defaults(handler=_down)
+
+    kill = add_command(actions, "kill-broker", "kill one broker hard (SIGKILL), as a crash would")
+    kill.add_argument("id", type=int, metavar="ID")
+    _dir_option(kill)
+    kill.set_defaults(handler=_kill)
+
+    start = add_command(actions, "start-broker", "restart a stopped broker with its data")
+    start.add_argument("id", type=int, metavar="ID")
+    _dir_option(start)
+    start.set_defaults(handler=_start)
+
+
+def _dir_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dir", metavar="DIR", help="sandbox directory (default: ~/.local/state/kzc/sandbox)")
+
+
+def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    racks = args.racks.split(",") if args.racks else None
+    progress = None if args.json else (lambda line: print(line, file=sys.stderr))
+    box = Sandbox.up(args.dir, brokers=args.brokers, racks=racks, timeout=args.timeout, log=progress)
+    info = box.info()
+    if args.json:
+        print(json.dumps(info.to_json()))
+    else:
+        print(_describe(info))
+    if args.open:
+        from cli.console_cmd import open_console
+
+        settings = replace(
+            settings,
+            zookeeper=parse_zookeeper(info.zookeeper),
+            bootstrap_servers=parse_bootstrap(info.bootstrap_servers),
+            context=f"sandbox {info.dir}",
+        )
+        return open_console(settings)
+    return 0
+
+
+def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    java_executable()
+    path = ensure_jars(log=None if args.json else (lambda line: print(line, file=sys.stderr)))
+    if args.json:
+        print(json.dumps({"jars": str(path), "kafka_version": KAFKA_VERSION}))
+    else:
+        print(f"Kafka {KAFKA_VERSION} jars ready in {path}")
+    return 0
+
+
+def _status(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    status = Sandbox(args.dir).status()
+    if args.json:
+        print(json.dumps(status.to_json()))
+    else:
+        print(_describe_status(status))
+    return 0
+
+
+def _down(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    box = Sandbox(args.dir)
+    stopped = box.down()
+    if args.json:
+        print(json.dumps({"stopped_pids": stopped, "dir": str(box.dir)}))
+    else:
+        what = (
+            f"stopped {len(stopped)} process(es): {', '.join(map(str, stopped))}" if stopped else "nothing was running"
+        )
+        print(f"sandbox {box.dir}: {what}; logs stay in the directory")
+    return 0
+
+
+def _kill(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    box = Sandbox(args.dir)
+    broker = box.info().broker(args.id)
+    box.kill_broker(args.id)
+    if args.json:
+        print(json.dumps({"killed": args.id, "pid": broker.pid}))
+    else:
+        print(
+            f"broker {args.id} killed (SIGKILL, pid {broker.pid}); restart it with: kzc sandbox start-broker {args.id}"
+        )
+    return 0
+
+
+def _start(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    broker = Sandbox(args.dir).start_broker(args.id)
+    if args.json:
+        print(json.dumps({"started": broker.id, "pid": broker.pid, "port": broker.port}))
+    else:
+        print(f"broker {broker.id} running again on 127.0.0.1:{broker.port} (pid {broker.pid}), registered")
+    return 0
+
+
+def _describe(info: SandboxInfo) -> str:
+    lines = [
+        f"Kafka {info.kafka_version} sandbox in {info.dir} (ZooKeeper mode, chroot /kafka)",
+        f"  ZooKeeper          {info.zookeeper:<28} pid {info.zookeeper_pid}",
+    ]
+    for b in info.brokers:
+        rack = f"rack {b.rack}" if b.rack else "no rack"
+        lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid}")
+    lines += [
+        f"  bootstrap servers  {info.bootstrap_servers}",
+        "",
+        f"Open the console:  kzc --zookeeper {info.zookeeper} --bootstrap-server {info.bootstrap_servers}",
+        f"Stop it:           kzc sandbox down --dir {info.dir}",
+    ]
+    return "\n".join(lines)
+
+
+def _describe_status(status: SandboxStatus) -> str:
+    info = status.info
+    zk = "running" if status.zookeeper_alive else "stopped"
+    lines = [f"sandbox {info.dir}", f"  ZooKeeper {info.zookeeper}: {zk}"]
+    for b in info.brokers:
+        state = "running" if status.brokers_alive.get(b.id) else "stopped"
+        reg = "registered" if b.id in status.registered else "not registered"
+        ctrl = ", controller" if status.controller == b.id else ""
+        lines.append(f"  broker {b.id} (127.0.0.1:{b.port}, rack {b.rack or '-'}): {state}, {reg}{ctrl}")
+    return "\n".join(lines)

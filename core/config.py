@@ -1,0 +1,204 @@
+"""The user's config file: named cluster contexts, key remaps and theme, and how they combine with flags.
+
+The file is TOML at ``$KZC_CONFIG``, else ``$XDG_CONFIG_HOME/kzc/config.toml``, else
+``~/.config/kzc/config.toml``. Its format is documented in ``docs/configuration.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from core.connect import HostPort, ZkConnect, parse_bootstrap, parse_zookeeper
+from core.errors import ConfigError, UsageError
+
+
+def config_dir() -> Path:
+    """The directory holding the config file, user themes and the audit log."""
+    if env := os.environ.get("KZC_CONFIG"):
+        return Path(env).expanduser().parent
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "kzc"
+
+
+def config_path() -> Path:
+    """The path of the config file (it need not exist)."""
+    if env := os.environ.get("KZC_CONFIG"):
+        return Path(env).expanduser()
+    return config_dir() / "config.toml"
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """Everything needed to reach one cluster; fields left ``None`` are not set.
+
+    ZooKeeper security follows kazoo: ``zk_auth`` is digest ``user:password``; ``zk_sasl_mechanism``
+    (``DIGEST-MD5`` or ``GSSAPI``) with username/password or a service principal; ``zk_tls`` with CA,
+    certificate and key files.
+    """
+
+    zookeeper: ZkConnect | None = None
+    bootstrap_servers: tuple[HostPort, ...] | None = None
+    read_only: bool = False
+    context: str | None = None
+    session_timeout: float = 10.0
+    zk_auth: str | None = None
+    zk_sasl_mechanism: str | None = None
+    zk_sasl_username: str | None = None
+    zk_sasl_password: str | None = None
+    zk_sasl_service: str | None = None
+    zk_sasl_principal: str | None = None
+    zk_tls: bool = False
+    zk_tls_ca: str | None = None
+    zk_tls_cert: str | None = None
+    zk_tls_key: str | None = None
+    zk_tls_verify_hostname: bool = True
+
+
+# Context keys in the TOML file -> ConnectionSettings field; everything else is rejected, so typos show.
+_CONTEXT_STRINGS = (
+    "zk_auth",
+    "zk_sasl_mechanism",
+    "zk_sasl_username",
+    "zk_sasl_password",
+    "zk_sasl_service",
+    "zk_sasl_principal",
+    "zk_tls_ca",
+    "zk_tls_cert",
+    "zk_tls_key",
+)
+_CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname")
+_CONTEXT_KEYS = {"zookeeper", "bootstrap_server", "session_timeout", *_CONTEXT_STRINGS, *_CONTEXT_BOOLS}
+_SASL_MECHANISMS = ("DIGEST-MD5", "GSSAPI")
+
+
+@dataclass(frozen=True)
+class UserConfig:
+    """The parsed config file."""
+
+    contexts: Mapping[str, ConnectionSettings] = field(default_factory=dict)
+    default_context: str | None = None
+    theme: str | None = None
+    keys: Mapping[str, str] = field(default_factory=dict)
+    path: Path | None = None
+
+
+def load_config(path: Path | None = None) -> UserConfig:
+    """Read the config file; a missing file is an empty config.
+
+    Raises:
+        ConfigError: the file is not valid TOML or holds an unknown key or a bad value.
+    """
+    path = path or config_path()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return UserConfig(path=path)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    unknown = set(raw) - {"default_context", "theme", "keys", "contexts"}
+    if unknown:
+        raise ConfigError(f"config file {path}: unknown key(s) {', '.join(sorted(unknown))}")
+    contexts = {}
+    for name, table in _table(raw, "contexts", path).items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"config file {path}: [contexts.{name}] must be a table")
+        contexts[name] = _context(name, table, path)
+    keys = _table(raw, "keys", path)
+    if not all(isinstance(v, str) for v in keys.values()):
+        raise ConfigError(f'config file {path}: every entry of [keys] must be a string, e.g. quit = "ctrl+q"')
+    default = raw.get("default_context")
+    if default is not None and default not in contexts:
+        raise ConfigError(f"config file {path}: default_context '{default}' is not a defined context")
+    theme = raw.get("theme")
+    if theme is not None and not isinstance(theme, str):
+        raise ConfigError(f"config file {path}: theme must be a string")
+    return UserConfig(contexts=contexts, default_context=default, theme=theme, keys=keys, path=path)
+
+
+def resolve_settings(
+    config: UserConfig,
+    *,
+    context: str | None = None,
+    zookeeper: str | None = None,
+    bootstrap_server: str | None = None,
+    read_only: bool = False,
+    overrides: Mapping[str, Any] | None = None,
+) -> ConnectionSettings:
+    """Combine a context (named, or the default one) with command-line values; flags win.
+
+    ``read_only`` only ever adds protection: a context marked read-only stays read-only.
+
+    Raises:
+        UsageError: the context does not exist or a connect string is malformed.
+    """
+    name = context or config.default_context
+    if context is not None and context not in config.contexts:
+        known = ", ".join(sorted(config.contexts)) or "none defined"
+        raise UsageError(f"unknown context '{context}' (known: {known}; config file: {config.path})")
+    base = config.contexts.get(name, ConnectionSettings()) if name else ConnectionSettings()
+    changes: dict[str, Any] = {"context": name, "read_only": base.read_only or read_only}
+    if zookeeper is not None:
+        changes["zookeeper"] = parse_zookeeper(zookeeper)
+    if bootstrap_server is not None:
+        changes["bootstrap_servers"] = parse_bootstrap(bootstrap_server)
+    names = {f.name for f in fields(ConnectionSettings)}
+    for key, value in (overrides or {}).items():
+        if key not in names:
+            raise UsageError(f"unknown connection setting '{key}'")
+        if value is not None:
+            changes[key] = value
+    settings = replace(base, **changes)
+    _check_sasl(settings.zk_sasl_mechanism, "command line")
+    return settings
+
+
+def _table(raw: Mapping[str, Any], key: str, path: Path) -> dict[str, Any]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"config file {path}: '{key}' must be a table")
+    return value
+
+
+def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSettings:
+    where = f"config file {path}, context '{name}'"
+    unknown = set(table) - _CONTEXT_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
+    values: dict[str, Any] = {"context": name}
+    try:
+        if "zookeeper" in table:
+            values["zookeeper"] = parse_zookeeper(_typed(table, "zookeeper", str, where))
+        if "bootstrap_server" in table:
+            values["bootstrap_servers"] = parse_bootstrap(_typed(table, "bootstrap_server", str, where))
+    except UsageError as exc:
+        raise ConfigError(f"{where}: {exc}") from exc
+    if "session_timeout" in table:
+        timeout = table["session_timeout"]
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ConfigError(f"{where}: session_timeout must be a positive number of seconds")
+        values["session_timeout"] = float(timeout)
+    for key in _CONTEXT_STRINGS:
+        if key in table:
+            values[key] = _typed(table, key, str, where)
+    for key in _CONTEXT_BOOLS:
+        if key in table:
+            values[key] = _typed(table, key, bool, where)
+    _check_sasl(values.get("zk_sasl_mechanism"), where)
+    return ConnectionSettings(**values)
+
+
+def _typed(table: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    value = table[key]
+    if not isinstance(value, kind):
+        raise ConfigError(f"{where}: {key} must be a {kind.__name__}")
+    return value
+
+
+def _check_sasl(mechanism: str | None, where: str) -> None:
+    if mechanism is not None and mechanism.upper() not in _SASL_MECHANISMS:
+        raise ConfigError(f"{where}: zk_sasl_mechanism must be one of {', '.join(_SASL_MECHANISMS)}")

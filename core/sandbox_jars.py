@@ -1,0 +1,125 @@
+"""The Kafka and ZooKeeper jars of the sandbox: fetched once through Maven, then used offline.
+
+The jars of ``org.apache.kafka:kafka_2.13`` and its runtime dependencies (ZooKeeper included) go to
+``$KZC_CACHE_DIR/jars/kafka_2.13-<version>`` (default cache: ``$XDG_CACHE_HOME/kzc`` or ``~/.cache/kzc``).
+A ``.complete`` marker is written last, so an interrupted fetch is redone, never half-used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from core.errors import MissingToolError, SandboxError
+
+KAFKA_VERSION = "3.9.1"
+SCALA_VERSION = "2.13"
+# Kafka 3.9's own binding for its log4j 1.x configuration (the distribution ships the same one).
+SLF4J_BINDING = "org.slf4j:slf4j-reload4j:1.7.36"
+MIN_JAVA = 17
+
+_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kzc</groupId><artifactId>kzc-sandbox-jars</artifactId><version>1</version><packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_{scala}</artifactId>
+      <version>{kafka}</version></dependency>
+    <dependency><groupId>{slf4j_group}</groupId><artifactId>{slf4j_artifact}</artifactId>
+      <version>{slf4j_version}</version></dependency>
+  </dependencies>
+</project>
+"""
+
+
+def cache_dir() -> Path:
+    """kzc's cache directory (jars live below it)."""
+    if env := os.environ.get("KZC_CACHE_DIR"):
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "kzc"
+
+
+def jars_dir() -> Path:
+    """Where the jars of the pinned Kafka version live once fetched."""
+    return cache_dir() / "jars" / f"kafka_{SCALA_VERSION}-{KAFKA_VERSION}"
+
+
+def java_executable() -> str:
+    """The ``java`` to run, after checking it is at least Java 17.
+
+    Raises:
+        MissingToolError: no java, or one that is too old.
+    """
+    home = os.environ.get("JAVA_HOME")
+    java = str(Path(home) / "bin" / "java") if home and (Path(home) / "bin" / "java").exists() else shutil.which("java")
+    if not java:
+        raise MissingToolError(
+            f"java not found: the sandbox runs Kafka {KAFKA_VERSION}, which needs Java {MIN_JAVA} or newer "
+            "(install e.g. openjdk-17-jre-headless, or set JAVA_HOME)"
+        )
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise MissingToolError(f"cannot run {java} -version: {exc}") from exc
+    match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
+    major = int(match.group(1)) if match else 0
+    if major == 1 and match and match.group(2):  # "1.8.0_292" style
+        major = int(match.group(2))
+    if major < MIN_JAVA:
+        raise MissingToolError(
+            f"{java} is Java {major or 'of unknown version'}: the sandbox needs Java {MIN_JAVA} or newer "
+            "(install e.g. openjdk-17-jre-headless, or set JAVA_HOME)"
+        )
+    return java
+
+
+def ensure_jars(log: Callable[[str], None] | None = None) -> Path:
+    """Return the jar directory, fetching the jars through Maven the first time.
+
+    Raises:
+        MissingToolError: the jars are not cached yet and ``mvn`` is not installed.
+        SandboxError: Maven failed (its last output lines are in the message).
+    """
+    target = jars_dir()
+    if (target / ".complete").exists():
+        return target
+    mvn = shutil.which("mvn")
+    if not mvn:
+        raise MissingToolError(
+            f"mvn not found: kzc uses Apache Maven once to fetch the Kafka {KAFKA_VERSION} jars into {target} "
+            "(install e.g. the 'maven' package)"
+        )
+    if log:
+        log(f"fetching Kafka {KAFKA_VERSION} and ZooKeeper jars through Maven into {target} (once)")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    group, artifact, version = SLF4J_BINDING.split(":")
+    with tempfile.TemporaryDirectory(prefix="kzc-jars-", dir=target.parent) as tmp:
+        pom = Path(tmp) / "pom.xml"
+        pom.write_text(
+            _POM.format(
+                scala=SCALA_VERSION,
+                kafka=KAFKA_VERSION,
+                slf4j_group=group,
+                slf4j_artifact=artifact,
+                slf4j_version=version,
+            )
+        )
+        staging = Path(tmp) / "libs"
+        cmd = [
+            mvn, "-q", "-B", "-f", str(pom), "dependency:copy-dependencies",
+            f"-DoutputDirectory={staging}", "-DincludeScope=runtime",
+        ]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0 or not any(staging.glob("kafka_*.jar")):
+            tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
+            raise SandboxError(f"Maven could not fetch the Kafka {KAFKA_VERSION} jars:\n{tail}")
+        (staging / ".complete").write_text(KAFKA_VERSION + "\n")
+        if target.exists():
+            shutil.rmtree(target)
+        staging.rename(target)
+    return target

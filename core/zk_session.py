@@ -1,0 +1,206 @@
+"""The one owner of the kazoo client: connect (chroot, auth, TLS), retries, and the connection state.
+
+``ZkSession.start`` either connects or raises a ``ConnectError`` whose message says what went wrong
+(nobody answered, authentication failed, TLS failed, chroot missing) within the timeout. The state is a
+small enum the UI can show; listeners are called on kazoo's thread and must only hand the news on.
+"""
+
+from __future__ import annotations
+
+import enum
+import ssl
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from kazoo.client import KazooClient, KazooState, KeeperState
+from kazoo.exceptions import KazooException, NoAuthError
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.retry import KazooRetry
+
+from core.config import ConnectionSettings
+from core.connect import ZkConnect
+from core.errors import ConnectError, UsageError
+
+T = TypeVar("T")
+
+
+class ConnectionState(enum.Enum):
+    """What the console shows about the ZooKeeper connection."""
+
+    CONNECTING = "connecting"
+    CONNECTED = "connected"
+    SUSPENDED = "suspended"  # connection dropped; the session may survive; kazoo is reconnecting
+    LOST = "lost"  # the session expired: ephemeral znodes and watches of the old session are gone
+    RECONNECTING = "reconnecting"  # after LOST: kazoo is establishing a new session by itself
+    CLOSED = "closed"
+
+
+StateListener = Callable[[ConnectionState], None]
+
+
+def kazoo_options(settings: ConnectionSettings) -> dict[str, Any]:
+    """The keyword arguments for ``KazooClient`` that carry auth and TLS from ``settings``.
+
+    Raises:
+        UsageError: an incomplete setting (e.g. digest auth without ``:``).
+    """
+    options: dict[str, Any] = {}
+    if settings.zk_auth is not None:
+        if ":" not in settings.zk_auth:
+            raise UsageError("ZooKeeper digest auth must be USER:PASSWORD")
+        options["auth_data"] = [("digest", settings.zk_auth)]
+    if settings.zk_sasl_mechanism:
+        mechanism = settings.zk_sasl_mechanism.upper()
+        sasl: dict[str, str] = {"mechanism": mechanism}
+        if mechanism == "DIGEST-MD5":
+            if not settings.zk_sasl_username or settings.zk_sasl_password is None:
+                raise UsageError("ZooKeeper SASL DIGEST-MD5 needs a username and a password")
+            sasl.update(username=settings.zk_sasl_username, password=settings.zk_sasl_password)
+        if settings.zk_sasl_service:
+            sasl["service"] = settings.zk_sasl_service
+        if settings.zk_sasl_principal:
+            sasl["principal"] = settings.zk_sasl_principal
+        options["sasl_options"] = sasl
+    if settings.zk_tls:
+        options.update(
+            use_ssl=True,
+            ca=settings.zk_tls_ca,
+            certfile=settings.zk_tls_cert,
+            keyfile=settings.zk_tls_key,
+            verify_certs=settings.zk_tls_verify_hostname,
+        )
+    return options
+
+
+class ZkSession:
+    """A connected kazoo client for one cluster, with its state and retrying reads."""
+
+    def __init__(self, settings: ConnectionSettings) -> None:
+        if settings.zookeeper is None:
+            raise UsageError("no ZooKeeper connect string: give --zookeeper HOST:PORT[/chroot] or --context NAME")
+        self.settings = settings
+        self.target: ZkConnect = settings.zookeeper
+        self._listeners: list[StateListener] = []
+        self._lock = threading.Lock()
+        self._state = ConnectionState.CLOSED
+        self.client = KazooClient(
+            hosts=str(self.target),
+            timeout=settings.session_timeout,
+            connection_retry=KazooRetry(max_tries=-1, delay=0.2, backoff=2, max_delay=5),
+            command_retry=KazooRetry(max_tries=3, delay=0.1, backoff=2, max_delay=2, ignore_expire=False),
+            **kazoo_options(settings),
+        )
+        self.client.add_listener(self._on_kazoo_state)
+
+    @property
+    def state(self) -> ConnectionState:
+        """The current connection state."""
+        return self._state
+
+    def add_state_listener(self, listener: StateListener) -> None:
+        """Call ``listener(state)`` on every change (on kazoo's thread: hand the news on and return)."""
+        with self._lock:
+            self._listeners.append(listener)
+
+    def start(self, timeout: float | None = None) -> None:
+        """Connect, or raise a clear ``ConnectError`` within ``timeout`` (default: the session timeout).
+
+        Raises:
+            ConnectError: no server answered, authentication or TLS failed, or the chroot is missing.
+        """
+        timeout = timeout or self.settings.session_timeout
+        self._set_state(ConnectionState.CONNECTING)
+        try:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="No chroot path exists")  # checked below, clearly
+                event = self.client.start_async()
+        except (ssl.SSLError, OSError) as exc:
+            raise ConnectError(f"cannot set up TLS for ZooKeeper {self.target.hosts_string}: {exc}") from exc
+        deadline = time.monotonic() + timeout
+        while not event.wait(0.05):
+            if self.client.client_state == KeeperState.AUTH_FAILED:
+                self._abort()
+                raise ConnectError(self._auth_failed_message())
+            if time.monotonic() > deadline:
+                self._abort()
+                raise ConnectError(self._unreachable_message(timeout))
+        if not self.client.connected:
+            self._abort()
+            raise ConnectError(self._auth_failed_message())
+        if self.target.chroot:
+            try:
+                exists = self.client.exists("/")
+            except NoAuthError:
+                exists = True  # present but unreadable: reads below will say NoAuth
+            except KazooException as exc:
+                self._abort()
+                raise ConnectError(f"ZooKeeper {self.target} answered but failed: {exc!r}") from exc
+            if not exists:
+                self._abort()
+                raise ConnectError(
+                    f"ZooKeeper {self.target.hosts_string} is reachable but the chroot {self.target.chroot} does "
+                    "not exist: check the /chroot part of the connect string"
+                )
+        self._set_state(ConnectionState.CONNECTED)
+
+    def stop(self) -> None:
+        """Close the session (ephemeral znodes and watches of this client go away)."""
+        self._set_state(ConnectionState.CLOSED)  # first, so kazoo's LOST on stop is not taken for expiry
+        self.client.stop()
+        self.client.close()
+
+    def retry(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run a read with kazoo's command retry (connection loss is retried, expiry is not)."""
+        result: T = self.client.retry(func, *args, **kwargs)
+        return result
+
+    @property
+    def session_id(self) -> int | None:
+        """The ZooKeeper session id while connected."""
+        cid = self.client.client_id
+        return int(cid[0]) if cid else None
+
+    def _abort(self) -> None:
+        self._set_state(ConnectionState.CLOSED)
+        try:
+            self.client.stop()
+            self.client.close()
+        except (KazooException, KazooTimeoutError, OSError):
+            pass  # already failing: the caller raises the real reason
+
+    def _on_kazoo_state(self, state: str) -> None:
+        # kazoo's thread: map and forward, nothing slow here.
+        if state == KazooState.CONNECTED:
+            self._set_state(ConnectionState.CONNECTED)
+        elif state == KazooState.SUSPENDED:
+            self._set_state(ConnectionState.SUSPENDED)
+        elif state == KazooState.LOST and self._state != ConnectionState.CLOSED:
+            self._set_state(ConnectionState.LOST)
+            self._set_state(ConnectionState.RECONNECTING)
+
+    def _set_state(self, state: ConnectionState) -> None:
+        with self._lock:
+            if state == self._state:
+                return
+            self._state = state
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(state)
+
+    def _unreachable_message(self, timeout: float) -> str:
+        tls = (
+            " over TLS (check the CA, certificate and key, and that the server speaks TLS)"
+            if self.settings.zk_tls
+            else ""
+        )
+        return (
+            f"cannot connect to ZooKeeper {self.target.hosts_string}{tls} within {timeout:g} s: no server answered "
+            "(check host, port and that this machine can reach it)"
+        )
+
+    def _auth_failed_message(self) -> str:
+        how = f"SASL {self.settings.zk_sasl_mechanism}" if self.settings.zk_sasl_mechanism else "authentication"
+        return f"ZooKeeper {self.target.hosts_string} rejected {how}: check the credentials (AUTH_FAILED)"

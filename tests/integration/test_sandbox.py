@@ -1,0 +1,86 @@
+"""The sandbox against itself: a real ZooKeeper and real Kafka brokers on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kazoo.client import KazooClient
+
+from core.polling import wait_until
+from core.sandbox import Sandbox
+
+
+def _zk(box: Sandbox) -> KazooClient:
+    zk = KazooClient(hosts=box.info().zookeeper)
+    zk.start(timeout=15)
+    return zk
+
+
+def test_up_registers_every_broker_with_its_rack_and_elects_a_controller(sandbox: Sandbox) -> None:
+    status = sandbox.status()
+    assert status.zookeeper_alive and all(status.brokers_alive.values())
+    assert status.registered == (1, 2, 3) and status.controller in (1, 2, 3)
+    zk = _zk(sandbox)
+    try:
+        for broker in sandbox.info().brokers:
+            registration = json.loads(zk.get(f"/brokers/ids/{broker.id}")[0])
+            assert registration["rack"] == f"r{broker.id}"
+            assert registration["endpoints"] == [f"PLAINTEXT://127.0.0.1:{broker.port}"]
+    finally:
+        zk.stop()
+    assert sandbox.info().zookeeper.startswith("127.0.0.1:") and sandbox.info().zookeeper.endswith("/kafka")
+
+
+def test_a_killed_broker_leaves_and_re_registers_after_start_broker(sandbox: Sandbox) -> None:
+    zk = _zk(sandbox)
+    try:
+        before = zk.exists("/brokers/ids/2")
+        assert before is not None
+        killed = sandbox.kill_broker(2)
+        assert killed.pid is None and not sandbox.status().brokers_alive[2]
+        wait_until(lambda: zk.exists("/brokers/ids/2") is None, 30, "broker 2's registration to expire")
+        restarted = sandbox.start_broker(2)
+        after = zk.exists("/brokers/ids/2")
+        assert after is not None and after.czxid != before.czxid
+        assert restarted.pid is not None and sandbox.status().brokers_alive[2]
+    finally:
+        zk.stop()
+
+
+def _run_kzc(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_cli_up_json_then_down_leaves_no_process(tmp_path: Path) -> None:
+    up = _run_kzc("sandbox", "up", "--brokers", "1", "--dir", str(tmp_path), "--json")
+    assert up.returncode == 0, up.stderr
+    info = json.loads(up.stdout)
+    assert info["zookeeper"] == f"127.0.0.1:{info['zookeeper_port']}/kafka"
+    assert info["bootstrap_servers"] == f"127.0.0.1:{info['brokers'][0]['port']}"
+    assert info["brokers"][0]["id"] == 1 and info["brokers"][0]["rack"] is None and info["dir"] == str(tmp_path)
+    pids = [info["zookeeper_pid"], info["brokers"][0]["pid"]]
+    assert all(Path(f"/proc/{pid}").exists() for pid in pids)
+
+    down = _run_kzc("sandbox", "down", "--dir", str(tmp_path), "--json")
+    assert down.returncode == 0, down.stderr
+    assert sorted(json.loads(down.stdout)["stopped_pids"]) == sorted(pids)
+    assert Sandbox(tmp_path).running_pids() == []
+    assert not any(f"-Dkzc.sandbox={tmp_path}" in _cmdline(p) for p in Path("/proc").iterdir() if p.name.isdigit())
+    assert (tmp_path / "broker-1" / "server.log").stat().st_size > 0, "logs stay in the sandbox directory"
+
+
+def test_status_of_a_stopped_sandbox_reports_everything_stopped(tmp_path: Path) -> None:
+    box = Sandbox.up(tmp_path, brokers=1)
+    box.down()
+    status = box.status()
+    assert not status.zookeeper_alive and status.brokers_alive == {1: False} and status.registered == ()
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""

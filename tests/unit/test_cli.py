@@ -1,0 +1,84 @@
+"""The command line: global options on either side of the command, --version, --help, exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.main import build_parser, main
+from cli.options import settings_from_args
+from core import __version__
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def _all_commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = []
+    for name, sub in _subparsers(parser).items():
+        found.append((*prefix, name))
+        found += _all_commands(sub, (*prefix, name))
+    return found
+
+
+def test_global_options_mean_the_same_before_or_after_the_command(tmp_path: Path) -> None:
+    parser = build_parser()
+    config = ["--config", str(tmp_path / "none.toml")]
+    before = parser.parse_args([*config, "--zookeeper", "zk1:2181/kafka", "--read-only", "sandbox", "status"])
+    after = parser.parse_args(["sandbox", "status", *config, "--zookeeper", "zk1:2181/kafka", "--read-only"])
+    middle = parser.parse_args(["sandbox", *config, "--zookeeper", "zk1:2181/kafka", "status", "--read-only"])
+    results = [settings_from_args(a) for a in (before, after, middle)]
+    assert results[0] == results[1] == results[2]
+    assert str(results[0].zookeeper) == "zk1:2181/kafka" and results[0].read_only
+
+
+def test_an_option_after_the_command_overrides_the_same_option_before_it(tmp_path: Path) -> None:
+    args = build_parser().parse_args(
+        ["--config", str(tmp_path / "none.toml"), "--zookeeper", "a:1", "sandbox", "status", "--zookeeper", "b:2"]
+    )
+    assert str(settings_from_args(args).zookeeper) == "b:2"
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"kzc {__version__}"
+
+
+def test_every_command_has_a_help_that_names_it(capsys: pytest.CaptureFixture[str]) -> None:
+    commands = _all_commands(build_parser())
+    assert ("sandbox", "up") in commands and ("sandbox", "kill-broker") in commands
+    for command in [(), *commands]:
+        with pytest.raises(SystemExit) as info:
+            main([*command, "--help"])
+        assert info.value.code == 0
+        out = capsys.readouterr().out
+        assert out.startswith(f"usage: kzc {' '.join(command)}".rstrip())
+        assert "--zookeeper" in out, f"global options missing from the help of {command}"
+
+
+@pytest.mark.parametrize("connect", ["zk1:abc", "::1:2181", "zk1:2181/kafka/", ""])
+def test_a_malformed_connect_string_exits_2_with_one_line(connect: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--zookeeper", connect, "sandbox", "status", "--dir", "/nonexistent"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("kzc: error: ") and "ZooKeeper" in err[0]
+
+
+def test_json_errors_are_printed_as_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["sandbox", "status", "--json", "--dir", str(tmp_path)]) == 1
+    assert "no sandbox in" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_the_console_without_a_cluster_explains_how_to_name_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["--config", str(tmp_path / "none.toml")]) == 2
+    assert "give --zookeeper" in capsys.readouterr().err

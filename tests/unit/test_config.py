@@ -1,0 +1,94 @@
+"""Contexts from the config file and how command-line flags combine with them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.config import load_config, resolve_settings
+from core.connect import parse_zookeeper
+from core.errors import ConfigError, UsageError
+
+CONFIG = """
+default_context = "prod"
+theme = "light"
+
+[keys]
+quit = "ctrl+q"
+
+[contexts.prod]
+zookeeper = "zk1:2181,zk2:2181/kafka"
+bootstrap_server = "b1:9092"
+read_only = true
+session_timeout = 15
+zk_auth = "ops:secret"
+
+[contexts.stage]
+zookeeper = "[::1]:2181/kafka-stage"
+zk_tls = true
+zk_tls_ca = "/etc/ssl/zk-ca.pem"
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(CONFIG)
+    return path
+
+
+def test_the_default_context_applies_without_flags(config_file: Path) -> None:
+    settings = resolve_settings(load_config(config_file))
+    assert settings.context == "prod"
+    assert settings.zookeeper == parse_zookeeper("zk1:2181,zk2:2181/kafka")
+    assert settings.read_only and settings.session_timeout == 15.0 and settings.zk_auth == "ops:secret"
+
+
+def test_a_named_context_is_selected_and_flags_override_it(config_file: Path) -> None:
+    settings = resolve_settings(load_config(config_file), context="stage", bootstrap_server="b9:9092")
+    assert settings.zookeeper == parse_zookeeper("[::1]:2181/kafka-stage")
+    assert settings.zk_tls and settings.zk_tls_ca == "/etc/ssl/zk-ca.pem"
+    assert [str(b) for b in settings.bootstrap_servers or ()] == ["b9:9092"]
+    flagged = resolve_settings(load_config(config_file), context="stage", zookeeper="other:2181")
+    assert str(flagged.zookeeper) == "other:2181"
+
+
+def test_read_only_from_a_context_cannot_be_turned_off_by_flags(config_file: Path) -> None:
+    assert resolve_settings(load_config(config_file), context="prod", read_only=False).read_only
+    assert resolve_settings(load_config(config_file), context="stage", read_only=True).read_only
+
+
+def test_keys_and_theme_are_read(config_file: Path) -> None:
+    config = load_config(config_file)
+    assert config.keys == {"quit": "ctrl+q"} and config.theme == "light"
+
+
+def test_a_missing_config_file_is_an_empty_config(tmp_path: Path) -> None:
+    config = load_config(tmp_path / "absent.toml")
+    assert config.contexts == {} and resolve_settings(config).zookeeper is None
+
+
+def test_an_unknown_context_is_a_usage_error_naming_the_known_ones(config_file: Path) -> None:
+    with pytest.raises(UsageError, match="unknown context 'dev'.*prod, stage"):
+        resolve_settings(load_config(config_file), context="dev")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("[contexts.a]\nzookeper = 'x:1'\n", "unknown key\\(s\\) zookeper"),
+        ("[contexts.a]\nzookeeper = 'x:abc'\n", "port 'abc'"),
+        ("[contexts.a]\nread_only = 'yes'\n", "read_only must be a bool"),
+        ("[contexts.a]\nsession_timeout = -1\n", "positive number"),
+        ("[contexts.a]\nzk_sasl_mechanism = 'PLAIN'\n", "DIGEST-MD5, GSSAPI"),
+        ("default_context = 'b'\n[contexts.a]\n", "not a defined context"),
+        ("colour = 'red'\n", "unknown key"),
+        ("[contexts\n", "cannot read config file"),
+    ],
+)
+def test_invalid_config_files_are_rejected_with_the_reason(tmp_path: Path, text: str, fragment: str) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=fragment):
+        load_config(path)

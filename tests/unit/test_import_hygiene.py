@@ -1,0 +1,34 @@
+"""core stays headless: importing any core module never loads textual, rich or tui."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import core
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _core_modules() -> list[str]:
+    return sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.") if "pyspark" not in m.name)
+
+
+def test_every_core_module_imports_without_textual_rich_or_tui() -> None:
+    modules = _core_modules()
+    assert "core.sandbox" in modules and "core.zk_session" in modules
+    # One fresh interpreter per module: a module must not rely on another having loaded the UI first.
+    script = (
+        "import importlib, sys\n"
+        "importlib.import_module(sys.argv[1])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'tui'))\n"
+        "print(','.join(bad))\n"
+    )
+    offenders = {}
+    for name in modules:
+        out = subprocess.run([sys.executable, "-c", script, name], cwd=ROOT, capture_output=True, text=True, check=True)
+        if out.stdout.strip():
+            offenders[name] = out.stdout.strip()
+    assert offenders == {}
