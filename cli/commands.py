@@ -5,6 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cli import sandbox_cmd
+from cli import sandbox_cmd, watch_cmd
 
-REGISTRY: list[Callable[[Any], None]] = [sandbox_cmd.register]
+REGISTRY: list[Callable[[Any], None]] = [sandbox_cmd.register, watch_cmd.register]

@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import sys
+import threading
 from collections.abc import Sequence
 
 from cli import commands
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run kzc with ``argv`` (default: ``sys.argv[1:]``) and return the exit code."""
+    threading.excepthook = _quiet_thread_errors
     # kazoo logs reconnect attempts as warnings; kzc reports connection problems itself.
     logging.getLogger("kazoo").addHandler(logging.NullHandler())
     logging.getLogger("kazoo").propagate = False
@@ -61,6 +63,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("kzc: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_thread_errors(args: threading.ExceptHookArgs) -> None:
+    """One line instead of a traceback for a failing background thread.
+
+    kazoo's connection thread dies on a SASL rejection; ZkSession already reports that clearly.
+    """
+    if args.thread is not None and args.thread.name.endswith("(zk_loop)"):
+        return
+    print(
+        f"kzc: background thread {args.thread.name if args.thread else '?'} failed: {args.exc_value!r}", file=sys.stderr
+    )
 
 
 def run() -> None:

@@ -3,26 +3,38 @@
 ``ZkSession.start`` either connects or raises a ``ConnectError`` whose message says what went wrong
 (nobody answered, authentication failed, TLS failed, chroot missing) within the timeout. The state is a
 small enum the UI can show; listeners are called on kazoo's thread and must only hand the news on.
+``read``/``read_children`` are plain reads whose failures (NoAuth, expiry, no answer) come back as one
+clear ``ConnectError``; ``read_error`` builds that message for other callers of the kazoo client.
 """
 
 from __future__ import annotations
 
 import enum
+import importlib.util
+import logging
 import ssl
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any, TypeVar
 
 from kazoo.client import KazooClient, KazooState, KeeperState
-from kazoo.exceptions import KazooException, NoAuthError
+from kazoo.exceptions import (
+    AuthFailedError,
+    KazooException,
+    NoAuthError,
+    NoNodeError,
+    SessionClosedRequireSaslError,
+    SessionExpiredError,
+)
 from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import ZnodeStat
 from kazoo.retry import KazooRetry
 
 from core.config import ConnectionSettings
 from core.connect import ZkConnect
-from core.errors import ConnectError, UsageError
+from core.errors import ConnectError, MissingToolError, SessionLostError, UsageError
 
 T = TypeVar("T")
 
@@ -39,6 +51,28 @@ class ConnectionState(enum.Enum):
 
 
 StateListener = Callable[[ConnectionState], None]
+
+
+class _ProblemLog(logging.LoggerAdapter[logging.Logger]):
+    """kazoo's logger for one client, remembering its last warning (e.g. why a connection attempt failed),
+    so a failed ``start`` can say *why* no server answered (TLS handshake, refused, ...)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.getLogger("kazoo.client"), {})
+        self.last_problem: str | None = None
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        # Only the reasons of failed attempts ("Connection dropped: socket connection error: [SSL: ...]"),
+        # not kazoo's summary "Failed connecting to Zookeeper within the connection retry policy".
+        if level >= logging.WARNING and str(msg).startswith("Connection"):
+            try:
+                self.last_problem = str(msg) % args if args else str(msg)
+            except (TypeError, ValueError):
+                self.last_problem = str(msg)
+        super().log(level, msg, *args, **kwargs)
+
+    def process(self, msg: Any, kwargs: MutableMapping[str, Any]) -> tuple[Any, MutableMapping[str, Any]]:
+        return msg, kwargs
 
 
 def kazoo_options(settings: ConnectionSettings) -> dict[str, Any]:
@@ -63,6 +97,12 @@ def kazoo_options(settings: ConnectionSettings) -> dict[str, Any]:
             sasl["service"] = settings.zk_sasl_service
         if settings.zk_sasl_principal:
             sasl["principal"] = settings.zk_sasl_principal
+        if importlib.util.find_spec("puresasl") is None:
+            # kazoo needs pure-sasl for SASL; without it the connection thread fails with no clear reason.
+            raise MissingToolError(
+                "ZooKeeper SASL needs the Python package pure-sasl, which is not installed "
+                "(pip install pure-sasl, in kzc's environment)"
+            )
         options["sasl_options"] = sasl
     if settings.zk_tls:
         options.update(
@@ -86,11 +126,13 @@ class ZkSession:
         self._listeners: list[StateListener] = []
         self._lock = threading.Lock()
         self._state = ConnectionState.CLOSED
+        self._log = _ProblemLog()
         self.client = KazooClient(
             hosts=str(self.target),
             timeout=settings.session_timeout,
             connection_retry=KazooRetry(max_tries=-1, delay=0.2, backoff=2, max_delay=5),
             command_retry=KazooRetry(max_tries=3, delay=0.1, backoff=2, max_delay=2, ignore_expire=False),
+            logger=self._log,
             **kazoo_options(settings),
         )
         self.client.add_listener(self._on_kazoo_state)
@@ -104,6 +146,12 @@ class ZkSession:
         """Call ``listener(state)`` on every change (on kazoo's thread: hand the news on and return)."""
         with self._lock:
             self._listeners.append(listener)
+
+    def remove_state_listener(self, listener: StateListener) -> None:
+        """Stop calling ``listener``; removing one that is not registered is harmless."""
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
 
     def start(self, timeout: float | None = None) -> None:
         """Connect, or raise a clear ``ConnectError`` within ``timeout`` (default: the session timeout).
@@ -130,20 +178,27 @@ class ZkSession:
         if not self.client.connected:
             self._abort()
             raise ConnectError(self._auth_failed_message())
-        if self.target.chroot:
-            try:
-                exists = self.client.exists("/")
-            except NoAuthError:
-                exists = True  # present but unreadable: reads below will say NoAuth
-            except KazooException as exc:
-                self._abort()
-                raise ConnectError(f"ZooKeeper {self.target} answered but failed: {exc!r}") from exc
-            if not exists:
-                self._abort()
-                raise ConnectError(
-                    f"ZooKeeper {self.target.hosts_string} is reachable but the chroot {self.target.chroot} does "
-                    "not exist: check the /chroot part of the connect string"
-                )
+        # Always probe with one read: SASL completes after the session is established, so a wrong
+        # password only shows here (AuthFailed / SessionClosedRequireSasl), not in the connect event.
+        try:
+            exists = self.client.exists("/")
+        except NoAuthError:
+            exists = True  # present but unreadable: reads below will say NoAuth
+        except (AuthFailedError, SessionClosedRequireSaslError) as exc:
+            self._abort()
+            raise ConnectError(self._auth_failed_message()) from exc
+        except KazooException as exc:
+            self._abort()
+            if self.settings.zk_sasl_mechanism:
+                # kazoo's connection thread dies on a SASL rejection, so it surfaces as a dropped connection.
+                raise ConnectError(self._auth_failed_message()) from exc
+            raise ConnectError(f"ZooKeeper {self.target} answered but failed: {exc!r}") from exc
+        if self.target.chroot and not exists:
+            self._abort()
+            raise ConnectError(
+                f"ZooKeeper {self.target.hosts_string} is reachable but the chroot {self.target.chroot} does "
+                "not exist: check the /chroot part of the connect string"
+            )
         self._set_state(ConnectionState.CONNECTED)
 
     def stop(self) -> None:
@@ -156,6 +211,49 @@ class ZkSession:
         """Run a read with kazoo's command retry (connection loss is retried, expiry is not)."""
         result: T = self.client.retry(func, *args, **kwargs)
         return result
+
+    def read(self, path: str) -> tuple[bytes, ZnodeStat] | None:
+        """The data and stat of ``path`` (relative to the chroot), or ``None`` when it does not exist.
+
+        Raises:
+            ConnectError: ZooKeeper denied the read (NoAuth) or did not answer.
+            SessionLostError: the session expired during the read.
+        """
+        try:
+            data, stat = self.retry(self.client.get, path)
+        except NoNodeError:
+            return None
+        except (KazooException, KazooTimeoutError) as exc:
+            raise self.read_error(exc, f"read {path}") from exc
+        return (data or b""), stat
+
+    def read_children(self, path: str) -> list[str] | None:
+        """The children names of ``path``, or ``None`` when it does not exist.
+
+        Raises:
+            ConnectError: ZooKeeper denied the read (NoAuth) or did not answer.
+            SessionLostError: the session expired during the read.
+        """
+        try:
+            children: list[str] = self.retry(self.client.get_children, path)
+        except NoNodeError:
+            return None
+        except (KazooException, KazooTimeoutError) as exc:
+            raise self.read_error(exc, f"list the children of {path}") from exc
+        return children
+
+    def read_error(self, exc: BaseException, what: str) -> ConnectError:
+        """The user-facing error for a failed ZooKeeper call; ``what`` says what kzc tried (``read /x``)."""
+        if isinstance(exc, NoAuthError):
+            return ConnectError(
+                f"ZooKeeper {self.target} denied the request to {what} (NoAuth): the znode's ACL does not grant "
+                "these credentials access; check --zk-auth or the SASL settings of this context"
+            )
+        if isinstance(exc, SessionExpiredError):
+            return SessionLostError(f"the ZooKeeper session to {self.target} expired while trying to {what}")
+        if isinstance(exc, KazooTimeoutError):
+            return ConnectError(f"ZooKeeper {self.target} did not answer in time while trying to {what}")
+        return ConnectError(f"ZooKeeper {self.target} failed to {what}: {type(exc).__name__} {exc}".rstrip())
 
     @property
     def session_id(self) -> int | None:
@@ -191,13 +289,21 @@ class ZkSession:
             listener(state)
 
     def _unreachable_message(self, timeout: float) -> str:
-        tls = (
-            " over TLS (check the CA, certificate and key, and that the server speaks TLS)"
-            if self.settings.zk_tls
-            else ""
-        )
+        problem = self._log.last_problem or ""
+        if self.settings.zk_tls:
+            head = f"cannot connect to ZooKeeper {self.target.hosts_string} over TLS within {timeout:g} s"
+            if "SSL" in problem or "certificate" in problem.lower():
+                detail = problem.split("error: ", 1)[-1]
+                return (
+                    f"{head}: the TLS handshake failed ({detail}); check that the server speaks TLS on this port "
+                    "and the CA, certificate and key"
+                )
+            return (
+                f"{head}: no server answered (check host, port, that the server speaks TLS, and the CA, "
+                "certificate and key)"
+            )
         return (
-            f"cannot connect to ZooKeeper {self.target.hosts_string}{tls} within {timeout:g} s: no server answered "
+            f"cannot connect to ZooKeeper {self.target.hosts_string} within {timeout:g} s: no server answered "
             "(check host, port and that this machine can reach it)"
         )
 

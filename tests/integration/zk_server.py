@@ -1,0 +1,79 @@
+"""A standalone ZooKeeper for tests that need one to themselves (exact watch counts, SASL), started from
+the sandbox's ZooKeeper jars on a free 127.0.0.1 port and stopped when the ``with`` block ends."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from pathlib import Path
+
+from core.polling import wait_until
+from core.sandbox_jars import ensure_jars, java_executable
+
+
+def _free_port() -> int:
+    with closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _listening(port: int) -> bool:
+    with closing(socket.socket()) as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@contextmanager
+def standalone_zookeeper(workdir: Path, extra_config: str = "", jvm_flags: Sequence[str] = ()) -> Iterator[int]:
+    """Run ZooKeeper (every four-letter command allowed) in ``workdir``; yield its client port."""
+    port = _free_port()
+    (workdir / "data").mkdir(parents=True, exist_ok=True)
+    config = workdir / "zoo.cfg"
+    config.write_text(
+        f"tickTime=500\ndataDir={workdir / 'data'}\nclientPort={port}\nclientPortAddress=127.0.0.1\n"
+        f"admin.enableServer=false\nmaxClientCnxns=0\n4lw.commands.whitelist=*\n{extra_config}"
+    )
+    command = [
+        java_executable(), "-Xms16m", "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_flags,
+        "-cp", f"{ensure_jars()}/*", "org.apache.zookeeper.server.ZooKeeperServerMain", str(config),
+    ]  # fmt: skip
+    with open(workdir / "zookeeper.log", "ab") as log:
+        proc = subprocess.Popen(command, cwd=workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    try:
+
+        def up() -> bool:
+            if proc.poll() is not None:
+                raise RuntimeError(f"ZooKeeper exited at start-up; see {workdir / 'zookeeper.log'}")
+            return _listening(port)
+
+        wait_until(up, 60, f"ZooKeeper on 127.0.0.1:{port}")
+        yield port
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=20)
+
+
+def four_letter(port: int, command: str) -> str:
+    """The answer of ZooKeeper's four-letter ``command`` (``mntr``, ``wchc``...)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(command.encode())
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    return data.decode()
+
+
+def watch_count(port: int) -> int:
+    """``zk_watch_count`` from ``mntr``: every (path, client) watch the server holds."""
+    for line in four_letter(port, "mntr").splitlines():
+        key, _, value = line.partition("\t")
+        if key == "zk_watch_count":
+            return int(value)
+    raise AssertionError("mntr did not report zk_watch_count")
