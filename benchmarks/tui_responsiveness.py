@@ -1,0 +1,148 @@
+"""How responsive the console is on a 50k-topic / 200k-partition cluster, measured through a real pty at
+160x48, beside the same measurements of Textual's built-in DataTable holding the same 50k rows.
+
+Measured (targets from the console's issue):
+
+- start to the first complete frame (status line, controller, health, brokers, events drawn)   <= 1 s
+- start to rows visible (the brokers of the synthetic cluster)                                  <= 1.5 s
+- arrow key, p95 (frame that answers the key)                                                   <= 50 ms
+- page down/up, filter keystroke, jump (End/Home), p95                                          <= 100 ms
+- bytes written per keypress                                                                    <= 20 KB
+- resident memory                                                                               <= 300 MiB
+
+Run: ``.venv/bin/python benchmarks/tui_responsiveness.py [--topics 50000] [--per-topic 4]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tui_pty import KEYS, Terminal, percentile
+
+HERE = Path(__file__).resolve().parent
+Result = dict[str, list[tuple[float, int]]]
+
+
+def measure(term: Terminal, label: str, keys: list[bytes], results: Result) -> None:
+    """Press each key, waiting for its frame; record (latency, bytes)."""
+    for key in keys:
+        results.setdefault(label, []).append(term.press(key))
+
+
+def summary(samples: list[tuple[float, int]]) -> str:
+    latencies = [s[0] * 1000 for s in samples]
+    sizes = [s[1] for s in samples]
+    return (
+        f"p50 {statistics.median(latencies):6.1f} ms  p95 {percentile(latencies, 0.95):6.1f} ms  "
+        f"max {max(latencies):6.1f} ms | bytes p95 {percentile(sizes, 0.95) / 1024:5.1f} KB "
+        f"max {max(sizes) / 1024:5.1f} KB  (n={len(samples)})"
+    )
+
+
+def run_console(topics: int, per_topic: int, rounds: int) -> tuple[dict[str, float], Result, tuple[int, int]]:
+    term = Terminal([sys.executable, str(HERE / "tui_synthetic_app.py"), str(topics), str(per_topic)])
+    term.start()
+    timings: dict[str, float] = {}
+    results: Result = {}
+    try:
+        frame = term.wait_for(b"Events", timeout=60)
+        term.wait_for(b"Brokers", timeout=60)
+        timings["first complete frame"] = frame - term.started
+        timings["rows visible (brokers)"] = term.wait_for(b"kafka-1.example:9092", timeout=120) - term.started
+        # The 200k-partition layout is generated in the background (the data source, not the UI): wait for it.
+        timings["synthetic layout generated"] = term.wait_for(f"{topics:,} topics".encode(), 0, 300) - term.started
+        term.wait_frame_end(term.mark() - 1)
+        since = term.mark()
+        sent = time.monotonic()
+        import os
+
+        os.write(term.master, b"t")  # the topics screen, all 50k rows
+        timings["topics screen rows (after t)"] = term.wait_for(f"{topics:,} topics".encode(), since, 60) - sent
+        term.wait_frame_end(since)
+        measure(term, "arrow down/up", [KEYS["down"]] * rounds + [KEYS["up"]] * rounds, results)
+        measure(term, "page down/up", [KEYS["pagedown"]] * (rounds // 4) + [KEYS["pageup"]] * (rounds // 4), results)
+        measure(term, "jump end/home", [KEYS["end"], KEYS["home"]] * (rounds // 10), results)
+        filter_keys: list[bytes] = []
+        for _ in range(max(1, rounds // 20)):
+            filter_keys += [b"/", *[c.encode() for c in "orders\\.p"], *([KEYS["backspace"]] * 9), KEYS["escape"]]
+        # "/" opens the bar and Esc closes it; the keystrokes that filter are the characters and backspaces.
+        for key in filter_keys:
+            sample = term.press(key)
+            if key not in (b"/", KEYS["escape"]):
+                results.setdefault("filter keystroke", []).append(sample)
+        memory = term.rss_kib()
+    finally:
+        term.stop()
+    return timings, results, memory
+
+
+def run_baseline(rows: int, rounds: int) -> tuple[dict[str, float], Result, tuple[int, int]]:
+    term = Terminal([sys.executable, str(HERE / "tui_datatable_app.py"), str(rows)])
+    term.start()
+    timings: dict[str, float] = {}
+    results: Result = {}
+    try:
+        timings["first complete frame"] = term.wait_for(b"topic", timeout=60) - term.started
+        timings["rows visible"] = term.wait_for(b"orders.payments-00000", timeout=300) - term.started
+        term.wait_frame_end(term.mark() - 1)
+        measure(term, "arrow down/up", [KEYS["down"]] * rounds + [KEYS["up"]] * rounds, results)
+        measure(term, "page down/up", [KEYS["pagedown"]] * (rounds // 4) + [KEYS["pageup"]] * (rounds // 4), results)
+        measure(term, "jump end/home", [KEYS["end"], KEYS["home"]] * (rounds // 10), results)
+        memory = term.rss_kib()
+    finally:
+        term.stop()
+    return timings, results, memory
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topics", type=int, default=50_000)
+    parser.add_argument("--per-topic", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=100, help="arrow presses each way (others scale from it)")
+    args = parser.parse_args()
+    print(f"console: {args.topics:,} topics x {args.per_topic} = {args.topics * args.per_topic:,} partitions, "
+          "160x48 pty, animations off")  # fmt: skip
+    timings, results, memory = run_console(args.topics, args.per_topic, args.rounds)
+    print(f"baseline: Textual DataTable with {args.topics:,} rows, same pty")
+    base_timings, base_results, base_memory = run_baseline(args.topics, args.rounds)
+    print()
+    print(f"{'':34} {'console':>12} {'DataTable':>12}   target")
+    rows: list[tuple[str, str, str, Callable[[float], bool] | None]] = [
+        ("first complete frame", "first complete frame", "<= 1000 ms", lambda v: v <= 1.0),
+        ("rows visible (brokers)", "rows visible", "<= 1500 ms", lambda v: v <= 1.5),
+        ("synthetic layout generated", "", "(data source)", None),
+        ("topics screen rows (after t)", "", "(50k rows)", None),
+    ]
+    for label, base_label, target, ok in rows:
+        mine = timings.get(label)
+        base = base_timings.get(base_label) if base_label else None
+        mine_text = f"{mine * 1000:9.0f} ms" if mine is not None else "-"
+        base_text = f"{base * 1000:9.0f} ms" if base is not None else "-"
+        verdict = "" if ok is None or mine is None else ("ok" if ok(mine) else "MISSED")
+        print(f"{label:34} {mine_text:>12} {base_text:>12}   {target} {verdict}")
+    print()
+    targets = {"arrow down/up": 50, "page down/up": 100, "jump end/home": 100, "filter keystroke": 100}
+    for label, limit in targets.items():
+        samples = results.get(label, [])
+        if not samples:
+            continue
+        p95 = percentile([s[0] * 1000 for s in samples], 0.95)
+        worst_bytes = max(s[1] for s in samples)
+        verdict = "ok" if p95 <= limit and worst_bytes <= 20 * 1024 else "MISSED"
+        print(f"console   {label:18} {summary(samples)}  target p95 <= {limit} ms, <= 20 KB: {verdict}")
+        if label in base_results:
+            print(f"DataTable {label:18} {summary(base_results[label])}")
+    print()
+    print(f"resident memory: console {memory[0] / 1024:.0f} MiB (peak {memory[1] / 1024:.0f} MiB, target <= 300), "
+          f"DataTable {base_memory[0] / 1024:.0f} MiB (peak {base_memory[1] / 1024:.0f} MiB)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

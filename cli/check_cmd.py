@@ -1,0 +1,117 @@
+"""``kzc check``: run the consistency check catalog on the cluster or on a snapshot file.
+
+Exit codes: 0 when no finding has error severity, 1 when some do, 2 when the checks could not run
+(the message says why).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.options import add_command
+from core.config import ConnectionSettings
+from core.consistency.catalog import parse_only
+from core.consistency.findings import CheckReport
+from core.consistency.params import CheckParams
+from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, StageProgress, run_checks
+from core.consistency.spark_engine import DEFAULT_MASTER, SparkEngine, SparkSettings
+from core.errors import KzcError, UsageError
+
+
+class CheckCouldNotRun(KzcError):
+    """Any failure before findings exist: ``kzc check`` exits 2 for all of them."""
+
+    exit_code = 2
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc check``."""
+    check = add_command(sub, "check", "run the cluster-wide consistency checks (docs/checks.md)")
+    check.add_argument("--snapshot", metavar="FILE", help="check this snapshot file instead of the live cluster")
+    check.add_argument(
+        "--engine",
+        choices=["spark", "local"],
+        default="spark",
+        help="spark (default; a separate process, any master) or local (plain Python, no JVM)",
+    )
+    check.add_argument(
+        "--spark-master",
+        metavar="M",
+        default=DEFAULT_MASTER,
+        help=f"Spark master (default {DEFAULT_MASTER}; spark://, yarn, k8s://) or Spark Connect sc://host:port",
+    )
+    check.add_argument(
+        "--stage-dir",
+        metavar="DIR",
+        help="directory the Spark cluster can read (file://, hdfs://, s3a://): the snapshot is staged there as Parquet",
+    )
+    check.add_argument("--only", metavar="ID,ID", help="run only these checks")
+    check.add_argument(
+        "--min-isr",
+        type=int,
+        default=1,
+        metavar="N",
+        help="min.insync.replicas of the brokers' server.properties when ZooKeeper does not set it (default 1)",
+    )
+    check.set_defaults(handler=_check)
+
+
+def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    try:
+        only = parse_only(args.only)
+        if args.min_isr < 1:
+            raise UsageError("--min-isr must be at least 1")
+        snapshot_file = Path(args.snapshot).expanduser() if args.snapshot else None
+        if snapshot_file is not None and not snapshot_file.is_file():
+            raise UsageError(f"--snapshot {snapshot_file}: no such file")
+        spark = None
+        engine: Engine = LocalEngine()
+        if args.engine == "spark":
+            spark = SparkEngine(SparkSettings(master=args.spark_master, stage_dir=args.stage_dir))
+            spark.start()  # starts while the snapshot is read
+            engine = SparkChecks(spark)
+        try:
+            report = run_checks(
+                engine,
+                settings=settings,
+                snapshot_file=snapshot_file,
+                params=CheckParams(min_isr_default=args.min_isr),
+                only=only,
+                progress=None if args.json or not sys.stderr.isatty() else _show_progress,
+            )
+        finally:
+            if spark is not None:
+                spark.close()
+    except KzcError as exc:
+        raise CheckCouldNotRun(str(exc)) from exc
+    if args.json:
+        print(json.dumps(report.to_json()))
+    else:
+        print(_text(report))
+    return 1 if report.has_errors else 0
+
+
+def _show_progress(p: StageProgress) -> None:
+    if p.finished:
+        print(f"  {p.stage}: done ({p.done}/{p.total})", file=sys.stderr)
+
+
+def _text(report: CheckReport) -> str:
+    lines = []
+    for f in report.findings:
+        where = f.topic if f.partition is None else f"{f.topic}-{f.partition}"
+        if where is None:
+            where = f"broker {f.broker}" if f.broker is not None else f.path
+        lines.append(f"{f.severity.value.upper():<8}{f.check:<32}{where:<28} {f.detail}")
+    counts = report.by_severity()
+    total = report.timings.get("total", 0.0)
+    lines.append(
+        f"{report.partitions} partitions checked with the {report.engine} engine in {total:.1f} s: "
+        f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} info"
+    )
+    lines.extend(f"note: {note}" for note in report.notes)
+    return "\n".join(lines)

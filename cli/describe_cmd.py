@@ -1,0 +1,129 @@
+"""``kzc describe [--json]``: the cluster at a glance, read from ZooKeeper (works with every broker down).
+
+Cluster id, controller and its epoch, brokers (endpoints, rack, registered since), topic and partition
+counts, pending admin work and unhealthy partition counts. ``--snapshot FILE`` describes a file written
+by ``kzc snapshot`` instead of the live cluster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from cli.options import add_command
+from cli.snapshot_cmd import add_read_options, take_snapshot
+from core.cluster_summary import ClusterSummary, summarize
+from core.config import ConnectionSettings
+from core.errors import UsageError
+from core.health import DEFAULT_IMBALANCE_PERCENT, DEFAULT_MIN_INSYNC_REPLICAS, assess
+from core.human_time import since_text, utc_text
+from core.snapshot_file import read_snapshot_file
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc describe``."""
+    describe = add_command(
+        sub, "describe", "controller, brokers, topic and partition counts, pending admin work, unhealthy partitions"
+    )
+    describe.add_argument("--snapshot", metavar="FILE", help="describe a file written by kzc snapshot instead")
+    describe.add_argument(
+        "--min-insync-replicas",
+        type=int,
+        default=DEFAULT_MIN_INSYNC_REPLICAS,
+        metavar="N",
+        help="the brokers' static min.insync.replicas, used where no topic or dynamic override exists (default 1)",
+    )
+    describe.add_argument(
+        "--delete-topic-enable",
+        choices=["true", "false"],
+        help="the brokers' delete.topic.enable, when known (it is not stored in ZooKeeper)",
+    )
+    describe.add_argument(
+        "--imbalance-percent",
+        type=float,
+        default=DEFAULT_IMBALANCE_PERCENT,
+        metavar="P",
+        help="leader.imbalance.per.broker.percentage (default 10)",
+    )
+    add_read_options(describe)
+    describe.set_defaults(handler=_describe)
+
+
+def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.min_insync_replicas < 1:
+        raise UsageError("--min-insync-replicas must be at least 1")
+    if args.snapshot:
+        snapshot = read_snapshot_file(args.snapshot)
+    else:
+        if settings.zookeeper is None:
+            raise UsageError(
+                "no cluster to describe: give --zookeeper HOST:PORT[/chroot], --context NAME or --snapshot FILE"
+            )
+        snapshot, _ = take_snapshot(settings, args.max_in_flight)
+    delete_enabled = None if args.delete_topic_enable is None else args.delete_topic_enable == "true"
+    report = assess(
+        snapshot,
+        min_isr_default=args.min_insync_replicas,
+        delete_topic_enable=delete_enabled,
+        imbalance_percent=args.imbalance_percent,
+    )
+    summary = summarize(snapshot, report)
+    if args.json:
+        print(json.dumps(summary.to_json()))
+    else:
+        print(render(summary))
+    return 0
+
+
+def render(summary: ClusterSummary) -> str:
+    """The text form of ``kzc describe``."""
+    now = summary.taken_at_ms
+    lines = [
+        f"Cluster      {summary.cluster_id or '-'}"
+        + (f"  ({summary.cluster_id_problem})" if summary.cluster_id_problem else ""),
+        f"ZooKeeper    {summary.zookeeper}  zxid {hex(summary.zxid)}  read at {utc_text(summary.taken_at_ms)}",
+    ]
+    c = summary.controller
+    epoch = "-" if c.epoch is None else str(c.epoch)
+    if c.broker_id is None:
+        lines.append(f"Controller   none, epoch {epoch}  ({c.problem})")
+    else:
+        kind = "KRaft controller" if c.kraft else "broker"
+        lines.append(
+            f"Controller   {kind} {c.broker_id}, epoch {epoch}, since {since_text(c.since_ms, now)}"
+            + (f"  ({c.problem})" if c.problem else "")
+        )
+    lines.append(f"Brokers      {len(summary.brokers)} registered")
+    if summary.brokers:
+        width = max(len(", ".join(b.endpoints)) for b in summary.brokers)
+        width = max(width, len("ENDPOINTS"))
+        lines.append(f"  {'ID':>6}  {'RACK':<8}  {'ENDPOINTS':<{width}}  REGISTERED SINCE")
+        for b in summary.brokers:
+            if b.problem:
+                lines.append(f"  {b.id:>6}  registration unreadable: {b.problem}")
+                continue
+            endpoints = ", ".join(b.endpoints) or "-"
+            lines.append(
+                f"  {b.id:>6}  {b.rack or '-':<8}  {endpoints:<{width}}  {since_text(b.registered_since_ms, now)}"
+            )
+    lines.append(f"Topics       {summary.topics:,}")
+    lines.append(f"Partitions   {summary.partitions:,}")
+    p = summary.pending
+    lines.append(
+        f"Pending      {len(p.queued_deletions)} topic deletion(s), {p.reassigning_partitions} partition(s) "
+        f"reassigning, {p.preferred_elections} preferred election(s), {p.isr_change_notifications} ISR change "
+        f"and {p.log_dir_event_notifications} log dir notification(s), {p.config_change_notifications} config change(s)"
+    )
+    if p.queued_deletions:
+        shown = ", ".join(p.queued_deletions[:10]) + (" ..." if len(p.queued_deletions) > 10 else "")
+        lines.append(f"             queued for deletion: {shown}")
+    h = summary.health
+    imbalanced = ", ".join(map(str, h.imbalanced_brokers)) or "none"
+    lines.append(
+        f"Health       {h.offline_partitions:,} offline, {h.under_replicated_partitions:,} under-replicated, "
+        f"{h.under_min_isr_partitions:,} under min ISR; leader imbalance over threshold on brokers: {imbalanced}"
+    )
+    if h.unreadable_znodes:
+        lines.append(f"             {h.unreadable_znodes:,} znode(s) unreadable (kzc snapshot lists them)")
+    return "\n".join(lines)

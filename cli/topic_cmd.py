@@ -1,0 +1,350 @@
+"""``kzc topic create|expand|delete``: preview, typed confirmation, apply, follow; every attempt audited.
+
+Each command builds a plan (``core.topic_ops``), shows it, and with ``--dry-run`` stops there. Otherwise
+the user confirms by typing the topic name (or the number of topics), unless ``--yes``; without a
+terminal and without ``--yes`` kzc refuses. After the write kzc reports what the controller did
+(``--wait``: until new partitions have leaders / the topics are gone, or the deadline passes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from cli.assign_cmd import parse_int_option, render_assignment
+from cli.options import add_command, global_parent
+from core.audit import Attempt
+from core.config import ConnectionSettings
+from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
+from core.topic_ops import TopicOps, open_topic_ops
+from core.topic_plans import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.topic_progress import DeleteProgress, OnlineProgress, ProgressTimeout
+
+DEFAULT_WAIT = 60.0
+
+
+class Cancelled(KzcError):
+    """The user did not confirm; nothing was changed."""
+
+    exit_code = 1
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc topic`` and its subcommands."""
+    topic = add_command(sub, "topic", "create, expand or delete topics (preview, confirm, apply)", json_flag=False)
+    actions = topic.add_subparsers(dest="topic_command", metavar="ACTION", required=True)
+
+    create_help = "create a topic with the assignment Kafka would compute, or yours"
+    # Kafka's --config KEY=VALUE takes over kzc's global --config FILE on this command ("resolve"); the
+    # config file is then given before the command: kzc --config FILE topic create ...
+    create = actions.add_parser(
+        "create", help=create_help, description=create_help, parents=[global_parent()], conflict_handler="resolve"
+    )
+    create.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    create.add_argument("name", metavar="NAME")
+    create.add_argument("--partitions", metavar="N", help="number of partitions")
+    create.add_argument("--replication-factor", metavar="R", help="replicas per partition")
+    create.add_argument("--replica-assignment", metavar="STR", help="manual assignment, e.g. 1:2,2:3,3:1")
+    create.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        dest="topic_config",
+        metavar="KEY=VALUE",
+        help="topic config override, as kafka-topics --config (repeatable); kzc's config file goes before the command",
+    )
+    _common(create, "until every partition has a leader")
+    create.set_defaults(handler=_create)
+
+    expand = add_command(actions, "expand", "add partitions to a topic")
+    expand.add_argument("name", metavar="NAME")
+    expand.add_argument("--partitions", metavar="N", required=True, help="the new total number of partitions")
+    expand.add_argument(
+        "--replica-assignment", metavar="STR", help="replicas of every partition (existing ones are skipped)"
+    )
+    _common(expand, "until every new partition has a leader")
+    expand.set_defaults(handler=_expand)
+
+    delete = add_command(actions, "delete", "delete topics (by name, or every name matching --regex)")
+    delete.add_argument("names", nargs="*", metavar="NAME")
+    delete.add_argument("--regex", metavar="RE", help="delete every topic whose whole name matches")
+    _common(delete, "until the controller has removed the topics")
+    delete.set_defaults(handler=_delete)
+
+
+def _common(parser: argparse.ArgumentParser, wait_help: str) -> None:
+    parser.add_argument("--dry-run", action="store_true", help="show the plan; change nothing")
+    parser.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
+    parser.add_argument("--wait", action="store_true", help=f"wait {wait_help}")
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        default=str(DEFAULT_WAIT),
+        help=f"how long --wait waits (default {DEFAULT_WAIT:g})",
+    )
+
+
+# ---- handlers -------------------------------------------------------------------------------------------
+
+
+def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    request = CreateRequest(
+        topic=args.name,
+        partitions=parse_int_option("--partitions", args.partitions),
+        replication_factor=parse_int_option("--replication-factor", args.replication_factor),
+        replica_assignment=args.replica_assignment or None,  # empty means none, as in TopicCommand
+        config=parse_configs(args.topic_config),
+    )
+    timeout = _timeout(args)
+    with open_topic_ops(settings) as ops:
+        with ops.audit.attempt("topic create", _arguments(request.to_json(), args)) as attempt:
+            plan = ops.plan_create(request)
+            if _preview(args, plan, render_create_plan(plan), attempt):
+                return 0
+            _confirm(args, [plan.topic], "create", attempt)
+            result = ops.apply_create(plan)
+            attempt.applied(f"created topic {plan.topic}", **result.to_json())
+        _say(args, f"Created topic {plan.topic} via {_via(plan.via)}.")
+        follow = _follow_online(args, ops, plan.topic, [p for p, _ in result.assignment], timeout)
+        return _finish(args, result.to_json(), follow)
+
+
+def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    partitions = parse_int_option("--partitions", args.partitions)
+    assert partitions is not None  # required by argparse
+    request = ExpandRequest(args.name, partitions, args.replica_assignment or None)
+    timeout = _timeout(args)
+    with open_topic_ops(settings) as ops:
+        with ops.audit.attempt("topic expand", _arguments(request.to_json(), args)) as attempt:
+            plan = ops.plan_expand(request)
+            if _preview(args, plan, render_expand_plan(plan), attempt):
+                return 0
+            _confirm(args, [plan.topic], "expand", attempt)
+            result = ops.apply_expand(plan)
+            attempt.applied(f"expanded {plan.topic} to {plan.target_partitions} partitions", **result.to_json())
+        _say(args, f"Added {len(result.assignment)} partitions to {plan.topic} via {_via(plan.via)}.")
+        follow = _follow_online(args, ops, plan.topic, [p for p, _ in result.assignment], timeout)
+        return _finish(args, result.to_json(), follow)
+
+
+def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    request = DeleteRequest(tuple(args.names), args.regex)
+    timeout = _timeout(args)
+    with open_topic_ops(settings) as ops:
+        with ops.audit.attempt("topic delete", _arguments(request.to_json(), args)) as attempt:
+            plan = ops.plan_delete(request)
+            if _preview(args, plan, render_delete_plan(plan), attempt):
+                return 0
+            _confirm(args, plan.topics, "delete", attempt)
+            result = ops.apply_delete(plan)
+            if result.marked:
+                attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", **result.to_json())
+            else:
+                raise KzcError(
+                    "the brokers refused every deletion: " + "; ".join(f"{t}: {e}" for t, e in result.errors)
+                )
+        for topic, error in result.errors:
+            print(f"kzc: {topic} was not deleted: {error}", file=sys.stderr)
+        if result.marked:
+            _say(
+                args,
+                f"Marked {len(result.marked)} topic(s) for deletion via {_via(plan.via)}: {', '.join(result.marked)}",
+            )
+        follow = _follow_deletion(args, ops, result.marked, timeout)
+        code = _finish(args, result.to_json(), follow)
+        return code if not result.errors else max(code, 1)
+
+
+# ---- steps shared by the handlers --------------------------------------------------------------------
+
+
+def _preview(args: argparse.Namespace, plan: CreatePlan | ExpandPlan | DeletePlan, text: str, attempt: Attempt) -> bool:
+    """Show the plan; True when this is a dry run (recorded, nothing more to do)."""
+    if args.json and args.dry_run:
+        print(json.dumps({"dry_run": True, **plan.to_json()}))
+    elif not args.json:
+        print(text)
+    if args.dry_run:
+        attempt.dry_run("plan shown, nothing written", plan=_plan_summary(plan))
+        if plan.blocked and not args.json:
+            print(f"Note: this plan cannot be applied now: {plan.blocked}")
+        return True
+    if plan.blocked:
+        raise ReadOnlyError(plan.blocked)
+    return False
+
+
+def _confirm(args: argparse.Namespace, topics: Sequence[str], verb: str, attempt: Attempt) -> None:
+    """The typed confirmation: the topic name, or the number of topics when there are several.
+
+    Raises:
+        GuardError: no terminal to ask on and no ``--yes``.
+        Cancelled: the answer did not match (recorded as ``cancelled``).
+    """
+    if args.yes:
+        return
+    if not sys.stdin.isatty():
+        raise GuardError(
+            f"refusing to {verb} without confirmation: stdin is not a terminal; add --yes to confirm "
+            "non-interactively (after checking the plan with --dry-run)"
+        )
+    expected = topics[0] if len(topics) == 1 else str(len(topics))
+    what = "the topic name" if len(topics) == 1 else "the number of topics"
+    answer = ask(f"Type {what} ({expected}) to {verb}: ", sys.stdin, sys.stderr)
+    if answer is None or answer.strip() != expected:
+        attempt.cancelled(f"confirmation did not match (expected {expected!r})")
+        raise Cancelled(f"confirmation did not match '{expected}': nothing was changed")
+
+
+def ask(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
+    """Print ``prompt`` and read one line; None at end of input."""
+    out.write(prompt)
+    out.flush()
+    line = stdin.readline()
+    return None if not line else line.rstrip("\n")
+
+
+def _follow_online(
+    args: argparse.Namespace, ops: TopicOps, topic: str, partitions: Sequence[int], timeout: float
+) -> tuple[dict[str, Any], KzcError | None]:
+    def show(progress: OnlineProgress) -> None:
+        _say(args, progress.describe())
+
+    if not args.wait:
+        progress = ops.online_progress(topic, partitions)
+        show(progress)
+        return progress.to_json(), None
+    try:
+        done = ops.wait_online(topic, partitions, timeout, show)
+    except ProgressTimeout as exc:
+        return ops.online_progress(topic, partitions).to_json(), exc
+    return done.to_json(), None
+
+
+def _follow_deletion(
+    args: argparse.Namespace, ops: TopicOps, topics: Sequence[str], timeout: float
+) -> tuple[dict[str, Any], KzcError | None]:
+    if not topics:
+        return {}, None
+
+    def show(progress: DeleteProgress) -> None:
+        _say(args, progress.describe())
+
+    if not args.wait:
+        progress = ops.deletion_progress(topics)
+        show(progress)
+        return progress.to_json(), None
+    try:
+        done = ops.wait_deleted(topics, timeout, show)
+    except ProgressTimeout as exc:
+        return ops.deletion_progress(topics).to_json(), exc
+    return done.to_json(), None
+
+
+def _finish(args: argparse.Namespace, result: dict[str, Any], follow: tuple[dict[str, Any], KzcError | None]) -> int:
+    progress, error = follow
+    if args.json:
+        payload = {**result, "progress": progress}
+        if error is not None:
+            payload["error"] = str(error)
+        print(json.dumps(payload))
+    if error is not None:
+        print(f"kzc: {error}", file=sys.stderr)
+        return error.exit_code
+    return 0
+
+
+def _say(args: argparse.Namespace, text: str) -> None:
+    # Progress is for people; with --json it goes to stderr so stdout stays one JSON document.
+    print(text, file=sys.stderr if args.json else sys.stdout)
+
+
+def _timeout(args: argparse.Namespace) -> float:
+    try:
+        value = float(args.timeout)
+    except ValueError:
+        raise UsageError(f"--timeout must be a number of seconds, got '{args.timeout}'") from None
+    if value <= 0:
+        raise UsageError("--timeout must be positive")
+    return value
+
+
+def _arguments(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    return {**request, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
+
+
+def _plan_summary(plan: CreatePlan | ExpandPlan | DeletePlan) -> dict[str, Any]:
+    data = plan.to_json()
+    data.pop("checks", None)
+    return data
+
+
+def _via(via: str) -> str:
+    return "the AdminClient" if via == "admin" else "ZooKeeper"
+
+
+def parse_configs(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``KEY=VALUE`` strings as pairs, in order; a key given twice keeps its last value (as Kafka does).
+
+    Raises:
+        UsageError: an item without ``=`` or with an empty key.
+    """
+    configs: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--config takes KEY=VALUE, got '{item}'")
+        configs[key.strip()] = value.strip()
+    return tuple(configs.items())
+
+
+# ---- rendering ------------------------------------------------------------------------------------------
+
+
+def render_create_plan(plan: CreatePlan) -> str:
+    """The plan as the terminal shows it."""
+    how = "manual assignment" if plan.manual else "assignment computed as Kafka does (random start)"
+    lines = [
+        f"Create topic {plan.topic}: {plan.partitions} partitions, replication factor {plan.replication_factor} "
+        f"({how}), via {_via(plan.via)}",
+    ]
+    if plan.config:
+        lines.append("  config: " + ", ".join(f"{k}={v}" for k, v in plan.config))
+    lines += render_assignment(plan.assignment, plan.racks, plan.metrics, indent="  ")
+    lines += _checks_and_warnings(plan.checks, plan.warnings, plan.blocked)
+    return "\n".join(lines)
+
+
+def render_expand_plan(plan: ExpandPlan) -> str:
+    """The plan as the terminal shows it."""
+    how = "manual assignment" if plan.manual else "assignment computed as Kafka does"
+    lines = [
+        f"Expand topic {plan.topic} from {plan.current_partitions} to {plan.target_partitions} partitions "
+        f"({how}), via {_via(plan.via)}",
+    ]
+    lines += render_assignment(plan.new_assignment, plan.racks, plan.metrics, indent="  ")
+    lines += _checks_and_warnings(plan.checks, plan.warnings, plan.blocked)
+    return "\n".join(lines)
+
+
+def render_delete_plan(plan: DeletePlan) -> str:
+    """The plan as the terminal shows it."""
+    selection = f" (matching --regex {plan.regex})" if plan.regex else ""
+    lines = [f"Delete {len(plan.topics)} topic(s){selection}, via {_via(plan.via)}:"]
+    held = dict(plan.obstacles)
+    for topic in plan.topics:
+        reasons = held.get(topic, ())
+        lines.append(f"  {topic}" + (f"  (would be held: {'; '.join(reasons)})" if reasons else ""))
+    lines += _checks_and_warnings(plan.checks, plan.warnings, plan.blocked)
+    return "\n".join(lines)
+
+
+def _checks_and_warnings(checks: Sequence[Any], warnings: Sequence[str], blocked: str | None) -> list[str]:
+    lines = ["  checks: " + "; ".join(f"{c.name}: {c.detail}" for c in checks)] if checks else []
+    lines += [f"  WARNING: {w}" for w in warnings]
+    if blocked:
+        lines.append(f"  BLOCKED: {blocked}")
+    return lines

@@ -1,0 +1,194 @@
+"""The local audit log: one JSON line per mutation attempt (applied, dry run, refused, cancelled or failed).
+
+The file is ``$KZC_AUDIT_LOG`` if set, else ``<config dir>/audit.jsonl`` (``core.config.config_dir``,
+normally ``~/.config/kzc/audit.jsonl``). Each line is a JSON object::
+
+    {"time": "2024-05-01T12:00:00.123Z", "user": "alice", "host": "bastion-1", "cluster": "zk1:2181/kafka",
+     "operation": "topic delete", "arguments": {...}, "outcome": "applied", "message": "...", "details": {...}}
+
+``outcome`` is one of ``applied``, ``dry-run``, ``refused`` (a guard, Kafka's rules or a lost race said no;
+nothing was written), ``cancelled`` (the user did not confirm), ``failed`` (the write itself failed) and
+``interrupted``.
+``sudo_user`` is added when kzc runs under sudo. Lines are appended under an exclusive ``flock``, so
+concurrent kzc processes never interleave them.
+
+``AuditLog.attempt`` is the one way mutations are recorded: the file is opened *before* anything is
+attempted (a log that cannot be written stops the mutation with a clear error) and exactly one line is
+written when the attempt ends, whatever the outcome.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import getpass
+import json
+import os
+import socket
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from core.config import config_dir
+from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError
+
+AUDIT_ENV = "KZC_AUDIT_LOG"
+OUTCOMES = ("applied", "dry-run", "refused", "cancelled", "failed", "interrupted")
+
+
+def audit_log_path() -> Path:
+    """Where audit lines go: ``$KZC_AUDIT_LOG``, else ``<config dir>/audit.jsonl``."""
+    if env := os.environ.get(AUDIT_ENV):
+        return Path(env).expanduser()
+    return config_dir() / "audit.jsonl"
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry and no LOGNAME/USER: a container with an arbitrary uid
+        return f"uid {os.getuid()}"
+
+
+@dataclass
+class Attempt:
+    """One mutation attempt in progress; the code doing it sets the outcome before the block ends.
+
+    If the block ends without an outcome, the attempt is recorded as ``failed`` (an error the code did
+    not expect) or ``interrupted`` (Ctrl-C).
+    """
+
+    operation: str
+    arguments: Mapping[str, Any]
+    outcome: str | None = None
+    message: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def applied(self, message: str, **details: Any) -> None:
+        """The mutation was sent to the cluster."""
+        self._set("applied", message, details)
+
+    def dry_run(self, message: str, **details: Any) -> None:
+        """Only a preview was shown; nothing was written."""
+        self._set("dry-run", message, details)
+
+    def cancelled(self, message: str) -> None:
+        """The user did not confirm; nothing was written."""
+        self._set("cancelled", message, {})
+
+    def _settle(self, outcome: str, message: str) -> None:
+        """Set the outcome for an exception, unless the code already recorded one (e.g. ``cancelled``)."""
+        if self.outcome is None:
+            self._set(outcome, message, {})
+
+    def _set(self, outcome: str, message: str, details: Mapping[str, Any]) -> None:
+        self.outcome = outcome
+        self.message = message
+        self.details.update(details)
+
+
+class AuditLog:
+    """Appends audit lines for one cluster to the audit file.
+
+    Args:
+        cluster: how the cluster is named in every line (connect string, context).
+        path: the file; ``audit_log_path()`` by default.
+    """
+
+    def __init__(self, cluster: str, path: Path | None = None) -> None:
+        self.cluster = cluster
+        self.path = path or audit_log_path()
+
+    @contextmanager
+    def attempt(self, operation: str, arguments: Mapping[str, Any]) -> Iterator[Attempt]:
+        """Record exactly one line for the mutation attempted inside the ``with`` block.
+
+        A ``GuardError`` or ``KafkaRuleError`` escaping the block is recorded as ``refused``, any other
+        ``KzcError`` as ``failed``, ``KeyboardInterrupt`` as ``interrupted``; the exception propagates.
+
+        Raises:
+            KzcError: the audit file cannot be opened for appending (checked before the block runs, so
+                nothing is attempted without a record).
+        """
+        handle = self._open()
+        attempt = Attempt(operation, dict(arguments))
+        try:
+            yield attempt
+        except (GuardError, KafkaRuleError, ConcurrentChangeError) as exc:
+            attempt._settle("refused", str(exc))
+            raise
+        except KzcError as exc:
+            attempt._settle("failed", str(exc))
+            raise
+        except KeyboardInterrupt:
+            attempt._settle("interrupted", "interrupted by the user")
+            raise
+        except BaseException as exc:
+            attempt._settle("failed", f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            attempt._settle("failed", "the attempt ended without an outcome")
+            try:
+                self._write(handle, attempt)
+            finally:
+                handle.close()
+
+    def record(self, attempt: Attempt) -> None:
+        """Append one line for an attempt that was handled outside ``attempt()``."""
+        handle = self._open()
+        try:
+            self._write(handle, attempt)
+        finally:
+            handle.close()
+
+    def _open(self) -> Any:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            return self.path.open("a", encoding="utf-8")
+        except OSError as exc:
+            raise KzcError(
+                f"cannot write the audit log {self.path}: {exc.strerror or exc}; nothing was changed "
+                f"(set {AUDIT_ENV} to a writable file)"
+            ) from exc
+
+    def _write(self, handle: Any, attempt: Attempt) -> None:
+        line: dict[str, Any] = {
+            "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "user": _user(),
+            "host": socket.gethostname(),
+            "cluster": self.cluster,
+            "operation": attempt.operation,
+            "arguments": attempt.arguments,
+            "outcome": attempt.outcome,
+            "message": attempt.message,
+        }
+        if sudo_user := os.environ.get("SUDO_USER"):
+            line["sudo_user"] = sudo_user
+        if attempt.details:
+            line["details"] = attempt.details
+        text = json.dumps(line, separators=(",", ":"), default=str) + "\n"
+        # One write under an exclusive lock: concurrent kzc processes append whole lines.
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                handle.write(text)
+                handle.flush()
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        except OSError as exc:
+            raise KzcError(
+                f"cannot append to the audit log {self.path}: {exc.strerror or exc} "
+                f"(the {attempt.operation} attempt ended as {attempt.outcome})"
+            ) from exc
+
+
+def read_audit_log(path: Path | None = None) -> list[dict[str, Any]]:
+    """Every line of the audit file as a dict (a missing file is empty); for tests and ``kzc`` tools."""
+    target = path or audit_log_path()
+    try:
+        text = target.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in text.splitlines() if line.strip()]

@@ -1,0 +1,264 @@
+"""A check run from end to end: snapshot, broker metadata, load, the checks, with progress and timings.
+
+Stages, in order (each reported through the progress callback as it starts and finishes):
+
+- ``snapshot``: read ZooKeeper into a ``ClusterSnapshot`` (skipped when a snapshot or a file is given);
+- ``broker metadata``: with ``--bootstrap-server`` on a live snapshot, what the brokers serve (for
+  ``metadata_mismatch``); unreachable brokers are a note, not a failure: the checks run on ZooKeeper alone;
+- ``load``: the local engine reads the snapshot file into memory; the Spark engine writes an in-memory
+  snapshot to a file (``stage``) and Spark reads it;
+- ``check <id>``: one per check, finished as the fused pass that computes it completes.
+
+``run_checks`` raises ``KzcError`` when the run cannot happen (no ZooKeeper, unreadable file, Spark
+failure); findings never raise.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from core.cluster_snapshot import ClusterSnapshot
+from core.config import ConnectionSettings
+from core.consistency.catalog import selected
+from core.consistency.findings import CheckReport, Finding
+from core.consistency.local_engine import run_local
+from core.consistency.params import CheckParams
+from core.consistency.served_metadata import ServedMetadata, fetch_served_metadata, write_served_file
+from core.consistency.spark_engine import SparkEngine
+from core.errors import KzcError, UsageError
+
+
+@dataclass(frozen=True, slots=True)
+class StageProgress:
+    """Progress of one stage: ``done`` of ``total`` units (``total`` 0 when unknown)."""
+
+    stage: str
+    done: int
+    total: int
+    finished: bool = False
+
+
+ProgressCallback = Callable[[StageProgress], None]
+
+
+@dataclass
+class CheckInput:
+    """The data a run checks: a snapshot in memory, a snapshot file, or both; optionally broker metadata."""
+
+    snapshot: ClusterSnapshot | None = None
+    snapshot_file: Path | None = None
+    served: ServedMetadata | None = None
+
+
+@dataclass
+class EngineResult:
+    """Findings, partitions checked and the engine's own timings (``load``, ``checks``...)."""
+
+    findings: list[Finding]
+    partitions: int
+    timings: dict[str, float]
+
+
+class Engine(Protocol):
+    """Runs the catalog on a ``CheckInput``."""
+
+    name: str
+
+    def check(
+        self,
+        data: CheckInput,
+        params: CheckParams,
+        checks: tuple[str, ...],
+        progress: ProgressCallback,
+    ) -> EngineResult:
+        """Run ``checks``; report ``load`` and each ``check <id>`` through ``progress``."""
+        ...
+
+
+def _check_stages(progress: ProgressCallback, checks: tuple[str, ...]) -> Callable[[tuple[str, ...]], None]:
+    finished: list[str] = []
+
+    def done(ids: tuple[str, ...]) -> None:
+        for check in ids:
+            if check in checks and check not in finished:
+                finished.append(check)
+                progress(StageProgress(f"check {check}", len(finished), len(checks), finished=True))
+
+    return done
+
+
+class LocalEngine:
+    """The plain-Python engine (``--engine local``): no JVM, in this process."""
+
+    name = "local"
+
+    def check(
+        self,
+        data: CheckInput,
+        params: CheckParams,
+        checks: tuple[str, ...],
+        progress: ProgressCallback,
+    ) -> EngineResult:
+        timings: dict[str, float] = {}
+        snapshot = data.snapshot
+        progress(StageProgress("load", 0, 1))
+        started = time.monotonic()
+        if snapshot is None:
+            assert data.snapshot_file is not None
+            snapshot = read_snapshot_file(data.snapshot_file)
+        timings["load"] = time.monotonic() - started
+        progress(StageProgress("load", 1, 1, finished=True))
+        started = time.monotonic()
+        findings = run_local(snapshot, data.served, params, checks, on_done=_check_stages(progress, checks))
+        timings["checks"] = time.monotonic() - started
+        return EngineResult(findings, snapshot.partition_count, timings)
+
+
+class SparkChecks:
+    """The Spark engine (``--engine spark``): a warm worker process (``SparkEngine``) runs the job.
+
+    ``engine`` may be shared across runs (the console keeps one); ``close`` it when done.
+    """
+
+    name = "spark"
+
+    def __init__(self, engine: SparkEngine) -> None:
+        self.engine = engine
+
+    def check(
+        self,
+        data: CheckInput,
+        params: CheckParams,
+        checks: tuple[str, ...],
+        progress: ProgressCallback,
+    ) -> EngineResult:
+        self.engine.start()  # no-op when already running: start-up overlaps the snapshot stage
+        timings: dict[str, float] = {}
+        with tempfile.TemporaryDirectory(prefix="kzc-check-") as scratch:
+            progress(StageProgress("load", 0, 1))
+            path = data.snapshot_file
+            if path is None:
+                assert data.snapshot is not None
+                started = time.monotonic()
+                path = Path(scratch) / "snapshot.jsonl"
+                write_snapshot_file(data.snapshot, path)
+                timings["stage"] = time.monotonic() - started
+            served_path = None
+            if data.served is not None:
+                served_path = Path(scratch) / "served.jsonl"
+                write_served_file(data.served, served_path)
+            started = time.monotonic()
+            spark_start = self.engine.wait_ready()
+            waited = time.monotonic() - started
+            if waited > 0.05:
+                timings["spark_start_wait"] = waited
+            timings["spark_start"] = spark_start
+            done = _check_stages(progress, checks)
+
+            def on_event(stage: str, ids: tuple[str, ...]) -> None:
+                if stage == "load":
+                    progress(StageProgress("load", 1, 1, finished=True))
+                else:
+                    done(ids)
+
+            result = self.engine.run(path, served_path, params, checks, on_event)
+        timings.update(result.timings)
+        return EngineResult(result.findings, result.partitions, timings)
+
+
+def read_snapshot_file(path: Path) -> ClusterSnapshot:
+    """The snapshot in ``path`` (``core.snapshot_file``'s format).
+
+    Raises:
+        KzcError: the file is missing or not a kzc snapshot.
+    """
+    from core import snapshot_file
+
+    return snapshot_file.read_snapshot_file(path)
+
+
+def write_snapshot_file(snapshot: ClusterSnapshot, path: Path) -> None:
+    """Write ``snapshot`` in ``core.snapshot_file``'s format."""
+    from core import snapshot_file
+
+    snapshot_file.write_snapshot_file(snapshot, path)
+
+
+def take_snapshot(settings: ConnectionSettings, progress: ProgressCallback) -> ClusterSnapshot:
+    """Read the cluster's snapshot from ZooKeeper (works with every broker down).
+
+    Raises:
+        UsageError: no ZooKeeper connect string.
+        ConnectError: ZooKeeper is unreachable or the session was lost.
+    """
+    from core.snapshot_reader import SnapshotProgress, read_snapshot
+    from core.zk_session import ZkSession
+
+    if settings.zookeeper is None:
+        raise UsageError("no cluster to check: give --zookeeper HOST:PORT[/chroot], --context NAME or --snapshot FILE")
+    session = ZkSession(settings)
+    session.start()
+    try:
+
+        def forward(p: SnapshotProgress) -> None:
+            progress(StageProgress("snapshot", p.done, p.total))
+
+        return read_snapshot(session, progress=forward)
+    finally:
+        session.stop()
+
+
+def run_checks(
+    engine: Engine,
+    *,
+    settings: ConnectionSettings | None = None,
+    snapshot: ClusterSnapshot | None = None,
+    snapshot_file: Path | None = None,
+    params: CheckParams | None = None,
+    only: Collection[str] | None = None,
+    progress: ProgressCallback | None = None,
+) -> CheckReport:
+    """Run the check catalog (or ``only``) with ``engine`` on a snapshot, a snapshot file, or the cluster.
+
+    The cluster (``settings.zookeeper``) is read only when neither ``snapshot`` nor ``snapshot_file`` is
+    given; then, with ``settings.bootstrap_servers``, the brokers' metadata is fetched too and
+    ``metadata_mismatch`` runs. ``report.notes`` says what was skipped and why.
+
+    Raises:
+        KzcError: the run could not happen (its message says why).
+    """
+    report_progress: ProgressCallback = progress or (lambda _p: None)
+    params = params or CheckParams()
+    timings: dict[str, float] = {}
+    notes: list[str] = []
+    started = time.monotonic()
+    data = CheckInput(snapshot=snapshot, snapshot_file=snapshot_file)
+    if snapshot is None and snapshot_file is None:
+        if settings is None:
+            raise UsageError("no cluster to check: give --zookeeper HOST:PORT[/chroot] or --snapshot FILE")
+        report_progress(StageProgress("snapshot", 0, 0))
+        t = time.monotonic()
+        data.snapshot = take_snapshot(settings, report_progress)
+        timings["snapshot"] = time.monotonic() - t
+        report_progress(StageProgress("snapshot", 1, 1, finished=True))
+        if settings.bootstrap_servers:
+            report_progress(StageProgress("broker metadata", 0, 1))
+            t = time.monotonic()
+            try:
+                data.served = fetch_served_metadata(settings.bootstrap_servers)
+            except KzcError as exc:
+                notes.append(f"metadata_mismatch skipped: {exc}")
+            timings["broker_metadata"] = time.monotonic() - t
+            report_progress(StageProgress("broker metadata", 1, 1, finished=True))
+    elif settings is not None and settings.bootstrap_servers and snapshot_file is not None:
+        notes.append("metadata_mismatch skipped: a snapshot file is compared with ZooKeeper's past, not the brokers")
+    checks = selected(only, data.served is not None)
+    result = engine.check(data, params, checks, report_progress)
+    timings.update(result.timings)
+    timings["total"] = time.monotonic() - started
+    return CheckReport.build(result.findings, result.partitions, checks, engine.name, timings, notes)

@@ -1,0 +1,92 @@
+"""What the brokers serve: topic, partition, leader, replicas and ISR from a Metadata request.
+
+``metadata_mismatch`` compares this with ZooKeeper. It is fetched with confluent-kafka's AdminClient
+when ``--bootstrap-server`` is given, and written beside the snapshot as JSON Lines for the Spark job
+(``{"kind": "served_broker", "broker"}``, ``{"kind": "served_topic", "topic"}`` and
+``{"kind": "served_partition", "topic", "partition", "leader", "replicas", "isr"}``): the snapshot file
+format describes ZooKeeper only, so broker-side data travels in this small file of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.connect import HostPort, bootstrap_string
+from core.errors import ConnectError
+
+_LOG = logging.getLogger("kzc.kafka")
+_LOG.addHandler(logging.NullHandler())
+_LOG.propagate = False
+
+
+@dataclass(frozen=True, slots=True)
+class ServedPartition:
+    """One partition as a broker's metadata cache has it (leader -1 when it has none)."""
+
+    leader: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ServedMetadata:
+    """The cluster as the brokers describe it: live broker ids and every topic's partitions."""
+
+    brokers: frozenset[int]
+    topics: Mapping[str, Mapping[int, ServedPartition]]
+
+
+def fetch_served_metadata(bootstrap_servers: Sequence[HostPort], timeout: float = 15.0) -> ServedMetadata:
+    """Ask the brokers for the metadata of every topic.
+
+    Raises:
+        ConnectError: no broker answered within ``timeout``.
+    """
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    bootstrap = bootstrap_string(tuple(bootstrap_servers))
+    config: dict[str, Any] = {
+        "bootstrap.servers": bootstrap,
+        "logger": _LOG,
+        "socket.connection.setup.timeout.ms": int(min(timeout, 30.0) * 1000),
+    }
+    client = AdminClient(config)
+    try:
+        metadata = client.list_topics(timeout=timeout)
+    except KafkaException as exc:
+        raise ConnectError(
+            f"cannot read metadata from Kafka brokers {bootstrap}: {exc.args[0] if exc.args else exc} "
+            "(check --bootstrap-server and that the brokers are up)"
+        ) from exc
+    topics: dict[str, dict[int, ServedPartition]] = {}
+    for name, topic in metadata.topics.items():
+        topics[name] = {
+            pid: ServedPartition(int(part.leader), tuple(part.replicas), tuple(part.isrs))
+            for pid, part in topic.partitions.items()
+        }
+    return ServedMetadata(brokers=frozenset(int(b) for b in metadata.brokers), topics=topics)
+
+
+def write_served_file(served: ServedMetadata, path: Path) -> None:
+    """Write ``served`` as the JSON Lines the Spark job reads."""
+    with path.open("w", encoding="utf-8") as out:
+        for broker in sorted(served.brokers):
+            out.write(json.dumps({"kind": "served_broker", "broker": broker}) + "\n")
+        for name in sorted(served.topics):
+            out.write(json.dumps({"kind": "served_topic", "topic": name}) + "\n")
+            for pid, part in sorted(served.topics[name].items()):
+                record = {
+                    "kind": "served_partition",
+                    "topic": name,
+                    "partition": pid,
+                    "leader": part.leader,
+                    "replicas": list(part.replicas),
+                    "isr": list(part.isr),
+                }
+                out.write(json.dumps(record, separators=(",", ":")) + "\n")

@@ -1,0 +1,660 @@
+"""The check catalog as Spark column expressions over ``spark_frames.Frames`` (worker process only).
+
+Each check mirrors ``core.consistency.local_engine`` rule for rule, evidence key for evidence key: the
+two engines must return identical findings (a test runs both on every input). Partition checks are one
+fused ``select`` that builds an array of finding structs per partition row and explodes it; topic and
+broker checks are one aggregation each; everything is unioned into a single DataFrame so that one
+action computes the whole catalog.
+
+A finding row is ``check, topic, partition, broker, path, evidence`` where ``evidence`` is
+``to_json(struct(...))``: null fields are left out, as the local engine drops ``None`` evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.consistency.params import CheckParams
+from core.consistency.spark_frames import Frames
+
+Col = Any
+DataFrame = Any
+
+
+def all_findings(frames: Frames, params: CheckParams, want: frozenset[str]) -> DataFrame:
+    """Every finding of the ``want`` checks, as one DataFrame."""
+    from pyspark.sql import functions as F
+
+    parts = _PartitionChecks(frames, params, want)
+    pieces = [
+        parts.partition_findings(),
+        parts.topic_findings(),
+        parts.imbalance_findings(),
+        parts.request_findings(),
+        _cluster_findings(frames, params, want),
+        _notification_findings(frames, params, want),
+        _unreadable_findings(frames, want),
+    ]
+    if frames.served_parts is not None and "metadata_mismatch" in want:
+        pieces.append(parts.served_findings())
+    result = pieces[0]
+    for piece in pieces[1:]:
+        result = result.unionByName(piece)
+    return result.where(F.col("check").isin(list(want)))
+
+
+# ---- building blocks -------------------------------------------------------------------------------
+
+
+def _finding(check: str, topic: Col, partition: Col, broker: Col, path: Col, **evidence: Col) -> Col:
+    """A finding struct; ``evidence`` values are columns (nulls are dropped by ``to_json``)."""
+    from pyspark.sql import functions as F
+
+    if evidence:
+        ev = F.to_json(F.struct(*[value.alias(key) for key, value in sorted(evidence.items())]))
+    else:
+        ev = F.lit("{}")
+    return F.struct(
+        F.lit(check).alias("check"),
+        topic.cast("string").alias("topic"),
+        partition.cast("int").alias("partition"),
+        broker.cast("int").alias("broker"),
+        path.cast("string").alias("path"),
+        ev.alias("evidence"),
+    )
+
+
+def _rows(df: DataFrame, finding: Col) -> DataFrame:
+    """The finding struct column of ``df`` flattened into finding rows."""
+    return df.select(finding.alias("f")).select("f.*")
+
+
+def _exploded(df: DataFrame, findings: list[Col], arrays: list[Col] | None = None) -> DataFrame:
+    """One finding row per non-null struct in ``findings`` and per element of the ``arrays`` of structs."""
+    from pyspark.sql import functions as F
+
+    merged = F.filter(F.concat(F.array(*findings), *(arrays or [])), lambda x: x.isNotNull())
+    return df.select(F.explode(merged).alias("f")).select("f.*")
+
+
+def _ints(values: list[int]) -> Col:
+    """A literal array<int> (typed even when empty)."""
+    from pyspark.sql import functions as F
+
+    return F.array(*[F.lit(v) for v in values]).cast("array<int>")
+
+
+def _empty(spark_df: DataFrame) -> DataFrame:
+    """A finding-shaped DataFrame without rows."""
+    from pyspark.sql import functions as F
+
+    return _rows(spark_df.limit(0), _finding("unreadable_znode", F.lit(None), F.lit(None), F.lit(None), F.lit("")))
+
+
+def _topic_path(topic: Col) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.concat(F.lit("/brokers/topics/"), topic)
+
+
+def _state_path(topic: Col, partition: Col) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.concat(F.lit("/brokers/topics/"), topic, F.lit("/partitions/"), partition.cast("string"), F.lit("/state"))
+
+
+def _floor_seconds(ms: Col) -> Col:
+    """Python's ``ms // 1000`` (floor, also for negative values)."""
+    from pyspark.sql import functions as F
+
+    return F.floor(ms / F.lit(1000)).cast("long")
+
+
+# ---- partitions, topics, preferred leaders, reassignments, served metadata ------------------------
+
+
+class _PartitionChecks:
+    """Checks over the partition rows; shares the derived columns they all need."""
+
+    def __init__(self, frames: Frames, params: CheckParams, want: frozenset[str]) -> None:
+        from pyspark.sql import functions as F
+
+        self.f = frames
+        self.params = params
+        self.want = want
+        facts = frames.facts
+        self.live = _ints(sorted(facts.live))
+        rack_pairs = [x for b, r in sorted(facts.racks.items()) if r is not None for x in (F.lit(b), F.lit(r))]
+        self.rack_map = F.create_map(*rack_pairs) if rack_pairs else None
+        min_isr, source = facts.default_min_isr(params)
+        topics = frames.topics.select("topic", "readable", "partition_count")
+        configs = frames.topic_configs.select(
+            "topic",
+            F.when(
+                F.col("min_isr").rlike(r"^[0-9]{1,9}\z") & (F.col("min_isr").cast("int") >= 1),
+                F.col("min_isr").cast("int"),
+            ).alias("min_isr_override"),
+        )
+        first_request = frames.requests.groupBy("topic", "partition").agg(
+            F.max_by("replicas", "idx").alias("requested")  # the last entry wins, as in Kafka's toMap
+        )
+        self.requested_topics = frames.requests.select("topic").distinct()
+        self.deleting_topics = frames.markers.join(topics.select("topic"), "topic", "inner").select(
+            "topic", F.lit(True).alias("deleting_flag")
+        )
+        p = (
+            frames.parts.join(topics, "topic", "inner")
+            .where(F.col("readable"))
+            .join(F.broadcast(configs), "topic", "left")
+            .join(first_request, ["topic", "partition"], "left")
+            .join(self.deleting_topics, "topic", "left")
+        )
+        replicas = F.col("replicas")
+        self.p = p.select(
+            "*",
+            F.coalesce(F.col("min_isr_override"), F.lit(min_isr)).alias("min_isr"),
+            F.when(F.col("min_isr_override").isNotNull(), F.lit("topic config")).otherwise(F.lit(source))
+            .alias("min_isr_source"),
+            F.coalesce(F.col("deleting_flag"), F.lit(False)).alias("deleting"),
+            F.coalesce(F.array_distinct(F.filter(replicas, lambda x: ~F.array_contains(self.live, x))), _ints([]))
+            .alias("offline"),
+            F.array_sort(
+                F.array_distinct(F.filter(replicas, lambda x: F.size(F.filter(replicas, lambda y: y == x)) > 1))
+            ).alias("duplicates"),
+        )  # fmt: skip
+
+    # -- per partition (one fused pass) --
+
+    def partition_findings(self) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col
+        topic, part = c("topic"), c("partition")
+        replicas, isr, leader, offline = c("replicas"), c("isr"), c("leader"), c("offline")
+        tpath, spath = _topic_path(topic), _state_path(topic, part)
+        assigned = c("assigned")
+        has_state = c("state") == "ok"
+        available = assigned & has_state & ~c("deleting")
+        nonempty_isr = F.size(isr) > 0
+        leader_live = (leader >= 0) & F.array_contains(self.live, leader)
+        n_isr = F.size(isr)
+        rf_add = F.size(F.array_except(replicas, F.coalesce(c("adding"), _ints([]))))
+        adding, removing = c("adding"), c("removing")
+        reassigning = (F.size(adding) > 0) | (F.size(removing) > 0) | c("requested").isNotNull()
+        epoch = self.f.facts.controller_epoch
+        preferred = F.element_at(replicas, 1)
+        no_finding = F.lit(None)
+
+        def when(cond: Col, finding: Col) -> Col:
+            return F.when(cond, finding).otherwise(no_finding)
+
+        findings: list[Col] = [
+            when(assigned & (F.size(c("duplicates")) > 0),
+                 _finding("duplicate_replica", topic, part, F.lit(None), tpath, replicas=replicas,
+                          duplicates=c("duplicates"))),
+            when(assigned & (c("state") == "missing"),
+                 _finding("partition_state_missing", topic, part, F.lit(None), spath, replicas=replicas,
+                          offline_replicas=offline)),
+            when(~assigned,
+                 _finding("orphan_partition_state", topic, part, F.lit(None),
+                          F.when(c("state") == "missing",
+                                 F.concat(tpath, F.lit("/partitions/"), part.cast("string"))).otherwise(spath),
+                          partition_count=c("partition_count"))),
+            when(assigned & has_state & F.lit(epoch is not None)
+                 & (c("state_controller_epoch") > F.lit(epoch if epoch is not None else 0)),
+                 _finding("controller_epoch_ahead", topic, part, F.lit(None), spath,
+                          state_controller_epoch=c("state_controller_epoch"),
+                          controller_epoch=F.lit(epoch))),
+            when(assigned & has_state & ~nonempty_isr,
+                 _finding("empty_isr", topic, part, F.lit(None), spath, leader=leader, replicas=replicas)),
+            when(assigned & has_state & nonempty_isr & (leader >= 0) & ~F.array_contains(isr, leader),
+                 _finding("leader_not_in_isr", topic, part, F.lit(None), spath, leader=leader, isr=isr)),
+            when(assigned & has_state & nonempty_isr
+                 & (F.size(F.filter(isr, lambda x: ~F.array_contains(replicas, x))) > 0),
+                 _finding("isr_not_subset_of_replicas", topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
+                          not_replicas=F.array_distinct(F.filter(isr, lambda x: ~F.array_contains(replicas, x))))),
+            when(available & nonempty_isr & ~leader_live,
+                 _finding("offline_partition", topic, part, F.lit(None), spath, leader=leader, isr=isr,
+                          replicas=replicas, offline_replicas=offline)),
+            when(available & nonempty_isr & leader_live & (n_isr < c("min_isr")),
+                 _finding("under_min_isr", topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
+                          min_insync_replicas=c("min_isr"), min_isr_source=c("min_isr_source"),
+                          offline_replicas=offline)),
+            when(available & nonempty_isr & leader_live & (n_isr >= c("min_isr")) & (n_isr < rf_add),
+                 _finding("under_replicated", topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
+                          replication_factor=rf_add, offline_replicas=offline)),
+            when(available & nonempty_isr & leader_live & (F.size(replicas) > 0) & (leader != preferred),
+                 _finding("preferred_leader_not_leader", topic, part, preferred, spath, leader=leader,
+                          preferred_live=F.array_contains(self.live, preferred),
+                          preferred_in_isr=F.array_contains(isr, preferred))),
+            when(assigned & reassigning,
+                 _finding("reassignment_in_progress", topic, part, F.lit(None), tpath, replicas=replicas,
+                          adding=adding, removing=removing, requested=c("requested"))),
+            when(assigned & reassigning & self._bad_moves(),
+                 _finding("invalid_reassignment_request", topic, part, F.lit(None), tpath, replicas=replicas,
+                          adding=adding, removing=removing, problems=self._move_problems())),
+        ]  # fmt: skip
+        rack_map = self.rack_map
+        if rack_map is not None and self.f.facts.racks_complete:
+            distinct = F.array_distinct(replicas)
+            racks = F.transform(distinct, lambda b: F.element_at(rack_map, b))
+            expected = F.least(F.size(distinct), F.lit(self.f.facts.rack_count))
+            findings.append(
+                when(assigned & (F.size(replicas) > 0) & (F.size(offline) == 0)
+                     & (F.size(F.array_distinct(racks)) < expected),
+                     _finding("rack_violation", topic, part, F.lit(None), tpath, replicas=replicas,
+                              replica_racks=racks, distinct_racks=F.size(F.array_distinct(racks)),
+                              expected_racks=expected))
+            )  # fmt: skip
+        unknown_ok = available & nonempty_isr & leader_live & (n_isr >= c("min_isr")) & (n_isr >= rf_add)
+        unknown = F.transform(
+            offline,
+            lambda b: F.when(
+                unknown_ok, _finding("replica_on_unknown_broker", topic, part, b, tpath, replicas=replicas)
+            ),
+        )
+        return _exploded(self.p, findings, [unknown])
+
+    def _move_problems(self) -> Col:
+        from pyspark.sql import functions as F
+
+        adding, removing, replicas = F.col("adding"), F.col("removing"), F.col("replicas")
+        tokens = [
+            F.when(F.size(F.array_except(adding, replicas)) > 0, F.lit("adding_not_in_replicas")),
+            F.when(F.size(F.array_except(removing, replicas)) > 0, F.lit("removing_not_in_replicas")),
+            F.when(F.size(F.array_intersect(adding, removing)) > 0, F.lit("adding_and_removing")),
+        ]
+        return F.filter(F.array(*tokens), lambda x: x.isNotNull())
+
+    def _bad_moves(self) -> Col:
+        from pyspark.sql import functions as F
+
+        return F.size(self._move_problems()) > 0
+
+    # -- per topic --
+
+    def topic_findings(self) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col
+        assigned = self.p.where(c("assigned"))
+        agg = assigned.groupBy("topic").agg(
+            F.array_sort(F.collect_list("partition")).alias("ids"),
+            F.count(F.lit(1)).cast("int").alias("n"),
+            F.array_sort(F.collect_set(F.size(F.array_except("replicas", "removing")))).alias("rfs"),
+            F.max(F.when(c("partition") == 0, F.size("replicas"))).alias("rf0"),
+            F.array_sort(F.array_distinct(F.flatten(F.collect_list("offline")))).alias("offline_all"),
+            F.max((F.size("adding") > 0) | (F.size("removing") > 0) | c("requested").isNotNull()).alias("moving"),
+        )
+        topic = c("topic")
+        tpath = _topic_path(topic)
+        ids, n = c("ids"), c("n")
+        missing = F.filter(F.sequence(F.lit(0), n - 1), lambda x: ~F.array_contains(ids, x))
+        unexpected = F.filter(ids, lambda x: x >= n)
+        per_topic = _exploded(
+            agg,
+            [
+                F.when(F.size(missing) + F.size(unexpected) > 0,
+                       _finding("non_contiguous_partitions", topic, F.lit(None), F.lit(None), tpath,
+                                partition_count=n, missing=missing, unexpected=unexpected)),
+                F.when(F.size(c("rfs")) > 1,
+                       _finding("inconsistent_replication_factor", topic, F.lit(None), F.lit(None), tpath,
+                                replication_factors=c("rfs"), partition_0_replication_factor=c("rf0"))),
+            ],
+        )  # fmt: skip
+        return per_topic.unionByName(self._names()).unionByName(self._deletions(agg))
+
+    def _names(self) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col
+        topics = self.f.topics
+        name = c("topic")
+        java_length = (F.octet_length(F.encode(name, "UTF-16LE")) / 2).cast("int")
+        problem = (
+            F.when(name == "", F.lit("Topic name is invalid: the empty string is not allowed"))
+            .when(name.isin(".", ".."), F.concat(F.lit("Topic name is invalid: '"), name, F.lit("' is not allowed")))
+            .when(java_length > 249, F.concat(F.lit("Topic name is invalid: the length of '"), name,
+                                              F.lit("' is longer than the max allowed length 249")))
+            .when(~name.rlike(r"^[a-zA-Z0-9._-]+\z"),
+                  F.concat(F.lit("Topic name is invalid: '"), name,
+                           F.lit("' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'")))
+        )  # fmt: skip
+        invalid = _rows(
+            topics.where(problem.isNotNull()),
+            _finding("topic_name_invalid", name, F.lit(None), F.lit(None), _topic_path(name), reason=problem),
+        )
+        keyed = topics.select("topic", F.translate("topic", ".", "_").alias("key"))
+        groups = keyed.groupBy("key").agg(F.collect_list("topic").alias("group")).where(F.size("group") > 1)
+        members = groups.select(F.explode("group").alias("topic"), "group")
+        others = F.array_sort(F.filter(c("group"), lambda x: x != c("topic")))
+        collisions = _rows(
+            members,
+            _finding("topic_name_collision", name, F.lit(None), F.lit(None), _topic_path(name), colliding_with=others),
+        )
+        return invalid.unionByName(collisions)
+
+    def _deletions(self, agg: DataFrame) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col
+        facts = self.f.facts
+        markers = self.f.markers.join(self.f.topics.select("topic", "readable"), "topic", "inner")
+        markers = markers.join(agg.select("topic", "offline_all", "moving"), "topic", "left").join(
+            self.requested_topics.select("topic", F.lit(True).alias("requested_topic")), "topic", "left"
+        )
+        readable = c("readable")
+        offline = F.when(readable, F.coalesce(c("offline_all"), _ints([]))).otherwise(_ints([]))
+        moving = readable & (F.coalesce(c("moving"), F.lit(False)) | F.coalesce(c("requested_topic"), F.lit(False)))
+        age = F.lit(facts.taken_at_ms) - c("ctime_ms")
+        reasons = F.filter(
+            F.array(
+                F.when(F.lit(facts.controller_missing), F.lit("no_controller")),
+                F.when(F.size(offline) > 0, F.lit("offline_replicas")),
+                F.when(moving, F.lit("reassignment")),
+                F.when(age > F.lit(self.params.deletion_stuck_after_ms), F.lit("old_marker")),
+            ),
+            lambda x: x.isNotNull(),
+        )
+        topic = c("topic")
+        path = F.concat(F.lit("/admin/delete_topics/"), topic)
+        return _exploded(
+            markers,
+            [
+                F.when(F.size(reasons) > 0,
+                       _finding("deletion_stuck", topic, F.lit(None), F.lit(None), path, reasons=reasons,
+                                offline_replicas=F.when(F.size(offline) > 0, offline), queued_s=_floor_seconds(age))),
+                F.when(F.size(reasons) == 0,
+                       _finding("deletion_pending", topic, F.lit(None), F.lit(None), path,
+                                queued_s=_floor_seconds(age))),
+            ],
+        )  # fmt: skip
+
+    # -- per preferred leader --
+
+    def imbalance_findings(self) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col
+        rows = self.p.where(c("assigned") & ~c("deleting") & (F.size("replicas") > 0))
+        preferred = F.element_at("replicas", 1)
+        led_elsewhere = (
+            (c("state") == "ok") & (c("leader") != preferred) & (c("leader") >= 0)
+            & F.array_contains(self.live, c("leader"))
+        )  # fmt: skip
+        agg = rows.groupBy(preferred.alias("broker")).agg(
+            F.count(F.lit(1)).alias("total"), F.sum(F.when(led_elsewhere, 1).otherwise(0)).alias("elsewhere")
+        )
+        threshold = self.params.imbalance_percent
+        flagged = agg.where(
+            F.array_contains(self.live, c("broker")) & (c("elsewhere") * 100 > F.lit(threshold) * c("total"))
+        )
+        broker = c("broker")
+        return _rows(
+            flagged,
+            _finding("leader_imbalance", F.lit(None), F.lit(None), broker,
+                     F.concat(F.lit("/brokers/ids/"), broker.cast("string")), preferred_partitions=c("total"),
+                     led_elsewhere=c("elsewhere"), threshold_percent=F.lit(threshold)),
+        )  # fmt: skip
+
+    # -- /admin/reassign_partitions --
+
+    def request_findings(self) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col
+        requests = self.f.requests
+        topics = self.f.topics.select("topic", "readable")
+        existing = (
+            self.f.parts.where(c("assigned"))
+            .join(F.broadcast(requests.select("topic").distinct()), "topic", "inner")
+            .select("topic", "partition", F.lit(True).alias("partition_exists"))
+        )
+        r = requests.join(topics, "topic", "left").join(existing, ["topic", "partition"], "left")
+        replicas = c("replicas")
+        duplicates = F.array_sort(
+            F.array_distinct(F.filter(replicas, lambda x: F.size(F.filter(replicas, lambda y: y == x)) > 1))
+        )
+        unknown = F.array_distinct(F.filter(replicas, lambda x: (x >= 0) & ~F.array_contains(self.live, x)))
+        problems = F.filter(
+            F.array(
+                F.when(c("readable").isNull(), F.lit("missing_topic")),
+                F.when(c("readable") & c("partition_exists").isNull(), F.lit("missing_partition")),
+                F.when(F.size(replicas) == 0, F.lit("empty")),
+                F.when(F.size(duplicates) > 0, F.lit("duplicates")),
+                F.when(F.exists(replicas, lambda x: x < 0), F.lit("negative_ids")),
+                F.when(F.size(unknown) > 0, F.lit("unknown_brokers")),
+            ),
+            lambda x: x.isNotNull(),
+        )
+        return _rows(
+            r.where(F.size(problems) > 0),
+            _finding("invalid_reassignment_request", c("topic"), c("partition"), F.lit(None),
+                     F.lit("/admin/reassign_partitions"), requested=replicas, problems=problems,
+                     duplicates=F.when(F.size(duplicates) > 0, duplicates),
+                     unknown_brokers=F.when(F.size(unknown) > 0, unknown)),
+        )  # fmt: skip
+
+    # -- what the brokers serve --
+
+    def served_findings(self) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col
+        f = self.f
+        assert f.served_parts is not None and f.served_topics is not None
+        facts = f.facts
+        out = []
+        if facts.served_brokers is not None and facts.served_brokers != facts.live:
+            out.append(
+                _rows(
+                    f.one_row,
+                    _finding("metadata_mismatch", F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
+                             differs=F.array(F.lit("brokers")), zk_brokers=_ints(sorted(facts.live)),
+                             served_brokers=_ints(sorted(facts.served_brokers))),
+                )
+            )  # fmt: skip
+        served_topics = f.served_topics.select("topic")
+        ghosts = served_topics.join(f.topics.select("topic"), "topic", "left_anti")
+        out.append(
+            _rows(ghosts, _finding("metadata_mismatch", c("topic"), F.lit(None), F.lit(None), _topic_path(c("topic")),
+                                   differs=F.array(F.lit("topic")), side=F.lit("brokers")))
+        )  # fmt: skip
+        zk = self.p.where(c("assigned") & ~c("deleting"))
+        with_state = zk.where(c("state") == "ok")
+        served_flag = served_topics.select("topic", F.lit(True).alias("served"))
+        unserved = with_state.select("topic").distinct().join(served_flag, "topic", "left").where(c("served").isNull())
+        out.append(
+            _rows(unserved, _finding("metadata_mismatch", c("topic"), F.lit(None), F.lit(None),
+                                     _topic_path(c("topic")), differs=F.array(F.lit("topic")),
+                                     side=F.lit("zookeeper")))
+        )  # fmt: skip
+        sp = f.served_parts.select(
+            "topic",
+            "partition",
+            c("leader").alias("s_leader"),
+            c("replicas").alias("s_replicas"),
+            c("isr").alias("s_isr"),
+            F.lit(True).alias("s_present"),
+        )
+        compared = with_state.join(served_flag, "topic", "inner").join(sp, ["topic", "partition"], "left")
+        topic, part = c("topic"), c("partition")
+        spath = _state_path(topic, part)
+        leader_differs = c("leader") != c("s_leader")
+        isr_differs = F.array_sort("isr") != F.array_sort("s_isr")
+        replicas_differ = c("replicas") != c("s_replicas")
+        differs = F.filter(
+            F.array(
+                F.when(leader_differs, F.lit("leader")),
+                F.when(isr_differs, F.lit("isr")),
+                F.when(replicas_differ, F.lit("replicas")),
+            ),
+            lambda x: x.isNotNull(),
+        )
+        out.append(
+            _exploded(
+                compared,
+                [
+                    F.when(c("s_present").isNull(),
+                           _finding("metadata_mismatch", topic, part, F.lit(None), spath,
+                                    differs=F.array(F.lit("partition")), side=F.lit("zookeeper"))),
+                    F.when(c("s_present") & (F.size(differs) > 0),
+                           _finding("metadata_mismatch", topic, part, F.lit(None), spath, differs=differs,
+                                    zk_leader=F.when(leader_differs, c("leader")),
+                                    served_leader=F.when(leader_differs, c("s_leader")),
+                                    zk_isr=F.when(isr_differs, F.array_sort("isr")),
+                                    served_isr=F.when(isr_differs, F.array_sort("s_isr")),
+                                    zk_replicas=F.when(replicas_differ, c("replicas")),
+                                    served_replicas=F.when(replicas_differ, c("s_replicas")))),
+                ],
+            )
+        )  # fmt: skip
+        zk_topics = f.topics.where(c("readable")).join(self.deleting_topics, "topic", "left_anti").select("topic")
+        extra = f.served_parts.join(zk_topics, "topic", "inner").join(
+            zk.select("topic", "partition"), ["topic", "partition"], "left_anti"
+        )
+        out.append(
+            _rows(extra, _finding("metadata_mismatch", c("topic"), c("partition"), F.lit(None),
+                                  _state_path(c("topic"), c("partition")), differs=F.array(F.lit("partition")),
+                                  side=F.lit("brokers")))
+        )  # fmt: skip
+        result = out[0]
+        for piece in out[1:]:
+            result = result.unionByName(piece)
+        return result
+
+
+# ---- cluster-wide: controller, brokers, markers, configs, notifications, unreadable ---------------
+
+
+def _strings(values: list[str]) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.array(*[F.lit(v) for v in values]).cast("array<string>")
+
+
+def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str]) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    facts = frames.facts
+    one = frames.one_row
+    registered = _ints(sorted(facts.live))
+    out = [_empty(one)]
+    if facts.controller_missing:
+        out.append(
+            _rows(one, _finding("no_controller", F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
+                                registered_brokers=registered))
+        )  # fmt: skip
+    elif facts.controller_id is not None and not facts.controller_is_kraft and facts.controller_id not in facts.live:
+        cid = F.lit(facts.controller_id)
+        out.append(
+            _rows(one, _finding("controller_not_registered", F.lit(None), F.lit(None), cid, F.lit("/controller"),
+                                controller=cid, registered_brokers=registered))
+        )  # fmt: skip
+    brokers = frames.brokers
+    endpoints = (
+        brokers.where(c("readable"))
+        .select("broker", F.explode(F.array_distinct("endpoints")).alias("address"))
+        .where(~c("address").startswith(":"))
+    )
+    shared = (
+        endpoints.groupBy("address").agg(F.array_sort(F.collect_set("broker")).alias("ids")).where(F.size("ids") > 1)
+    )
+    mine = (
+        endpoints.join(shared, "address", "inner")
+        .groupBy("broker")
+        .agg(
+            F.array_sort(F.collect_set("address")).alias("dup_addresses"),
+            F.array_sort(F.array_distinct(F.flatten(F.collect_list("ids")))).alias("dup_ids"),
+        )
+    )
+    b = brokers.join(mine, "broker", "left")
+    version = c("version")
+    problems = F.filter(
+        F.array(
+            F.when(c("rack").isNotNull() & (version < 3), F.lit("rack_before_v3")),
+            F.when(c("has_protocol_map") & (version < 4), F.lit("protocol_map_before_v4")),
+            F.when(~c("has_protocol_map") & (version >= 4), F.lit("no_protocol_map")),
+            F.when(c("has_features") & (version < 5), F.lit("features_before_v5")),
+            F.when(~c("has_features") & (version >= 5), F.lit("no_features")),
+            F.when(c("dup_addresses").isNotNull(), F.lit("duplicate_endpoint")),
+        ),
+        lambda x: x.isNotNull(),
+    )
+    broker = c("broker")
+    bpath = F.concat(F.lit("/brokers/ids/"), broker.cast("string"))
+    others = F.filter(F.coalesce(c("dup_ids"), _ints([])), lambda x: x != broker)
+    out.append(
+        _rows(b.where(~c("readable")),
+              _finding("broker_registration_invalid", F.lit(None), F.lit(None), broker, bpath,
+                       problems=F.array(F.lit("unreadable")), reason=c("reason")))
+    )  # fmt: skip
+    out.append(
+        _rows(b.where(c("readable") & (F.size(problems) > 0)),
+              _finding("broker_registration_invalid", F.lit(None), F.lit(None), broker, bpath, problems=problems,
+                       version=version, duplicate_endpoints=c("dup_addresses"),
+                       shared_with=F.when(F.size(others) > 0, others)))
+    )  # fmt: skip
+    with_rack = sorted(k for k, r in facts.racks.items() if r is not None)
+    without = sorted(k for k, r in facts.racks.items() if r is None)
+    if with_rack and without:
+        out.append(
+            _rows(one, _finding("rack_violation", F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
+                                brokers_with_rack=_ints(with_rack), brokers_without_rack=_ints(without)))
+        )  # fmt: skip
+    topic_names = frames.topics.select("topic")
+    stale = frames.markers.join(topic_names, "topic", "left_anti")
+    out.append(
+        _rows(stale, _finding("stale_deletion_marker", c("topic"), F.lit(None), F.lit(None),
+                              F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
+    )  # fmt: skip
+    orphans = frames.topic_configs.select("topic").join(topic_names, "topic", "left_anti")
+    out.append(
+        _rows(orphans, _finding("orphan_topic_config", c("topic"), F.lit(None), F.lit(None),
+                                F.concat(F.lit("/config/topics/"), c("topic"))))
+    )  # fmt: skip
+    result = out[0]
+    for piece in out[1:]:
+        result = result.unionByName(piece)
+    return result
+
+
+def _notification_findings(frames: Frames, params: CheckParams, want: frozenset[str]) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    taken_at = frames.facts.taken_at_ms
+    limit = params.notification_max_age_ms
+    grouped = frames.notes.groupBy("parent").agg(
+        F.collect_list("ctime_ms").alias("ctimes"), F.max("ctime_ms").alias("newest"), F.count(F.lit(1)).alias("total")
+    )
+    from_newest = c("parent") == "/config/changes"
+    reference = F.when(from_newest, c("newest")).otherwise(F.lit(taken_at))
+    stale = F.filter("ctimes", lambda t: reference - t > F.lit(limit))
+    oldest = F.array_min(stale)
+    return _rows(
+        grouped.where(F.size(stale) > 0),
+        _finding("notification_backlog", F.lit(None), F.lit(None), F.lit(None), c("parent"), stale=F.size(stale),
+                 total=c("total").cast("int"), oldest_age_s=_floor_seconds(reference - oldest),
+                 measured_from=F.when(from_newest, F.lit("newest")).otherwise(F.lit("snapshot"))),
+    )  # fmt: skip
+
+
+def _unreadable_findings(frames: Frames, want: frozenset[str]) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    path = c("path")
+    state_re = r"^/brokers/topics/([^/]+)/partitions/([0-9]{1,9})/state\z"
+    state = F.regexp_extract(path, state_re, 1)
+    state_partition = F.regexp_extract(path, state_re, 2)
+    topic_only = F.regexp_extract(path, r"^/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)\z", 1)
+    topic = F.when(state != "", state).when(topic_only != "", topic_only)
+    partition = F.when(state != "", state_partition.cast("int"))
+    broker_paths = [f"/brokers/ids/{b}" for b in sorted(frames.facts.live)]
+    rows = frames.unreadable.where(~path.isin(broker_paths)) if broker_paths else frames.unreadable
+    return _rows(
+        rows.dropDuplicates(["path"]),
+        _finding("unreadable_znode", topic, partition, F.lit(None), path, reason=c("reason")),
+    )

@@ -1,0 +1,278 @@
+"""The Spark engine, console side: a long-lived worker process that holds the SparkSession.
+
+The console's process never hosts the JVM. ``SparkEngine.start()`` spawns
+``python -m core.consistency.spark_worker`` and returns at once; the worker starts Spark (``local[*]`` by
+default, any ``--spark-master``, or Spark Connect with ``sc://host:port``) and warms it up with a tiny
+job while the caller goes on. ``run`` hands it a snapshot file and gets findings back over a pipe (one
+JSON object per line each way); the session stays warm for the next run until ``close``. The worker's
+own output (Spark's logs) goes to a log file, named in every error.
+
+pyspark is never imported here: only the worker process imports it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from core.consistency.findings import Finding, make_finding
+from core.consistency.params import CheckParams
+from core.errors import KzcError, MissingToolError
+
+DEFAULT_MASTER = "local[*]"
+START_TIMEOUT = 300.0
+
+ProgressEvent = Callable[[str, tuple[str, ...]], None]
+"""Called with ("load", ()) when the data is loaded and ("checks", ids) as each fused pass finishes."""
+
+
+class SparkEngineError(KzcError):
+    """The Spark worker could not start or a Spark job failed; the message names the log file."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """Where Spark runs.
+
+    ``master`` is any Spark master URL (``local[*]``, ``spark://host:7077``, ``yarn``, ``k8s://...``) or a
+    Spark Connect URL (``sc://host:15002``), which makes the worker a Spark Connect client. ``stage_dir``
+    is a directory every executor can read (``file://``, ``hdfs://``, ``s3a://``): the snapshot is copied
+    there and converted to Parquet before the checks, which a remote cluster needs because it cannot read
+    the console's local files.
+    """
+
+    master: str = DEFAULT_MASTER
+    stage_dir: str | None = None
+    conf: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def is_connect(self) -> bool:
+        """Whether ``master`` is a Spark Connect URL."""
+        return self.master.startswith("sc://")
+
+
+@dataclass(frozen=True)
+class SparkRun:
+    """What one Spark job returned: findings, partitions checked and the worker's timings (seconds)."""
+
+    findings: list[Finding]
+    partitions: int
+    timings: dict[str, float]
+
+
+class SparkEngine:
+    """A warm Spark worker for check runs; one job at a time (``run`` serialises callers)."""
+
+    def __init__(self, settings: SparkSettings | None = None, log_path: Path | None = None) -> None:
+        self.settings = settings or SparkSettings()
+        self.log_path = log_path or Path(tempfile.gettempdir()) / f"kzc-spark-{os.getpid()}-{id(self):x}.log"
+        self._proc: subprocess.Popen[str] | None = None
+        self._events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._lock = threading.Lock()
+        self._next_id = 0
+        self._ready: dict[str, Any] | None = None
+        self._failed: str | None = None
+        self.start_seconds: float | None = None
+
+    # ---- lifecycle -----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Spawn the worker and ask it to start Spark and warm up; returns immediately.
+
+        Raises:
+            MissingToolError: ``java`` is not installed (not needed for Spark Connect).
+        """
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                return
+            if not self.settings.is_connect and shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+                raise MissingToolError("Spark needs Java 17: install a JDK (java on PATH), or use --engine local")
+            self._ready = None
+            self._failed = None
+            self._events = queue.Queue()
+            log = self.log_path.open("ab")
+            env = dict(os.environ)
+            env.setdefault("PYSPARK_PYTHON", sys.executable)
+            env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+            env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            env["PYTHONUNBUFFERED"] = "1"
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "core.consistency.spark_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+                env=env,
+                start_new_session=True,  # Ctrl-C in the console is the console's, not Spark's
+            )
+            log.close()
+            stdout = self._proc.stdout
+            assert stdout is not None
+            threading.Thread(target=self._pump, args=(stdout, self._events), daemon=True, name="kzc-spark").start()
+            self.start_seconds = None
+            self._started_at = time.monotonic()
+            self._send({"op": "start", "master": self.settings.master, "conf": dict(self.settings.conf)})
+
+    @property
+    def started(self) -> bool:
+        """Whether the worker process runs."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def wait_ready(self, timeout: float = START_TIMEOUT) -> float:
+        """Block until Spark is up and warm; return how long start-up took (seconds).
+
+        Raises:
+            SparkEngineError: Spark did not start (the message says why and names the log file).
+        """
+        if self._ready is None and self._failed is None:
+            self.start()
+        with self._lock:
+            deadline = time.monotonic() + timeout
+            while self._ready is None and self._failed is None:
+                self._handle(self._next_event(deadline, "Spark to start"))
+            if self._failed is not None:
+                raise SparkEngineError(self._failed)
+            return float(self._ready.get("seconds", 0.0)) if self._ready else 0.0
+
+    def close(self) -> None:
+        """Stop Spark and the worker (idempotent)."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            if proc.poll() is None and proc.stdin is not None:
+                proc.stdin.write(json.dumps({"op": "stop"}) + "\n")
+                proc.stdin.flush()
+                proc.stdin.close()
+            proc.wait(timeout=60)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            proc.kill()
+            proc.wait(timeout=10)
+
+    def __enter__(self) -> SparkEngine:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- jobs ----------------------------------------------------------------------------------------
+
+    def run(
+        self,
+        snapshot_file: Path,
+        served_file: Path | None,
+        params: CheckParams,
+        checks: Sequence[str],
+        on_event: ProgressEvent | None = None,
+        timeout: float = 3600.0,
+    ) -> SparkRun:
+        """Run ``checks`` on ``snapshot_file`` (and the brokers' metadata in ``served_file``).
+
+        Raises:
+            SparkEngineError: the worker died or the Spark job failed.
+        """
+        self.wait_ready()
+        with self._lock:
+            job = self._send(
+                {
+                    "op": "run",
+                    "snapshot": str(snapshot_file.resolve()),
+                    "served": str(served_file.resolve()) if served_file else None,
+                    "checks": list(checks),
+                    "params": asdict(params),
+                    "stage_dir": self.settings.stage_dir,
+                }
+            )
+            deadline = time.monotonic() + timeout
+            findings: list[Finding] = []
+            while True:
+                event = self._next_event(deadline, "the Spark job")
+                if event.get("id") != job:
+                    self._handle(event)
+                    continue
+                kind = event.get("event")
+                if kind == "progress" and on_event is not None:
+                    on_event(str(event["stage"]), tuple(event.get("checks", ())))
+                elif kind == "findings":
+                    findings.extend(_finding(row) for row in event["rows"])
+                elif kind == "done":
+                    return SparkRun(findings, int(event["partitions"]), dict(event["timings"]))
+                elif kind == "error":
+                    raise SparkEngineError(f"the Spark job failed: {event['message']} (Spark log: {self.log_path})")
+
+    # ---- plumbing ------------------------------------------------------------------------------------
+
+    def _send(self, request: dict[str, Any]) -> int:
+        self._next_id += 1
+        request["id"] = self._next_id
+        proc = self._proc
+        if proc is None or proc.stdin is None:
+            raise SparkEngineError("the Spark worker is not running")
+        try:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise SparkEngineError(f"the Spark worker has exited ({self._log_tail()})") from exc
+        return self._next_id
+
+    def _next_event(self, deadline: float, what: str) -> dict[str, Any]:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise SparkEngineError(f"timed out waiting for {what} (Spark log: {self.log_path})")
+        try:
+            event = self._events.get(timeout=remaining)
+        except queue.Empty:
+            raise SparkEngineError(f"timed out waiting for {what} (Spark log: {self.log_path})") from None
+        if event.get("event") == "exited":
+            self._failed = f"the Spark worker exited unexpectedly ({self._log_tail()})"
+            raise SparkEngineError(self._failed)
+        return event
+
+    def _handle(self, event: dict[str, Any]) -> None:
+        if event.get("event") == "ready":
+            self._ready = event
+            self.start_seconds = time.monotonic() - self._started_at
+        elif event.get("event") == "start_failed":
+            self._failed = f"Spark did not start: {event.get('message')} (Spark log: {self.log_path})"
+
+    @staticmethod
+    def _pump(stdout: IO[str], events: queue.Queue[dict[str, Any]]) -> None:
+        # Runs on its own thread: only parses lines and queues them.
+        for line in stdout:
+            try:
+                events.put(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        events.put({"event": "exited"})
+
+    def _log_tail(self, lines: int = 5) -> str:
+        try:
+            tail = self.log_path.read_text(errors="replace").strip().splitlines()[-lines:]
+        except OSError:
+            tail = []
+        last = " | ".join(line.strip() for line in tail if line.strip())
+        return f"last lines of {self.log_path}: {last}" if last else f"log: {self.log_path}"
+
+
+def _finding(row: list[Any]) -> Finding:
+    check, topic, partition, broker, path, evidence = row
+    return make_finding(check, path, topic=topic, partition=partition, broker=broker, evidence=json.loads(evidence))
+
+
+def checks_arg(only: Collection[str] | None) -> list[str] | None:
+    """``only`` as a JSON-able list (None: every check)."""
+    return None if only is None else sorted(only)

@@ -1,0 +1,270 @@
+"""Loading a snapshot file into the DataFrames the Spark checks use (worker process only).
+
+Spark reads the file written by ``core.snapshot_file`` itself, with that module's explicit schema
+(``SPARK_SCHEMA_DDL``) restricted to the fields the checks need, caches it once, and collects to the
+driver only the handful of cluster-wide records (header, controller, controller epoch, brokers, broker
+configs) whose values every partition row is compared with. With a stage directory the file is first
+copied there (Hadoop FileSystem: ``file://``, ``hdfs://``, ``s3a://``) and converted to Parquet, so a
+remote cluster's executors read it from storage they can reach.
+
+Every pyspark import is inside a function.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.consistency.params import CheckParams
+from core.snapshot_file import FIELD_TYPES
+
+DataFrame = Any
+
+# The snapshot fields the checks read (the schema of every other field is left out, so Spark's JSON
+# reader does not materialise them).
+NEEDED = (
+    "kind", "path", "readable", "problem", "ctime_ms", "taken_at_ms", "partition_count", "broker_id",
+    "kraft_controller_epoch", "controller_epoch", "version", "endpoints", "rack", "listener_security_protocol_map",
+    "feature_max_versions", "topic", "partition", "in_assignment", "replicas", "adding", "removing", "state_present",
+    "leader", "isr", "entity_type", "entity_name", "config", "notification_type",
+)  # fmt: skip
+
+SERVED_SCHEMA = "kind STRING, broker INT, topic STRING, partition INT, leader INT, replicas ARRAY<INT>, isr ARRAY<INT>"
+
+NOTIFICATION_PARENTS = {
+    "isr_change": "/isr_change_notification",
+    "log_dir_event": "/log_dir_event_notification",
+    "config_change": "/config/changes",
+}
+
+_MIN_ISR_PATTERN = r"^[0-9]{1,9}\z"
+
+
+@dataclass
+class Facts:
+    """Cluster-wide values collected to the driver and inlined into the per-row expressions."""
+
+    taken_at_ms: int
+    partition_count: int
+    live: frozenset[int]
+    racks: dict[int, str | None]  # readable registrations only
+    controller_missing: bool
+    controller_id: int | None
+    controller_is_kraft: bool
+    controller_epoch: int | None
+    default_min_isr_value: str | None
+    served_brokers: frozenset[int] | None = None
+
+    @property
+    def racks_complete(self) -> bool:
+        """Every registered broker has a readable registration with a rack."""
+        with_rack = [b for b, r in self.racks.items() if r is not None]
+        return bool(with_rack) and len(with_rack) == len(self.live)
+
+    @property
+    def rack_count(self) -> int:
+        """Distinct racks among readable registrations."""
+        return len({r for r in self.racks.values() if r is not None})
+
+    def default_min_isr(self, params: CheckParams) -> tuple[int, str]:
+        """``min.insync.replicas`` when a topic does not override it, and where it comes from."""
+        import re
+
+        value = self.default_min_isr_value
+        if value is not None and re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1:
+            return int(value), "/config/brokers/<default>"
+        return params.min_isr_default, "broker default"
+
+
+@dataclass
+class Frames:
+    """The snapshot as DataFrames (see the column lists) plus the driver-side ``Facts``."""
+
+    facts: Facts
+    parts: (
+        DataFrame  # topic, partition, assigned, replicas, adding, removing, state, leader, isr, state_controller_epoch
+    )
+    topics: DataFrame  # topic, readable, partition_count
+    topic_configs: DataFrame  # topic, min_isr (string or null)
+    markers: DataFrame  # topic, ctime_ms
+    requests: DataFrame  # topic, partition, replicas, idx (file order)
+    notes: DataFrame  # parent, ctime_ms
+    unreadable: DataFrame  # path, reason
+    brokers: DataFrame  # broker, readable, reason, version, rack, has_protocol_map, has_features, endpoints
+    one_row: DataFrame
+    served_parts: DataFrame | None = None  # topic, partition, leader, replicas, isr
+    served_topics: DataFrame | None = None  # topic
+    cached: list[DataFrame] = field(default_factory=list)
+
+    @property
+    def partition_count(self) -> int:
+        """Partitions of every readable assignment (the header's count)."""
+        return self.facts.partition_count
+
+    def release(self) -> None:
+        """Drop the cached input."""
+        for df in self.cached:
+            df.unpersist()
+
+
+def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | None) -> Frames:
+    """Read ``snapshot`` (and ``served``) into ``Frames``; one pass over the file, then cached.
+
+    Raises:
+        ValueError: the file is not a kzc snapshot of a version this kzc reads.
+    """
+    from pyspark.sql import functions as F
+
+    from core.cluster_snapshot import SNAPSHOT_FORMAT_VERSION
+    from core.snapshot_file import FORMAT_NAME
+
+    schema = ", ".join(f"{name} {FIELD_TYPES[name]}" for name in (*NEEDED, "format"))
+    source = _local_uri(snapshot)
+    if stage_dir:
+        source = _stage(spark, source, stage_dir)
+    raw = spark.read.schema(schema).option("mode", "FAILFAST").json(source)
+    # File order, for "the last entry wins" in /admin/reassign_partitions (Spark may read splits out of order).
+    raw = raw.withColumn(
+        "line_order",
+        F.struct(F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("seq")),
+    )
+    if stage_dir:
+        parquet = f"{stage_dir.rstrip('/')}/kzc-check-{uuid.uuid4().hex}.parquet"
+        raw.write.parquet(parquet)
+        raw = spark.read.parquet(parquet)
+    raw = raw.cache()
+    small = raw.where(F.col("kind").isin("header", "controller", "controller_epoch", "broker", "config") & (
+        (F.col("kind") != "config") | (F.col("entity_type") == "brokers"))).collect()  # fmt: skip
+    facts = _facts(small, FORMAT_NAME, SNAPSHOT_FORMAT_VERSION)
+    c = F.col
+    kind = c("kind")
+    empty_ints = F.array().cast("array<int>")
+    parts = raw.where(kind == "partition").select(
+        "topic",
+        "partition",
+        c("in_assignment").alias("assigned"),
+        "replicas",
+        F.coalesce(c("adding"), empty_ints).alias("adding"),
+        F.coalesce(c("removing"), empty_ints).alias("removing"),
+        F.when(c("state_present") & (c("readable") == F.lit(False)), F.lit("unreadable"))
+        .when(c("state_present"), F.lit("ok"))
+        .otherwise(F.lit("missing"))
+        .alias("state"),
+        "leader",
+        "isr",
+        c("controller_epoch").alias("state_controller_epoch"),
+    )
+    topics = raw.where(kind == "topic").select(
+        "topic", F.coalesce(c("readable"), F.lit(True)).alias("readable"), c("partition_count").cast("int")
+    )
+    topic_configs = raw.where((kind == "config") & (c("entity_type") == "topics")).select(
+        c("entity_name").alias("topic"),
+        F.when(c("readable") != F.lit(False), F.element_at("config", F.lit("min.insync.replicas"))).alias("min_isr"),
+    )
+    markers = raw.where(kind == "deletion_marker").select("topic", "ctime_ms")
+    requests = raw.where(kind == "reassignment_entry").select(
+        "topic", "partition", "replicas", c("line_order").alias("idx")
+    )
+    parent = F.create_map(*[x for k, v in NOTIFICATION_PARENTS.items() for x in (F.lit(k), F.lit(v))])
+    notes = raw.where(kind == "notification").select(
+        F.element_at(parent, c("notification_type")).alias("parent"), "ctime_ms"
+    )
+    inline = raw.where((c("readable") == F.lit(False)) & (kind != "broker")).select(
+        "path", c("problem").alias("reason")
+    )
+    listed = raw.where(kind == "unreadable").select("path", c("problem").alias("reason"))
+    endpoint = r"^.*?://(.*):(-?[0-9]+)\z"
+    brokers = raw.where(kind == "broker").select(
+        c("broker_id").alias("broker"),
+        (c("readable") != F.lit(False)).alias("readable"),
+        c("problem").alias("reason"),
+        "version",
+        "rack",
+        c("listener_security_protocol_map").isNotNull().alias("has_protocol_map"),
+        c("feature_max_versions").isNotNull().alias("has_features"),
+        F.transform(
+            F.coalesce(c("endpoints"), F.array().cast("array<string>")),
+            lambda e: F.concat(
+                F.regexp_replace(F.regexp_extract(e, endpoint, 1), r"^\[(.*)\]\z", "$1"),
+                F.lit(":"),
+                F.regexp_extract(e, endpoint, 2),
+            ),
+        ).alias("endpoints"),
+    )
+    frames = Frames(
+        facts=facts,
+        parts=parts,
+        topics=topics,
+        topic_configs=topic_configs,
+        markers=markers,
+        requests=requests,
+        notes=notes,
+        unreadable=inline.unionByName(listed),
+        brokers=brokers,
+        one_row=spark.range(1),
+        cached=[raw],
+    )
+    if served:
+        served_raw = spark.read.schema(SERVED_SCHEMA).json(_local_uri(served) if not stage_dir else _stage(
+            spark, _local_uri(served), stage_dir)).cache()  # fmt: skip
+        frames.cached.append(served_raw)
+        facts.served_brokers = frozenset(
+            r[0] for r in served_raw.where(c("kind") == "served_broker").select("broker").collect()
+        )
+        frames.served_topics = served_raw.where(c("kind") == "served_topic").select("topic")
+        frames.served_parts = served_raw.where(c("kind") == "served_partition").select(
+            "topic", "partition", "leader", "replicas", "isr"
+        )
+    return frames
+
+
+def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
+    header = next((r for r in rows if r["kind"] == "header"), None)
+    if header is None or header["format"] != format_name:
+        raise ValueError("not a kzc snapshot file (no header record)")
+    if header["version"] != format_version:
+        raise ValueError(f"kzc snapshot format version {header['version']}; this kzc reads {format_version}")
+    controller = next((r for r in rows if r["kind"] == "controller"), None)
+    epoch = next((r for r in rows if r["kind"] == "controller_epoch"), None)
+    brokers = [r for r in rows if r["kind"] == "broker"]
+    default = next((r for r in rows if r["kind"] == "config" and r["entity_name"] == "<default>"), None)
+    readable_controller = controller is not None and controller["readable"] is not False
+    kraft_epoch = controller["kraft_controller_epoch"] if controller is not None and readable_controller else None
+    config: Mapping[str, str] | None = default["config"] if default is not None and default["readable"] else None
+    return Facts(
+        taken_at_ms=int(header["taken_at_ms"]),
+        partition_count=int(header["partition_count"] or 0),
+        live=frozenset(int(r["broker_id"]) for r in brokers),
+        racks={int(r["broker_id"]): r["rack"] for r in brokers if r["readable"] is not False},
+        controller_missing=controller is None,
+        controller_id=int(controller["broker_id"]) if controller is not None and readable_controller else None,
+        controller_is_kraft=kraft_epoch is not None and kraft_epoch >= 0,
+        controller_epoch=(
+            int(epoch["controller_epoch"])
+            if epoch is not None and epoch["readable"] is not False and epoch["controller_epoch"] is not None
+            else None
+        ),
+        default_min_isr_value=None if config is None else config.get("min.insync.replicas"),
+    )
+
+
+def _local_uri(path: str) -> str:
+    """A plain local path as a ``file://`` URI (URIs are kept as they are)."""
+    return path if "://" in path else f"file://{path}"
+
+
+def _stage(spark: Any, source: str, stage_dir: str) -> str:
+    """Copy ``source`` into ``stage_dir`` through Hadoop's FileSystem; return the staged URI."""
+    name = source.rstrip("/").rsplit("/", 1)[-1]
+    target = f"{stage_dir.rstrip('/')}/kzc-{uuid.uuid4().hex}-{name}"
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        spark.copyFromLocalToFs(source.removeprefix("file://"), target)
+        return target
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    src = jvm.org.apache.hadoop.fs.Path(source)
+    dst = jvm.org.apache.hadoop.fs.Path(target)
+    dst.getFileSystem(conf).copyFromLocalFile(False, True, src, dst)
+    return target

@@ -1,0 +1,130 @@
+"""The Spark worker process: holds one SparkSession and runs check jobs sent over its stdin.
+
+Run as ``python -m core.consistency.spark_worker`` by ``core.consistency.spark_engine``. Protocol: one
+JSON object per line. Requests on stdin: ``{"id", "op": "start", "master", "conf"}``,
+``{"id", "op": "run", "snapshot", "served", "checks", "params", "stage_dir"}``, ``{"id", "op": "stop"}``.
+Events on the original stdout: ``ready`` / ``start_failed`` after start; ``progress``, ``findings``
+(chunks of rows), ``done`` or ``error`` for a run. Anything else written to stdout (the JVM, pyspark)
+is sent to stderr, which the engine points at a log file, so it cannot corrupt the protocol. The worker
+exits when stdin closes, so it never outlives the console.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import IO, Any
+
+FINDINGS_CHUNK = 5000
+
+# Spark on loopback only, small shuffles for a few cores, no UI, quiet progress bars.
+LOCAL_DEFAULTS = {
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "8",
+    "spark.driver.memory": "2g",
+    "spark.sql.session.timeZone": "UTC",
+}
+
+
+class Worker:
+    """The request loop around one SparkSession."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self.out = out
+        self.spark: Any = None
+
+    def send(self, event: dict[str, Any]) -> None:
+        self.out.write(json.dumps(event, separators=(",", ":")) + "\n")
+        self.out.flush()
+
+    def serve(self, requests: IO[str]) -> None:
+        for line in requests:
+            if not line.strip():
+                continue
+            request = json.loads(line)
+            op = request.get("op")
+            if op == "start":
+                self.start(request)
+            elif op == "run":
+                self.run(request)
+            elif op == "stop":
+                break
+        self.stop()
+
+    def start(self, request: dict[str, Any]) -> None:
+        started = time.monotonic()
+        try:
+            from core.consistency.spark_job import start_session, warm_up
+
+            master = str(request["master"])
+            conf = dict(request.get("conf") or {})
+            if not master.startswith("sc://"):
+                conf = {**LOCAL_DEFAULTS, **conf}
+            self.spark = start_session(master, conf)
+            session_seconds = time.monotonic() - started
+            warm_up(self.spark, Path(tempfile.mkdtemp(prefix="kzc-spark-warm-")))
+        except Exception as exc:  # anything at all: the console shows it, the log has the trace
+            traceback.print_exc()
+            self.send({"id": request["id"], "event": "start_failed", "message": _message(exc)})
+            return
+        self.send(
+            {
+                "id": request["id"],
+                "event": "ready",
+                "seconds": time.monotonic() - started,
+                "session_seconds": session_seconds,
+            }
+        )
+
+    def run(self, request: dict[str, Any]) -> None:
+        job = request["id"]
+        if self.spark is None:
+            self.send({"id": job, "event": "error", "message": "Spark is not started"})
+            return
+        try:
+            from core.consistency.spark_job import JobRequest, run_job
+
+            def progress(stage: str, checks: tuple[str, ...]) -> None:
+                self.send({"id": job, "event": "progress", "stage": stage, "checks": list(checks)})
+
+            result = run_job(self.spark, JobRequest.from_json(request), progress)
+            for start in range(0, len(result.rows), FINDINGS_CHUNK):
+                self.send({"id": job, "event": "findings", "rows": result.rows[start : start + FINDINGS_CHUNK]})
+            self.send({"id": job, "event": "done", "partitions": result.partitions, "timings": result.timings})
+        except Exception as exc:
+            traceback.print_exc()
+            self.send({"id": job, "event": "error", "message": _message(exc)})
+
+    def stop(self) -> None:
+        if self.spark is not None:
+            try:
+                self.spark.stop()
+            except Exception:
+                traceback.print_exc()
+            self.spark = None
+
+
+def _message(exc: BaseException) -> str:
+    # Py4J and Spark errors carry the whole Java stack trace; the first line is the useful part.
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:500]
+
+
+def main() -> None:
+    """Serve requests from stdin until it closes or a ``stop`` arrives."""
+    protocol = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)  # the JVM and any print() now write to the log, not to the protocol
+    sys.stdout = sys.stderr
+    Worker(protocol).serve(sys.stdin)
+
+
+if __name__ == "__main__":
+    main()

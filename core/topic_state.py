@@ -1,0 +1,294 @@
+"""The live cluster state topic operations need, read from ZooKeeper and parsed with ``core.kafka_znodes``.
+
+``TopicStateReader`` reads just what a create, expand or delete must know (brokers with racks, topic
+names, deletion markers, ``/controller``, ``/migration``, the reassignment znode, one topic's assignment
+with its znode version, partition states) and returns frozen values. A malformed znode is an
+``Unreadable`` in the result, never an exception; ZooKeeper failures become ``ConnectError``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kazoo.exceptions import (
+    ConnectionClosedError,
+    ConnectionLoss,
+    KazooException,
+    NoAuthError,
+    NoNodeError,
+    SessionExpiredError,
+)
+from kazoo.handlers.threading import KazooTimeoutError
+
+from core.assignment import BrokerMeta
+from core.errors import ConnectError, GuardError, KzcError, SessionLostError
+from core.kafka_znodes import (
+    BrokerRegistration,
+    ControllerInfo,
+    MigrationState,
+    PartitionState,
+    ReassignmentRequest,
+    TopicAssignment,
+    Unreadable,
+    parse_broker,
+    parse_controller,
+    parse_migration,
+    parse_partition_state,
+    parse_reassignment,
+    parse_topic,
+)
+from core.zk_session import ZkSession
+
+BROKER_IDS = "/brokers/ids"
+TOPICS = "/brokers/topics"
+DELETE_TOPICS = "/admin/delete_topics"
+REASSIGN = "/admin/reassign_partitions"
+CONTROLLER = "/controller"
+MIGRATION = "/migration"
+TOPIC_CONFIGS = "/config/topics"
+# Pipelined reads keep this many requests outstanding: enough to hide the round trip, few enough that
+# ZooKeeper's per-connection throttling and kazoo's queue stay small on clusters with 100k+ partitions.
+MAX_IN_FLIGHT = 1000
+
+
+def topic_path(topic: str) -> str:
+    """``/brokers/topics/<t>``."""
+    return f"{TOPICS}/{topic}"
+
+
+def state_path(topic: str, partition: int) -> str:
+    """``/brokers/topics/<t>/partitions/<p>/state``."""
+    return f"{TOPICS}/{topic}/partitions/{partition}/state"
+
+
+@dataclass(frozen=True)
+class LiveTopic:
+    """One ``/brokers/topics/<t>`` as read: parsed value, exact bytes and the znode version.
+
+    The bytes and version are what a version-checked update starts from.
+    """
+
+    name: str
+    assignment: TopicAssignment | Unreadable
+    raw: bytes
+    zk_version: int
+
+
+@dataclass(frozen=True)
+class ClusterFacts:
+    """What the guards and plans look at, read at one moment.
+
+    ``brokers`` holds every child of ``/brokers/ids`` (registered = alive, as the controller sees it).
+    ``controller_zk_version`` is the version of ``/controller``, for writes fenced on it.
+    """
+
+    brokers: Mapping[int, BrokerRegistration | Unreadable]
+    topic_names: frozenset[str]
+    topic_order: tuple[str, ...]  # the same names in ZooKeeper's child order (Kafka's messages use it)
+    marked_for_deletion: frozenset[str]
+    controller: ControllerInfo | Unreadable | None
+    controller_zk_version: int | None
+    migration: MigrationState | Unreadable | None
+    reassignment: ReassignmentRequest | Unreadable | None
+
+    @property
+    def broker_ids(self) -> frozenset[int]:
+        """Registered broker ids."""
+        return frozenset(self.brokers)
+
+    def broker_metas(self) -> list[BrokerMeta]:
+        """The registered brokers with their racks, sorted by id.
+
+        Raises:
+            GuardError: a registration is unreadable, so its rack (and thus Kafka's assignment) is unknown.
+        """
+        metas = []
+        for broker_id in sorted(self.brokers):
+            registration = self.brokers[broker_id]
+            if isinstance(registration, Unreadable):
+                raise GuardError(
+                    f"the registration of broker {broker_id} ({registration.path}) is unreadable: "
+                    f"{registration.reason}; kzc cannot know its rack, so it cannot compute Kafka's assignment "
+                    "(give an explicit --replica-assignment)"
+                )
+            metas.append(BrokerMeta(broker_id, registration.rack))
+        return metas
+
+    def controller_id(self) -> int | None:
+        """The controller's id, or None (no ``/controller`` or unreadable)."""
+        return self.controller.broker_id if isinstance(self.controller, ControllerInfo) else None
+
+    def reassigning_in_znode(self, topic: str) -> tuple[int, ...]:
+        """Partitions of ``topic`` listed in ``/admin/reassign_partitions`` (not yet taken by the controller)."""
+        if not isinstance(self.reassignment, ReassignmentRequest):
+            return ()
+        return tuple(sorted({p for t, p, _ in self.reassignment.partitions if t == topic}))
+
+
+class TopicStateReader:
+    """Reads topic-related state through a started ``ZkSession`` (paths relative to the Kafka chroot)."""
+
+    def __init__(self, session: ZkSession) -> None:
+        self.session = session
+        self.client = session.client
+        # Topic znodes parsed before, by path: (bytes, value). --wait polls re-read every topic; parsing a
+        # big assignment costs far more than reading it, so unchanged bytes reuse the earlier parse.
+        self._parsed: dict[str, tuple[bytes, TopicAssignment | Unreadable]] = {}
+
+    def _parse_topic(self, path: str, data: bytes) -> TopicAssignment | Unreadable:
+        cached = self._parsed.get(path)
+        if cached is not None and cached[0] == data:
+            return cached[1]
+        value = parse_topic(path, data)
+        self._parsed[path] = (data, value)
+        return value
+
+    def facts(self) -> ClusterFacts:
+        """Brokers, topic names, deletion markers, controller, migration and reassignment znodes.
+
+        Raises:
+            ConnectError: ZooKeeper failed or the session was lost.
+        """
+        broker_children = self._children(BROKER_IDS)
+        brokers: dict[int, BrokerRegistration | Unreadable] = {}
+        for name, (data, _) in self._get_many(f"{BROKER_IDS}/{c}" for c in broker_children).items():
+            if data is None:
+                continue  # the broker left between listing and reading
+            value = parse_broker(name, data)
+            broker_id = value.broker_id if isinstance(value, BrokerRegistration) else _int_or_none(name)
+            if broker_id is not None:
+                brokers[broker_id] = value
+        controller_data, controller_version = self._get(CONTROLLER)
+        migration_data, _ = self._get(MIGRATION)
+        reassign_data, _ = self._get(REASSIGN)
+        topics = tuple(self._children(TOPICS))
+        return ClusterFacts(
+            brokers=brokers,
+            topic_names=frozenset(topics),
+            topic_order=topics,
+            marked_for_deletion=frozenset(self._children(DELETE_TOPICS)),
+            controller=None if controller_data is None else parse_controller(CONTROLLER, controller_data),
+            controller_zk_version=controller_version,
+            migration=None if migration_data is None else parse_migration(MIGRATION, migration_data),
+            reassignment=None if reassign_data is None else parse_reassignment(REASSIGN, reassign_data),
+        )
+
+    def topic(self, name: str) -> LiveTopic | None:
+        """``/brokers/topics/<name>`` with its bytes and znode version, or None if it does not exist."""
+        data, version = self._get(topic_path(name))
+        if data is None or version is None:
+            return None
+        return LiveTopic(name, self._parse_topic(topic_path(name), data), data, version)
+
+    def topics(self, names: Iterable[str]) -> dict[str, LiveTopic]:
+        """Several topics at once (pipelined); missing ones are left out."""
+        wanted = list(names)
+        found = self._get_many(topic_path(n) for n in wanted)
+        result = {}
+        for name in wanted:
+            data, version = found.get(topic_path(name), (None, None))
+            if data is not None and version is not None:
+                result[name] = LiveTopic(name, self._parse_topic(topic_path(name), data), data, version)
+        return result
+
+    def topic_config(self, name: str) -> tuple[bytes, int] | None:
+        """``/config/topics/<name>`` bytes and version, or None."""
+        data, version = self._get(f"{TOPIC_CONFIGS}/{name}")
+        return None if data is None or version is None else (data, version)
+
+    def partition_states(self, topic: str, partitions: Iterable[int]) -> dict[int, PartitionState | Unreadable | None]:
+        """The ``state`` znode of each partition (pipelined); None where it does not exist yet."""
+        wanted = list(partitions)
+        found = self._get_many(state_path(topic, p) for p in wanted)
+        result: dict[int, PartitionState | Unreadable | None] = {}
+        for partition in wanted:
+            path = state_path(topic, partition)
+            data, _ = found.get(path, (None, None))
+            result[partition] = None if data is None else parse_partition_state(path, data)
+        return result
+
+    def exists(self, path: str) -> bool:
+        """Whether ``path`` exists."""
+        try:
+            return self.session.retry(self.client.exists, path) is not None
+        except (KazooException, KazooTimeoutError, TimeoutError) as exc:
+            raise self._error(exc, f"read {path}") from exc
+
+    def children(self, path: str) -> list[str]:
+        """Children of ``path``; empty when it does not exist."""
+        return self._children(path)
+
+    # ---- ZooKeeper access, errors mapped to KzcError -----------------------------------------------
+
+    def _children(self, path: str) -> list[str]:
+        try:
+            children: list[str] = self.session.retry(self.client.get_children, path)
+            return children
+        except NoNodeError:
+            return []
+        except (KazooException, KazooTimeoutError, TimeoutError) as exc:
+            raise self._error(exc, f"list {path}") from exc
+
+    def _get(self, path: str) -> tuple[bytes | None, int | None]:
+        try:
+            data, stat = self.session.retry(self.client.get, path)
+        except NoNodeError:
+            return None, None
+        except (KazooException, KazooTimeoutError, TimeoutError) as exc:
+            raise self._error(exc, f"read {path}") from exc
+        return data or b"", stat.version
+
+    def _get_many(self, paths: Iterable[str]) -> dict[str, tuple[bytes | None, int | None]]:
+        """Pipelined reads, at most ``MAX_IN_FLIGHT`` outstanding, answers taken in request order."""
+        result: dict[str, tuple[bytes | None, int | None]] = {}
+        timeout = self.session.settings.session_timeout
+        pending: deque[tuple[str, Any]] = deque()
+
+        def settle() -> None:
+            path, answer = pending.popleft()
+            try:
+                data, stat = answer.get(timeout=timeout)
+            except NoNodeError:
+                result[path] = (None, None)
+                return
+            result[path] = (data or b"", stat.version)
+
+        try:
+            for path in paths:
+                pending.append((path, self.client.get_async(path)))
+                if len(pending) >= MAX_IN_FLIGHT:
+                    settle()
+            while pending:
+                settle()
+        except (KazooException, KazooTimeoutError, TimeoutError) as exc:
+            raise self._error(exc, "read znodes") from exc
+        return result
+
+    def _error(self, exc: BaseException, what: str) -> KzcError:
+        if isinstance(exc, NoAuthError):
+            return KzcError(f"ZooKeeper refused to {what} (NoAuth): check --zk-auth / SASL settings")
+        if isinstance(exc, SessionExpiredError | ConnectionClosedError | ConnectionLoss):
+            return SessionLostError(
+                f"lost the ZooKeeper session to {self.session.target} while trying to {what} ({type(exc).__name__})"
+            )
+        if isinstance(exc, KazooTimeoutError | TimeoutError):
+            return ConnectError(f"ZooKeeper {self.session.target} did not answer in time ({what})")
+        return ConnectError(f"ZooKeeper {self.session.target} failed to {what}: {exc!r}")
+
+
+def _int_or_none(path: str) -> int | None:
+    name = path.rsplit("/", 1)[-1]
+    return int(name) if name.isdigit() else None
+
+
+def as_json_object(raw: bytes) -> dict[str, Any] | None:
+    """``raw`` decoded as a JSON object (for round-tripping a znode), or None if it is not one."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None

@@ -1,0 +1,33 @@
+"""Helpers of the console tests: the frozen time, recorded events, and deterministic waiting.
+
+Tests never sleep: ``settle`` waits for every worker, then lets the message queue drain; cluster-side
+conditions are polled with a deadline.
+"""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+from core.backend import BackendEvent, EventKind
+
+FROZEN_NOW = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC, the synthetic snapshot's time
+
+
+def recorded_events() -> list[BackendEvent]:
+    """A few events as the live backend reports them."""
+    base = int(FROZEN_NOW * 1000) - 600_000
+    return [
+        BackendEvent(base, EventKind.BROKER_LEFT, "broker 6 left (kafka-6.example:9092)", None, "/brokers/ids/6",
+                     "error"),
+        BackendEvent(base + 4_000, EventKind.CONTROLLER_MOVED, "controller moved 6 -> 1 (epoch 8)", None,
+                     "/controller", "warning"),
+        BackendEvent(base + 9_000, EventKind.TOPIC_CREATED, "topic orders.orders-00000 created (4 partitions, rf 3)",
+                     "orders.orders-00000", "/brokers/topics/orders.orders-00000"),
+    ]  # fmt: skip
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    """Wait until every worker finished and the screen caught up (twice: workers start workers)."""
+    for _ in range(3):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()

@@ -1,0 +1,113 @@
+"""SVG snapshots of the main screens on a recorded cluster, at 80x24 and 120x40, one class per screen.
+
+What varies is frozen: the clock and time zone (fixtures), the theme (dark), input cursors (no blink).
+A missing or different golden file fails the test; the rendered SVG is written next to the test's
+temporary files. ``KZC_UPDATE_SNAPSHOTS=1`` rewrites the goldens in ``tests/tui/snapshots/`` (review
+them before committing).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from core.config import UserConfig
+from tests.tui.helpers import settle
+from tui.app import KzcApp
+from tui.screens.checks import ChecksScreen
+
+GOLDEN = Path(__file__).parent / "snapshots"
+SIZES = [(80, 24), (120, 40)]
+MakeApp = Callable[..., KzcApp]
+Steps = Callable[[KzcApp, Pilot[None]], Awaitable[None]]
+
+
+async def snapshot(make_app: MakeApp, size: tuple[int, int], name: str, tmp_path: Path, steps: Steps,
+                   read_only: bool = True) -> None:  # fmt: skip
+    app = make_app(config=UserConfig(theme="dark"), read_only=read_only)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await steps(app, pilot)
+        await settle(pilot)
+        for field in app.screen.query(Input):
+            field.cursor_blink = False
+        await pilot.pause()
+        svg = app.export_screenshot(title="kzc")
+    golden = GOLDEN / f"{name}-{size[0]}x{size[1]}.svg"
+    if os.environ.get("KZC_UPDATE_SNAPSHOTS") == "1":
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(svg, encoding="utf-8")
+        return
+    actual = tmp_path / golden.name
+    actual.write_text(svg, encoding="utf-8")
+    assert golden.exists(), f"no golden {golden}: review {actual}, then run with KZC_UPDATE_SNAPSHOTS=1"
+    assert svg == golden.read_text(encoding="utf-8"), f"{golden.name} differs: compare it with {actual}"
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestClusterScreen:
+    async def test_cluster(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            return None
+
+        await snapshot(make_app, size, "cluster", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestTopicsScreen:
+    async def test_topics_filtered(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("t", "slash", *"orders", "enter", "down", "down")
+
+        await snapshot(make_app, size, "topics", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestTopicDetailScreen:
+    async def test_topic_detail(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            app.open_topic("events.orders-00011")
+
+        await snapshot(make_app, size, "topic-detail", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestZkBrowserScreen:
+    async def test_zk_browser(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            app.open_znode("/brokers/topics/events.orders-00011/partitions/1/state")
+
+        await snapshot(make_app, size, "zk-browser", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestCreateScreen:
+    async def test_create_preview(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            app.open_create()
+            await settle(pilot)
+            app.screen.query_one("#name", Input).value = "payments.v2"
+            await settle(pilot)
+            app.screen.query_one("#partitions", Input).value = "12"
+
+        await snapshot(make_app, size, "create", tmp_path, steps, read_only=False)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestChecksScreen:
+    async def test_checks_findings(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("x", "l")
+            await settle(pilot)
+            report = app.checks.report
+            assert report is not None and isinstance(app.screen, ChecksScreen)
+            app.checks.report = replace(report, duration_s=0.5)  # the one measured value on screen
+            app.screen.show_run(app.checks)
+
+        await snapshot(make_app, size, "checks", tmp_path, steps)

@@ -1,0 +1,54 @@
+"""Exports of what a view shows, as one JSON file per export (the ``e`` key on every screen).
+
+Files go to ``$KZC_EXPORT_DIR``, else ``$XDG_STATE_HOME/kzc/exports`` (``~/.local/state/kzc/exports``),
+named ``kzc-<view>-<YYYYmmdd-HHMMSS>.json``; the console shows the full path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+
+def export_dir() -> Path:
+    """Where exports are written."""
+    if env := os.environ.get("KZC_EXPORT_DIR"):
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kzc" / "exports"
+
+
+def export_path(view: str, now: float) -> Path:
+    """The file an export of ``view`` at ``now`` goes to (unique within the directory)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+    safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in view)[:60]
+    path = export_dir() / f"kzc-{safe}-{stamp}.json"
+    counter = 1
+    while path.exists():
+        counter += 1
+        path = export_dir() / f"kzc-{safe}-{stamp}-{counter}.json"
+    return path
+
+
+def write_export(path: Path, payload: dict[str, Any]) -> None:
+    """Write ``payload`` as indented JSON (blocking: call it from a worker).
+
+    Raises:
+        OSError: the directory or file cannot be written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(payload, indent=2, default=_default, ensure_ascii=False)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(text + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _default(value: object) -> object:
+    if isinstance(value, frozenset | set | tuple):
+        return sorted(value, key=str) if isinstance(value, frozenset | set) else list(value)
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)

@@ -1,0 +1,35 @@
+"""One screen per module; ``SCREEN_CLASSES`` lists every place bindings live, for the help screen."""
+
+from __future__ import annotations
+
+from textual.dom import DOMNode
+
+from tui.dialogs.jump import JumpDialog
+from tui.screens.base import KzcScreen
+from tui.screens.checks import ChecksScreen
+from tui.screens.cluster import ClusterScreen
+from tui.screens.create_topic import CreateTopicScreen
+from tui.screens.delete import DeleteScreen
+from tui.screens.expand import ExpandScreen
+from tui.screens.help import HelpScreen
+from tui.screens.topic_detail import TopicDetailScreen
+from tui.screens.topics import TopicsScreen
+from tui.screens.zk_browser import ZkBrowserScreen
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.virtual_table import VirtualTable
+
+SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
+    ("every screen", KzcScreen),
+    ("cluster", ClusterScreen),
+    ("topics", TopicsScreen),
+    ("topic detail", TopicDetailScreen),
+    ("zookeeper", ZkBrowserScreen),
+    ("create", CreateTopicScreen),
+    ("expand", ExpandScreen),
+    ("delete", DeleteScreen),
+    ("checks", ChecksScreen),
+    ("tables", VirtualTable),
+    ("filter bar", FilterBar),
+    ("help", HelpScreen),
+    ("jump dialog", JumpDialog),
+]

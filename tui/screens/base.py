@@ -1,0 +1,123 @@
+"""``KzcScreen``: the base of every full screen: status line and footer, the ``/`` filter and ``e`` export
+bindings, and the hook through which the app hands the screen each new view of the cluster.
+
+Screens that are not visible are not redrawn: the app refreshes only the active screen, and a screen
+that comes back (``ScreenResume``) catches up with the latest view once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar, cast
+
+from textual import on
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from core.console_view import ClusterView
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.virtual_table import VirtualTable
+
+if TYPE_CHECKING:
+    from tui.app import KzcApp
+
+
+class KzcScreen(Screen[None]):
+    """A full screen of the console."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "filter", "Filter", id="filter"),
+        Binding("e", "export", "Export", id="export"),
+    ]
+    VIEW_NAME: ClassVar[str] = "view"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown_view: ClusterView | None = None
+        self._filtered: VirtualTable | None = None
+
+    @property
+    def view_name(self) -> str:
+        """How exports of this screen are named."""
+        return self.VIEW_NAME
+
+    @property
+    def kzc(self) -> KzcApp:
+        """The console app."""
+        return cast("KzcApp", self.app)
+
+    # ---- live view -----------------------------------------------------------------------------------
+
+    def refresh_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Show ``view`` (called by the app while this screen is active)."""
+        if not self.is_mounted:
+            return  # pushed but not composed yet: it catches up when it is resumed
+        self._shown_view = view
+        self.show_view(view, prepared)
+
+    def prepare(self, view: ClusterView) -> object:
+        """Derive what ``show_view`` needs from ``view`` OFF the UI thread (called in the view worker);
+        must not touch widgets. ``None`` by default: ``show_view`` then derives it itself."""
+        return None
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Render the parts of ``view`` this screen shows (``prepared``: what ``prepare`` returned, or None);
+        screens override it."""
+
+    def on_screen_resume(self) -> None:
+        self.call_after_refresh(self._catch_up)
+
+    def _catch_up(self) -> None:
+        view = self.kzc.view
+        if view is not None and view is not self._shown_view and self.is_current:
+            self.refresh_view(view)
+
+    # ---- filter --------------------------------------------------------------------------------------
+
+    def filter_table(self) -> VirtualTable | None:
+        """The table ``/`` filters: the focused one, else the first on the screen."""
+        focused = self.focused
+        if isinstance(focused, VirtualTable):
+            return focused
+        tables = self.query(VirtualTable)
+        return tables.first() if tables else None
+
+    def action_filter(self) -> None:
+        """Open the filter bar."""
+        bars = self.query(FilterBar)
+        if bars:
+            self._filtered = self.filter_table()
+            bars.first().open()
+
+    @on(FilterBar.Changed)
+    def _filter_changed(self, event: FilterBar.Changed) -> None:
+        table = self._filtered or self.filter_table()
+        if table is None:
+            return
+        event.bar.show_problem(table.set_filter(event.text))
+        if event.closed:
+            table.focus()
+        self.filter_applied(table)
+
+    def filter_applied(self, table: VirtualTable) -> None:
+        """Called after the filter of ``table`` changed (e.g. to update a count)."""
+
+    # ---- export --------------------------------------------------------------------------------------
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """What ``e`` exports: by default the rows of the focused (or first) table."""
+        table = self.filter_table()
+        if table is None:
+            return None
+        return {
+            "columns": [c.key for c in table.columns],
+            "filter": table.filter_text or None,
+            "rows": table.export_rows(),
+        }
+
+    def action_export(self) -> None:
+        """Export what this screen shows to a JSON file."""
+        payload = self.export_payload()
+        if payload is None:
+            self.notify("nothing to export here", severity="warning")
+            return
+        self.kzc.export(self.view_name, payload)

@@ -1,0 +1,150 @@
+"""The checks screen: run the consistency checks (a progress bar per stage; the run belongs to the app, so
+the console stays usable and the run survives leaving this screen), findings grouped by severity and
+check, Enter jumps to the finding's topic or znode, ``e`` exports."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Label, ProgressBar
+
+from core.backend import CheckFinding, CheckProgress
+from tui.checks_run import ChecksRun
+from tui.screens.base import KzcScreen
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+FINDING_COLUMNS = (
+    Column("severity", "severity"),
+    Column("check", "check", max_width=34),
+    Column("topic", "topic", max_width=40),
+    Column("message", "finding", max_width=300),
+    Column("path", "znode", max_width=120),
+)
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
+def _grouped(progress: dict[str, CheckProgress]) -> dict[str, CheckProgress]:
+    """One bar per pipeline stage, and one for all the ``check <id>`` stages together."""
+    grouped: dict[str, CheckProgress] = {}
+    for stage, step in progress.items():
+        if not stage.startswith("check "):
+            grouped[stage] = step
+            continue
+        known = grouped.get("checks")
+        if known is None or step.done >= known.done:
+            grouped["checks"] = CheckProgress("checks", step.done, step.total, step.done >= step.total > 0)
+    return grouped
+
+
+def finding_rows(findings: tuple[CheckFinding, ...]) -> list[Row]:
+    """Findings grouped by severity, then check."""
+    ordered = sorted(findings, key=lambda f: (_RANK.get(f.severity, 3), f.check, f.topic or "", f.path or ""))
+    rows = []
+    for number, f in enumerate(ordered):
+        meanings = frozenset({f.severity}) if f.severity in ("error", "warning") else frozenset({"muted"})
+        cells = (f.severity, f.check, f.topic or "", f.message, f.path or "")
+        rows.append(Row(str(number), cells, meanings, cells, f))
+    return rows
+
+
+class ChecksScreen(KzcScreen):
+    """Consistency checks with live progress."""
+
+    VIEW_NAME = "checks"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "run('spark')", "Run (Spark)", id="run_checks"),
+        Binding("l", "run('local')", "Run locally", id="run_checks_local"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bars: dict[str, ProgressBar] = {}
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        yield FilterBar()
+        yield Label("r runs the consistency checks with Spark, l without (in this process)", id="checks-summary")
+        yield Vertical(id="stages")
+        yield VirtualTable(FINDING_COLUMNS, empty_text="no findings yet", id="findings")
+        yield Label("", id="finding-detail")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#findings").border_title = "Findings"
+        self.query_one("#findings", VirtualTable).focus()
+        self.show_run(self.kzc.checks)
+
+    def action_run(self, engine: str) -> None:
+        """Start a run with ``engine`` (unless one is running)."""
+        self.kzc.run_checks(engine)
+
+    def show_run(self, run: ChecksRun) -> None:
+        """Render the app's current run."""
+        if not self.is_mounted:
+            return  # on_mount renders it
+        stages = self.query_one("#stages", Vertical)
+        if not run.progress and self._bars:
+            stages.remove_children()
+            self._bars.clear()
+        for stage, progress in _grouped(run.progress).items():
+            bar = self._bars.get(stage)
+            if bar is None:
+                bar = self._bars[stage] = ProgressBar(total=None, show_eta=False)
+                stages.mount(Horizontal(Label(stage), bar, classes="stage"))
+            if progress.total:
+                bar.update(total=progress.total, progress=progress.done)
+            elif progress.finished:
+                bar.update(total=1, progress=1)
+        summary = self.query_one("#checks-summary", Label)
+        if run.error:
+            summary.update(f"checks failed: {run.error}")
+        elif run.running:
+            summary.update(f"running with {run.engine}… (the console stays usable; results appear here)")
+        elif run.report is not None:
+            report = run.report
+            counts = Counter(f.severity for f in report.findings)
+            per_check = Counter(f.check for f in report.findings)
+            top = ", ".join(f"{check} {n}" for check, n in per_check.most_common(4))
+            summary.update(
+                f"{len(report.findings)} findings: {counts['error']} errors, {counts['warning']} warnings, "
+                f"{counts['info']} info · {report.partitions:,} partitions · {report.engine} engine · "
+                f"{report.duration_s:.1f} s" + (f" · {top}" if top else "") + "".join(f" · {n}" for n in report.notes)
+            )
+            self.query_one("#findings", VirtualTable).set_rows(finding_rows(report.findings))
+
+    @on(VirtualTable.Highlighted, "#findings")
+    def _detail(self, event: VirtualTable.Highlighted) -> None:
+        finding = event.row.data if event.row is not None else None
+        text = f"{finding.message} ({finding.path})" if isinstance(finding, CheckFinding) else ""
+        self.query_one("#finding-detail", Label).update(text)
+
+    @on(VirtualTable.Selected, "#findings")
+    def _jump(self, event: VirtualTable.Selected) -> None:
+        finding: CheckFinding = event.row.data
+        view = self.kzc.view
+        if finding.topic and view is not None and finding.topic in view.snapshot.topics:
+            self.kzc.open_topic(finding.topic)
+        elif finding.path:
+            self.kzc.open_znode(finding.path)
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """Every finding of the last run."""
+        report = self.kzc.checks.report
+        if report is None:
+            return None
+        return {
+            "engine": report.engine,
+            "duration_s": report.duration_s,
+            "findings": [
+                {"severity": f.severity, "check": f.check, "topic": f.topic, "message": f.message, "path": f.path}
+                for f in report.findings
+            ],
+        }

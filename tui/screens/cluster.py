@@ -1,0 +1,221 @@
+"""The Cluster screen (the first one): controller, brokers, pending admin work, health counters and
+the live event log."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid, Horizontal, Vertical
+from textual.widgets import Label, Static
+
+from core.console_view import BrokerSummary, ClusterView, PendingItem
+from tui.screens.base import KzcScreen
+from tui.widgets.event_log import EventLog, LogLine, clock_text
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+BROKER_COLUMNS = (
+    Column("id", "id", align="right"),
+    Column("endpoints", "endpoints", max_width=48),
+    Column("rack", "rack"),
+    Column("registered", "since"),
+    Column("replicas", "replicas", align="right"),
+    Column("leaders", "leaders", align="right"),
+    Column("alive", "alive"),
+)
+PENDING_COLUMNS = (
+    Column("kind", "work"),
+    Column("subject", "what", max_width=40),
+    Column("age", "age", align="right"),
+    Column("stuck", "why stuck", max_width=200),
+)
+_COUNTERS = (
+    ("offline", "offline"),
+    ("under_replicated", "under-replicated"),
+    ("under_min_isr", "under min ISR"),
+    ("imbalance", "not preferred"),
+)
+
+
+def age_text(ms: int | None) -> str:
+    """A short age: ``45s``, ``12m``, ``3h``, ``2d``."""
+    if ms is None or ms < 0:
+        return "-"
+    seconds = ms // 1000
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+class ClusterScreen(KzcScreen):
+    """Controller, brokers, pending work, health and events."""
+
+    VIEW_NAME = "cluster"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("b", "focus_table('brokers')", "Brokers", id="focus_brokers"),
+        Binding("w", "focus_table('pending')", "Pending", id="focus_pending"),
+        Binding("v", "focus_table('events')", "Events", id="focus_events"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        yield FilterBar()
+        with Horizontal(id="cluster-top"):
+            with Vertical(id="controller-panel", classes="panel"):
+                yield Static("", id="controller-text")
+            with Grid(id="health-panel", classes="panel"):
+                for key, label in _COUNTERS:
+                    yield Label(f"{label} -", id=f"health-{key}", classes="counter")
+        yield Label("", id="health-totals")
+        yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
+        yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
+        yield EventLog(id="events")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#controller-panel").border_title = "Controller"
+        self.query_one("#health-panel").border_title = "Health"
+        self.query_one("#brokers").border_title = "Brokers"
+        self.query_one("#pending").border_title = "Pending admin work"
+        self.query_one("#events").border_title = "Events"
+        self.query_one("#brokers", VirtualTable).focus()
+        self.show_events()
+
+    def action_focus_table(self, widget_id: str) -> None:
+        """Focus one of the tables."""
+        self.query_one(f"#{widget_id}").focus()
+
+    # ---- rendering -----------------------------------------------------------------------------------
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Render the controller, health, brokers and pending work of ``view``."""
+        now = self.kzc.now_ms()
+        self._show_controller(view, now)
+        self._show_health(view)
+        self.query_one("#brokers", VirtualTable).set_rows([_broker_row(b, now) for b in view.brokers])
+        self.query_one("#pending", VirtualTable).set_rows([_pending_row(p, now) for p in view.pending])
+
+    def _show_controller(self, view: ClusterView, now: int) -> None:
+        c = view.controller
+        moves = self.kzc.controller_moves
+        if c.broker_id is None:
+            lines = [c.problem or "no controller", f"epoch {c.epoch if c.epoch is not None else '-'}"]
+        else:
+            kraft = " (KRaft, migrating)" if c.kraft else ""
+            since = f"{clock_text(c.since_ms)} ({age_text(now - c.since_ms)} ago)" if c.since_ms else "-"
+            lines = [f"broker {c.broker_id}{kraft} · epoch {c.epoch if c.epoch is not None else '-'}", f"since {since}"]
+        lines.append(f"moves seen this session: {moves}")
+        text = self.query_one("#controller-text", Static)
+        text.update("\n".join(lines))
+        self.query_one("#controller-panel").set_class(c.broker_id is None, "-offline")
+
+    def _show_health(self, view: ClusterView) -> None:
+        h = view.health
+        values = {
+            "offline": (h.offline, "offline"),
+            "under_replicated": (h.under_replicated, "under-replicated"),
+            "under_min_isr": (h.under_min_isr, "under-min-isr"),
+            "imbalance": (h.non_preferred_leaders, "non-preferred"),
+        }
+        for key, label in _COUNTERS:
+            count, meaning = values[key]
+            widget = self.query_one(f"#health-{key}", Label)
+            widget.update(f"{label} {count:,}")
+            widget.set_class(count > 0, f"-{meaning}")
+        totals = f"{h.topics:,} topics · {h.partitions:,} partitions · {len(view.brokers)} brokers"
+        totals += f" · leader imbalance {h.leader_imbalance_percent:.1f}%"
+        if h.unreadable_znodes:
+            totals += f" · {h.unreadable_znodes} unreadable znodes"
+        totals_label = self.query_one("#health-totals", Label)
+        totals_label.update(totals)
+        totals_label.set_class(h.unreadable_znodes > 0, "-unreadable")
+
+    def show_events(self) -> None:
+        """Show the app's event log (called when events arrive while this screen is active)."""
+        if self.is_mounted:
+            self.query_one("#events", EventLog).show_lines(self.kzc.event_lines)
+
+    # ---- jumps ---------------------------------------------------------------------------------------
+
+    @on(VirtualTable.Selected, "#pending, #events")
+    def _jump(self, event: VirtualTable.Selected) -> None:
+        data = event.row.data
+        topic = getattr(data, "topic", None)
+        path = getattr(data, "path", None)
+        if topic and topic in (self.kzc.view.snapshot.topics if self.kzc.view else {}):
+            self.kzc.open_topic(topic)
+        elif path:
+            self.kzc.open_znode(path)
+
+    @on(VirtualTable.Selected, "#brokers")
+    def _broker_selected(self, event: VirtualTable.Selected) -> None:
+        self.kzc.open_znode(f"/brokers/ids/{event.row.key}")
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """The whole cluster view: controller, health, brokers, pending work and events."""
+        view = self.kzc.view
+        if view is None:
+            return None
+        h = view.health
+        return {
+            "controller": {
+                "broker_id": view.controller.broker_id,
+                "epoch": view.controller.epoch,
+                "since_ms": view.controller.since_ms,
+                "moves_seen": self.kzc.controller_moves,
+            },
+            "health": {
+                "topics": h.topics,
+                "partitions": h.partitions,
+                "offline": h.offline,
+                "under_replicated": h.under_replicated,
+                "under_min_isr": h.under_min_isr,
+                "non_preferred_leaders": h.non_preferred_leaders,
+                "unreadable_znodes": h.unreadable_znodes,
+            },
+            "brokers": self.query_one("#brokers", VirtualTable).export_rows(),
+            "pending": self.query_one("#pending", VirtualTable).export_rows(),
+            "events": [{"time_ms": line.at_ms, "event": line.text} for line in self.kzc.event_lines],
+            "exported_at_ms": int(time.time() * 1000),
+        }
+
+
+def _broker_row(b: BrokerSummary, now: int) -> Row:
+    meanings = frozenset() if b.alive else frozenset({"dead"})
+    if b.problem:
+        meanings = meanings | {"unreadable"}
+    since = age_text(now - b.registered_ms) if b.registered_ms else "-"
+    endpoints = ", ".join(e.split("://", 1)[-1] for e in b.endpoints) or (b.problem or "-")
+    cells = (
+        str(b.id),
+        endpoints,
+        b.rack or "-",
+        since,
+        f"{b.replicas:,}",
+        f"{b.leaders:,}",
+        "yes" if b.alive else "NO",
+    )
+    values = (b.id, list(b.endpoints), b.rack, b.registered_ms, b.replicas, b.leaders, b.alive)
+    return Row(str(b.id), cells, meanings, values, b)
+
+
+def _pending_row(p: PendingItem, now: int) -> Row:
+    meanings = frozenset({"pending-deletion"} if p.kind == "deletion" else set())
+    if p.stuck:
+        meanings = meanings | {"warning"}
+    age = age_text(now - p.since_ms) if p.since_ms else "-"
+    cells = (p.kind, p.subject, age, p.stuck or "progressing")
+    values = (p.kind, p.subject, p.since_ms, p.stuck)
+    return Row(f"{p.kind}:{p.subject}", cells, meanings, values, p)
+
+
+def log_line_for(line: LogLine) -> str:
+    """The event log line as the user reads it."""
+    return f"{clock_text(line.at_ms)} {line.text}"

@@ -1,0 +1,294 @@
+"""The create-topic screen: the form (name checked as you type with Kafka's rules and messages, partitions,
+replication factor, rack-aware, optional manual assignment, configs) beside the preview of exactly what
+will be written; ``ctrl+r`` reshuffles (a new random start), ``ctrl+d`` shows the dry-run, ``ctrl+s``
+writes exactly the preview and then follows the partitions coming online."""
+
+from __future__ import annotations
+
+import random
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Checkbox, Input, Label, Static
+
+from core.backend import CreatePlan, CreateRequest, PlannedWrite, Unsubscribe
+from core.cluster_snapshot import TopicEntry
+from core.console_view import ClusterView
+from core.errors import KzcError
+from core.kafka_znodes import PartitionState
+from core.topic_names import collisions, name_problem
+from tui.messages import TopicEntryChanged
+from tui.screens.base import KzcScreen
+from tui.widgets.assignment_preview import AssignmentPreviewView
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.virtual_table import VirtualTable
+
+
+def dry_run_text(writes: tuple[PlannedWrite, ...], warnings: tuple[str, ...] = ()) -> str:
+    """What a plan would write, one znode per paragraph."""
+    lines = ["DRY RUN: nothing is written. These znodes would be written in one ZooKeeper multi-op:"]
+    for write in writes:
+        version = f" (if version is {write.expected_version})" if write.expected_version is not None else ""
+        lines.append(f"{write.op} {write.path}{version}")
+        if write.data:
+            lines.append(f"    {write.data}")
+    lines += warnings
+    return "\n".join(lines)
+
+
+class CreateTopicScreen(KzcScreen):
+    """Create one topic from a previewed assignment."""
+
+    VIEW_NAME = "create-topic"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+r", "reshuffle", "Reshuffle", priority=True, id="reshuffle"),
+        Binding("ctrl+d", "dry_run", "Dry run", priority=True, id="dry_run"),
+        Binding("ctrl+s", "submit", "Create", priority=True, id="submit"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        # None: Kafka's draws are seeded from the topic name, as ``kzc topic create`` does, so the console and
+        # the command line preview the same assignment; a reshuffle picks a random seed.
+        self._seed: int | None = None
+        self._plan: CreatePlan | None = None
+        self._created: str | None = None
+        self._unfollow: Unsubscribe | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        with Horizontal(id="form-body"):
+            with Vertical(id="form"):
+                yield from _field("topic name", Input(placeholder="orders.v2", id="name"))
+                yield Label("", id="name-problem", classes="problem")
+                with Horizontal(classes="field"):
+                    yield Label("partitions")
+                    yield Input("6", type="integer", id="partitions", classes="number")
+                    yield Label("replication", classes="inline")
+                    yield Input("3", type="integer", id="rf", classes="number")
+                    yield Checkbox("rack-aware", True, id="rack")
+                yield from _field("manual assign", Input(placeholder="optional: 1:2:3,2:3:1", id="manual"))
+                yield from _field("configs", Input(placeholder="optional: retention.ms=86400000,...", id="configs"))
+                yield Label("", id="warnings", classes="warning")
+                yield Label("", id="plan-problem", classes="problem")
+                yield Label("", id="phase")
+            with Vertical(id="preview"):
+                yield AssignmentPreviewView()
+                yield Static("", id="dry-run", markup=False)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        for field in self.query(Input):
+            field.cursor_blink = False  # a blinking cursor is a frame every half second over SSH
+        self.query_one("#form").border_title = "New topic"
+        self.query_one("#name", Input).focus()
+        self._replan()
+
+    def on_unmount(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Once created, the form is done: only navigation stays."""
+        if action in ("reshuffle", "dry_run", "submit"):
+            return self._created is None and not self.kzc.read_only
+        return True
+
+    # ---- form → plan ---------------------------------------------------------------------------------
+
+    def _request(self) -> CreateRequest:
+        # Imported here: topic_plans pulls the brokers' client in, which the console needs only when creating.
+        from core.backend_plans import parse_configs
+        from core.topic_plans import start_seed
+
+        def number(widget_id: str) -> int:
+            text = self.query_one(f"#{widget_id}", Input).value.strip()
+            return int(text) if text.lstrip("-").isdigit() else 0
+
+        topic = self.query_one("#name", Input).value.strip()
+        return CreateRequest(
+            topic=topic,
+            partitions=number("partitions"),
+            replication_factor=number("rf"),
+            rack_aware=self.query_one("#rack", Checkbox).value,
+            manual_assignment=self.query_one("#manual", Input).value.strip() or None,
+            configs=parse_configs(self.query_one("#configs", Input).value),
+            seed=self._seed if self._seed is not None else start_seed(topic),
+        )
+
+    @on(Input.Changed)
+    @on(Checkbox.Changed)
+    def _form_changed(self) -> None:
+        if self._created is None:
+            self._show_name_problem()
+            self._replan()
+
+    def _show_name_problem(self) -> None:
+        name = self.query_one("#name", Input).value.strip()
+        problem = name_problem(name) if name else None
+        view = self.kzc.view
+        if problem is None and name and view is not None:
+            if name in view.snapshot.topics:
+                problem = f"Topic '{name}' already exists."
+            elif clash := collisions(name, list(view.snapshot.topics)):
+                problem = f"Topic '{name}' collides with existing topics: {', '.join(clash)}"
+        self.query_one("#name-problem", Label).update(problem or "")
+        self.query_one("#name", Input).set_class(problem is not None, "-invalid")
+
+    def _replan(self) -> None:
+        try:
+            request = self._request()
+        except KzcError as exc:
+            self._show_plan(None, str(exc))
+            return
+        self.plan(request)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
+    def plan(self, request: CreateRequest) -> None:
+        """Check the request and compute the preview (worker thread)."""
+        if not request.topic:
+            self.app.call_from_thread(self._preview_only, request)
+            return
+        try:
+            plan = self.kzc.backend.plan_create(request)
+        except KzcError as exc:
+            self.app.call_from_thread(self._show_plan, None, str(exc))
+            return
+        self.app.call_from_thread(self._show_plan, plan, None)
+
+    def _preview_only(self, request: CreateRequest) -> None:
+        """No name yet: preview the assignment under a placeholder name so the grid is never empty."""
+        self.plan(
+            CreateRequest(
+                "preview-placeholder",
+                request.partitions,
+                request.replication_factor,
+                request.rack_aware,
+                request.manual_assignment,
+                request.configs,
+                request.seed,
+            )
+        )
+
+    def _show_plan(self, plan: CreatePlan | None, problem: str | None) -> None:
+        placeholder = plan is not None and plan.request.topic == "preview-placeholder"
+        self._plan = None if placeholder else plan
+        blocked = plan.blocked if plan is not None and not placeholder else None
+        self.query_one("#plan-problem", Label).update("" if placeholder else problem or blocked or "")
+        warnings = plan.warnings if plan is not None and not placeholder else ()
+        self.query_one("#warnings", Label).update("\n".join(warnings))
+        note = "type a topic name to create it" if placeholder else ""
+        self.query_one(AssignmentPreviewView).show(plan.preview if plan else None, note or (problem or ""))
+        self.query_one("#dry-run", Static).remove_class("-shown")
+
+    # ---- actions -------------------------------------------------------------------------------------
+
+    def action_reshuffle(self) -> None:
+        """A new random start for Kafka's algorithm."""
+        self._seed = random.randrange(2**31)
+        self._replan()
+
+    def action_dry_run(self) -> None:
+        """Show the exact znode writes, without writing."""
+        if self._plan is None:
+            self.notify("nothing to dry-run: fix the form first", severity="warning")
+            return
+        dry = self.query_one("#dry-run", Static)
+        dry.update(dry_run_text(self._plan.writes, self._plan.warnings))
+        dry.add_class("-shown")
+
+    def action_submit(self) -> None:
+        """Write exactly the preview."""
+        if self._plan is None:
+            self.notify("nothing to create: fix the form first", severity="warning")
+            return
+        self.apply(self._plan)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
+    def apply(self, plan: CreatePlan) -> None:
+        """Create the topic (worker thread)."""
+        try:
+            self.kzc.backend.apply_create(plan)
+        except KzcError as exc:
+            self.app.call_from_thread(self._apply_failed, str(exc))
+            return
+        self.app.call_from_thread(self._applied, plan)
+
+    def _apply_failed(self, reason: str) -> None:
+        self.query_one("#plan-problem", Label).update(reason)
+        phase = self.query_one("#phase", Label)
+        phase.update("not created")
+        phase.add_class("-error")
+
+    def _applied(self, plan: CreatePlan) -> None:
+        self._created = plan.request.topic
+        for widget in self.query(Input):
+            widget.disabled = True
+        self.query_one("#rack", Checkbox).disabled = True
+        self.query_one("#phase", Label).update(f"created {self._created}: waiting for the controller…")
+        self.refresh_bindings()
+        self.query_one("#preview-grid", VirtualTable).focus()
+        self.follow(self._created)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
+    def follow(self, topic: str) -> None:
+        """Follow the new topic's partitions (worker thread; the callback only posts)."""
+
+        def changed(entry: TopicEntry | None) -> None:
+            self.post_message(TopicEntryChanged(topic, entry))
+
+        self._unfollow = self.kzc.backend.follow_topic(topic, changed)
+
+    @on(TopicEntryChanged)
+    def _progress(self, message: TopicEntryChanged) -> None:
+        if message.topic != self._created or message.entry is None:
+            return
+        entry: TopicEntry = message.entry
+        total = len(entry.partition_ids)
+        online = sum(1 for s in entry.states.values() if isinstance(s, PartitionState) and s.leader >= 0)
+        phase = self.query_one("#phase", Label)
+        if total and online == total:
+            phase.update(f"done: {self._created} created, all {total} partitions online (Enter on the grid: detail)")
+            phase.add_class("-done")
+        else:
+            phase.update(f"created {self._created}: {online} of {total} partitions online…")
+
+    @on(VirtualTable.Selected, "#preview-grid")
+    def _open_created(self) -> None:
+        if self._created is not None:
+            self.kzc.open_topic(self._created)
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Brokers may come and go: keep the name check current."""
+        if self._created is None:
+            self._show_name_problem()
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """The plan as previewed."""
+        plan = self._plan
+        if plan is None:
+            return None
+        return {
+            "request": {
+                "topic": plan.request.topic,
+                "partitions": plan.request.partitions,
+                "replication_factor": plan.request.replication_factor,
+                "rack_aware": plan.request.rack_aware,
+                "manual_assignment": plan.request.manual_assignment,
+                "configs": dict(plan.request.configs),
+                "seed": plan.request.seed,
+            },
+            "assignment": {str(p): list(r) for p, r in plan.preview.assignment},
+            "writes": [{"op": w.op, "path": w.path, "data": w.data} for w in plan.writes],
+            "warnings": list(plan.warnings),
+        }
+
+
+def _field(label: str, widget: Any) -> ComposeResult:
+    with Horizontal(classes="field"):
+        yield Label(label)
+        yield widget

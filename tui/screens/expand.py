@@ -1,0 +1,159 @@
+"""The add-partitions screen: the new total (or a manual assignment), and the same preview as create with
+the existing partitions dimmed and the metrics before and after; ``ctrl+s`` writes exactly the preview
+(version-checked against the topic znode it was computed from)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Input, Label, Static
+
+from core.backend import ExpandPlan, ExpandRequest
+from core.console_view import ClusterView
+from core.errors import KzcError
+from tui.screens.base import KzcScreen
+from tui.screens.create_topic import _field, dry_run_text
+from tui.widgets.assignment_preview import AssignmentPreviewView
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+
+
+class ExpandScreen(KzcScreen):
+    """Add partitions to one topic."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+d", "dry_run", "Dry run", priority=True, id="dry_run"),
+        Binding("ctrl+s", "submit", "Add partitions", priority=True, id="submit"),
+    ]
+
+    def __init__(self, topic: str) -> None:
+        super().__init__()
+        self.topic = topic
+        self._plan: ExpandPlan | None = None
+        self._done = False
+
+    @property
+    def view_name(self) -> str:
+        """Exports are named after the topic."""
+        return f"expand-{self.topic}"
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        with Horizontal(id="form-body"):
+            with Vertical(id="form"):
+                yield Label(f"topic {self.topic}", id="expand-topic")
+                yield from _field("partitions", Input(type="integer", id="partitions"))
+                yield from _field(
+                    "manual assign", Input(placeholder="optional: all partitions, 1:2,2:3,...", id="manual")
+                )
+                yield Label("", id="plan-problem", classes="problem")
+                yield Label("", id="phase")
+            with Vertical(id="preview"):
+                yield AssignmentPreviewView()
+                yield Static("", id="dry-run", markup=False)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        for field in self.query(Input):
+            field.cursor_blink = False  # a blinking cursor is a frame every half second over SSH
+        self.query_one("#form").border_title = "Add partitions"
+        view = self.kzc.view
+        entry = view.snapshot.topics.get(self.topic) if view is not None else None
+        current = len(entry.partition_ids) if entry is not None else 0
+        self.query_one("#partitions", Input).value = str(current + 1 if current else 1)
+        self.query_one("#partitions", Input).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Done or read-only: no more writes."""
+        if action in ("dry_run", "submit"):
+            return not self._done and not self.kzc.read_only
+        return True
+
+    @on(Input.Changed)
+    def _changed(self) -> None:
+        if self._done:
+            return
+        text = self.query_one("#partitions", Input).value.strip()
+        total = int(text) if text.isdigit() else 0
+        manual = self.query_one("#manual", Input).value.strip() or None
+        self.plan(ExpandRequest(self.topic, total, manual))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
+    def plan(self, request: ExpandRequest) -> None:
+        """Check and compute the new partitions (worker thread)."""
+        try:
+            plan = self.kzc.backend.plan_expand(request)
+        except KzcError as exc:
+            self.app.call_from_thread(self._show, None, str(exc))
+            return
+        self.app.call_from_thread(self._show, plan, None)
+
+    def _show(self, plan: ExpandPlan | None, problem: str | None) -> None:
+        self._plan = plan
+        self.query_one("#plan-problem", Label).update(problem or "")
+        self.query_one(AssignmentPreviewView).show(plan.preview if plan else None, problem or "")
+        self.query_one("#dry-run", Static).remove_class("-shown")
+
+    def action_dry_run(self) -> None:
+        """Show the exact write without writing."""
+        if self._plan is None:
+            self.notify("nothing to dry-run: fix the form first", severity="warning")
+            return
+        dry = self.query_one("#dry-run", Static)
+        dry.update(dry_run_text(self._plan.writes, self._plan.warnings))
+        dry.add_class("-shown")
+
+    def action_submit(self) -> None:
+        """Write exactly the preview."""
+        if self._plan is None:
+            self.notify("nothing to add: fix the form first", severity="warning")
+            return
+        self.apply(self._plan)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
+    def apply(self, plan: ExpandPlan) -> None:
+        """Write the topic znode (worker thread)."""
+        try:
+            self.kzc.backend.apply_expand(plan)
+        except KzcError as exc:
+            self.app.call_from_thread(self._phase, str(exc), "-error")
+            return
+        self._done = True
+        self.app.call_from_thread(
+            self._phase,
+            f"written: {self.topic} now has {plan.request.partitions} "
+            "partitions; the controller brings the new ones online",
+            "-done",
+        )
+
+    def _phase(self, text: str, css_class: str) -> None:
+        phase = self.query_one("#phase", Label)
+        phase.update(text)
+        phase.set_classes(css_class)
+        self.refresh_bindings()
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Keep the preview honest when the topic changes under us."""
+        if not self._done and self._plan is not None:
+            entry = view.snapshot.topics.get(self.topic)
+            if entry is not None and entry.times.version != self._plan.writes[0].expected_version:
+                self._changed()
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """The plan as previewed."""
+        plan = self._plan
+        if plan is None:
+            return None
+        return {
+            "topic": self.topic,
+            "partitions": plan.request.partitions,
+            "new_assignment": {str(p): list(r) for p, r in plan.preview.assignment},
+            "writes": [
+                {"op": w.op, "path": w.path, "data": w.data, "expected_version": w.expected_version}
+                for w in plan.writes
+            ],
+        }

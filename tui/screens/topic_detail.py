@@ -1,0 +1,242 @@
+"""The topic detail screen: every partition (leader, epoch, replicas, ISR, preferred leader, health,
+``acks=all``, offsets when the brokers are reachable) and the topic's config overrides, live."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Label
+
+from core.backend import PartitionOffsets, Unsubscribe
+from core.cluster_snapshot import TopicEntry
+from core.console_view import ClusterView, PartitionRow, partition_rows, topic_configs
+from core.errors import KzcError
+from core.kafka_znodes import TopicAssignment, Unreadable
+from tui.messages import TopicEntryChanged
+from tui.screens.base import KzcScreen
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+PARTITION_COLUMNS = (
+    Column("partition", "p", align="right"),
+    Column("leader", "leader", align="right"),
+    Column("leader_epoch", "epoch", align="right"),
+    Column("replicas", "replicas"),
+    Column("isr", "isr"),
+    Column("preferred_leader", "pref", align="right"),
+    Column("health", "health"),
+    Column("accepts_acks_all", "acks=all"),
+    Column("log_start", "log start", align="right"),
+    Column("high_watermark", "high wm", align="right"),
+    Column("note", "note", max_width=200),
+)
+CONFIG_COLUMNS = (Column("key", "config override", max_width=50), Column("value", "value", max_width=200))
+OFFSETS_EVERY_S = 5.0
+
+
+def _ids(values: tuple[int, ...]) -> str:
+    return ",".join(map(str, values))
+
+
+def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None) -> Row:
+    """The table row of one partition."""
+    start = offsets.log_start if offsets else None
+    end = offsets.high_watermark if offsets else None
+    cells = (
+        str(p.partition),
+        "-" if p.leader is None else str(p.leader),
+        "-" if p.leader_epoch is None else str(p.leader_epoch),
+        _ids(p.replicas),
+        _ids(p.isr),
+        "-" if p.preferred_leader is None else str(p.preferred_leader),
+        p.health,
+        "yes" if p.accepts_acks_all else "NO",
+        "" if start is None else f"{start:,}",
+        "" if end is None else f"{end:,}",
+        p.note,
+    )
+    values = (
+        p.partition,
+        p.leader,
+        p.leader_epoch,
+        list(p.replicas),
+        list(p.isr),
+        p.preferred_leader,
+        p.health,
+        p.accepts_acks_all,
+        start,
+        end,
+        p.note,
+    )
+    return Row(str(p.partition), cells, p.flags, values, p)
+
+
+class TopicDetailScreen(KzcScreen):
+    """One topic, followed live."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus", "expand", "Add partitions", id="expand_topic"),
+        Binding("d", "delete", "Delete", id="delete_topic"),
+        Binding("z", "znode", "Znode", id="open_znode"),
+        Binding("r", "offsets", "Offsets", id="refresh_offsets"),
+        Binding("tab", "app.focus_next", "Next pane", show=False, id="next_pane"),
+    ]
+
+    def __init__(self, topic: str) -> None:
+        super().__init__()
+        self.topic = topic
+        self._entry: TopicEntry | None = None
+        self._offsets: dict[int, PartitionOffsets] = {}
+        self._unfollow: Unsubscribe | None = None
+
+    @property
+    def view_name(self) -> str:
+        """Exports are named after the topic."""
+        return f"topic-{self.topic}"
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        yield FilterBar()
+        yield Label(f"topic {self.topic}", id="topic-summary")
+        yield VirtualTable(PARTITION_COLUMNS, empty_text="no partitions", id="partitions")
+        yield VirtualTable(CONFIG_COLUMNS, empty_text="no config overrides (broker defaults apply)", id="configs")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#partitions").border_title = "Partitions"
+        self.query_one("#configs").border_title = "Configs"
+        self.query_one("#partitions", VirtualTable).focus()
+        self.follow()
+        self.action_offsets()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only hides every mutation."""
+        return not (action in ("expand", "delete") and self.kzc.read_only)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
+    def follow(self) -> None:
+        """Subscribe to the topic's changes (the callback runs on a backend thread and only posts)."""
+
+        def changed(entry: TopicEntry | None) -> None:
+            self.post_message(TopicEntryChanged(self.topic, entry))
+
+        self._unfollow = self.kzc.backend.follow_topic(self.topic, changed)
+
+    def on_unmount(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+
+    @on(TopicEntryChanged)
+    def _entry_changed(self, message: TopicEntryChanged) -> None:
+        self._entry = message.entry
+        if self.kzc.view is not None:
+            self._draw(self.kzc.view)
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Brokers or cluster defaults may change health too: re-render with the latest entry."""
+        if self._entry is None:
+            self._entry = view.snapshot.topics.get(self.topic)
+        self._draw(view)
+
+    def _draw(self, view: ClusterView) -> None:
+        entry = self._entry
+        summary = self.query_one("#topic-summary", Label)
+        if entry is None:
+            pending = self.topic in view.snapshot.deletion_markers
+            summary.update(f"topic {self.topic} does not exist" + (" (deletion marker left)" if pending else ""))
+            summary.add_class("-offline")
+            self.query_one("#partitions", VirtualTable).set_rows([])
+            return
+        rows = partition_rows(view.snapshot, entry)
+        self.query_one("#partitions", VirtualTable).set_rows(
+            [partition_table_row(p, self._offsets.get(p.partition)) for p in rows]
+        )
+        self.query_one("#configs", VirtualTable).set_rows([Row(k, (k, v)) for k, v in topic_configs(entry)])
+        summary.update(self._summary_text(entry, rows, view))
+        summary.set_class(any("offline" in r.flags for r in rows), "-offline")
+
+    def _summary_text(self, entry: TopicEntry, rows: list[PartitionRow], view: ClusterView) -> str:
+        parts = [f"topic {self.topic}"]
+        assignment = entry.assignment
+        if isinstance(assignment, Unreadable):
+            parts.append(f"assignment unreadable: {assignment.reason}")
+        elif isinstance(assignment, TopicAssignment):
+            rf = len(assignment.partitions[0][1]) if assignment.partitions else 0
+            parts.append(f"{assignment.partition_count} partitions · rf {rf}")
+            if assignment.topic_id:
+                parts.append(f"id {assignment.topic_id}")
+        offline = sum(1 for r in rows if "offline" in r.flags)
+        urp = sum(1 for r in rows if "under-replicated" in r.flags)
+        no_acks = sum(1 for r in rows if not r.accepts_acks_all)
+        if offline:
+            parts.append(f"{offline} offline")
+        if urp:
+            parts.append(f"{urp} under-replicated")
+        if no_acks:
+            parts.append(f"{no_acks} refuse acks=all")
+        if self.topic in view.snapshot.deletion_markers:
+            parts.append("QUEUED FOR DELETION")
+        return " · ".join(parts)
+
+    # ---- offsets -------------------------------------------------------------------------------------
+
+    def action_offsets(self) -> None:
+        """Fetch log-start and high-watermark offsets from the brokers (if configured)."""
+        self.fetch_offsets()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="offsets")
+    def fetch_offsets(self) -> None:
+        """Ask the brokers (worker thread); reschedules itself only after it finished."""
+        try:
+            offsets = self.kzc.backend.offsets(self.topic)
+        except KzcError as exc:
+            self.app.call_from_thread(self._offsets_failed, str(exc))
+            return
+        if offsets is None:
+            return
+        self.app.call_from_thread(self._offsets_arrived, dict(offsets))
+
+    def _offsets_arrived(self, offsets: dict[int, PartitionOffsets]) -> None:
+        self._offsets = offsets
+        if self.kzc.view is not None and self.is_current:
+            self._draw(self.kzc.view)
+        self.set_timer(OFFSETS_EVERY_S, self._next_offsets)
+
+    def _offsets_failed(self, reason: str) -> None:
+        self.notify(f"offsets unavailable: {reason}", severity="warning", timeout=4)
+        self.set_timer(OFFSETS_EVERY_S * 3, self._next_offsets)
+
+    def _next_offsets(self) -> None:
+        if self.is_current:
+            self.fetch_offsets()
+
+    # ---- actions -------------------------------------------------------------------------------------
+
+    def action_expand(self) -> None:
+        """Add partitions to this topic."""
+        self.kzc.open_expand(self.topic)
+
+    def action_delete(self) -> None:
+        """Delete this topic."""
+        self.kzc.open_delete(topics=(self.topic,))
+
+    def action_znode(self) -> None:
+        """Open the topic's znode in the ZooKeeper browser."""
+        self.kzc.open_znode(f"/brokers/topics/{self.topic}")
+
+    @on(VirtualTable.Selected, "#partitions")
+    def _partition_znode(self, event: VirtualTable.Selected) -> None:
+        self.kzc.open_znode(f"/brokers/topics/{self.topic}/partitions/{event.row.key}/state")
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """Partitions and configs of the topic."""
+        return {
+            "topic": self.topic,
+            "partitions": self.query_one("#partitions", VirtualTable).export_rows(),
+            "configs": dict(topic_configs(self._entry)) if self._entry else {},
+        }

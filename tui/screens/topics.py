@@ -1,0 +1,191 @@
+"""The Topics screen: every topic with its health, filterable (``/``), sortable, markable for deletion."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+
+from core.console_view import ClusterView, TopicSummary
+from tui.screens.base import KzcScreen
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.text_line import TextLine
+from tui.widgets.virtual_table import Column, Row, VirtualTable, measure_widths
+
+TOPIC_COLUMNS = (
+    Column("name", "topic", max_width=80),
+    Column("partitions", "parts", align="right"),
+    Column("replication_factor", "rf", align="right"),
+    Column("under_replicated", "urp", align="right"),
+    Column("offline", "offline", align="right"),
+    Column("under_min_isr", "<minisr", align="right"),
+    Column("pending_deletion", "deleting"),
+    Column("config_overrides", "cfg", align="right"),
+    Column("health", "health"),
+)
+
+
+_HEALTH = {"offline": "OFFLINE", "under-min-isr": "<MIN-ISR", "under-replicated": "URP", "reassigning": "moving"}
+
+
+def topic_row(t: TopicSummary) -> Row:
+    """The table row of one topic."""
+    flags = t.flags
+    health = "UNREADABLE" if t.problem else next((_HEALTH[f] for f in _HEALTH if f in flags), "ok")
+    cells = (
+        t.name,
+        f"{t.partitions:,}",
+        "?" if t.replication_factor is None else str(t.replication_factor),
+        str(t.under_replicated) if t.under_replicated else "",
+        str(t.offline) if t.offline else "",
+        str(t.under_min_isr) if t.under_min_isr else "",
+        "yes" if t.pending_deletion else "",
+        str(t.config_overrides) if t.config_overrides else "",
+        health,
+    )
+    values = (
+        t.name,
+        t.partitions,
+        t.replication_factor,
+        t.under_replicated,
+        t.offline,
+        t.under_min_isr,
+        t.pending_deletion,
+        t.config_overrides,
+        health,
+    )
+    return Row(t.name, cells, flags, values, t)
+
+
+@dataclass(frozen=True)
+class TopicRows:
+    """The topics table's content, derived off the UI thread."""
+
+    rows: list[Row]
+    widths: list[int]
+    search: list[str]
+
+
+class TopicRowCache:
+    """Rows of unchanged topics are reused across refreshes (a summary is a small frozen value).
+    Used from the view worker and, when a screen comes back, from the UI thread: a lock keeps it whole."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[TopicSummary, Row, str]] = {}
+        self._lock = threading.Lock()
+
+    def derive(self, view: ClusterView) -> TopicRows:
+        """The rows, widths and search texts of ``view``'s topics."""
+        with self._lock:
+            cache = self._rows
+            fresh: dict[str, tuple[TopicSummary, Row, str]] = {}
+            rows: list[Row] = []
+            search: list[str] = []
+            for summary in view.topics:
+                hit = cache.get(summary.name)
+                if hit is None or (hit[0] is not summary and hit[0] != summary):
+                    row = topic_row(summary)
+                    hit = (summary, row, " ".join(row.cells))
+                fresh[summary.name] = hit
+                rows.append(hit[1])
+                search.append(hit[2])
+            self._rows = fresh
+        return TopicRows(rows, measure_widths(TOPIC_COLUMNS, rows), search)
+
+
+class TopicsScreen(KzcScreen):
+    """All topics, live."""
+
+    VIEW_NAME = "topics"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "create", "New topic", id="create_topic"),
+        Binding("plus", "expand", "Add partitions", id="expand_topic"),
+        Binding("d", "delete", "Delete", id="delete_topic"),
+        Binding("D", "delete_matching", "Delete matching", id="delete_matching", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._rows = TopicRowCache()
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        with Horizontal(id="topics-head"):
+            yield FilterBar(pinned=True)
+            yield TextLine(id="topics-count")
+        yield VirtualTable(TOPIC_COLUMNS, empty_text="no topics", markable=True, id="topics")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#topics", VirtualTable).focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Read-only hides every mutation."""
+        return not (action in ("create", "expand", "delete", "delete_matching") and self.kzc.read_only)
+
+    def prepare(self, view: ClusterView) -> TopicRows:
+        """Rows, widths and search texts, derived in the view worker."""
+        return self._rows.derive(view)
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Show every topic of ``view``."""
+        content = prepared if isinstance(prepared, TopicRows) else self._rows.derive(view)
+        table = self.query_one("#topics", VirtualTable)
+        table.set_rows(content.rows, widths=content.widths, search=content.search)
+        self.filter_applied(table)
+
+    def filter_applied(self, table: VirtualTable) -> None:
+        """Update the count line."""
+        shown, total = table.row_count, table.total_count
+        marked = len(table.marked_keys)
+        text = f"{shown:,} of {total:,} topics" if table.filter_text else f"{total:,} topics"
+        if table.filter_text:
+            text += f" matching /{table.filter_text}/"
+        if marked:
+            text += f" · {marked} marked (space)"
+        if table.sort_description:
+            text += f" · sorted by {table.sort_description}"
+        self.query_one("#topics-count", TextLine).show(text)
+
+    @on(VirtualTable.Selected, "#topics")
+    def _open(self, event: VirtualTable.Selected) -> None:
+        self.kzc.open_topic(event.row.key)
+
+    @on(VirtualTable.Highlighted, "#topics")
+    def _moved(self, event: VirtualTable.Highlighted) -> None:
+        self.filter_applied(event.table)
+
+    def _table(self) -> VirtualTable:
+        return self.query_one("#topics", VirtualTable)
+
+    def action_create(self) -> None:
+        """Open the create form."""
+        self.kzc.open_create()
+
+    def action_expand(self) -> None:
+        """Add partitions to the topic under the cursor."""
+        key = self._table().current_key
+        if key is not None:
+            self.kzc.open_expand(key)
+
+    def action_delete(self) -> None:
+        """Delete the marked topics, or the one under the cursor."""
+        table = self._table()
+        names = table.marked_keys or ([table.current_key] if table.current_key else [])
+        if names:
+            self.kzc.open_delete(topics=tuple(names))
+
+    def action_delete_matching(self) -> None:
+        """Delete every topic matching the filter regex."""
+        regex = self._table().filter_text
+        if not regex:
+            self.notify("set a filter with / first: D deletes every topic matching it", severity="warning")
+            return
+        self.kzc.open_delete(regex=regex)
