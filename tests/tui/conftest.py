@@ -1,10 +1,6 @@
-"""Fixtures of the console tests: a small recorded cluster, a frozen clock and time zone, an app factory, and
-the sandbox with retries.
+"""Fixtures of the console tests: a small recorded cluster, a frozen clock and time zone, and an app factory.
 
-``sandbox`` overrides the suite-wide fixture for these tests only: on this shared 2-core machine ZooKeeper
-sometimes takes longer to start than ``Sandbox.up`` waits for (its kazoo client times out and the error
-escapes as ``KazooTimeoutError``), so a failed start is retried in a fresh directory, up to 3 times. The
-tests still never skip: three failed starts fail them.
+The live tests use the suite-wide ``sandbox`` fixture of ``tests/conftest.py``.
 """
 
 from __future__ import annotations
@@ -14,34 +10,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from kazoo.handlers.threading import KazooTimeoutError
 
 from core.backend_recorded import RecordedBackend, synthetic_snapshot
 from core.cluster_snapshot import ClusterSnapshot
 from core.config import ConnectionSettings, UserConfig
-from core.errors import SandboxError
-from core.sandbox import Sandbox
 from tests.tui.helpers import FROZEN_NOW, recorded_events
 from tui.app import KzcApp
-
-
-@pytest.fixture(scope="session")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """One real cluster for the console tests: ZooKeeper + 3 Kafka brokers (ids 1-3, racks r1-r3)."""
-    failures: list[str] = []
-    for _attempt in range(3):
-        directory = tmp_path_factory.mktemp("console-sandbox")
-        try:
-            box = Sandbox.up(directory, brokers=3, racks=["r1", "r2", "r3"], timeout=240)
-        except (SandboxError, KazooTimeoutError) as exc:
-            failures.append(f"{type(exc).__name__}: {exc}")
-            continue
-        try:
-            yield box
-        finally:
-            box.down()
-        return
-    raise SandboxError("the sandbox did not start in 3 attempts: " + " | ".join(failures))
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,10 @@ conditions are polled with a deadline.
 
 from __future__ import annotations
 
+from contextlib import suppress
+
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from core.backend import BackendEvent, EventKind
 
@@ -27,7 +30,12 @@ def recorded_events() -> list[BackendEvent]:
 
 
 async def settle(pilot: Pilot[None]) -> None:
-    """Wait until every worker finished and the screen caught up (twice: workers start workers)."""
+    """Wait until every worker finished and the screen caught up (thrice: workers start workers).
+
+    An exclusive worker cancels the one it replaces; that cancellation is expected, not a failure.
+    """
     for _ in range(3):
-        await pilot.app.workers.wait_for_complete()
+        for worker in list(pilot.app.workers):
+            with suppress(WorkerCancelled):
+                await worker.wait()
         await pilot.pause()

@@ -139,8 +139,9 @@ class ClusterScreen(KzcScreen):
 
     def show_events(self) -> None:
         """Show the app's event log (called when events arrive while this screen is active)."""
-        if self.is_mounted:
-            self.query_one("#events", EventLog).show_lines(self.kzc.event_lines)
+        # Events also arrive while the screen is composing or being torn down (app exit): then there is no log.
+        for log in self.query("#events").results(EventLog):
+            log.show_lines(self.kzc.event_lines)
 
     # ---- jumps ---------------------------------------------------------------------------------------
 

@@ -150,7 +150,8 @@ class ZkBrowserScreen(KzcScreen):
     @on(Tree.NodeHighlighted, "#zk-tree")
     def _highlighted(self, event: Tree.NodeHighlighted[NodeData]) -> None:
         data = event.node.data
-        if data is not None and not data.more:
+        # While a jump is under way the cursor passes other nodes (the root first): the pane keeps the target.
+        if data is not None and not data.more and self._pending_jump in (None, data.path):
             self.show_path(data.path)
 
     # ---- the znode pane ------------------------------------------------------------------------------
