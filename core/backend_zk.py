@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 from kazoo.exceptions import KazooException
@@ -65,6 +67,7 @@ from core.zk_session import ConnectionState, ZkSession
 
 # librdkafka's log lines go nowhere: the console reports failures itself.
 _QUIET = logging.getLogger("kzc.console.kafka")
+CHILD_LISTS_KEPT = 8  # child lists remembered for paging (a 300k list holds ~20 MB of names)
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
 
@@ -84,6 +87,8 @@ class ZkBackend:
         self._now_ms = now_ms
         self._checks = CheckEngines()
         self._lock = threading.Lock()
+        # The browser's last fetched child lists, so later pages of a huge list are slices, not refetches.
+        self._child_lists: OrderedDict[str, zk_tree.ChildCursor] = OrderedDict()
 
     # ---- Connection ----------------------------------------------------------------------------------
 
@@ -208,8 +213,8 @@ class ZkBackend:
             ConnectError: ZooKeeper failed or denied the read; KzcError: the znode does not exist.
         """
         session = self._zk()
-        page = zk_tree.list_children(session, path, page_size=offset + limit, fetch_large=True)
-        names = page.names[offset : offset + limit]
+        page = self._child_page(session, path, offset, limit)
+        names = page.names
         base = "" if path == "/" else path
         pending = [session.client.exists_async(f"{base}/{n}") for n in names]
         counts: list[int | None] = []
@@ -220,6 +225,27 @@ class ZkBackend:
                 stat = None
             counts.append(stat.numChildren if stat is not None else None)
         return ChildPage(path, names, tuple(counts), offset, page.total)
+
+    def _child_page(self, session: ZkSession, path: str, offset: int, limit: int) -> zk_tree.ChildPage:
+        """Page ``offset`` of ``path``'s children: a slice of the list fetched for an earlier page while the
+        parent's child version is unchanged (one stat read), else one fresh ``getChildren``."""
+        with self._lock:
+            known = self._child_lists.get(path)
+        if offset and known is not None:
+            page = zk_tree.list_children(session, path, limit, replace(known, offset=offset))
+            if not page.changed:
+                return page
+        first = zk_tree.list_children(session, path, limit, fetch_large=True)
+        following = first.next_cursor
+        with self._lock:
+            self._child_lists.pop(path, None)
+            if following is not None:
+                self._child_lists[path] = following
+                while len(self._child_lists) > CHILD_LISTS_KEPT:
+                    self._child_lists.popitem(last=False)
+        if offset == 0 or following is None:
+            return first if offset == 0 else replace(first, names=(), offset=offset)
+        return zk_tree.list_children(session, path, limit, replace(following, offset=offset))
 
     def znode(self, path: str) -> ZnodeView:
         """Data (decoded and explained), stat and ACL of ``path``; ``exists`` False when it is gone.

@@ -9,6 +9,7 @@ import pytest
 from kazoo.client import KazooClient
 from kazoo.security import make_digest_acl
 
+from core.backend_zk import ZkBackend
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import ConnectError, KzcError, UsageError
@@ -175,3 +176,32 @@ def test_missing_denied_and_malformed_paths_are_clear_errors(area: tuple[ZkSessi
             check_path(bad)
     with pytest.raises(UsageError, match="page size"):
         list_children(session, "/", page_size=0)
+
+
+def test_the_console_backend_pages_a_big_list_from_one_fetch_and_refetches_after_a_change(
+    sandbox: Sandbox, area: tuple[ZkSession, KazooClient], unique_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, client = area
+    names = [f"n{i:04d}" for i in range(1_050)]
+    _make_children(client, "/big", names)
+    calls: list[str] = []
+    original = KazooClient.get_children
+
+    def counting(self: KazooClient, path: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append(path)
+        return original(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(KazooClient, "get_children", counting)
+    hosts = sandbox.info().zookeeper.rsplit("/", 1)[0]
+    backend = ZkBackend(ConnectionSettings(zookeeper=parse_zookeeper(f"{hosts}/kzc-tree-{unique_name}")))
+    backend.connect()
+    try:
+        pages = [backend.children("/big", offset, 500) for offset in (0, 500, 1_000)]
+        assert [n for p in pages for n in p.names] == names
+        assert [p.total for p in pages] == [1_050] * 3 and [p.has_more for p in pages] == [True, True, False]
+        assert calls.count("/big") == 1  # pages 2 and 3 are slices of the first fetch
+        client.create("/big/n0499a")
+        second = backend.children("/big", 500, 500)
+        assert calls.count("/big") == 2 and second.names[0] == "n0499a" and second.total == 1_051
+    finally:
+        backend.close()
