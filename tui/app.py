@@ -27,7 +27,7 @@ from themes import choose_theme, load_themes
 from tui.app_live import LiveUpdates
 from tui.app_navigation import Navigation
 from tui.app_tasks import Tasks
-from tui.checks_run import ChecksRun
+from tui.checks_run import ChecksFinished, ChecksRun
 from tui.commands import KzcCommands
 from tui.keymap import BindingInfo, catalog, check_keymap
 from tui.screens import SCREEN_CLASSES
@@ -174,6 +174,8 @@ class KzcApp(LiveUpdates, Navigation, Tasks):
             error = event.worker.error
             text = str(error) if isinstance(error, KzcError) else f"{type(error).__name__}: {error}"
             self.notify(text, severity="error", timeout=10)
+            if event.worker.group == "checks":
+                self.post_message(ChecksFinished(None, text))  # else the run would stay "running" for good
 
     def on_unmount(self) -> None:
         self.backend.close()

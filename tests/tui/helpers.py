@@ -9,7 +9,7 @@ from __future__ import annotations
 from contextlib import suppress
 
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from core.backend import BackendEvent, EventKind
 
@@ -32,10 +32,11 @@ def recorded_events() -> list[BackendEvent]:
 async def settle(pilot: Pilot[None]) -> None:
     """Wait until every worker finished and the screen caught up (thrice: workers start workers).
 
-    An exclusive worker cancels the one it replaces; that cancellation is expected, not a failure.
+    An exclusive worker cancels the one it replaces; a failed worker is the app's to report (tests assert
+    what it shows). Neither stops the wait.
     """
     for _ in range(3):
         for worker in list(pilot.app.workers):
-            with suppress(WorkerCancelled):
+            with suppress(WorkerCancelled, WorkerFailed):
                 await worker.wait()
         await pilot.pause()

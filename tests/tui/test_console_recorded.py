@@ -11,7 +11,8 @@ import pytest
 from textual.binding import Binding
 from textual.widgets import Input, Label, OptionList, Static
 
-from core.backend import DeleteSelection
+from core.backend import CheckReport, DeleteSelection, ProgressListener
+from core.backend_recorded import RecordedBackend
 from core.config import UserConfig
 from core.errors import ReadOnlyError
 from tests.tui.helpers import settle
@@ -323,6 +324,28 @@ class TestScreens:
             await pilot.press("enter")
             await settle(pilot)
             assert isinstance(app.screen, TopicDetailScreen) and app.screen.topic == "events.orders-00011"
+
+    async def test_a_check_run_that_crashes_is_reported_and_the_next_run_starts(
+        self, make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        app = make_app()
+        healthy_run = RecordedBackend.run_checks
+        failures = iter([RuntimeError("the engine fell over")])
+
+        def flaky(self: RecordedBackend, progress: ProgressListener, engine: str = "local") -> CheckReport:
+            for failure in failures:
+                raise failure
+            return healthy_run(self, progress, engine)
+
+        monkeypatch.setattr(RecordedBackend, "run_checks", flaky)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("x", "l")
+            await settle(pilot)
+            assert not app.checks.running and app.checks.error == "RuntimeError: the engine fell over"
+            await pilot.press("l")
+            await settle(pilot)
+            assert not app.checks.running and app.checks.report is not None and app.checks.error is None
 
     async def test_create_form_checks_the_name_as_you_type_and_previews_kafkas_assignment(
         self, make_app: MakeApp

@@ -165,9 +165,13 @@ class DeleteScreen(KzcScreen):
         try:
             self.kzc.backend.apply_delete(plan, confirmation)
         except KzcError as exc:
-            self.app.call_from_thread(self._phase, f"not deleted: {exc}", "-error")
+            self.app.call_from_thread(self._not_deleted, str(exc))
             return
         self.app.call_from_thread(self._started)
+
+    def _not_deleted(self, reason: str) -> None:
+        self._phase(f"not deleted: {reason}", "-error")
+        self.query_one("#confirm", Input).disabled = False  # the user may fix the cause and confirm again
 
     def _started(self) -> None:
         self._applied = True
