@@ -1,7 +1,8 @@
-"""core stays headless: importing any core module never loads textual, rich or tui."""
+"""The import rules: core stays headless (never loads textual, rich or tui); tui talks to clusters only through core."""
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
@@ -31,4 +32,18 @@ def test_every_core_module_imports_without_textual_rich_or_tui() -> None:
         out = subprocess.run([sys.executable, "-c", script, name], cwd=ROOT, capture_output=True, text=True, check=True)
         if out.stdout.strip():
             offenders[name] = out.stdout.strip()
+    assert offenders == {}
+
+
+def test_the_console_reaches_zookeeper_kafka_and_spark_only_through_core() -> None:
+    """No module under tui/ imports kazoo, confluent_kafka or pyspark itself (read from the source)."""
+    clients = {"kazoo", "confluent_kafka", "pyspark"}
+    offenders = {}
+    for source in sorted((ROOT / "tui").rglob("*.py")):
+        tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+        imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+        bad = sorted(name for name in imported if name.split(".")[0] in clients)
+        if bad:
+            offenders[str(source.relative_to(ROOT))] = bad
     assert offenders == {}
