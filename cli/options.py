@@ -9,7 +9,8 @@ from typing import Any
 from core.config import ConnectionSettings, load_config, resolve_settings
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
-# ConnectionSettings fields of the same name.
+# ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
+# --no-zk-tls...) default to None, "not given", so a context's value stands unless a flag says otherwise.
 _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
     (
         ("--zookeeper",),
@@ -23,14 +24,25 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
     (("--zk-sasl-mechanism",), {"choices": ["DIGEST-MD5", "GSSAPI"], "help": "ZooKeeper SASL mechanism"}),
     (("--zk-sasl-username",), {"metavar": "USER", "help": "ZooKeeper SASL user (DIGEST-MD5)"}),
     (("--zk-sasl-password",), {"metavar": "PASSWORD", "help": "ZooKeeper SASL password (DIGEST-MD5)"}),
-    (("--zk-tls",), {"action": "store_true", "help": "connect to ZooKeeper over TLS"}),
+    (("--zk-sasl-service",), {"metavar": "NAME", "help": "ZooKeeper SASL service name (GSSAPI)"}),
+    (("--zk-sasl-principal",), {"metavar": "PRINCIPAL", "help": "ZooKeeper SASL principal (GSSAPI)"}),
+    (("--zk-tls",), {"action": argparse.BooleanOptionalAction, "help": "connect to ZooKeeper over TLS (or not)"}),
     (("--zk-tls-ca",), {"metavar": "FILE", "help": "CA certificate file for ZooKeeper TLS"}),
     (("--zk-tls-cert",), {"metavar": "FILE", "help": "client certificate file for ZooKeeper TLS"}),
     (("--zk-tls-key",), {"metavar": "FILE", "help": "client key file for ZooKeeper TLS"}),
+    (
+        ("--zk-tls-verify-hostname",),
+        {
+            "action": argparse.BooleanOptionalAction,
+            "help": "check that ZooKeeper's TLS certificate names the host connected to (default: on; the CA is "
+            "always checked)",
+        },
+    ),
     (("--session-timeout",), {"type": float, "metavar": "SECONDS", "help": "ZooKeeper session timeout"}),
 ]
-_OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_tls_ca",
-              "zk_tls_cert", "zk_tls_key", "session_timeout")  # fmt: skip
+_OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
+              "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
+              "session_timeout")  # fmt: skip
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -65,8 +77,6 @@ def settings_from_args(args: argparse.Namespace) -> ConnectionSettings:
     """
     config = load_config(Path(args.config).expanduser() if args.config else None)
     overrides: dict[str, object] = {key: getattr(args, key) for key in _OVERRIDES}
-    if args.zk_tls:
-        overrides["zk_tls"] = True
     return resolve_settings(
         config,
         context=args.context,

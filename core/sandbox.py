@@ -26,6 +26,7 @@ from typing import Any
 from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.retry import KazooRetry
 
 from core.errors import SandboxError, UsageError
 from core.polling import DeadlineExceeded, wait_until
@@ -291,11 +292,19 @@ class Sandbox:
 
     @contextmanager
     def _zk(self, timeout: float) -> Iterator[KazooClient]:
-        zk = KazooClient(hosts=self.info().zookeeper, timeout=timeout)
+        # Keep retrying the connection until `timeout`: a loaded 2-core machine can be slow to answer.
+        retry = KazooRetry(max_tries=-1, max_delay=1.0)
+        zk = KazooClient(hosts=self.info().zookeeper, timeout=timeout, connection_retry=retry)
         with warnings.catch_warnings():
             # Until the first broker starts, the /kafka chroot does not exist yet: expected here.
             warnings.filterwarnings("ignore", message="No chroot path exists")
-            zk.start(timeout=timeout)
+            try:
+                zk.start(timeout=timeout)
+            except KazooTimeoutError:
+                raise SandboxError(
+                    f"ZooKeeper at {self.info().zookeeper} did not accept a session within {timeout:.0f} s "
+                    f"(logs in {self.dir / 'zookeeper'})"
+                ) from None
         try:
             yield zk
         finally:
@@ -318,13 +327,13 @@ class Sandbox:
         if log:
             log(f"ZooKeeper starting on 127.0.0.1:{info.zookeeper_port} (pid {pid})")
 
-        def listening() -> bool:
+        def serving() -> bool:
             if not self._alive(pid):
                 raise SandboxError(f"ZooKeeper exited at start-up:\n{_tail(zk_dir / 'server.log')}")
-            return _port_open(info.zookeeper_port)
+            return zookeeper_serving(info.zookeeper_port)
 
         try:
-            wait_until(listening, 60.0, f"ZooKeeper to listen on port {info.zookeeper_port}")
+            wait_until(serving, 60.0, f"ZooKeeper to serve on port {info.zookeeper_port}")
         except DeadlineExceeded as exc:
             raise SandboxError(str(exc)) from None
 
@@ -515,10 +524,20 @@ def _free_ports(n: int) -> list[int]:
             s.close()
 
 
-def _port_open(port: int) -> bool:
+def zookeeper_serving(port: int) -> bool:
+    """Whether ZooKeeper on ``port`` serves requests: it listens before its database is loaded, and sessions
+    opened in that window are dropped, so the port being open is not enough (``srvr`` shows a ``Mode:``)."""
     with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
-        s.settimeout(0.5)
-        return s.connect_ex(("127.0.0.1", port)) == 0
+        s.settimeout(2.0)
+        try:
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"srvr")
+            reply = b""
+            while chunk := s.recv(4096):
+                reply += chunk
+        except OSError:
+            return False
+    return b"Mode:" in reply
 
 
 def _tail(path: Path, lines: int = 20) -> str:

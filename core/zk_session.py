@@ -105,12 +105,18 @@ def kazoo_options(settings: ConnectionSettings) -> dict[str, Any]:
             )
         options["sasl_options"] = sasl
     if settings.zk_tls:
+        if (settings.zk_tls_cert is None) != (settings.zk_tls_key is None):
+            # kazoo loads a client certificate only with both files and silently ignores one alone.
+            raise UsageError("ZooKeeper TLS client authentication needs both a certificate and a key file")
+        # The server's certificate is always verified against the CA (kazoo's verify_certs=False would turn
+        # off all verification); zk_tls_verify_hostname only adds the check that it names the host connected to.
         options.update(
             use_ssl=True,
             ca=settings.zk_tls_ca,
             certfile=settings.zk_tls_cert,
             keyfile=settings.zk_tls_key,
-            verify_certs=settings.zk_tls_verify_hostname,
+            verify_certs=True,
+            check_hostname=settings.zk_tls_verify_hostname,
         )
     return options
 
@@ -294,10 +300,17 @@ class ZkSession:
             head = f"cannot connect to ZooKeeper {self.target.hosts_string} over TLS within {timeout:g} s"
             if "SSL" in problem or "certificate" in problem.lower():
                 detail = problem.split("error: ", 1)[-1]
-                return (
-                    f"{head}: the TLS handshake failed ({detail}); check that the server speaks TLS on this port "
-                    "and the CA, certificate and key"
-                )
+                if "mismatch, certificate is not valid for" in detail:
+                    advice = (
+                        "the server's certificate does not name the host in the connect string: connect by a name "
+                        "it lists, or turn hostname verification off (zk_tls_verify_hostname = false, "
+                        "--no-zk-tls-verify-hostname; the CA is still checked)"
+                    )
+                elif "CERTIFICATE_VERIFY_FAILED" in detail:
+                    advice = "the server's certificate is not trusted: check that the CA file (zk_tls_ca) signed it"
+                else:
+                    advice = "check that the server speaks TLS on this port and the CA, certificate and key"
+                return f"{head}: the TLS handshake failed ({detail}); {advice}"
             return (
                 f"{head}: no server answered (check host, port, that the server speaks TLS, and the CA, "
                 "certificate and key)"

@@ -1,12 +1,17 @@
 """ZooKeeper authentication and transport against real servers: digest ACLs (NoAuth becomes one clear
-message), TLS spoken to a plaintext port, and SASL DIGEST-MD5 against a ZooKeeper configured for it."""
+message), TLS spoken to a plaintext port, TLS against a ZooKeeper with a secure port (certificates made
+with openssl at test time: CA always verified, hostname per setting), and SASL DIGEST-MD5."""
 
 from __future__ import annotations
 
+import re
+import secrets
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,11 +20,11 @@ from kazoo.security import make_digest_acl
 
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.errors import ConnectError
+from core.errors import ConnectError, UsageError
 from core.live import ClusterWatcher
 from core.sandbox import Sandbox
-from core.zk_session import ConnectionState, ZkSession
-from tests.integration.zk_server import standalone_zookeeper
+from core.zk_session import ConnectionState, ZkSession, kazoo_options
+from tests.integration.zk_server import free_port, standalone_zookeeper
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTROLLER = b'{"version":2,"brokerid":7,"timestamp":"1","kraftControllerEpoch":-1}'
@@ -113,6 +118,216 @@ def test_kzc_watch_over_tls_to_a_plaintext_port_prints_one_line(sandbox: Sandbox
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "over TLS within 3 s: the TLS handshake failed" in lines[0]
+
+
+# ---- TLS against a secure port -----------------------------------------------------------------------
+
+_OPENSSL_CONFIG = """[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = unused
+[ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+"""
+_LEAF_EXTENSIONS = """[leaf]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth, clientAuth
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+subjectAltName = {san}
+"""
+_EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+
+
+def _openssl(workdir: Path, *args: str) -> None:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.fail("the TLS tests make their certificates with the openssl command-line tool: install openssl")
+    done = subprocess.run([openssl, *args], cwd=workdir, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        pytest.fail(f"openssl {' '.join(args)} failed: {done.stderr.strip()}")
+
+
+def _make_ca(workdir: Path, name: str) -> tuple[Path, Path]:
+    """A self-signed CA: (certificate, key) PEM files."""
+    (workdir / "openssl.cnf").write_text(_OPENSSL_CONFIG)
+    _openssl(workdir, "req", "-x509", "-config", "openssl.cnf", "-extensions", "ca", *_EC_KEY, "-keyout",
+             f"{name}.key", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN=kzc test {name}")  # fmt: skip
+    return workdir / f"{name}.pem", workdir / f"{name}.key"
+
+
+def _make_leaf(workdir: Path, name: str, ca: tuple[Path, Path], san: str) -> tuple[Path, Path]:
+    """A certificate signed by ``ca`` naming ``san`` (``DNS:...,IP:...``): (certificate, key) PEM files."""
+    (workdir / f"{name}.ext").write_text(_LEAF_EXTENSIONS.format(san=san))
+    _openssl(workdir, "req", "-new", "-config", "openssl.cnf", *_EC_KEY, "-keyout", f"{name}.key",
+             "-out", f"{name}.csr", "-subj", f"/CN=kzc test {name}")  # fmt: skip
+    _openssl(workdir, "x509", "-req", "-in", f"{name}.csr", "-CA", str(ca[0]), "-CAkey", str(ca[1]),
+             "-set_serial", str(secrets.randbits(63)), "-days", "2", "-extfile", f"{name}.ext", "-extensions", "leaf",
+             "-out", f"{name}.pem")  # fmt: skip
+    return workdir / f"{name}.pem", workdir / f"{name}.key"
+
+
+@dataclass(frozen=True)
+class _Pki:
+    """The test certificates: the CA that signs everything, another CA, kzc's client certificate, and the
+    certificates of two servers, one naming 127.0.0.1/localhost and one naming only another host."""
+
+    ca: Path
+    other_ca: Path
+    client: tuple[Path, Path]
+    server: tuple[Path, Path]
+    server_elsewhere: tuple[Path, Path]
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> _Pki:
+    workdir = tmp_path_factory.mktemp("pki")
+    ca = _make_ca(workdir, "ca")
+    return _Pki(
+        ca=ca[0],
+        other_ca=_make_ca(workdir, "other-ca")[0],
+        client=_make_leaf(workdir, "client", ca, "DNS:kzc-client"),
+        server=_make_leaf(workdir, "server", ca, "DNS:localhost,IP:127.0.0.1"),
+        server_elsewhere=_make_leaf(workdir, "server-elsewhere", ca, "DNS:zk.elsewhere.invalid"),
+    )
+
+
+def _tls_zookeeper(workdir: Path, pki: _Pki, server: tuple[Path, Path]) -> Iterator[str]:
+    """A ZooKeeper whose secure port presents ``server`` and needs a client certificate signed by the CA;
+    yields ``127.0.0.1:SECURE_PORT``."""
+    keystore = workdir / "keystore.pem"
+    keystore.write_text(server[1].read_text() + server[0].read_text())
+    secure_port = free_port()
+    config = (
+        f"secureClientPort={secure_port}\nsecureClientPortAddress=127.0.0.1\n"
+        "serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n"
+        f"ssl.keyStore.location={keystore}\nssl.keyStore.type=PEM\n"
+        f"ssl.trustStore.location={pki.ca}\nssl.trustStore.type=PEM\nssl.clientAuth=need\n"
+    )
+    with standalone_zookeeper(workdir, extra_config=config, extra_ports=[secure_port]):
+        yield f"127.0.0.1:{secure_port}"
+
+
+@pytest.fixture(scope="module")
+def tls_zookeeper(tmp_path_factory: pytest.TempPathFactory, pki: _Pki) -> Iterator[str]:
+    """``127.0.0.1:PORT`` of a TLS ZooKeeper whose certificate names 127.0.0.1 and localhost."""
+    yield from _tls_zookeeper(tmp_path_factory.mktemp("tls-zk"), pki, pki.server)
+
+
+@pytest.fixture(scope="module")
+def tls_zookeeper_elsewhere(tmp_path_factory: pytest.TempPathFactory, pki: _Pki) -> Iterator[str]:
+    """``127.0.0.1:PORT`` of a TLS ZooKeeper whose certificate (from the right CA) names only another host."""
+    yield from _tls_zookeeper(tmp_path_factory.mktemp("tls-zk-elsewhere"), pki, pki.server_elsewhere)
+
+
+def _tls(connect: str, pki: _Pki, ca: Path | None = None, **kw: object) -> ConnectionSettings:
+    return _settings(
+        connect, zk_tls=True, zk_tls_ca=str(ca or pki.ca), zk_tls_cert=str(pki.client[0]),
+        zk_tls_key=str(pki.client[1]), **kw,
+    )  # fmt: skip
+
+
+def _tls_failure(settings: ConnectionSettings) -> str:
+    """The message of a TLS connection that must fail within its 3 s timeout."""
+    started = time.monotonic()
+    with pytest.raises(ConnectError) as failed:
+        ZkSession(settings).start(timeout=3)
+    assert time.monotonic() - started < 8
+    message = str(failed.value)
+    assert "\n" not in message
+    return message
+
+
+@pytest.mark.parametrize("verify_hostname", [True, False])
+def test_tls_options_always_verify_the_certificate_and_the_hostname_setting_only_adds_the_name_check(
+    verify_hostname: bool,
+) -> None:
+    settings = _settings("zk:2182", zk_tls=True, zk_tls_ca="ca.pem", zk_tls_verify_hostname=verify_hostname)
+    options = kazoo_options(settings)
+    assert options["use_ssl"] is True and options["ca"] == "ca.pem"
+    assert options["verify_certs"] is True and options["check_hostname"] is verify_hostname
+
+
+def test_a_client_certificate_without_its_key_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="needs both a certificate and a key file"):
+        kazoo_options(_settings("zk:2182", zk_tls=True, zk_tls_cert="client.pem"))
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_tls_with_the_right_ca_and_a_matching_certificate_connects_and_reads(
+    tls_zookeeper: str, pki: _Pki, host: str
+) -> None:
+    connect = tls_zookeeper.replace("127.0.0.1", host)
+    session = ZkSession(_tls(connect, pki))  # hostname verification is on by default
+    session.start()
+    try:
+        assert session.state is ConnectionState.CONNECTED
+        assert "zookeeper" in (session.read_children("/") or [])
+    finally:
+        session.stop()
+
+
+@pytest.mark.parametrize("verify_hostname", [True, False], ids=["hostname-checked", "hostname-not-checked"])
+def test_tls_with_a_ca_that_did_not_sign_the_server_fails_with_one_clear_message(
+    tls_zookeeper: str, pki: _Pki, verify_hostname: bool
+) -> None:
+    message = _tls_failure(_tls(tls_zookeeper, pki, ca=pki.other_ca, zk_tls_verify_hostname=verify_hostname))
+    assert re.fullmatch(
+        re.escape(f"cannot connect to ZooKeeper {tls_zookeeper} over TLS within 3 s: the TLS handshake failed (")
+        + r"\[SSL: CERTIFICATE_VERIFY_FAILED\] certificate verify failed: unable to get local issuer certificate "
+        + r"\(_ssl\.c:\d+\)\); "
+        + re.escape("the server's certificate is not trusted: check that the CA file (zk_tls_ca) signed it"),
+        message,
+    ), message
+
+
+def test_tls_with_hostname_verification_rejects_a_certificate_that_names_another_host(
+    tls_zookeeper_elsewhere: str, pki: _Pki
+) -> None:
+    message = _tls_failure(_tls(tls_zookeeper_elsewhere, pki))
+    assert message.startswith(
+        f"cannot connect to ZooKeeper {tls_zookeeper_elsewhere} over TLS within 3 s: the TLS handshake failed ("
+    )
+    assert "certificate is not valid for '127.0.0.1'" in message
+    assert message.endswith(
+        "the server's certificate does not name the host in the connect string: connect by a name it lists, or "
+        "turn hostname verification off (zk_tls_verify_hostname = false, --no-zk-tls-verify-hostname; the CA is "
+        "still checked)"
+    )
+
+
+def test_tls_without_hostname_verification_accepts_a_certificate_that_names_another_host(
+    tls_zookeeper_elsewhere: str, pki: _Pki
+) -> None:
+    session = ZkSession(_tls(tls_zookeeper_elsewhere, pki, zk_tls_verify_hostname=False))
+    session.start()
+    try:
+        assert "zookeeper" in (session.read_children("/") or [])
+    finally:
+        session.stop()
+
+
+def test_kzc_zk_ls_over_tls_takes_every_tls_setting_from_the_command_line(
+    tls_zookeeper_elsewhere: str, pki: _Pki
+) -> None:
+    tls = ["--zookeeper", tls_zookeeper_elsewhere, "--zk-tls", "--zk-tls-ca", str(pki.ca), "--zk-tls-cert",
+           str(pki.client[0]), "--zk-tls-key", str(pki.client[1]), "--session-timeout", "3"]  # fmt: skip
+    rejected = subprocess.run(
+        [sys.executable, "-m", "cli.main", "zk", "ls", "/", *tls], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert rejected.returncode == 1
+    lines = rejected.stderr.strip().splitlines()
+    assert len(lines) == 1 and "certificate is not valid for '127.0.0.1'" in lines[0]
+    accepted = subprocess.run(
+        [sys.executable, "-m", "cli.main", "zk", "ls", "/", *tls, "--no-zk-tls-verify-hostname"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert accepted.returncode == 0, accepted.stderr
+    assert "zookeeper" in accepted.stdout
 
 
 # ---- SASL DIGEST-MD5 ---------------------------------------------------------------------------------

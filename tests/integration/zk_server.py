@@ -1,5 +1,5 @@
-"""A standalone ZooKeeper for tests that need one to themselves (exact watch counts, SASL), started from
-the sandbox's ZooKeeper jars on a free 127.0.0.1 port and stopped when the ``with`` block ends."""
+"""A standalone ZooKeeper for tests that need one to themselves (exact watch counts, SASL, TLS), started
+from the sandbox's ZooKeeper jars on a free 127.0.0.1 port and stopped when the ``with`` block ends."""
 
 from __future__ import annotations
 
@@ -10,26 +10,37 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 
 from core.polling import wait_until
+from core.sandbox import zookeeper_serving
 from core.sandbox_jars import ensure_jars, java_executable
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with closing(socket.socket()) as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
 
 
-def _listening(port: int) -> bool:
+def listening(port: int) -> bool:
+    """Whether something accepts TCP connections on 127.0.0.1:``port``."""
     with closing(socket.socket()) as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
 @contextmanager
-def standalone_zookeeper(workdir: Path, extra_config: str = "", jvm_flags: Sequence[str] = ()) -> Iterator[int]:
-    """Run ZooKeeper (every four-letter command allowed) in ``workdir``; yield its client port."""
-    port = _free_port()
+def standalone_zookeeper(
+    workdir: Path, extra_config: str = "", jvm_flags: Sequence[str] = (), extra_ports: Sequence[int] = ()
+) -> Iterator[int]:
+    """Run ZooKeeper (every four-letter command allowed) in ``workdir``; yield its client port once it serves.
+
+    Args:
+        extra_config: more ``zoo.cfg`` lines (e.g. a ``secureClientPort``).
+        jvm_flags: more JVM options (e.g. ``-Djava.security.auth.login.config=...``).
+        extra_ports: ports of ``extra_config`` to wait for too (ZooKeeper opens them after the client port).
+    """
+    port = free_port()
     (workdir / "data").mkdir(parents=True, exist_ok=True)
     config = workdir / "zoo.cfg"
     config.write_text(
@@ -47,7 +58,7 @@ def standalone_zookeeper(workdir: Path, extra_config: str = "", jvm_flags: Seque
         def up() -> bool:
             if proc.poll() is not None:
                 raise RuntimeError(f"ZooKeeper exited at start-up; see {workdir / 'zookeeper.log'}")
-            return _listening(port)
+            return zookeeper_serving(port) and all(listening(extra) for extra in extra_ports)
 
         wait_until(up, 60, f"ZooKeeper on 127.0.0.1:{port}")
         yield port

@@ -1,4 +1,5 @@
-"""The command line: global options on either side of the command, --version, --help, exit codes."""
+"""The command line: global options on either side of the command, security flags over contexts, --version,
+--help, exit codes."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from cli.main import build_parser, main
 from cli.options import settings_from_args
 from core import __version__
+from core.config import ConnectionSettings
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
@@ -82,3 +84,48 @@ def test_the_console_without_a_cluster_explains_how_to_name_one(
 ) -> None:
     assert main(["--config", str(tmp_path / "none.toml")]) == 2
     assert "give --zookeeper" in capsys.readouterr().err
+
+
+def _settings_for(tmp_path: Path, *argv: str) -> ConnectionSettings:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[contexts.secure]\nzookeeper = "zk:2182"\nzk_tls = true\nzk_tls_ca = "/ca.pem"\nzk_sasl_mechanism = "GSSAPI"\n'
+    )
+    return settings_from_args(build_parser().parse_args(["--config", str(config), "--context", "secure", *argv]))
+
+
+def test_the_context_s_tls_and_sasl_settings_stand_when_no_flag_is_given(tmp_path: Path) -> None:
+    settings = _settings_for(tmp_path, "sandbox", "status")
+    assert settings.zk_tls and settings.zk_tls_verify_hostname and settings.zk_tls_ca == "/ca.pem"
+    assert settings.zk_sasl_service is None and settings.zk_sasl_principal is None
+
+
+@pytest.mark.parametrize("after_command", [False, True], ids=["before-command", "after-command"])
+def test_every_zookeeper_security_setting_has_a_flag_that_overrides_the_context(
+    tmp_path: Path, after_command: bool
+) -> None:
+    flags = ["--no-zk-tls", "--no-zk-tls-verify-hostname", "--zk-tls-ca", "/other.pem", "--zk-tls-cert", "/c.pem",
+             "--zk-tls-key", "/c.key", "--zk-sasl-service", "zk", "--zk-sasl-principal", "ops@EXAMPLE.COM"]  # fmt: skip
+    argv = ["sandbox", "status", *flags] if after_command else [*flags, "sandbox", "status"]
+    settings = _settings_for(tmp_path, *argv)
+    assert not settings.zk_tls and not settings.zk_tls_verify_hostname
+    assert (settings.zk_tls_ca, settings.zk_tls_cert, settings.zk_tls_key) == ("/other.pem", "/c.pem", "/c.key")
+    assert (settings.zk_sasl_service, settings.zk_sasl_principal) == ("zk", "ops@EXAMPLE.COM")
+
+
+def test_tls_and_hostname_verification_can_be_switched_on_from_the_command_line(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[contexts.plain]\nzookeeper = "zk:2181"\nzk_tls_verify_hostname = false\n')
+    args = ["--config", str(config), "--context", "plain", "--zk-tls", "--zk-tls-verify-hostname"]
+    settings = settings_from_args(build_parser().parse_args(args))
+    assert settings.zk_tls and settings.zk_tls_verify_hostname
+
+
+def test_every_config_file_connection_key_has_a_command_line_flag() -> None:
+    help_text = " ".join(build_parser().format_help().split())
+    for key in ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
+                "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
+                "session_timeout", "read_only", "bootstrap_server", "zookeeper"):  # fmt: skip
+        assert f"--{key.replace('_', '-')}" in help_text, key
+    assert "--zk-tls, --no-zk-tls " in help_text
+    assert "--zk-tls-verify-hostname, --no-zk-tls-verify-hostname " in help_text
