@@ -15,6 +15,7 @@ from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import ReadOnlyError
 from core.kafka_znodes import TopicAssignment, parse_topic
+from core.polling import wait_until
 from core.sandbox import Sandbox
 from core.zk_session import ConnectionState, ZkSession
 from tests.tui.helpers import settle
@@ -23,6 +24,7 @@ from tui.app import KzcApp
 from tui.screens.cluster import ClusterScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
+from tui.screens.expand import ExpandScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
 from tui.widgets.event_log import EventLog
@@ -111,6 +113,42 @@ async def test_the_create_flow_lands_exactly_the_previewed_assignment(
         stored = parse_topic(f"/brokers/topics/{unique_name}", data)
         assert isinstance(stored, TopicAssignment)
         assert dict(stored.partitions) == previewed
+
+
+async def test_the_expand_flow_adds_exactly_the_previewed_partitions_and_keeps_the_rest(
+    sandbox: Sandbox, zk: ZkSession, unique_name: str
+) -> None:
+    app = console(sandbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await eventually(pilot, lambda: connected_with_brokers(app, 3), 60, "the console to connect")
+        plan = await in_thread(lambda: app.backend.plan_create(CreateRequest(unique_name, 3, 2, seed=7)))
+        await in_thread(lambda: app.backend.apply_create(plan))
+        path = f"/brokers/topics/{unique_name}"
+        # Created through ZooKeeper: the controller adds the topic id, which the expansion must keep.
+        await in_thread(lambda: wait_until(lambda: b'"topic_id"' in zk.client.get(path)[0], 60, "a topic id"))
+        before = parse_topic(path, (await in_thread(lambda: zk.client.get(path)))[0])
+        assert isinstance(before, TopicAssignment)
+        await pilot.press("t")
+        await settle(pilot)
+        table = app.screen.query_one("#topics", VirtualTable)
+        await eventually(pilot, lambda: table.move_to_key(unique_name), 30, "the new topic in the topics table")
+        await pilot.press("plus")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ExpandScreen)
+        screen.query_one("#partitions", Input).value = "6"
+        await settle(pilot)
+        grid = screen.query_one("#preview-grid", VirtualTable)
+        shown = {int(row.key): tuple(row.data) for row in grid.visible_rows()}
+        assert set(shown) == set(range(6))  # the existing partitions first (dimmed), then the new ones
+        assert {p: shown[p] for p in range(3)} == dict(before.partitions)
+        await pilot.press("ctrl+s")
+        await eventually(pilot, lambda: str(screen.query_one("#phase", Label).render()).startswith("written:"), 60,
+                         "the expansion to be written")  # fmt: skip
+        after = parse_topic(path, (await in_thread(lambda: zk.client.get(path)))[0])
+        assert isinstance(after, TopicAssignment)
+        assert dict(after.partitions) == shown
+        assert after.topic_id == before.topic_id and after.topic_id is not None
 
 
 async def test_the_delete_flow_ends_with_the_topic_gone(sandbox: Sandbox, zk: ZkSession, unique_name: str) -> None:
