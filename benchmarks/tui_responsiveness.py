@@ -5,6 +5,7 @@ Measured (targets from the console's issue):
 
 - start to the first complete frame (status line, controller, health, brokers, events drawn)   <= 1 s
 - start to rows visible (the brokers of the synthetic cluster)                                  <= 1.5 s
+- ``t`` to the 50k rows of the topics screen visible                                             <= 1.5 s
 - arrow key, p95 (frame that answers the key)                                                   <= 50 ms
 - page down/up, filter keystroke, jump (End/Home), p95                                          <= 100 ms
 - bytes written per keypress                                                                    <= 20 KB
@@ -118,7 +119,7 @@ def main() -> None:
         ("first complete frame", "first complete frame", "<= 1000 ms", lambda v: v <= 1.0),
         ("rows visible (brokers)", "rows visible", "<= 1500 ms", lambda v: v <= 1.5),
         ("synthetic layout generated", "", "(data source)", None),
-        ("topics screen rows (after t)", "", "(50k rows)", None),
+        ("topics screen rows (after t)", "", "<= 1500 ms", lambda v: v <= 1.5),
     ]
     for label, base_label, target, ok in rows:
         mine = timings.get(label)
