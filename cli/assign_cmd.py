@@ -22,14 +22,15 @@ from typing import Any
 
 from cli.options import add_command
 from core import topic_rules
-from core.assignment import BrokerMeta, assign_replicas_to_brokers
+from core.assignment import BrokerMeta, assign_replicas_with_start, check_java_int
 from core.config import ConnectionSettings
 from core.errors import UsageError
+from core.java_compat import INT_MAX, INT_MIN
 from core.topic_plans import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
 from core.topic_state import TopicStateReader
 from core.zk_session import ZkSession
 
-_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 MAX_ROWS = 200  # the terminal shows this many partitions; --json always has them all
 
 
@@ -44,6 +45,11 @@ def register(sub: Any) -> None:
     parser.add_argument("--start-partition", metavar="P", help="id of the first partition (default 0)")
     parser.add_argument("--replica-assignment", metavar="STR", help="a manual assignment to check, e.g. 1:2,2:3")
     parser.add_argument("--topic", metavar="T", help="preview adding partitions to T on the live cluster")
+    parser.add_argument(
+        "--disable-rack-aware",
+        action="store_true",
+        help="ignore broker racks: rack-unaware assignment, as kafka-topics --disable-rack-aware",
+    )
     parser.set_defaults(handler=_assign)
 
 
@@ -51,8 +57,8 @@ def _assign(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.topic is not None:
         result = _expansion(args, settings)
     elif args.replica_assignment is not None:
-        _refuse(args, ("brokers", "racks", "partitions", "replication_factor", "start_index", "start_partition"),
-                "--replica-assignment")  # fmt: skip
+        _refuse(args, ("brokers", "racks", "partitions", "replication_factor", "start_index", "start_partition",
+                       "disable_rack_aware"), "--replica-assignment")  # fmt: skip
         assignment = _frozen(topic_rules.parse_create_assignment(args.replica_assignment))
         topic_rules.validate_create_assignment(dict(assignment))
         racks: dict[int, str | None] = {}
@@ -78,13 +84,14 @@ def _computed(args: argparse.Namespace) -> dict[str, Any]:
         )
     brokers = parse_broker_list(args.brokers)
     racks = parse_racks(args.racks, brokers) if args.racks else {}
-    metas = [BrokerMeta(b, racks.get(b)) for b in brokers]
+    # --disable-rack-aware drops the racks from the computation (the metrics still show them).
+    metas = [BrokerMeta(b, None if args.disable_rack_aware else racks.get(b)) for b in brokers]
     partitions = parse_int_option("--partitions", args.partitions)
     replication = parse_int_option("--replication-factor", args.replication_factor)
     start_index = parse_int_option("--start-index", args.start_index)
     start_partition = parse_int_option("--start-partition", args.start_partition)
     assert partitions is not None and replication is not None
-    computed = assign_replicas_to_brokers(
+    computed, start = assign_replicas_with_start(
         metas,
         partitions,
         replication,
@@ -98,6 +105,7 @@ def _computed(args: argparse.Namespace) -> dict[str, Any]:
         "racks": all_racks,
         "metrics": topic_rules.metrics_for(assignment, all_racks),
         "start_index": start_index,
+        "start": start.to_json(),
     }
 
 
@@ -108,15 +116,15 @@ def _expansion(args: argparse.Namespace, settings: ConnectionSettings) -> dict[s
     partitions = parse_int_option("--partitions", args.partitions)
     if partitions is None:
         raise UsageError("--topic needs --partitions (the new total number of partitions)")
+    request = ExpandRequest(
+        args.topic, partitions, args.replica_assignment or None, rack_aware=not args.disable_rack_aware
+    )
     session = ZkSession(settings)
     session.start()
     try:
         reader = TopicStateReader(session)
         facts = reader.facts()
-        plan = plan_expand(
-            facts, reader.topic(args.topic), ExpandRequest(args.topic, partitions, args.replica_assignment),
-            via=VIA_ZOOKEEPER,
-        )  # fmt: skip
+        plan = plan_expand(facts, reader.topic(args.topic), request, via=VIA_ZOOKEEPER)
     finally:
         session.stop()
     return {
@@ -130,7 +138,7 @@ def _expansion(args: argparse.Namespace, settings: ConnectionSettings) -> dict[s
 
 
 def _refuse(args: argparse.Namespace, names: Sequence[str], with_option: str) -> None:
-    given = [f"--{n.replace('_', '-')}" for n in names if getattr(args, n) is not None]
+    given = [f"--{n.replace('_', '-')}" for n in names if getattr(args, n) not in (None, False)]
     if given:
         raise UsageError(f"{', '.join(given)} cannot be combined with {with_option}")
 
@@ -143,7 +151,13 @@ def _header(result: Mapping[str, Any]) -> list[str]:
         ]
     if "start_index" in result:
         start = result["start_index"]
-        return [f"Assignment ({'start index ' + str(start) if start is not None else 'random start, as Kafka'})"]
+        if start is not None:
+            return [f"Assignment (start index {start})"]
+        drawn = result["start"]
+        return [
+            f"Assignment (random start, as Kafka: start index {drawn['start_index']}, "
+            f"replica shift {drawn['replica_shift']}, start partition {drawn['start_partition']})"
+        ]
     return ["Manual assignment: valid"]
 
 
@@ -157,15 +171,20 @@ def _frozen(assignment: Mapping[int, Sequence[int]]) -> Assignment:
 def parse_int_option(option: str, text: str | None) -> int | None:
     """An integer option given as text (parsed here so a bad value is a one-line error, JSON with --json).
 
+    Kafka holds every count, index and broker id in a Java ``int``, so a value outside its range is
+    refused here too, naming the option.
+
     Raises:
-        UsageError: not a decimal integer.
+        UsageError: not a decimal integer, or outside Java's ``int`` range.
     """
     if text is None:
         return None
     stripped = text.strip()
     if not _INTEGER.fullmatch(stripped):
         raise UsageError(f"{option} must be an integer, got '{text}'")
-    return int(stripped)
+    if len(stripped.lstrip("+-").lstrip("0")) > 10:  # far outside an int; also spares int() a huge string
+        raise UsageError(f"{option} must be a Java int ({INT_MIN} to {INT_MAX}), got {stripped}")
+    return check_java_int(option, int(stripped))
 
 
 def parse_broker_list(text: str) -> list[int]:

@@ -12,16 +12,18 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from contextlib import ExitStack
 from typing import Any, TextIO
 
-from cli.assign_cmd import parse_int_option, render_assignment
+from cli.assign_cmd import render_assignment
 from cli.options import add_command, global_parent
-from core.audit import Attempt
+from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
-from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
-from core.topic_ops import TopicOps, open_topic_ops
+from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.topic_ops import DeleteResult, TopicOps, cluster_name, open_topic_ops
 from core.topic_plans import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.topic_progress import DeleteProgress, OnlineProgress, ProgressTimeout
+from core.topic_rules import parse_option_int, plural
 
 DEFAULT_WAIT = 60.0
 
@@ -56,6 +58,7 @@ def register(sub: Any) -> None:
         metavar="KEY=VALUE",
         help="topic config override, as kafka-topics --config (repeatable); kzc's config file goes before the command",
     )
+    _rack_option(create)
     _common(create, "until every partition has a leader")
     create.set_defaults(handler=_create)
 
@@ -65,6 +68,7 @@ def register(sub: Any) -> None:
     expand.add_argument(
         "--replica-assignment", metavar="STR", help="replicas of every partition (existing ones are skipped)"
     )
+    _rack_option(expand)
     _common(expand, "until every new partition has a leader")
     expand.set_defaults(handler=_expand)
 
@@ -73,6 +77,14 @@ def register(sub: Any) -> None:
     delete.add_argument("--regex", metavar="RE", help="delete every topic whose whole name matches")
     _common(delete, "until the controller has removed the topics")
     delete.set_defaults(handler=_delete)
+
+
+def _rack_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--disable-rack-aware",
+        action="store_true",
+        help="ignore broker racks: rack-unaware assignment, as kafka-topics --disable-rack-aware",
+    )
 
 
 def _common(parser: argparse.ArgumentParser, wait_help: str) -> None:
@@ -91,16 +103,24 @@ def _common(parser: argparse.ArgumentParser, wait_help: str) -> None:
 
 
 def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    request = CreateRequest(
-        topic=args.name,
-        partitions=parse_int_option("--partitions", args.partitions),
-        replication_factor=parse_int_option("--replication-factor", args.replication_factor),
-        replica_assignment=args.replica_assignment or None,  # empty means none, as in TopicCommand
-        config=parse_configs(args.topic_config),
-    )
-    timeout = _timeout(args)
-    with open_topic_ops(settings) as ops:
-        with ops.audit.attempt("topic create", _arguments(request.to_json(), args)) as attempt:
+    audit = AuditLog(cluster_name(settings))
+    raw = _raw_arguments(args, "name", "partitions", "replication_factor", "replica_assignment", "topic_config")
+    with ExitStack() as stack:
+        # Parsing happens inside the attempt, so a bad value is recorded (refused) like any other refusal.
+        with audit.attempt("topic create", raw) as attempt:
+            # TopicCommand's order: --partitions, --replication-factor (joptsimple), then the configs.
+            request = CreateRequest(
+                topic=args.name,
+                partitions=_option_int("partitions", args.partitions),
+                replication_factor=_option_int("replication-factor", args.replication_factor),
+                replica_assignment=args.replica_assignment or None,  # empty means none, as in TopicCommand
+                config=parse_configs(args.topic_config),
+                rack_aware=not args.disable_rack_aware,
+            )
+            timeout = _timeout(args)
+            attempt.describe(_arguments(request.to_json(), args))
+            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
+            # One plan: the preview shows its random start, and exactly this plan is applied.
             plan = ops.plan_create(request)
             if _preview(args, plan, render_create_plan(plan), attempt):
                 return 0
@@ -113,12 +133,19 @@ def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 
 def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    partitions = parse_int_option("--partitions", args.partitions)
-    assert partitions is not None  # required by argparse
-    request = ExpandRequest(args.name, partitions, args.replica_assignment or None)
-    timeout = _timeout(args)
-    with open_topic_ops(settings) as ops:
-        with ops.audit.attempt("topic expand", _arguments(request.to_json(), args)) as attempt:
+    audit = AuditLog(cluster_name(settings))
+    raw = _raw_arguments(args, "name", "partitions", "replica_assignment")
+    with ExitStack() as stack:
+        with audit.attempt("topic expand", raw) as attempt:
+            request = ExpandRequest(
+                args.name,
+                parse_option_int("partitions", args.partitions),  # required by argparse
+                args.replica_assignment or None,
+                rack_aware=not args.disable_rack_aware,
+            )
+            timeout = _timeout(args)
+            attempt.describe(_arguments(request.to_json(), args))
+            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
             plan = ops.plan_expand(request)
             if _preview(args, plan, render_expand_plan(plan), attempt):
                 return 0
@@ -131,10 +158,13 @@ def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 
 def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    audit = AuditLog(cluster_name(settings))
     request = DeleteRequest(tuple(args.names), args.regex)
-    timeout = _timeout(args)
-    with open_topic_ops(settings) as ops:
-        with ops.audit.attempt("topic delete", _arguments(request.to_json(), args)) as attempt:
+    with ExitStack() as stack:
+        with audit.attempt("topic delete", {**request.to_json(), **_raw_arguments(args)}) as attempt:
+            timeout = _timeout(args)
+            attempt.describe(_arguments(request.to_json(), args))
+            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
             plan = ops.plan_delete(request)
             if _preview(args, plan, render_delete_plan(plan), attempt):
                 return 0
@@ -143,9 +173,7 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             if result.marked:
                 attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", **result.to_json())
             else:
-                raise KzcError(
-                    "the brokers refused every deletion: " + "; ".join(f"{t}: {e}" for t, e in result.errors)
-                )
+                _nothing_deleted(result, attempt)
         for topic, error in result.errors:
             print(f"kzc: {topic} was not deleted: {error}", file=sys.stderr)
         if result.marked:
@@ -156,6 +184,21 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         follow = _follow_deletion(args, ops, result.marked, timeout)
         code = _finish(args, result.to_json(), follow)
         return code if not result.errors else max(code, 1)
+
+
+def _nothing_deleted(result: DeleteResult, attempt: Attempt) -> None:
+    """No topic was marked: the brokers' refusals are recorded as ``refused``, anything else as ``failed``.
+
+    Raises:
+        KafkaRuleError: every topic was refused by Kafka's rules (exit code 2).
+        KzcError: some topic failed otherwise.
+    """
+    message = "the brokers refused every deletion: " + "; ".join(f"{t}: {e}" for t, e in result.errors)
+    refused = dict(result.refused)
+    if refused and all(topic in refused for topic, _ in result.errors):
+        attempt.refused(message, **result.to_json())
+        raise KafkaRuleError(message, next(iter(refused.values())))
+    raise KzcError(message)
 
 
 # ---- steps shared by the handlers --------------------------------------------------------------------
@@ -262,12 +305,26 @@ def _say(args: argparse.Namespace, text: str) -> None:
     print(text, file=sys.stderr if args.json else sys.stdout)
 
 
+def _option_int(option: str, text: str | None) -> int | None:
+    """A ``kafka-topics`` integer option, converted (and refused) as joptsimple does."""
+    return None if text is None else parse_option_int(option, text)
+
+
+def _raw_arguments(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    """The arguments as typed, for the audit line of an attempt whose values do not parse."""
+    renamed = {"name": "topic", "topic_config": "config"}
+    raw = {renamed.get(name, name): getattr(args, name) for name in names}
+    if hasattr(args, "disable_rack_aware"):
+        raw["rack_aware"] = not args.disable_rack_aware
+    return {**raw, "timeout": args.timeout, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
+
+
 def _timeout(args: argparse.Namespace) -> float:
     try:
         value = float(args.timeout)
     except ValueError:
         raise UsageError(f"--timeout must be a number of seconds, got '{args.timeout}'") from None
-    if value <= 0:
+    if not value > 0:  # also refuses nan
         raise UsageError("--timeout must be positive")
     return value
 
@@ -306,9 +363,15 @@ def parse_configs(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
 
 def render_create_plan(plan: CreatePlan) -> str:
     """The plan as the terminal shows it."""
-    how = "manual assignment" if plan.manual else "assignment computed as Kafka does (random start)"
+    if plan.manual:
+        how = "manual assignment"
+    else:
+        start = f"; {plan.start.describe()}" if plan.start is not None else ""
+        racks = ", rack-unaware (--disable-rack-aware)" if not plan.rack_aware else ""
+        how = f"assignment computed as Kafka does{racks}{start}"
     lines = [
-        f"Create topic {plan.topic}: {plan.partitions} partitions, replication factor {plan.replication_factor} "
+        f"Create topic {plan.topic}: {plural(plan.partitions, 'partition')}, "
+        f"replication factor {plan.replication_factor} "
         f"({how}), via {_via(plan.via)}",
     ]
     if plan.config:
@@ -321,6 +384,8 @@ def render_create_plan(plan: CreatePlan) -> str:
 def render_expand_plan(plan: ExpandPlan) -> str:
     """The plan as the terminal shows it."""
     how = "manual assignment" if plan.manual else "assignment computed as Kafka does"
+    if not plan.manual and not plan.rack_aware:
+        how += ", rack-unaware (--disable-rack-aware)"
     lines = [
         f"Expand topic {plan.topic} from {plan.current_partitions} to {plan.target_partitions} partitions "
         f"({how}), via {_via(plan.via)}",

@@ -17,7 +17,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from core.errors import KafkaRuleError
+from core.errors import KafkaRuleError, UsageError
 from core.java_compat import INT_MAX, INT_MIN, java_rem, java_string_sort_key, scala_int_set_order, to_int32
 
 PARTIAL_RACKS_ENFORCED = (
@@ -38,9 +38,47 @@ class BrokerMeta:
     rack: str | None = None
 
 
-def _check_java_int(name: str, value: int) -> None:
+@dataclass(frozen=True, slots=True)
+class AssignmentStart:
+    """Where Kafka's loop started: what makes an assignment reproducible.
+
+    ``start_index`` places the first leader, ``replica_shift`` is the initial follower shift and
+    ``start_partition`` the first partition id. ``random`` is True when the first two were Kafka's two
+    random draws; with a fixed start index both equal it.
+    """
+
+    start_index: int
+    replica_shift: int
+    start_partition: int
+    random: bool
+
+    def to_json(self) -> dict[str, int | bool]:
+        """``{"start_index", "replica_shift", "start_partition", "random"}``."""
+        return {
+            "start_index": self.start_index,
+            "replica_shift": self.replica_shift,
+            "start_partition": self.start_partition,
+            "random": self.random,
+        }
+
+    def describe(self) -> str:
+        """``random start: start index 2, replica shift 0, start partition 0`` (or ``fixed start: ...``)."""
+        kind = "random start" if self.random else "fixed start"
+        return (
+            f"{kind}: start index {self.start_index}, replica shift {self.replica_shift}, "
+            f"start partition {self.start_partition}"
+        )
+
+
+def check_java_int(what: str, value: int) -> int:
+    """``value`` if it fits a Java ``int`` (Kafka holds every count, index and broker id in one).
+
+    Raises:
+        UsageError: it does not; the message names ``what`` and the range.
+    """
     if not INT_MIN <= value <= INT_MAX:
-        raise ValueError(f"{name} must be a Java int, got {value}")
+        raise UsageError(f"{what} must be a Java int ({INT_MIN} to {INT_MAX}), got {value}")
+    return value
 
 
 def _replica_index(first_replica_index: int, shift_sum: int, n_brokers: int) -> int:
@@ -163,17 +201,16 @@ def _pick_followers(
 
 def _assign_rack_aware(
     brokers: Sequence[BrokerMeta],
+    arranged: list[int],
     n_partitions: int,
     rf: int,
-    fixed_start_index: int,
+    start_index: int,
+    shift: int,
     first_partition: int,
-    rng: random.Random | None,
 ) -> dict[int, list[int]]:
     rack_of = {b.id: b.rack for b in brokers if b.rack is not None}
     num_racks = len(set(rack_of.values()))
-    arranged = rack_alternated_broker_list(brokers)
     n = len(arranged)
-    start_index, shift = _starts(n, fixed_start_index, rng)
     assignment: dict[int, list[int]] = {}
     partition = first_partition
     for _ in range(n_partitions):
@@ -214,15 +251,35 @@ def assign_replicas_to_brokers(
         KafkaRuleError: Kafka's checks, in Kafka's order: ``InvalidPartitionsException``,
             ``InvalidReplicationFactorException`` (twice), then ``AdminOperationException`` when
             some but not all brokers have a rack.
-        ValueError: an argument is outside Java's ``int`` range.
+        UsageError: an argument or a broker id is outside Java's ``int`` range.
     """
-    for name, value in (
-        ("n_partitions", n_partitions),
-        ("replication_factor", replication_factor),
-        ("fixed_start_index", fixed_start_index),
-        ("start_partition_id", start_partition_id),
+    assignment, _ = assign_replicas_with_start(
+        brokers, n_partitions, replication_factor, fixed_start_index, start_partition_id, rng
+    )
+    return assignment
+
+
+def assign_replicas_with_start(
+    brokers: Sequence[BrokerMeta],
+    n_partitions: int,
+    replication_factor: int,
+    fixed_start_index: int = -1,
+    start_partition_id: int = -1,
+    rng: random.Random | None = None,
+) -> tuple[dict[int, list[int]], AssignmentStart]:
+    """:func:`assign_replicas_to_brokers`, also returning the start it used (the random draws included).
+
+    Raises:
+        KafkaRuleError, UsageError: as :func:`assign_replicas_to_brokers`.
+    """
+    for what, value in (
+        ("the number of partitions", n_partitions),
+        ("the replication factor", replication_factor),
+        ("the start index", fixed_start_index),
+        ("the start partition", start_partition_id),
+        *(("a broker id", b.id) for b in brokers),
     ):
-        _check_java_int(name, value)
+        check_java_int(what, value)
     if n_partitions <= 0:
         raise KafkaRuleError("Number of partitions must be larger than 0.", "InvalidPartitionsException")
     if replication_factor <= 0:
@@ -236,24 +293,18 @@ def assign_replicas_to_brokers(
     if all(b.rack is None for b in brokers):
         broker_ids = [b.id for b in brokers]
         start_index, shift = _starts(len(broker_ids), fixed_start_index, rng)
-        return _assign_rack_unaware(
-            broker_ids,
-            n_partitions,
-            replication_factor,
-            start_index,
-            shift,
-            first_partition,
+        assignment = _assign_rack_unaware(
+            broker_ids, n_partitions, replication_factor, start_index, shift, first_partition
         )
-    if any(b.rack is None for b in brokers):
+    elif any(b.rack is None for b in brokers):
         raise KafkaRuleError(PARTIAL_RACKS_ASSIGNMENT, "AdminOperationException")
-    return _assign_rack_aware(
-        brokers,
-        n_partitions,
-        replication_factor,
-        fixed_start_index,
-        first_partition,
-        rng,
-    )
+    else:
+        arranged = rack_alternated_broker_list(brokers)
+        start_index, shift = _starts(len(arranged), fixed_start_index, rng)
+        assignment = _assign_rack_aware(
+            brokers, arranged, n_partitions, replication_factor, start_index, shift, first_partition
+        )
+    return assignment, AssignmentStart(start_index, shift, first_partition, fixed_start_index < 0)
 
 
 def broker_metadatas(brokers: Iterable[BrokerMeta], rack_aware: bool = True) -> list[BrokerMeta]:
@@ -344,6 +395,7 @@ def assign_expansion(
     target_partitions: int,
     *,
     topic: str,
+    rack_aware: bool = True,
 ) -> dict[int, list[int]]:
     """Replicas for the partitions Kafka adds automatically (``--partitions`` without a manual list).
 
@@ -357,6 +409,9 @@ def assign_expansion(
         existing: current ``{partition: replicas}``.
         target_partitions: the new total number of partitions.
         topic: the topic name (it appears in Kafka's messages).
+        rack_aware: False for ``--disable-rack-aware``: racks are dropped (``RackAwareMode.Disabled``),
+            so the rack-unaware path runs on the id-sorted brokers. Kafka's own alter always uses
+            Enforced; kzc honours the flag because its partial-rack message recommends it.
 
     Returns:
         Only the new partitions, ``{len(existing) + i: replicas}``.
@@ -365,7 +420,7 @@ def assign_expansion(
         KafkaRuleError: partial racks (Enforced), partition 0 missing, no increase, or the
             replication factor exceeding the broker count, with Kafka's messages.
     """
-    sorted_brokers = broker_metadatas(brokers, rack_aware=True)
+    sorted_brokers = broker_metadatas(brokers, rack_aware=rack_aware)
     partition0 = check_expansion(topic, existing, target_partitions)
     if not partition0:
         # Scala's `existingAssignmentPartition0.head` on an empty list.

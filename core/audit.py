@@ -6,9 +6,9 @@ normally ``~/.config/kzc/audit.jsonl``). Each line is a JSON object::
     {"time": "2024-05-01T12:00:00.123Z", "user": "alice", "host": "bastion-1", "cluster": "zk1:2181/kafka",
      "operation": "topic delete", "arguments": {...}, "outcome": "applied", "message": "...", "details": {...}}
 
-``outcome`` is one of ``applied``, ``dry-run``, ``refused`` (a guard, Kafka's rules or a lost race said no;
-nothing was written), ``cancelled`` (the user did not confirm), ``failed`` (the write itself failed) and
-``interrupted``.
+``outcome`` is one of ``applied``, ``dry-run``, ``refused`` (bad arguments, a guard, Kafka's rules, the
+brokers' refusal or a lost race said no; nothing was written), ``cancelled`` (the user did not confirm),
+``failed`` (the cluster could not be reached, or the write itself failed) and ``interrupted``.
 ``sudo_user`` is added when kzc runs under sudo. Lines are appended under an exclusive ``flock``, so
 concurrent kzc processes never interleave them.
 
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import config_dir
-from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError
+from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, UsageError
 
 AUDIT_ENV = "KZC_AUDIT_LOG"
 OUTCOMES = ("applied", "dry-run", "refused", "cancelled", "failed", "interrupted")
@@ -78,6 +78,14 @@ class Attempt:
         """The user did not confirm; nothing was written."""
         self._set("cancelled", message, {})
 
+    def refused(self, message: str, **details: Any) -> None:
+        """Something said no (the brokers, a guard); nothing was written."""
+        self._set("refused", message, details)
+
+    def describe(self, arguments: Mapping[str, Any]) -> None:
+        """Replace the recorded arguments (the raw ones first, the parsed ones once they parse)."""
+        self.arguments = dict(arguments)
+
     def _settle(self, outcome: str, message: str) -> None:
         """Set the outcome for an exception, unless the code already recorded one (e.g. ``cancelled``)."""
         if self.outcome is None:
@@ -105,8 +113,9 @@ class AuditLog:
     def attempt(self, operation: str, arguments: Mapping[str, Any]) -> Iterator[Attempt]:
         """Record exactly one line for the mutation attempted inside the ``with`` block.
 
-        A ``GuardError`` or ``KafkaRuleError`` escaping the block is recorded as ``refused``, any other
-        ``KzcError`` as ``failed``, ``KeyboardInterrupt`` as ``interrupted``; the exception propagates.
+        A ``UsageError``, ``GuardError``, ``KafkaRuleError`` or ``ConcurrentChangeError`` escaping the block
+        is recorded as ``refused``, any other ``KzcError`` as ``failed``, ``KeyboardInterrupt`` as
+        ``interrupted``; the exception propagates.
 
         Raises:
             KzcError: the audit file cannot be opened for appending (checked before the block runs, so
@@ -116,7 +125,7 @@ class AuditLog:
         attempt = Attempt(operation, dict(arguments))
         try:
             yield attempt
-        except (GuardError, KafkaRuleError, ConcurrentChangeError) as exc:
+        except (UsageError, GuardError, KafkaRuleError, ConcurrentChangeError) as exc:
             attempt._settle("refused", str(exc))
             raise
         except KzcError as exc:

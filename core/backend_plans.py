@@ -110,7 +110,11 @@ def console_create_plan(request: CreateRequest, plan: topic_plans.CreatePlan) ->
     else:
         writes = (
             PlannedWrite("create", f"/config/topics/{plan.topic}", encode_topic_config(plan.config).decode()),
-            PlannedWrite("create", f"/brokers/topics/{plan.topic}", encode_new_topic(plan.assignment).decode()),
+            PlannedWrite(
+                "create",
+                f"/brokers/topics/{plan.topic}",
+                encode_new_topic(plan.assignment, plan.topic_znode_version).decode(),
+            ),
         )
     checks = tuple(f"{c.name}: {c.detail}" for c in plan.checks)
     return CreatePlan(request, preview, writes, plan.warnings, checks, plan.blocked, plan)

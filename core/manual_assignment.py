@@ -106,11 +106,23 @@ def parse_expansion_assignment(
     Raises:
         KafkaRuleError: as :func:`parse_replica_assignment`.
     """
-    parsed = parse_replica_assignment(text)
+    return drop_existing_entries(
+        parse_replica_assignment(text), current_partitions, topic_command_3_7_order=topic_command_3_7_order
+    )
+
+
+def drop_existing_entries(
+    parsed: Mapping[int, Sequence[int]], current_partitions: int, *, topic_command_3_7_order: bool = False
+) -> dict[int, list[int]]:
+    """The second half of :func:`parse_expansion_assignment`, for a string TopicCommand already parsed.
+
+    TopicCommand parses ``--replica-assignment`` before it looks at the topic (zk-layout §4.1), so
+    callers parse first and drop the entries of existing partitions once the count is known.
+    """
     remaining = [index for index in parsed if index >= current_partitions]
     if topic_command_3_7_order:
         remaining = java_hash_set_order(remaining)
-    return {current_partitions + i: parsed[index] for i, index in enumerate(remaining)}
+    return {current_partitions + i: list(parsed[index]) for i, index in enumerate(remaining)}
 
 
 def _scala_create_map_str(assignment: Mapping[int, Sequence[int]]) -> str:

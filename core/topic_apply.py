@@ -4,8 +4,10 @@ ZooKeeper paths (zk-layout §5), each all-or-nothing and never touching the cont
 
 - create: one multi-op that checks ``/controller``'s version (Kafka 3.7.1+ fences the config write on
   it), writes ``/config/topics/<t>`` (created, or replacing an orphan at the version the plan saw) and
-  creates ``/brokers/topics/<t>`` as v3 JSON without a ``topic_id`` (the controller adds one), exactly
-  as ``AdminZkClient.createTopicWithAssignment`` 3.9 writes them, config first;
+  creates ``/brokers/topics/<t>`` without a ``topic_id`` (the controller adds one), config first, as
+  ``AdminZkClient.createTopicWithAssignment`` writes them, in the topic znode version the cluster's Kafka
+  writes (v1, v2 or v3: ``core.topic_state.zk_create_format``). Without a controller it refuses as Kafka
+  3.7.1+ does, unless the cluster is known to be older (then it writes unfenced, as those versions do);
 - expand: ``/brokers/topics/<t>`` set at the version the plan read, its bytes kept as they were with only
   the new partition keys inserted, so ``topic_id``, ``adding_replicas``, ``removing_replicas``, the
   version and any unknown field survive byte for byte (KAFKA-14190);
@@ -37,7 +39,15 @@ from kazoo.handlers.threading import KazooTimeoutError
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, KzcError
 from core.kafka_admin import KafkaAdmin
 from core.topic_plans import Assignment, CreatePlan, ExpandPlan
-from core.topic_state import CONTROLLER, DELETE_TOPICS, TOPIC_CONFIGS, TOPICS, ClusterFacts, topic_path
+from core.topic_state import (
+    CONTROLLER,
+    DELETE_TOPICS,
+    TOPIC_CONFIGS,
+    TOPICS,
+    ClusterFacts,
+    topic_path,
+    zk_create_format,
+)
 from core.zk_session import ZkSession
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -51,16 +61,24 @@ def encode_topic_config(config: Sequence[tuple[str, str]]) -> bytes:
     return _compact({"version": 1, "config": dict(config)})
 
 
-def encode_new_topic(assignment: Assignment) -> bytes:
-    """``TopicZNode.encode`` 2.8+ (v3) for a new topic without a topic id."""
-    return _compact(
-        {
-            "partitions": {str(p): list(r) for p, r in assignment},
-            "adding_replicas": {},
-            "removing_replicas": {},
-            "version": 3,
-        }
-    )
+def encode_new_topic(assignment: Assignment, version: int = 3) -> bytes:
+    """``TopicZNode.encode`` for a new topic without a topic id, as the Kafka that writes ``version`` does.
+
+    v3 (2.8+): ``partitions``, empty ``adding_replicas``/``removing_replicas`` and ``version`` (Jackson's
+    order for 3.x's mutable map); v2 (2.4 to 2.7): ``version``, ``partitions`` and the two empty maps;
+    v1 (up to 2.3): ``version`` and ``partitions``.
+
+    Raises:
+        ValueError: ``version`` is not 1, 2 or 3.
+    """
+    partitions = {str(p): list(r) for p, r in assignment}
+    if version == 3:
+        return _compact({"partitions": partitions, "adding_replicas": {}, "removing_replicas": {}, "version": 3})
+    if version == 2:
+        return _compact({"version": 2, "partitions": partitions, "adding_replicas": {}, "removing_replicas": {}})
+    if version == 1:
+        return _compact({"version": 1, "partitions": partitions})
+    raise ValueError(f"no topic znode version {version}")
 
 
 def _compact(value: object) -> bytes:
@@ -162,15 +180,19 @@ def delete_via_admin(admin: KafkaAdmin, topics: Sequence[str]) -> dict[str, KzcE
 
 
 def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFacts) -> None:
-    """Write the config and topic znodes in one multi-op fenced on ``/controller`` (see module doc).
+    """Write the config and topic znodes in one multi-op, fenced on ``/controller`` when there is one.
+
+    The topic znode is written in ``plan.topic_znode_version``. With no controller, the write is refused
+    as Kafka 3.7.1+ refuses it unless ``facts`` prove an older cluster (``zk_create_format``).
 
     Raises:
-        KafkaRuleError: no controller (Kafka 3.7.1+ refuses the config write then), topic exists.
+        KafkaRuleError: no controller on a cluster that may run Kafka 3.7.1+, topic exists.
         ConcurrentChangeError: ``/controller`` or the orphan config changed since they were read.
         ConnectError: ZooKeeper failed; the message says whether the topic was written.
     """
     topic = plan.topic
-    if facts.controller is None or facts.controller_zk_version is None:
+    fenced = facts.controller is not None and facts.controller_zk_version is not None
+    if not fenced and zk_create_format(facts).needs_controller:
         raise KafkaRuleError(
             f"Cannot set entity configs for topics {topic} when there is no controller.", "ControllerMovedException"
         )
@@ -178,14 +200,18 @@ def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFac
     client = session.client
     _zk(session, "prepare the parent znodes", lambda: (client.ensure_path(TOPIC_CONFIGS), client.ensure_path(TOPICS)))
     transaction = client.transaction()
-    transaction.check(CONTROLLER, facts.controller_zk_version)
+    labels: list[str] = []
+    if fenced:
+        transaction.check(CONTROLLER, facts.controller_zk_version)
+        labels.append(CONTROLLER)
+    # else: a Kafka older than 3.7.1 writes without the fence (ZooKeeper has no "is absent" check op).
     if plan.config_zk_version is None:
         transaction.create(config_path, encode_topic_config(plan.config), acl=_acl_of(session, TOPIC_CONFIGS))
     else:
         transaction.set_data(config_path, encode_topic_config(plan.config), plan.config_zk_version)
-    topic_data = encode_new_topic(plan.assignment)
+    topic_data = encode_new_topic(plan.assignment, plan.topic_znode_version)
     transaction.create(topic_path(topic), topic_data, acl=_acl_of(session, TOPICS))
-    labels = ("/controller", config_path, topic_path(topic))
+    labels += [config_path, topic_path(topic)]
 
     def landed() -> bool:
         data = _read(session, topic_path(topic))
@@ -195,7 +221,8 @@ def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFac
     if failure is None:
         return
     index, error = failure
-    if index == 0:
+    failed = labels[index]
+    if failed == CONTROLLER:
         if isinstance(error, NoNodeError):
             raise KafkaRuleError(
                 f"Cannot set entity configs for topics {topic} when there is no controller.",
@@ -204,13 +231,13 @@ def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFac
         raise ConcurrentChangeError(
             "the controller changed since the plan was made (/controller has a new version); nothing was written"
         )
-    if index == 1:
+    if failed == config_path:
         raise ConcurrentChangeError(
             f"{config_path} was created or changed by someone else since the plan was made; nothing was written"
         )
     if isinstance(error, NodeExistsError):
         raise KafkaRuleError(f"Topic '{topic}' already exists.", "TopicExistsException")
-    raise ConnectError(f"writing {labels[index]} failed: {error!r}; nothing was written")
+    raise ConnectError(f"writing {failed} failed: {error!r}; nothing was written")
 
 
 def expand_via_zookeeper(session: ZkSession, plan: ExpandPlan) -> bytes:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from core.audit import AuditLog
 from core.config import ConnectionSettings
-from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
+from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka_admin import KafkaAdmin
 from core.kafka_znodes import TopicAssignment
 from core.topic_apply import (
@@ -99,11 +99,16 @@ class ExpandResult:
 
 @dataclass(frozen=True)
 class DeleteResult:
-    """Topics marked for deletion, and those the brokers refused (AdminClient path only)."""
+    """Topics marked for deletion, and those the brokers did not delete (AdminClient path only).
+
+    ``refused`` holds (topic, Kafka exception) for the ``errors`` that were the brokers' refusals
+    (``TopicDeletionDisabledException``, authorization...), as opposed to failures (unexpected errors).
+    """
 
     plan: DeletePlan
     marked: tuple[str, ...]
     errors: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """``{"operation", "deleted", "errors", "via"}`` (``deleted``: marked for deletion)."""
@@ -153,7 +158,9 @@ class TopicOps:
         """Validate a create and compute its assignment; nothing is written.
 
         With an AdminClient, the brokers also validate the plan (``validate_only``: configs, policies),
-        unless it cannot be applied anyway (``blocked``).
+        unless it cannot be applied anyway (``blocked``: read-only mode or a migration, which the plan then
+        explains instead of a broker's answer). ``rng`` draws Kafka's random start; a fresh one per plan
+        by default, so apply the returned plan to get exactly its assignment.
 
         Raises:
             UsageError, KafkaRuleError, GuardError: see ``core.topic_plans.plan_create``.
@@ -164,7 +171,7 @@ class TopicOps:
             found = self.reader.topic_config(request.topic)
             orphan = found[1] if found else None
         plan = plan_create(facts, request, via=self.via, blocked=self.blocked(facts), config_zk_version=orphan, rng=rng)
-        if self.admin is not None:
+        if self.admin is not None and plan.blocked is None:
             self.admin.create_topic(plan.topic, [r for _, r in plan.assignment], dict(plan.config), validate_only=True)
             plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
         return plan
@@ -278,7 +285,12 @@ class TopicOps:
         outcome = delete_via_admin(self.admin, plan.topics)
         marked = tuple(t for t in plan.topics if outcome[t] is None)
         errors = tuple((t, str(e)) for t in plan.topics if (e := outcome[t]) is not None)
-        return DeleteResult(plan, marked, errors)
+        refused = tuple(
+            (t, e.kafka_exception if isinstance(e, KafkaRuleError) else type(e).__name__)
+            for t in plan.topics
+            if isinstance(e := outcome[t], KafkaRuleError | GuardError)
+        )
+        return DeleteResult(plan, marked, errors, refused)
 
     def delete_topic_enable(self, facts: ClusterFacts) -> tuple[bool | None, str]:
         """The controller's ``delete.topic.enable`` and where it came from (or why it is unknown)."""
@@ -371,8 +383,13 @@ def cluster_name(settings: ConnectionSettings) -> str:
 
 
 @contextmanager
-def open_topic_ops(settings: ConnectionSettings, admin_timeout: float = 15.0) -> Iterator[TopicOps]:
+def open_topic_ops(
+    settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
+) -> Iterator[TopicOps]:
     """A ``TopicOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set).
+
+    ``audit`` is the log attempts go to (the default audit file for this cluster when None); the CLI
+    opens it first, so an attempt that fails to connect is recorded too.
 
     Raises:
         UsageError: no ZooKeeper connect string.
@@ -382,6 +399,6 @@ def open_topic_ops(settings: ConnectionSettings, admin_timeout: float = 15.0) ->
     session.start()
     try:
         admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
-        yield TopicOps(session, admin, settings)
+        yield TopicOps(session, admin, settings, audit)
     finally:
         session.stop()

@@ -12,7 +12,6 @@ delete), then kzc's own guards (``core.topic_guards``).
 
 from __future__ import annotations
 
-import hashlib
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -20,7 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import topic_rules
-from core.assignment import assign_expansion, assign_replicas_to_brokers, broker_metadatas
+from core.assignment import (
+    AssignmentStart,
+    assign_expansion,
+    assign_replicas_with_start,
+    broker_metadatas,
+    check_java_int,
+)
 from core.errors import GuardError, KafkaRuleError, UsageError
 from core.kafka_znodes import TopicAssignment, Unreadable
 from core.topic_guards import (
@@ -37,7 +42,7 @@ from core.topic_guards import (
     reassignment_warnings,
 )
 from core.topic_names import has_collision_chars
-from core.topic_state import ClusterFacts, LiveTopic
+from core.topic_state import ClusterFacts, LiveTopic, zk_create_format
 
 Assignment = tuple[tuple[int, tuple[int, ...]], ...]
 """Partition → replicas (first = preferred leader), ascending by partition."""
@@ -54,12 +59,6 @@ COLLISION_WARNING = (
 def assignment_json(assignment: Assignment) -> dict[str, list[int]]:
     """``{"0": [1, 2], ...}`` as Kafka writes partition maps."""
     return {str(p): list(replicas) for p, replicas in assignment}
-
-
-def start_seed(topic: str) -> int:
-    """The seed of Kafka's two random draws (start index, shift) for a new topic: derived from its name, so a
-    dry run and the real run (or the console's preview and its submit) give the same assignment."""
-    return int.from_bytes(hashlib.sha256(topic.encode("utf-8")).digest()[:8], "big")
 
 
 def broker_racks(facts: ClusterFacts) -> tuple[tuple[int, str | None], ...]:
@@ -83,6 +82,7 @@ class CreateRequest:
     replication_factor: int | None = None
     replica_assignment: str | None = None
     config: tuple[tuple[str, str], ...] = ()
+    rack_aware: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """The arguments as the audit log records them."""
@@ -92,21 +92,29 @@ class CreateRequest:
             "replication_factor": self.replication_factor,
             "replica_assignment": self.replica_assignment,
             "config": dict(self.config),
+            "rack_aware": self.rack_aware,
         }
 
 
 @dataclass(frozen=True)
 class ExpandRequest:
     """Grow ``topic`` to ``partitions`` in total; ``replica_assignment`` lists every partition, as Kafka's
-    ``--alter --replica-assignment`` does (the entries of existing partitions are dropped)."""
+    ``--alter --replica-assignment`` does (the entries of existing partitions are dropped). ``rack_aware``
+    False is ``--disable-rack-aware``."""
 
     topic: str
     partitions: int
     replica_assignment: str | None = None
+    rack_aware: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """The arguments as the audit log records them."""
-        return {"topic": self.topic, "partitions": self.partitions, "replica_assignment": self.replica_assignment}
+        return {
+            "topic": self.topic,
+            "partitions": self.partitions,
+            "replica_assignment": self.replica_assignment,
+            "rack_aware": self.rack_aware,
+        }
 
 
 @dataclass(frozen=True)
@@ -129,7 +137,10 @@ class CreatePlan:
     """A validated topic creation. ``blocked`` says why it cannot be applied (read-only, migration).
 
     ``config_zk_version`` is the version of a ``/config/topics/<t>`` left over from an earlier failed
-    create (the ZooKeeper path replaces it, as Kafka does, but only at that version).
+    create (the ZooKeeper path replaces it, as Kafka does, but only at that version). ``start`` is where
+    Kafka's algorithm started (the random draws of this plan; None for a manual assignment): a new plan
+    draws again, so apply this plan to get exactly what it shows. ``topic_znode_version`` is what the
+    ZooKeeper path writes (``core.topic_state.zk_create_format``).
     """
 
     topic: str
@@ -143,6 +154,9 @@ class CreatePlan:
     warnings: tuple[str, ...] = ()
     blocked: str | None = None
     config_zk_version: int | None = None
+    start: AssignmentStart | None = None
+    rack_aware: bool = True
+    topic_znode_version: int = 3
 
     @property
     def partitions(self) -> int:
@@ -164,9 +178,12 @@ class CreatePlan:
             "assignment": assignment_json(self.assignment),
             "config": dict(self.config),
             "manual": self.manual,
+            "start": self.start.to_json() if self.start is not None else None,
+            "rack_aware": self.rack_aware,
             "metrics": dict(self.metrics),
             "via": self.via,
             "racks": {str(b): r for b, r in self.racks},
+            "topic_znode_version": self.topic_znode_version if self.via == VIA_ZOOKEEPER else None,
             "checks": [c.to_json() for c in self.checks],
             "warnings": list(self.warnings),
             "blocked": self.blocked,
@@ -198,6 +215,7 @@ class ExpandPlan:
     checks: tuple[Check, ...] = ()
     warnings: tuple[str, ...] = ()
     blocked: str | None = None
+    rack_aware: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """The plan as JSON: ``assignment`` holds the new partitions."""
@@ -208,6 +226,7 @@ class ExpandPlan:
             "partitions": self.target_partitions,
             "assignment": assignment_json(self.new_assignment),
             "manual": self.manual,
+            "rack_aware": self.rack_aware,
             "metrics": dict(self.metrics),
             "via": self.via,
             "racks": {str(b): r for b, r in self.racks},
@@ -264,6 +283,10 @@ def plan_create(
     ``validateTopicCreate`` (§4.2: name, marked for deletion, exists, collisions, replica lists), the
     config names, then kzc's guard on unregistered brokers in a manual assignment.
 
+    The start of Kafka's algorithm is drawn from ``rng``, a fresh ``random.Random()`` by default: like
+    Kafka, every plan draws anew (a topic deleted and created again does not land where it was). The
+    plan records the draws (``start``) and applying it writes exactly its assignment.
+
     Raises:
         UsageError: neither or both of partitions/replication factor and a manual assignment.
         KafkaRuleError: what Kafka would reject, in Kafka's words.
@@ -271,6 +294,7 @@ def plan_create(
     """
     topic = request.topic
     checks: list[Check] = []
+    start: AssignmentStart | None = None
     if request.replica_assignment is not None:
         if request.partitions is not None or request.replication_factor is not None:
             raise UsageError("--replica-assignment cannot be combined with --partitions or --replication-factor")
@@ -279,9 +303,10 @@ def plan_create(
     else:
         if request.partitions is None or request.replication_factor is None:
             raise UsageError("give --partitions and --replication-factor, or --replica-assignment")
-        brokers = broker_metadatas(facts.broker_metas(), rack_aware=True)
-        draws = rng if rng is not None else random.Random(start_seed(topic))
-        assignment = assign_replicas_to_brokers(brokers, request.partitions, request.replication_factor, rng=draws)
+        brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
+        assignment, start = assign_replicas_with_start(
+            brokers, request.partitions, request.replication_factor, rng=rng if rng is not None else random.Random()
+        )
         manual = False
     topic_rules.validate_name(topic)
     checks.append(Check("topic name", "ok", "valid (Topic.validate)"))
@@ -299,6 +324,9 @@ def plan_create(
     if manual:
         check_known_brokers(assignment, facts.broker_ids)
         checks.append(Check("brokers", "ok", "every replica is on a registered broker"))
+    zk_format = zk_create_format(facts)
+    if via == VIA_ZOOKEEPER:
+        checks.append(Check("topic znode", "ok", f"written as v{zk_format.topic_version}: {zk_format.reason}"))
     warnings = [*controller_warnings(facts), *migration_warnings(facts)]
     if has_collision_chars(topic):
         warnings.append(COLLISION_WARNING)
@@ -320,6 +348,9 @@ def plan_create(
         warnings=tuple(warnings),
         blocked=blocked,
         config_zk_version=config_zk_version,
+        start=start,
+        rack_aware=request.rack_aware,
+        topic_znode_version=zk_format.topic_version,
     )
 
 
@@ -333,18 +364,27 @@ def plan_expand(
 ) -> ExpandPlan:
     """Validate a partition increase as Kafka's brokers would and compute (or parse) the new replicas.
 
-    Order: kzc's internal-topic guard (TopicCommand's), the Enforced rack check Kafka runs before its
-    per-topic loop, the broker-side CreatePartitions checks (reassignment, topic exists, count), the
-    manual assignment checks, ``createNewPartitionsAssignment``; then kzc's guard against topics marked
-    for deletion (the controller would drop the new partitions).
+    Order (zk-layout §4.1, §4.3): TopicCommand parses ``--replica-assignment`` before anything else
+    (number format, duplicates, replication factor within the string); then kzc's internal-topic guard
+    (TopicCommand's), the Enforced rack check Kafka runs before its per-topic loop (skipped with
+    ``--disable-rack-aware``), the broker-side CreatePartitions checks (reassignment, topic exists,
+    count), the manual assignment checks, ``createNewPartitionsAssignment``; then kzc's guard against
+    topics marked for deletion (the controller would drop the new partitions).
 
     Raises:
         GuardError: internal topic, marked for deletion, unreadable topic znode.
         KafkaRuleError: what Kafka would reject, in Kafka's words.
+        UsageError: a partition count outside Java's ``int`` range.
     """
     topic = request.topic
+    check_java_int("the number of partitions", request.partitions)
+    parsed = (
+        topic_rules.parse_create_assignment(request.replica_assignment)
+        if request.replica_assignment is not None
+        else None
+    )
     check_not_internal_for_expand(topic)
-    all_brokers = broker_metadatas(facts.broker_metas(), rack_aware=True)
+    all_brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
     if live is None:
         raise KafkaRuleError(f"The topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
     if isinstance(live.assignment, Unreadable):
@@ -362,13 +402,13 @@ def plan_expand(
         )
     if request.partitions == current:
         raise KafkaRuleError(f"Topic already has {current} partitions.", "InvalidPartitionsException")
-    if request.replica_assignment is not None:
-        new = topic_rules.parse_expand_assignment(
-            topic, request.replica_assignment, existing, request.partitions, [b.id for b in all_brokers]
+    if parsed is not None:
+        new = topic_rules.expand_assignment_from_parsed(
+            topic, parsed, existing, request.partitions, [b.id for b in all_brokers]
         )
         manual = True
     else:
-        new = assign_expansion(all_brokers, existing, request.partitions, topic=topic)
+        new = assign_expansion(all_brokers, existing, request.partitions, topic=topic, rack_aware=request.rack_aware)
         manual = False
     check_not_marked_for_deletion_on_expand(facts, topic)
     checks = [
@@ -398,6 +438,7 @@ def plan_expand(
         checks=tuple(checks),
         warnings=tuple(warnings),
         blocked=blocked,
+        rack_aware=request.rack_aware,
     )
 
 

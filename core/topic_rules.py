@@ -15,7 +15,13 @@ from core import manual_assignment
 from core.assignment import BrokerMeta
 from core.assignment_metrics import compute_metrics, expansion_metrics
 from core.errors import KafkaRuleError
-from core.manual_assignment import parse_expansion_assignment, parse_replica_assignment, validate_expansion_assignment
+from core.java_compat import JavaNumberFormatError, java_parse_int
+from core.manual_assignment import (
+    drop_existing_entries,
+    parse_expansion_assignment,
+    parse_replica_assignment,
+    validate_expansion_assignment,
+)
 from core.topic_names import collisions, validate_topic_name
 
 _INT = (-(2**31), 2**31 - 1)
@@ -131,6 +137,52 @@ def parse_expand_assignment(
     return new
 
 
+def expand_assignment_from_parsed(
+    topic: str,
+    parsed: Mapping[int, Sequence[int]],
+    existing: Mapping[int, Sequence[int]],
+    target: int,
+    broker_ids: Sequence[int],
+) -> dict[int, list[int]]:
+    """:func:`parse_expand_assignment` for a string already parsed with :func:`parse_create_assignment`.
+
+    TopicCommand parses ``--replica-assignment`` before anything else (its options object does it), so
+    a malformed string is reported before the topic is even looked at; the checks that need the topic
+    (existing entries dropped, the broker-side and ``AdminZkClient`` checks) run here, later.
+
+    Raises:
+        KafkaRuleError: with Kafka's messages (zk-layout §4.3).
+    """
+    new = drop_existing_entries(parsed, len(existing))
+    validate_expansion_assignment(topic, existing, new, broker_ids, target_partitions=target)
+    return new
+
+
+# ---- command-line numbers ----------------------------------------------------------------------------
+
+
+def parse_option_int(option: str, text: str) -> int:
+    """An ``Integer`` option of Kafka's command-line tools, as joptsimple converts it (``Integer.valueOf``).
+
+    No trimming; a sign and Unicode decimal digits are accepted; anything else, or a value outside
+    Java's ``int`` range, fails with joptsimple's message, which ``kafka-topics`` prints.
+
+    Args:
+        option: the option name without dashes, as joptsimple names it (``partitions``).
+        text: the value as given.
+
+    Raises:
+        KafkaRuleError: ``OptionArgumentConversionException``
+            ("Cannot parse argument '3000000000' of option partitions").
+    """
+    try:
+        return java_parse_int(text)
+    except JavaNumberFormatError:
+        raise KafkaRuleError(
+            f"Cannot parse argument '{text}' of option {option}", "OptionArgumentConversionException"
+        ) from None
+
+
 # ---- configs ----------------------------------------------------------------------------------------
 
 
@@ -235,9 +287,18 @@ def describe_metrics(metrics: Mapping[str, Any]) -> list[str]:
     violations = metrics.get("rack_violations") or []
     if violations:
         shown = ", ".join(map(str, violations[:10])) + (" ..." if len(violations) > 10 else "")
-        lines.append(f"{len(violations)} partition(s) miss racks Kafka's rack-aware placement would use: {shown}")
+        lines.append(
+            f"{plural(len(violations), 'partition')} miss{'es' if len(violations) == 1 else ''} racks Kafka's "
+            f"rack-aware placement would use: {shown}"
+        )
     overlap = metrics.get("broker_pair_overlap")
     if isinstance(overlap, Mapping) and overlap.get("pair"):
         pair = overlap["pair"]
-        lines.append(f"most shared broker pair: {pair[0]} and {pair[1]} ({overlap['shared_partitions']} partitions)")
+        shared = plural(int(overlap["shared_partitions"]), "partition")
+        lines.append(f"most shared broker pair: {pair[0]} and {pair[1]} ({shared})")
     return lines
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 partition``, ``2 partitions``, ``0 partitions``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

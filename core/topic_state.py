@@ -29,6 +29,7 @@ from core.errors import ConnectError, GuardError, KzcError, SessionLostError
 from core.kafka_znodes import (
     BrokerRegistration,
     ControllerInfo,
+    FeatureZNode,
     MigrationState,
     PartitionState,
     ReassignmentRequest,
@@ -36,6 +37,7 @@ from core.kafka_znodes import (
     Unreadable,
     parse_broker,
     parse_controller,
+    parse_feature,
     parse_migration,
     parse_partition_state,
     parse_reassignment,
@@ -49,6 +51,7 @@ DELETE_TOPICS = "/admin/delete_topics"
 REASSIGN = "/admin/reassign_partitions"
 CONTROLLER = "/controller"
 MIGRATION = "/migration"
+FEATURE = "/feature"
 TOPIC_CONFIGS = "/config/topics"
 # Pipelined reads keep this many requests outstanding: enough to hide the round trip, few enough that
 # ZooKeeper's per-connection throttling and kazoo's queue stay small on clusters with 100k+ partitions.
@@ -83,7 +86,10 @@ class ClusterFacts:
     """What the guards and plans look at, read at one moment.
 
     ``brokers`` holds every child of ``/brokers/ids`` (registered = alive, as the controller sees it).
-    ``controller_zk_version`` is the version of ``/controller``, for writes fenced on it.
+    ``controller_zk_version`` is the version of ``/controller``, for writes fenced on it. ``feature`` is
+    ``/feature`` and ``topic_ids`` whether a sampled existing topic carries a ``topic_id`` (None: no topic
+    or unreadable): together with the registration versions they bound the Kafka version the cluster runs
+    (see :func:`zk_create_format`).
     """
 
     brokers: Mapping[int, BrokerRegistration | Unreadable]
@@ -94,6 +100,8 @@ class ClusterFacts:
     controller_zk_version: int | None
     migration: MigrationState | Unreadable | None
     reassignment: ReassignmentRequest | Unreadable | None
+    feature: FeatureZNode | Unreadable | None = None
+    topic_ids: bool | None = None
 
     @property
     def broker_ids(self) -> frozenset[int]:
@@ -127,6 +135,54 @@ class ClusterFacts:
         if not isinstance(self.reassignment, ReassignmentRequest):
             return ()
         return tuple(sorted({p for t, p, _ in self.reassignment.partitions if t == topic}))
+
+
+@dataclass(frozen=True)
+class ZkCreateFormat:
+    """How a ZooKeeper-only create writes on this cluster (zk-layout §5.1, §2.4, §2.9).
+
+    ``topic_version`` is the ``/brokers/topics/<t>`` version Kafka's own create would write: 1 up to 2.3,
+    2 in 2.4 to 2.7, 3 from 2.8 (never with a ``topic_id`` from a ZooKeeper tool: the controller adds it).
+    ``needs_controller`` is True unless the cluster is known to predate Kafka 3.7.1, whose
+    ``setOrCreateEntityConfigs`` refuses the config write when there is no controller. ``reason`` says
+    what the choice rests on.
+    """
+
+    topic_version: int
+    needs_controller: bool
+    reason: str
+
+
+def zk_create_format(facts: ClusterFacts) -> ZkCreateFormat:
+    """What the znodes prove about the Kafka version, and so what a ZooKeeper-only create writes.
+
+    Evidence, strongest first: ``/controller`` v2 (written by Kafka 3.4+), ``/feature`` v2 (IBP >= 3.3, so
+    every broker runs 3.3+), an existing topic with a ``topic_id`` (only IBP >= 2.8 adds one) give v3;
+    every broker registered at v5 (2.7+ with IBP >= 2.7-IV0) gives v2, what 2.7 writes and 2.8+ reads;
+    anything less gives v1, which every version reads (2.4 to 2.6 write v2, indistinguishable from older
+    releases in ZooKeeper). Kafka 3.7.1+ refuses to create without a controller; kzc can only rule that
+    out when no 2.7+ Kafka ever ran (no ``/feature``, which every 2.7+ controller writes, and no v5
+    registration), so it requires a controller otherwise.
+    """
+    controller = facts.controller if isinstance(facts.controller, ControllerInfo) else None
+    feature = facts.feature if isinstance(facts.feature, FeatureZNode) else None
+    versions = [r.version for r in facts.brokers.values() if isinstance(r, BrokerRegistration)]
+    pre_2_7 = facts.feature is None and all(v < 5 for v in versions)
+    needs_controller = not pre_2_7
+    if controller is not None and controller.version >= 2:
+        return ZkCreateFormat(3, needs_controller, "/controller is v2 (Kafka 3.4+), which writes v3")
+    if feature is not None and feature.version >= 2:
+        return ZkCreateFormat(3, needs_controller, "/feature is v2 (IBP 3.3+), so Kafka 2.8+, which writes v3")
+    if facts.topic_ids:
+        return ZkCreateFormat(3, needs_controller, "existing topics have topic ids (IBP 2.8+), Kafka 2.8+ writes v3")
+    if versions and min(versions) >= 5:
+        return ZkCreateFormat(2, needs_controller, "every broker registration is v5 (Kafka 2.7+), 2.7 writes v2")
+    return ZkCreateFormat(
+        1,
+        needs_controller,
+        "nothing proves Kafka 2.4+ (not every broker registration is v5, no v2 /controller or /feature): "
+        "v1, which every Kafka version reads",
+    )
 
 
 class TopicStateReader:
@@ -165,7 +221,12 @@ class TopicStateReader:
         controller_data, controller_version = self._get(CONTROLLER)
         migration_data, _ = self._get(MIGRATION)
         reassign_data, _ = self._get(REASSIGN)
+        feature_data, _ = self._get(FEATURE)
         topics = tuple(self._children(TOPICS))
+        sample = self.topic(topics[0]) if topics else None
+        topic_ids = None
+        if sample is not None and isinstance(sample.assignment, TopicAssignment):
+            topic_ids = sample.assignment.topic_id is not None
         return ClusterFacts(
             brokers=brokers,
             topic_names=frozenset(topics),
@@ -175,6 +236,8 @@ class TopicStateReader:
             controller_zk_version=controller_version,
             migration=None if migration_data is None else parse_migration(MIGRATION, migration_data),
             reassignment=None if reassign_data is None else parse_reassignment(REASSIGN, reassign_data),
+            feature=None if feature_data is None else parse_feature(FEATURE, feature_data),
+            topic_ids=topic_ids,
         )
 
     def topic(self, name: str) -> LiveTopic | None:

@@ -166,14 +166,17 @@ def test_a_dry_run_writes_nothing_and_is_audited(
         *where,
     )  # fmt: skip
     assert code == 0 and out["dry_run"] is True and len(out["assignment"]) == 3
+    assert out["start"]["random"] is True and out["start"]["start_partition"] == 0
     assert dump(zk, *relevant(unique_name)) == before
-    # The start is seeded by the name: the dry run previews exactly what the real run creates.
+    # The real run draws its own start (as Kafka does), shows it, and creates exactly the plan it made.
     code, applied, _ = run(
         capsys, "topic", "create", unique_name, "--partitions", "3", "--replication-factor", "3", "--yes", "--json",
         *where,
     )  # fmt: skip
-    assert code == 0 and applied["assignment"] == out["assignment"] == partitions(zk, unique_name)
-    assert [line["outcome"] for line in read_audit_log(audit_file)] == ["dry-run", "applied"]
+    assert code == 0 and applied["assignment"] == partitions(zk, unique_name)
+    lines = read_audit_log(audit_file)
+    assert [line["outcome"] for line in lines] == ["dry-run", "applied"]
+    assert lines[0]["details"]["plan"]["start"] == out["start"]
 
 
 # ---- confirmation ----------------------------------------------------------------------------------------
@@ -248,7 +251,10 @@ def test_typed_confirmation_in_a_terminal(
     ("argv", "message"),
     [
         (["topic", "create", "{t}", "--partitions", "abc", "--replication-factor", "1"],
-         "--partitions must be an integer, got 'abc'"),
+         "Cannot parse argument 'abc' of option partitions"),
+        (["topic", "create", "{t}", "--partitions", "3000000000", "--replication-factor", "1"],
+         "Cannot parse argument '3000000000' of option partitions"),
+        (["topic", "expand", "{t}", "--partitions", "2", "--replica-assignment", "1,x"], 'For input string: "x"'),
         (["topic", "create", "{t}", "--partitions", "1", "--replication-factor", "9"],
          "Replication factor: 9 larger than available brokers: 3."),
         (["topic", "create", "{t}", "--replica-assignment", "1:2,3"],
@@ -267,6 +273,7 @@ def test_refusals_exit_2_with_one_json_error_and_change_nothing(
     sandbox: Sandbox,
     zk: KazooClient,
     capsys: pytest.CaptureFixture[str],
+    audit_file: Path,
     unique_name: str,
     argv: list[str],
     message: str,
@@ -279,14 +286,16 @@ def test_refusals_exit_2_with_one_json_error_and_change_nothing(
     assert set(out) == {"error"} and message.replace("{t}", unique_name) in out["error"]
     assert "Traceback" not in err
     assert dump(zk, *relevant(unique_name)) == before
+    assert [line["outcome"] for line in read_audit_log(audit_file)] == ["refused"]  # every refusal is audited
 
 
-def test_an_unreachable_zookeeper_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_unreachable_zookeeper_is_one_line(capsys: pytest.CaptureFixture[str], audit_file: Path) -> None:
     code, out, err = run(
         capsys, "topic", "delete", "t", "--zookeeper", "127.0.0.1:1", "--session-timeout", "1", "--yes", "--json"
     )
     assert code == 1 and "cannot connect to ZooKeeper 127.0.0.1:1" in out["error"]
     assert "Traceback" not in err
+    assert [line["outcome"] for line in read_audit_log(audit_file)] == ["failed"]
 
 
 # ---- a deletion held by a dead broker ----------------------------------------------------------------------

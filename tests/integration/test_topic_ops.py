@@ -454,11 +454,31 @@ def test_without_a_controller_the_zookeeper_create_is_refused_as_kafka_39_refuse
     with _fake_ops(fake) as ops:
         plan = ops.plan_create(CreateRequest("fresh", 1, 1))
         assert any("no active controller" in w for w in plan.warnings)
+        assert plan.topic_znode_version == 3  # "kept" has a topic id: IBP 2.8+, which may be Kafka 3.7.1+
         with pytest.raises(
             KafkaRuleError, match="Cannot set entity configs for topics fresh when there is no controller."
         ):
             ops.apply_create(plan)
     assert fake.dump() == before
+
+
+def test_a_cluster_older_than_kafka_2_7_gets_a_v1_topic_znode_even_without_a_controller(fake: FakeCluster) -> None:
+    # Kafka 2.6 brokers register at v4 and no 2.7+ controller ever wrote /feature: Kafka <= 2.3 writes v1 (2.4 to
+    # 2.6 cannot be told apart and read it), and no version before 3.7.1 refuses to create without a controller.
+    for broker in (1, 2, 3):
+        fake.client.set(f"{fake.root}/brokers/ids/{broker}", json.dumps({
+            "version": 4, "host": "127.0.0.1", "port": 1, "jmx_port": -1, "timestamp": "1700000000000",
+            "endpoints": ["PLAINTEXT://127.0.0.1:1"], "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
+        }).encode())  # fmt: skip
+    fake.client.set(f"{fake.root}/brokers/topics/kept", b'{"version":1,"partitions":{"0":[1,2]}}')  # no topic id
+    with _fake_ops(fake) as ops:
+        plan = ops.plan_create(CreateRequest("fresh", replica_assignment="1:2,2:3"))
+        assert plan.topic_znode_version == 1
+        result = ops.apply_create(plan)
+    written = fake.client.get(fake.root + "/brokers/topics/fresh")[0]
+    assert written == b'{"version":1,"partitions":{"0":[1,2],"1":[2,3]}}'
+    assert fake.client.get(fake.root + "/config/topics/fresh")[0] == b'{"version":1,"config":{}}'
+    assert assignment_json(result.assignment) == {"0": [1, 2], "1": [2, 3]}
 
 
 @pytest.mark.parametrize("with_admin", [False, True])

@@ -18,16 +18,18 @@ from hypothesis import strategies as st
 from core.assignment import (
     PARTIAL_RACKS_ASSIGNMENT,
     PARTIAL_RACKS_ENFORCED,
+    AssignmentStart,
     BrokerMeta,
     assign_expansion,
     assign_replicas_to_brokers,
+    assign_replicas_with_start,
     broker_metadatas,
     check_expansion,
     existing_assignment_str,
     expansion_start_index,
     rack_alternated_broker_list,
 )
-from core.errors import KafkaRuleError
+from core.errors import KafkaRuleError, UsageError
 
 
 class ScriptedRandom(random.Random):
@@ -138,17 +140,47 @@ def test_partial_rack_message_is_kafkas_exact_text() -> None:
     assert expected == PARTIAL_RACKS_ASSIGNMENT
 
 
-@pytest.mark.parametrize("argument", ["n_partitions", "fixed_start_index", "start_partition_id"])
-def test_arguments_outside_java_int_are_rejected(argument: str) -> None:
-    values = {"n_partitions": 1, "fixed_start_index": -1, "start_partition_id": -1, argument: 2**31}
-    with pytest.raises(ValueError, match=f"{argument} must be a Java int"):
+@pytest.mark.parametrize(
+    ("argument", "what"),
+    [
+        ("n_partitions", "the number of partitions"),
+        ("replication_factor", "the replication factor"),
+        ("fixed_start_index", "the start index"),
+        ("start_partition_id", "the start partition"),
+    ],
+)
+@pytest.mark.parametrize("value", [2**31, -(2**31) - 1, 99999999999])
+def test_arguments_outside_java_int_are_a_usage_error_not_a_bare_value_error(
+    argument: str, what: str, value: int
+) -> None:
+    values = {"n_partitions": 1, "replication_factor": 1, "fixed_start_index": -1, "start_partition_id": -1}
+    values[argument] = value
+    with pytest.raises(UsageError) as caught:
         assign_replicas_to_brokers(
             unracked(0, 1),
             values["n_partitions"],
-            1,
+            values["replication_factor"],
             values["fixed_start_index"],
             values["start_partition_id"],
         )
+    assert str(caught.value) == f"{what} must be a Java int (-2147483648 to 2147483647), got {value}"
+    assert caught.value.exit_code == 2
+
+
+def test_broker_ids_outside_java_int_are_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="a broker id must be a Java int"):
+        assign_replicas_to_brokers([BrokerMeta(0), BrokerMeta(2**31)], 2, 1, 0)
+
+
+def test_the_start_used_is_returned_fixed_or_drawn() -> None:
+    fixed, start = assign_replicas_with_start(unracked(0, 1, 2), 4, 2, 1, 3)
+    assert fixed == assign_replicas_to_brokers(unracked(0, 1, 2), 4, 2, 1, 3)
+    assert start == AssignmentStart(1, 1, 3, random=False)
+    assert start.describe() == "fixed start: start index 1, replica shift 1, start partition 3"
+    brokers = racked({0: "a", 1: "b", 2: "a"})
+    drawn, start = assign_replicas_with_start(brokers, 4, 2, rng=ScriptedRandom(2, 1))
+    assert start == AssignmentStart(2, 1, 0, random=True)
+    assert drawn == assign_replicas_to_brokers(brokers, 4, 2, rng=ScriptedRandom(2, 1))
 
 
 # --- start index, shift and the two random draws -----------------------------------------------
@@ -466,6 +498,14 @@ def test_broker_metadatas_enforced_rejects_partial_racks_with_kafka_message() ->
         "assignment without rack information."
     )
     assert str(caught.value) == PARTIAL_RACKS_ENFORCED
+
+
+def test_an_expansion_with_racks_disabled_is_the_rack_unaware_one_on_id_sorted_brokers() -> None:
+    brokers = [BrokerMeta(2, "r1"), BrokerMeta(1), BrokerMeta(3, "r2")]  # partial racks
+    with pytest.raises(KafkaRuleError, match="Add --disable-rack-aware in command line"):
+        assign_expansion(brokers, {0: [2, 3]}, 3, topic="t")
+    new = assign_expansion(brokers, {0: [2, 3]}, 3, topic="t", rack_aware=False)
+    assert new == assign_replicas_to_brokers(unracked(1, 2, 3), 2, 2, 1, 1)
 
 
 def test_broker_metadatas_disabled_drops_racks() -> None:

@@ -38,7 +38,6 @@ from core.topic_plans import (
     plan_delete,
     plan_expand,
     select_topics,
-    start_seed,
 )
 from core.topic_progress import TopicDeletion
 from core.topic_rules import (
@@ -125,12 +124,36 @@ def test_create_plan_uses_kafkas_algorithm_on_the_id_sorted_registered_brokers()
     assert plan.metrics["replicas_per_broker"] == {"1": 4, "2": 4, "3": 4}
 
 
-def test_the_random_start_is_seeded_by_the_topic_name_so_a_dry_run_previews_what_is_applied() -> None:
+def test_every_create_plan_draws_its_own_random_start_and_records_it() -> None:
+    # Kafka draws per call: the same name planned again (e.g. deleted and recreated) lands elsewhere.
+    facts = _facts({b: None for b in range(1, 7)})
+    starts = {plan_create(facts, CreateRequest("payments", 12, 3), via="admin").start for _ in range(60)}
+    assert len(starts) > 1
+    plan = plan_create(facts, CreateRequest("payments", 12, 3), via="admin")
+    assert plan.start is not None and plan.start.random and plan.start.start_partition == 0
+    # The recorded draws reproduce the assignment: Kafka's algorithm fed exactly those two numbers.
+    draws = [plan.start.start_index, plan.start.replica_shift]
+
+    class Scripted(random.Random):
+        def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+            return draws.pop(0)
+
+    expected = assign_replicas_to_brokers([BrokerMeta(b) for b in range(1, 7)], 12, 3, rng=Scripted())
+    assert dict((p, list(r)) for p, r in plan.assignment) == expected
+    assert plan.to_json()["start"] == {
+        "start_index": plan.start.start_index,
+        "replica_shift": plan.start.replica_shift,
+        "start_partition": 0,
+        "random": True,
+    }
+    assert plan_create(facts, CreateRequest("m", replica_assignment="1:2"), via="admin").start is None
+
+
+def test_an_explicit_rng_still_makes_a_create_plan_reproducible() -> None:
     facts = _facts()
-    first = plan_create(facts, CreateRequest("payments", 12, 3), via="admin")
-    again = plan_create(facts, CreateRequest("payments", 12, 3), via="zookeeper")
-    assert first.assignment == again.assignment
-    assert start_seed("payments") == start_seed("payments") != start_seed("payment")
+    first = plan_create(facts, CreateRequest("payments", 12, 3), via="admin", rng=random.Random(5))
+    again = plan_create(facts, CreateRequest("payments", 12, 3), via="zookeeper", rng=random.Random(5))
+    assert first.assignment == again.assignment and first.start == again.start
 
 
 @pytest.mark.parametrize(
@@ -506,6 +529,12 @@ def test_cli_values_are_parsed_strictly_with_one_line_errors() -> None:
     assert parse_int_option("--partitions", " 12 ") == 12 and parse_int_option("--x", None) is None
     with pytest.raises(UsageError, match="--partitions must be an integer, got 'abc'"):
         parse_int_option("--partitions", "abc")
+    assert parse_int_option("--start-index", "2147483647") == 2**31 - 1
+    for big in ("99999999999", "-2147483649", "1" * 5000):
+        with pytest.raises(UsageError, match=r"--start-index must be a Java int \(-2147483648 to 2147483647\)"):
+            parse_int_option("--start-index", big)
+    with pytest.raises(UsageError, match="--brokers must be a Java int"):
+        parse_broker_list("0,3000000000")
     assert parse_broker_list("3,1,2") == [3, 1, 2]
     with pytest.raises(UsageError, match="lists broker 1 twice"):
         parse_broker_list("1,1")

@@ -40,6 +40,11 @@ def dry_run_text(writes: tuple[PlannedWrite, ...], warnings: tuple[str, ...] = (
     return "\n".join(lines)
 
 
+def new_seed() -> int:
+    """A fresh seed for Kafka's two random draws (tests replace this to freeze the preview)."""
+    return random.randrange(2**31)
+
+
 class CreateTopicScreen(KzcScreen):
     """Create one topic from a previewed assignment."""
 
@@ -52,9 +57,9 @@ class CreateTopicScreen(KzcScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        # None: Kafka's draws are seeded from the topic name, as ``kzc topic create`` does, so the console and
-        # the command line preview the same assignment; a reshuffle picks a random seed.
-        self._seed: int | None = None
+        # Kafka draws a random start per create: one seed per form (every edit previews with it, and the
+        # previewed plan is what ctrl+s applies); a reshuffle picks a new one.
+        self._seed = new_seed()
         self._plan: CreatePlan | None = None
         self._created: str | None = None
         self._unfollow: Unsubscribe | None = None
@@ -103,7 +108,6 @@ class CreateTopicScreen(KzcScreen):
     def _request(self) -> CreateRequest:
         # Imported here: topic_plans pulls the brokers' client in, which the console needs only when creating.
         from core.backend_plans import parse_configs
-        from core.topic_plans import start_seed
 
         def number(widget_id: str) -> int:
             text = self.query_one(f"#{widget_id}", Input).value.strip()
@@ -117,7 +121,7 @@ class CreateTopicScreen(KzcScreen):
             rack_aware=self.query_one("#rack", Checkbox).value,
             manual_assignment=self.query_one("#manual", Input).value.strip() or None,
             configs=parse_configs(self.query_one("#configs", Input).value),
-            seed=self._seed if self._seed is not None else start_seed(topic),
+            seed=self._seed,
         )
 
     @on(Input.Changed)
@@ -189,7 +193,7 @@ class CreateTopicScreen(KzcScreen):
 
     def action_reshuffle(self) -> None:
         """A new random start for Kafka's algorithm."""
-        self._seed = random.randrange(2**31)
+        self._seed = new_seed()
         self._replan()
 
     def action_dry_run(self) -> None:
