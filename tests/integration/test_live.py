@@ -549,6 +549,8 @@ def test_watches_go_on_structural_znodes_and_followed_partitions_only(bare_zk: s
             recorder.wait_for(TopicCreated, lambda e: e.name == "new0")
             assert watch_count(port) - before == 10  # one more topic, no more watches
             zk.create("/brokers/topics/f", b'{"version":3,"partitions":{"0":[1],"1":[1],"2":[1]}}')
+            # Until the watcher has seen "f", the fired watch on /brokers/topics may not be set again yet.
+            recorder.wait_for(TopicCreated, lambda e: e.name == "f")
             watcher.follow_topic("f")
             assert watch_count(port) - before == 10 + 1 + 3  # its assignment and its 3 partition states
             watcher.unfollow_topic("f")
