@@ -145,12 +145,12 @@ def _admin(box: Sandbox) -> AdminClient:
 def _create_topic(box: Sandbox, name: str, assignment: list[list[int]]) -> None:
     admin = _admin(box)  # held until the answer: a collected client abandons its requests
     topic = NewTopic(name, num_partitions=len(assignment), replica_assignment=assignment)
-    admin.create_topics([topic])[name].result(timeout=60)
+    admin.create_topics([topic])[name].result(timeout=CLUSTER_TIMEOUT)
 
 
 def _delete_topic(box: Sandbox, name: str) -> None:
     admin = _admin(box)
-    admin.delete_topics([name])[name].result(timeout=60)
+    admin.delete_topics([name])[name].result(timeout=CLUSTER_TIMEOUT)
 
 
 def _controller(box: Sandbox) -> int:
