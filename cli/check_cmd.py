@@ -17,7 +17,7 @@ from core.config import ConnectionSettings
 from core.consistency.catalog import parse_only
 from core.consistency.findings import CheckReport
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, StageProgress, run_checks
+from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, StageProgress, check_runnable, run_checks
 from core.consistency.spark_engine import DEFAULT_MASTER, SparkEngine, SparkSettings
 from core.errors import KzcError, UsageError
 
@@ -68,6 +68,7 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         snapshot_file = Path(args.snapshot).expanduser() if args.snapshot else None
         if snapshot_file is not None and not snapshot_file.is_file():
             raise UsageError(f"--snapshot {snapshot_file}: no such file")
+        check_runnable(only, settings, snapshot_file=snapshot_file)  # before Spark starts for nothing
         spark = None
         engine: Engine = LocalEngine()
         if args.engine == "spark":

@@ -93,7 +93,7 @@ CHECKS: tuple[CheckSpec, ...] = (
         "Rack information is partial, or replicas share a rack",
         "Racks are all present or all absent (otherwise Enforced-mode admin operations fail); rack-aware "
         "assignment puts replicas on min(replication factor, racks) distinct racks.",
-        "§3.4, §3.6, §9.14",
+        "§3.1, §3.4, §3.6, §9.14",
     ),
     CheckSpec(
         "unreadable_znode",

@@ -7,7 +7,8 @@ Stages, in order (each reported through the progress callback as it starts and f
   ``metadata_mismatch``); unreachable brokers are a note, not a failure: the checks run on ZooKeeper alone;
 - ``load``: the local engine reads the snapshot file into memory; the Spark engine writes an in-memory
   snapshot to a file (``stage``) and Spark reads it;
-- ``check <id>``: one per check, finished as the fused pass that computes it completes.
+- ``check <id>``: one per check, finished when the pass that computes it completes: the local engine's
+  partition pass, then its cluster pass; the Spark engine's single job, so all of them at once.
 
 ``run_checks`` raises ``KzcError`` when the run cannot happen (no ZooKeeper, unreadable file, Spark
 failure); findings never raise.
@@ -24,7 +25,7 @@ from typing import Protocol
 
 from core.cluster_snapshot import ClusterSnapshot
 from core.config import ConnectionSettings
-from core.consistency.catalog import selected
+from core.consistency.catalog import BY_ID, selected
 from core.consistency.findings import CheckReport, Finding
 from core.consistency.local_engine import run_local
 from core.consistency.params import CheckParams
@@ -213,6 +214,30 @@ def take_snapshot(settings: ConnectionSettings, progress: ProgressCallback) -> C
         session.stop()
 
 
+def check_runnable(
+    only: Collection[str] | None,
+    settings: ConnectionSettings | None,
+    snapshot: ClusterSnapshot | None = None,
+    snapshot_file: Path | None = None,
+) -> None:
+    """Raise when ``only`` names a check that compares with the brokers but the run has none to ask.
+
+    Raises:
+        UsageError: no ``--bootstrap-server``, or a snapshot instead of the live cluster.
+    """
+    if only is None or not any(BY_ID[c].needs_brokers for c in only):
+        return
+    if snapshot is not None or snapshot_file is not None:
+        raise UsageError(
+            "metadata_mismatch compares what the live brokers serve with ZooKeeper: it cannot run on a snapshot "
+            "file; drop --snapshot and give --zookeeper and --bootstrap-server"
+        )
+    if settings is None or not settings.bootstrap_servers:
+        raise UsageError(
+            "metadata_mismatch needs --bootstrap-server HOST:PORT: it compares what the brokers serve with ZooKeeper"
+        )
+
+
 def run_checks(
     engine: Engine,
     *,
@@ -227,13 +252,17 @@ def run_checks(
 
     The cluster (``settings.zookeeper``) is read only when neither ``snapshot`` nor ``snapshot_file`` is
     given; then, with ``settings.bootstrap_servers``, the brokers' metadata is fetched too and
-    ``metadata_mismatch`` runs. ``report.notes`` says what was skipped and why.
+    ``metadata_mismatch`` runs. ``report.notes`` says what was skipped and why; but when ``only`` names
+    ``metadata_mismatch`` explicitly, a run that cannot compare with the brokers raises instead.
 
     Raises:
+        UsageError: ``only`` names ``metadata_mismatch`` without brokers to compare with.
         KzcError: the run could not happen (its message says why).
     """
     report_progress: ProgressCallback = progress or (lambda _p: None)
     params = params or CheckParams()
+    check_runnable(only, settings, snapshot, snapshot_file)
+    asked_for_brokers = only is not None and any(BY_ID[c].needs_brokers for c in only)
     timings: dict[str, float] = {}
     notes: list[str] = []
     started = time.monotonic()
@@ -252,6 +281,8 @@ def run_checks(
             try:
                 data.served = fetch_served_metadata(settings.bootstrap_servers)
             except KzcError as exc:
+                if asked_for_brokers:
+                    raise KzcError(f"metadata_mismatch could not run: {exc}") from exc
                 notes.append(f"metadata_mismatch skipped: {exc}")
             timings["broker_metadata"] = time.monotonic() - t
             report_progress(StageProgress("broker metadata", 1, 1, finished=True))

@@ -1,10 +1,13 @@
 """The check catalog as Spark column expressions over ``spark_frames.Frames`` (worker process only).
 
 Each check mirrors ``core.consistency.local_engine`` rule for rule, evidence key for evidence key: the
-two engines must return identical findings (a test runs both on every input). Partition checks are one
-fused ``select`` that builds an array of finding structs per partition row and explodes it; topic and
-broker checks are one aggregation each; everything is unioned into a single DataFrame so that one
-action computes the whole catalog.
+two engines must return identical findings (``tests/unit/test_checks_engines.py`` runs both on every
+input). Partition checks are one fused ``select`` that builds an array of finding structs per partition
+row and explodes it, behind a cheap filter that lets through only the rows some check can fire on (the
+local engine's fast path, ``_quiet``); topic checks are plain aggregates per topic, with partition lists
+collected only for the few topics that need them; per-topic facts reach the partition rows through
+broadcast joins, so the partitions are never shuffled; everything is unioned into a single DataFrame so
+that one action computes the whole catalog.
 
 A finding row is ``check, topic, partition, broker, path, evidence`` where ``evidence`` is
 ``to_json(struct(...))``: null fields are left out, as the local engine drops ``None`` evidence.
@@ -19,6 +22,8 @@ from core.consistency.spark_frames import Frames
 
 Col = Any
 DataFrame = Any
+
+QUIET_MAX_REPLICAS = 6  # replica lists up to this long can take the partition pass's fast path
 
 
 def all_findings(frames: Frames, params: CheckParams, want: frozenset[str]) -> DataFrame:
@@ -134,20 +139,23 @@ class _PartitionChecks:
                 F.col("min_isr").rlike(r"^[0-9]{1,9}\z") & (F.col("min_isr").cast("int") >= 1),
                 F.col("min_isr").cast("int"),
             ).alias("min_isr_override"),
-        )
-        first_request = frames.requests.groupBy("topic", "partition").agg(
+        ).where(F.col("min_isr_override").isNotNull())
+        last_request = frames.requests.groupBy("topic", "partition").agg(
             F.max_by("replicas", "idx").alias("requested")  # the last entry wins, as in Kafka's toMap
         )
         self.requested_topics = frames.requests.select("topic").distinct()
-        self.deleting_topics = frames.markers.join(topics.select("topic"), "topic", "inner").select(
+        self.deleting_topics = frames.markers.join(F.broadcast(topics.select("topic")), "topic", "inner").select(
             "topic", F.lit(True).alias("deleting_flag")
         )
-        p = (
-            frames.parts.join(topics, "topic", "inner")
-            .where(F.col("readable"))
-            .join(F.broadcast(configs), "topic", "left")
-            .join(first_request, ["topic", "partition"], "left")
-            .join(self.deleting_topics, "topic", "left")
+        # Everything a partition row needs from its topic, in one small table broadcast to the partition
+        # rows: the partitions (the big side) are never shuffled for these joins.
+        topic_info = (
+            topics.where(F.col("readable"))
+            .join(F.broadcast(configs), "topic", "left")  # topics that override min.insync.replicas
+            .join(F.broadcast(self.deleting_topics), "topic", "left")
+        )
+        p = frames.parts.join(F.broadcast(topic_info), "topic", "inner").join(
+            F.broadcast(last_request), ["topic", "partition"], "left"
         )
         replicas = F.col("replicas")
         self.p = p.select(
@@ -156,11 +164,14 @@ class _PartitionChecks:
             F.when(F.col("min_isr_override").isNotNull(), F.lit("topic config")).otherwise(F.lit(source))
             .alias("min_isr_source"),
             F.coalesce(F.col("deleting_flag"), F.lit(False)).alias("deleting"),
-            F.coalesce(F.array_distinct(F.filter(replicas, lambda x: ~F.array_contains(self.live, x))), _ints([]))
-            .alias("offline"),
-            F.array_sort(
-                F.array_distinct(F.filter(replicas, lambda x: F.size(F.filter(replicas, lambda y: y == x)) > 1))
-            ).alias("duplicates"),
+            # array_except keeps the first occurrences in order, like the local engine's dict.fromkeys.
+            F.coalesce(F.array_except(replicas, self.live), _ints([])).alias("offline"),
+            F.when(
+                F.size(F.array_distinct(replicas)) < F.size(replicas),
+                F.array_sort(
+                    F.array_distinct(F.filter(replicas, lambda x: F.size(F.filter(replicas, lambda y: y == x)) > 1))
+                ),
+            ).otherwise(_ints([])).alias("duplicates"),
         )  # fmt: skip
 
     # -- per partition (one fused pass) --
@@ -253,7 +264,44 @@ class _PartitionChecks:
                 unknown_ok, _finding("replica_on_unknown_broker", topic, part, b, tpath, replicas=replicas)
             ),
         )
-        return _exploded(self.p, findings, [unknown])
+        return _exploded(self.p.where(~self._quiet()), findings, [unknown])
+
+    def _quiet(self) -> Col:
+        """True for a partition none of the partition checks can fire on: in sync at its preferred leader,
+        every replica registered and on enough racks, nothing moving. It keeps the costly finding
+        expressions to the few other rows, as the local engine's fast path does. Registration is looked up
+        for the first ``QUIET_MAX_REPLICAS`` replicas one by one (a longer list takes the slow path): one
+        ``isin`` per replica would compile into a switch per replica, too big for Spark's code generation
+        on clusters of a few hundred brokers. Never null: a null would drop the row from both sides of the
+        filter."""
+        from pyspark.sql import functions as F
+
+        c = F.col
+        facts = self.f.facts
+        replicas, leader = c("replicas"), c("leader")
+        size = F.size(replicas)
+        quiet = (
+            c("assigned") & (c("state") == "ok") & ~c("deleting") & c("requested").isNull()
+            & (F.size("adding") == 0) & (F.size("removing") == 0)
+            & (size > 0) & (size <= QUIET_MAX_REPLICAS) & (F.size(F.array_distinct(replicas)) == size)
+            & (c("isr") == replicas) & (leader >= 0) & (leader == F.try_element_at(replicas, F.lit(1)))
+            & (size >= c("min_isr"))
+        )  # fmt: skip
+        for i in range(1, QUIET_MAX_REPLICAS + 1):
+            quiet = quiet & ((size < i) | F.array_contains(self.live, F.try_element_at(replicas, F.lit(i))))
+        if facts.controller_epoch is not None:
+            quiet = quiet & (c("state_controller_epoch") <= F.lit(facts.controller_epoch))
+        if self.rack_map is not None and facts.racks_complete:
+            quiet = quiet & (self._racks_used() >= F.least(size, F.lit(facts.rack_count)))
+        return F.coalesce(quiet, F.lit(False))
+
+    def _racks_used(self) -> Col:
+        """How many distinct racks a replica list of registered brokers uses."""
+        from pyspark.sql import functions as F
+
+        rack_map = self.rack_map
+        assert rack_map is not None
+        return F.size(F.array_distinct(F.transform("replicas", lambda b: F.try_element_at(rack_map, b))))
 
     def _move_problems(self) -> Col:
         from pyspark.sql import functions as F
@@ -278,21 +326,35 @@ class _PartitionChecks:
 
         c = F.col
         assigned = self.p.where(c("assigned"))
+        rf = F.size(F.array_except("replicas", "removing"))
+        # Plain aggregates over every partition (compiled, no per-topic lists), then the lists only for the
+        # few topics that need them: partition ids are distinct, so they are 0..n-1 exactly when the
+        # smallest is 0 and the largest n-1.
         agg = assigned.groupBy("topic").agg(
-            F.array_sort(F.collect_list("partition")).alias("ids"),
             F.count(F.lit(1)).cast("int").alias("n"),
-            F.array_sort(F.collect_set(F.size(F.array_except("replicas", "removing")))).alias("rfs"),
+            F.min("partition").alias("first"),
+            F.max("partition").alias("last"),
+            F.min(rf).alias("rf_min"),
+            F.max(rf).alias("rf_max"),
             F.max(F.when(c("partition") == 0, F.size("replicas"))).alias("rf0"),
-            F.array_sort(F.array_distinct(F.flatten(F.collect_list("offline")))).alias("offline_all"),
-            F.max((F.size("adding") > 0) | (F.size("removing") > 0) | c("requested").isNotNull()).alias("moving"),
         )
+        flagged = agg.where((c("first") != 0) | (c("last") != c("n") - 1) | (c("rf_min") != c("rf_max")))
+        lists = (
+            assigned.join(F.broadcast(flagged.select("topic")), "topic", "left_semi")
+            .groupBy("topic")
+            .agg(
+                F.array_sort(F.collect_list("partition")).alias("ids"),
+                F.array_sort(F.collect_set(rf)).alias("rfs"),
+            )
+        )
+        detail = lists.join(F.broadcast(flagged), "topic", "inner")
         topic = c("topic")
         tpath = _topic_path(topic)
         ids, n = c("ids"), c("n")
         missing = F.filter(F.sequence(F.lit(0), n - 1), lambda x: ~F.array_contains(ids, x))
         unexpected = F.filter(ids, lambda x: x >= n)
         per_topic = _exploded(
-            agg,
+            detail,
             [
                 F.when(F.size(missing) + F.size(unexpected) > 0,
                        _finding("non_contiguous_partitions", topic, F.lit(None), F.lit(None), tpath,
@@ -302,7 +364,7 @@ class _PartitionChecks:
                                 replication_factors=c("rfs"), partition_0_replication_factor=c("rf0"))),
             ],
         )  # fmt: skip
-        return per_topic.unionByName(self._names()).unionByName(self._deletions(agg))
+        return per_topic.unionByName(self._names()).unionByName(self._deletions())
 
     def _names(self) -> DataFrame:
         from pyspark.sql import functions as F
@@ -334,14 +396,23 @@ class _PartitionChecks:
         )
         return invalid.unionByName(collisions)
 
-    def _deletions(self, agg: DataFrame) -> DataFrame:
+    def _deletions(self) -> DataFrame:
         from pyspark.sql import functions as F
 
         c = F.col
         facts = self.f.facts
-        markers = self.f.markers.join(self.f.topics.select("topic", "readable"), "topic", "inner")
-        markers = markers.join(agg.select("topic", "offline_all", "moving"), "topic", "left").join(
-            self.requested_topics.select("topic", F.lit(True).alias("requested_topic")), "topic", "left"
+        moving = (F.size("adding") > 0) | (F.size("removing") > 0) | c("requested").isNotNull()
+        per_topic = (
+            self.p.where(c("assigned") & c("deleting"))
+            .groupBy("topic")
+            .agg(
+                F.max(moving).alias("moving"),
+                F.array_sort(F.array_distinct(F.flatten(F.collect_list("offline")))).alias("offline_all"),
+            )
+        )
+        markers = self.f.markers.join(F.broadcast(self.f.topics.select("topic", "readable")), "topic", "inner")
+        markers = markers.join(F.broadcast(per_topic), "topic", "left").join(
+            F.broadcast(self.requested_topics.select("topic", F.lit(True).alias("requested_topic"))), "topic", "left"
         )
         readable = c("readable")
         offline = F.when(readable, F.coalesce(c("offline_all"), _ints([]))).otherwise(_ints([]))
@@ -603,7 +674,7 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
             _rows(one, _finding("rack_violation", F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
                                 brokers_with_rack=_ints(with_rack), brokers_without_rack=_ints(without)))
         )  # fmt: skip
-    topic_names = frames.topics.select("topic")
+    topic_names = F.broadcast(frames.topics.select("topic"))
     stale = frames.markers.join(topic_names, "topic", "left_anti")
     out.append(
         _rows(stale, _finding("stale_deletion_marker", c("topic"), F.lit(None), F.lit(None),

@@ -127,6 +127,12 @@ class SparkEngine:
             self._send({"op": "start", "master": self.settings.master, "conf": dict(self.settings.conf)})
 
     @property
+    def pid(self) -> int | None:
+        """The worker process's id while it runs (Spark's JVM is a child of it), for resource accounting."""
+        proc = self._proc
+        return proc.pid if proc is not None and proc.poll() is None else None
+
+    @property
     def started(self) -> bool:
         """Whether the worker process runs."""
         return self._proc is not None and self._proc.poll() is None

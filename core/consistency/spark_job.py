@@ -95,6 +95,6 @@ def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
     findings = all_findings(frames, request.params, frozenset(request.checks))
     rows = [[r[0], r[1], r[2], r[3], r[4], r[5]] for r in findings.collect()]
     timings["checks"] = time.monotonic() - started
-    progress("checks", request.checks)
+    progress("checks", request.checks)  # one fused job: every check finishes with it
     frames.release()
     return JobResult(rows, frames.partition_count, timings)

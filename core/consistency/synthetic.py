@@ -3,9 +3,10 @@
 ``write_synthetic`` writes ``core.snapshot_file``'s format directly (one formatted line per record, no
 ``ClusterSnapshot`` in memory), fast enough for 1M-3M partitions, and the result reads back with
 ``read_snapshot_file``. The layout: brokers 1..B on racks r1..rN in turn, topics of ``partitions_per_topic``
-partitions, replicas on consecutive brokers (so on distinct racks), every partition in sync at its
-preferred leader, a config per topic (topic creation writes one), controller 1 at epoch 5. Faults are
-planted on randomly chosen partitions, topics and cluster znodes; ``SyntheticInfo.planted`` counts them.
+partitions, replicas on consecutive brokers of a ring (so on distinct racks: the default broker count is
+a multiple of the rack count), every partition in sync at its preferred leader, a config per topic (topic
+creation writes one), controller 1 at epoch 5; without faults no check finds anything. Faults are planted
+on randomly chosen partitions, topics and cluster znodes; ``SyntheticInfo.planted`` counts them.
 """
 
 from __future__ import annotations
@@ -150,13 +151,18 @@ def write_synthetic(
 
     Args:
         topics: number of topics (default: one per 10 partitions).
-        brokers: number of brokers (default: between 6 and 300, growing with the partitions).
+        brokers: number of brokers (default: between 6 and 300, growing with the partitions, a multiple of
+            ``racks``; with another count, replica lists that wrap around the ring may share a rack).
         faults: what to plant (default: none).
     """
     faults = faults or FaultMix.none()
     rng = random.Random(seed)
     n_topics = max(1, topics if topics is not None else partitions // 10)
     n_brokers = brokers if brokers is not None else min(300, max(6, partitions // 10_000))
+    if brokers is None and racks:
+        # Replicas sit on consecutive brokers of a ring: only a multiple of the rack count keeps the windows
+        # that wrap around (brokers n, 1, 2...) on distinct racks, so healthy partitions stay healthy.
+        n_brokers = max(racks, n_brokers - n_brokers % racks)
     rf = min(replication_factor, n_brokers)
     unknown_broker = n_brokers + 1  # never registered
     sizes = [partitions // n_topics + (1 if t < partitions % n_topics else 0) for t in range(n_topics)]

@@ -1,0 +1,220 @@
+"""The Spark engine returns exactly the local engine's findings on the same input.
+
+Both engines run on every hand-built case of ``test_local_checks.CASES`` (the snapshot in memory, which
+the Spark engine stages to a file as the console does), on the brokers' metadata cases, and on synthetic
+snapshot files from ``core.consistency.synthetic`` with at least one of every fault the generator can
+plant, read by each engine from the same file. One Spark worker (``local[*]``) serves the whole module,
+so Spark starts once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from core.cluster_snapshot import ClusterSnapshot
+from core.consistency.catalog import CHECK_IDS, parse_only, selected
+from core.consistency.findings import CheckReport, Finding
+from core.consistency.params import CheckParams
+from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, StageProgress, run_checks
+from core.consistency.served_metadata import ServedMetadata, ServedPartition
+from core.consistency.spark_engine import SparkEngine, SparkSettings
+from core.consistency.synthetic import FaultMix, write_synthetic
+from tests.unit.test_local_checks import CASES, MINUTE, NOW, healthy, state_json, with_states
+
+# What each fault the generator plants is reported as (docs/checks.md).
+PLANTED_AS = {
+    "offline": "offline_partition",
+    "under_replicated": "under_replicated",
+    "leader_not_in_isr": "leader_not_in_isr",
+    "isr_not_subset": "isr_not_subset_of_replicas",
+    "empty_isr": "empty_isr",
+    "state_missing": "partition_state_missing",
+    "unreadable_state": "unreadable_znode",
+    "duplicate_replica": "duplicate_replica",
+    "unknown_broker": "replica_on_unknown_broker",
+    "epoch_ahead": "controller_epoch_ahead",
+    "preferred_not_leader": "preferred_leader_not_leader",
+    "reassigning": "reassignment_in_progress",
+    "rack_violation": "rack_violation",
+    "orphan_state": "orphan_partition_state",
+    "non_contiguous": "non_contiguous_partitions",
+    "inconsistent_rf": "inconsistent_replication_factor",
+    "invalid_name": "topic_name_invalid",
+    "collision": "topic_name_collision",
+    "under_min_isr": "under_min_isr",
+    "deletion_pending": "deletion_pending",
+    "deletion_stuck": "deletion_stuck",
+    "stale_marker": "stale_deletion_marker",
+    "orphan_config": "orphan_topic_config",
+    "invalid_reassignment": "invalid_reassignment_request",
+    "notification_backlog": "notification_backlog",
+    "bad_broker": "broker_registration_invalid",
+    "no_controller": "no_controller",
+}
+# What the generator cannot plant (the hand-built cases fire them).
+NOT_PLANTABLE = {"controller_not_registered", "leader_imbalance", "metadata_mismatch"}
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[SparkEngine]:
+    """One warm Spark worker for the whole module."""
+    engine = SparkEngine(SparkSettings())
+    engine.start()
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def both(
+    spark: SparkEngine,
+    *,
+    snapshot: ClusterSnapshot | None = None,
+    snapshot_file: Path | None = None,
+    params: CheckParams | None = None,
+    only: frozenset[str] | None = None,
+) -> tuple[CheckReport, CheckReport]:
+    """The local and the Spark report on the same input."""
+    local = run_checks(LocalEngine(), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
+    remote = run_checks(SparkChecks(spark), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
+    return local, remote
+
+
+def assert_same(local: CheckReport, remote: CheckReport) -> None:
+    """Identical findings (check, location, evidence, hence detail) in identical order."""
+    only_local = set(local.findings) - set(remote.findings)
+    only_spark = set(remote.findings) - set(local.findings)
+    assert not only_local and not only_spark, {"local only": only_local, "spark only": only_spark}
+    assert local.findings == remote.findings
+    assert local.partitions == remote.partitions
+    assert local.checks_run == remote.checks_run
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(spark: SparkEngine, case: str) -> None:
+    builder, expected = CASES[case]
+    local, remote = both(spark, snapshot=builder())
+    assert {f.check for f in local.findings} == expected
+    assert_same(local, remote)
+    assert all(
+        isinstance(f, Finding) and hash(f) == hash(g) for f, g in zip(local.findings, remote.findings, strict=True)
+    )
+    assert {"stage", "spark_start", "load", "checks", "total"} <= set(remote.timings)  # staged to a file for Spark
+
+
+# name -> (snapshot, params, checks with default params, checks with these params)
+PARAMS_CASES: dict[str, tuple[ClusterSnapshot, CheckParams, set[str], set[str]]] = {
+    "min_isr_default": (
+        healthy(states=with_states(p_1=state_json(2, [2, 3]))),
+        CheckParams(min_isr_default=3),
+        {"under_replicated"},
+        {"under_min_isr"},
+    ),
+    "imbalance_percent": (
+        healthy(states=with_states(p_0=state_json(2, [1, 2, 3]))),
+        CheckParams(imbalance_percent=100),
+        {"leader_imbalance", "preferred_leader_not_leader"},
+        {"preferred_leader_not_leader"},
+    ),
+    "ages": (
+        healthy(
+            markers={"orders": NOW - MINUTE},
+            isr_changes={'{"version":1,"partitions":[{"topic":"orders","partition":0}]}': NOW - 2 * MINUTE},
+        ),
+        CheckParams(notification_max_age_ms=MINUTE, deletion_stuck_after_ms=MINUTE // 2),
+        {"deletion_pending"},
+        {"deletion_stuck", "notification_backlog"},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PARAMS_CASES))
+def test_both_engines_apply_the_same_thresholds(spark: SparkEngine, case: str) -> None:
+    snapshot, params, by_default, with_params = PARAMS_CASES[case]
+    local, remote = both(spark, snapshot=snapshot, params=params)
+    assert_same(local, remote)
+    assert {f.check for f in local.findings} == with_params
+    assert {f.check for f in run_checks(LocalEngine(), snapshot=snapshot).findings} == by_default
+
+
+def test_metadata_mismatch_is_the_same_on_both_engines(spark: SparkEngine) -> None:
+    snapshot = healthy(markers={"gone": NOW - MINUTE})
+    served = ServedMetadata(
+        frozenset({1, 2}),
+        {
+            "orders": {0: ServedPartition(2, (1, 2, 3), (2, 1)), 1: ServedPartition(2, (3, 2, 1), (2, 3, 1))},
+            "ghost": {0: ServedPartition(1, (1,), (1,))},
+        },
+    )
+    data = CheckInput(snapshot=snapshot, served=served)
+    checks = selected(None, with_brokers=True)
+    results = [
+        engine.check(data, CheckParams(), checks, lambda _p: None) for engine in (LocalEngine(), SparkChecks(spark))
+    ]
+    local, remote = (CheckReport.build(r.findings, r.partitions, checks, "x") for r in results)
+    assert_same(local, remote)
+    found = {
+        (f.topic, f.partition, f.evidence_dict.get("differs")) for f in local.findings if f.check == "metadata_mismatch"
+    }
+    assert found == {
+        (None, None, ("brokers",)),
+        ("ghost", None, ("topic",)),
+        ("orders", 0, ("leader", "isr")),
+        ("orders", 1, ("replicas",)),
+        ("orders", 2, ("partition",)),
+    }
+
+
+@pytest.mark.parametrize("no_controller", [True, False], ids=["no_controller", "with_controller"])
+def test_both_engines_agree_on_a_synthetic_snapshot_with_every_fault(
+    spark: SparkEngine, tmp_path: Path, no_controller: bool
+) -> None:
+    faults = FaultMix.every_fault()
+    if not no_controller:  # with a controller, a fresh deletion marker is pending rather than stuck
+        faults = dataclasses.replace(faults, cluster=faults.cluster - {"no_controller"})
+    path = tmp_path / "synthetic.jsonl"
+    info = write_synthetic(path, 3000, faults=faults, seed=11)
+    local, remote = both(spark, snapshot_file=path)
+    assert_same(local, remote)
+    fired = Counter(f.check for f in local.findings)
+    planted = {PLANTED_AS[kind] for kind in info.planted}
+    if no_controller:
+        planted.discard("deletion_pending")  # no controller: every queued deletion is stuck
+    assert planted <= set(fired), planted - set(fired)
+    assert set(PLANTED_AS.values()) | NOT_PLANTABLE == set(CHECK_IDS)
+    assert local.partitions == info.partitions
+
+
+def test_spark_reports_progress_and_honours_only(spark: SparkEngine, tmp_path: Path) -> None:
+    path = tmp_path / "synthetic.jsonl"
+    write_synthetic(path, 500, topics=50, brokers=6, faults=FaultMix.every_fault(), seed=5)
+    only = parse_only("offline_partition,under_replicated,notification_backlog,orphan_topic_config")
+    assert only is not None
+    stages: list[StageProgress] = []
+    remote = run_checks(SparkChecks(spark), snapshot_file=path, only=only, progress=stages.append)
+    local = run_checks(LocalEngine(), snapshot_file=path, only=only)
+    assert_same(local, remote)
+    assert {f.check for f in remote.findings} == only
+    finished = {p.stage for p in stages if p.finished}
+    assert finished == {"load"} | {f"check {c}" for c in only}
+    assert {"load", "checks"} <= set(remote.timings) and remote.timings["checks"] > 0
+
+
+def test_a_staged_parquet_copy_gives_the_same_findings(spark: SparkEngine, tmp_path: Path) -> None:
+    path = tmp_path / "synthetic.jsonl"
+    write_synthetic(path, 500, topics=50, brokers=6, faults=FaultMix.every_fault(), seed=6)
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    original = spark.settings
+    spark.settings = dataclasses.replace(original, stage_dir=stage.as_uri())
+    try:
+        local, remote = both(spark, snapshot_file=path)
+    finally:
+        spark.settings = original
+    assert_same(local, remote)
+    assert any(p.name.endswith(".parquet") for p in stage.iterdir())  # the checks did read the staged copy
