@@ -23,7 +23,7 @@ lint: install
 	$(BIN)/mypy
 
 unit: install  ## fast tests only (no cluster)
-	$(BIN)/pytest tests/unit tests/tui -q
+	$(BIN)/pytest tests/unit tests/tui -q -m "not integration"
 
 test: jars lint  ## install everything, then the whole suite (integration tests start their own sandbox)
 	$(BIN)/pytest
