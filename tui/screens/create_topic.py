@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Static
 
-from core.backend import CreatePlan, CreateRequest, PlannedWrite, Unsubscribe
+from core.backend import CreatePlan, CreateRequest, Unsubscribe
 from core.cluster_snapshot import TopicEntry
 from core.console_view import ClusterView
 from core.errors import KzcError
@@ -22,22 +22,11 @@ from core.kafka_znodes import PartitionState
 from core.topic_names import collisions, name_problem
 from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
+from tui.screens.plan_form import dry_run_text, form_field
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.virtual_table import VirtualTable
-
-
-def dry_run_text(writes: tuple[PlannedWrite, ...], warnings: tuple[str, ...] = ()) -> str:
-    """What a plan would write, one znode per paragraph."""
-    lines = ["DRY RUN: nothing is written. These znodes would be written in one ZooKeeper multi-op:"]
-    for write in writes:
-        version = f" (if version is {write.expected_version})" if write.expected_version is not None else ""
-        lines.append(f"{write.op} {write.path}{version}")
-        if write.data:
-            lines.append(f"    {write.data}")
-    lines += warnings
-    return "\n".join(lines)
 
 
 def new_seed() -> int:
@@ -68,7 +57,7 @@ class CreateTopicScreen(KzcScreen):
         yield StatusBar()
         with Horizontal(id="form-body"):
             with Vertical(id="form"):
-                yield from _field("topic name", Input(placeholder="orders.v2", id="name"))
+                yield from form_field("topic name", Input(placeholder="orders.v2", id="name"))
                 yield Label("", id="name-problem", classes="problem")
                 with Horizontal(classes="field"):
                     yield Label("partitions")
@@ -76,8 +65,8 @@ class CreateTopicScreen(KzcScreen):
                     yield Label("replication", classes="inline")
                     yield Input("3", type="integer", id="rf", classes="number")
                     yield Checkbox("rack-aware", True, id="rack")
-                yield from _field("manual assign", Input(placeholder="optional: 1:2:3,2:3:1", id="manual"))
-                yield from _field("configs", Input(placeholder="optional: retention.ms=86400000,...", id="configs"))
+                yield from form_field("manual assign", Input(placeholder="optional: 1:2:3,2:3:1", id="manual"))
+                yield from form_field("configs", Input(placeholder="optional: retention.ms=86400000,...", id="configs"))
                 yield Label("", id="warnings", classes="warning")
                 yield Label("", id="plan-problem", classes="problem")
                 yield Label("", id="phase")
@@ -291,8 +280,3 @@ class CreateTopicScreen(KzcScreen):
             "warnings": list(plan.warnings),
         }
 
-
-def _field(label: str, widget: Any) -> ComposeResult:
-    with Horizontal(classes="field"):
-        yield Label(label)
-        yield widget

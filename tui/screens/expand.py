@@ -16,7 +16,7 @@ from core.backend import ExpandPlan, ExpandRequest
 from core.console_view import ClusterView
 from core.errors import KzcError
 from tui.screens.base import KzcScreen
-from tui.screens.create_topic import _field, dry_run_text
+from tui.screens.plan_form import dry_run_text, form_field
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -46,8 +46,8 @@ class ExpandScreen(KzcScreen):
         with Horizontal(id="form-body"):
             with Vertical(id="form"):
                 yield Label(f"topic {self.topic}", id="expand-topic")
-                yield from _field("partitions", Input(type="integer", id="partitions"))
-                yield from _field(
+                yield from form_field("partitions", Input(type="integer", id="partitions"))
+                yield from form_field(
                     "manual assign", Input(placeholder="optional: all partitions, 1:2,2:3,...", id="manual")
                 )
                 yield Label("", id="plan-problem", classes="problem")

@@ -1,0 +1,33 @@
+"""What the create-topic and add-partitions forms share: a labelled field, and a plan's dry run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+from core.backend import PlannedWrite
+
+
+def form_field(label: str, widget: Any) -> ComposeResult:
+    """``widget`` on one line after its ``label``."""
+    with Horizontal(classes="field"):
+        yield Label(label)
+        yield widget
+
+
+def dry_run_text(writes: tuple[PlannedWrite, ...], warnings: tuple[str, ...] = ()) -> str:
+    """What a plan would do, one write per paragraph: broker requests (AdminClient) or znode writes."""
+    if writes and all(w.op == "admin" for w in writes):
+        lines = ["DRY RUN: nothing is sent. This request would go to the brokers (AdminClient):"]
+    else:
+        lines = ["DRY RUN: nothing is written. These znodes would be written in one ZooKeeper multi-op:"]
+    for write in writes:
+        version = f" (if version is {write.expected_version})" if write.expected_version is not None else ""
+        lines.append(f"{write.path}" if write.op == "admin" else f"{write.op} {write.path}{version}")
+        if write.data:
+            lines.append(f"    {write.data}")
+    lines += warnings
+    return "\n".join(lines)
