@@ -22,7 +22,7 @@ from core.kafka_znodes import PartitionState
 from core.topic_names import collisions, name_problem
 from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
-from tui.screens.plan_form import dry_run_text, form_field
+from tui.screens.plan_form import form_field, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -186,13 +186,8 @@ class CreateTopicScreen(KzcScreen):
         self._replan()
 
     def action_dry_run(self) -> None:
-        """Show the exact znode writes, without writing."""
-        if self._plan is None:
-            self.notify("nothing to dry-run: fix the form first", severity="warning")
-            return
-        dry = self.query_one("#dry-run", Static)
-        dry.update(dry_run_text(self._plan.writes, self._plan.warnings))
-        dry.add_class("-shown")
+        """Show exactly what submitting would write or send, without doing it."""
+        show_dry_run(self, self._plan)
 
     def action_submit(self) -> None:
         """Write exactly the preview."""

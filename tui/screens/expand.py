@@ -16,7 +16,7 @@ from core.backend import ExpandPlan, ExpandRequest
 from core.console_view import ClusterView
 from core.errors import KzcError
 from tui.screens.base import KzcScreen
-from tui.screens.plan_form import dry_run_text, form_field
+from tui.screens.plan_form import form_field, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -99,13 +99,8 @@ class ExpandScreen(KzcScreen):
         self.query_one("#dry-run", Static).remove_class("-shown")
 
     def action_dry_run(self) -> None:
-        """Show the exact write without writing."""
-        if self._plan is None:
-            self.notify("nothing to dry-run: fix the form first", severity="warning")
-            return
-        dry = self.query_one("#dry-run", Static)
-        dry.update(dry_run_text(self._plan.writes, self._plan.warnings))
-        dry.add_class("-shown")
+        """Show exactly what submitting would write or send, without doing it."""
+        show_dry_run(self, self._plan)
 
     def action_submit(self) -> None:
         """Write exactly the preview."""

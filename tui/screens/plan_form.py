@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Label
+from textual.screen import Screen
+from textual.widgets import Label, Static
 
 from core.backend import PlannedWrite
 
@@ -31,3 +32,20 @@ def dry_run_text(writes: tuple[PlannedWrite, ...], warnings: tuple[str, ...] = (
             lines.append(f"    {write.data}")
     lines += warnings
     return "\n".join(lines)
+
+
+class _Planned(Protocol):
+    @property
+    def writes(self) -> tuple[PlannedWrite, ...]: ...
+    @property
+    def warnings(self) -> tuple[str, ...]: ...
+
+
+def show_dry_run(screen: Screen[Any], plan: _Planned | None) -> None:
+    """Show ``plan``'s dry run in the form's ``#dry-run`` pane (or say there is nothing to show)."""
+    if plan is None:
+        screen.notify("nothing to dry-run: fix the form first", severity="warning")
+        return
+    dry = screen.query_one("#dry-run", Static)
+    dry.update(dry_run_text(plan.writes, plan.warnings))
+    dry.add_class("-shown")
