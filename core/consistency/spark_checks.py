@@ -15,6 +15,8 @@ A finding row is ``check, topic, partition, broker, path, evidence`` where ``evi
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from core.consistency.params import CheckParams
@@ -26,26 +28,77 @@ DataFrame = Any
 QUIET_MAX_REPLICAS = 6  # replica lists up to this long can take the partition pass's fast path
 
 
-def all_findings(frames: Frames, params: CheckParams, want: frozenset[str]) -> DataFrame:
-    """Every finding of the ``want`` checks, as one DataFrame."""
-    from pyspark.sql import functions as F
+# The passes, in the order they run, and the checks each produces. Each pass is one Spark action, so
+# a check is done (for progress) when every pass producing it has run.
+PASSES: dict[str, tuple[str, ...]] = {
+    "partitions": (
+        "duplicate_replica", "partition_state_missing", "orphan_partition_state", "controller_epoch_ahead",
+        "empty_isr", "leader_not_in_isr", "isr_not_subset_of_replicas", "offline_partition", "under_min_isr",
+        "under_replicated", "preferred_leader_not_leader", "reassignment_in_progress",
+        "invalid_reassignment_request", "rack_violation", "replica_on_unknown_broker",
+    ),
+    "topics": ("non_contiguous_partitions", "inconsistent_replication_factor"),
+    "leaders": ("leader_imbalance",),
+    "deletions": ("deletion_stuck", "deletion_pending"),
+    "names": ("topic_name_invalid", "topic_name_collision"),
+    "reassignment requests": ("invalid_reassignment_request",),
+    "cluster": (
+        "no_controller", "controller_not_registered", "broker_registration_invalid", "rack_violation",
+        "stale_deletion_marker", "orphan_topic_config",
+    ),
+    "notifications": ("notification_backlog",),
+    "unreadable": ("unreadable_znode",),
+    "served": ("metadata_mismatch",),
+}  # fmt: skip
 
+
+# Passes that read only the small records, not the partition rows.
+SMALL_PASSES = frozenset({"names", "cluster", "notifications", "unreadable"})
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One Spark action: the finding rows of ``checks`` (the wanted ones this pass produces)."""
+
+    name: str
+    checks: frozenset[str]
+    build: Callable[[], DataFrame]
+
+    @property
+    def reads_partitions(self) -> bool:
+        """Whether it reads the (cached) partition rows."""
+        return self.name not in SMALL_PASSES
+
+    def rows(self) -> list[list[Any]]:
+        """Plan and run the pass: finding rows ``[check, topic, partition, broker, path, evidence JSON]``."""
+        from pyspark.sql import functions as F
+
+        findings = self.build().where(F.col("check").isin(sorted(self.checks)))
+        return [[r[0], r[1], r[2], r[3], r[4], r[5]] for r in findings.collect()]
+
+
+def check_passes(frames: Frames, params: CheckParams, want: frozenset[str]) -> list[Pass]:
+    """The passes that produce some of the ``want`` checks, in ``PASSES`` order (planned when run)."""
     parts = _PartitionChecks(frames, params, want)
-    pieces = [
-        parts.partition_findings(),
-        parts.topic_findings(),
-        parts.imbalance_findings(),
-        parts.request_findings(),
-        _cluster_findings(frames, params, want),
-        _notification_findings(frames, params, want),
-        _unreadable_findings(frames, want),
-    ]
-    if frames.served_parts is not None and "metadata_mismatch" in want:
-        pieces.append(parts.served_findings())
-    result = pieces[0]
-    for piece in pieces[1:]:
-        result = result.unionByName(piece)
-    return result.where(F.col("check").isin(list(want)))
+    builders: dict[str, Callable[[], DataFrame]] = {
+        "partitions": parts.partition_findings,
+        "topics": parts.topic_findings,
+        "leaders": parts.imbalance_findings,
+        "deletions": parts.deletion_findings,
+        "names": parts.name_findings,
+        "reassignment requests": parts.request_findings,
+        "cluster": lambda: _cluster_findings(frames, params, want),
+        "notifications": lambda: _notification_findings(frames, params, want),
+        "unreadable": lambda: _unreadable_findings(frames, want),
+    }
+    if frames.served_parts is not None:
+        builders["served"] = parts.served_findings
+    passes = []
+    for name, produced in PASSES.items():
+        checks = frozenset(produced) & want
+        if checks and name in builders:
+            passes.append(Pass(name, checks, builders[name]))
+    return passes
 
 
 # ---- building blocks -------------------------------------------------------------------------------
@@ -115,6 +168,62 @@ def _floor_seconds(ms: Col) -> Col:
     return F.floor(ms / F.lit(1000)).cast("long")
 
 
+class _BrokerLookup:
+    """Per-row questions about a broker id. When the registered ids are dense enough (the usual 0..n or
+    1001..n) they are answered by indexing a literal int array by the id; otherwise by scanning the list.
+    ``array_contains`` on a literal list and a map lookup both scan it, which on a million rows and a few
+    hundred brokers costs seconds; ``isin`` compiles into a switch per use, too big for Spark's code
+    generation. The table is written as ``split`` of a string literal, which Spark folds into one literal
+    array while planning: ``array(lit, lit, ...)`` would be one expression per broker id to analyse."""
+
+    DENSE_SPAN = 1 << 16
+
+    def __init__(self, live: frozenset[int], racks: dict[int, str | None]) -> None:
+        self.ids = sorted(live)
+        names = sorted({r for b, r in racks.items() if r is not None and b in live})
+        self.rack_index = {b: names.index(r) for b, r in racks.items() if r is not None and b in live}
+        self.low = self.ids[0] if self.ids else 0
+        self.span = self.ids[-1] - self.low + 1 if self.ids else 0
+        self.dense = 0 < self.span <= self.DENSE_SPAN
+
+    def _lookup(self, table: list[int], broker: Col) -> Col:
+        """``table[broker - low]`` (null when out of range)."""
+        from pyspark.sql import functions as F
+
+        array = F.split(F.lit(",".join(map(str, table))), ",").cast("array<int>")
+        index = broker - F.lit(self.low)
+        return F.when((index >= 0) & (index < len(table)), F.element_at(array, index + 1))
+
+    def live(self, broker: Col) -> Col:
+        """Whether ``broker`` is registered (false for null)."""
+        from pyspark.sql import functions as F
+
+        if not self.ids:
+            return F.lit(False)
+        if not self.dense:
+            return F.coalesce(F.array_contains(_ints(self.ids), broker), F.lit(False))
+        flags = [0] * self.span
+        for b in self.ids:
+            flags[b - self.low] = 1
+        return F.coalesce(self._lookup(flags, broker) == 1, F.lit(False))
+
+    def rack(self, broker: Col) -> Col:
+        """A number standing for the rack of ``broker``, equal for brokers on the same rack (null: no rack or
+        not registered)."""
+        from pyspark.sql import functions as F
+
+        if not self.rack_index:
+            return F.lit(None).cast("int")
+        if not self.dense:
+            pairs = [x for b, r in sorted(self.rack_index.items()) for x in (F.lit(b), F.lit(r))]
+            return F.try_element_at(F.create_map(*pairs), broker)
+        table = [-1] * self.span
+        for b, r in self.rack_index.items():
+            table[b - self.low] = r
+        rack = self._lookup(table, broker)
+        return F.when(rack >= 0, rack)
+
+
 # ---- partitions, topics, preferred leaders, reassignments, served metadata ------------------------
 
 
@@ -129,6 +238,7 @@ class _PartitionChecks:
         self.want = want
         facts = frames.facts
         self.live = _ints(sorted(facts.live))
+        self.brokers = _BrokerLookup(facts.live, facts.racks)
         rack_pairs = [x for b, r in sorted(facts.racks.items()) if r is not None for x in (F.lit(b), F.lit(r))]
         self.rack_map = F.create_map(*rack_pairs) if rack_pairs else None
         min_isr, source = facts.default_min_isr(params)
@@ -157,13 +267,26 @@ class _PartitionChecks:
         p = frames.parts.join(F.broadcast(topic_info), "topic", "inner").join(
             F.broadcast(last_request), ["topic", "partition"], "left"
         )
-        replicas = F.col("replicas")
-        self.p = p.select(
+        p = p.select(
             "*",
             F.coalesce(F.col("min_isr_override"), F.lit(min_isr)).alias("min_isr"),
             F.when(F.col("min_isr_override").isNotNull(), F.lit("topic config")).otherwise(F.lit(source))
             .alias("min_isr_source"),
             F.coalesce(F.col("deleting_flag"), F.lit(False)).alias("deleting"),
+        )  # fmt: skip
+        # Every pass reads these rows: computed once (joins and the quiet flag), cached, released with the
+        # frames. The costly per-row arrays (offline replicas, duplicates) are left to the few rows that are
+        # not quiet.
+        self.p = self._with_quiet(p).cache()
+        frames.cached.append(self.p)
+
+    def _with_problems(self, rows: DataFrame) -> DataFrame:
+        """``rows`` with the replica lists the finding expressions need: offline and duplicate replicas."""
+        from pyspark.sql import functions as F
+
+        replicas = F.col("replicas")
+        return rows.select(
+            "*",
             # array_except keeps the first occurrences in order, like the local engine's dict.fromkeys.
             F.coalesce(F.array_except(replicas, self.live), _ints([])).alias("offline"),
             F.when(
@@ -187,7 +310,7 @@ class _PartitionChecks:
         has_state = c("state") == "ok"
         available = assigned & has_state & ~c("deleting")
         nonempty_isr = F.size(isr) > 0
-        leader_live = (leader >= 0) & F.array_contains(self.live, leader)
+        leader_live = (leader >= 0) & self.brokers.live(leader)
         n_isr = F.size(isr)
         rf_add = F.size(F.array_except(replicas, F.coalesce(c("adding"), _ints([]))))
         adding, removing = c("adding"), c("removing")
@@ -236,7 +359,7 @@ class _PartitionChecks:
                           replication_factor=rf_add, offline_replicas=offline)),
             when(available & nonempty_isr & leader_live & (F.size(replicas) > 0) & (leader != preferred),
                  _finding("preferred_leader_not_leader", topic, part, preferred, spath, leader=leader,
-                          preferred_live=F.array_contains(self.live, preferred),
+                          preferred_live=self.brokers.live(preferred),
                           preferred_in_isr=F.array_contains(isr, preferred))),
             when(assigned & reassigning,
                  _finding("reassignment_in_progress", topic, part, F.lit(None), tpath, replicas=replicas,
@@ -264,44 +387,46 @@ class _PartitionChecks:
                 unknown_ok, _finding("replica_on_unknown_broker", topic, part, b, tpath, replicas=replicas)
             ),
         )
-        return _exploded(self.p.where(~self._quiet()), findings, [unknown])
+        return _exploded(self._with_problems(self.p.where(~F.col("quiet"))), findings, [unknown])
 
-    def _quiet(self) -> Col:
-        """True for a partition none of the partition checks can fire on: in sync at its preferred leader,
-        every replica registered and on enough racks, nothing moving. It keeps the costly finding
-        expressions to the few other rows, as the local engine's fast path does. Registration is looked up
-        for the first ``QUIET_MAX_REPLICAS`` replicas one by one (a longer list takes the slow path): one
-        ``isin`` per replica would compile into a switch per replica, too big for Spark's code generation
-        on clusters of a few hundred brokers. Never null: a null would drop the row from both sides of the
-        filter."""
+    def _with_quiet(self, rows: DataFrame) -> DataFrame:
+        """``rows`` with ``quiet``: true for a partition none of the partition checks can fire on: in sync
+        at its preferred leader, every replica registered and on enough racks, nothing moving. It keeps the
+        costly finding expressions to the few other rows, as the local engine's fast path does. The first
+        ``QUIET_MAX_REPLICAS`` replicas are looked up one by one (a longer list takes the slow path). Never
+        null: a null would drop the row from both sides of the filter. One expression: computing the
+        replicas' lookups in columns of their own first measured twice as slow to cache."""
         from pyspark.sql import functions as F
 
         c = F.col
         facts = self.f.facts
+        n = QUIET_MAX_REPLICAS
         replicas, leader = c("replicas"), c("leader")
         size = F.size(replicas)
+        at = [F.try_element_at(replicas, F.lit(i + 1)) for i in range(n)]
         quiet = (
             c("assigned") & (c("state") == "ok") & ~c("deleting") & c("requested").isNull()
             & (F.size("adding") == 0) & (F.size("removing") == 0)
-            & (size > 0) & (size <= QUIET_MAX_REPLICAS) & (F.size(F.array_distinct(replicas)) == size)
-            & (c("isr") == replicas) & (leader >= 0) & (leader == F.try_element_at(replicas, F.lit(1)))
+            & (size > 0) & (size <= n) & (F.size(F.array_distinct(replicas)) == size)
+            & (c("isr") == replicas) & (leader >= 0) & (leader == at[0])
             & (size >= c("min_isr"))
         )  # fmt: skip
-        for i in range(1, QUIET_MAX_REPLICAS + 1):
-            quiet = quiet & ((size < i) | F.array_contains(self.live, F.try_element_at(replicas, F.lit(i))))
+        for i in range(n):
+            quiet = quiet & ((size <= i) | self.brokers.live(at[i]))
         if facts.controller_epoch is not None:
             quiet = quiet & (c("state_controller_epoch") <= F.lit(facts.controller_epoch))
         if self.rack_map is not None and facts.racks_complete:
-            quiet = quiet & (self._racks_used() >= F.least(size, F.lit(facts.rack_count)))
-        return F.coalesce(quiet, F.lit(False))
-
-    def _racks_used(self) -> Col:
-        """How many distinct racks a replica list of registered brokers uses."""
-        from pyspark.sql import functions as F
-
-        rack_map = self.rack_map
-        assert rack_map is not None
-        return F.size(F.array_distinct(F.transform("replicas", lambda b: F.try_element_at(rack_map, b))))
+            # Distinct racks among the replicas, by plain comparisons (higher-order functions such as
+            # ``transform`` are interpreted, not compiled).
+            racks = [self.brokers.rack(replica) for replica in at]
+            used = F.lit(0)
+            for i in range(n):
+                new = F.lit(True)
+                for j in range(i):
+                    new = new & (racks[i] != racks[j])
+                used = used + F.when((size > i) & new, 1).otherwise(0)
+            quiet = quiet & (used >= F.least(size, F.lit(facts.rack_count)))
+        return rows.select("*", F.coalesce(quiet, F.lit(False)).alias("quiet"))
 
     def _move_problems(self) -> Col:
         from pyspark.sql import functions as F
@@ -326,7 +451,8 @@ class _PartitionChecks:
 
         c = F.col
         assigned = self.p.where(c("assigned"))
-        rf = F.size(F.array_except("replicas", "removing"))
+        # A quiet partition's replicas are distinct and none is being removed: no set difference needed.
+        rf = F.when(c("quiet"), F.size("replicas")).otherwise(F.size(F.array_except("replicas", "removing")))
         # Plain aggregates over every partition (compiled, no per-topic lists), then the lists only for the
         # few topics that need them: partition ids are distinct, so they are 0..n-1 exactly when the
         # smallest is 0 and the largest n-1.
@@ -364,9 +490,9 @@ class _PartitionChecks:
                                 replication_factors=c("rfs"), partition_0_replication_factor=c("rf0"))),
             ],
         )  # fmt: skip
-        return per_topic.unionByName(self._names()).unionByName(self._deletions())
+        return per_topic
 
-    def _names(self) -> DataFrame:
+    def name_findings(self) -> DataFrame:
         from pyspark.sql import functions as F
 
         c = F.col
@@ -396,14 +522,14 @@ class _PartitionChecks:
         )
         return invalid.unionByName(collisions)
 
-    def _deletions(self) -> DataFrame:
+    def deletion_findings(self) -> DataFrame:
         from pyspark.sql import functions as F
 
         c = F.col
         facts = self.f.facts
         moving = (F.size("adding") > 0) | (F.size("removing") > 0) | c("requested").isNotNull()
         per_topic = (
-            self.p.where(c("assigned") & c("deleting"))
+            self._with_problems(self.p.where(c("assigned") & c("deleting")))
             .groupBy("topic")
             .agg(
                 F.max(moving).alias("moving"),
@@ -451,15 +577,13 @@ class _PartitionChecks:
         preferred = F.element_at("replicas", 1)
         led_elsewhere = (
             (c("state") == "ok") & (c("leader") != preferred) & (c("leader") >= 0)
-            & F.array_contains(self.live, c("leader"))
+            & self.brokers.live(c("leader"))
         )  # fmt: skip
         agg = rows.groupBy(preferred.alias("broker")).agg(
             F.count(F.lit(1)).alias("total"), F.sum(F.when(led_elsewhere, 1).otherwise(0)).alias("elsewhere")
         )
         threshold = self.params.imbalance_percent
-        flagged = agg.where(
-            F.array_contains(self.live, c("broker")) & (c("elsewhere") * 100 > F.lit(threshold) * c("total"))
-        )
+        flagged = agg.where(self.brokers.live(c("broker")) & (c("elsewhere") * 100 > F.lit(threshold) * c("total")))
         broker = c("broker")
         return _rows(
             flagged,
@@ -477,7 +601,7 @@ class _PartitionChecks:
         requests = self.f.requests
         topics = self.f.topics.select("topic", "readable")
         existing = (
-            self.f.parts.where(c("assigned"))
+            self.p.where(c("assigned"))
             .join(F.broadcast(requests.select("topic").distinct()), "topic", "inner")
             .select("topic", "partition", F.lit(True).alias("partition_exists"))
         )
@@ -486,7 +610,7 @@ class _PartitionChecks:
         duplicates = F.array_sort(
             F.array_distinct(F.filter(replicas, lambda x: F.size(F.filter(replicas, lambda y: y == x)) > 1))
         )
-        unknown = F.array_distinct(F.filter(replicas, lambda x: (x >= 0) & ~F.array_contains(self.live, x)))
+        unknown = F.array_distinct(F.filter(replicas, lambda x: (x >= 0) & ~self.brokers.live(x)))
         problems = F.filter(
             F.array(
                 F.when(c("readable").isNull(), F.lit("missing_topic")),

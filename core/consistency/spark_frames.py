@@ -31,6 +31,12 @@ NEEDED = (
     "leader", "isr", "entity_type", "entity_name", "config", "notification_type",
 )  # fmt: skip
 
+# What the partition rows need (read apart from the rest, see load_frames).
+PARTITION_FIELDS = (
+    "kind", "topic", "partition", "in_assignment", "replicas", "adding", "removing", "state_present", "readable",
+    "leader", "isr", "controller_epoch",
+)  # fmt: skip
+
 SERVED_SCHEMA = "kind STRING, broker INT, topic STRING, partition INT, leader INT, replicas ARRAY<INT>, isr ARRAY<INT>"
 
 NOTIFICATION_PARENTS = {
@@ -110,7 +116,7 @@ class Frames:
 
 
 def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | None) -> Frames:
-    """Read ``snapshot`` (and ``served``) into ``Frames``; one pass over the file, then cached.
+    """Read ``snapshot`` (and ``served``) into ``Frames``; the records other than partitions are cached.
 
     Raises:
         ValueError: the file is not a kzc snapshot of a version this kzc reads.
@@ -120,28 +126,36 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
     from core.cluster_snapshot import SNAPSHOT_FORMAT_VERSION
     from core.snapshot_file import FORMAT_NAME
 
-    schema = ", ".join(f"{name} {FIELD_TYPES[name]}" for name in (*NEEDED, "format"))
     source = _local_uri(snapshot)
+    parquet = None
     if stage_dir:
         source = _stage(spark, source, stage_dir)
-    raw = spark.read.schema(schema).option("mode", "FAILFAST").json(source)
-    # File order, for "the last entry wins" in /admin/reassign_partitions (Spark may read splits out of order).
-    raw = raw.withColumn(
-        "line_order",
-        F.struct(F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("seq")),
-    )
-    if stage_dir:
+        # Converted to Parquet once (with the file order): the reads below then read columns.
         parquet = f"{stage_dir.rstrip('/')}/kzc-check-{uuid.uuid4().hex}.parquet"
-        raw.write.parquet(parquet)
-        raw = spark.read.parquet(parquet)
-    raw = raw.cache()
-    small = raw.where(F.col("kind").isin("header", "controller", "controller_epoch", "broker", "config") & (
-        (F.col("kind") != "config") | (F.col("entity_type") == "brokers"))).collect()  # fmt: skip
+        _with_line_order(_read_json(spark, source, (*NEEDED, "format"))).write.parquet(parquet)
+
+    def read(fields: tuple[str, ...], where: Any, ordered: bool = False) -> DataFrame:
+        # The filter comes first: Spark's JSON reader applies it while parsing a line, so it skips the
+        # rest of every line whose kind (its first field) is not wanted.
+        order = ("line_order",) if ordered else ()
+        if parquet is not None:
+            return spark.read.parquet(parquet).where(where).select(*fields, *order)
+        df = _read_json(spark, source, fields).where(where)
+        return _with_line_order(df) if ordered else df
+
+    kind = F.col("kind")
+    # The file is read twice, each time for the fields one side needs: tokenising it again costs less
+    # than caching a copy of every partition record next to the partition pass's own cached rows. The
+    # cached side holds every record but the readable partitions: brokers, topics, configs, admin znodes
+    # and unreadable znodes, a small fraction of the file.
+    kept = (kind != "partition") | (F.col("readable") == F.lit(False))
+    raw = read((*NEEDED, "format"), kept, ordered=True).cache()
+    small = raw.where(kind.isin("header", "controller", "controller_epoch", "broker", "config") & (
+        (kind != "config") | (F.col("entity_type") == "brokers"))).collect()  # fmt: skip
     facts = _facts(small, FORMAT_NAME, SNAPSHOT_FORMAT_VERSION)
     c = F.col
-    kind = c("kind")
     empty_ints = F.array().cast("array<int>")
-    parts = raw.where(kind == "partition").select(
+    parts = read(PARTITION_FIELDS, kind == "partition").select(
         "topic",
         "partition",
         c("in_assignment").alias("assigned"),
@@ -218,6 +232,23 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
             "topic", "partition", "leader", "replicas", "isr"
         )
     return frames
+
+
+def _read_json(spark: Any, source: str, fields: tuple[str, ...]) -> DataFrame:
+    """The snapshot file as records of ``fields`` (``core.snapshot_file``'s types); a bad line fails the job."""
+    schema = ", ".join(f"{name} {FIELD_TYPES[name]}" for name in fields)
+    return spark.read.schema(schema).option("mode", "FAILFAST").json(source)
+
+
+def _with_line_order(df: DataFrame) -> DataFrame:
+    """``df`` with ``line_order``, the file order, for "the last entry wins" in /admin/reassign_partitions
+    (Spark may read splits out of order)."""
+    from pyspark.sql import functions as F
+
+    return df.withColumn(
+        "line_order",
+        F.struct(F.col("_metadata.file_block_start").alias("block"), F.monotonically_increasing_id().alias("seq")),
+    )
 
 
 def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:

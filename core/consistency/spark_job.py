@@ -3,25 +3,32 @@
 Spark reads the snapshot file itself (``spark.read.json`` with an explicit schema, see
 ``core.consistency.spark_frames``): no Python rows are pushed through ``createDataFrame``. The input is
 cached once; the few values every row needs (live brokers, racks, controller epoch, the snapshot time)
-are collected to the driver and inlined as literals; then every check is a column expression over the
-partition rows (one fused ``select`` producing an array of findings per row), plus three aggregations
-(per topic, per preferred leader, per notification parent) and small joins, all unioned into ONE
-action. Findings come back as rows ``[check, topic, partition, broker, path, evidence JSON]`` and are
-turned into ``Finding`` objects (severity and detail) by the same code as the local engine's.
+are collected to the driver and inlined as literals; the partition rows joined with their topic's facts
+are cached too. Then the catalog runs as a few passes (``spark_checks.PASSES``), one Spark action each:
+the partition checks as one fused ``select`` producing an array of findings per row, aggregations per
+topic and per preferred leader, and small joins for the rest. Findings come back as rows
+``[check, topic, partition, broker, path, evidence JSON]`` and are turned into ``Finding`` objects
+(severity and detail) by the same code as the local engine's.
 
 Every pyspark import is inside a function: importing this module never loads pyspark.
 """
 
 from __future__ import annotations
 
+import sys
 import time
+from collections import Counter
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.consistency.catalog import CHECK_IDS
 from core.consistency.params import CheckParams
+
+PARALLEL_PASSES = 4
+WARM_UP_PARTITIONS = 50_000
 
 Progress = Callable[[str, tuple[str, ...]], None]
 
@@ -72,18 +79,32 @@ def start_session(master: str, conf: dict[str, str]) -> Any:
 
 
 def warm_up(spark: Any, scratch: Path) -> None:
-    """Run the whole job once on a tiny synthetic snapshot, so the first real run finds Spark warm
-    (JIT, code generation, the JSON reader)."""
+    """Run the whole job on synthetic snapshots so that the first real run finds Spark warm: once on a
+    tiny one holding every fault (every code path), then on ``WARM_UP_PARTITIONS`` partitions, enough for
+    the JVM to compile the hot loops (the JSON reader, the cache, the aggregations). It runs while the
+    console starts, off the critical path."""
     from core.consistency.synthetic import FaultMix, write_synthetic
 
-    path = scratch / "warm.jsonl"
-    write_synthetic(path, partitions=300, topics=30, brokers=6, faults=FaultMix.every_fault(), seed=1)
-    run_job(spark, JobRequest(str(path), None, CHECK_IDS, CheckParams()), lambda _s, _c: None)
+    tiny = scratch / "warm-tiny.jsonl"
+    write_synthetic(tiny, partitions=300, topics=30, brokers=6, faults=FaultMix.every_fault(), seed=1)
+    run_job(spark, JobRequest(str(tiny), None, CHECK_IDS, CheckParams()), lambda _s, _c: None)
+    larger = scratch / "warm.jsonl"
+    write_synthetic(larger, partitions=WARM_UP_PARTITIONS, faults=FaultMix.default(), seed=1)
+    run_job(spark, JobRequest(str(larger), None, CHECK_IDS, CheckParams()), lambda _s, _c: None)
+    tiny.unlink()
+    larger.unlink()
 
 
 def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
-    """Load the snapshot, run the requested checks, return their finding rows."""
-    from core.consistency.spark_checks import all_findings
+    """Load the snapshot, run the passes that produce the requested checks, return their finding rows.
+
+    ``progress`` hears ``("load", ())`` once the input is read, then ``("checks", ids)`` as passes finish
+    the checks they produce. Passes run a few at a time (``PARALLEL_PASSES``): most of a small pass is
+    latency (planning, scheduling, code generation), which overlaps well. The first pass that reads the
+    partition rows runs alongside the small ones and caches those rows; the other partition passes start
+    when it is done, so they never compute the cache twice. Each pass's time goes to the worker's log.
+    """
+    from core.consistency.spark_checks import Pass, check_passes
     from core.consistency.spark_frames import load_frames
 
     timings: dict[str, float] = {}
@@ -92,9 +113,39 @@ def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
     timings["load"] = time.monotonic() - started
     progress("load", ())
     started = time.monotonic()
-    findings = all_findings(frames, request.params, frozenset(request.checks))
-    rows = [[r[0], r[1], r[2], r[3], r[4], r[5]] for r in findings.collect()]
+    want = frozenset(request.checks)
+    passes = check_passes(frames, request.params, want)
+    pending = Counter(check for one in passes for check in one.checks)
+    readers = [one for one in passes if one.reads_partitions]
+    results: dict[str, list[list[Any]]] = {}
+
+    def run(one: Pass) -> list[list[Any]]:
+        pass_started = time.monotonic()
+        rows = one.rows()
+        print(f"kzc: pass {one.name}: {time.monotonic() - pass_started:.2f} s, {len(rows)} findings", file=sys.stderr)
+        return rows
+
+    pool = ThreadPoolExecutor(max_workers=PARALLEL_PASSES, thread_name_prefix="kzc-pass")
+    try:
+        first = readers[:1] + [one for one in passes if not one.reads_partitions]
+        running = {pool.submit(run, one): one for one in first}
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                one = running.pop(future)
+                results[one.name] = future.result()
+                if readers and one is readers[0]:
+                    running.update({pool.submit(run, later): later for later in readers[1:]})
+                pending.subtract(one.checks)
+                finished = tuple(sorted(check for check in one.checks if pending[check] == 0))
+                if finished:
+                    progress("checks", finished)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     timings["checks"] = time.monotonic() - started
-    progress("checks", request.checks)  # one fused job: every check finishes with it
+    unproduced = tuple(sorted(want - set(pending)))  # e.g. metadata_mismatch without brokers' metadata
+    if unproduced:
+        progress("checks", unproduced)
     frames.release()
+    rows = [row for one in passes for row in results[one.name]]
     return JobResult(rows, frames.partition_count, timings)
