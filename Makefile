@@ -10,7 +10,7 @@ DEMO_DIR := .sandbox/demo
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,dev]'
+	$(BIN)/pip install --quiet -e '.[test,dev,connect]'
 	touch $(STAMP)
 
 install: $(STAMP)  ## virtualenv in .venv with kzc and its test tools

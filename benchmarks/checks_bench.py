@@ -31,15 +31,10 @@ import json
 import os
 import resource
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,8 +44,13 @@ sys.path.insert(0, str(ROOT))
 
 from core.consistency.pipeline import LocalEngine, SparkChecks, run_checks  # noqa: E402
 from core.consistency.spark_engine import SparkEngine, SparkSettings  # noqa: E402
+from core.consistency.spark_servers import (  # noqa: E402
+    connect_client_missing,
+    connect_server,
+    spark_home,
+    standalone_cluster,
+)
 from core.consistency.synthetic import FaultMix, write_synthetic  # noqa: E402
-from core.polling import wait_until  # noqa: E402
 
 GIB = 1024**3
 GOALS_AT = 1_000_000
@@ -157,105 +157,10 @@ def run_spark(snapshot: Path, settings: SparkSettings) -> tuple[Run, Run]:
 # ---- Spark standalone and Spark Connect on loopback -------------------------------------------------------
 
 
-def spark_home() -> Path:
-    import pyspark
-
-    return Path(pyspark.__file__).parent
-
-
-def free_port() -> int:
-    with closing(socket.socket()) as s:
-        s.bind((LOOPBACK, 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def listening(port: int) -> bool:
-    with closing(socket.socket()) as s:
-        s.settimeout(0.5)
-        return s.connect_ex((LOOPBACK, port)) == 0
-
-
-def spark_env(scratch: Path) -> dict[str, str]:
-    return {
-        **os.environ,
-        "SPARK_HOME": str(spark_home()),
-        "SPARK_LOCAL_IP": LOOPBACK,
-        "SPARK_LOG_DIR": str(scratch),
-        "SPARK_WORKER_DIR": str(scratch / "work"),
-        "PYSPARK_PYTHON": sys.executable,
-    }
-
-
-@contextmanager
-def started(commands: list[list[str]], env: dict[str, str], log: Path) -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Start ``commands`` (each in its own session, output to ``log``); stop exactly these afterwards."""
-    procs: list[subprocess.Popen[bytes]] = []
-    with log.open("ab") as out:
-        try:
-            for command in commands:
-                procs.append(subprocess.Popen(command, env=env, stdout=out, stderr=out, start_new_session=True))
-            yield procs
-        finally:
-            for proc in reversed(procs):
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGTERM)  # the session holds only what this command started
-            for proc in reversed(procs):
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                    proc.wait(timeout=10)
-
-
 def standalone(snapshot: Path, scratch: Path) -> tuple[Run, Run]:
     """The job on a standalone master with two one-core workers on loopback."""
-    spark_class = str(spark_home() / "bin" / "spark-class")
-    port, ui = free_port(), free_port()
-    master = [spark_class, "org.apache.spark.deploy.master.Master", "--host", LOOPBACK, "--port", str(port),
-              "--webui-port", str(ui)]  # fmt: skip
-    url = f"spark://{LOOPBACK}:{port}"
-    workers = [
-        [spark_class, "org.apache.spark.deploy.worker.Worker", "--host", LOOPBACK, "--cores", "1", "--memory",
-         "2g", "--webui-port", str(free_port()), "--work-dir", str(scratch / f"worker-{n}"), url]
-        for n in (1, 2)
-    ]  # fmt: skip
-    env = spark_env(scratch)
-    with started([master], env, scratch / "standalone.log"):
-        wait_until(lambda: listening(port), 120, "the standalone master")
-        with started(workers, env, scratch / "standalone.log"):
-
-            def alive_workers() -> int:
-                try:
-                    with urllib.request.urlopen(f"http://{LOOPBACK}:{ui}/json/", timeout=5) as answer:
-                        return int(json.load(answer).get("aliveworkers", 0))
-                except OSError:  # the master's UI is not up yet
-                    return 0
-
-            wait_until(lambda: alive_workers() == 2, 120, "two workers to register with the master")
-            conf = {"spark.executor.memory": "1500m", "spark.cores.max": "2", "spark.executor.cores": "1"}
-            return run_spark(snapshot, SparkSettings(master=url, conf=conf))
-
-
-def connect_client_missing() -> list[str]:
-    """The pip requirements of pyspark's ``connect`` extra that are not installed (as pyspark states them)."""
-    import importlib.metadata as metadata
-
-    from packaging.requirements import Requirement
-
-    missing = []
-    for text in metadata.requires("pyspark") or []:
-        requirement = Requirement(text)
-        if requirement.marker is None or not requirement.marker.evaluate({"extra": "connect"}):
-            continue
-        try:
-            installed = metadata.version(requirement.name)
-        except metadata.PackageNotFoundError:
-            missing.append(f"{requirement.name}{requirement.specifier}")
-            continue
-        if requirement.specifier and not requirement.specifier.contains(installed, prereleases=True):
-            missing.append(f"{requirement.name}{requirement.specifier}")
-    return missing
+    with standalone_cluster(scratch, workers=2) as cluster:
+        return run_spark(snapshot, SparkSettings(master=cluster.master, conf=cluster.conf))
 
 
 def connect_jar() -> str:
@@ -266,17 +171,8 @@ def connect_jar() -> str:
 
 def connect(snapshot: Path, scratch: Path) -> tuple[Run, Run]:
     """The job through a Spark Connect server on loopback (``local[*]`` behind it)."""
-    port = free_port()
-    submit = str(spark_home() / "bin" / "spark-submit")
-    command = [
-        submit, "--class", "org.apache.spark.sql.connect.service.SparkConnectServer", "--master", "local[*]",
-        "--conf", f"spark.connect.grpc.binding.address={LOOPBACK}", "--conf", f"spark.connect.grpc.binding.port={port}",
-        "--conf", f"spark.driver.host={LOOPBACK}", "--conf", f"spark.driver.bindAddress={LOOPBACK}",
-        "--conf", "spark.ui.enabled=false", "--conf", "spark.driver.memory=2g", "spark-internal",
-    ]  # fmt: skip
-    with started([command], spark_env(scratch), scratch / "connect.log"):
-        wait_until(lambda: listening(port), 180, "the Spark Connect server")
-        return run_spark(snapshot, SparkSettings(master=f"sc://{LOOPBACK}:{port}"))
+    with connect_server(scratch) as server:
+        return run_spark(snapshot, SparkSettings(master=server.master))
 
 
 # ---- reporting ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlparse
 
 from core.consistency.params import CheckParams
 from core.snapshot_file import FIELD_TYPES
@@ -291,6 +292,9 @@ def _stage(spark: Any, source: str, stage_dir: str) -> str:
     name = source.rstrip("/").rsplit("/", 1)[-1]
     target = f"{stage_dir.rstrip('/')}/kzc-{uuid.uuid4().hex}-{name}"
     if type(spark).__module__.startswith("pyspark.sql.connect"):
+        # Spark Connect uploads to the server's default file system and takes a path without a scheme
+        # there (the server must allow local destinations when that file system is local).
+        target = urlparse(target).path
         spark.copyFromLocalToFs(source.removeprefix("file://"), target)
         return target
     jvm = spark.sparkContext._jvm

@@ -22,6 +22,7 @@ from core.consistency.findings import CheckReport, Finding
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, StageProgress, run_checks
 from core.consistency.served_metadata import ServedMetadata, ServedPartition
+from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.synthetic import FaultMix, write_synthetic
 from tests.unit.test_local_checks import CASES, MINUTE, NOW, healthy, state_json, with_states
@@ -203,6 +204,19 @@ def test_spark_reports_progress_and_honours_only(spark: SparkEngine, tmp_path: P
     finished = {p.stage for p in stages if p.finished}
     assert finished == {"load"} | {f"check {c}" for c in only}
     assert {"load", "checks"} <= set(remote.timings) and remote.timings["checks"] > 0
+
+
+def test_spark_reports_checks_as_their_passes_finish(spark: SparkEngine, tmp_path: Path) -> None:
+    path = tmp_path / "synthetic.jsonl"
+    write_synthetic(path, 500, topics=50, brokers=6, faults=FaultMix.every_fault(), seed=5)
+    events: list[tuple[str, tuple[str, ...]]] = []
+    spark.run(path, None, CheckParams(), CHECK_IDS, on_event=lambda stage, ids: events.append((stage, ids)))
+    assert events[0] == ("load", ())
+    assert {stage for stage, _ in events[1:]} == {"checks"}
+    groups = [ids for _, ids in events[1:]]
+    finished = [check for ids in groups for check in ids]
+    assert sorted(finished) == sorted(CHECK_IDS)  # every check finishes once (metadata_mismatch: not run)
+    assert len(groups) >= len(PASSES) - 1  # pass by pass, not all at the end
 
 
 def test_a_staged_parquet_copy_gives_the_same_findings(spark: SparkEngine, tmp_path: Path) -> None:
