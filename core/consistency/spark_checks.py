@@ -1,13 +1,13 @@
 """The check catalog as Spark column expressions over ``spark_frames.Frames`` (worker process only).
 
 Each check mirrors ``core.consistency.local_engine`` rule for rule, evidence key for evidence key: the
-two engines must return identical findings (``tests/unit/test_checks_engines.py`` runs both on every
-input). Partition checks are one fused ``select`` that builds an array of finding structs per partition
-row and explodes it, behind a cheap filter that lets through only the rows some check can fire on (the
-local engine's fast path, ``_quiet``); topic checks are plain aggregates per topic, with partition lists
-collected only for the few topics that need them; per-topic facts reach the partition rows through
-broadcast joins, so the partitions are never shuffled; everything is unioned into a single DataFrame so
-that one action computes the whole catalog.
+two engines must return identical findings (``tests/integration/test_checks_engines.py`` runs both on
+every input). The catalog runs as the passes of ``PASSES``, one Spark action each. The partition rows,
+joined with their topic's facts through broadcast joins (the partitions are never shuffled) and flagged
+``quiet`` when no partition check can fire on them (the local engine's fast path), are cached once; the
+partition checks are one fused ``select`` that builds an array of finding structs per non-quiet row and
+explodes it; topic checks are plain aggregates per topic, with partition lists collected only for the
+few topics that need them; the rest are small joins over the small records.
 
 A finding row is ``check, topic, partition, broker, path, evidence`` where ``evidence`` is
 ``to_json(struct(...))``: null fields are left out, as the local engine drops ``None`` evidence.

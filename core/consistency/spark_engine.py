@@ -34,7 +34,7 @@ DEFAULT_MASTER = "local[*]"
 START_TIMEOUT = 300.0
 
 ProgressEvent = Callable[[str, tuple[str, ...]], None]
-"""Called with ("load", ()) when the data is loaded and ("checks", ids) as each fused pass finishes."""
+"""Called with ("load", ()) when the data is loaded and ("checks", ids) as passes finish these checks."""
 
 
 class SparkEngineError(KzcError):
