@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, add_spark_options
 from core.config import ConnectionSettings
 from core.consistency.catalog import parse_only
 from core.consistency.findings import CheckReport
@@ -38,17 +38,7 @@ def register(sub: Any) -> None:
         default="spark",
         help="spark (default; a separate process, any master) or local (plain Python, no JVM)",
     )
-    check.add_argument(
-        "--spark-master",
-        metavar="M",
-        default=DEFAULT_MASTER,
-        help=f"Spark master (default {DEFAULT_MASTER}; spark://, yarn, k8s://) or Spark Connect sc://host:port",
-    )
-    check.add_argument(
-        "--stage-dir",
-        metavar="DIR",
-        help="directory the Spark cluster can read (file://, hdfs://, s3a://): the snapshot is staged there as Parquet",
-    )
+    add_spark_options(check, suppress=True)
     check.add_argument("--only", metavar="ID,ID", help="run only these checks")
     check.add_argument(
         "--min-isr",
@@ -72,7 +62,9 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         spark = None
         engine: Engine = LocalEngine()
         if args.engine == "spark":
-            spark = SparkEngine(SparkSettings(master=args.spark_master, stage_dir=args.stage_dir))
+            spark = SparkEngine(
+                SparkSettings(master=settings.spark_master or DEFAULT_MASTER, stage_dir=settings.stage_dir)
+            )
             spark.start()  # starts while the snapshot is read
             engine = SparkChecks(spark)
         try:

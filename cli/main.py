@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 
 from cli import commands
-from cli.options import add_global_options, settings_from_args
+from cli.options import add_global_options, add_spark_options, settings_from_args
 from core import __version__
 from core.errors import KzcError
 
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"kzc {__version__}")
     add_global_options(parser, suppress=False)
+    add_spark_options(parser, suppress=False)  # the console's checks (kzc check has them too)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in commands.REGISTRY:
         register(sub)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config import ConnectionSettings, load_config, resolve_settings
+from core.consistency.spark_engine import DEFAULT_MASTER
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -40,9 +41,29 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
     ),
     (("--session-timeout",), {"type": float, "metavar": "SECONDS", "help": "ZooKeeper session timeout"}),
 ]
+# Where the Spark engine of the checks runs: on the console's command line and on `kzc check`'s, nowhere
+# else. They map onto the ConnectionSettings fields (and context keys) spark_master and stage_dir.
+_SPARK_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
+    (
+        ("--spark-master",),
+        {
+            "metavar": "M",
+            "help": f"Spark master (spark://, yarn, k8s://) or Spark Connect sc://host:port for the checks "
+            f"(default: the context's spark_master, else {DEFAULT_MASTER})",
+        },
+    ),
+    (
+        ("--stage-dir",),
+        {
+            "metavar": "DIR",
+            "help": "directory the Spark cluster can read (file://, hdfs://, s3a://): the snapshot is staged there "
+            "as Parquet (default: the context's stage_dir, if any)",
+        },
+    ),
+]
 _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
               "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
-              "session_timeout")  # fmt: skip
+              "session_timeout", "spark_master", "stage_dir")  # fmt: skip
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -51,14 +72,29 @@ def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
     On subcommand parsers ``suppress`` is True: an option not given there leaves the value parsed
     before the subcommand untouched, which is what lets global options go on either side.
     """
-    group = parser.add_argument_group("global options")
-    for flags, kwargs in _GLOBAL_OPTIONS:
-        options = dict(kwargs)
+    _add_options(parser.add_argument_group("global options"), _GLOBAL_OPTIONS, suppress)
+
+
+def add_spark_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    """Add ``--spark-master`` and ``--stage-dir`` (where the checks' Spark engine runs) to ``parser``.
+
+    The console's parser (the top-level one) and ``kzc check`` share them; ``suppress`` as for
+    ``add_global_options``, so ``kzc --spark-master M check`` and ``kzc check --spark-master M`` agree.
+    Not given, they leave the context's ``spark_master`` / ``stage_dir`` as they are.
+    """
+    _add_options(parser.add_argument_group("Spark engine of the checks"), _SPARK_OPTIONS, suppress)
+
+
+def _add_options(
+    group: argparse._ArgumentGroup, options: list[tuple[tuple[str, ...], dict[str, object]]], suppress: bool
+) -> None:
+    for flags, kwargs in options:
+        option = dict(kwargs)
         if suppress:
-            options["default"] = argparse.SUPPRESS
-        elif options.get("action") == "store_true":
-            options["default"] = False
-        group.add_argument(*flags, **options)  # type: ignore[arg-type]
+            option["default"] = argparse.SUPPRESS
+        elif option.get("action") == "store_true":
+            option["default"] = False
+        group.add_argument(*flags, **option)  # type: ignore[arg-type]
 
 
 def global_parent() -> argparse.ArgumentParser:

@@ -21,18 +21,36 @@ if TYPE_CHECKING:
     # Imported when a run starts: the console should not pay for the check engines at start-up.
     from core.consistency.findings import CheckReport as ConsistencyReport
     from core.consistency.pipeline import StageProgress
-    from core.consistency.spark_engine import SparkEngine
+    from core.consistency.spark_engine import SparkEngine, SparkSettings
 
 ENGINES = ("spark", "local")
 
 
 class CheckEngines:
-    """The engines a console uses; the Spark worker starts on first use and stays warm until ``close``."""
+    """The engines a console uses; the Spark worker starts on first use and stays warm until ``close``.
 
-    def __init__(self, spark_log: Path | None = None) -> None:
+    Args:
+        spark_master: where the Spark engine runs (``--spark-master``, a context's ``spark_master``);
+            ``None`` is the default, ``local[*]``.
+        stage_dir: where the snapshot is staged for a remote Spark cluster (``--stage-dir``), if anywhere.
+        spark_log: the Spark worker's log file (default: a new file in the temporary directory).
+    """
+
+    def __init__(
+        self, *, spark_master: str | None = None, stage_dir: str | None = None, spark_log: Path | None = None
+    ) -> None:
         self._spark: SparkEngine | None = None
+        self._spark_master = spark_master
+        self._stage_dir = stage_dir
         self._spark_log = spark_log
         self._lock = threading.Lock()
+
+    @property
+    def spark_settings(self) -> SparkSettings:
+        """The settings the Spark engine starts with."""
+        from core.consistency.spark_engine import DEFAULT_MASTER, SparkSettings
+
+        return SparkSettings(master=self._spark_master or DEFAULT_MASTER, stage_dir=self._stage_dir)
 
     def run(
         self,
@@ -59,7 +77,7 @@ class CheckEngines:
         if engine == "spark":
             with self._lock:
                 if self._spark is None:
-                    self._spark = SparkEngine(log_path=self._spark_log)
+                    self._spark = SparkEngine(self.spark_settings, log_path=self._spark_log)
                 spark = self._spark
             report = run_checks(SparkChecks(spark), settings=settings, snapshot=snapshot, progress=forward)
         else:

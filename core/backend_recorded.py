@@ -57,7 +57,8 @@ RECORDED_REFUSAL = "this is a recorded snapshot: nothing can be changed"
 
 
 class RecordedBackend:
-    """Serves ``snapshot`` (and replays ``events``) as a read-only cluster."""
+    """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
+    ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``)."""
 
     def __init__(
         self,
@@ -67,6 +68,8 @@ class RecordedBackend:
         now_ms: Callable[[], int] | None = None,
         read_only: bool = True,
         preview: ClusterSnapshot | None = None,
+        spark_master: str | None = None,
+        stage_dir: str | None = None,
     ) -> None:
         self._source = snapshot
         self._snapshot: ClusterSnapshot | None = snapshot if isinstance(snapshot, ClusterSnapshot) else None
@@ -79,7 +82,7 @@ class RecordedBackend:
         self._lock = threading.Lock()
         self._now_ms = now_ms
         self._read_only = read_only
-        self._checks = CheckEngines()
+        self._checks = CheckEngines(spark_master=spark_master, stage_dir=stage_dir)
 
     @classmethod
     def from_file(cls, path: Path) -> RecordedBackend:
@@ -257,6 +260,11 @@ class RecordedBackend:
     def run_checks(self, progress: ProgressListener, engine: str = "local") -> CheckReport:
         """The checks on the recorded snapshot (``local`` unless Spark is asked for)."""
         return self._checks.run(progress, engine, snapshot=self.snapshot())
+
+    @property
+    def check_engines(self) -> CheckEngines:
+        """The engines ``run_checks`` uses; Spark runs where ``spark_master`` and ``stage_dir`` said."""
+        return self._checks
 
     def offsets(self, topic: str) -> Mapping[int, PartitionOffsets] | None:
         """No brokers behind a recording."""

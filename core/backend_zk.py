@@ -8,7 +8,8 @@
   through the brokers when ``--bootstrap-server`` is set, else through ZooKeeper; read-only mode and
   migrations refused) with one audit line per attempt (``core.audit``);
 - where deletions stand: ``core.console_view.deletion_status`` on the live snapshot;
-- checks: ``core.consistency`` through ``core.backend_checks`` (Spark worker kept warm);
+- checks: ``core.consistency`` through ``core.backend_checks`` (Spark worker kept warm, on the settings'
+  ``spark_master`` and ``stage_dir``);
 - offsets: confluent-kafka's AdminClient ``list_offsets`` when bootstrap servers are set.
 """
 
@@ -85,7 +86,7 @@ class ZkBackend:
         self._snapshot_listeners: list[Callable[[], None]] = []
         self._state = ConnectionState.CLOSED
         self._now_ms = now_ms
-        self._checks = CheckEngines()
+        self._checks = CheckEngines(spark_master=settings.spark_master, stage_dir=settings.stage_dir)
         self._lock = threading.Lock()
         # The browser's last fetched child lists, so later pages of a huge list are slices, not refetches.
         self._child_lists: OrderedDict[str, zk_tree.ChildCursor] = OrderedDict()
@@ -369,6 +370,11 @@ class ZkBackend:
     def run_checks(self, progress: ProgressListener, engine: str = "spark") -> CheckReport:
         """The consistency checks on a fresh read of the cluster."""
         return self._checks.run(progress, engine, settings=self._settings)
+
+    @property
+    def check_engines(self) -> CheckEngines:
+        """The engines ``run_checks`` uses; their ``spark_settings`` come from the connection settings."""
+        return self._checks
 
     def offsets(self, topic: str) -> Mapping[int, PartitionOffsets] | None:
         """Log-start and high-watermark offsets from the brokers (``None`` without bootstrap servers).

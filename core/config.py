@@ -38,7 +38,9 @@ class ConnectionSettings:
 
     ZooKeeper security follows kazoo: ``zk_auth`` is digest ``user:password``; ``zk_sasl_mechanism``
     (``DIGEST-MD5`` or ``GSSAPI``) with username/password or a service principal; ``zk_tls`` with CA,
-    certificate and key files.
+    certificate and key files. ``spark_master`` and ``stage_dir`` say where the consistency checks'
+    Spark engine runs for this cluster (``core.consistency.spark_engine.SparkSettings``; ``None``: the
+    default master ``local[*]``, no staging).
     """
 
     zookeeper: ZkConnect | None = None
@@ -57,6 +59,8 @@ class ConnectionSettings:
     zk_tls_cert: str | None = None
     zk_tls_key: str | None = None
     zk_tls_verify_hostname: bool = True
+    spark_master: str | None = None
+    stage_dir: str | None = None
 
 
 # Context keys in the TOML file -> ConnectionSettings field; everything else is rejected, so typos show.
@@ -70,6 +74,8 @@ _CONTEXT_STRINGS = (
     "zk_tls_ca",
     "zk_tls_cert",
     "zk_tls_key",
+    "spark_master",
+    "stage_dir",
 )
 _CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname")
 _CONTEXT_KEYS = {"zookeeper", "bootstrap_server", "session_timeout", *_CONTEXT_STRINGS, *_CONTEXT_BOOLS}

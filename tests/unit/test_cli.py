@@ -125,7 +125,56 @@ def test_every_config_file_connection_key_has_a_command_line_flag() -> None:
     help_text = " ".join(build_parser().format_help().split())
     for key in ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
                 "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
-                "session_timeout", "read_only", "bootstrap_server", "zookeeper"):  # fmt: skip
+                "session_timeout", "read_only", "bootstrap_server", "zookeeper", "spark_master",
+                "stage_dir"):  # fmt: skip
         assert f"--{key.replace('_', '-')}" in help_text, key
     assert "--zk-tls, --no-zk-tls " in help_text
     assert "--zk-tls-verify-hostname, --no-zk-tls-verify-hostname " in help_text
+
+
+SPARK_FLAGS = ["--spark-master", "spark://m:7077", "--stage-dir", "file:///shared/kzc"]
+
+
+def test_the_console_takes_the_spark_master_and_stage_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    opened: list[ConnectionSettings] = []
+    monkeypatch.setattr("cli.console_cmd.open_console", lambda settings: opened.append(settings) or 0)
+    assert main(["--config", str(tmp_path / "none.toml"), "--zookeeper", "zk:2181", *SPARK_FLAGS]) == 0
+    assert [(s.spark_master, s.stage_dir) for s in opened] == [("spark://m:7077", "file:///shared/kzc")]
+
+
+def test_without_spark_flags_the_console_leaves_spark_to_its_defaults(tmp_path: Path) -> None:
+    settings = settings_from_args(build_parser().parse_args(["--config", str(tmp_path / "none.toml")]))
+    assert settings.spark_master is None and settings.stage_dir is None
+
+
+@pytest.mark.parametrize("after_command", [False, True], ids=["before-command", "after-command"])
+def test_kzc_check_takes_the_spark_options_on_either_side(tmp_path: Path, after_command: bool) -> None:
+    config = ["--config", str(tmp_path / "none.toml")]
+    argv = ["check", *config, *SPARK_FLAGS] if after_command else [*config, *SPARK_FLAGS, "check"]
+    settings = settings_from_args(build_parser().parse_args(argv))
+    assert (settings.spark_master, settings.stage_dir) == ("spark://m:7077", "file:///shared/kzc")
+
+
+def test_the_spark_flags_override_the_context_s_spark_settings(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[contexts.c]\nzookeeper = "zk:2181"\nspark_master = "yarn"\nstage_dir = "hdfs:///kzc"\n')
+    base = ["--config", str(config), "--context", "c"]
+    from_context = settings_from_args(build_parser().parse_args(base))
+    assert (from_context.spark_master, from_context.stage_dir) == ("yarn", "hdfs:///kzc")
+    flagged = settings_from_args(build_parser().parse_args([*base, "--spark-master", "local[2]"]))
+    assert (flagged.spark_master, flagged.stage_dir) == ("local[2]", "hdfs:///kzc")
+
+
+def test_the_console_and_kzc_check_share_the_spark_options() -> None:
+    parser = build_parser()
+
+    def spark_options(p: argparse.ArgumentParser) -> dict[str, tuple[str | None, str | None]]:
+        return {
+            a.option_strings[0]: (str(a.metavar), a.help)
+            for a in p._actions
+            if a.option_strings and a.option_strings[0] in ("--spark-master", "--stage-dir")
+        }
+
+    console = spark_options(parser)
+    assert sorted(console) == ["--spark-master", "--stage-dir"] and "local[*]" in str(console["--spark-master"])
+    assert spark_options(_subparsers(parser)["check"]) == console

@@ -28,6 +28,8 @@ zk_auth = "ops:secret"
 zookeeper = "[::1]:2181/kafka-stage"
 zk_tls = true
 zk_tls_ca = "/etc/ssl/zk-ca.pem"
+spark_master = "spark://spark-stage:7077"
+stage_dir = "hdfs:///tmp/kzc"
 """
 
 
@@ -52,6 +54,16 @@ def test_a_named_context_is_selected_and_flags_override_it(config_file: Path) ->
     assert [str(b) for b in settings.bootstrap_servers or ()] == ["b9:9092"]
     flagged = resolve_settings(load_config(config_file), context="stage", zookeeper="other:2181")
     assert str(flagged.zookeeper) == "other:2181"
+
+
+def test_a_context_s_spark_settings_are_read_and_flags_override_them(config_file: Path) -> None:
+    config = load_config(config_file)
+    stage = resolve_settings(config, context="stage")
+    assert (stage.spark_master, stage.stage_dir) == ("spark://spark-stage:7077", "hdfs:///tmp/kzc")
+    flagged = resolve_settings(config, context="stage", overrides={"spark_master": "yarn", "stage_dir": None})
+    assert (flagged.spark_master, flagged.stage_dir) == ("yarn", "hdfs:///tmp/kzc")
+    prod = resolve_settings(config, context="prod")
+    assert prod.spark_master is None and prod.stage_dir is None
 
 
 def test_read_only_from_a_context_cannot_be_turned_off_by_flags(config_file: Path) -> None:
@@ -81,6 +93,8 @@ def test_an_unknown_context_is_a_usage_error_naming_the_known_ones(config_file: 
         ("[contexts.a]\nzookeeper = 'x:abc'\n", "port 'abc'"),
         ("[contexts.a]\nread_only = 'yes'\n", "read_only must be a bool"),
         ("[contexts.a]\nsession_timeout = -1\n", "positive number"),
+        ("[contexts.a]\nspark_master = 7077\n", "spark_master must be a str"),
+        ("[contexts.a]\nstagedir = '/tmp'\n", "unknown key\\(s\\) stagedir"),
         ("[contexts.a]\nzk_sasl_mechanism = 'PLAIN'\n", "DIGEST-MD5, GSSAPI"),
         ("default_context = 'b'\n[contexts.a]\n", "not a defined context"),
         ("colour = 'red'\n", "unknown key"),

@@ -274,4 +274,3 @@ class CreateTopicScreen(KzcScreen):
             "writes": [{"op": w.op, "path": w.path, "data": w.data} for w in plan.writes],
             "warnings": list(plan.warnings),
         }
-
