@@ -25,7 +25,16 @@ from core.consistency.served_metadata import ServedMetadata, ServedPartition
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.synthetic import FaultMix, write_synthetic
-from tests.unit.test_local_checks import CASES, MINUTE, NOW, healthy, state_json, with_states
+from tests.unit.test_local_checks import (
+    CASES,
+    MINUTE,
+    NOW,
+    broker_json,
+    healthy,
+    state_json,
+    topic_json,
+    with_states,
+)
 
 # What each fault the generator plants is reported as (docs/checks.md).
 PLANTED_AS = {
@@ -169,6 +178,23 @@ def test_metadata_mismatch_is_the_same_on_both_engines(spark: SparkEngine) -> No
         ("orders", 1, ("replicas",)),
         ("orders", 2, ("partition",)),
     }
+
+
+def test_both_engines_agree_when_broker_ids_are_far_apart(spark: SparkEngine) -> None:
+    # Ids spread wider than the Spark engine indexes by (its lookups fall back to scanning the list).
+    ids = (1, 70_001, 150_000)
+    brokers = {b: broker_json(b, rack=rack) for b, rack in zip(ids, ("ra", "rb", "ra"), strict=True)}
+    assignment = {0: [1, 70_001, 150_000], 1: [70_001, 150_000, 1], 2: [150_000, 1, 99], 3: [1, 150_000]}
+    states = {
+        ("orders", 0): state_json(1, [1, 70_001, 150_000]),
+        ("orders", 1): state_json(150_000, [150_000, 70_001, 1]),
+        ("orders", 2): state_json(150_000, [150_000, 1]),
+        ("orders", 3): state_json(1, [1, 150_000]),
+    }
+    snapshot = healthy(brokers=brokers, topics={"orders": topic_json(assignment)}, states=states)
+    local, remote = both(spark, snapshot=snapshot)
+    assert_same(local, remote)
+    assert {"preferred_leader_not_leader", "rack_violation", "under_replicated"} <= {f.check for f in local.findings}
 
 
 @pytest.mark.parametrize("no_controller", [True, False], ids=["no_controller", "with_controller"])
