@@ -1,14 +1,15 @@
-"""The check catalog as one Spark job over a snapshot file (runs inside the Spark worker process only).
+"""The check catalog as a Spark job over a snapshot file (runs inside the Spark worker process only).
 
 Spark reads the snapshot file itself (``spark.read.json`` with an explicit schema, see
-``core.consistency.spark_frames``): no Python rows are pushed through ``createDataFrame``. The input is
-cached once; the few values every row needs (live brokers, racks, controller epoch, the snapshot time)
-are collected to the driver and inlined as literals; the partition rows joined with their topic's facts
-are cached too. Then the catalog runs as a few passes (``spark_checks.PASSES``), one Spark action each:
-the partition checks as one fused ``select`` producing an array of findings per row, aggregations per
-topic and per preferred leader, and small joins for the rest. Findings come back as rows
-``[check, topic, partition, broker, path, evidence JSON]`` and are turned into ``Finding`` objects
-(severity and detail) by the same code as the local engine's.
+``core.consistency.spark_frames``): no Python rows are pushed through ``createDataFrame``. The small
+records are cached; the few values every row needs (live brokers, racks, controller epoch, the snapshot
+time) are collected to the driver and inlined as literals; the partition rows joined with their topic's
+facts are cached by the first pass that reads them, and dropped when the run ends. The catalog runs as
+a few passes (``spark_checks.PASSES``), one Spark action each: the partition checks as one fused
+``select`` producing an array of findings per row, aggregations per topic and per preferred leader,
+and small joins for the rest. Findings come back as rows ``[check, topic, partition, broker, path,
+evidence JSON]`` and are turned into ``Finding`` objects (severity and detail) by the same code as the
+local engine's.
 
 Every pyspark import is inside a function: importing this module never loads pyspark.
 """
@@ -22,10 +23,13 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.consistency.catalog import CHECK_IDS
 from core.consistency.params import CheckParams
+
+if TYPE_CHECKING:
+    from core.consistency.spark_checks import Pass
 
 PARALLEL_PASSES = 4
 WARM_UP_PARTITIONS = 50_000
@@ -99,12 +103,13 @@ def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
     """Load the snapshot, run the passes that produce the requested checks, return their finding rows.
 
     ``progress`` hears ``("load", ())`` once the input is read, then ``("checks", ids)`` as passes finish
-    the checks they produce. Passes run a few at a time (``PARALLEL_PASSES``): most of a small pass is
-    latency (planning, scheduling, code generation), which overlaps well. The first pass that reads the
-    partition rows runs alongside the small ones and caches those rows; the other partition passes start
-    when it is done, so they never compute the cache twice. Each pass's time goes to the worker's log.
+    the checks they produce. Passes run a few at a time (``PARALLEL_PASSES``): a small pass is mostly
+    fixed costs (planning, scheduling, code generation) that overlap with the others' work. The first
+    pass that reads the partition rows runs alongside the small ones and caches those rows; the other
+    partition passes start when it is done, so they never compute the cache twice. Each pass's time goes
+    to the worker's log.
     """
-    from core.consistency.spark_checks import Pass, check_passes
+    from core.consistency.spark_checks import check_passes
     from core.consistency.spark_frames import load_frames
 
     timings: dict[str, float] = {}
@@ -114,7 +119,21 @@ def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
     progress("load", ())
     started = time.monotonic()
     want = frozenset(request.checks)
-    passes = check_passes(frames, request.params, want)
+    try:
+        passes = check_passes(frames, request.params, want)
+        results, pending = _run_passes(passes, progress)
+    finally:
+        frames.release()
+    timings["checks"] = time.monotonic() - started
+    unproduced = tuple(sorted(want - set(pending)))  # e.g. metadata_mismatch without brokers' metadata
+    if unproduced:
+        progress("checks", unproduced)
+    rows = [row for one in passes for row in results[one.name]]
+    return JobResult(rows, frames.partition_count, timings)
+
+
+def _run_passes(passes: list[Pass], progress: Progress) -> tuple[dict[str, list[list[Any]]], Counter[str]]:
+    """Each pass's finding rows, and how many passes each check still waited for (all zero at the end)."""
     pending = Counter(check for one in passes for check in one.checks)
     readers = [one for one in passes if one.reads_partitions]
     results: dict[str, list[list[Any]]] = {}
@@ -142,10 +161,4 @@ def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
                     progress("checks", finished)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-    timings["checks"] = time.monotonic() - started
-    unproduced = tuple(sorted(want - set(pending)))  # e.g. metadata_mismatch without brokers' metadata
-    if unproduced:
-        progress("checks", unproduced)
-    frames.release()
-    rows = [row for one in passes for row in results[one.name]]
-    return JobResult(rows, frames.partition_count, timings)
+    return results, pending
