@@ -9,7 +9,6 @@ metadata (``metadata_mismatch``), and a snapshot uploaded to the server by ``--s
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from core.consistency.served_metadata import ServedMetadata, ServedPartition
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_servers import connect_client_missing, connect_server
 from core.consistency.synthetic import FaultMix, write_synthetic
-from tests.integration.test_checks_engines import assert_same, both
+from tests.integration.test_checks_engines import assert_same, both, both_staged
 from tests.unit.test_local_checks import MINUTE, NOW, healthy
 
 
@@ -61,16 +60,7 @@ def test_spark_connect_compares_zookeeper_with_the_brokers_metadata(connect: Spa
 
 
 def test_spark_connect_reads_a_snapshot_uploaded_to_the_stage_dir(connect: SparkEngine, tmp_path: Path) -> None:
-    path = tmp_path / "synthetic.jsonl"
-    write_synthetic(path, 500, topics=50, brokers=6, faults=FaultMix.every_fault(), seed=6)
-    stage = tmp_path / "stage"
-    stage.mkdir()
-    original = connect.settings
-    connect.settings = dataclasses.replace(original, stage_dir=stage.as_uri())
-    try:
-        local, remote = both(connect, snapshot_file=path)
-    finally:
-        connect.settings = original
+    local, remote, stage = both_staged(connect, tmp_path)
     assert_same(local, remote)
     staged = {p.name for p in stage.iterdir()}
     assert any(name.endswith("-synthetic.jsonl") for name in staged), staged  # uploaded by the client

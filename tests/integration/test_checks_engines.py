@@ -245,7 +245,9 @@ def test_spark_reports_checks_as_their_passes_finish(spark: SparkEngine, tmp_pat
     assert len(groups) >= len(PASSES) - 1  # pass by pass, not all at the end
 
 
-def test_a_staged_parquet_copy_gives_the_same_findings(spark: SparkEngine, tmp_path: Path) -> None:
+def both_staged(spark: SparkEngine, tmp_path: Path) -> tuple[CheckReport, CheckReport, Path]:
+    """The local and the Spark report on a synthetic file with every fault, Spark staging it in a new
+    directory (``--stage-dir``), which is returned too."""
     path = tmp_path / "synthetic.jsonl"
     write_synthetic(path, 500, topics=50, brokers=6, faults=FaultMix.every_fault(), seed=6)
     stage = tmp_path / "stage"
@@ -256,5 +258,10 @@ def test_a_staged_parquet_copy_gives_the_same_findings(spark: SparkEngine, tmp_p
         local, remote = both(spark, snapshot_file=path)
     finally:
         spark.settings = original
+    return local, remote, stage
+
+
+def test_a_staged_parquet_copy_gives_the_same_findings(spark: SparkEngine, tmp_path: Path) -> None:
+    local, remote, stage = both_staged(spark, tmp_path)
     assert_same(local, remote)
     assert any(p.name.endswith(".parquet") for p in stage.iterdir())  # the checks did read the staged copy
