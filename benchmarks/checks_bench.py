@@ -301,23 +301,19 @@ def main() -> int:
             results.append(size)
             print(f"  findings: {len(local.findings):,}, identical on both engines")
             print(table(size))
-            if args.standalone:
-                s_cold, s_warm = standalone(path, scratch)
-                same("standalone (cold)", local.findings, s_cold.findings)
-                same("standalone (warm)", local.findings, s_warm.findings)
-                print(
-                    f"  standalone (master + 2 workers on {LOOPBACK}): start-up {seconds(s_cold.start)}, "
-                    f"cold end to end {seconds(s_cold.total)}, warm end to end {seconds(s_warm.total)}; "
-                    "findings identical"
-                )
-            if args.connect and not missing:
-                c_cold, c_warm = connect(path, scratch)
-                same("connect (cold)", local.findings, c_cold.findings)
-                same("connect (warm)", local.findings, c_warm.findings)
-                print(
-                    f"  Spark Connect (server on {LOOPBACK}): cold end to end {seconds(c_cold.total)}, "
-                    f"warm end to end {seconds(c_warm.total)}; findings identical"
-                )
+            remote_runs = [
+                (args.standalone, standalone, f"standalone (master + 2 workers on {LOOPBACK})"),
+                (args.connect and not missing, connect, f"Spark Connect (server on {LOOPBACK})"),
+            ]
+            for wanted, run_remote, label in remote_runs:
+                if wanted:
+                    r_cold, r_warm = run_remote(path, scratch)
+                    same(f"{label} (cold)", local.findings, r_cold.findings)
+                    same(f"{label} (warm)", local.findings, r_warm.findings)
+                    print(
+                        f"  {label}: start-up {seconds(r_cold.start)}, cold end to end {seconds(r_cold.total)}, "
+                        f"warm end to end {seconds(r_warm.total)}; findings identical"
+                    )
         print()
         if len(results) > 1:
             print(growth(results))

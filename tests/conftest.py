@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kazoo.client import KazooClient
 
 from core.sandbox import Sandbox
 
@@ -27,6 +28,18 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         yield box
     finally:
         box.down()
+
+
+@pytest.fixture(scope="module")
+def zk(sandbox: Sandbox) -> Iterator[KazooClient]:
+    """A plain ZooKeeper client under the sandbox's Kafka chroot, for setting up and inspecting state."""
+    client = KazooClient(hosts=sandbox.info().zookeeper, timeout=10)
+    client.start(timeout=30)
+    try:
+        yield client
+    finally:
+        client.stop()
+        client.close()
 
 
 @pytest.fixture

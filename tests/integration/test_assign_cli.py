@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -138,17 +137,6 @@ def test_invalid_input_exits_2_with_kafkas_message_as_json(
 
 
 # ---- the expansion of a live topic -------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def zk(sandbox: Sandbox) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=sandbox.info().zookeeper, timeout=10)
-    client.start(timeout=30)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 @pytest.mark.integration

@@ -67,18 +67,6 @@ def mine(report: dict[str, Any], topics: set[str]) -> list[dict[str, Any]]:
 # ---- the real cluster -----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def zk(sandbox: Sandbox) -> Iterator[KazooClient]:
-    """A client under the Kafka chroot."""
-    client = KazooClient(hosts=sandbox.info().zookeeper, timeout=10)
-    client.start(timeout=30)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
-
-
 def controller_id(zk: KazooClient) -> int:
     return int(json.loads(zk.get("/controller")[0])["brokerid"])
 

@@ -10,7 +10,6 @@ import os
 import pty
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,17 +38,6 @@ def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 @pytest.fixture(autouse=True)
 def no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-
-
-@pytest.fixture(scope="module")
-def zk(sandbox: Sandbox) -> Iterator[KazooClient]:
-    client = KazooClient(hosts=sandbox.info().zookeeper, timeout=10)
-    client.start(timeout=30)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 def cluster(sandbox: Sandbox, via: str) -> list[str]:

@@ -57,18 +57,6 @@ def _ops(sandbox: Sandbox, via: str, **changes: Any) -> Iterator[TopicOps]:
         yield ops
 
 
-@pytest.fixture(scope="module")
-def zk(sandbox: Sandbox) -> Iterator[KazooClient]:
-    """A plain client under the Kafka chroot, for setting up and inspecting state."""
-    client = KazooClient(hosts=sandbox.info().zookeeper, timeout=10)
-    client.start(timeout=30)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
-
-
 def dump(client: KazooClient, *paths: str) -> dict[str, tuple[bytes, int] | None]:
     """Every znode under ``paths`` (recursively) with its data and version; None for a missing path."""
     result: dict[str, tuple[bytes, int] | None] = {}
