@@ -20,6 +20,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import asdict, dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.retry import KazooRetry
 
+from core.broker_probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox_jars import KAFKA_VERSION, ensure_jars, java_executable
@@ -142,7 +144,8 @@ class Sandbox:
         timeout: float = 180.0,
         log: Callable[[str], None] | None = None,
     ) -> Sandbox:
-        """Start ZooKeeper and ``brokers`` brokers; return once all are registered and a controller is elected.
+        """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
+        broker is registered and serves clients (it answers Metadata naming the controller and its peers).
 
         Racks are given to brokers in order, cycling when there are fewer racks than brokers.
 
@@ -190,7 +193,7 @@ class Sandbox:
         return box
 
     def start_broker(self, broker_id: int, timeout: float = 120.0) -> BrokerInfo:
-        """Restart a stopped broker with its data; return once it is registered again.
+        """Restart a stopped broker with its data; return once it is registered again and serves clients.
 
         Raises:
             SandboxError: the broker is running already, ZooKeeper is down, or it fails to register.
@@ -211,7 +214,7 @@ class Sandbox:
             except DeadlineExceeded as exc:
                 raise SandboxError(str(exc)) from None
         self._spawn_broker(broker_id)
-        self._wait_for_cluster([broker_id], max(1.0, deadline - time.monotonic()), need_controller=False)
+        self._wait_for_cluster([broker_id], max(1.0, deadline - time.monotonic()))
         return self.info().broker(broker_id)
 
     # ---- stopping -------------------------------------------------------------------------------
@@ -366,24 +369,45 @@ class Sandbox:
         self._children[proc.pid] = proc
         return proc.pid
 
-    def _wait_for_cluster(self, broker_ids: list[int], timeout: float, need_controller: bool = True) -> None:
-        wanted = set(broker_ids)
-        pids = {b.id: b.pid for b in self.info().brokers}
+    def _wait_for_cluster(self, broker_ids: list[int], timeout: float) -> None:
+        """Wait until the brokers are registered, a controller is elected, and each broker serves clients."""
+        wanted = [b for b in self.info().brokers if b.id in broker_ids]
 
-        def ready(zk: KazooClient) -> bool:
-            for broker_id in wanted:
-                pid = pids[broker_id]
-                if pid is None or not self._alive(pid):
-                    log = self.dir / f"broker-{broker_id}" / "server.log"
-                    raise SandboxError(f"broker {broker_id} exited at start-up:\n{_tail(log)}")
-            registered, controller = _registration(zk)
-            return wanted <= set(registered) and (controller is not None or not need_controller)
+        def started() -> None:
+            for broker in wanted:
+                if broker.pid is None or not self._alive(broker.pid):
+                    log = self.dir / f"broker-{broker.id}" / "server.log"
+                    raise SandboxError(f"broker {broker.id} exited at start-up:\n{_tail(log)}")
 
-        with self._zk(min(30.0, timeout)) as zk:
+        def registered(zk: KazooClient) -> tuple[int, ...]:
+            started()
+            ids, controller = _registration(zk)
+            return ids if set(broker_ids) <= set(ids) and controller is not None else ()
+
+        # A broker registers before it listens, and learns the controller and its peers only from the
+        # controller's first UpdateMetadata: a client arriving earlier is refused or told "no controller".
+        def serving(broker: BrokerInfo, peers: set[int]) -> bool:
+            started()
             try:
-                wait_until(lambda: ready(zk), timeout, f"brokers {sorted(wanted)} to register and a controller")
-            except DeadlineExceeded as exc:
-                raise SandboxError(f"{exc} (logs in {self.dir})") from None
+                view = broker_view("127.0.0.1", broker.port, timeout=2.0)
+            except OSError:
+                return False
+            return view.controller is not None and peers <= view.brokers
+
+        deadline = time.monotonic() + timeout
+        try:
+            with self._zk(min(30.0, timeout)) as zk:
+                peers = set(
+                    wait_until(lambda: registered(zk), timeout, f"brokers {broker_ids} to register and a controller")
+                )
+            for broker in wanted:
+                wait_until(
+                    partial(serving, broker, peers),
+                    max(1.0, deadline - time.monotonic()),
+                    f"broker {broker.id} to serve clients, knowing the controller and its peers",
+                )
+        except DeadlineExceeded as exc:
+            raise SandboxError(f"{exc} (logs in {self.dir})") from None
 
     def _stop(self, pids: list[int], timeout: float) -> list[int]:
         for pid in pids:

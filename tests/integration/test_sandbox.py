@@ -9,6 +9,7 @@ from pathlib import Path
 
 from kazoo.client import KazooClient
 
+from core.broker_probe import broker_view
 from core.polling import wait_until
 from core.sandbox import Sandbox
 
@@ -34,7 +35,7 @@ def test_up_registers_every_broker_with_its_rack_and_elects_a_controller(sandbox
     assert sandbox.info().zookeeper.startswith("127.0.0.1:") and sandbox.info().zookeeper.endswith("/kafka")
 
 
-def test_a_killed_broker_leaves_and_re_registers_after_start_broker(sandbox: Sandbox) -> None:
+def test_a_killed_broker_leaves_then_start_broker_returns_it_registered_and_serving(sandbox: Sandbox) -> None:
     zk = _zk(sandbox)
     try:
         before = zk.exists("/brokers/ids/2")
@@ -46,6 +47,9 @@ def test_a_killed_broker_leaves_and_re_registers_after_start_broker(sandbox: San
         after = zk.exists("/brokers/ids/2")
         assert after is not None and after.czxid != before.czxid
         assert restarted.pid is not None and sandbox.status().brokers_alive[2]
+        # Serving: it listens, and the controller has told it who the controller and its peers are.
+        view = broker_view("127.0.0.1", restarted.port)
+        assert view.controller in (1, 2, 3) and view.brokers == {1, 2, 3}
     finally:
         zk.stop()
 
@@ -54,7 +58,7 @@ def _run_kzc(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "cli.main", *args], capture_output=True, text=True, timeout=300)
 
 
-def test_cli_up_json_then_down_leaves_no_process(tmp_path: Path) -> None:
+def test_cli_up_json_returns_a_serving_cluster_and_down_leaves_no_process(tmp_path: Path) -> None:
     up = _run_kzc("sandbox", "up", "--brokers", "1", "--dir", str(tmp_path), "--json")
     assert up.returncode == 0, up.stderr
     info = json.loads(up.stdout)
@@ -63,6 +67,8 @@ def test_cli_up_json_then_down_leaves_no_process(tmp_path: Path) -> None:
     assert info["brokers"][0]["id"] == 1 and info["brokers"][0]["rack"] is None and info["dir"] == str(tmp_path)
     pids = [info["zookeeper_pid"], info["brokers"][0]["pid"]]
     assert all(Path(f"/proc/{pid}").exists() for pid in pids)
+    view = broker_view("127.0.0.1", info["brokers"][0]["port"])  # it listens and knows it is the controller
+    assert view.controller == 1 and view.brokers == {1}
 
     down = _run_kzc("sandbox", "down", "--dir", str(tmp_path), "--json")
     assert down.returncode == 0, down.stderr

@@ -137,7 +137,12 @@ SPARK_FLAGS = ["--spark-master", "spark://m:7077", "--stage-dir", "file:///share
 
 def test_the_console_takes_the_spark_master_and_stage_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     opened: list[ConnectionSettings] = []
-    monkeypatch.setattr("cli.console_cmd.open_console", lambda settings: opened.append(settings) or 0)
+
+    def open_console(settings: ConnectionSettings) -> int:
+        opened.append(settings)
+        return 0
+
+    monkeypatch.setattr("cli.console_cmd.open_console", open_console)
     assert main(["--config", str(tmp_path / "none.toml"), "--zookeeper", "zk:2181", *SPARK_FLAGS]) == 0
     assert [(s.spark_master, s.stage_dir) for s in opened] == [("spark://m:7077", "file:///shared/kzc")]
 
