@@ -196,7 +196,7 @@ class Sandbox:
         """Restart a stopped broker with its data; return once it is registered again and serves clients.
 
         Raises:
-            SandboxError: the broker is running already, ZooKeeper is down, or it fails to register.
+            SandboxError: the broker is running already, ZooKeeper is down, or it fails to register or serve.
         """
         info = self.info()
         broker = info.broker(broker_id)
