@@ -15,6 +15,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from core.sandbox import Sandbox
+from tests.integration.zk_server import zk_client
 
 _counter = itertools.count()
 
@@ -33,13 +34,8 @@ def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 @pytest.fixture(scope="module")
 def zk(sandbox: Sandbox) -> Iterator[KazooClient]:
     """A plain ZooKeeper client under the sandbox's Kafka chroot, for setting up and inspecting state."""
-    client = KazooClient(hosts=sandbox.info().zookeeper, timeout=10)
-    client.start(timeout=30)
-    try:
+    with zk_client(sandbox.info().zookeeper) as client:
         yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 @pytest.fixture

@@ -56,7 +56,7 @@ from core.live_events import (
 from core.polling import wait_until
 from core.sandbox import Sandbox
 from core.zk_session import ConnectionState, ZkSession
-from tests.integration.zk_server import standalone_zookeeper, watch_count
+from tests.integration.zk_server import standalone_zookeeper, watch_count, zk_client
 
 E = TypeVar("E", bound=LiveEvent)
 ROOT = Path(__file__).resolve().parents[2]
@@ -124,18 +124,6 @@ def watching(connect: str, **kw: Any) -> Iterator[tuple[ClusterWatcher, Recorder
     finally:
         watcher.stop()
         session.stop()
-
-
-@contextmanager
-def kazoo(connect: str) -> Iterator[KazooClient]:
-    """A plain client that writes znodes the way Kafka's tools and brokers do."""
-    client = KazooClient(hosts=connect, timeout=10)
-    client.start(timeout=15)
-    try:
-        yield client
-    finally:
-        client.stop()
-        client.close()
 
 
 def _admin(box: Sandbox) -> AdminClient:
@@ -256,7 +244,7 @@ def _expire(client_id: tuple[int, bytes], zk_port: int) -> None:
 def _fake_cluster(connect_root: str, name: str) -> str:
     """A chroot holding Kafka's structural znodes but no Kafka: for malformed data and watch counting."""
     chroot = f"/{name}"
-    with kazoo(connect_root) as zk:
+    with zk_client(connect_root) as zk:
         for path in ("brokers/ids", "brokers/topics", "admin/delete_topics", "isr_change_notification",
                      "log_dir_event_notification"):  # fmt: skip
             zk.ensure_path(f"{chroot}/{path}")
@@ -366,7 +354,7 @@ def test_deletion_and_reassignment_that_wait_for_a_dead_broker_are_reported_queu
     doomed, moving = f"{unique_name}-del", f"{unique_name}-mov"
     _create_topic(cluster, doomed, [[victim, others[0]]])
     _create_topic(cluster, moving, [[others[0]]])
-    with watching(cluster.info().zookeeper) as (watcher, recorder, _), kazoo(cluster.info().zookeeper) as zk:
+    with watching(cluster.info().zookeeper) as (watcher, recorder, _), zk_client(cluster.info().zookeeper) as zk:
         watcher.follow_topic(moving)
         cluster.kill_broker(victim)
         try:
@@ -415,7 +403,7 @@ def test_killing_the_controller_reports_the_move_and_the_requests_the_new_contro
 ) -> None:
     _create_topic(cluster, unique_name, [[1, 2, 3]])
     old = _controller(cluster)
-    with watching(cluster.info().zookeeper) as (watcher, recorder, _), kazoo(cluster.info().zookeeper) as zk:
+    with watching(cluster.info().zookeeper) as (watcher, recorder, _), zk_client(cluster.info().zookeeper) as zk:
         epoch = watcher.state().epoch()
         assert watcher.state().controller_id() == old and epoch is not None
         cluster.kill_broker(old)
@@ -483,7 +471,7 @@ def test_after_session_expiry_a_new_session_re_syncs_and_reports_the_changes_whi
         recorder.wait_for(SessionStateChanged, lambda e: e.state is ConnectionState.SUSPENDED)
         _create_topic(cluster, unique_name, [[1]])
         _delete_topic(cluster, f"{unique_name}-old")
-        with kazoo(cluster.info().zookeeper) as zk:  # the deletion is accepted at once and done a bit later
+        with zk_client(cluster.info().zookeeper) as zk:  # the deletion is accepted at once and done a bit later
             wait_until(lambda: not zk.exists(f"/brokers/topics/{unique_name}-old"), CLUSTER_TIMEOUT, "the deletion")
         _expire(client_id, cluster.info().zookeeper_port)
         proxy.resume()
@@ -508,7 +496,7 @@ def test_after_session_expiry_a_new_session_re_syncs_and_reports_the_changes_whi
 
 def test_malformed_znodes_are_reported_as_unreadable_and_the_stream_goes_on(bare_zk: str, unique_name: str) -> None:
     connect = _fake_cluster(bare_zk, unique_name)
-    with watching(connect) as (watcher, recorder, _), kazoo(connect) as zk:
+    with watching(connect) as (watcher, recorder, _), zk_client(connect) as zk:
         zk.create("/brokers/topics/t", b'{"version":3,"partitions":{"0":[1]}}')
         zk.create("/brokers/topics/t/partitions/0/state", b'{"controller_epoch":3,"leader":1,"version":1,'
                   b'"leader_epoch":0,"isr":[1]}', makepath=True)  # fmt: skip
@@ -537,24 +525,30 @@ def test_malformed_znodes_are_reported_as_unreadable_and_the_stream_goes_on(bare
 def test_watches_go_on_structural_znodes_and_followed_partitions_only(bare_zk: str, unique_name: str) -> None:
     connect = _fake_cluster(bare_zk, unique_name)
     port = int(bare_zk.rsplit(":", 1)[1])
-    with kazoo(connect) as zk:
+
+    def no_watches() -> bool:
+        return watch_count(port) == 0
+
+    with zk_client(connect) as zk:  # it sets no watch: every watch counted below is the watcher's
         for n in range(40):  # topics and partitions nobody follows
             zk.create(f"/brokers/topics/t{n}/partitions/0/state", b"{}", makepath=True)
-        before = watch_count(port)
+        # The server drops a closed session's watches as it closes the connection, just after answering
+        # the close: earlier tests' watchers may still hold some for a moment.
+        wait_until(no_watches, EVENT_TIMEOUT, "the watches of earlier tests' closed sessions to go")
         with watching(connect) as (watcher, recorder, _):
             # /controller, /controller_epoch, /brokers/ids and its 1 broker, /brokers/topics,
             # /admin/delete_topics, the two admin request znodes (existence watches), the two queues.
-            assert watch_count(port) - before == 10
+            assert watch_count(port) == 10
             zk.create("/brokers/topics/new0/partitions/0/state", b"{}", makepath=True)
             recorder.wait_for(TopicCreated, lambda e: e.name == "new0")
-            assert watch_count(port) - before == 10  # one more topic, no more watches
+            assert watch_count(port) == 10  # one more topic, no more watches
             zk.create("/brokers/topics/f", b'{"version":3,"partitions":{"0":[1],"1":[1],"2":[1]}}')
             # Until the watcher has seen "f", the fired watch on /brokers/topics may not be set again yet.
             recorder.wait_for(TopicCreated, lambda e: e.name == "f")
             watcher.follow_topic("f")
-            assert watch_count(port) - before == 10 + 1 + 3  # its assignment and its 3 partition states
+            assert watch_count(port) == 10 + 1 + 3  # its assignment and its 3 partition states
             watcher.unfollow_topic("f")
-        assert watch_count(port) == before  # the closed session's watches are gone with it
+        wait_until(no_watches, EVENT_TIMEOUT, "the closed session's watches to go with it")
 
 
 # ---- kzc watch ---------------------------------------------------------------------------------------

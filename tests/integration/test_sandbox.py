@@ -14,44 +14,32 @@ from core.polling import wait_until
 from core.sandbox import Sandbox
 
 
-def _zk(box: Sandbox) -> KazooClient:
-    zk = KazooClient(hosts=box.info().zookeeper)
-    zk.start(timeout=15)
-    return zk
-
-
-def test_up_registers_every_broker_with_its_rack_and_elects_a_controller(sandbox: Sandbox) -> None:
+def test_up_registers_every_broker_with_its_rack_and_elects_a_controller(sandbox: Sandbox, zk: KazooClient) -> None:
     status = sandbox.status()
     assert status.zookeeper_alive and all(status.brokers_alive.values())
     assert status.registered == (1, 2, 3) and status.controller in (1, 2, 3)
-    zk = _zk(sandbox)
-    try:
-        for broker in sandbox.info().brokers:
-            registration = json.loads(zk.get(f"/brokers/ids/{broker.id}")[0])
-            assert registration["rack"] == f"r{broker.id}"
-            assert registration["endpoints"] == [f"PLAINTEXT://127.0.0.1:{broker.port}"]
-    finally:
-        zk.stop()
+    for broker in sandbox.info().brokers:
+        registration = json.loads(zk.get(f"/brokers/ids/{broker.id}")[0])
+        assert registration["rack"] == f"r{broker.id}"
+        assert registration["endpoints"] == [f"PLAINTEXT://127.0.0.1:{broker.port}"]
     assert sandbox.info().zookeeper.startswith("127.0.0.1:") and sandbox.info().zookeeper.endswith("/kafka")
 
 
-def test_a_killed_broker_leaves_then_start_broker_returns_it_registered_and_serving(sandbox: Sandbox) -> None:
-    zk = _zk(sandbox)
-    try:
-        before = zk.exists("/brokers/ids/2")
-        assert before is not None
-        killed = sandbox.kill_broker(2)
-        assert killed.pid is None and not sandbox.status().brokers_alive[2]
-        wait_until(lambda: zk.exists("/brokers/ids/2") is None, 30, "broker 2's registration to expire")
-        restarted = sandbox.start_broker(2)
-        after = zk.exists("/brokers/ids/2")
-        assert after is not None and after.czxid != before.czxid
-        assert restarted.pid is not None and sandbox.status().brokers_alive[2]
-        # Serving: it listens, and the controller has told it who the controller and its peers are.
-        view = broker_view("127.0.0.1", restarted.port)
-        assert view.controller in (1, 2, 3) and view.brokers == {1, 2, 3}
-    finally:
-        zk.stop()
+def test_a_killed_broker_leaves_then_start_broker_returns_it_registered_and_serving(
+    sandbox: Sandbox, zk: KazooClient
+) -> None:
+    before = zk.exists("/brokers/ids/2")
+    assert before is not None
+    killed = sandbox.kill_broker(2)
+    assert killed.pid is None and not sandbox.status().brokers_alive[2]
+    wait_until(lambda: zk.exists("/brokers/ids/2") is None, 30, "broker 2's registration to expire")
+    restarted = sandbox.start_broker(2)
+    after = zk.exists("/brokers/ids/2")
+    assert after is not None and after.czxid != before.czxid
+    assert restarted.pid is not None and sandbox.status().brokers_alive[2]
+    # Serving: it listens, and the controller has told it who the controller and its peers are.
+    view = broker_view("127.0.0.1", restarted.port)
+    assert view.controller in (1, 2, 3) and view.brokers == {1, 2, 3}
 
 
 def _run_kzc(*args: str) -> subprocess.CompletedProcess[str]:

@@ -9,9 +9,23 @@ from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
 
+from kazoo.client import KazooClient
+
 from core.polling import wait_until
 from core.sandbox import zookeeper_serving
 from core.sandbox_jars import ensure_jars, java_executable
+
+
+@contextmanager
+def zk_client(connect: str) -> Iterator[KazooClient]:
+    """A plain ZooKeeper client on ``connect`` (chroot included), for setting up and inspecting znodes."""
+    client = KazooClient(hosts=connect, timeout=10)
+    client.start(timeout=30)
+    try:
+        yield client
+    finally:
+        client.stop()
+        client.close()
 
 
 def free_port() -> int:
