@@ -1,4 +1,4 @@
-"""Live latency of ``core.live.ClusterWatcher``: znode change to delivered event, beside bare kazoo watches.
+"""Live latency of ``core.live.watcher.ClusterWatcher``: znode change to delivered event, beside bare kazoo watches.
 
 On a synthetic Kafka layout of ``--partitions`` partitions (``benchmarks/zk_layout.py``), the script
 measures, in one run:
@@ -42,10 +42,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.zk_layout import populate, topic_name
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.live import ClusterWatcher
-from core.live_events import LiveEvent, PartitionStateChanged, TopicCreated
-from core.sandbox import Sandbox
-from core.zk_session import ZkSession
+from core.live.events import LiveEvent, PartitionStateChanged, TopicCreated
+from core.live.watcher import ClusterWatcher
+from core.sandbox.cluster import Sandbox
+from core.zookeeper.session import ZkSession
 
 GOAL_P95_MS = 250.0  # the issue's goal for change -> event
 WAIT_S = 10.0  # one change must arrive within this, or the run stops with an error

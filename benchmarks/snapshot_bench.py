@@ -7,7 +7,7 @@ same znodes:
 - **bare get_async pipeline**: kazoo ``get_async``/``get_children_async`` over the exact request list
   kzc's reader issues (known in advance, so no discovery, no parsing), at most 2,000 in flight: the
   ceiling for kazoo's Python client.
-- **kzc snapshot**: ``core.snapshot_reader.read_snapshot`` (discovery, parsing, the snapshot model).
+- **kzc snapshot**: ``core.snapshot.reader.read_snapshot`` (discovery, parsing, the snapshot model).
 - **one-by-one sync gets**: ``client.get`` / ``client.get_children`` in a loop, the naive way.
 - **snapshot memory**: with ``tracemalloc``, what the finished snapshot retains and the peak while
   reading (a separate run, as tracing slows allocation).
@@ -45,13 +45,13 @@ import zk_layout  # noqa: E402
 from kazoo.client import KazooClient  # noqa: E402
 from kazoo.exceptions import NoNodeError  # noqa: E402
 
-from core.cluster_snapshot import ClusterSnapshot  # noqa: E402
 from core.config import ConnectionSettings  # noqa: E402
 from core.connect import parse_zookeeper  # noqa: E402
 from core.polling import wait_until  # noqa: E402
-from core.sandbox_jars import ensure_jars, java_executable  # noqa: E402
-from core.snapshot_reader import DEFAULT_MAX_IN_FLIGHT, SnapshotReader  # noqa: E402
-from core.zk_session import ZkSession  # noqa: E402
+from core.sandbox.jars import ensure_jars, java_executable  # noqa: E402
+from core.snapshot.model import ClusterSnapshot  # noqa: E402
+from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT, SnapshotReader  # noqa: E402
+from core.zookeeper.session import ZkSession  # noqa: E402
 
 WINDOW = DEFAULT_MAX_IN_FLIGHT
 LIMIT_RATIO = 1.25

@@ -45,14 +45,14 @@ from kazoo.client import KazooClient  # noqa: E402
 from kazoo.exceptions import NoNodeError  # noqa: E402
 from snapshot_bench import BareZooKeeper  # noqa: E402
 
-from core.assignment import BrokerMeta, assign_replicas_to_brokers  # noqa: E402
 from core.config import ConnectionSettings  # noqa: E402
 from core.connect import parse_zookeeper  # noqa: E402
-from core.kafka_znodes import BrokerRegistration, Unreadable, parse_broker, parse_controller  # noqa: E402
-from core.topic_apply import add_partitions_to_raw  # noqa: E402
-from core.topic_ops import TopicOps, open_topic_ops  # noqa: E402
-from core.topic_plans import CreateRequest, DeleteRequest, plan_create  # noqa: E402
-from core.topic_state import MAX_IN_FLIGHT, ClusterFacts, TopicStateReader  # noqa: E402
+from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers  # noqa: E402
+from core.kafka.znodes import BrokerRegistration, Unreadable, parse_broker, parse_controller  # noqa: E402
+from core.topics.facts import MAX_IN_FLIGHT, ClusterFacts, TopicStateReader  # noqa: E402
+from core.topics.ops import TopicOps, open_topic_ops  # noqa: E402
+from core.topics.plan import CreateRequest, DeleteRequest, plan_create  # noqa: E402
+from core.topics.write import add_partitions_to_raw  # noqa: E402
 
 
 def fastest(action: Callable[[], object], rounds: int) -> float:

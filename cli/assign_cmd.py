@@ -21,14 +21,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cli.options import add_command
-from core import topic_rules
-from core.assignment import BrokerMeta, assign_replicas_with_start, check_java_int
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.java_compat import INT_MAX, INT_MIN
-from core.topic_plans import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
-from core.topic_state import TopicStateReader
-from core.zk_session import ZkSession
+from core.kafka import topic_rules
+from core.kafka.assignment import BrokerMeta, assign_replicas_with_start, check_java_int
+from core.kafka.java import INT_MAX, INT_MIN
+from core.topics.facts import TopicStateReader
+from core.topics.plan import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
+from core.zookeeper.session import ZkSession
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 MAX_ROWS = 200  # the terminal shows this many partitions; --json always has them all

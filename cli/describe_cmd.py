@@ -13,12 +13,12 @@ from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from core.cluster_summary import ClusterSummary, summarize
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.health import DEFAULT_IMBALANCE_PERCENT, DEFAULT_MIN_INSYNC_REPLICAS, assess
 from core.human_time import since_text, utc_text
-from core.snapshot_file import read_snapshot_file
+from core.snapshot.file import read_snapshot_file
+from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, DEFAULT_MIN_INSYNC_REPLICAS, assess
+from core.snapshot.summary import ClusterSummary, summarize
 
 
 def register(sub: Any) -> None:

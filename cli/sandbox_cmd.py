@@ -11,8 +11,8 @@ from typing import Any
 from cli.options import add_command
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
-from core.sandbox import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
-from core.sandbox_jars import KAFKA_VERSION, ensure_jars, java_executable
+from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
+from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
 
 
 def register(sub: Any) -> None:

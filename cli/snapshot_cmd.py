@@ -12,12 +12,12 @@ import sys
 from typing import Any
 
 from cli.options import add_command
-from core.cluster_snapshot import ClusterSnapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.snapshot_file import write_snapshot_file
-from core.snapshot_reader import DEFAULT_MAX_IN_FLIGHT, ReadStats, SnapshotProgress, SnapshotReader
-from core.zk_session import ZkSession
+from core.snapshot.file import write_snapshot_file
+from core.snapshot.model import ClusterSnapshot
+from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT, ReadStats, SnapshotProgress, SnapshotReader
+from core.zookeeper.session import ZkSession
 
 
 def register(sub: Any) -> None:

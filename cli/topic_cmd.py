@@ -1,6 +1,6 @@
 """``kzc topic create|expand|delete``: preview, typed confirmation, apply, follow; every attempt audited.
 
-Each command builds a plan (``core.topic_ops``), shows it, and with ``--dry-run`` stops there. Otherwise
+Each command builds a plan (``core.topics.ops``), shows it, and with ``--dry-run`` stops there. Otherwise
 the user confirms by typing the topic name (or the number of topics), unless ``--yes``; without a
 terminal and without ``--yes`` kzc refuses. After the write kzc reports what the controller did
 (``--wait``: until new partitions have leaders / the topics are gone, or the deadline passes).
@@ -20,10 +20,10 @@ from cli.options import add_command, global_parent
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
 from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
-from core.topic_ops import DeleteResult, TopicOps, cluster_name, open_topic_ops
-from core.topic_plans import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
-from core.topic_progress import DeleteProgress, OnlineProgress, ProgressTimeout
-from core.topic_rules import parse_option_int, plural
+from core.kafka.topic_rules import parse_option_int, plural
+from core.topics.ops import DeleteResult, TopicOps, cluster_name, open_topic_ops
+from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
 
 DEFAULT_WAIT = 60.0
 

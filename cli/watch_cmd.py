@@ -16,10 +16,10 @@ from typing import Any, TextIO
 
 from cli.options import add_command
 from core.config import ConnectionSettings
-from core.live import ClusterWatcher
-from core.live_events import LiveEvent, Resynced
-from core.live_model import LiveState
-from core.zk_session import ZkSession
+from core.live.events import LiveEvent, Resynced
+from core.live.state import LiveState
+from core.live.watcher import ClusterWatcher
+from core.zookeeper.session import ZkSession
 
 _POLL_S = 0.5  # how often the main thread wakes to notice Ctrl-C while no event arrives
 

@@ -17,8 +17,8 @@ from cli.options import add_command
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text
-from core.zk_session import ZkSession
-from core.zk_tree import LARGE_CHILD_COUNT, ChildPage, ZnodeView, list_children, read_znode
+from core.zookeeper.session import ZkSession
+from core.zookeeper.tree import LARGE_CHILD_COUNT, ChildPage, ZnodeView, list_children, read_znode
 
 _ALL = 2**31
 

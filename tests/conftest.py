@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from core.sandbox import Sandbox
+from core.sandbox.cluster import Sandbox
 from tests.integration.zk_server import zk_client
 
 _counter = itertools.count()

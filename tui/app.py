@@ -18,11 +18,11 @@ from textual import on, work
 from textual.binding import Binding, BindingType
 from textual.worker import Worker, WorkerState
 
-from core.backend import ClusterBackend
 from core.config import ConnectionSettings, UserConfig, config_dir, load_config, resolve_settings
-from core.console_view import ClusterView, ViewBuilder
+from core.console.protocols import ClusterBackend
+from core.console.view import ClusterView, ViewBuilder
 from core.errors import KzcError
-from core.zk_session import ConnectionState
+from core.zookeeper.session import ConnectionState
 from themes import choose_theme, load_themes
 from tui.app_live import LiveUpdates
 from tui.app_navigation import Navigation
@@ -182,6 +182,6 @@ class KzcApp(LiveUpdates, Navigation, Tasks):
 
 
 def _real_backend(settings: ConnectionSettings) -> ClusterBackend:
-    from core.backend_zk import ZkBackend
+    from core.console.zk import ZkBackend
 
     return ZkBackend(settings)

@@ -11,10 +11,10 @@ from typing import Any
 from textual import on, work
 from textual.app import App
 
-from core.backend import ClusterBackend, ClusterEvent, EventKind
-from core.console_view import ClusterView, ViewBuilder
+from core.console.protocols import ClusterBackend, ClusterEvent, EventKind
+from core.console.view import ClusterView, ViewBuilder
 from core.errors import KzcError
-from core.zk_session import ConnectionState
+from core.zookeeper.session import ConnectionState
 from tui.messages import (
     BackendConnected,
     ClusterEventSeen,

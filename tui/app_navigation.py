@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from textual.app import App
 
-from core.backend import DeleteSelection
+from core.console.protocols import DeleteSelection
 from tui.screens.base import KzcScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen

@@ -9,7 +9,7 @@ from typing import Any
 from textual import on, work
 from textual.app import App
 
-from core.backend import CheckProgress, ClusterBackend
+from core.console.protocols import CheckProgress, ClusterBackend
 from core.errors import KzcError
 from tui.checks_run import ChecksFinished, ChecksProgressed, ChecksRun
 from tui.export import export_path, write_export

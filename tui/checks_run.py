@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from core.backend import CheckProgress, CheckReport
+from core.console.protocols import CheckProgress, CheckReport
 
 
 @dataclass

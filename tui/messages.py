@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from core.backend import ClusterEvent
-from core.cluster_snapshot import TopicEntry
-from core.console_view import ClusterView
-from core.zk_session import ConnectionState
+from core.console.protocols import ClusterEvent
+from core.console.view import ClusterView
+from core.snapshot.model import TopicEntry
+from core.zookeeper.session import ConnectionState
 
 
 @dataclass

@@ -15,13 +15,12 @@ from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
-from core.cluster_snapshot import ClusterSnapshot, Notification, TopicEntry
+from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import CHECK_IDS, selected
 from core.consistency.findings import Finding, make_finding
 from core.consistency.params import CheckParams
-from core.consistency.served_metadata import ServedMetadata, ServedPartition
 from core.consistency.topic_rules import collision_key, name_problem
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     BrokerRegistration,
     ControllerInfo,
     EntityConfig,
@@ -30,6 +29,7 @@ from core.kafka_znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.snapshot.model import ClusterSnapshot, Notification, TopicEntry
 
 DoneCallback = Callable[[tuple[str, ...]], None]
 """Called with the check ids a pass has finished, as soon as it finishes."""

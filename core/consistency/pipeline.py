@@ -23,15 +23,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from core.cluster_snapshot import ClusterSnapshot
+from core.brokers.metadata import ServedMetadata, fetch_served_metadata, write_served_file
 from core.config import ConnectionSettings
 from core.consistency.catalog import BY_ID, selected
 from core.consistency.findings import CheckReport, Finding
 from core.consistency.local_engine import run_local
 from core.consistency.params import CheckParams
-from core.consistency.served_metadata import ServedMetadata, fetch_served_metadata, write_served_file
 from core.consistency.spark_engine import SparkEngine
 from core.errors import KzcError, UsageError
+from core.snapshot.model import ClusterSnapshot
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,19 +173,19 @@ class SparkChecks:
 
 
 def read_snapshot_file(path: Path) -> ClusterSnapshot:
-    """The snapshot in ``path`` (``core.snapshot_file``'s format).
+    """The snapshot in ``path`` (``core.snapshot.file``'s format).
 
     Raises:
         KzcError: the file is missing or not a kzc snapshot.
     """
-    from core import snapshot_file
+    from core.snapshot import file as snapshot_file
 
     return snapshot_file.read_snapshot_file(path)
 
 
 def write_snapshot_file(snapshot: ClusterSnapshot, path: Path) -> None:
-    """Write ``snapshot`` in ``core.snapshot_file``'s format."""
-    from core import snapshot_file
+    """Write ``snapshot`` in ``core.snapshot.file``'s format."""
+    from core.snapshot import file as snapshot_file
 
     snapshot_file.write_snapshot_file(snapshot, path)
 
@@ -197,8 +197,8 @@ def take_snapshot(settings: ConnectionSettings, progress: ProgressCallback) -> C
         UsageError: no ZooKeeper connect string.
         ConnectError: ZooKeeper is unreachable or the session was lost.
     """
-    from core.snapshot_reader import SnapshotProgress, read_snapshot
-    from core.zk_session import ZkSession
+    from core.snapshot.reader import SnapshotProgress, read_snapshot
+    from core.zookeeper.session import ZkSession
 
     if settings.zookeeper is None:
         raise UsageError("no cluster to check: give --zookeeper HOST:PORT[/chroot], --context NAME or --snapshot FILE")

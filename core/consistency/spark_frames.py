@@ -1,6 +1,6 @@
 """Loading a snapshot file into the DataFrames the Spark checks use (worker process only).
 
-Spark reads the file written by ``core.snapshot_file`` itself, with that module's explicit schema
+Spark reads the file written by ``core.snapshot.file`` itself, with that module's explicit schema
 (``SPARK_SCHEMA_DDL``) restricted to the fields the checks need, caches it once, and collects to the
 driver only the handful of cluster-wide records (header, controller, controller epoch, brokers, broker
 configs) whose values every partition row is compared with. With a stage directory the file is first
@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from core.consistency.params import CheckParams
-from core.snapshot_file import FIELD_TYPES
+from core.snapshot.file import FIELD_TYPES
 
 DataFrame = Any
 
@@ -124,8 +124,8 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
     """
     from pyspark.sql import functions as F
 
-    from core.cluster_snapshot import SNAPSHOT_FORMAT_VERSION
-    from core.snapshot_file import FORMAT_NAME
+    from core.snapshot.file import FORMAT_NAME
+    from core.snapshot.model import SNAPSHOT_FORMAT_VERSION
 
     source = _local_uri(snapshot)
     parquet = None
@@ -236,7 +236,7 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
 
 
 def _read_json(spark: Any, source: str, fields: tuple[str, ...]) -> DataFrame:
-    """The snapshot file as records of ``fields`` (``core.snapshot_file``'s types); a bad line fails the job."""
+    """The snapshot file as records of ``fields`` (``core.snapshot.file``'s types); a bad line fails the job."""
     schema = ", ".join(f"{name} {FIELD_TYPES[name]}" for name in fields)
     return spark.read.schema(schema).option("mode", "FAILFAST").json(source)
 

@@ -87,7 +87,7 @@ def warm_up(spark: Any, scratch: Path) -> None:
     tiny one holding every fault (every code path), then on ``WARM_UP_PARTITIONS`` partitions, enough for
     the JVM to compile the hot loops (the JSON reader, the cache, the aggregations). It runs while the
     console starts, off the critical path."""
-    from core.consistency.synthetic import FaultMix, write_synthetic
+    from core.testdata.synthetic import FaultMix, write_synthetic
 
     tiny = scratch / "warm-tiny.jsonl"
     write_synthetic(tiny, partitions=300, topics=30, brokers=6, faults=FaultMix.every_fault(), seed=1)

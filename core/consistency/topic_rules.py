@@ -1,6 +1,6 @@
 """Kafka's topic-name rules as the checks apply them: validity (3.4+ wording) and collision keys.
 
-A small adapter: ``core.topic_names`` (another module, in progress) owns these rules for creating
+A small adapter: ``core.kafka.names`` (another module, in progress) owns these rules for creating
 topics; the checks need the two functions below with exactly this output, because the Spark job
 reproduces them in SQL and both engines must agree word for word (zk-layout §6).
 """

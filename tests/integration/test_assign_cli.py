@@ -12,9 +12,9 @@ import pytest
 from kazoo.client import KazooClient
 
 from cli.main import main
-from core.assignment import BrokerMeta, assign_replicas_to_brokers
+from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
 from core.polling import wait_until
-from core.sandbox import Sandbox
+from core.sandbox.cluster import Sandbox
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:

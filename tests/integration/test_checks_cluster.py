@@ -28,7 +28,7 @@ from kazoo.client import KazooClient
 from cli.main import main
 from core.consistency.catalog import CHECK_IDS
 from core.polling import wait_until
-from core.sandbox import Sandbox
+from core.sandbox.cluster import Sandbox
 
 pytestmark = pytest.mark.integration
 

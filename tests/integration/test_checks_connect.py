@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import selected
 from core.consistency.findings import CheckReport
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks
-from core.consistency.served_metadata import ServedMetadata, ServedPartition
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_servers import connect_client_missing, connect_server
-from core.consistency.synthetic import FaultMix, write_synthetic
+from core.testdata.synthetic import FaultMix, write_synthetic
 from tests.integration.test_checks_engines import assert_same, both, both_staged
 from tests.unit.test_local_checks import MINUTE, NOW, healthy
 

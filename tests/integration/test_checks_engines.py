@@ -2,7 +2,7 @@
 
 Both engines run on every hand-built case of ``test_local_checks.CASES`` (the snapshot in memory, which
 the Spark engine stages to a file as the console does), on the brokers' metadata cases, and on synthetic
-snapshot files from ``core.consistency.synthetic`` with at least one of every fault the generator can
+snapshot files from ``core.testdata.synthetic`` with at least one of every fault the generator can
 plant, read by each engine from the same file. One Spark worker (``local[*]``) serves the whole module,
 so Spark starts once.
 """
@@ -16,15 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from core.cluster_snapshot import ClusterSnapshot
+from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import CHECK_IDS, parse_only, selected
 from core.consistency.findings import CheckReport, Finding
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, StageProgress, run_checks
-from core.consistency.served_metadata import ServedMetadata, ServedPartition
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
-from core.consistency.synthetic import FaultMix, write_synthetic
+from core.snapshot.model import ClusterSnapshot
+from core.testdata.synthetic import FaultMix, write_synthetic
 from tests.unit.test_local_checks import (
     CASES,
     MINUTE,

@@ -1,4 +1,4 @@
-"""``core.live.ClusterWatcher`` and ``kzc watch`` against a real cluster: every event kind triggered for
+"""``core.live.watcher.ClusterWatcher`` and ``kzc watch`` against a real cluster: every event kind triggered for
 real (topics created and deleted, brokers killed and restarted, the controller killed, admin requests and
 notifications written as Kafka's tools and brokers write them), re-sync after a dropped connection and
 after an expired session, malformed znodes, and how few watches it sets.
@@ -28,9 +28,8 @@ from kazoo.client import KazooClient
 
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.kafka_znodes import PartitionState, TopicAssignment, Unreadable
-from core.live import ClusterWatcher
-from core.live_events import (
+from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
+from core.live.events import (
     BrokerLeft,
     BrokerRegistered,
     BrokerUpdated,
@@ -53,9 +52,10 @@ from core.live_events import (
     TopicRemoved,
     ZnodeUnreadable,
 )
+from core.live.watcher import ClusterWatcher
 from core.polling import wait_until
-from core.sandbox import Sandbox
-from core.zk_session import ConnectionState, ZkSession
+from core.sandbox.cluster import Sandbox
+from core.zookeeper.session import ConnectionState, ZkSession
 from tests.integration.zk_server import standalone_zookeeper, watch_count, zk_client
 
 E = TypeVar("E", bound=LiveEvent)

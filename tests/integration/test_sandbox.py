@@ -9,9 +9,9 @@ from pathlib import Path
 
 from kazoo.client import KazooClient
 
-from core.broker_probe import broker_view
+from core.brokers.probe import broker_view
 from core.polling import wait_until
-from core.sandbox import Sandbox
+from core.sandbox.cluster import Sandbox
 
 
 def test_up_registers_every_broker_with_its_rack_and_elects_a_controller(sandbox: Sandbox, zk: KazooClient) -> None:

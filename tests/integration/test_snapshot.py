@@ -12,11 +12,9 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 from kazoo.client import KazooClient
 
-from core.cluster_summary import summarize
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.health import assess
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     BrokerRegistration,
     ClusterId,
     ControllerInfo,
@@ -26,10 +24,12 @@ from core.kafka_znodes import (
     Unreadable,
 )
 from core.polling import wait_until
-from core.sandbox import Sandbox
-from core.snapshot_file import read_snapshot_file, write_snapshot_file
-from core.snapshot_reader import SnapshotProgress, SnapshotReader, read_snapshot
-from core.zk_session import ZkSession
+from core.sandbox.cluster import Sandbox
+from core.snapshot.file import read_snapshot_file, write_snapshot_file
+from core.snapshot.health import assess
+from core.snapshot.reader import SnapshotProgress, SnapshotReader, read_snapshot
+from core.snapshot.summary import summarize
+from core.zookeeper.session import ZkSession
 
 # ---- helpers ------------------------------------------------------------------------------------
 

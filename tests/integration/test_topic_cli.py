@@ -20,7 +20,7 @@ from kazoo.exceptions import NoNodeError
 from cli.main import main
 from core.audit import read_audit_log
 from core.polling import wait_until
-from core.sandbox import Sandbox
+from core.sandbox.cluster import Sandbox
 
 pytestmark = pytest.mark.integration
 

@@ -27,11 +27,11 @@ from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, ReadOnlyError
 from core.polling import wait_until
-from core.sandbox import Sandbox
-from core.topic_apply import encode_new_topic
-from core.topic_ops import TopicOps, open_topic_ops
-from core.topic_plans import CreateRequest, DeleteRequest, ExpandRequest, assignment_json
-from core.topic_progress import ProgressTimeout
+from core.sandbox.cluster import Sandbox
+from core.topics.ops import TopicOps, open_topic_ops
+from core.topics.plan import CreateRequest, DeleteRequest, ExpandRequest, assignment_json
+from core.topics.progress import ProgressTimeout
+from core.topics.write import encode_new_topic
 
 pytestmark = pytest.mark.integration
 

@@ -21,9 +21,9 @@ from kazoo.security import make_digest_acl
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import ConnectError, UsageError
-from core.live import ClusterWatcher
-from core.sandbox import Sandbox
-from core.zk_session import ConnectionState, ZkSession, kazoo_options
+from core.live.watcher import ClusterWatcher
+from core.sandbox.cluster import Sandbox
+from core.zookeeper.session import ConnectionState, ZkSession, kazoo_options
 from tests.integration.zk_server import free_port, standalone_zookeeper
 
 ROOT = Path(__file__).resolve().parents[2]

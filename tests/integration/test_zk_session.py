@@ -10,8 +10,8 @@ import pytest
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import ConnectError
-from core.sandbox import Sandbox
-from core.zk_session import ConnectionState, ZkSession
+from core.sandbox.cluster import Sandbox
+from core.zookeeper.session import ConnectionState, ZkSession
 
 
 def _settings(connect: str, **kw: object) -> ConnectionSettings:

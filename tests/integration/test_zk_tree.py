@@ -9,14 +9,14 @@ import pytest
 from kazoo.client import KazooClient
 from kazoo.security import make_digest_acl
 
-from core.backend_zk import ZkBackend
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
+from core.console.zk import ZkBackend
 from core.errors import ConnectError, KzcError, UsageError
-from core.kafka_znodes import BrokerRegistration, ZnodeKind
-from core.sandbox import Sandbox
-from core.zk_session import ZkSession
-from core.zk_tree import check_path, child_sort_key, list_children, read_znode, stat_of
+from core.kafka.znodes import BrokerRegistration, ZnodeKind
+from core.sandbox.cluster import Sandbox
+from core.zookeeper.session import ZkSession
+from core.zookeeper.tree import check_path, child_sort_key, list_children, read_znode, stat_of
 
 SECRET_AUTH = "kzc-test:secret"
 

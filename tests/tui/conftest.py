@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core.backend_recorded import RecordedBackend, synthetic_snapshot
-from core.cluster_snapshot import ClusterSnapshot
 from core.config import ConnectionSettings, UserConfig
+from core.console.recorded import RecordedBackend, synthetic_snapshot
+from core.snapshot.model import ClusterSnapshot
 from tests.tui.helpers import FROZEN_NOW, recorded_events
 from tui.app import KzcApp
 

@@ -11,7 +11,7 @@ from contextlib import suppress
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerFailed
 
-from core.backend import BackendEvent, EventKind
+from core.console.protocols import BackendEvent, EventKind
 
 FROZEN_NOW = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC, the synthetic snapshot's time
 

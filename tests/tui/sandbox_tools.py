@@ -1,9 +1,9 @@
-"""What the console's cluster tests need from the sandbox beyond ``core.sandbox``: a ZooKeeper restart, and
+"""What the console's cluster tests need from the sandbox beyond ``core.sandbox.cluster``: a ZooKeeper restart, and
 async waiting on a condition with a deadline (the Pilot's event loop keeps running while we wait).
 
 ``restart_zookeeper`` relaunches the exact command line of the running ZooKeeper (same port and data, so
 sessions survive) and records the new PID in the documented ``sandbox.json`` so ``Sandbox.down`` stops it.
-``core.sandbox`` has no such operation yet; this is the test-side adapter.
+``core.sandbox.cluster`` has no such operation yet; this is the test-side adapter.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import TypeVar
 from textual.pilot import Pilot
 
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox import STATE_FILE, Sandbox
+from core.sandbox.cluster import STATE_FILE, Sandbox
 
 T = TypeVar("T")
 

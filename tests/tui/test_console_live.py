@@ -10,14 +10,14 @@ from collections.abc import Iterator
 import pytest
 from textual.widgets import Input, Label, Static
 
-from core.backend import CreateRequest, DeleteSelection, ExpandRequest
 from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
+from core.console.protocols import CreateRequest, DeleteSelection, ExpandRequest
 from core.errors import ReadOnlyError
-from core.kafka_znodes import TopicAssignment, parse_topic
+from core.kafka.znodes import TopicAssignment, parse_topic
 from core.polling import wait_until
-from core.sandbox import Sandbox
-from core.zk_session import ConnectionState, ZkSession
+from core.sandbox.cluster import Sandbox
+from core.zookeeper.session import ConnectionState, ZkSession
 from tests.tui.helpers import settle
 from tests.tui.sandbox_tools import eventually, in_thread, restart_zookeeper
 from tui.app import KzcApp

@@ -11,9 +11,9 @@ import pytest
 from textual.binding import Binding
 from textual.widgets import Input, Label, OptionList, Static
 
-from core.backend import CheckReport, DeleteSelection, ProgressListener
-from core.backend_recorded import RecordedBackend
 from core.config import UserConfig
+from core.console.protocols import CheckReport, DeleteSelection, ProgressListener
+from core.console.recorded import RecordedBackend
 from core.errors import ReadOnlyError
 from tests.tui.helpers import settle
 from tui.app import KzcApp

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.backend import PlannedWrite
+from core.console.protocols import PlannedWrite
 from tui.screens.plan_form import dry_run_text
 
 

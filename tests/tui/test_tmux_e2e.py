@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from core.polling import wait_until
-from core.sandbox import Sandbox
+from core.sandbox.cluster import Sandbox
 
 pytestmark = pytest.mark.integration
 

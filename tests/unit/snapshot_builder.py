@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 
-from core.cluster_snapshot import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     BrokerRegistration,
     ClusterId,
     ControllerInfo,
@@ -18,6 +17,7 @@ from core.kafka_znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
 
 NOW_MS = 1_700_000_000_000
 

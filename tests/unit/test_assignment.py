@@ -1,4 +1,4 @@
-"""core.assignment against Kafka's published examples, its own tests, and recorded Kafka 3.9.1 results.
+"""core.kafka.assignment against Kafka's published examples, its own tests, and recorded Kafka 3.9.1 results.
 
 Cases marked "recorded" were produced by calling ``org.apache.kafka.admin.AdminUtils`` and
 ``kafka.zk.AdminZkClient`` from the Kafka 3.9.1 jars (with ``AdminUtils.RAND`` replaced by a scripted
@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.assignment import (
+from core.errors import KafkaRuleError, UsageError
+from core.kafka.assignment import (
     PARTIAL_RACKS_ASSIGNMENT,
     PARTIAL_RACKS_ENFORCED,
     AssignmentStart,
@@ -29,7 +30,6 @@ from core.assignment import (
     expansion_start_index,
     rack_alternated_broker_list,
 )
-from core.errors import KafkaRuleError, UsageError
 
 
 class ScriptedRandom(random.Random):

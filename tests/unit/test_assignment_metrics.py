@@ -1,4 +1,4 @@
-"""core.assignment_metrics: balance, rack spread and pair overlap of an assignment."""
+"""core.kafka.assignment_metrics: balance, rack spread and pair overlap of an assignment."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.assignment import BrokerMeta, assign_replicas_to_brokers
-from core.assignment_metrics import PairOverlap, compute_metrics, expansion_metrics
+from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
+from core.kafka.assignment_metrics import PairOverlap, compute_metrics, expansion_metrics
 
 RACKED = [BrokerMeta(0, "r1"), BrokerMeta(1, "r1"), BrokerMeta(2, "r2"), BrokerMeta(3, "r3")]
 

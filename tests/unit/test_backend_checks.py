@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from core.backend_checks import CheckEngines
-from core.backend_recorded import RecordedBackend
-from core.backend_zk import ZkBackend
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.consistency.spark_engine import DEFAULT_MASTER, SparkSettings
+from core.console.checks import CheckEngines
+from core.console.recorded import RecordedBackend
+from core.console.zk import ZkBackend
 from tests.unit.snapshot_builder import snapshot
 
 

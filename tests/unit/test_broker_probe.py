@@ -11,7 +11,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from core.broker_probe import BrokerView, broker_view
+from core.brokers.probe import BrokerView, broker_view
 
 
 def _string(value: str | None) -> bytes:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cli.describe_cmd import render
-from core.cluster_summary import summarize
-from core.kafka_znodes import ControllerInfo, PreferredElectionRequest, ReassignmentRequest, Unreadable
+from core.kafka.znodes import ControllerInfo, PreferredElectionRequest, ReassignmentRequest, Unreadable
+from core.snapshot.summary import summarize
 from tests.unit.snapshot_builder import NOW_MS, broker, snapshot, state, topic
 
 

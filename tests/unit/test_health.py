@@ -1,10 +1,11 @@
-"""Every health rule of ``core.health`` on hand-built snapshots."""
+"""Every health rule of ``core.snapshot.health`` on hand-built snapshots."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.health import (
+from core.kafka.znodes import PartitionState, PreferredElectionRequest, ReassignmentRequest, Unreadable
+from core.snapshot.health import (
     assess,
     deletion_queue,
     leader_imbalance,
@@ -12,7 +13,6 @@ from core.health import (
     under_min_isr_partitions,
     under_replicated_partitions,
 )
-from core.kafka_znodes import PartitionState, PreferredElectionRequest, ReassignmentRequest, Unreadable
 from tests.unit.snapshot_builder import NOW_MS, broker, config, snapshot, state, topic
 
 RF3 = {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}

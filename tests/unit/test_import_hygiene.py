@@ -19,7 +19,7 @@ def _core_modules() -> list[str]:
 
 def test_every_core_module_imports_without_textual_rich_or_tui() -> None:
     modules = _core_modules()
-    assert "core.sandbox" in modules and "core.zk_session" in modules
+    assert "core.sandbox.cluster" in modules and "core.zookeeper.session" in modules
     # One fresh interpreter per module: a module must not rely on another having loaded the UI first.
     script = (
         "import importlib, sys\n"

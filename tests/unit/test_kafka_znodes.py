@@ -1,4 +1,4 @@
-"""Tests for ``core.kafka_znodes``: recorded data of every znode format version, malformed data, and
+"""Tests for ``core.kafka.znodes``: recorded data of every znode format version, malformed data, and
 property tests showing that no parser, ``parse_znode``, ``decode_data`` or ``explain`` ever raises."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     AclChangeEvent,
     AclEntry,
     AclResource,

@@ -1,4 +1,4 @@
-"""``core.live_events``: every event kind's one-line description and its JSON, with real znode data."""
+"""``core.live.events``: every event kind's one-line description and its JSON, with real znode data."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     BrokerRegistration,
     PartitionState,
     PreferredElectionRequest,
@@ -19,7 +19,7 @@ from core.kafka_znodes import (
     parse_reassignment,
     parse_topic,
 )
-from core.live_events import (
+from core.live.events import (
     EVENT_KINDS,
     BrokerLeft,
     BrokerRegistered,
@@ -43,7 +43,7 @@ from core.live_events import (
     TopicRemoved,
     ZnodeUnreadable,
 )
-from core.zk_session import ConnectionState
+from core.zookeeper.session import ConnectionState
 
 
 def _broker(broker_id: int, port: int, rack: str | None = "r2") -> BrokerRegistration:

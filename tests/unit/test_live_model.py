@@ -1,10 +1,10 @@
-"""``core.live_model``: the diff of two states into change events, without ZooKeeper."""
+"""``core.live.state``: the diff of two states into change events, without ZooKeeper."""
 
 from __future__ import annotations
 
 import json
 
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     BrokerRegistration,
     ControllerInfo,
     PartitionState,
@@ -15,7 +15,7 @@ from core.kafka_znodes import (
     parse_partition_state,
     parse_topic,
 )
-from core.live_events import (
+from core.live.events import (
     BrokerLeft,
     BrokerRegistered,
     BrokerUpdated,
@@ -34,7 +34,7 @@ from core.live_events import (
     TopicRemoved,
     ZnodeUnreadable,
 )
-from core.live_model import (
+from core.live.state import (
     FollowedTopic,
     LiveState,
     diff_brokers,

@@ -16,15 +16,14 @@ from typing import Any
 
 import pytest
 
-from core.cluster_snapshot import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
+from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import BY_ID, CHECK_IDS, Severity, parse_only
 from core.consistency.findings import CheckReport, Finding
 from core.consistency.local_engine import run_local
 from core.consistency.params import CheckParams
-from core.consistency.served_metadata import ServedMetadata, ServedPartition
 from core.consistency.topic_rules import name_problem
 from core.errors import UsageError
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     Unreadable,
     parse_broker,
     parse_config_change,
@@ -36,6 +35,7 @@ from core.kafka_znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
 
 NOW = 1_700_000_000_000
 MINUTE = 60_000

@@ -1,4 +1,4 @@
-"""core.manual_assignment and the JVM semantics it relies on (core.java_compat).
+"""core.kafka.manual_assignment and the JVM semantics it relies on (core.kafka.java).
 
 Expected values marked "recorded" come from running the real code: ``TopicCommand.parseReplicaAssignment``
 (kafka-tools 3.9.1), ``AdminZkClient.validateTopicCreate`` / ``createNewPartitionsAssignment`` and the
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.errors import KafkaRuleError
-from core.java_compat import (
+from core.kafka.java import (
     JavaNumberFormatError,
     java_hash_set_order,
     java_list_str,
@@ -26,7 +26,7 @@ from core.java_compat import (
     scala_string_set_order,
     to_int32,
 )
-from core.manual_assignment import (
+from core.kafka.manual_assignment import (
     parse_expansion_assignment,
     parse_replica_assignment,
     parse_replica_assignment_option,

@@ -8,7 +8,7 @@ import pytest
 
 from cli.main import main
 from core.errors import MissingToolError
-from core.sandbox_jars import ensure_jars, java_executable
+from core.sandbox.jars import ensure_jars, java_executable
 
 
 def test_missing_java_names_what_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -12,9 +12,8 @@ from types import MappingProxyType
 
 import pytest
 
-from core.cluster_snapshot import ClusterSnapshot, Notification
 from core.errors import KzcError, UsageError
-from core.kafka_znodes import (
+from core.kafka.znodes import (
     BrokerRegistration,
     ConfigChangeNotification,
     Endpoint,
@@ -27,7 +26,7 @@ from core.kafka_znodes import (
     ReassignmentRequest,
     Unreadable,
 )
-from core.snapshot_file import (
+from core.snapshot.file import (
     FIELD_TYPES,
     KIND_FIELDS,
     SPARK_SCHEMA_DDL,
@@ -35,6 +34,7 @@ from core.snapshot_file import (
     read_snapshot_file,
     write_snapshot_file,
 )
+from core.snapshot.model import ClusterSnapshot, Notification
 from tests.unit.snapshot_builder import broker, config, snapshot, state, topic
 
 

@@ -1,4 +1,4 @@
-"""core.topic_names: Kafka 3.4+ ``Topic.validate`` rules, collisions and internal topics.
+"""core.kafka.names: Kafka 3.4+ ``Topic.validate`` rules, collisions and internal topics.
 
 Every message below was checked against ``org.apache.kafka.common.internals.Topic`` in
 kafka-clients 3.9.1; the collision orders were recorded from scala-library 2.13.15.
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.errors import KafkaRuleError
-from core.topic_names import (
+from core.kafka.names import (
     INTERNAL_TOPICS,
     MAX_NAME_LENGTH,
     collisions,

@@ -26,7 +26,8 @@ from core.audit import AuditLog, read_audit_log
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import KafkaRuleError, KzcError
-from core.kafka_znodes import (
+from core.kafka.topic_rules import describe_metrics
+from core.kafka.znodes import (
     BrokerRegistration,
     parse_broker,
     parse_controller,
@@ -34,11 +35,10 @@ from core.kafka_znodes import (
     parse_migration,
     parse_topic,
 )
-from core.topic_apply import encode_new_topic
-from core.topic_ops import TopicOps
-from core.topic_plans import CreateRequest, ExpandRequest, plan_create, plan_expand
-from core.topic_rules import describe_metrics
-from core.topic_state import ClusterFacts, LiveTopic, zk_create_format
+from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
+from core.topics.ops import TopicOps
+from core.topics.plan import CreateRequest, ExpandRequest, plan_create, plan_expand
+from core.topics.write import encode_new_topic
 
 ZK_CONTROLLER = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}'
 KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1700000000000","kraftControllerEpoch":7}'
@@ -579,7 +579,7 @@ class FakeClient:
 
 
 def test_without_a_controller_only_a_cluster_that_may_run_3_7_1_refuses_the_zookeeper_create() -> None:
-    from core.topic_apply import create_via_zookeeper
+    from core.topics.write import create_via_zookeeper
 
     def write(facts: ClusterFacts) -> list[tuple[str, str, Any]]:
         client = FakeClient()

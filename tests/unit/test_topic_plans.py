@@ -12,10 +12,16 @@ import pytest
 
 from cli.assign_cmd import parse_broker_list, parse_int_option, parse_racks
 from cli.topic_cmd import parse_configs
-from core.assignment import BrokerMeta, assign_expansion, assign_replicas_to_brokers
 from core.audit import AuditLog, read_audit_log
 from core.errors import GuardError, KafkaRuleError, KzcError, UsageError
-from core.kafka_znodes import (
+from core.kafka.assignment import BrokerMeta, assign_expansion, assign_replicas_to_brokers
+from core.kafka.topic_rules import (
+    parse_create_assignment,
+    parse_expand_assignment,
+    validate_config,
+    validate_create_assignment,
+)
+from core.kafka.znodes import (
     BrokerRegistration,
     ControllerInfo,
     MigrationState,
@@ -28,9 +34,9 @@ from core.kafka_znodes import (
     parse_reassignment,
     parse_topic,
 )
-from core.topic_apply import add_partitions_to_raw, encode_new_topic, encode_topic_config
-from core.topic_guards import deletion_obstacles, migration_warnings, read_only_reason
-from core.topic_plans import (
+from core.topics.facts import ClusterFacts, LiveTopic
+from core.topics.guard import deletion_obstacles, migration_warnings, read_only_reason
+from core.topics.plan import (
     CreateRequest,
     DeleteRequest,
     ExpandRequest,
@@ -39,14 +45,8 @@ from core.topic_plans import (
     plan_expand,
     select_topics,
 )
-from core.topic_progress import TopicDeletion
-from core.topic_rules import (
-    parse_create_assignment,
-    parse_expand_assignment,
-    validate_config,
-    validate_create_assignment,
-)
-from core.topic_state import ClusterFacts, LiveTopic
+from core.topics.progress import TopicDeletion
+from core.topics.write import add_partitions_to_raw, encode_new_topic, encode_topic_config
 
 ZK_CONTROLLER = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}'
 KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1700000000000","kraftControllerEpoch":7}'
@@ -431,7 +431,7 @@ def test_extending_refuses_what_it_cannot_extend_faithfully(raw: bytes) -> None:
         add_partitions_to_raw(raw, ((2, (1,)),))
 
 
-# ---- manual assignment rules (kzc's adapter until core.manual_assignment lands) -------------------
+# ---- manual assignment rules (kzc's adapter until core.kafka.manual_assignment lands) -------------------
 
 
 def test_replica_assignment_parsing_follows_javas_split_and_parseint() -> None:

@@ -13,7 +13,7 @@ from textual import on
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
-from core.console_view import ClusterView
+from core.console.view import ClusterView
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.virtual_table import VirtualTable
 

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar
 
-from core.backend import CheckFinding, CheckProgress
+from core.console.protocols import CheckFinding, CheckProgress
 from tui.checks_run import ChecksRun
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Label, Static
 
-from core.console_view import BrokerSummary, ClusterView, PendingItem
+from core.console.view import BrokerSummary, ClusterView, PendingItem
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import EventLog, LogLine, clock_text
 from tui.widgets.filter_bar import FilterBar

@@ -14,12 +14,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Static
 
-from core.backend import CreatePlan, CreateRequest, Unsubscribe
-from core.cluster_snapshot import TopicEntry
-from core.console_view import ClusterView
+from core.console.protocols import CreatePlan, CreateRequest, Unsubscribe
+from core.console.view import ClusterView
 from core.errors import KzcError
-from core.kafka_znodes import PartitionState
-from core.topic_names import collisions, name_problem
+from core.kafka.names import collisions, name_problem
+from core.kafka.znodes import PartitionState
+from core.snapshot.model import TopicEntry
 from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
 from tui.screens.plan_form import form_field, show_dry_run
@@ -96,7 +96,7 @@ class CreateTopicScreen(KzcScreen):
 
     def _request(self) -> CreateRequest:
         # Imported here: topic_plans pulls the brokers' client in, which the console needs only when creating.
-        from core.backend_plans import parse_configs
+        from core.console.plans import parse_configs
 
         def number(widget_id: str) -> int:
             text = self.query_one(f"#{widget_id}", Input).value.strip()

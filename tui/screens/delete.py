@@ -13,8 +13,8 @@ from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
-from core.backend import DeletePlan, DeleteSelection, DeletionStage
-from core.console_view import ClusterView, deletion_status
+from core.console.protocols import DeletePlan, DeleteSelection, DeletionStage
+from core.console.view import ClusterView, deletion_status
 from core.errors import KzcError
 from tui.screens.base import KzcScreen
 from tui.widgets.key_bar import KeyBar

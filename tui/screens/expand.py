@@ -12,8 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static
 
-from core.backend import ExpandPlan, ExpandRequest
-from core.console_view import ClusterView
+from core.console.protocols import ExpandPlan, ExpandRequest
+from core.console.view import ClusterView
 from core.errors import KzcError
 from tui.screens.base import KzcScreen
 from tui.screens.plan_form import form_field, show_dry_run

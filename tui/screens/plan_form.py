@@ -9,7 +9,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
-from core.backend import PlannedWrite
+from core.console.protocols import PlannedWrite
 
 
 def form_field(label: str, widget: Any) -> ComposeResult:

@@ -10,11 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from core.backend import PartitionOffsets, Unsubscribe
-from core.cluster_snapshot import TopicEntry
-from core.console_view import ClusterView, PartitionRow, partition_rows, topic_configs
+from core.console.protocols import PartitionOffsets, Unsubscribe
+from core.console.view import ClusterView, PartitionRow, partition_rows, topic_configs
 from core.errors import KzcError
-from core.kafka_znodes import TopicAssignment, Unreadable
+from core.kafka.znodes import TopicAssignment, Unreadable
+from core.snapshot.model import TopicEntry
 from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 
-from core.console_view import ClusterView, TopicSummary
+from core.console.view import ClusterView, TopicSummary
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar

@@ -16,8 +16,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from core.backend import ChildPage, Unsubscribe, ZnodeView
-from core.kafka_znodes import Unreadable
+from core.console.protocols import ChildPage, Unsubscribe, ZnodeView
+from core.kafka.znodes import Unreadable
 from tui.dialogs.jump import JumpDialog
 from tui.messages import ZnodeChanged
 from tui.screens.base import KzcScreen

@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from core.assignment_metrics import AssignmentMetrics
-from core.backend import AssignmentPreview, BrokerSlot
+from core.console.protocols import AssignmentPreview, BrokerSlot
+from core.kafka.assignment_metrics import AssignmentMetrics
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 BAR_WIDTH = 12

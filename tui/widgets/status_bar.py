@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
-from core.zk_session import ConnectionState
+from core.zookeeper.session import ConnectionState
 
 
 @dataclass(frozen=True)

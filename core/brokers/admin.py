@@ -1,0 +1,193 @@
+"""A thin wrapper over confluent_kafka's ``AdminClient`` for topic admin: explicit assignments, timeouts,
+and Kafka's errors as ``KzcError`` carrying Kafka's own message.
+
+Every call blocks until the brokers answer or ``timeout`` passes. Requests go out with
+``operation_timeout=0``: the broker answers as soon as it has written to ZooKeeper and kzc follows the
+controller's progress itself (``core.topics.progress``), so a stuck deletion never turns into a timeout
+error after the write succeeded. librdkafka's own log lines go to the ``kzc.kafka`` logger, never to the
+terminal.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import Future
+from typing import Any
+
+from confluent_kafka import KafkaError, KafkaException
+from confluent_kafka.admin import AdminClient
+from confluent_kafka.admin._config import ConfigResource  # re-exported by confluent_kafka.admin, untyped there
+from confluent_kafka.cimpl import NewPartitions, NewTopic
+
+from core.connect import HostPort, bootstrap_string
+from core.errors import ConnectError, KafkaRuleError, KzcError
+
+_LOG = logging.getLogger("kzc.kafka")
+_LOG.addHandler(logging.NullHandler())
+_LOG.propagate = False
+
+# Kafka error codes that mean "Kafka's rules said no" (exit 2), with the Java exception Kafka raises.
+_RULE_ERRORS = {
+    KafkaError.TOPIC_ALREADY_EXISTS: "TopicExistsException",
+    KafkaError.INVALID_PARTITIONS: "InvalidPartitionsException",
+    KafkaError.INVALID_REPLICATION_FACTOR: "InvalidReplicationFactorException",
+    KafkaError.INVALID_REPLICA_ASSIGNMENT: "InvalidReplicaAssignmentException",
+    KafkaError.INVALID_CONFIG: "InvalidConfigurationException",
+    KafkaError.TOPIC_EXCEPTION: "InvalidTopicException",
+    KafkaError.REASSIGNMENT_IN_PROGRESS: "ReassignmentInProgressException",
+    KafkaError.UNKNOWN_TOPIC_OR_PART: "UnknownTopicOrPartitionException",
+    KafkaError.TOPIC_DELETION_DISABLED: "TopicDeletionDisabledException",
+    KafkaError.POLICY_VIOLATION: "PolicyViolationException",
+    KafkaError.INVALID_REQUEST: "InvalidRequestException",
+    KafkaError.TOPIC_AUTHORIZATION_FAILED: "TopicAuthorizationException",
+    KafkaError.CLUSTER_AUTHORIZATION_FAILED: "ClusterAuthorizationException",
+}
+# Errors that mean the brokers could not be reached or did not answer in time.
+_CONNECT_ERRORS = {
+    KafkaError._TIMED_OUT,
+    KafkaError._TRANSPORT,
+    KafkaError._ALL_BROKERS_DOWN,
+    KafkaError._RESOLVE,
+    KafkaError._SSL,
+    KafkaError._AUTHENTICATION,
+    KafkaError.REQUEST_TIMED_OUT,
+    KafkaError.NOT_CONTROLLER,
+}
+
+
+class KafkaAdmin:
+    """Topic admin requests through the brokers of one cluster.
+
+    Args:
+        bootstrap_servers: the brokers to bootstrap from (``--bootstrap-server``).
+        timeout: seconds each request may take, broker lookup included.
+    """
+
+    def __init__(self, bootstrap_servers: Sequence[HostPort], timeout: float = 30.0) -> None:
+        self.bootstrap = bootstrap_string(tuple(bootstrap_servers))
+        self.timeout = timeout
+        config: dict[str, Any] = {
+            "bootstrap.servers": self.bootstrap,
+            "logger": _LOG,
+            "socket.connection.setup.timeout.ms": int(min(timeout, 30.0) * 1000),
+        }
+        self._client = AdminClient(config)
+
+    def create_topic(
+        self,
+        topic: str,
+        assignment: Sequence[Sequence[int]],
+        config: Mapping[str, str],
+        *,
+        validate_only: bool = False,
+    ) -> None:
+        """CreateTopics with an explicit replica list per partition (partition ``i`` is ``assignment[i]``).
+
+        Raises:
+            KafkaRuleError: the broker refused (topic exists, invalid config...), with Kafka's message.
+            ConnectError: no broker answered within the timeout.
+        """
+        new_topic = NewTopic(
+            topic, num_partitions=len(assignment), replica_assignment=[list(r) for r in assignment],
+            config=dict(config),
+        )  # fmt: skip
+        futures = self._call(
+            "create topic",
+            lambda: self._client.create_topics(
+                [new_topic], operation_timeout=0, request_timeout=self.timeout, validate_only=validate_only
+            ),
+        )
+        self._result(futures[topic], f"create topic {topic}")
+
+    def create_partitions(
+        self,
+        topic: str,
+        new_total: int,
+        new_assignment: Sequence[Sequence[int]],
+        *,
+        validate_only: bool = False,
+    ) -> None:
+        """CreatePartitions up to ``new_total`` with an explicit replica list per new partition.
+
+        Raises:
+            KafkaRuleError: the broker refused (reassignment in progress, count mismatch...).
+            ConnectError: no broker answered within the timeout.
+        """
+        request = NewPartitions(topic, new_total, replica_assignment=[list(r) for r in new_assignment])
+        futures = self._call(
+            "add partitions",
+            lambda: self._client.create_partitions(
+                [request], operation_timeout=0, request_timeout=self.timeout, validate_only=validate_only
+            ),
+        )
+        self._result(futures[topic], f"add partitions to {topic}")
+
+    def delete_topics(self, topics: Iterable[str]) -> dict[str, KzcError | None]:
+        """DeleteTopics; returns each topic's error (``None`` = marked for deletion by the broker).
+
+        Raises:
+            ConnectError: no broker answered within the timeout (for every topic).
+        """
+        names = list(topics)
+        futures = self._call(
+            "delete topics",
+            lambda: self._client.delete_topics(names, operation_timeout=0, request_timeout=self.timeout),
+        )
+        outcome: dict[str, KzcError | None] = {}
+        for name in names:
+            try:
+                self._result(futures[name], f"delete topic {name}")
+                outcome[name] = None
+            except ConnectError:
+                raise
+            except KzcError as exc:
+                outcome[name] = exc
+        return outcome
+
+    def broker_config(self, broker_id: int, name: str) -> str | None:
+        """The value of broker config ``name`` on ``broker_id`` (DescribeConfigs), ``None`` if not listed.
+
+        Raises:
+            KzcError: the broker could not be asked (down, not reachable, not authorised).
+        """
+        resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
+        futures = self._call(
+            "describe broker config",
+            lambda: self._client.describe_configs([resource], request_timeout=self.timeout),
+        )
+        entries = self._result(futures[resource], f"describe the config of broker {broker_id}")
+        entry = entries.get(name) if isinstance(entries, dict) else None
+        return None if entry is None else str(entry.value)
+
+    def _call(self, what: str, request: Any) -> Any:
+        try:
+            return request()
+        except KafkaException as exc:
+            raise self._error(exc.args[0] if exc.args else None, what) from exc
+        except (ValueError, TypeError) as exc:
+            raise KzcError(f"kzc could not build the {what} request: {exc}") from exc
+
+    def _result(self, future: Future[Any], what: str) -> Any:
+        try:
+            # The request timeout bounds the future; the margin covers librdkafka's own scheduling.
+            return future.result(timeout=self.timeout + 10)
+        except KafkaException as exc:
+            raise self._error(exc.args[0] if exc.args else None, what) from exc
+        except TimeoutError as exc:
+            raise ConnectError(
+                f"Kafka brokers {self.bootstrap} did not answer to {what} within {self.timeout:g} s"
+            ) from exc
+
+    def _error(self, error: object, what: str) -> KzcError:
+        if not isinstance(error, KafkaError):
+            return KzcError(f"{what} failed: {error}")
+        code, message = error.code(), error.str()
+        if code in _RULE_ERRORS:
+            return KafkaRuleError(message, _RULE_ERRORS[code])
+        if code in _CONNECT_ERRORS:
+            return ConnectError(
+                f"cannot {what} through Kafka brokers {self.bootstrap}: {message} "
+                "(check --bootstrap-server and that the brokers are up)"
+            )
+        return KzcError(f"{what} failed: {message} ({error.name()})")

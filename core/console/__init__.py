@@ -1,0 +1,1 @@
+"""What the console needs from core: its protocols, view model and the backends behind them."""

@@ -1,0 +1,99 @@
+"""The console's adapter to ``core.consistency``: one check run with the Spark engine (a warm worker the
+console keeps between runs) or the local engine, its stage progress and its findings in the console's
+types.
+
+Stages are the pipeline's (``snapshot``, ``broker metadata``, ``load``, then ``check <id>`` for every
+check); the console draws one progress bar per stage.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.config import ConnectionSettings
+from core.console.protocols import CheckFinding, CheckProgress, CheckReport, ProgressListener
+from core.errors import UsageError
+from core.snapshot.model import ClusterSnapshot
+
+if TYPE_CHECKING:
+    # Imported when a run starts: the console should not pay for the check engines at start-up.
+    from core.consistency.findings import CheckReport as ConsistencyReport
+    from core.consistency.pipeline import StageProgress
+    from core.consistency.spark_engine import SparkEngine, SparkSettings
+
+ENGINES = ("spark", "local")
+
+
+class CheckEngines:
+    """The engines a console uses; the Spark worker starts on first use and stays warm until ``close``.
+
+    Args:
+        spark_master: where the Spark engine runs (``--spark-master``, a context's ``spark_master``);
+            ``None`` is the default, ``local[*]``.
+        stage_dir: where the snapshot is staged for a remote Spark cluster (``--stage-dir``), if anywhere.
+        spark_log: the Spark worker's log file (default: a new file in the temporary directory).
+    """
+
+    def __init__(
+        self, *, spark_master: str | None = None, stage_dir: str | None = None, spark_log: Path | None = None
+    ) -> None:
+        self._spark: SparkEngine | None = None
+        self._spark_master = spark_master
+        self._stage_dir = stage_dir
+        self._spark_log = spark_log
+        self._lock = threading.Lock()
+
+    @property
+    def spark_settings(self) -> SparkSettings:
+        """The settings the Spark engine starts with."""
+        from core.consistency.spark_engine import DEFAULT_MASTER, SparkSettings
+
+        return SparkSettings(master=self._spark_master or DEFAULT_MASTER, stage_dir=self._stage_dir)
+
+    def run(
+        self,
+        progress: ProgressListener,
+        engine: str,
+        *,
+        settings: ConnectionSettings | None = None,
+        snapshot: ClusterSnapshot | None = None,
+    ) -> CheckReport:
+        """Run every check on a fresh read of the cluster (``settings``) or on ``snapshot``.
+
+        Raises:
+            UsageError: an unknown engine.
+            KzcError: the run could not happen (ZooKeeper unreachable, Spark failed to start...).
+        """
+        if engine not in ENGINES:
+            raise UsageError(f"unknown check engine '{engine}' (use {' or '.join(ENGINES)})")
+        from core.consistency.pipeline import LocalEngine, SparkChecks, run_checks
+        from core.consistency.spark_engine import SparkEngine
+
+        def forward(stage: StageProgress) -> None:
+            progress(CheckProgress(stage.stage, stage.done, stage.total, stage.finished))
+
+        if engine == "spark":
+            with self._lock:
+                if self._spark is None:
+                    self._spark = SparkEngine(self.spark_settings, log_path=self._spark_log)
+                spark = self._spark
+            report = run_checks(SparkChecks(spark), settings=settings, snapshot=snapshot, progress=forward)
+        else:
+            report = run_checks(LocalEngine(), settings=settings, snapshot=snapshot, progress=forward)
+        return console_report(report)
+
+    def close(self) -> None:
+        """Stop the Spark worker, if one was started."""
+        with self._lock:
+            spark, self._spark = self._spark, None
+        if spark is not None:
+            spark.close()
+
+
+def console_report(report: ConsistencyReport) -> CheckReport:
+    """A consistency report in the console's types (findings keep the report's order: errors first)."""
+    findings = tuple(CheckFinding(f.check, f.severity.value, f.detail, f.topic, f.path) for f in report.findings)
+    duration = float(report.timings.get("total", 0.0))
+    return CheckReport(findings, report.partitions, duration, report.engine, tuple(report.notes))

@@ -1,0 +1,423 @@
+"""The console's live view of one cluster, composed of ``core.live.watcher.ClusterWatcher`` (watches → typed
+events, followed topics partition by partition) and ``core.snapshot.reader`` (the whole metadata).
+
+``snapshot()`` is the last full read with the watcher's current knowledge laid over it: brokers,
+controller and epoch, topics that disappeared, deletion markers, admin requests, and every followed
+topic's assignment and partition states. So a broker leaving, a controller move or a state change in
+the topic on screen show at once, whatever the cluster's size, while the partition states of the
+topics nobody follows refresh with the next full read. A full read happens after every change the
+watcher reports (coalesced, rescheduled only after the previous read finished) and at least every
+``full_read_every`` seconds.
+
+``watch_path`` gives the ZooKeeper browser a live znode (data, children, existence): one-shot watches
+re-armed on this module's own thread, since the watcher only follows Kafka's structural znodes.
+
+Threads: kazoo's threads only queue; ``kzc-live`` (the watcher) delivers events; ``kzc-snapshot``
+reads snapshots; ``kzc-znode-watch`` re-arms browser watches. Callbacks given here run on those
+threads and must only hand the news on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kazoo.exceptions import KazooException, NoNodeError
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import WatchedEvent
+
+from core.console.protocols import EventKind, Unsubscribe
+from core.errors import ConnectError, KzcError
+from core.kafka.znodes import ControllerInfo, PartitionState, TopicAssignment, Unreadable
+from core.live import events as ev
+from core.live.state import LiveState
+from core.live.watcher import ClusterWatcher
+from core.snapshot.model import BrokerEntry, ClusterSnapshot, TopicEntry, ZnodeTimes
+from core.snapshot.reader import SnapshotReader
+from core.zookeeper.session import ZkSession
+
+FULL_READ_EVERY_S = 30.0
+_COALESCE_S = 0.05  # changes arriving within this window share one full read
+
+# Events that concern one followed topic's partitions: they change no other part of the snapshot.
+_FOLLOWED_ONLY = (ev.PartitionStateChanged, ev.LeaderChanged, ev.IsrChanged)
+_SEVERITY: dict[type[ev.LiveEvent], str] = {
+    ev.BrokerLeft: "error",
+    ev.ZnodeUnreadable: "error",
+    ev.LogDirEventsChanged: "error",
+    ev.ControllerMoved: "warning",
+    ev.DeletionQueued: "warning",
+    ev.LeaderChanged: "warning",
+    ev.TopicRemoved: "warning",
+}
+_KINDS: dict[type[ev.LiveEvent], EventKind] = {
+    ev.ControllerMoved: EventKind.CONTROLLER_MOVED,
+    ev.BrokerRegistered: EventKind.BROKER_JOINED,
+    ev.BrokerLeft: EventKind.BROKER_LEFT,
+    ev.BrokerUpdated: EventKind.BROKER_CHANGED,
+    ev.TopicCreated: EventKind.TOPIC_CREATED,
+    ev.TopicRemoved: EventKind.TOPIC_DELETED,
+    ev.TopicAssignmentChanged: EventKind.TOPIC_CHANGED,
+    ev.DeletionQueued: EventKind.DELETION_QUEUED,
+    ev.DeletionFinished: EventKind.DELETION_MARKER_REMOVED,
+    ev.ReassignmentChanged: EventKind.ADMIN_REQUEST,
+    ev.PreferredElectionChanged: EventKind.ADMIN_REQUEST,
+    ev.IsrNotificationsChanged: EventKind.NOTIFICATION,
+    ev.LogDirEventsChanged: EventKind.NOTIFICATION,
+    ev.Resynced: EventKind.RESYNC,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TimedEvent:
+    """A ``core.live.events`` event with when it was seen and what the console links it to."""
+
+    event: ev.LiveEvent
+    at_ms: int
+
+    def describe(self) -> str:
+        """The event's own line."""
+        return self.event.describe()
+
+    @property
+    def kind(self) -> EventKind:
+        """What the event is about."""
+        if isinstance(self.event, ev.ControllerMoved):
+            moved = self.event.new is not None and self.event.old != self.event.new
+            return EventKind.CONTROLLER_MOVED if moved else EventKind.CONTROLLER_GONE
+        return _KINDS.get(type(self.event), EventKind.PARTITION_CHANGED)
+
+    @property
+    def severity(self) -> str:
+        """``error``, ``warning`` or ``info``: how the event log styles the line."""
+        event = self.event
+        if isinstance(event, ev.PartitionStateChanged):
+            new = event.new
+            return "error" if new is None or isinstance(new, Unreadable) or new.leader < 0 else "info"
+        if isinstance(event, ev.IsrChanged) and len(event.new_isr) < len(event.old_isr):
+            return "warning"
+        if isinstance(event, ev.ControllerMoved) and event.new is None:
+            return "error"
+        return _SEVERITY.get(type(event), "info")
+
+    @property
+    def topic(self) -> str | None:
+        """The topic the event is about, if any."""
+        if isinstance(self.event, ev.TopicCreated | ev.TopicRemoved):
+            return self.event.name
+        value = getattr(self.event, "topic", None)
+        return value if isinstance(value, str) else None
+
+    @property
+    def path(self) -> str | None:
+        """The znode the event is about, if it names one."""
+        event = self.event
+        if isinstance(event, ev.ZnodeUnreadable):
+            return event.path
+        if isinstance(event, ev.BrokerRegistered | ev.BrokerLeft | ev.BrokerUpdated):
+            return f"/brokers/ids/{event.id}"
+        if isinstance(event, ev.ControllerMoved | ev.ControllerEpochChanged):
+            return "/controller"
+        topic = self.topic
+        partition = getattr(event, "partition", None)
+        if topic is not None and isinstance(partition, int):
+            return f"/brokers/topics/{topic}/partitions/{partition}/state"
+        if isinstance(event, ev.DeletionQueued):
+            return f"/admin/delete_topics/{event.topic}"
+        return f"/brokers/topics/{topic}" if topic is not None else None
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _both_states(event: ev.PartitionStateChanged) -> bool:
+    """A change between two readable states (not a creation, removal or unreadable value)."""
+    return isinstance(event.old, PartitionState) and isinstance(event.new, PartitionState)
+
+
+class LiveCluster:
+    """Snapshots kept current and events, for one started ``ZkSession``; see the module docstring.
+
+    Args:
+        session: a started session (its owner closes it).
+        on_event: every change (a ``TimedEvent``), on the watcher's thread.
+        on_snapshot: called after each full read, on the reader's thread.
+    """
+
+    def __init__(
+        self,
+        session: ZkSession,
+        on_event: Callable[[TimedEvent], None],
+        on_snapshot: Callable[[], None],
+        full_read_every: float = FULL_READ_EVERY_S,
+    ) -> None:
+        self._session = session
+        self._on_event = on_event
+        self._on_snapshot = on_snapshot
+        self._full_read_every = full_read_every
+        self._watcher = ClusterWatcher(session, self._watched)
+        self._reader = SnapshotReader(session)
+        self._lock = threading.Lock()
+        self._base: ClusterSnapshot | None = None
+        self._dirty = threading.Event()
+        self._stopped = threading.Event()
+        self._followers: dict[str, list[Callable[[TopicEntry | None], None]]] = {}
+        self._seen_ms: dict[str, int] = {}  # when an overlaid broker / marker was first seen
+        self._reader_thread: threading.Thread | None = None
+        self._browse = _ZnodeWatches(session)
+        self._loading: str | None = "connecting"
+
+    # ---- lifecycle -----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the watcher (its first read is small: brokers, controller, topic names) and the first full
+        read in the background; until that read completes, ``snapshot()`` holds no topics and
+        ``loading()`` says what is being read.
+
+        Raises:
+            ConnectError: ZooKeeper could not be read.
+        """
+        state = self._watcher.start()
+        with self._lock:
+            self._base = _skeleton(str(self._session.target), self._session.session_id or 0)
+            self._loading = f"reading {len(state.topics):,} topics" if state.topics else "reading the cluster"
+        self._dirty.set()
+        self._reader_thread = threading.Thread(target=self._read_loop, name="kzc-snapshot", daemon=True)
+        self._reader_thread.start()
+        self._browse.start()
+
+    def loading(self) -> str | None:
+        """What the first full read is reading, or ``None`` once it completed."""
+        return self._loading
+
+    def stop(self) -> None:
+        """Stop watching and reading (the session stays open)."""
+        self._stopped.set()
+        self._dirty.set()
+        self._watcher.stop()
+        self._browse.stop()
+
+    # ---- reading -------------------------------------------------------------------------------------
+
+    def snapshot(self) -> ClusterSnapshot:
+        """The last full read with the watcher's current knowledge laid over it.
+
+        Raises:
+            ConnectError: nothing has been read yet.
+        """
+        with self._lock:
+            base = self._base
+        if base is None:
+            raise ConnectError("the cluster has not been read yet")
+        return self._overlay(base, self._watcher.state())
+
+    def topic(self, name: str) -> TopicEntry | None:
+        """The current entry of ``name`` (live when followed)."""
+        return self.snapshot().topics.get(name)
+
+    def _overlay(self, base: ClusterSnapshot, live: LiveState) -> ClusterSnapshot:
+        now = _now_ms()
+        brokers: dict[int, BrokerEntry] = {}
+        for broker_id, registration in live.brokers.items():
+            known = base.brokers.get(broker_id)
+            epoch = live.broker_epochs.get(broker_id)
+            if known is not None and (epoch is None or known.times.czxid == epoch):
+                brokers[broker_id] = (
+                    known if known.registration == registration else replace(known, registration=registration)
+                )
+            else:
+                seen = self._seen_ms.setdefault(f"broker {broker_id} {epoch}", now)
+                brokers[broker_id] = BrokerEntry(
+                    broker_id, registration, ZnodeTimes(epoch or 0, epoch or 0, seen, seen, 0)
+                )
+        topics = base.topics
+        if live.topics != frozenset(base.topics) or live.followed:
+            topics = {name: entry for name, entry in base.topics.items() if name in live.topics}
+            for name, followed in live.followed.items():
+                entry = topics.get(name)
+                if followed.assignment is None:
+                    topics.pop(name, None)
+                    continue
+                if entry is None:
+                    seen = self._seen_ms.setdefault(f"topic {name}", now)
+                    entry = TopicEntry(
+                        name, followed.assignment, ZnodeTimes(0, 0, seen, seen, 0), {}, base.topic_configs.get(name)
+                    )
+                states = dict(followed.states)
+                if isinstance(followed.assignment, TopicAssignment):
+                    for partition, state in entry.states.items():
+                        states.setdefault(partition, state)
+                topics[name] = replace(entry, assignment=followed.assignment, states=states)
+        markers = {name: base.deletion_markers.get(name) or self._marker_times(name, now) for name in live.deletions}
+        return replace(
+            base,
+            taken_at_ms=now,
+            controller=live.controller,
+            controller_epoch=live.controller_epoch,
+            brokers=brokers,
+            topics=topics,
+            deletion_markers=markers,
+            reassignment=live.reassignment,
+            preferred_election=live.preferred_election,
+        )
+
+    def _marker_times(self, name: str, now: int) -> ZnodeTimes:
+        seen = self._seen_ms.setdefault(f"marker {name}", now)
+        return ZnodeTimes(0, 0, seen, seen, 0)
+
+    def _read_loop(self) -> None:
+        while not self._stopped.is_set():
+            self._dirty.wait(timeout=self._full_read_every)
+            if self._stopped.is_set():
+                return
+            self._stopped.wait(_COALESCE_S)  # let a burst of changes land before reading
+            self._dirty.clear()
+            try:
+                snapshot = self._reader.read()
+            except KzcError:
+                # Disconnected or the session ended: try again shortly (the watcher re-syncs meanwhile).
+                self._dirty.set()
+                self._stopped.wait(1.0)
+                continue
+            with self._lock:
+                self._base = snapshot
+                self._loading = None
+            self._on_snapshot()
+
+    def request_full_read(self) -> None:
+        """Read the whole cluster again soon."""
+        self._dirty.set()
+
+    # ---- events and followers ------------------------------------------------------------------------
+
+    def _watched(self, event: ev.LiveEvent) -> None:
+        # The watcher's thread: forward, mark what must be re-read, tell the followers.
+        if isinstance(event, ev.SessionStateChanged):
+            return  # the console shows connection states itself
+        if isinstance(event, ev.PartitionStateChanged) and _both_states(event):
+            self._notify_followers(event.topic)
+            return  # the LeaderChanged / IsrChanged events that come with it say it better
+        if not isinstance(event, _FOLLOWED_ONLY):
+            self._dirty.set()
+        timed = TimedEvent(event, _now_ms())
+        self._on_event(timed)
+        if timed.topic is not None:
+            self._notify_followers(timed.topic)
+        else:
+            for name in list(self._followers):
+                self._notify_followers(name)
+
+    def _notify_followers(self, topic: str) -> None:
+        listeners = list(self._followers.get(topic, ()))
+        if listeners:
+            entry = self.topic(topic)
+            for listener in listeners:
+                listener(entry)
+
+    def follow(self, topic: str, on_change: Callable[[TopicEntry | None], None]) -> Unsubscribe:
+        """Follow ``topic`` live; ``on_change(entry)`` after each change of it (and once right away).
+
+        Raises:
+            ConnectError: ZooKeeper cannot be read now (the topic stays followed).
+            UsageError: ``topic`` is not a valid znode name.
+        """
+        with self._lock:
+            first = topic not in self._followers
+            self._followers.setdefault(topic, []).append(on_change)
+        if first:
+            self._watcher.follow_topic(topic)
+        on_change(self.topic(topic))
+
+        def unsubscribe() -> None:
+            with self._lock:
+                listeners = self._followers.get(topic, [])
+                with contextlib.suppress(ValueError):
+                    listeners.remove(on_change)
+                last = not listeners and topic in self._followers
+                if last:
+                    del self._followers[topic]
+            if last and not self._stopped.is_set():
+                with contextlib.suppress(KzcError):
+                    self._watcher.unfollow_topic(topic)
+
+        return unsubscribe
+
+    def watch_path(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
+        """Call ``on_change(path)`` whenever the data, children or existence of ``path`` change."""
+        return self._browse.watch(path, on_change)
+
+
+class _ZnodeWatches:
+    """Live znodes for the browser: one-shot data, child and exists watches, re-armed on one thread."""
+
+    def __init__(self, session: ZkSession) -> None:
+        self._client: Any = session.client
+        self._listeners: dict[str, list[Callable[[str], None]]] = {}
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[tuple[str, bool] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="kzc-znode-watch", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._queue.put(None)
+
+    def watch(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
+        with self._lock:
+            self._listeners.setdefault(path, []).append(on_change)
+        self._queue.put((path, False))
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(KeyError, ValueError):
+                self._listeners[path].remove(on_change)
+
+        return unsubscribe
+
+    def _fired(self, event: WatchedEvent) -> None:
+        # kazoo's thread: queue and return (NONE events with no path come from a dropped session).
+        if event.path is not None:
+            self._queue.put((event.path, True))
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            path, changed = item
+            with self._lock:
+                listeners = list(self._listeners.get(path, ()))
+            if not listeners:
+                continue  # nobody looks at it any more: the watch lapses
+            try:
+                if self._client.exists(path, watch=self._fired) is not None:
+                    self._client.get_children(path, watch=self._fired)
+            except NoNodeError:
+                pass  # deleted between the calls: the exists watch reports its re-creation
+            except (KazooException, KazooTimeoutError):
+                continue  # disconnected: the browser reloads what it shows when asked
+            if changed:
+                for listener in listeners:
+                    listener(path)
+
+
+def _skeleton(zookeeper: str, session_id: int) -> ClusterSnapshot:
+    """An empty snapshot: what the watcher's state is laid over until the first full read lands."""
+    return ClusterSnapshot(
+        taken_at_ms=_now_ms(), zookeeper=zookeeper, zxid=0, session_id=session_id, cluster_id=None, controller=None,
+        controller_epoch=None, controller_epoch_zk_version=None, brokers={}, topics={}, deletion_markers={},
+        reassignment=None, reassignment_times=None, preferred_election=None, preferred_election_times=None,
+        topic_configs={}, broker_configs={}, isr_change_notifications=(), log_dir_event_notifications=(),
+        config_change_notifications=(), feature=None, migration=None, producer_id_block=None,
+    )  # fmt: skip
+
+
+def controller_of(snapshot: ClusterSnapshot) -> int | None:
+    """The controller's broker id in ``snapshot``."""
+    return snapshot.controller.broker_id if isinstance(snapshot.controller, ControllerInfo) else None

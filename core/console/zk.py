@@ -1,0 +1,432 @@
+"""``ZkBackend``: the real ``ClusterBackend`` for one cluster, composed of the core modules.
+
+- connection: ``core.zookeeper.session.ZkSession`` (states forwarded to the console);
+- snapshot, events, followed topics, watched znodes: ``core.console.live.LiveCluster`` (which uses
+  ``core.live.watcher.ClusterWatcher`` and ``core.snapshot.reader``);
+- browsing: ``core.zookeeper.tree`` (pages, data, stat, ACL) plus a pipelined child count per listed child;
+- create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.plan``, guards, writes
+  through the brokers when ``--bootstrap-server`` is set, else through ZooKeeper; read-only mode and
+  migrations refused) with one audit line per attempt (``core.audit``);
+- where deletions stand: ``core.console.view.deletion_status`` on the live snapshot;
+- checks: ``core.consistency`` through ``core.console.checks`` (Spark worker kept warm, on the settings'
+  ``spark_master`` and ``stage_dir``);
+- offsets: confluent-kafka's AdminClient ``list_offsets`` when bootstrap servers are set.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+from kazoo.exceptions import KazooException
+from kazoo.handlers.threading import KazooTimeoutError
+
+from core.brokers.admin import KafkaAdmin
+from core.config import ConnectionSettings
+from core.connect import bootstrap_string
+from core.console.checks import CheckEngines
+from core.console.live import LiveCluster, TimedEvent
+from core.console.plans import (
+    console_create_plan,
+    console_delete_plan,
+    console_expand_plan,
+    create_request,
+    delete_request,
+    existing_assignment,
+    expand_request,
+)
+from core.console.protocols import (
+    CheckReport,
+    ChildPage,
+    ClusterEvent,
+    CreatePlan,
+    CreateRequest,
+    DeletePlan,
+    DeleteSelection,
+    DeletionStatus,
+    ExpandPlan,
+    ExpandRequest,
+    PartitionOffsets,
+    ProgressListener,
+    StateListener,
+    Unsubscribe,
+    ZnodeAcl,
+    ZnodeStat,
+    ZnodeView,
+)
+from core.console.view import deletion_status
+from core.errors import ConnectError, GuardError, KzcError
+from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.topics import plan as topic_plans
+from core.topics.ops import TopicOps
+from core.zookeeper import tree as zk_tree
+from core.zookeeper.session import ConnectionState, ZkSession
+
+# librdkafka's log lines go nowhere: the console reports failures itself.
+_QUIET = logging.getLogger("kzc.console.kafka")
+CHILD_LISTS_KEPT = 8  # child lists remembered for paging (a 300k list holds ~20 MB of names)
+_QUIET.addHandler(logging.NullHandler())
+_QUIET.propagate = False
+
+
+class ZkBackend:
+    """A live cluster behind ZooKeeper (and, when bootstrap servers are set, its brokers)."""
+
+    def __init__(self, settings: ConnectionSettings, now_ms: Callable[[], int] | None = None) -> None:
+        self._settings = settings
+        self._session: ZkSession | None = None
+        self._live: LiveCluster | None = None
+        self._ops: TopicOps | None = None
+        self._listeners: list[StateListener] = []
+        self._subscribers: list[Callable[[ClusterEvent], None]] = []
+        self._snapshot_listeners: list[Callable[[], None]] = []
+        self._state = ConnectionState.CLOSED
+        self._now_ms = now_ms
+        self._checks = CheckEngines(spark_master=settings.spark_master, stage_dir=settings.stage_dir)
+        self._lock = threading.Lock()
+        # The browser's last fetched child lists, so later pages of a huge list are slices, not refetches.
+        self._child_lists: OrderedDict[str, zk_tree.ChildCursor] = OrderedDict()
+
+    # ---- Connection ----------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The context name, else the connect string."""
+        return self._settings.context or str(self._settings.zookeeper)
+
+    @property
+    def read_only(self) -> bool:
+        """Whether mutations are refused (``--read-only`` or the context's ``read_only``)."""
+        return self._settings.read_only
+
+    @property
+    def state(self) -> ConnectionState:
+        """The ZooKeeper connection state."""
+        return self._state
+
+    def add_state_listener(self, listener: StateListener) -> None:
+        """Call ``listener(state)`` on every change (on kazoo's thread)."""
+        self._listeners.append(listener)
+
+    def connect(self) -> None:
+        """Connect, read the whole cluster and start watching.
+
+        Raises:
+            ConnectError: ZooKeeper unreachable, auth/TLS failure, missing chroot, or a read failed.
+            UsageError: incomplete security settings.
+        """
+        session = ZkSession(self._settings)
+        session.add_state_listener(self._on_state)
+        session.start()
+        live = LiveCluster(session, self._emit, self._snapshot_refreshed)
+        try:
+            live.start()
+        except KzcError:
+            session.stop()
+            raise
+        admin = KafkaAdmin(self._settings.bootstrap_servers) if self._settings.bootstrap_servers else None
+        with self._lock:
+            self._session, self._live = session, live
+            self._ops = TopicOps(session, admin, self._settings)
+
+    def close(self) -> None:
+        """Stop watching, stop the Spark worker, close the session."""
+        with self._lock:
+            live, session = self._live, self._session
+            self._live = self._session = None
+        if live is not None:
+            live.stop()
+        self._checks.close()
+        if session is not None:
+            session.stop()
+
+    def _on_state(self, state: ConnectionState) -> None:
+        # kazoo's thread: remember and forward.
+        self._state = state
+        for listener in list(self._listeners):
+            listener(state)
+
+    def _emit(self, event: TimedEvent) -> None:
+        for subscriber in list(self._subscribers):
+            subscriber(event)
+
+    def _snapshot_refreshed(self) -> None:
+        for listener in list(self._snapshot_listeners):
+            listener()
+
+    # ---- SnapshotSource / EventSource / TopicFollower ------------------------------------------------
+
+    def _cluster(self) -> LiveCluster:
+        live = self._live
+        if live is None:
+            raise ConnectError("not connected to ZooKeeper")
+        return live
+
+    def _zk(self) -> ZkSession:
+        session = self._session
+        if session is None:
+            raise ConnectError("not connected to ZooKeeper")
+        return session
+
+    def _topic_ops(self) -> TopicOps:
+        ops = self._ops
+        if ops is None:
+            raise ConnectError("not connected to ZooKeeper")
+        return ops
+
+    def snapshot(self) -> ClusterSnapshot:
+        """The cluster as last read, with live changes laid over it."""
+        return self._cluster().snapshot()
+
+    def add_snapshot_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` after every full read."""
+        self._snapshot_listeners.append(listener)
+
+    def loading(self) -> str | None:
+        """What the first full read is reading, or ``None`` once it completed."""
+        live = self._live
+        return live.loading() if live is not None else "connecting"
+
+    def subscribe(self, on_event: Callable[[ClusterEvent], None]) -> Unsubscribe:
+        """Receive every change event from now on."""
+        self._subscribers.append(on_event)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._subscribers.remove(on_event)
+
+        return unsubscribe
+
+    def follow_topic(self, topic: str, on_change: Callable[[TopicEntry | None], None]) -> Unsubscribe:
+        """The topic's entry now, then after every change of its assignment or partition states."""
+        return self._cluster().follow(topic, on_change)
+
+    # ---- ZnodeBrowser --------------------------------------------------------------------------------
+
+    def children(self, path: str, offset: int = 0, limit: int = 500) -> ChildPage:
+        """A page of children (numbers numerically, then names) with each child's own child count.
+
+        Raises:
+            ConnectError: ZooKeeper failed or denied the read; KzcError: the znode does not exist.
+        """
+        session = self._zk()
+        page = self._child_page(session, path, offset, limit)
+        names = page.names
+        base = "" if path == "/" else path
+        pending = [session.client.exists_async(f"{base}/{n}") for n in names]
+        counts: list[int | None] = []
+        for result in pending:
+            try:
+                stat = result.get(timeout=30)
+            except (KazooException, KazooTimeoutError):
+                stat = None
+            counts.append(stat.numChildren if stat is not None else None)
+        return ChildPage(path, names, tuple(counts), offset, page.total)
+
+    def _child_page(self, session: ZkSession, path: str, offset: int, limit: int) -> zk_tree.ChildPage:
+        """Page ``offset`` of ``path``'s children: a slice of the list fetched for an earlier page while the
+        parent's child version is unchanged (one stat read), else one fresh ``getChildren``."""
+        with self._lock:
+            known = self._child_lists.get(path)
+        if offset and known is not None:
+            page = zk_tree.list_children(session, path, limit, replace(known, offset=offset))
+            if not page.changed:
+                return page
+        first = zk_tree.list_children(session, path, limit, fetch_large=True)
+        following = first.next_cursor
+        with self._lock:
+            self._child_lists.pop(path, None)
+            if following is not None:
+                self._child_lists[path] = following
+                while len(self._child_lists) > CHILD_LISTS_KEPT:
+                    self._child_lists.popitem(last=False)
+        if offset == 0 or following is None:
+            return first if offset == 0 else replace(first, names=(), offset=offset)
+        return zk_tree.list_children(session, path, limit, replace(following, offset=offset))
+
+    def znode(self, path: str) -> ZnodeView:
+        """Data (decoded and explained), stat and ACL of ``path``; ``exists`` False when it is gone.
+
+        Raises:
+            ConnectError: ZooKeeper failed or denied the read.
+        """
+        session = self._zk()
+        try:
+            if session.client.exists(path) is None:
+                return ZnodeView(path, exists=False)
+            view = zk_tree.read_znode(session, path)
+        except KzcError as exc:
+            if "does not exist" in str(exc):
+                return ZnodeView(path, exists=False)
+            raise
+        except (KazooException, KazooTimeoutError) as exc:
+            raise session.read_error(exc, f"read {path}") from exc
+        s = view.stat
+        stat = ZnodeStat(
+            s.czxid,
+            s.mzxid,
+            s.pzxid,
+            s.ctime_ms,
+            s.mtime_ms,
+            s.version,
+            s.cversion,
+            s.aversion,
+            s.ephemeral_owner,
+            s.data_length,
+            s.num_children,
+        )
+        kind = view.kafka_kind
+        acl = tuple(ZnodeAcl(a.perms, a.scheme, a.id) for a in view.acl)
+        return ZnodeView(
+            path, True, stat, view.raw, view.data, kind.value if kind else None, tuple(view.explained()), acl
+        )
+
+    def watch_znode(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
+        """Call ``on_change(path)`` on every change of ``path`` or its children."""
+        return self._cluster().watch_path(path, on_change)
+
+    # ---- TopicAdmin ----------------------------------------------------------------------------------
+
+    def plan_create(self, request: CreateRequest) -> CreatePlan:
+        """Kafka's checks and the exact assignment (topic_ops), nothing written."""
+        ops = self._topic_ops()
+        their, rng = create_request(request, ops.reader.facts())
+        return console_create_plan(request, ops.plan_create(their, rng=rng))
+
+    def apply_create(self, plan: CreatePlan) -> None:
+        """Create the topic exactly as planned (and audited); topic_ops reads back what landed."""
+        their = _source(plan.source, topic_plans.CreatePlan)
+        ops = self._topic_ops()
+        with ops.audit.attempt(
+            "topic create",
+            {
+                "topic": their.topic,
+                "assignment": plan.preview.as_dict(),
+                "config": dict(their.config),
+                "via": "console",
+            },
+        ) as attempt:
+            result = ops.apply_create(their)
+            attempt.applied(f"created topic {their.topic}", result=result.to_json())
+        self._cluster().request_full_read()
+
+    def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
+        """Kafka's checks and the new partitions (topic_ops), nothing written."""
+        ops = self._topic_ops()
+        plan = ops.plan_expand(expand_request(request))
+        return console_expand_plan(request, plan, existing_assignment(ops.reader.topic(request.topic)))
+
+    def apply_expand(self, plan: ExpandPlan) -> None:
+        """Add exactly the planned partitions, checked against the topic znode version the plan read."""
+        their = _source(plan.source, topic_plans.ExpandPlan)
+        ops = self._topic_ops()
+        with ops.audit.attempt(
+            "topic expand",
+            {
+                "topic": their.topic,
+                "partitions": their.target_partitions,
+                "new": plan.preview.as_dict(),
+                "via": "console",
+            },
+        ) as attempt:
+            result = ops.apply_expand(their)
+            attempt.applied(f"{their.topic} now has {their.target_partitions} partitions", result=result.to_json())
+        self._cluster().request_full_read()
+
+    def plan_delete(self, selection: DeleteSelection) -> DeletePlan:
+        """Resolve and guard a deletion (topic_ops), nothing written."""
+        return console_delete_plan(self._topic_ops().plan_delete(delete_request(selection)))
+
+    def apply_delete(self, plan: DeletePlan, confirmation: str) -> None:
+        """Mark the planned topics for deletion once ``confirmation`` matches.
+
+        Raises:
+            GuardError: the confirmation does not match (recorded as cancelled; nothing written).
+        """
+        their = _source(plan.source, topic_plans.DeletePlan)
+        ops = self._topic_ops()
+        with ops.audit.attempt("topic delete", {"topics": list(their.topics), "via": "console"}) as attempt:
+            if confirmation.strip() != plan.confirmation:
+                attempt.cancelled(f"the typed confirmation '{confirmation}' did not match '{plan.confirmation}'")
+                raise GuardError(f"confirmation '{confirmation}' does not match '{plan.confirmation}': nothing deleted")
+            result = ops.apply_delete(their)
+            if result.errors:
+                raise KzcError("; ".join(f"{topic}: {error}" for topic, error in result.errors))
+            attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", result=result.to_json())
+        self._cluster().request_full_read()
+
+    def deletion_status(self, topics: tuple[str, ...]) -> tuple[DeletionStatus, ...]:
+        """Where each deletion stands in the live snapshot."""
+        snapshot = self.snapshot()
+        now = self._now_ms() if self._now_ms else snapshot.taken_at_ms
+        return tuple(deletion_status(snapshot, t, now) for t in topics)
+
+    # ---- CheckRunner / OffsetSource ------------------------------------------------------------------
+
+    def run_checks(self, progress: ProgressListener, engine: str = "spark") -> CheckReport:
+        """The consistency checks on a fresh read of the cluster."""
+        return self._checks.run(progress, engine, settings=self._settings)
+
+    @property
+    def check_engines(self) -> CheckEngines:
+        """The engines ``run_checks`` uses; their ``spark_settings`` come from the connection settings."""
+        return self._checks
+
+    def offsets(self, topic: str) -> Mapping[int, PartitionOffsets] | None:
+        """Log-start and high-watermark offsets from the brokers (``None`` without bootstrap servers).
+
+        Raises:
+            ConnectError: the brokers did not answer.
+        """
+        servers = self._settings.bootstrap_servers
+        if not servers:
+            return None
+        entry = self.snapshot().topics.get(topic)
+        if entry is None or not entry.partition_ids:
+            return {}
+        from confluent_kafka import KafkaException, TopicPartition
+        from confluent_kafka.admin import AdminClient
+        from confluent_kafka.admin._listoffsets import OffsetSpec
+
+        conf: dict[str, Any] = {
+            "bootstrap.servers": bootstrap_string(servers),
+            "socket.timeout.ms": 5000,
+            "logger": _QUIET,
+        }
+        admin = AdminClient(conf)
+        earliest_spec = OffsetSpec.earliest()  # type: ignore[no-untyped-call]
+        latest_spec = OffsetSpec.latest()  # type: ignore[no-untyped-call]
+        try:
+            earliest = admin.list_offsets(
+                {TopicPartition(topic, p): earliest_spec for p in entry.partition_ids}, request_timeout=5
+            )
+            latest = admin.list_offsets(
+                {TopicPartition(topic, p): latest_spec for p in entry.partition_ids}, request_timeout=5
+            )
+            starts = {tp.partition: f for tp, f in earliest.items()}
+            ends = {tp.partition: f for tp, f in latest.items()}
+            return {p: PartitionOffsets(p, _offset(starts.get(p)), _offset(ends.get(p))) for p in entry.partition_ids}
+        except KafkaException as exc:
+            raise ConnectError(f"the brokers did not return offsets for {topic}: {exc}") from exc
+
+
+def _source(value: object, kind: type[Any]) -> Any:
+    if not isinstance(value, kind):
+        raise GuardError("this plan was not made by this cluster's backend: make it again")
+    return value
+
+
+def _offset(future: Any) -> int | None:
+    if future is None:
+        return None
+    try:
+        info = future.result(timeout=6)
+    except Exception:  # a partition without a leader answers with an error: shown as unknown
+        return None
+    offset = int(info.offset)
+    return offset if offset >= 0 else None

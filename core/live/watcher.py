@@ -1,0 +1,620 @@
+"""The live cluster model: ZooKeeper watches turned into typed change events (``core.live.events``).
+
+``ClusterWatcher`` watches the few structural znodes Kafka coordinates through (``/controller``,
+``/controller_epoch``, ``/brokers/ids`` and each registration, the ``/brokers/topics`` and
+``/admin/delete_topics`` children, the two admin request znodes and the two notification queues) plus,
+for each topic a view follows, its assignment and its partitions' ``state`` znodes. Nothing else is
+watched: no TreeCache, no watch per topic of the cluster. After a reconnect (same session or a new one
+after expiry) every watch is set again, the state is re-read and what changed while away is reported
+in one ``Resynced`` event.
+
+Threading contract:
+
+- kazoo's threads (its watch-callback thread and its connection thread) only put a note on the
+  watcher's queue and return.
+- One thread per watcher, ``kzc-live``, does every read, keeps the model, and calls ``on_event`` with
+  each event, in order, one at a time. ``on_event`` must return quickly (post a message, put on a
+  queue): while it runs no other change is processed. An exception from it is logged and ignored.
+- ``follow_topic``, ``unfollow_topic``, ``state`` and ``stop`` may be called from any thread, including
+  from ``on_event``.
+
+ZooKeeper reports that a znode changed, not every change: changes in quick succession are seen as one,
+and a znode created and removed between two reads (a deletion marker the controller handles in
+milliseconds) may not be reported at all. Each event compares what was read with what was known.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from kazoo.exceptions import KazooException, NoAuthError, NoNodeError
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.protocol.states import EventType, WatchedEvent, ZnodeStat
+
+from core.errors import ConnectError, UsageError
+from core.kafka.znodes import (
+    ControllerInfo,
+    TopicAssignment,
+    Unreadable,
+    parse_broker,
+    parse_controller,
+    parse_controller_epoch,
+    parse_partition_state,
+    parse_preferred_election,
+    parse_reassignment,
+    parse_topic,
+)
+from core.live.events import LiveEvent, Resynced, SessionStateChanged
+from core.live.state import (
+    FollowedTopic,
+    LiveState,
+    StateValue,
+    diff_assignment,
+    diff_brokers,
+    diff_controller,
+    diff_controller_epoch,
+    diff_deletions,
+    diff_isr_notifications,
+    diff_log_dir_events,
+    diff_partition_state,
+    diff_preferred_election,
+    diff_reassignment,
+    diff_states,
+    diff_topics,
+)
+from core.zookeeper.session import ConnectionState, ZkSession
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+EventListener = Callable[[LiveEvent], None]
+
+CONTROLLER = "/controller"
+CONTROLLER_EPOCH = "/controller_epoch"
+BROKER_IDS = "/brokers/ids"
+TOPICS = "/brokers/topics"
+DELETE_TOPICS = "/admin/delete_topics"
+REASSIGN = "/admin/reassign_partitions"
+PREFERRED_ELECTION = "/admin/preferred_replica_election"
+ISR_NOTIFICATIONS = "/isr_change_notification"
+LOG_DIR_EVENTS = "/log_dir_event_notification"
+
+# Failures that mean "ZooKeeper is not reachable right now": the reconnect re-sync repairs them.
+_CONNECTION_ERRORS = (KazooException, KazooTimeoutError)
+_IN_FLIGHT = 2000  # reads sent before waiting for answers: pipelined, but bounded in memory
+_RETRY_AFTER_S = 1.0  # a read failed while connected (slow server): try that znode again after this
+_STOP = object()
+_RESYNC = object()  # retry a re-sync that failed while the session looked connected
+_NO_AUTH = "no permission to read it (NoAuth): its ACL does not grant these credentials READ"
+
+
+class _Denied(Exception):
+    """A read was refused with NoAuth (handled where the read was asked for)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
+
+
+@dataclass
+class _Tracked:
+    """A followed topic as the dispatch thread keeps it (mutable; copied out by ``state()``)."""
+
+    assignment: TopicAssignment | Unreadable | None
+    states: dict[int, StateValue] = field(default_factory=dict)
+
+    def view(self, name: str) -> FollowedTopic:
+        return FollowedTopic(name, self.assignment, dict(self.states))
+
+
+@dataclass
+class _Call:
+    """Work handed to the dispatch thread by another thread (follow, unfollow)."""
+
+    func: Callable[[], Any]
+    done: Future[Any]
+
+
+class ClusterWatcher:
+    """Watches one cluster through a started ``ZkSession`` and reports each change to ``on_event``.
+
+    Use ``start()`` once (it reads the initial state and returns it), ``follow_topic`` for the topics a
+    view shows partition by partition, and ``stop()`` when done; the session stays open (its owner
+    closes it). See the module docstring for the threading contract.
+    """
+
+    def __init__(self, session: ZkSession, on_event: EventListener) -> None:
+        self._session = session
+        self._client = session.client
+        self._on_event = on_event
+        self._timeout = max(5.0, session.settings.session_timeout)
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._lock = threading.Lock()  # guards the fields below for state() (written only by one thread)
+        self._base = LiveState()
+        self._followed: dict[str, _Tracked] = {}
+        self._thread: threading.Thread | None = None
+        self._stopped = threading.Event()
+        self._strict = False  # during start(): NoAuth is an error instead of an Unreadable value
+        self._resync_pending = False
+        self._expired_since_sync = False
+
+    # ---- public API ------------------------------------------------------------------------------
+
+    def start(self) -> LiveState:
+        """Read the watched znodes (setting their watches) and start reporting changes.
+
+        Returns:
+            The state as first read; later changes arrive as events.
+
+        Raises:
+            ConnectError: ZooKeeper cannot be read now, or it denies reading a watched znode (NoAuth).
+            UsageError: the watcher was started before.
+        """
+        if self._thread is not None or self._stopped.is_set():
+            raise UsageError("a ClusterWatcher can be started only once")
+        self._session.add_state_listener(self._on_session_state)
+        self._strict = True
+        try:
+            base = self._read_structure()
+        except _Denied as denied:
+            self._session.remove_state_listener(self._on_session_state)
+            raise self._session.read_error(NoAuthError(), f"read {denied.path}") from None
+        except _CONNECTION_ERRORS as exc:
+            self._session.remove_state_listener(self._on_session_state)
+            raise self._session.read_error(exc, "read the cluster state") from exc
+        finally:
+            self._strict = False
+        with self._lock:
+            self._base = base
+        self._thread = threading.Thread(target=self._run, name="kzc-live", daemon=True)
+        self._thread.start()
+        return self.state()
+
+    def stop(self) -> None:
+        """Stop reporting (pending notes are dropped); the session stays open. Safe to call twice."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        self._session.remove_state_listener(self._on_session_state)
+        self._queue.put(_STOP)
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(self._timeout + 5.0)
+
+    def state(self) -> LiveState:
+        """What the watcher knows now (an immutable copy)."""
+        with self._lock:
+            followed = {name: tracked.view(name) for name, tracked in self._followed.items()}
+            return replace(self._base, followed=followed)
+
+    @property
+    def followed(self) -> frozenset[str]:
+        """The names of the followed topics."""
+        with self._lock:
+            return frozenset(self._followed)
+
+    def follow_topic(self, name: str) -> FollowedTopic:
+        """Watch the assignment and every partition state of ``name``; return them as first read.
+
+        A topic that does not exist (yet) can be followed: it is reported once created. Blocks until the
+        first read is done (inline when called from ``on_event``).
+
+        Raises:
+            UsageError: ``name`` cannot be a znode name, or the watcher is not running.
+            ConnectError: ZooKeeper cannot be read now; the topic stays followed and is read after the
+                reconnect.
+        """
+        _check_topic_name(name)
+        return self._call(lambda: self._follow(name))
+
+    def unfollow_topic(self, name: str) -> None:
+        """Stop reporting the partitions of ``name`` (its watches lapse the next time they fire)."""
+        self._call(lambda: self._unfollow(name))
+
+    def __enter__(self) -> ClusterWatcher:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- kazoo's threads: note and return ---------------------------------------------------------
+
+    def _on_watch(self, event: WatchedEvent) -> None:
+        # kazoo's callback thread. NONE events come from kazoo dropping every watch on a disconnect:
+        # the re-sync after the reconnect sets them again.
+        if event.type != EventType.NONE and not self._stopped.is_set():
+            self._queue.put(event.path)
+
+    def _on_session_state(self, state: ConnectionState) -> None:
+        # kazoo's connection thread (or the thread calling session.stop()).
+        if not self._stopped.is_set():
+            self._queue.put(state)
+
+    # ---- the dispatch thread ---------------------------------------------------------------------
+
+    def _call(self, func: Callable[[], T]) -> T:
+        if self._thread is None or self._stopped.is_set():
+            raise UsageError("the cluster watcher is not running (start() it first)")
+        if threading.current_thread() is self._thread:
+            return func()
+        done: Future[T] = Future()
+        self._queue.put(_Call(func, done))
+        try:
+            return done.result(timeout=self._timeout * 3)
+        except TimeoutError:
+            raise ConnectError(
+                f"the cluster watcher of {self._session.target} did not get to the request within "
+                f"{self._timeout * 3:g} s (ZooKeeper slow or unreachable)"
+            ) from None
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP or self._stopped.is_set():
+                self._refuse_waiting_calls(item)
+                return
+            if isinstance(item, _Call):
+                self._run_call(item)
+                continue
+            try:
+                events = self._handle(item)
+            except _CONNECTION_ERRORS:
+                events = []
+                self._after_failure(item)
+            except Exception:  # a bug must not end the stream of events
+                log.exception("kzc live: handling %r failed", item)
+                events = []
+            for event in events:
+                self._emit(event)
+
+    def _refuse_waiting_calls(self, item: object) -> None:
+        # Whoever waits in follow_topic/unfollow_topic learns at once that the watcher stopped.
+        while True:
+            if isinstance(item, _Call):
+                item.done.set_exception(UsageError("the cluster watcher was stopped"))
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return
+
+    def _run_call(self, call: _Call) -> None:
+        try:
+            call.done.set_result(call.func())
+        except BaseException as exc:
+            call.done.set_exception(exc)
+
+    def _emit(self, event: LiveEvent) -> None:
+        try:
+            self._on_event(event)
+        except Exception:
+            log.exception("kzc live: on_event failed for %s", event.kind)
+
+    def _after_failure(self, item: object) -> None:
+        # The read (and so the watch) did not happen. After a disconnect the re-sync redoes it; if the
+        # session looks fine (a slow answer), retry that item shortly instead.
+        self._resync_pending = True
+        if self._session.state is ConnectionState.CONNECTED:
+            retry = item if isinstance(item, str) else _RESYNC
+            timer = threading.Timer(_RETRY_AFTER_S, self._queue.put, (retry,))
+            timer.daemon = True
+            timer.start()
+
+    def _handle(self, item: object) -> list[LiveEvent]:
+        if item is _RESYNC:
+            return self._resync() if self._resync_pending else []
+        if isinstance(item, ConnectionState):
+            return self._session_changed(item)
+        if isinstance(item, str):
+            return self._znode_changed(item)
+        return []
+
+    def _session_changed(self, state: ConnectionState) -> list[LiveEvent]:
+        events: list[LiveEvent] = []
+        if state is not ConnectionState.CONNECTED or self._resync_pending:
+            events.append(SessionStateChanged(state))  # no repeat "connected" for a retried re-sync
+        if state in (ConnectionState.SUSPENDED, ConnectionState.LOST, ConnectionState.RECONNECTING):
+            self._resync_pending = True
+            if state is ConnectionState.LOST:
+                self._expired_since_sync = True
+        elif state is ConnectionState.CONNECTED and self._resync_pending:
+            events += self._resync()
+        return events
+
+    def _resync(self) -> list[LiveEvent]:
+        old = self.state()
+        base = self._read_structure()
+        followed = {name: self._read_followed(name) for name in list(self._followed)}
+        new = replace(base, followed={name: tracked.view(name) for name, tracked in followed.items()})
+        changes = diff_states(old, new)
+        with self._lock:
+            self._base = base
+            self._followed.update(followed)
+        expired, self._expired_since_sync, self._resync_pending = self._expired_since_sync, False, False
+        return [Resynced(tuple(changes), expired)]
+
+    def _znode_changed(self, path: str) -> list[LiveEvent]:
+        if path in (CONTROLLER, CONTROLLER_EPOCH):
+            return self._update_controller()
+        if path == BROKER_IDS:
+            return self._update_broker_list()
+        if path == TOPICS:
+            return self._update_topics()
+        if path == DELETE_TOPICS:
+            return self._update_deletions()
+        if path in (REASSIGN, PREFERRED_ELECTION):
+            return self._update_admin_request(path)
+        if path in (ISR_NOTIFICATIONS, LOG_DIR_EVENTS):
+            return self._update_notifications(path)
+        parts = path.split("/")
+        if len(parts) == 4 and path.startswith(BROKER_IDS + "/") and parts[3].isdigit():
+            return self._update_broker(int(parts[3]))
+        if len(parts) == 4 and path.startswith(TOPICS + "/"):
+            return self._update_followed(parts[3])
+        is_state = len(parts) == 7 and parts[4] == "partitions" and parts[6] == "state" and parts[5].isdigit()
+        if is_state and path.startswith(TOPICS + "/"):
+            return self._update_partition(parts[3], int(parts[5]))
+        return []  # a watch left from a topic no longer followed
+
+    # ---- incremental updates (dispatch thread) ---------------------------------------------------
+
+    def _update_controller(self) -> list[LiveEvent]:
+        old = self._base
+        controller, czxid, epoch = self._read_controller()
+        new_epoch = epoch if isinstance(epoch, int) else None
+        events = diff_controller(old.controller, old.controller_czxid, controller, czxid, new_epoch)
+        events += diff_controller_epoch(old.controller_epoch, epoch)
+        self._set_base(controller=controller, controller_czxid=czxid, controller_epoch=epoch)
+        return events
+
+    def _update_broker_list(self) -> list[LiveEvent]:
+        old = self._base
+        ids = _broker_ids(self._read_children(BROKER_IDS))
+        brokers = {i: r for i, r in old.brokers.items() if i in ids}
+        epochs = {i: e for i, e in old.broker_epochs.items() if i in ids}
+        self._read_brokers(sorted(ids - brokers.keys()), brokers, epochs)
+        self._set_base(brokers=brokers, broker_epochs=epochs)
+        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
+
+    def _update_broker(self, broker_id: int) -> list[LiveEvent]:
+        old = self._base
+        if broker_id not in old.brokers:
+            return []  # not listed yet: the /brokers/ids child watch reports it
+        brokers, epochs = dict(old.brokers), dict(old.broker_epochs)
+        del brokers[broker_id], epochs[broker_id]
+        self._read_brokers([broker_id], brokers, epochs)
+        self._set_base(brokers=brokers, broker_epochs=epochs)
+        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
+
+    def _update_topics(self) -> list[LiveEvent]:
+        old = self._base.topics
+        topics = frozenset(self._read_children(TOPICS) or ())
+        self._set_base(topics=topics)
+        return diff_topics(old, topics)
+
+    def _update_deletions(self) -> list[LiveEvent]:
+        old = self._base.deletions
+        deletions = frozenset(self._read_children(DELETE_TOPICS) or ())
+        # A marker goes once its topic is deleted: re-read the topics first, so the removal comes first
+        # and DeletionFinished knows whether the topic is really gone.
+        events = self._update_topics() if old - deletions else []
+        self._set_base(deletions=deletions)
+        return events + diff_deletions(old, deletions, self._base.topics)
+
+    def _update_admin_request(self, path: str) -> list[LiveEvent]:
+        if path == REASSIGN:
+            old_request = self._base.reassignment
+            request = self._read_value(REASSIGN, parse_reassignment)
+            self._set_base(reassignment=request)
+            return diff_reassignment(old_request, request)
+        old_election = self._base.preferred_election
+        election = self._read_value(PREFERRED_ELECTION, parse_preferred_election)
+        self._set_base(preferred_election=election)
+        return diff_preferred_election(old_election, election)
+
+    def _update_notifications(self, path: str) -> list[LiveEvent]:
+        count = len(self._read_children(path) or ())
+        if path == ISR_NOTIFICATIONS:
+            old = self._base.isr_notifications
+            self._set_base(isr_notifications=count)
+            return diff_isr_notifications(old, count)
+        old = self._base.log_dir_events
+        self._set_base(log_dir_events=count)
+        return diff_log_dir_events(old, count)
+
+    def _update_followed(self, name: str) -> list[LiveEvent]:
+        tracked = self._followed.get(name)
+        if tracked is None:
+            return []
+        assignment = self._read_value(f"{TOPICS}/{name}", parse_topic)
+        wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
+        entering = [p for p in wanted if p not in tracked.states]
+        read = self._read_states(name, entering)
+        # ZooKeeper fires the topic znode's watch before the /brokers/topics child watch: report the
+        # creation first, as it happened.
+        events = self._update_topics() if assignment is not None and name not in self._base.topics else []
+        events += diff_assignment(name, tracked.assignment, assignment)
+        for partition in entering:  # a partition new to the assignment had no state before
+            events += diff_partition_state(name, partition, None, read[partition])
+        with self._lock:
+            tracked.assignment = assignment
+            tracked.states = {p: read[p] if p in read else tracked.states[p] for p in wanted}
+        return events
+
+    def _update_partition(self, name: str, partition: int) -> list[LiveEvent]:
+        tracked = self._followed.get(name)
+        if tracked is None or partition not in tracked.states:
+            return []
+        path = _state_path(name, partition)
+        new = self._read_value(path, parse_partition_state)
+        old = tracked.states[partition]
+        with self._lock:
+            tracked.states[partition] = new
+        return diff_partition_state(name, partition, old, new)
+
+    def _follow(self, name: str) -> FollowedTopic:
+        if name not in self._followed:
+            with self._lock:
+                self._followed[name] = _Tracked(assignment=None)
+            try:
+                tracked = self._read_followed(name)
+            except _CONNECTION_ERRORS as exc:
+                self._resync_pending = True
+                raise self._session.read_error(exc, f"read topic {name} (it stays followed)") from exc
+            with self._lock:
+                self._followed[name] = tracked
+        return self._followed[name].view(name)
+
+    def _unfollow(self, name: str) -> None:
+        with self._lock:
+            self._followed.pop(name, None)
+
+    def _set_base(self, **changes: Any) -> None:
+        with self._lock:
+            self._base = replace(self._base, **changes)
+
+    # ---- reading (and setting watches) -----------------------------------------------------------
+
+    def _read_structure(self) -> LiveState:
+        """Read every structural znode, setting its watch (``followed`` left empty)."""
+        controller, czxid, epoch = self._read_controller()
+        brokers: dict[int, Any] = {}
+        epochs: dict[int, int] = {}
+        self._read_brokers(sorted(_broker_ids(self._read_children(BROKER_IDS))), brokers, epochs)
+        return LiveState(
+            controller=controller,
+            controller_czxid=czxid,
+            controller_epoch=epoch,
+            brokers=brokers,
+            broker_epochs=epochs,
+            topics=frozenset(self._read_children(TOPICS) or ()),
+            deletions=frozenset(self._read_children(DELETE_TOPICS) or ()),
+            reassignment=self._read_value(REASSIGN, parse_reassignment),
+            preferred_election=self._read_value(PREFERRED_ELECTION, parse_preferred_election),
+            isr_notifications=len(self._read_children(ISR_NOTIFICATIONS) or ()),
+            log_dir_events=len(self._read_children(LOG_DIR_EVENTS) or ()),
+        )
+
+    def _read_controller(self) -> tuple[ControllerInfo | Unreadable | None, int | None, int | Unreadable | None]:
+        # Read together: Kafka writes both in one transaction, and the move is reported with its epoch.
+        controller_read = self._read_data(CONTROLLER)
+        epoch_read = self._read_data(CONTROLLER_EPOCH)
+        controller = _parsed(CONTROLLER, controller_read, parse_controller)
+        czxid = controller_read[1].czxid if isinstance(controller_read, tuple) else None
+        return controller, czxid, _parsed(CONTROLLER_EPOCH, epoch_read, parse_controller_epoch)
+
+    def _read_brokers(self, ids: Iterable[int], brokers: dict[int, Any], epochs: dict[int, int]) -> None:
+        """Read the registrations of ``ids`` into ``brokers``/``epochs``; one already gone is left out."""
+        paths = {broker_id: f"{BROKER_IDS}/{broker_id}" for broker_id in ids}
+        reads = self._read_many(list(paths.values()), watch_missing=False)
+        for broker_id, path in paths.items():
+            read = reads[path]
+            if read is None:
+                continue
+            brokers[broker_id] = _parsed(path, read, parse_broker)
+            if isinstance(read, tuple):
+                epochs[broker_id] = read[1].czxid
+
+    def _read_followed(self, name: str) -> _Tracked:
+        assignment = self._read_value(f"{TOPICS}/{name}", parse_topic)
+        partitions = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
+        return _Tracked(assignment, self._read_states(name, partitions))
+
+    def _read_states(self, name: str, partitions: Iterable[int]) -> dict[int, StateValue]:
+        paths = {p: _state_path(name, p) for p in partitions}
+        reads = self._read_many(list(paths.values()), watch_missing=True)
+        return {p: _parsed(path, reads[path], parse_partition_state) for p, path in paths.items()}
+
+    def _read_value(self, path: str, parse: Callable[[str, bytes], T]) -> T | Unreadable | None:
+        return _parsed(path, self._read_data(path), parse)
+
+    def _read_data(self, path: str) -> tuple[bytes, ZnodeStat] | Unreadable | None:
+        """``(data, stat)`` with a data watch, or ``None`` with an existence watch while it is absent."""
+        return self._read_many([path], watch_missing=True)[path]
+
+    def _read_many(
+        self, paths: list[str], watch_missing: bool
+    ) -> dict[str, tuple[bytes, ZnodeStat] | Unreadable | None]:
+        """Read ``paths`` in parallel, each with a data watch; absent ones get an existence watch when
+        ``watch_missing``. NoAuth yields an ``Unreadable`` (or raises ``_Denied`` during ``start``)."""
+        results: dict[str, tuple[bytes, ZnodeStat] | Unreadable | None] = {}
+        for start in range(0, len(paths), _IN_FLIGHT):
+            chunk = paths[start : start + _IN_FLIGHT]
+            pending = {path: self._client.get_async(path, watch=self._on_watch) for path in chunk}
+            for path, result in pending.items():
+                try:
+                    data, stat = result.get(timeout=self._timeout)
+                    results[path] = (data or b"", stat)
+                except NoNodeError:
+                    results[path] = self._read_missing(path) if watch_missing else None
+                except NoAuthError:
+                    results[path] = self._denied(path)
+        return results
+
+    def _read_missing(self, path: str) -> tuple[bytes, ZnodeStat] | Unreadable | None:
+        # exists() sets a watch that fires on creation; if the znode appeared meanwhile, read it.
+        for _ in range(3):
+            if self._client.exists_async(path, watch=self._on_watch).get(timeout=self._timeout) is None:
+                return None
+            try:
+                data, stat = self._client.get_async(path, watch=self._on_watch).get(timeout=self._timeout)
+                return (data or b"", stat)
+            except NoNodeError:
+                continue
+            except NoAuthError:
+                return self._denied(path)
+        return None  # flapping: the existence watch set above reports the next change
+
+    def _read_children(self, path: str) -> list[str] | None:
+        """The children with a child watch, or ``None`` with an existence watch while ``path`` is absent.
+        NoAuth reads as no children (or raises ``_Denied`` during ``start``)."""
+        for _ in range(3):
+            try:
+                children: list[str] = self._client.get_children_async(path, watch=self._on_watch).get(
+                    timeout=self._timeout
+                )
+                return children
+            except NoNodeError:
+                if self._client.exists_async(path, watch=self._on_watch).get(timeout=self._timeout) is None:
+                    return None
+            except NoAuthError:
+                if self._strict:
+                    raise _Denied(path) from None
+                log.warning("kzc live: no permission to list %s (NoAuth)", path)
+                return None
+        return None
+
+    def _denied(self, path: str) -> Unreadable:
+        if self._strict:
+            raise _Denied(path)
+        # exists() needs no permission: keep watching so a later ACL change is noticed.
+        self._client.exists_async(path, watch=self._on_watch)
+        return Unreadable(path, b"", _NO_AUTH)
+
+
+def _parsed(
+    path: str, read: tuple[bytes, ZnodeStat] | Unreadable | None, parse: Callable[[str, bytes], T]
+) -> T | Unreadable | None:
+    if read is None or isinstance(read, Unreadable):
+        return read
+    return parse(path, read[0])
+
+
+def _broker_ids(children: list[str] | None) -> set[int]:
+    # Kafka reads each child as an int; anything else cannot be a broker and is left out.
+    return {int(child) for child in children or () if child.isascii() and child.isdigit()}
+
+
+def _state_path(topic: str, partition: int) -> str:
+    return f"{TOPICS}/{topic}/partitions/{partition}/state"
+
+
+def _check_topic_name(name: str) -> None:
+    if not name or "/" in name or name in (".", "..") or any(ord(c) < 0x20 for c in name):
+        raise UsageError(f"cannot follow topic {name!r}: not a name a znode can have")

@@ -1,0 +1,571 @@
+"""A real local cluster for trying kzc and for the integration tests: ZooKeeper and N Kafka brokers.
+
+Everything listens on 127.0.0.1 on free ports; Kafka runs in ZooKeeper mode under the chroot ``/kafka``
+with ``delete.topic.enable=true`` and, when racks are given, ``broker.rack`` per broker. The sandbox
+directory holds ``sandbox.json`` (ports and PIDs), each process's config, data and logs. Every JVM is
+started with ``-Dkzc.sandbox=<dir>`` so that stopping it never signals a PID that was recycled by
+another program.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager, suppress
+from dataclasses import asdict, dataclass, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from kazoo.client import KazooClient
+from kazoo.exceptions import KazooException
+from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.retry import KazooRetry
+
+from core.brokers.probe import broker_view
+from core.errors import SandboxError, UsageError
+from core.polling import DeadlineExceeded, wait_until
+from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
+
+CHROOT = "/kafka"
+STATE_FILE = "sandbox.json"
+DEFAULT_BROKERS = 3
+FIRST_BROKER_ID = 1
+# Small heaps and the serial collector: three brokers and ZooKeeper share 2 cores with the tests.
+_JVM_COMMON = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xss512k"]
+_ZK_HEAP = ["-Xms32m", "-Xmx128m"]
+_BROKER_HEAP = ["-Xms64m", "-Xmx384m"]
+# ZooKeeper tick 500 ms allows broker sessions of 6 s: a killed broker leaves /brokers/ids quickly.
+_ZK_TICK_MS = 500
+_BROKER_SESSION_MS = 6000
+
+_LOG4J = """log4j.rootLogger=INFO, file
+log4j.appender.file=org.apache.log4j.FileAppender
+log4j.appender.file.File=${kzc.log.file}
+log4j.appender.file.layout=org.apache.log4j.PatternLayout
+log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.org.apache.zookeeper=WARN
+log4j.logger.kafka.request.logger=WARN
+"""
+
+
+@dataclass(frozen=True)
+class BrokerInfo:
+    """One sandbox broker; ``pid`` is None while it is stopped."""
+
+    id: int
+    port: int
+    rack: str | None
+    pid: int | None
+
+
+@dataclass(frozen=True)
+class SandboxInfo:
+    """What a running sandbox offers: the ``--json`` output of ``kzc sandbox up``."""
+
+    dir: str
+    zookeeper: str
+    bootstrap_servers: str
+    zookeeper_port: int
+    zookeeper_pid: int | None
+    brokers: tuple[BrokerInfo, ...]
+    kafka_version: str = KAFKA_VERSION
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict (``brokers`` as a list of objects)."""
+        data = asdict(self)
+        data["brokers"] = [asdict(b) for b in self.brokers]
+        return data
+
+    def broker(self, broker_id: int) -> BrokerInfo:
+        """The broker with this id.
+
+        Raises:
+            UsageError: no such broker in this sandbox.
+        """
+        for b in self.brokers:
+            if b.id == broker_id:
+                return b
+        known = ", ".join(str(b.id) for b in self.brokers)
+        raise UsageError(f"the sandbox has no broker {broker_id} (its brokers: {known})")
+
+
+@dataclass(frozen=True)
+class SandboxStatus:
+    """The live state of a sandbox: which processes run and what ZooKeeper shows."""
+
+    info: SandboxInfo
+    zookeeper_alive: bool
+    brokers_alive: dict[int, bool]
+    registered: tuple[int, ...]
+    controller: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-able dict."""
+        return {
+            **self.info.to_json(),
+            "zookeeper_alive": self.zookeeper_alive,
+            "brokers_alive": {str(k): v for k, v in self.brokers_alive.items()},
+            "registered": list(self.registered),
+            "controller": self.controller,
+        }
+
+
+def default_dir() -> Path:
+    """The sandbox directory used when none is given: ``$KZC_SANDBOX_DIR`` or a per-user state dir."""
+    if env := os.environ.get("KZC_SANDBOX_DIR"):
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kzc" / "sandbox"
+
+
+class Sandbox:
+    """A sandbox cluster in a directory. Use ``Sandbox.up`` to start one, ``Sandbox(dir)`` to attach."""
+
+    def __init__(self, directory: Path | str | None = None) -> None:
+        self.dir = Path(directory).expanduser().resolve() if directory else default_dir().resolve()
+        self._children: dict[int, subprocess.Popen[bytes]] = {}
+
+    # ---- starting -------------------------------------------------------------------------------
+
+    @classmethod
+    def up(
+        cls,
+        directory: Path | str | None = None,
+        brokers: int = DEFAULT_BROKERS,
+        racks: Sequence[str] | None = None,
+        timeout: float = 180.0,
+        log: Callable[[str], None] | None = None,
+    ) -> Sandbox:
+        """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
+        broker is registered and serves clients (it answers Metadata naming the controller and its peers).
+
+        Racks are given to brokers in order, cycling when there are fewer racks than brokers.
+
+        Raises:
+            UsageError: bad broker count or rack names.
+            MissingToolError: java or (on first use) mvn missing.
+            SandboxError: a sandbox already runs in the directory, or a process failed to start
+                (everything started is stopped again).
+        """
+        if brokers < 1:
+            raise UsageError("--brokers must be at least 1")
+        racks = list(racks or [])
+        if any(not r or r != r.strip() for r in racks):
+            raise UsageError("--racks takes non-empty rack names separated by commas, e.g. r1,r2,r3")
+        box = cls(directory)
+        if box._state_path().exists() and box._any_alive():
+            raise SandboxError(
+                f"a sandbox is already running in {box.dir}; stop it with: kzc sandbox down --dir {box.dir}"
+            )
+        java = java_executable()
+        jars = ensure_jars(log)
+        box._prepare_dir()
+        zk_port, *broker_ports = _free_ports(1 + brokers)
+        ids = range(FIRST_BROKER_ID, FIRST_BROKER_ID + brokers)
+        info = SandboxInfo(
+            dir=str(box.dir),
+            zookeeper=f"127.0.0.1:{zk_port}{CHROOT}",
+            bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in broker_ports),
+            zookeeper_port=zk_port,
+            zookeeper_pid=None,
+            brokers=tuple(
+                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None)
+                for n, (i, p) in enumerate(zip(ids, broker_ports, strict=True))
+            ),
+        )
+        box._write_state(info, java=java, jars=str(jars))
+        try:
+            box._start_zookeeper(info, log)
+            for b in info.brokers:
+                box._spawn_broker(b.id)
+            box._wait_for_cluster([b.id for b in info.brokers], timeout)
+        except BaseException:
+            box.down()
+            raise
+        return box
+
+    def start_broker(self, broker_id: int, timeout: float = 120.0) -> BrokerInfo:
+        """Restart a stopped broker with its data; return once it is registered again and serves clients.
+
+        Raises:
+            SandboxError: the broker is running already, ZooKeeper is down, or it fails to register or serve.
+        """
+        info = self.info()
+        broker = info.broker(broker_id)
+        if broker.pid is not None and self._alive(broker.pid):
+            raise SandboxError(f"broker {broker_id} is already running (pid {broker.pid})")
+        if info.zookeeper_pid is None or not self._alive(info.zookeeper_pid):
+            raise SandboxError("ZooKeeper of this sandbox is not running; start a new one with kzc sandbox up")
+        # A killed broker's ephemeral registration outlives it until its ZooKeeper session expires, and
+        # Kafka refuses to start while it exists (NodeExists): wait for it to go first.
+        path = f"/brokers/ids/{broker_id}"
+        deadline = time.monotonic() + timeout
+        with self._zk(30.0) as zk:
+            try:
+                wait_until(lambda: not zk.exists(path), timeout, f"the old registration {path} to expire")
+            except DeadlineExceeded as exc:
+                raise SandboxError(str(exc)) from None
+        self._spawn_broker(broker_id)
+        self._wait_for_cluster([broker_id], max(1.0, deadline - time.monotonic()))
+        return self.info().broker(broker_id)
+
+    # ---- stopping -------------------------------------------------------------------------------
+
+    def kill_broker(self, broker_id: int) -> BrokerInfo:
+        """Kill one broker hard (SIGKILL), as a crash would; its data stays for ``start_broker``.
+
+        Raises:
+            SandboxError: the broker is not running.
+        """
+        broker = self.info().broker(broker_id)
+        if broker.pid is None or not self._alive(broker.pid):
+            raise SandboxError(f"broker {broker_id} is not running")
+        self._signal(broker.pid, signal.SIGKILL)
+        self._wait_dead([broker.pid], 30.0)
+        self._set_pid(broker_id, None)
+        return replace(broker, pid=None)
+
+    def down(self, timeout: float = 30.0) -> list[int]:
+        """Stop every process of the sandbox, brokers first and ZooKeeper last; return the PIDs stopped.
+
+        Brokers get SIGTERM (a clean shutdown) and SIGKILL if they are still there after ``timeout``.
+        Logs and data stay in the directory.
+        """
+        if not self._state_path().exists():
+            return []
+        info = self.info()
+        brokers = [b.pid for b in info.brokers if b.pid is not None and self._alive(b.pid)]
+        stopped = self._stop(brokers, timeout)
+        for b in info.brokers:
+            self._set_pid(b.id, None)
+        if info.zookeeper_pid is not None and self._alive(info.zookeeper_pid):
+            stopped += self._stop([info.zookeeper_pid], 15.0)
+        self._update_state(zookeeper_pid=None)
+        return stopped
+
+    # ---- inspecting -----------------------------------------------------------------------------
+
+    def info(self) -> SandboxInfo:
+        """What ``sandbox.json`` records.
+
+        Raises:
+            SandboxError: there is no sandbox in the directory.
+        """
+        raw = self._read_state()
+        return SandboxInfo(
+            dir=raw["dir"],
+            zookeeper=raw["zookeeper"],
+            bootstrap_servers=raw["bootstrap_servers"],
+            zookeeper_port=raw["zookeeper_port"],
+            zookeeper_pid=raw["zookeeper_pid"],
+            brokers=tuple(BrokerInfo(**b) for b in raw["brokers"]),
+            kafka_version=raw["kafka_version"],
+        )
+
+    def status(self, timeout: float = 5.0) -> SandboxStatus:
+        """Which processes are alive, which brokers are registered, and the controller."""
+        info = self.info()
+        zk_alive = info.zookeeper_pid is not None and self._alive(info.zookeeper_pid)
+        alive = {b.id: b.pid is not None and self._alive(b.pid) for b in info.brokers}
+        registered: tuple[int, ...] = ()
+        controller = None
+        if zk_alive:
+            try:
+                with self._zk(timeout) as zk:
+                    registered, controller = _registration(zk)
+            except (KazooException, KazooTimeoutError):
+                pass
+        return SandboxStatus(info, zk_alive, alive, registered, controller)
+
+    def running_pids(self) -> list[int]:
+        """PIDs of this sandbox's processes that are alive now."""
+        if not self._state_path().exists():
+            return []
+        info = self.info()
+        pids = [b.pid for b in info.brokers] + [info.zookeeper_pid]
+        return [p for p in pids if p is not None and self._alive(p)]
+
+    @contextmanager
+    def _zk(self, timeout: float) -> Iterator[KazooClient]:
+        # Keep retrying the connection until `timeout`: a loaded 2-core machine can be slow to answer.
+        retry = KazooRetry(max_tries=-1, max_delay=1.0)
+        zk = KazooClient(hosts=self.info().zookeeper, timeout=timeout, connection_retry=retry)
+        with warnings.catch_warnings():
+            # Until the first broker starts, the /kafka chroot does not exist yet: expected here.
+            warnings.filterwarnings("ignore", message="No chroot path exists")
+            try:
+                zk.start(timeout=timeout)
+            except KazooTimeoutError:
+                raise SandboxError(
+                    f"ZooKeeper at {self.info().zookeeper} did not accept a session within {timeout:.0f} s "
+                    f"(logs in {self.dir / 'zookeeper'})"
+                ) from None
+        try:
+            yield zk
+        finally:
+            zk.stop()
+            zk.close()
+
+    # ---- processes ------------------------------------------------------------------------------
+
+    def _start_zookeeper(self, info: SandboxInfo, log: Callable[[str], None] | None) -> None:
+        zk_dir = self.dir / "zookeeper"
+        (zk_dir / "data").mkdir(parents=True)
+        cfg = zk_dir / "zoo.cfg"
+        cfg.write_text(
+            f"tickTime={_ZK_TICK_MS}\ndataDir={zk_dir / 'data'}\nclientPort={info.zookeeper_port}\n"
+            "clientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
+            "4lw.commands.whitelist=srvr,stat,ruok,mntr\n"
+        )
+        pid = self._spawn(zk_dir, _ZK_HEAP, "org.apache.zookeeper.server.ZooKeeperServerMain", cfg)
+        self._update_state(zookeeper_pid=pid)
+        if log:
+            log(f"ZooKeeper starting on 127.0.0.1:{info.zookeeper_port} (pid {pid})")
+
+        def serving() -> bool:
+            if not self._alive(pid):
+                raise SandboxError(f"ZooKeeper exited at start-up:\n{_tail(zk_dir / 'server.log')}")
+            return zookeeper_serving(info.zookeeper_port)
+
+        try:
+            wait_until(serving, 60.0, f"ZooKeeper to serve on port {info.zookeeper_port}")
+        except DeadlineExceeded as exc:
+            raise SandboxError(str(exc)) from None
+
+    def _spawn_broker(self, broker_id: int) -> int:
+        info = self.info()
+        broker = info.broker(broker_id)
+        bdir = self.dir / f"broker-{broker_id}"
+        bdir.mkdir(exist_ok=True)
+        props = bdir / "server.properties"
+        if not props.exists():
+            props.write_text(_broker_properties(broker, info, bdir))
+        pid = self._spawn(bdir, _BROKER_HEAP, "kafka.Kafka", props)
+        self._set_pid(broker_id, pid)
+        return pid
+
+    def _spawn(self, workdir: Path, heap: list[str], main: str, config: Path) -> int:
+        raw = self._read_state()
+        cmd = [
+            raw["java"], *heap, *_JVM_COMMON,
+            f"-Dkzc.sandbox={self.dir}",
+            f"-Dlog4j.configuration=file:{self.dir / 'log4j.properties'}",
+            f"-Dkzc.log.file={workdir / 'server.log'}",
+            "-cp", f"{raw['jars']}/*", main, str(config),
+        ]  # fmt: skip
+        with open(workdir / "stdout.log", "ab") as out:
+            # A new session: the processes outlive the `kzc sandbox up` that started them.
+            proc = subprocess.Popen(
+                cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        self._children[proc.pid] = proc
+        return proc.pid
+
+    def _wait_for_cluster(self, broker_ids: list[int], timeout: float) -> None:
+        """Wait until the brokers are registered, a controller is elected, and each broker serves clients."""
+        wanted = [b for b in self.info().brokers if b.id in broker_ids]
+
+        def started() -> None:
+            for broker in wanted:
+                if broker.pid is None or not self._alive(broker.pid):
+                    log = self.dir / f"broker-{broker.id}" / "server.log"
+                    raise SandboxError(f"broker {broker.id} exited at start-up:\n{_tail(log)}")
+
+        def registered(zk: KazooClient) -> tuple[int, ...]:
+            started()
+            ids, controller = _registration(zk)
+            return ids if set(broker_ids) <= set(ids) and controller is not None else ()
+
+        # A broker registers before it listens, and learns the controller and its peers only from the
+        # controller's first UpdateMetadata: a client arriving earlier is refused or told "no controller".
+        def serving(broker: BrokerInfo, peers: set[int]) -> bool:
+            started()
+            try:
+                view = broker_view("127.0.0.1", broker.port, timeout=2.0)
+            except OSError:
+                return False
+            return view.controller is not None and peers <= view.brokers
+
+        deadline = time.monotonic() + timeout
+        try:
+            with self._zk(min(30.0, timeout)) as zk:
+                peers = set(
+                    wait_until(lambda: registered(zk), timeout, f"brokers {broker_ids} to register and a controller")
+                )
+            for broker in wanted:
+                wait_until(
+                    partial(serving, broker, peers),
+                    max(1.0, deadline - time.monotonic()),
+                    f"broker {broker.id} to serve clients, knowing the controller and its peers",
+                )
+        except DeadlineExceeded as exc:
+            raise SandboxError(f"{exc} (logs in {self.dir})") from None
+
+    def _stop(self, pids: list[int], timeout: float) -> list[int]:
+        for pid in pids:
+            self._signal(pid, signal.SIGTERM)
+        left = self._wait_dead(pids, timeout)
+        for pid in left:
+            self._signal(pid, signal.SIGKILL)
+        self._wait_dead(left, 30.0)
+        return pids
+
+    def _signal(self, pid: int, sig: signal.Signals) -> None:
+        if self._alive(pid):
+            with suppress(ProcessLookupError):
+                os.kill(pid, sig)
+
+    def _wait_dead(self, pids: list[int], timeout: float) -> list[int]:
+        """Wait for ``pids`` to exit; return those still alive at the deadline."""
+        with suppress(DeadlineExceeded):  # the caller escalates to SIGKILL
+            wait_until(lambda: not any(self._alive(p) for p in pids), timeout, "processes to exit")
+        return [p for p in pids if self._alive(p)]
+
+    def _alive(self, pid: int) -> bool:
+        """True iff ``pid`` is a live (non-zombie) JVM of *this* sandbox."""
+        child = self._children.get(pid)
+        if child is not None:
+            # Spawned by this process: poll() is the truth (its cmdline may not show the exec yet).
+            return child.poll() is None
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        state = stat.rsplit(")", 1)[-1].split()[0]
+        return state not in ("Z", "X") and f"-Dkzc.sandbox={self.dir}".encode() in cmdline
+
+    def _any_alive(self) -> bool:
+        try:
+            return bool(self.running_pids())
+        except SandboxError:
+            return False
+
+    # ---- state file -----------------------------------------------------------------------------
+
+    def _state_path(self) -> Path:
+        return self.dir / STATE_FILE
+
+    def _prepare_dir(self) -> None:
+        # A new sandbox starts from nothing: remove the previous run's data and logs (only our own files).
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for child in self.dir.iterdir():
+            if child.name in (STATE_FILE, "log4j.properties", "zookeeper") or child.name.startswith("broker-"):
+                shutil.rmtree(child) if child.is_dir() else child.unlink()
+        (self.dir / "log4j.properties").write_text(_LOG4J)
+
+    def _read_state(self) -> dict[str, Any]:
+        try:
+            data: dict[str, Any] = json.loads(self._state_path().read_text())
+        except FileNotFoundError:
+            raise SandboxError(f"no sandbox in {self.dir} (start one with: kzc sandbox up --dir {self.dir})") from None
+        except (OSError, ValueError) as exc:
+            raise SandboxError(f"unreadable {self._state_path()}: {exc}") from exc
+        return data
+
+    def _write_state(self, info: SandboxInfo, **extra: str) -> None:
+        self._save({**info.to_json(), **extra})
+
+    def _update_state(self, **changes: Any) -> None:
+        self._save({**self._read_state(), **changes})
+
+    def _set_pid(self, broker_id: int, pid: int | None) -> None:
+        raw = self._read_state()
+        for b in raw["brokers"]:
+            if b["id"] == broker_id:
+                b["pid"] = pid
+        self._save(raw)
+
+    def _save(self, raw: dict[str, Any]) -> None:
+        tmp = self._state_path().with_suffix(".tmp")
+        tmp.write_text(json.dumps(raw, indent=2) + "\n")
+        tmp.replace(self._state_path())
+
+
+def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str:
+    replication = min(3, len(info.brokers))
+    lines = [
+        f"broker.id={broker.id}",
+        f"listeners=PLAINTEXT://127.0.0.1:{broker.port}",
+        f"advertised.listeners=PLAINTEXT://127.0.0.1:{broker.port}",
+        f"log.dirs={bdir / 'data'}",
+        f"zookeeper.connect={info.zookeeper}",
+        f"zookeeper.session.timeout.ms={_BROKER_SESSION_MS}",
+        "delete.topic.enable=true",
+        "auto.create.topics.enable=false",
+        f"offsets.topic.replication.factor={replication}",
+        "offsets.topic.num.partitions=3",
+        f"transaction.state.log.replication.factor={replication}",
+        "transaction.state.log.min.isr=1",
+        "group.initial.rebalance.delay.ms=0",
+        # Few threads: a sandbox shares 2 cores with ZooKeeper, two other brokers and the tests.
+        "num.network.threads=1",
+        "num.io.threads=2",
+        "background.threads=2",
+        "num.replica.fetchers=1",
+        "log.cleaner.enable=false",
+        "controlled.shutdown.max.retries=1",
+        "controlled.shutdown.retry.backoff.ms=500",
+    ]
+    if broker.rack:
+        lines.append(f"broker.rack={broker.rack}")
+    return "\n".join(lines) + "\n"
+
+
+def _registration(zk: KazooClient) -> tuple[tuple[int, ...], int | None]:
+    """Registered broker ids and the controller id, read from ZooKeeper."""
+    ids: tuple[int, ...] = ()
+    if zk.exists("/brokers/ids"):
+        ids = tuple(sorted(int(c) for c in zk.get_children("/brokers/ids") if c.isdigit()))
+    controller = None
+    if zk.exists("/controller"):
+        try:
+            controller = int(json.loads(zk.get("/controller")[0])["brokerid"])
+        except (ValueError, KeyError, TypeError):
+            controller = None
+    return ids, controller
+
+
+def _free_ports(n: int) -> list[int]:
+    """``n`` distinct free TCP ports on 127.0.0.1 (all sockets held until every port is chosen)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def zookeeper_serving(port: int) -> bool:
+    """Whether ZooKeeper on ``port`` serves requests: it listens before its database is loaded, and sessions
+    opened in that window are dropped, so the port being open is not enough (``srvr`` shows a ``Mode:``)."""
+    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.settimeout(2.0)
+        try:
+            s.connect(("127.0.0.1", port))
+            s.sendall(b"srvr")
+            reply = b""
+            while chunk := s.recv(4096):
+                reply += chunk
+        except OSError:
+            return False
+    return b"Mode:" in reply
+
+
+def _tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return f"(no log at {path})"

@@ -1,0 +1,1 @@
+"""The cluster snapshot: the immutable model, reading it from ZooKeeper, its file form, health and summary."""

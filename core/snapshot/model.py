@@ -1,0 +1,137 @@
+"""The immutable cluster snapshot: everything Kafka keeps in ZooKeeper, read at one point in time.
+
+This module holds only the data model (frozen, slotted dataclasses built from the typed znode values
+of ``core.kafka.znodes``). ``core.snapshot.reader`` fills it from ZooKeeper; ``core.snapshot.file``
+writes and reads it as JSON Lines; ``core.snapshot.health`` and ``core.consistency`` derive findings from it.
+
+A znode that could not be parsed is kept as an ``Unreadable`` in the place of its value, so every
+consumer sees that it exists and why it is unreadable, and nothing raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from core.kafka.znodes import (
+    BrokerRegistration,
+    ClusterId,
+    ControllerInfo,
+    EntityConfig,
+    FeatureZNode,
+    MigrationState,
+    PartitionState,
+    PreferredElectionRequest,
+    ProducerIdBlock,
+    ReassignmentRequest,
+    TopicAssignment,
+    Unreadable,
+)
+
+SNAPSHOT_FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ZnodeTimes:
+    """Creation and modification of a znode: ZooKeeper txids and epoch milliseconds."""
+
+    czxid: int
+    mzxid: int
+    ctime_ms: int
+    mtime_ms: int
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerEntry:
+    """One child of ``/brokers/ids``. ``times.czxid`` is the broker epoch (2.2+); ``ctime_ms`` is
+    when it registered."""
+
+    broker_id: int
+    registration: BrokerRegistration | Unreadable
+    times: ZnodeTimes
+
+
+@dataclass(frozen=True, slots=True)
+class TopicEntry:
+    """One child of ``/brokers/topics`` with its partition states and config.
+
+    ``states`` maps a partition id to its ``state`` znode: ``None`` when the znode is missing. It holds
+    every partition listed in the assignment *and* every ``partitions/<p>`` child found, so state
+    znodes left over beyond the assignment are visible too (reference §9.7).
+    """
+
+    name: str
+    assignment: TopicAssignment | Unreadable
+    times: ZnodeTimes
+    states: Mapping[int, PartitionState | Unreadable | None]
+    config: EntityConfig | Unreadable | None  # /config/topics/<t>; None when absent
+
+    @property
+    def partition_ids(self) -> tuple[int, ...]:
+        """Partition ids of the assignment (empty when it is unreadable), ascending."""
+        return () if isinstance(self.assignment, Unreadable) else self.assignment.partition_ids
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    """A sequential notification znode (ISR change, log-dir event, config change) and its age."""
+
+    name: str
+    ctime_ms: int
+    value: object  # the parsed notification, or Unreadable
+
+
+@dataclass(frozen=True)
+class ClusterSnapshot:
+    """All cluster metadata in ZooKeeper at one point in time.
+
+    ``zxid`` is the highest transaction id seen while reading, ``session_id`` the ZooKeeper session
+    that read it (a snapshot that straddles a lost session is discarded by the reader).
+    """
+
+    taken_at_ms: int
+    zookeeper: str
+    zxid: int
+    session_id: int
+    cluster_id: ClusterId | Unreadable | None
+    controller: ControllerInfo | Unreadable | None
+    controller_epoch: int | Unreadable | None
+    controller_epoch_zk_version: int | None
+    brokers: Mapping[int, BrokerEntry]
+    topics: Mapping[str, TopicEntry]
+    deletion_markers: Mapping[str, ZnodeTimes]  # /admin/delete_topics/<t>, including unknown topics
+    reassignment: ReassignmentRequest | Unreadable | None
+    reassignment_times: ZnodeTimes | None
+    preferred_election: PreferredElectionRequest | Unreadable | None
+    preferred_election_times: ZnodeTimes | None
+    topic_configs: Mapping[str, EntityConfig | Unreadable]  # every /config/topics child, orphans included
+    broker_configs: Mapping[str, EntityConfig | Unreadable]  # /config/brokers/<id | <default>>
+    isr_change_notifications: tuple[Notification, ...]
+    log_dir_event_notifications: tuple[Notification, ...]
+    config_change_notifications: tuple[Notification, ...]
+    feature: FeatureZNode | Unreadable | None
+    migration: MigrationState | Unreadable | None
+    producer_id_block: ProducerIdBlock | Unreadable | None
+    unreadable: tuple[Unreadable, ...] = field(default=())  # every Unreadable above, for quick listing
+
+    @property
+    def partition_count(self) -> int:
+        """Number of partitions over all readable topic assignments."""
+        return sum(len(t.partition_ids) for t in self.topics.values())
+
+    def live_broker_ids(self) -> frozenset[int]:
+        """Brokers registered in ``/brokers/ids`` (registered = alive, as Kafka's controller sees it)."""
+        return frozenset(self.brokers)
+
+    def controller_id(self) -> int | None:
+        """The active controller's broker id, or None (no or unreadable ``/controller``)."""
+        return self.controller.broker_id if isinstance(self.controller, ControllerInfo) else None
+
+    def iter_partitions(self) -> Iterator[tuple[str, int, tuple[int, ...], PartitionState | Unreadable | None]]:
+        """(topic, partition, replicas, state) for every partition of every readable assignment."""
+        for topic in self.topics.values():
+            if isinstance(topic.assignment, Unreadable):
+                continue
+            for partition, replicas in topic.assignment.partitions:
+                yield topic.name, partition, replicas, topic.states.get(partition)

@@ -1,0 +1,613 @@
+"""Reading a ``ClusterSnapshot`` from ZooKeeper: every Kafka metadata znode, pipelined, with progress.
+
+``read_snapshot(session)`` reads what ``core.snapshot.model`` models: cluster id, controller and its
+epoch, broker registrations, every topic with every partition state, topic and broker configs,
+deletion markers, admin requests and notifications. ZooKeeper is the only source, so it works with every
+broker down.
+
+How it is fast: kazoo's ``get_async``/``get_children_async`` keep up to ``max_in_flight`` requests
+outstanding on the session. ZooKeeper answers a session's requests in order, so the reader consumes
+results strictly first-in first-out and never waits on anything but the oldest request; answers may add
+new requests (the state of each partition once a topic's ``partitions`` children are known), which join
+the back of the queue. The Python client is the limit (thousands of reads per second), not the server.
+
+How it stays truthful:
+
+- ``zxid`` is the server's zxid in the last reply header (every read reply carries the server's last
+  processed zxid), never less than any ``mzxid`` seen: no change after it is in the snapshot.
+- A snapshot that straddles a lost session (ephemeral broker and controller znodes may have changed in
+  the gap) or a controller failover (``/controller_epoch`` differs at the end from the start) is thrown
+  away and read again, up to ``max_attempts`` times; a connection loss within the same session only
+  re-sends the requests that failed.
+- A znode deleted while reading is simply absent; unparseable data is kept as ``Unreadable``; a znode
+  the session may not read (NoAuth) becomes an ``Unreadable`` saying so. Nothing here raises for data.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from kazoo.exceptions import (
+    ConnectionClosedError,
+    ConnectionLoss,
+    KazooException,
+    NoAuthError,
+    NoNodeError,
+    SessionExpiredError,
+)
+from kazoo.handlers.threading import KazooTimeoutError
+
+from core.errors import ConnectError, SessionLostError
+from core.kafka.znodes import (
+    EntityConfig,
+    PartitionState,
+    TopicAssignment,
+    Unreadable,
+    parse_broker,
+    parse_cluster_id,
+    parse_config_change,
+    parse_controller,
+    parse_controller_epoch,
+    parse_entity_config,
+    parse_feature,
+    parse_isr_change,
+    parse_log_dir_event,
+    parse_migration,
+    parse_partition_state,
+    parse_preferred_election,
+    parse_producer_id_block,
+    parse_reassignment,
+    parse_topic,
+)
+from core.polling import DeadlineExceeded, wait_until
+from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
+from core.zookeeper.session import ZkSession
+
+DEFAULT_MAX_IN_FLIGHT = 2000
+DEFAULT_MAX_ATTEMPTS = 3
+PROGRESS_EVERY = 1024  # completions between two progress reports
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotProgress:
+    """How far a snapshot read is: ``done`` of ``total`` requests known so far (``total`` grows while
+    topics are discovered). ``attempt`` starts at 1 and grows when a read is discarded and retaken."""
+
+    attempt: int
+    done: int
+    total: int
+    topics: int
+    partitions: int
+
+
+ProgressCallback = Callable[[SnapshotProgress], None]
+
+
+@dataclass
+class ReadStats:
+    """What the last ``SnapshotReader.read`` did: for the CLI's summary and the benchmarks."""
+
+    attempts: int = 0
+    requests: int = 0
+    max_in_flight: int = 0
+    seconds: float = 0.0
+    first_zxid: int = 0  # server zxid of the first reply of the kept attempt
+    last_zxid: int = 0  # ... and of its last reply: equal means nothing changed while reading
+    retaken_for: tuple[str, ...] = ()  # why earlier attempts were discarded
+
+    @property
+    def point_in_time(self) -> bool:
+        """True when ZooKeeper committed no change at all while the kept attempt was reading."""
+        return self.first_zxid == self.last_zxid
+
+
+class _Straddled(Exception):
+    """The attempt saw the session end (or the controller change): discard it and read again."""
+
+
+class _Denied:
+    """Marks a request the session was not allowed to make (ZooKeeper NoAuth)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+class _Absent:
+    """Marks a NoNode answer: the znode does not exist (or vanished while reading)."""
+
+    __slots__ = ()
+
+
+_MISSING = _Absent()
+
+# Paths read once per snapshot, relative to the Kafka chroot.
+_SINGLE_ZNODES = (
+    "/controller_epoch",
+    "/controller",
+    "/cluster/id",
+    "/admin/reassign_partitions",
+    "/admin/preferred_replica_election",
+    "/feature",
+    "/migration",
+    "/latest_producer_id_block",
+)
+_LISTED = (
+    "/brokers/ids",
+    "/brokers/topics",
+    "/admin/delete_topics",
+    "/config/topics",
+    "/config/brokers",
+    "/isr_change_notification",
+    "/log_dir_event_notification",
+    "/config/changes",
+)
+_NOTIFICATION_PARSERS: dict[str, Callable[[str, bytes | None], object]] = {
+    "/isr_change_notification": parse_isr_change,
+    "/log_dir_event_notification": parse_log_dir_event,
+    "/config/changes": parse_config_change,
+}
+
+
+def times_of(stat: Any) -> ZnodeTimes:
+    """The ``ZnodeTimes`` of a kazoo ``ZnodeStat``."""
+    return ZnodeTimes(stat.czxid, stat.mzxid, stat.ctime, stat.mtime, stat.version)
+
+
+def read_snapshot(
+    session: ZkSession,
+    progress: ProgressCallback | None = None,
+    max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> ClusterSnapshot:
+    """Read all Kafka metadata of the session's cluster into a ``ClusterSnapshot``.
+
+    Blocks until done (seconds for 100k partitions): call it from a worker thread, never from a kazoo
+    callback or watch.
+
+    Args:
+        session: a started session, chrooted at the Kafka chroot.
+        progress: called on the calling thread every ~1000 answers and once at the end.
+        max_in_flight: requests outstanding at once (a bound on client and server memory).
+        max_attempts: reads in all: one that straddles a lost session or a controller change is taken
+            again; if the controller changed during the last one, that read is kept.
+
+    Raises:
+        SessionLostError: every attempt straddled a lost session, or the session was closed.
+        ConnectError: ZooKeeper stopped answering and did not come back within the session timeout.
+    """
+    return SnapshotReader(session, progress, max_in_flight, max_attempts).read()
+
+
+class SnapshotReader:
+    """One reusable reader: ``read()`` takes a snapshot and leaves what it did in ``stats``."""
+
+    def __init__(
+        self,
+        session: ZkSession,
+        progress: ProgressCallback | None = None,
+        max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    ) -> None:
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+        self.session = session
+        self.progress = progress
+        self.max_in_flight = max_in_flight
+        self.max_attempts = max(1, max_attempts)
+        self.stats = ReadStats()
+
+    def read(self) -> ClusterSnapshot:
+        """Take a snapshot (see ``read_snapshot``)."""
+        started = time.monotonic()
+        self.stats = ReadStats()
+        reasons: list[str] = []
+        for attempt in range(1, self.max_attempts + 1):
+            self.stats.attempts = attempt
+            self._wait_connected()
+            reader = _Attempt(self.session, attempt, self.progress, self.max_in_flight)
+            try:
+                snapshot, epoch_changed = reader.run()
+            except _Straddled as straddle:
+                reasons.append(str(straddle))
+                self._account(reader)
+                continue
+            self._account(reader)
+            self.stats.first_zxid, self.stats.last_zxid = reader.first_zxid, snapshot.zxid
+            if epoch_changed and attempt < self.max_attempts:
+                reasons.append("the controller changed while reading (/controller_epoch moved)")
+                continue
+            self.stats.retaken_for = tuple(reasons)
+            self.stats.seconds = time.monotonic() - started
+            return snapshot
+        self.stats.retaken_for = tuple(reasons)
+        self.stats.seconds = time.monotonic() - started
+        raise SessionLostError(
+            f"the ZooKeeper session was lost during each of {self.max_attempts} snapshot reads "
+            f"({reasons[-1]}); ZooKeeper {self.session.target} is unstable right now"
+        )
+
+    def _account(self, reader: _Attempt) -> None:
+        self.stats.requests += reader.issued
+        self.stats.max_in_flight = max(self.stats.max_in_flight, reader.peak_in_flight)
+
+    def _wait_connected(self) -> None:
+        client = self.session.client
+        if client.connected:
+            return
+        timeout = self.session.settings.session_timeout * 3
+        try:
+            wait_until(lambda: client.connected, timeout, "the ZooKeeper connection", interval=0.05)
+        except DeadlineExceeded:
+            raise ConnectError(
+                f"ZooKeeper {self.session.target} is not connected and did not reconnect within {timeout:g} s"
+            ) from None
+
+
+class _TopicBuild:
+    """A topic while it is being read: its znode's raw answer, then the raw data of its partition states."""
+
+    __slots__ = ("name", "raw", "states")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.raw: Any = _MISSING  # the answer for /brokers/topics/<t>: (data, stat), _Denied or _MISSING
+        self.states: dict[int, Any] = {}  # partition -> its state znode's data, _MISSING or _Denied
+
+
+# A queued request: (op, path, handler kind, context); plain ints, compared on the hot path.
+_GET, _CHILDREN = 0, 1
+_STATE, _TOPIC, _TOPIC_CHILDREN, _SINGLE, _LIST, _BROKER, _MARKER, _TOPIC_CONFIG, _BROKER_CONFIG, _NOTE = range(10)
+
+
+class _Attempt:
+    """One pass over the cluster; raises ``_Straddled`` when the session ends under it."""
+
+    def __init__(self, session: ZkSession, attempt: int, progress: ProgressCallback | None, window: int) -> None:
+        self.session = session
+        self.client = session.client
+        self.attempt = attempt
+        self.progress = progress
+        self.window = window
+        self.session_id = session.session_id
+        self.timeout = max(10.0, session.settings.session_timeout * 2)
+        self.todo: deque[tuple[int, str, int, Any]] = deque()
+        self.issued = 0
+        self.done = 0
+        self.peak_in_flight = 0
+        self.first_zxid = 0
+        self.singles: dict[str, tuple[bytes | None, Any] | _Denied | _Absent | None] = {}
+        self.topics: dict[str, _TopicBuild] = {}
+        self.brokers: dict[int, BrokerEntry] = {}
+        self.markers: dict[str, ZnodeTimes] = {}
+        self.topic_configs: dict[str, EntityConfig | Unreadable] = {}
+        self.broker_configs: dict[str, EntityConfig | Unreadable] = {}
+        self.notes: dict[str, list[Notification]] = {parent: [] for parent in _NOTIFICATION_PARSERS}
+        self.unreadable: list[Unreadable] = []
+        self.partitions = 0
+
+    # ---- the pipeline ---------------------------------------------------------------------------
+
+    def run(self) -> tuple[ClusterSnapshot, bool]:
+        # One round trip first, so last_zxid is the server's zxid as the read starts (replies carry it).
+        try:
+            self.client.exists("/")
+        except ConnectionClosedError:
+            raise SessionLostError(f"the ZooKeeper session to {self.session.target} was closed") from None
+        except (ConnectionLoss, SessionExpiredError, KazooTimeoutError):
+            raise _Straddled("the ZooKeeper connection dropped as the read started") from None
+        self.first_zxid = self.client.last_zxid
+        for path in _SINGLE_ZNODES:
+            self.todo.append((_GET, path, _SINGLE, None))
+        for path in _LISTED:
+            self.todo.append((_CHILDREN, path, _LIST, None))
+        self._pump()
+        # Re-read the epoch last: a different value means a controller failover happened mid-read.
+        start_epoch = self.singles.get("/controller_epoch")
+        self.todo.append((_GET, "/controller_epoch", _SINGLE, "end"))
+        self._pump()
+        end_epoch = self.singles.get("/controller_epoch#end")
+        if self.session.session_id != self.session_id:
+            raise _Straddled("the ZooKeeper session changed while reading")
+        epoch_changed = _data(start_epoch) != _data(end_epoch)
+        return self._build(), epoch_changed
+
+    def _pump(self) -> None:
+        """Issue queued requests, keeping at most ``window`` outstanding, until everything is answered."""
+        todo, window, client = self.todo, self.window, self.client
+        get_async, children_async = client.get_async, client.get_children_async
+        in_flight: deque[tuple[Any, int, str, int, Any]] = deque()
+        progress_at = PROGRESS_EVERY
+        while todo or in_flight:
+            while todo and len(in_flight) < window:
+                op, path, kind, ctx = todo.popleft()
+                result = get_async(path) if op == 0 else children_async(path)
+                in_flight.append((result, op, path, kind, ctx))
+                self.issued += 1
+            if len(in_flight) > self.peak_in_flight:
+                self.peak_in_flight = len(in_flight)
+            result, op, path, kind, ctx = in_flight.popleft()
+            try:
+                value = result.get(timeout=self.timeout)
+            except NoNodeError:
+                value = _MISSING
+            except NoAuthError:
+                value = _Denied(f"kzc may not read {path}: ZooKeeper denied it (NoAuth); check --zk-auth")
+            except KazooTimeoutError:
+                if self.client.connected:
+                    raise ConnectError(
+                        f"ZooKeeper {self.session.target} stopped answering for {self.timeout:g} s while a snapshot "
+                        "was being read"
+                    ) from None
+                self._reconnected_or_straddled()
+                todo.appendleft((op, path, kind, ctx))
+                continue
+            except ConnectionLoss:
+                self._reconnected_or_straddled()
+                todo.appendleft((op, path, kind, ctx))  # same session: just ask again
+                continue
+            except ConnectionClosedError:  # a SessionExpiredError subclass: test it first
+                raise SessionLostError(f"the ZooKeeper session to {self.session.target} was closed") from None
+            except SessionExpiredError:
+                raise _Straddled("the ZooKeeper session expired while reading") from None
+            except KazooException as exc:
+                value = _Denied(f"ZooKeeper refused to read {path}: {type(exc).__name__}")
+            self.done += 1
+            if kind == _STATE:
+                # Hot path, once per partition: keep the raw data (not the stat); parsing waits until the
+                # reading is done, so this thread does not compete with kazoo's for the GIL meanwhile.
+                ctx[0][ctx[1]] = value[0] if type(value) is tuple else value
+            else:
+                self._handle(kind, path, value, ctx)
+            if self.progress is not None and self.done >= progress_at:
+                progress_at = self.done + PROGRESS_EVERY
+                self._report()
+        if self.progress is not None:
+            self._report()
+
+    def _report(self) -> None:
+        assert self.progress is not None
+        total = self.issued + len(self.todo)
+        self.progress(SnapshotProgress(self.attempt, self.done, total, len(self.topics), self.partitions))
+
+    def _reconnected_or_straddled(self) -> None:
+        """After a connection loss: wait for kazoo to reconnect; a new session means start again."""
+        client = self.client
+        try:
+            wait_until(lambda: client.connected, self.timeout, "the ZooKeeper connection", interval=0.02)
+        except DeadlineExceeded:
+            raise ConnectError(
+                f"lost the connection to ZooKeeper {self.session.target} while taking a snapshot and it did not "
+                f"come back within {self.timeout:g} s"
+            ) from None
+        if self.session.session_id != self.session_id:
+            raise _Straddled("the ZooKeeper session was lost and replaced while reading")
+
+    # ---- answers --------------------------------------------------------------------------------
+
+    def _state(self, path: str, value: Any) -> PartitionState | Unreadable | None:
+        """``value``: the state znode's data, ``_MISSING`` or ``_Denied``."""
+        if value is _MISSING:
+            return None
+        if type(value) is _Denied:
+            return self._unreadable(Unreadable(path, b"", value.reason))
+        parsed = parse_partition_state(path, value)
+        if type(parsed) is Unreadable:
+            self.unreadable.append(parsed)
+        return parsed
+
+    def _unreadable(self, value: Unreadable) -> Unreadable:
+        self.unreadable.append(value)
+        return value
+
+    def _handle(self, kind: int, path: str, value: Any, ctx: Any) -> None:
+        if kind == _SINGLE:
+            self.singles[path if ctx is None else f"{path}#{ctx}"] = value
+        elif kind == _LIST:
+            self._listed(path, value)
+        elif kind == _TOPIC:
+            self._topic(ctx, path, value)
+        elif kind == _TOPIC_CHILDREN:
+            self._topic_children(ctx, path, value)
+        elif kind == _BROKER:
+            self._broker(ctx, path, value)
+        elif kind == _MARKER:
+            if value is not _MISSING and type(value) is not _Denied:
+                self.markers[ctx] = times_of(value[1])
+        elif kind == _TOPIC_CONFIG:
+            parsed = self._entity_config(path, value)
+            if parsed is not None:
+                self.topic_configs[ctx] = parsed
+        elif kind == _BROKER_CONFIG:
+            parsed = self._entity_config(path, value)
+            if parsed is not None:
+                self.broker_configs[ctx] = parsed
+        elif kind == _NOTE:
+            self._notification(ctx, path, value)
+
+    def _listed(self, path: str, value: Any) -> None:
+        if value is _MISSING:
+            return  # an old Kafka or a fresh cluster without this root: nothing there
+        if type(value) is _Denied:
+            self._unreadable(Unreadable(path, b"", value.reason))
+            return
+        names = sorted(value)
+        queue = self.todo
+        if path == "/brokers/topics":
+            for name in names:
+                build = self.topics[name] = _TopicBuild(name)
+                queue.append((_GET, f"{path}/{name}", _TOPIC, build))
+                queue.append((_CHILDREN, f"{path}/{name}/partitions", _TOPIC_CHILDREN, build))
+        elif path == "/brokers/ids":
+            for name in names:
+                queue.append((_GET, f"{path}/{name}", _BROKER, name))
+        elif path == "/admin/delete_topics":
+            for name in names:
+                queue.append((_GET, f"{path}/{name}", _MARKER, name))
+        elif path == "/config/topics":
+            for name in names:
+                queue.append((_GET, f"{path}/{name}", _TOPIC_CONFIG, name))
+        elif path == "/config/brokers":
+            for name in names:
+                queue.append((_GET, f"{path}/{name}", _BROKER_CONFIG, name))
+        else:
+            for name in names:
+                queue.append((_GET, f"{path}/{name}", _NOTE, path))
+
+    def _topic(self, topic: _TopicBuild, path: str, value: Any) -> None:
+        if value is _MISSING:
+            self.topics.pop(topic.name, None)  # deleted while reading
+        else:
+            topic.raw = value
+
+    def _topic_children(self, topic: _TopicBuild, path: str, value: Any) -> None:
+        if value is _MISSING:
+            return  # no partitions znode: no state can exist (listed partitions get None at the end)
+        if type(value) is _Denied:
+            self._unreadable(Unreadable(path, b"", value.reason))
+            return
+        base = f"{path}/"
+        states = topic.states
+        for child in value:
+            if child.isascii() and child.isdigit() and (child == "0" or child[0] != "0"):
+                partition = int(child)
+                self.todo.append((_GET, f"{base}{partition}/state", _STATE, (states, partition)))
+                self.partitions += 1
+            else:
+                self._unreadable(Unreadable(base + child, b"", f"'{child[:40]}' is not a partition number"))
+
+    def _broker(self, name: str, path: str, value: Any) -> None:
+        if value is _MISSING:
+            return  # the broker left while reading
+        if not (name.isascii() and name.isdigit()):
+            raw = b"" if type(value) is _Denied else (value[0] or b"")
+            self._unreadable(Unreadable(path, raw, f"'{name[:40]}' under /brokers/ids is not a broker id"))
+            return
+        if type(value) is _Denied:
+            registration: Any = self._unreadable(Unreadable(path, b"", value.reason))
+            times = ZnodeTimes(0, 0, 0, 0, -1)
+        else:
+            registration = parse_broker(path, value[0])
+            if type(registration) is Unreadable:
+                self.unreadable.append(registration)
+            times = times_of(value[1])
+        self.brokers[int(name)] = BrokerEntry(int(name), registration, times)
+
+    def _entity_config(self, path: str, value: Any) -> EntityConfig | Unreadable | None:
+        if value is _MISSING:
+            return None
+        if type(value) is _Denied:
+            return self._unreadable(Unreadable(path, b"", value.reason))
+        parsed = parse_entity_config(path, value[0])
+        if type(parsed) is Unreadable:
+            self.unreadable.append(parsed)
+        return parsed
+
+    def _notification(self, parent: str, path: str, value: Any) -> None:
+        if value is _MISSING:
+            return  # consumed by the controller while reading
+        name = path.rsplit("/", 1)[1]
+        if type(value) is _Denied:
+            self.notes[parent].append(Notification(name, 0, self._unreadable(Unreadable(path, b"", value.reason))))
+            return
+        parsed = _NOTIFICATION_PARSERS[parent](path, value[0])
+        if type(parsed) is Unreadable:
+            self.unreadable.append(parsed)
+        self.notes[parent].append(Notification(name, value[1].ctime, parsed))
+
+    # ---- the snapshot ---------------------------------------------------------------------------
+
+    def _single(self, path: str, parse: Callable[[str, bytes | None], Any], empty_is_absent: bool = False) -> Any:
+        value = self.singles.get(path)
+        if value is _MISSING:
+            return None
+        if type(value) is _Denied:
+            return self._unreadable(Unreadable(path, b"", value.reason))
+        assert isinstance(value, tuple)
+        if empty_is_absent and not value[0]:
+            return None
+        parsed = parse(path, value[0])
+        if type(parsed) is Unreadable:
+            self.unreadable.append(parsed)
+        return parsed
+
+    def _single_times(self, path: str) -> ZnodeTimes | None:
+        value = self.singles.get(path)
+        return times_of(value[1]) if isinstance(value, tuple) else None
+
+    def _build(self) -> ClusterSnapshot:
+        # The epoch the snapshot ends at (re-read last); the start value only served to detect a failover.
+        self.singles["/controller_epoch"] = self.singles.get("/controller_epoch#end")
+        singles = {
+            "cluster_id": self._single("/cluster/id", parse_cluster_id),
+            "controller": self._single("/controller", parse_controller),
+            "controller_epoch": self._single("/controller_epoch", parse_controller_epoch),
+            "reassignment": self._single("/admin/reassign_partitions", parse_reassignment),
+            "preferred_election": self._single("/admin/preferred_replica_election", parse_preferred_election),
+            "feature": self._single("/feature", parse_feature),
+            "migration": self._single("/migration", parse_migration),
+            # Brokers pre-create it empty; Kafka reads empty data as "no block handed out yet".
+            "producer_id_block": self._single("/latest_producer_id_block", parse_producer_id_block, True),
+        }
+        epoch_times = self._single_times("/controller_epoch")
+        topic_configs = MappingProxyType(dict(sorted(self.topic_configs.items())))
+        topics: dict[str, TopicEntry] = {}
+        for name in sorted(self.topics):
+            build = self.topics[name]
+            path = f"/brokers/topics/{name}"
+            assignment: TopicAssignment | Unreadable
+            if type(build.raw) is _Denied:
+                assignment = self._unreadable(Unreadable(path, b"", build.raw.reason))
+                times = ZnodeTimes(0, 0, 0, 0, -1)
+            else:
+                assignment = parse_topic(path, build.raw[0])
+                if type(assignment) is Unreadable:
+                    self.unreadable.append(assignment)
+                times = times_of(build.raw[1])
+            states: dict[int, PartitionState | Unreadable | None] = {}
+            raw_states = build.states
+            listed = assignment.partition_ids if type(assignment) is TopicAssignment else ()
+            for partition in sorted(raw_states.keys() | set(listed)):
+                # A listed partition without a partitions/<p> znode has no state: None, never read.
+                raw = raw_states.get(partition, _MISSING)
+                states[partition] = self._state(f"{path}/partitions/{partition}/state", raw)
+            topics[name] = TopicEntry(
+                name=name,
+                assignment=assignment,
+                times=times,
+                states=MappingProxyType(states),
+                config=topic_configs.get(name),
+            )
+        return ClusterSnapshot(
+            taken_at_ms=int(time.time() * 1000),
+            zookeeper=str(self.session.target),
+            zxid=self.client.last_zxid,
+            session_id=self.session_id or 0,
+            controller_epoch_zk_version=epoch_times.version if epoch_times else None,
+            brokers=MappingProxyType(dict(sorted(self.brokers.items()))),
+            topics=MappingProxyType(topics),
+            deletion_markers=MappingProxyType(dict(sorted(self.markers.items()))),
+            reassignment_times=self._single_times("/admin/reassign_partitions"),
+            preferred_election_times=self._single_times("/admin/preferred_replica_election"),
+            topic_configs=topic_configs,
+            broker_configs=MappingProxyType(dict(sorted(self.broker_configs.items()))),
+            isr_change_notifications=_sorted_notes(self.notes["/isr_change_notification"]),
+            log_dir_event_notifications=_sorted_notes(self.notes["/log_dir_event_notification"]),
+            config_change_notifications=_sorted_notes(self.notes["/config/changes"]),
+            unreadable=tuple(sorted(self.unreadable, key=lambda u: u.path)),
+            **singles,
+        )
+
+
+def _sorted_notes(notes: list[Notification]) -> tuple[Notification, ...]:
+    return tuple(sorted(notes, key=lambda n: n.name))
+
+
+def _data(value: object) -> bytes | None:
+    return value[0] if isinstance(value, tuple) else None

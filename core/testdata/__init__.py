@@ -1,0 +1,1 @@
+"""Synthetic clusters for tests, demos and benchmarks."""

@@ -1,0 +1,1 @@
+"""Topic create, expand and delete: the facts they read, plans, guards, writes and progress."""

@@ -1,0 +1,230 @@
+"""The guards kzc puts in front of every topic mutation: pure checks over ``ClusterFacts``.
+
+Each guard either passes, adds a warning, or raises before anything is written: ``ReadOnlyError``
+(read-only mode, a ZooKeeper-to-KRaft migration), ``GuardError`` (kzc's own refusals: internal topics,
+deletion markers, reassignments, unknown brokers, ``delete.topic.enable=false``) or ``KafkaRuleError``
+(the refusals Kafka itself makes, in Kafka's words; zk-layout §4.3 and §5.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from core.errors import GuardError, KafkaRuleError
+from core.kafka.names import is_internal
+from core.kafka.znodes import ControllerInfo, TopicAssignment, Unreadable
+from core.topics.facts import ClusterFacts, LiveTopic
+
+
+@dataclass(frozen=True)
+class Check:
+    """One guard's outcome as plans show it: ``status`` is ``ok`` or ``warning``."""
+
+    name: str
+    status: str
+    detail: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"name", "status", "detail"}``."""
+        return {"name": self.name, "status": self.status, "detail": self.detail}
+
+
+def is_internal_topic(name: str) -> bool:
+    """``Topic.isInternal`` (3.9): ``__consumer_offsets``, ``__transaction_state``, ``__share_group_state``."""
+    return is_internal(name)
+
+
+def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts) -> str | None:
+    """Why no mutation may be applied to this cluster now, or None.
+
+    Read-only mode comes first; then a ZooKeeper-to-KRaft migration: a KRaft controller registered in
+    ``/controller`` (with ``/migration`` present, or unreadable) owns the metadata, and writes made through
+    ZooKeeper would bypass it.
+    """
+    if read_only:
+        where = f"context '{context}' has read_only = true" if context else "--read-only was given"
+        return f"kzc is read-only ({where}): refusing every mutation"
+    controller = facts.controller
+    migration = facts.migration
+    kraft = isinstance(controller, ControllerInfo) and controller.is_kraft
+    if kraft and isinstance(controller, ControllerInfo):
+        epoch = controller.kraft_controller_epoch
+        where = "/migration exists and " if migration is not None else ""
+        return (
+            f"a ZooKeeper-to-KRaft migration is in progress ({where}KRaft controller {controller.broker_id}, epoch "
+            f"{epoch}, holds /controller): the KRaft controller owns the metadata and dual-writes ZooKeeper, so "
+            "kzc is read-only on this cluster (use Kafka's tools against the KRaft controller)"
+        )
+    if migration is not None and isinstance(controller, Unreadable):
+        return (
+            f"/migration exists and /controller is unreadable ({controller.reason}): kzc cannot rule out a "
+            "ZooKeeper-to-KRaft migration, so it is read-only on this cluster"
+        )
+    return None
+
+
+def migration_warnings(facts: ClusterFacts) -> list[str]:
+    """Warnings about ``/migration`` that do not block (a ZooKeeper controller is active)."""
+    if facts.migration is None or read_only_reason(False, None, facts) is not None:
+        return []
+    return [
+        "/migration exists but a ZooKeeper controller is active (a migration not started yet, or rolled back): "
+        "make sure no KRaft controller is about to take over"
+    ]
+
+
+def controller_warnings(facts: ClusterFacts) -> list[str]:
+    """A warning when no controller is active: the change is recorded but nothing happens until one is."""
+    if facts.controller is None:
+        return ["no active controller (/controller is missing): nothing happens until a controller is elected"]
+    if isinstance(facts.controller, Unreadable):
+        return [f"/controller is unreadable ({facts.controller.reason})"]
+    return []
+
+
+def reassignment_warnings(facts: ClusterFacts) -> list[str]:
+    """A warning when ``/admin/reassign_partitions`` cannot be read: kzc cannot tell what it moves."""
+    if isinstance(facts.reassignment, Unreadable):
+        return [
+            f"/admin/reassign_partitions is unreadable ({facts.reassignment.reason}): kzc cannot tell which "
+            "partitions it asks the controller to move"
+        ]
+    return []
+
+
+def check_not_marked_for_deletion(facts: ClusterFacts, topic: str) -> None:
+    """3.1+ ``validateTopicCreate`` step 2 (also used before expanding).
+
+    Raises:
+        KafkaRuleError: ``TopicExistsException`` "Topic '<t>' is marked for deletion."
+    """
+    if topic in facts.marked_for_deletion:
+        raise KafkaRuleError(f"Topic '{topic}' is marked for deletion.", "TopicExistsException")
+
+
+def check_not_internal_for_expand(topic: str) -> None:
+    """TopicCommand's refusal to change the partition count of an internal topic.
+
+    Raises:
+        GuardError: "The number of partitions for the internal topic <t> cannot be changed."
+    """
+    if is_internal_topic(topic):
+        raise GuardError(f"The number of partitions for the internal topic {topic} cannot be changed.")
+
+
+def check_no_reassignment(facts: ClusterFacts, topic: LiveTopic) -> None:
+    """The broker-side CreatePartitions check (2.4+), plus partitions still waiting in the reassign znode.
+
+    Raises:
+        KafkaRuleError: ``ReassignmentInProgressException`` with Kafka's message.
+    """
+    assignment = topic.assignment
+    moving = assignment.reassigning_partitions if isinstance(assignment, TopicAssignment) else ()
+    queued = facts.reassigning_in_znode(topic.name)
+    if moving or queued:
+        raise KafkaRuleError(
+            f"A partition reassignment is in progress for the topic '{topic.name}'.",
+            "ReassignmentInProgressException",
+        )
+
+
+def check_known_brokers(assignment: Mapping[int, Sequence[int]], broker_ids: Iterable[int]) -> None:
+    """kzc's guard on manual assignments for new topics: Kafka accepts unregistered brokers on create
+    (the partitions then stay offline), kzc does not.
+
+    Raises:
+        GuardError: naming the unknown broker ids and the registered ones.
+    """
+    known = set(broker_ids)
+    unknown = sorted({b for replicas in assignment.values() for b in replicas if b not in known})
+    if unknown:
+        listed = ", ".join(map(str, unknown))
+        registered = ", ".join(map(str, sorted(known))) or "none"
+        raise GuardError(
+            f"Unknown broker(s) in replica assignment: {listed}. Registered brokers: {registered}. Kafka would "
+            "accept this on create and leave those replicas offline; kzc refuses"
+        )
+
+
+def check_deletable(facts: ClusterFacts, topics: Sequence[str], live: Mapping[str, LiveTopic] | None = None) -> None:
+    """TopicCommand's and AdminZkClient's refusals before marking topics for deletion, in Kafka's order.
+
+    Args:
+        live: the topics as read, to say why an already-marked topic is held.
+
+    Raises:
+        GuardError: an internal topic ("... is a kafka internal topic and is not allowed to be marked for
+            deletion."), or topics already marked for deletion (with what holds them).
+        KafkaRuleError: a topic that does not exist ("Topic `<t>` to delete does not exist").
+    """
+    internal = [t for t in topics if is_internal_topic(t)]
+    if internal:
+        raise GuardError(
+            " ".join(
+                f"Topic {t} is a kafka internal topic and is not allowed to be marked for deletion." for t in internal
+            )
+        )
+    missing = [t for t in topics if t not in facts.topic_names]
+    if missing:
+        raise KafkaRuleError(
+            " ".join(f"Topic `{t}` to delete does not exist" for t in missing), "UnknownTopicOrPartitionException"
+        )
+    marked = [t for t in topics if t in facts.marked_for_deletion]
+    if marked:
+        messages = []
+        for topic in marked:
+            reasons = deletion_obstacles(facts, (live or {}).get(topic))
+            held = f" It is stuck: {'; '.join(reasons)}." if reasons else ""
+            messages.append(f"Topic {topic} is already marked for deletion.{held}")
+        raise GuardError(" ".join(messages))
+
+
+def check_delete_enabled(value: bool | None, source: str) -> Check:
+    """The ``delete.topic.enable`` guard.
+
+    Args:
+        value: the controller's setting, or None when it could not be read.
+        source: where it was read (or why not), for the message.
+
+    Raises:
+        GuardError: deletion is disabled: the controller would remove the marker and delete nothing.
+    """
+    if value is False:
+        raise GuardError(
+            f"delete.topic.enable=false ({source}): the controller would drop the deletion request and delete "
+            "nothing; enable it on the brokers first"
+        )
+    if value is None:
+        return Check(
+            "delete.topic.enable",
+            "warning",
+            f"unknown ({source}); if it is false, the controller removes the marker and deletes nothing",
+        )
+    return Check("delete.topic.enable", "ok", f"true ({source})")
+
+
+def deletion_obstacles(facts: ClusterFacts, topic: LiveTopic | None) -> list[str]:
+    """Why the controller would hold a topic's deletion now (zk-layout §7.4), for plans and progress.
+
+    Returns:
+        Reasons such as "replica on dead broker 2" or "partition reassignment in progress (partitions
+        0, 3)"; empty when nothing visible in ZooKeeper blocks it.
+    """
+    reasons: list[str] = []
+    if facts.controller is None:
+        reasons.append("no active controller (/controller is missing)")
+    if topic is None:
+        return reasons
+    assignment = topic.assignment
+    if isinstance(assignment, Unreadable):
+        reasons.append(f"its assignment {assignment.path} is unreadable: {assignment.reason}")
+        return reasons
+    live = facts.broker_ids
+    dead = sorted({b for _, replicas in assignment.partitions for b in replicas if b not in live})
+    reasons += [f"replica on dead broker {b}" for b in dead]
+    moving = sorted(set(assignment.reassigning_partitions) | set(facts.reassigning_in_znode(topic.name)))
+    if moving:
+        shown = ", ".join(map(str, moving[:10])) + (", ..." if len(moving) > 10 else "")
+        reasons.append(f"partition reassignment in progress (partitions {shown})")
+    return reasons

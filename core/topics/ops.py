@@ -1,0 +1,404 @@
+"""Topic create, expand and delete on a live cluster: plan (read, validate, preview), apply, follow.
+
+``TopicOps`` ties the pieces together for one cluster: ``core.topics.facts`` reads, ``core.topics.plan``
+validates and builds the plan, ``core.topics.write`` writes it (through the AdminClient when a
+``--bootstrap-server`` is known, else through ZooKeeper as Kafka's ZooKeeper tools do) and
+``core.topics.progress`` follows the controller. Every ``apply_*`` re-reads the cluster first and refuses
+in read-only mode or during a ZooKeeper-to-KRaft migration, whatever the plan says; after writing it reads
+back ``/brokers/topics/<t>`` and fails loudly if the cluster holds anything other than the plan.
+
+Audit lines are written by the caller around each attempt (``TopicOps.audit.attempt``), so dry runs,
+refusals and cancellations are recorded too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
+
+from core.audit import AuditLog
+from core.brokers.admin import KafkaAdmin
+from core.config import ConnectionSettings
+from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
+from core.kafka.znodes import TopicAssignment
+from core.topics.facts import ClusterFacts, TopicStateReader
+from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
+from core.topics.plan import (
+    VIA_ADMIN,
+    VIA_ZOOKEEPER,
+    Assignment,
+    CreatePlan,
+    CreateRequest,
+    DeletePlan,
+    DeleteRequest,
+    ExpandPlan,
+    ExpandRequest,
+    assignment_json,
+    check_not_marked_for_deletion_on_expand,
+    plan_create,
+    plan_delete,
+    plan_expand,
+    select_topics,
+)
+from core.topics.progress import (
+    DeleteProgress,
+    OnlineProgress,
+    deletion_progress,
+    online_progress,
+    wait_deleted,
+    wait_online,
+)
+from core.topics.write import (
+    create_via_admin,
+    create_via_zookeeper,
+    delete_via_admin,
+    delete_via_zookeeper,
+    expand_via_admin,
+    expand_via_zookeeper,
+)
+from core.zookeeper.session import ZkSession
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    """A topic created: ``assignment`` is what ``/brokers/topics/<t>`` holds right after the write."""
+
+    plan: CreatePlan
+    assignment: Assignment
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"operation", "topic", "assignment", "via"}``."""
+        return {
+            "operation": "create",
+            "topic": self.plan.topic,
+            "assignment": assignment_json(self.assignment),
+            "via": self.plan.via,
+        }
+
+
+@dataclass(frozen=True)
+class ExpandResult:
+    """Partitions added: ``assignment`` is what ``/brokers/topics/<t>`` holds for the new partitions."""
+
+    plan: ExpandPlan
+    assignment: Assignment
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"operation", "topic", "partitions", "assignment", "via"}`` (``assignment``: new partitions)."""
+        return {
+            "operation": "expand",
+            "topic": self.plan.topic,
+            "partitions": self.plan.target_partitions,
+            "assignment": assignment_json(self.assignment),
+            "via": self.plan.via,
+        }
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    """Topics marked for deletion, and those the brokers did not delete (AdminClient path only).
+
+    ``refused`` holds (topic, Kafka exception) for the ``errors`` that were the brokers' refusals
+    (``TopicDeletionDisabledException``, authorization...), as opposed to failures (unexpected errors).
+    """
+
+    plan: DeletePlan
+    marked: tuple[str, ...]
+    errors: tuple[tuple[str, str], ...] = ()
+    refused: tuple[tuple[str, str], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"operation", "deleted", "errors", "via"}`` (``deleted``: marked for deletion)."""
+        return {
+            "operation": "delete",
+            "deleted": list(self.marked),
+            "errors": dict(self.errors),
+            "via": self.plan.via,
+        }
+
+
+class TopicOps:
+    """Plan, apply and follow topic operations on the cluster behind ``session`` (and ``admin``, if any).
+
+    Args:
+        session: a started ``ZkSession`` (kzc always reads the truth from ZooKeeper).
+        admin: the brokers' AdminClient, or None for clusters reachable only through ZooKeeper.
+        settings: read-only mode, context name and the cluster's name for the audit log.
+        audit: where attempts are recorded; the default audit file when None.
+    """
+
+    def __init__(
+        self,
+        session: ZkSession,
+        admin: KafkaAdmin | None,
+        settings: ConnectionSettings,
+        audit: AuditLog | None = None,
+    ) -> None:
+        self.session = session
+        self.admin = admin
+        self.settings = settings
+        self.reader = TopicStateReader(session)
+        self.audit = audit or AuditLog(cluster_name(settings))
+
+    @property
+    def via(self) -> str:
+        """``admin`` when writes go through the brokers, ``zookeeper`` otherwise."""
+        return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
+
+    def blocked(self, facts: ClusterFacts) -> str | None:
+        """Why nothing may be applied now (read-only mode, migration), or None."""
+        return read_only_reason(self.settings.read_only, self.settings.context, facts)
+
+    # ---- create ---------------------------------------------------------------------------------
+
+    def plan_create(self, request: CreateRequest, rng: random.Random | None = None) -> CreatePlan:
+        """Validate a create and compute its assignment; nothing is written.
+
+        With an AdminClient, the brokers also validate the plan (``validate_only``: configs, policies),
+        unless it cannot be applied anyway (``blocked``: read-only mode or a migration, which the plan then
+        explains instead of a broker's answer). ``rng`` draws Kafka's random start; a fresh one per plan
+        by default, so apply the returned plan to get exactly its assignment.
+
+        Raises:
+            UsageError, KafkaRuleError, GuardError: see ``core.topics.plan.plan_create``.
+        """
+        facts = self.reader.facts()
+        orphan = None
+        if request.topic not in facts.topic_names:
+            found = self.reader.topic_config(request.topic)
+            orphan = found[1] if found else None
+        plan = plan_create(facts, request, via=self.via, blocked=self.blocked(facts), config_zk_version=orphan, rng=rng)
+        if self.admin is not None and plan.blocked is None:
+            self.admin.create_topic(plan.topic, [r for _, r in plan.assignment], dict(plan.config), validate_only=True)
+            plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
+        return plan
+
+    def apply_create(self, plan: CreatePlan) -> CreateResult:
+        """Create the topic exactly as planned and read back what landed.
+
+        Raises:
+            ReadOnlyError: read-only mode or a migration (checked again now).
+            KafkaRuleError: the topic appeared or was marked for deletion since the plan.
+            ConcurrentChangeError: the ZooKeeper path lost a race (nothing written).
+            KzcError: the cluster holds a different assignment than planned.
+        """
+        facts = self._writable_facts()
+        check_not_marked_for_deletion(facts, plan.topic)
+        if plan.topic in facts.topic_names:
+            raise KafkaRuleError(f"Topic '{plan.topic}' already exists.", "TopicExistsException")
+        if self.admin is not None:
+            create_via_admin(self.admin, plan)
+        else:
+            create_via_zookeeper(self.session, plan, facts)
+        stored = self._stored(plan.topic, [p for p, _ in plan.assignment])
+        _check_landed(plan.topic, plan.assignment, stored)
+        return CreateResult(plan, stored)
+
+    # ---- expand ---------------------------------------------------------------------------------
+
+    def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
+        """Validate a partition increase and compute the new replicas; nothing is written.
+
+        Raises:
+            KafkaRuleError, GuardError: see ``core.topics.plan.plan_expand``.
+        """
+        facts = self.reader.facts()
+        live = self.reader.topic(request.topic)
+        plan = plan_expand(facts, live, request, via=self.via, blocked=self.blocked(facts))
+        if self.admin is not None and plan.blocked is None:
+            self.admin.create_partitions(
+                plan.topic, plan.target_partitions, [r for _, r in plan.new_assignment], validate_only=True
+            )
+            plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
+        return plan
+
+    def apply_expand(self, plan: ExpandPlan) -> ExpandResult:
+        """Add the planned partitions; refuse if ``/brokers/topics/<t>`` changed since the plan.
+
+        Raises:
+            ReadOnlyError: read-only mode or a migration.
+            GuardError: the topic was marked for deletion since the plan.
+            ConcurrentChangeError: the topic znode changed since the plan (nothing written).
+            KzcError: the cluster holds a different assignment than planned.
+        """
+        facts = self._writable_facts()
+        check_not_marked_for_deletion_on_expand(facts, plan.topic)
+        if self.admin is not None:
+            live = self.reader.topic(plan.topic)
+            now = live.zk_version if live else "deleted"
+            if now != plan.topic_zk_version:
+                raise ConcurrentChangeError(
+                    f"/brokers/topics/{plan.topic} changed since the plan was made (version "
+                    f"{plan.topic_zk_version}, now {now}); nothing was written: make the plan again"
+                )
+            expand_via_admin(self.admin, plan)
+        else:
+            expand_via_zookeeper(self.session, plan)
+        stored = self._stored(plan.topic, [p for p, _ in plan.new_assignment])
+        _check_landed(plan.topic, plan.new_assignment, stored)
+        return ExpandResult(plan, stored)
+
+    # ---- delete ---------------------------------------------------------------------------------
+
+    def plan_delete(self, request: DeleteRequest) -> DeletePlan:
+        """Select and check the topics to delete; nothing is written.
+
+        ``delete.topic.enable`` is read from the controller through the AdminClient when there is one;
+        otherwise it is unknown and the plan says so.
+
+        Raises:
+            UsageError: bad selection or regex.
+            GuardError: internal topic, already marked, ``delete.topic.enable=false``.
+            KafkaRuleError: a topic does not exist.
+        """
+        facts = self.reader.facts()
+        topics = select_topics(facts, request)
+        live = self.reader.topics(t for t in topics if t in facts.topic_names)
+        check_deletable(facts, topics, live)
+        enabled, source = self.delete_topic_enable(facts)
+        return plan_delete(
+            facts,
+            request,
+            topics,
+            live,
+            via=self.via,
+            delete_topic_enable=enabled,
+            delete_topic_enable_source=source,
+            blocked=self.blocked(facts),
+        )
+
+    def apply_delete(self, plan: DeletePlan) -> DeleteResult:
+        """Mark the planned topics for deletion (AdminClient DeleteTopics, or the ZooKeeper markers).
+
+        Raises:
+            ReadOnlyError: read-only mode or a migration.
+            GuardError, KafkaRuleError: a topic vanished, became internal-looking or was marked meanwhile.
+        """
+        facts = self._writable_facts()
+        check_deletable(facts, plan.topics)
+        if self.admin is None:
+            delete_via_zookeeper(self.session, plan.topics)
+            return DeleteResult(plan, plan.topics)
+        outcome = delete_via_admin(self.admin, plan.topics)
+        marked = tuple(t for t in plan.topics if outcome[t] is None)
+        errors = tuple((t, str(e)) for t in plan.topics if (e := outcome[t]) is not None)
+        refused = tuple(
+            (t, e.kafka_exception if isinstance(e, KafkaRuleError) else type(e).__name__)
+            for t in plan.topics
+            if isinstance(e := outcome[t], KafkaRuleError | GuardError)
+        )
+        return DeleteResult(plan, marked, errors, refused)
+
+    def delete_topic_enable(self, facts: ClusterFacts) -> tuple[bool | None, str]:
+        """The controller's ``delete.topic.enable`` and where it came from (or why it is unknown)."""
+        if self.admin is None:
+            return None, "no --bootstrap-server: it is a static broker config, not readable through ZooKeeper"
+        candidates = [facts.controller_id()] if facts.controller_id() is not None else []
+        candidates += [b for b in sorted(facts.broker_ids) if b not in candidates]
+        problems = []
+        # Two tries: the controller, then one other broker (unreachable brokers cost a timeout each).
+        for broker in candidates[:2]:
+            assert broker is not None
+            try:
+                value = self.admin.broker_config(broker, "delete.topic.enable")
+            except KzcError as exc:
+                problems.append(f"broker {broker}: {exc}")
+                continue
+            role = "the controller" if broker == facts.controller_id() else "a broker"
+            if value is None:
+                problems.append(f"broker {broker} did not list it")
+                continue
+            return value.strip().lower() == "true", f"read from broker {broker}, {role}"
+        return None, "could not read it: " + ("; ".join(problems) or "no broker registered")
+
+    # ---- progress -------------------------------------------------------------------------------
+
+    def online_progress(self, topic: str, partitions: Sequence[int]) -> OnlineProgress:
+        """One look: which of ``partitions`` have a leader."""
+        return online_progress(self.reader, topic, partitions)
+
+    def wait_online(
+        self,
+        topic: str,
+        partitions: Sequence[int],
+        timeout: float,
+        on_change: Callable[[OnlineProgress], None] | None = None,
+    ) -> OnlineProgress:
+        """Wait until every partition has a leader (``ProgressTimeout`` with the reasons otherwise)."""
+        return wait_online(self.reader, topic, partitions, timeout, on_change)
+
+    def deletion_progress(self, topics: Sequence[str]) -> DeleteProgress:
+        """One look: which topics are gone, and what holds the others (zk-layout §7.4)."""
+        return deletion_progress(self.reader, topics)
+
+    def wait_deleted(
+        self, topics: Sequence[str], timeout: float, on_change: Callable[[DeleteProgress], None] | None = None
+    ) -> DeleteProgress:
+        """Wait until the controller removed every topic (``ProgressTimeout`` with the reasons otherwise)."""
+        return wait_deleted(self.reader, topics, timeout, on_change)
+
+    # ---- internals ------------------------------------------------------------------------------
+
+    def _writable_facts(self) -> ClusterFacts:
+        facts = self.reader.facts()
+        reason = self.blocked(facts)
+        if reason is not None:
+            raise ReadOnlyError(reason)
+        return facts
+
+    def _stored(self, topic: str, partitions: Sequence[int]) -> Assignment:
+        live = self.reader.topic(topic)
+        if live is None:
+            raise KzcError(f"the write was acknowledged but /brokers/topics/{topic} does not exist")
+        if not isinstance(live.assignment, TopicAssignment):
+            raise KzcError(
+                f"the write was acknowledged but /brokers/topics/{topic} is unreadable: {live.assignment.reason}"
+            )
+        return tuple((p, live.assignment.replicas(p)) for p in partitions)
+
+
+def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
+    if planned != stored:
+        differ = [p for (p, want), (_, got) in zip(planned, stored, strict=True) if want != got]
+        raise KzcError(
+            f"/brokers/topics/{topic} holds a different assignment than the plan for partitions "
+            f"{', '.join(map(str, differ))}: check the cluster (was the request forwarded to a KRaft controller?)"
+        )
+
+
+PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan)
+
+
+def _with_check(plan: PlanT, check: Check) -> PlanT:
+    return replace(plan, checks=(*plan.checks, check))
+
+
+def cluster_name(settings: ConnectionSettings) -> str:
+    """How the audit log names a cluster: the context (if any) and the ZooKeeper connect string."""
+    target = str(settings.zookeeper) if settings.zookeeper else "no ZooKeeper"
+    return f"{settings.context} ({target})" if settings.context else target
+
+
+@contextmanager
+def open_topic_ops(
+    settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
+) -> Iterator[TopicOps]:
+    """A ``TopicOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set).
+
+    ``audit`` is the log attempts go to (the default audit file for this cluster when None); the CLI
+    opens it first, so an attempt that fails to connect is recorded too.
+
+    Raises:
+        UsageError: no ZooKeeper connect string.
+        ConnectError: ZooKeeper unreachable.
+    """
+    session = ZkSession(settings)
+    session.start()
+    try:
+        admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        yield TopicOps(session, admin, settings, audit)
+    finally:
+        session.stop()

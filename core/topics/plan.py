@@ -1,0 +1,525 @@
+"""Plans for topic create, expand and delete: validated, with the exact assignment, nothing written.
+
+A plan is the preview → apply contract: the console and the CLI show a plan, and ``core.topics.ops``
+applies exactly that plan (the assignment shown is the assignment sent). Plans are frozen and turn into
+JSON with ``to_json()``.
+
+The ``plan_*`` functions here are pure: they take the ``ClusterFacts`` (and the topic) read by
+``core.topics.facts`` and raise, in Kafka's order and with Kafka's messages, what Kafka would raise
+(zk-layout §4.2 for create, §4.3 and the broker-side CreatePartitions checks for expand, §5.3 for
+delete), then kzc's own guards (``core.topics.guard``).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.errors import GuardError, KafkaRuleError, UsageError
+from core.kafka import topic_rules
+from core.kafka.assignment import (
+    AssignmentStart,
+    assign_expansion,
+    assign_replicas_with_start,
+    broker_metadatas,
+    check_java_int,
+)
+from core.kafka.names import has_collision_chars
+from core.kafka.znodes import TopicAssignment, Unreadable
+from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
+from core.topics.guard import (
+    Check,
+    check_deletable,
+    check_delete_enabled,
+    check_known_brokers,
+    check_no_reassignment,
+    check_not_internal_for_expand,
+    check_not_marked_for_deletion,
+    controller_warnings,
+    deletion_obstacles,
+    migration_warnings,
+    reassignment_warnings,
+)
+
+Assignment = tuple[tuple[int, tuple[int, ...]], ...]
+"""Partition → replicas (first = preferred leader), ascending by partition."""
+
+VIA_ADMIN = "admin"
+VIA_ZOOKEEPER = "zookeeper"
+
+COLLISION_WARNING = (
+    "Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. "
+    "To avoid issues it is best to use either, but not both."
+)
+
+
+def assignment_json(assignment: Assignment) -> dict[str, list[int]]:
+    """``{"0": [1, 2], ...}`` as Kafka writes partition maps."""
+    return {str(p): list(replicas) for p, replicas in assignment}
+
+
+def broker_racks(facts: ClusterFacts) -> tuple[tuple[int, str | None], ...]:
+    """(broker id, rack) of every registered broker with a readable registration, by id."""
+    return tuple((b, r.rack) for b, r in sorted(facts.brokers.items()) if not isinstance(r, Unreadable))
+
+
+def _frozen(assignment: Mapping[int, Sequence[int]]) -> Assignment:
+    return tuple((p, tuple(assignment[p])) for p in sorted(assignment))
+
+
+# ---- requests ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    """What the user asked for: ``partitions`` + ``replication_factor``, or a manual ``replica_assignment``."""
+
+    topic: str
+    partitions: int | None = None
+    replication_factor: int | None = None
+    replica_assignment: str | None = None
+    config: tuple[tuple[str, str], ...] = ()
+    rack_aware: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """The arguments as the audit log records them."""
+        return {
+            "topic": self.topic,
+            "partitions": self.partitions,
+            "replication_factor": self.replication_factor,
+            "replica_assignment": self.replica_assignment,
+            "config": dict(self.config),
+            "rack_aware": self.rack_aware,
+        }
+
+
+@dataclass(frozen=True)
+class ExpandRequest:
+    """Grow ``topic`` to ``partitions`` in total; ``replica_assignment`` lists every partition, as Kafka's
+    ``--alter --replica-assignment`` does (the entries of existing partitions are dropped). ``rack_aware``
+    False is ``--disable-rack-aware``."""
+
+    topic: str
+    partitions: int
+    replica_assignment: str | None = None
+    rack_aware: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """The arguments as the audit log records them."""
+        return {
+            "topic": self.topic,
+            "partitions": self.partitions,
+            "replica_assignment": self.replica_assignment,
+            "rack_aware": self.rack_aware,
+        }
+
+
+@dataclass(frozen=True)
+class DeleteRequest:
+    """Delete the named topics, or every topic whose whole name matches ``regex``."""
+
+    topics: tuple[str, ...] = ()
+    regex: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The arguments as the audit log records them."""
+        return {"topics": list(self.topics), "regex": self.regex}
+
+
+# ---- plans ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CreatePlan:
+    """A validated topic creation. ``blocked`` says why it cannot be applied (read-only, migration).
+
+    ``config_zk_version`` is the version of a ``/config/topics/<t>`` left over from an earlier failed
+    create (the ZooKeeper path replaces it, as Kafka does, but only at that version). ``start`` is where
+    Kafka's algorithm started (the random draws of this plan; None for a manual assignment): a new plan
+    draws again, so apply this plan to get exactly what it shows. ``topic_znode_version`` is what the
+    ZooKeeper path writes (``core.topics.facts.zk_create_format``).
+    """
+
+    topic: str
+    assignment: Assignment
+    config: tuple[tuple[str, str], ...]
+    manual: bool
+    metrics: Mapping[str, Any]
+    via: str
+    racks: tuple[tuple[int, str | None], ...] = ()
+    checks: tuple[Check, ...] = ()
+    warnings: tuple[str, ...] = ()
+    blocked: str | None = None
+    config_zk_version: int | None = None
+    start: AssignmentStart | None = None
+    rack_aware: bool = True
+    topic_znode_version: int = 3
+
+    @property
+    def partitions(self) -> int:
+        """Number of partitions."""
+        return len(self.assignment)
+
+    @property
+    def replication_factor(self) -> int:
+        """Replicas of partition 0 (all partitions have the same count)."""
+        return len(self.assignment[0][1]) if self.assignment else 0
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as JSON: ``assignment`` is ``{"0": [..], ...}``."""
+        return {
+            "operation": "create",
+            "topic": self.topic,
+            "partitions": self.partitions,
+            "replication_factor": self.replication_factor,
+            "assignment": assignment_json(self.assignment),
+            "config": dict(self.config),
+            "manual": self.manual,
+            "start": self.start.to_json() if self.start is not None else None,
+            "rack_aware": self.rack_aware,
+            "metrics": dict(self.metrics),
+            "via": self.via,
+            "racks": {str(b): r for b, r in self.racks},
+            "topic_znode_version": self.topic_znode_version if self.via == VIA_ZOOKEEPER else None,
+            "checks": [c.to_json() for c in self.checks],
+            "warnings": list(self.warnings),
+            "blocked": self.blocked,
+        }
+
+
+@dataclass(frozen=True)
+class ExpandPlan:
+    """A validated partition increase. ``new_assignment`` holds only the new partitions; ``metrics`` are
+    the whole topic's, ``{"before": ..., "after": ...}`` the increase.
+
+    ``topic_zk_version`` and ``topic_raw`` are ``/brokers/topics/<t>`` as read when planning: applying
+    through ZooKeeper writes ``topic_raw`` plus the new partitions at exactly that version, and applying
+    through the AdminClient first checks the version is unchanged, so a plan never overwrites a change
+    made after it was shown.
+    """
+
+    topic: str
+    current_partitions: int
+    target_partitions: int
+    new_assignment: Assignment
+    manual: bool
+    metrics: Mapping[str, Any]
+    via: str
+    topic_id: str | None
+    topic_zk_version: int
+    topic_raw: bytes = field(repr=False)
+    racks: tuple[tuple[int, str | None], ...] = ()
+    checks: tuple[Check, ...] = ()
+    warnings: tuple[str, ...] = ()
+    blocked: str | None = None
+    rack_aware: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as JSON: ``assignment`` holds the new partitions."""
+        return {
+            "operation": "expand",
+            "topic": self.topic,
+            "current_partitions": self.current_partitions,
+            "partitions": self.target_partitions,
+            "assignment": assignment_json(self.new_assignment),
+            "manual": self.manual,
+            "rack_aware": self.rack_aware,
+            "metrics": dict(self.metrics),
+            "via": self.via,
+            "racks": {str(b): r for b, r in self.racks},
+            "topic_id": self.topic_id,
+            "checks": [c.to_json() for c in self.checks],
+            "warnings": list(self.warnings),
+            "blocked": self.blocked,
+        }
+
+
+@dataclass(frozen=True)
+class DeletePlan:
+    """Topics to mark for deletion, the guards' outcomes, and what would hold each deletion now."""
+
+    topics: tuple[str, ...]
+    regex: str | None
+    via: str
+    delete_topic_enable: bool | None
+    obstacles: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    checks: tuple[Check, ...] = ()
+    warnings: tuple[str, ...] = ()
+    blocked: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as JSON."""
+        return {
+            "operation": "delete",
+            "topics": list(self.topics),
+            "regex": self.regex,
+            "via": self.via,
+            "delete_topic_enable": self.delete_topic_enable,
+            "obstacles": {t: list(r) for t, r in self.obstacles if r},
+            "checks": [c.to_json() for c in self.checks],
+            "warnings": list(self.warnings),
+            "blocked": self.blocked,
+        }
+
+
+# ---- planning ---------------------------------------------------------------------------------------
+
+
+def plan_create(
+    facts: ClusterFacts,
+    request: CreateRequest,
+    *,
+    via: str,
+    blocked: str | None = None,
+    config_zk_version: int | None = None,
+    rng: random.Random | None = None,
+) -> CreatePlan:
+    """Validate a create as Kafka would and compute (or parse) its assignment.
+
+    Order: the assignment first (``AdminZkClient.createTopic`` computes it before validating), then
+    ``validateTopicCreate`` (§4.2: name, marked for deletion, exists, collisions, replica lists), the
+    config names, then kzc's guard on unregistered brokers in a manual assignment.
+
+    The start of Kafka's algorithm is drawn from ``rng``, a fresh ``random.Random()`` by default: like
+    Kafka, every plan draws anew (a topic deleted and created again does not land where it was). The
+    plan records the draws (``start``) and applying it writes exactly its assignment.
+
+    Raises:
+        UsageError: neither or both of partitions/replication factor and a manual assignment.
+        KafkaRuleError: what Kafka would reject, in Kafka's words.
+        GuardError: unknown brokers in a manual assignment; an unreadable broker registration.
+    """
+    topic = request.topic
+    checks: list[Check] = []
+    start: AssignmentStart | None = None
+    if request.replica_assignment is not None:
+        if request.partitions is not None or request.replication_factor is not None:
+            raise UsageError("--replica-assignment cannot be combined with --partitions or --replication-factor")
+        assignment = topic_rules.parse_create_assignment(request.replica_assignment)
+        manual = True
+    else:
+        if request.partitions is None or request.replication_factor is None:
+            raise UsageError("give --partitions and --replication-factor, or --replica-assignment")
+        brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
+        assignment, start = assign_replicas_with_start(
+            brokers, request.partitions, request.replication_factor, rng=rng if rng is not None else random.Random()
+        )
+        manual = False
+    topic_rules.validate_name(topic)
+    checks.append(Check("topic name", "ok", "valid (Topic.validate)"))
+    check_not_marked_for_deletion(facts, topic)
+    if topic in facts.topic_names:
+        raise KafkaRuleError(f"Topic '{topic}' already exists.", "TopicExistsException")
+    colliding = topic_rules.colliding_topics(topic, facts.topic_order)
+    if colliding:
+        raise KafkaRuleError(
+            f"Topic '{topic}' collides with existing topics: {', '.join(colliding)}", "InvalidTopicException"
+        )
+    checks.append(Check("topic does not exist", "ok", "no topic, deletion marker or name collision"))
+    topic_rules.validate_create_assignment(assignment)
+    topic_rules.validate_config(request.config)
+    if manual:
+        check_known_brokers(assignment, facts.broker_ids)
+        checks.append(Check("brokers", "ok", "every replica is on a registered broker"))
+    zk_format = zk_create_format(facts)
+    if via == VIA_ZOOKEEPER:
+        checks.append(Check("topic znode", "ok", f"written as v{zk_format.topic_version}: {zk_format.reason}"))
+    warnings = [*controller_warnings(facts), *migration_warnings(facts)]
+    if has_collision_chars(topic):
+        warnings.append(COLLISION_WARNING)
+    if config_zk_version is not None:
+        warnings.append(
+            f"/config/topics/{topic} exists without the topic (left by a failed create or an interrupted delete): "
+            "it is replaced by this topic's config"
+        )
+    frozen = _frozen(assignment)
+    return CreatePlan(
+        topic=topic,
+        assignment=frozen,
+        config=tuple(request.config),
+        manual=manual,
+        metrics=topic_rules.metrics_for(frozen, dict(broker_racks(facts))),
+        via=via,
+        racks=broker_racks(facts),
+        checks=tuple(checks),
+        warnings=tuple(warnings),
+        blocked=blocked,
+        config_zk_version=config_zk_version,
+        start=start,
+        rack_aware=request.rack_aware,
+        topic_znode_version=zk_format.topic_version,
+    )
+
+
+def plan_expand(
+    facts: ClusterFacts,
+    live: LiveTopic | None,
+    request: ExpandRequest,
+    *,
+    via: str,
+    blocked: str | None = None,
+) -> ExpandPlan:
+    """Validate a partition increase as Kafka's brokers would and compute (or parse) the new replicas.
+
+    Order (zk-layout §4.1, §4.3): TopicCommand parses ``--replica-assignment`` before anything else
+    (number format, duplicates, replication factor within the string); then kzc's internal-topic guard
+    (TopicCommand's), the Enforced rack check Kafka runs before its per-topic loop (skipped with
+    ``--disable-rack-aware``), the broker-side CreatePartitions checks (reassignment, topic exists,
+    count), the manual assignment checks, ``createNewPartitionsAssignment``; then kzc's guard against
+    topics marked for deletion (the controller would drop the new partitions).
+
+    Raises:
+        GuardError: internal topic, marked for deletion, unreadable topic znode.
+        KafkaRuleError: what Kafka would reject, in Kafka's words.
+        UsageError: a partition count outside Java's ``int`` range.
+    """
+    topic = request.topic
+    check_java_int("the number of partitions", request.partitions)
+    parsed = (
+        topic_rules.parse_create_assignment(request.replica_assignment)
+        if request.replica_assignment is not None
+        else None
+    )
+    check_not_internal_for_expand(topic)
+    all_brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
+    if live is None:
+        raise KafkaRuleError(f"The topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
+    if isinstance(live.assignment, Unreadable):
+        raise GuardError(f"/brokers/topics/{topic} is unreadable ({live.assignment.reason}): kzc will not rewrite it")
+    assignment: TopicAssignment = live.assignment
+    check_no_reassignment(facts, live)
+    existing = {p: list(r) for p, r in assignment.partitions}
+    current = len(existing)
+    if not existing:
+        raise KafkaRuleError(f"The topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
+    if request.partitions < current:
+        raise KafkaRuleError(
+            f"Topic currently has {current} partitions, which is higher than the requested {request.partitions}.",
+            "InvalidPartitionsException",
+        )
+    if request.partitions == current:
+        raise KafkaRuleError(f"Topic already has {current} partitions.", "InvalidPartitionsException")
+    if parsed is not None:
+        new = topic_rules.expand_assignment_from_parsed(
+            topic, parsed, existing, request.partitions, [b.id for b in all_brokers]
+        )
+        manual = True
+    else:
+        new = assign_expansion(all_brokers, existing, request.partitions, topic=topic, rack_aware=request.rack_aware)
+        manual = False
+    check_not_marked_for_deletion_on_expand(facts, topic)
+    checks = [
+        Check("not internal", "ok", f"{topic} is not an internal topic"),
+        Check("no reassignment", "ok", "no partition of the topic is being reassigned"),
+    ]
+    warnings = [
+        *controller_warnings(facts),
+        *migration_warnings(facts),
+        *reassignment_warnings(facts),
+        "If partitions are increased for a topic that has a key, the partition logic or ordering of the messages "
+        "will be affected",
+    ]
+    frozen = _frozen(new)
+    return ExpandPlan(
+        topic=topic,
+        current_partitions=current,
+        target_partitions=current + len(frozen),
+        new_assignment=frozen,
+        manual=manual,
+        metrics=topic_rules.expansion_metrics_for(_frozen(existing), frozen, dict(broker_racks(facts))),
+        via=via,
+        topic_id=assignment.topic_id,
+        topic_zk_version=live.zk_version,
+        topic_raw=live.raw,
+        racks=broker_racks(facts),
+        checks=tuple(checks),
+        warnings=tuple(warnings),
+        blocked=blocked,
+        rack_aware=request.rack_aware,
+    )
+
+
+def check_not_marked_for_deletion_on_expand(facts: ClusterFacts, topic: str) -> None:
+    """kzc's guard: the controller drops partitions added to a topic queued for deletion (§5.2).
+
+    Raises:
+        GuardError: the topic has a deletion marker.
+    """
+    if topic in facts.marked_for_deletion:
+        raise GuardError(
+            f"Topic '{topic}' is marked for deletion: the controller would skip the new partitions and rewrite "
+            "the assignment back"
+        )
+
+
+def select_topics(facts: ClusterFacts, request: DeleteRequest) -> tuple[str, ...]:
+    """The topics a delete request names: the given names, or every topic whose whole name matches.
+
+    Raises:
+        UsageError: neither or both of names and a regex, or an invalid regex.
+        KafkaRuleError: the regex matches no topic.
+    """
+    if bool(request.topics) == (request.regex is not None):
+        raise UsageError("give topic names or --regex, not both")
+    if request.regex is None:
+        return tuple(dict.fromkeys(request.topics))
+    try:
+        pattern = re.compile(request.regex)
+    except re.error as exc:
+        raise UsageError(f"invalid --regex '{request.regex}': {exc}") from exc
+    matched = tuple(sorted(t for t in facts.topic_names if pattern.fullmatch(t)))
+    if not matched:
+        raise KafkaRuleError(
+            f"Topic '{request.regex}' does not exist as expected (no topic name matches the whole regex)",
+            "IllegalArgumentException",
+        )
+    return matched
+
+
+def plan_delete(
+    facts: ClusterFacts,
+    request: DeleteRequest,
+    topics: Sequence[str],
+    live: Mapping[str, LiveTopic],
+    *,
+    via: str,
+    delete_topic_enable: bool | None,
+    delete_topic_enable_source: str,
+    blocked: str | None = None,
+) -> DeletePlan:
+    """Check the topics can be marked for deletion and say what would hold each deletion now.
+
+    Order: internal topics, topics that do not exist, topics already marked (Kafka's order), then
+    ``delete.topic.enable`` (refused when false, a warning when unknown).
+
+    Raises:
+        GuardError: internal topic, already marked for deletion, ``delete.topic.enable=false``.
+        KafkaRuleError: a topic does not exist.
+    """
+    check_deletable(facts, topics, live)
+    delete_enable_check = check_delete_enabled(delete_topic_enable, delete_topic_enable_source)
+    obstacles = tuple((t, tuple(deletion_obstacles(facts, live.get(t)))) for t in topics)
+    warnings = [*controller_warnings(facts), *migration_warnings(facts)]
+    if delete_enable_check.status != "ok":
+        warnings.append(f"delete.topic.enable is {delete_enable_check.detail}")
+    for topic, reasons in obstacles:
+        if reasons:
+            warnings.append(f"{topic}: deletion would be held now: {'; '.join(reasons)}")
+    checks = [
+        Check("not internal", "ok", "no internal topic selected"),
+        Check("exists", "ok", "every topic exists and is not yet marked for deletion"),
+        delete_enable_check,
+    ]
+    return DeletePlan(
+        topics=tuple(topics),
+        regex=request.regex,
+        via=via,
+        delete_topic_enable=delete_topic_enable,
+        obstacles=obstacles,
+        checks=tuple(checks),
+        warnings=tuple(warnings),
+        blocked=blocked,
+    )

@@ -1,0 +1,1 @@
+"""ZooKeeper access: the one session owner, and generic tree browsing."""
