@@ -49,10 +49,10 @@ from core.config import ConnectionSettings  # noqa: E402
 from core.connect import parse_zookeeper  # noqa: E402
 from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers  # noqa: E402
 from core.kafka.znodes import BrokerRegistration, Unreadable, parse_broker, parse_controller  # noqa: E402
+from core.kafka.znodes.encode import add_partitions_to_raw  # noqa: E402
 from core.topics.facts import MAX_IN_FLIGHT, ClusterFacts, TopicStateReader  # noqa: E402
 from core.topics.ops import TopicOps, open_topic_ops  # noqa: E402
 from core.topics.plan import CreateRequest, DeleteRequest, plan_create  # noqa: E402
-from core.topics.write import add_partitions_to_raw  # noqa: E402
 
 
 def fastest(action: Callable[[], object], rounds: int) -> float:

@@ -12,7 +12,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend, synthetic_snapshot
+from core.console.recorded import RecordedBackend
+from core.testdata.snapshots import synthetic_snapshot
 from tui.app import KzcApp
 
 

@@ -130,7 +130,7 @@ def _expansion(args: argparse.Namespace, settings: ConnectionSettings) -> dict[s
     return {
         "assignment": plan.new_assignment,
         "racks": dict(plan.racks),
-        "metrics": dict(plan.metrics),
+        "metrics": {"before": plan.metrics_before.to_json(), "after": plan.metrics.to_json()},
         "topic": plan.topic,
         "current_partitions": plan.current_partitions,
         "partitions": plan.target_partitions,

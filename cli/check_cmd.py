@@ -15,9 +15,9 @@ from typing import Any
 from cli.options import add_command, add_spark_options
 from core.config import ConnectionSettings
 from core.consistency.catalog import parse_only
-from core.consistency.findings import CheckReport
+from core.consistency.findings import CheckReport, StageProgress
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, StageProgress, check_runnable, run_checks
+from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, check_runnable, run_checks
 from core.consistency.spark_engine import DEFAULT_MASTER, SparkEngine, SparkSettings
 from core.errors import KzcError, UsageError
 

@@ -20,10 +20,11 @@ from cli.options import add_command, global_parent
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
 from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
-from core.kafka.topic_rules import parse_option_int, plural
+from core.kafka.topic_rules import parse_configs, parse_option_int, plural
 from core.topics.ops import DeleteResult, TopicOps, cluster_name, open_topic_ops
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
+from core.topics.write import describe_writes, planned_writes
 
 DEFAULT_WAIT = 60.0
 
@@ -206,10 +207,11 @@ def _nothing_deleted(result: DeleteResult, attempt: Attempt) -> None:
 
 def _preview(args: argparse.Namespace, plan: CreatePlan | ExpandPlan | DeletePlan, text: str, attempt: Attempt) -> bool:
     """Show the plan; True when this is a dry run (recorded, nothing more to do)."""
+    writes = planned_writes(plan) if args.dry_run else ()
     if args.json and args.dry_run:
-        print(json.dumps({"dry_run": True, **plan.to_json()}))
+        print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
     elif not args.json:
-        print(text)
+        print("\n".join([text, *describe_writes(writes)]) if writes else text)
     if args.dry_run:
         attempt.dry_run("plan shown, nothing written", plan=_plan_summary(plan))
         if plan.blocked and not args.json:
@@ -343,21 +345,6 @@ def _via(via: str) -> str:
     return "the AdminClient" if via == "admin" else "ZooKeeper"
 
 
-def parse_configs(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
-    """``KEY=VALUE`` strings as pairs, in order; a key given twice keeps its last value (as Kafka does).
-
-    Raises:
-        UsageError: an item without ``=`` or with an empty key.
-    """
-    configs: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--config takes KEY=VALUE, got '{item}'")
-        configs[key.strip()] = value.strip()
-    return tuple(configs.items())
-
-
 # ---- rendering ------------------------------------------------------------------------------------------
 
 
@@ -376,7 +363,7 @@ def render_create_plan(plan: CreatePlan) -> str:
     ]
     if plan.config:
         lines.append("  config: " + ", ".join(f"{k}={v}" for k, v in plan.config))
-    lines += render_assignment(plan.assignment, plan.racks, plan.metrics, indent="  ")
+    lines += render_assignment(plan.assignment, plan.racks, plan.metrics.to_json(), indent="  ")
     lines += _checks_and_warnings(plan.checks, plan.warnings, plan.blocked)
     return "\n".join(lines)
 
@@ -390,7 +377,7 @@ def render_expand_plan(plan: ExpandPlan) -> str:
         f"Expand topic {plan.topic} from {plan.current_partitions} to {plan.target_partitions} partitions "
         f"({how}), via {_via(plan.via)}",
     ]
-    lines += render_assignment(plan.new_assignment, plan.racks, plan.metrics, indent="  ")
+    lines += render_assignment(plan.new_assignment, plan.racks, plan.to_json()["metrics"], indent="  ")
     lines += _checks_and_warnings(plan.checks, plan.warnings, plan.blocked)
     return "\n".join(lines)
 

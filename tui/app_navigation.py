@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from textual.app import App
 
-from core.console.protocols import DeleteSelection
+from core.topics.plan import DeleteRequest
 from tui.screens.base import KzcScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
@@ -95,7 +95,7 @@ class Navigation(App[None]):
     def open_delete(self, topics: tuple[str, ...] = (), regex: str | None = None) -> None:
         """The delete flow for explicit topics or every topic matching ``regex``."""
         if not self.refuse_read_only("deleting topics"):
-            self.push_screen(DeleteScreen(DeleteSelection(topics=topics, regex=regex)))
+            self.push_screen(DeleteScreen(DeleteRequest(topics=topics, regex=regex)))
 
     async def action_back(self) -> None:
         """Esc: back to the previous screen (the cluster screen is the root)."""

@@ -9,7 +9,8 @@ from typing import Any
 from textual import on, work
 from textual.app import App
 
-from core.console.protocols import CheckProgress, ClusterBackend
+from core.consistency.findings import StageProgress
+from core.console.protocols import ClusterBackend
 from core.errors import KzcError
 from tui.checks_run import ChecksFinished, ChecksProgressed, ChecksRun
 from tui.export import export_path, write_export
@@ -42,7 +43,7 @@ class Tasks(App[None]):
     def checks_worker(self, generation: int, engine: str) -> None:
         """Run the checks (worker thread); progress and the result come back as messages."""
 
-        def progressed(progress: CheckProgress) -> None:
+        def progressed(progress: StageProgress) -> None:
             self.post_message(ChecksProgressed(progress))
 
         try:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from textual.message import Message
 
-from core.console.protocols import CheckProgress, CheckReport
+from core.consistency.findings import CheckReport, StageProgress
 
 
 @dataclass
@@ -16,7 +16,7 @@ class ChecksRun:
 
     running: bool = False
     engine: str = "spark"
-    progress: dict[str, CheckProgress] = field(default_factory=dict)
+    progress: dict[str, StageProgress] = field(default_factory=dict)
     report: CheckReport | None = None
     error: str | None = None
 
@@ -25,7 +25,7 @@ class ChecksRun:
 class ChecksProgressed(Message):
     """A stage advanced (posted from the worker thread)."""
 
-    progress: CheckProgress
+    progress: StageProgress
 
 
 @dataclass

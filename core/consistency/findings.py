@@ -119,6 +119,16 @@ def make_finding(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class StageProgress:
+    """Progress of one stage: ``done`` of ``total`` units (``total`` 0 when unknown)."""
+
+    stage: str
+    done: int
+    total: int
+    finished: bool = False
+
+
 @dataclass(frozen=True)
 class CheckReport:
     """The result of one run: findings in report order, what ran, and how long each stage took."""
@@ -149,6 +159,11 @@ class CheckReport:
             timings=dict(timings or {}),
             notes=tuple(notes),
         )
+
+    @property
+    def duration_s(self) -> float:
+        """How long the whole run took (0 when not timed)."""
+        return float(self.timings.get("total", 0.0))
 
     @property
     def has_errors(self) -> bool:

@@ -26,23 +26,12 @@ from typing import Protocol
 from core.brokers.metadata import ServedMetadata, fetch_served_metadata, write_served_file
 from core.config import ConnectionSettings
 from core.consistency.catalog import BY_ID, selected
-from core.consistency.findings import CheckReport, Finding
+from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.local_engine import run_local
 from core.consistency.params import CheckParams
 from core.consistency.spark_engine import SparkEngine
 from core.errors import KzcError, UsageError
 from core.snapshot.model import ClusterSnapshot
-
-
-@dataclass(frozen=True, slots=True)
-class StageProgress:
-    """Progress of one stage: ``done`` of ``total`` units (``total`` 0 when unknown)."""
-
-    stage: str
-    done: int
-    total: int
-    finished: bool = False
-
 
 ProgressCallback = Callable[[StageProgress], None]
 

@@ -1,6 +1,5 @@
 """The console's adapter to ``core.consistency``: one check run with the Spark engine (a warm worker the
-console keeps between runs) or the local engine, its stage progress and its findings in the console's
-types.
+console keeps between runs) or the local engine, its stage progress and its report.
 
 Stages are the pipeline's (``snapshot``, ``broker metadata``, ``load``, then ``check <id>`` for every
 check); the console draws one progress bar per stage.
@@ -13,14 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.config import ConnectionSettings
-from core.console.protocols import CheckFinding, CheckProgress, CheckReport, ProgressListener
+from core.consistency.findings import CheckReport
+from core.console.protocols import ProgressListener
 from core.errors import UsageError
 from core.snapshot.model import ClusterSnapshot
 
 if TYPE_CHECKING:
     # Imported when a run starts: the console should not pay for the check engines at start-up.
-    from core.consistency.findings import CheckReport as ConsistencyReport
-    from core.consistency.pipeline import StageProgress
     from core.consistency.spark_engine import SparkEngine, SparkSettings
 
 ENGINES = ("spark", "local")
@@ -71,18 +69,13 @@ class CheckEngines:
         from core.consistency.pipeline import LocalEngine, SparkChecks, run_checks
         from core.consistency.spark_engine import SparkEngine
 
-        def forward(stage: StageProgress) -> None:
-            progress(CheckProgress(stage.stage, stage.done, stage.total, stage.finished))
-
         if engine == "spark":
             with self._lock:
                 if self._spark is None:
                     self._spark = SparkEngine(self.spark_settings, log_path=self._spark_log)
                 spark = self._spark
-            report = run_checks(SparkChecks(spark), settings=settings, snapshot=snapshot, progress=forward)
-        else:
-            report = run_checks(LocalEngine(), settings=settings, snapshot=snapshot, progress=forward)
-        return console_report(report)
+            return run_checks(SparkChecks(spark), settings=settings, snapshot=snapshot, progress=progress)
+        return run_checks(LocalEngine(), settings=settings, snapshot=snapshot, progress=progress)
 
     def close(self) -> None:
         """Stop the Spark worker, if one was started."""
@@ -90,10 +83,3 @@ class CheckEngines:
             spark, self._spark = self._spark, None
         if spark is not None:
             spark.close()
-
-
-def console_report(report: ConsistencyReport) -> CheckReport:
-    """A consistency report in the console's types (findings keep the report's order: errors first)."""
-    findings = tuple(CheckFinding(f.check, f.severity.value, f.detail, f.topic, f.path) for f in report.findings)
-    duration = float(report.timings.get("total", 0.0))
-    return CheckReport(findings, report.partitions, duration, report.engine, tuple(report.notes))

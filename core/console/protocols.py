@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
 
-from core.kafka.znodes import DecodedData, Row
+from core.consistency.findings import CheckReport, StageProgress
 from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.zookeeper.session import ConnectionState
-
-if TYPE_CHECKING:
-    from core.kafka.assignment_metrics import AssignmentMetrics
+from core.zookeeper.tree import ChildPage, ZnodeView
 
 Unsubscribe = Callable[[], None]
 """Stops a subscription; calling it twice is harmless."""
@@ -89,192 +88,7 @@ class BackendEvent:
 # ---- znode browsing ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class ChildPage:
-    """One page of a znode's children, sorted by name.
-
-    ``counts[i]`` is the number of children of ``names[i]`` (``None`` when it could not be read).
-    """
-
-    path: str
-    names: tuple[str, ...]
-    counts: tuple[int | None, ...]
-    offset: int
-    total: int
-
-    @property
-    def has_more(self) -> bool:
-        """Whether children after this page exist."""
-        return self.offset + len(self.names) < self.total
-
-
-@dataclass(frozen=True, slots=True)
-class ZnodeStat:
-    """ZooKeeper's ``Stat`` of a znode (times in epoch milliseconds)."""
-
-    czxid: int
-    mzxid: int
-    pzxid: int
-    ctime_ms: int
-    mtime_ms: int
-    version: int
-    cversion: int
-    aversion: int
-    ephemeral_owner: int
-    data_length: int
-    num_children: int
-
-
-@dataclass(frozen=True, slots=True)
-class ZnodeAcl:
-    """One ACL entry: ``perms`` as ZooKeeper's letters (``cdrwa``), scheme and id."""
-
-    perms: str
-    scheme: str
-    id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ZnodeView:
-    """Everything the browser shows about one znode (path relative to the Kafka chroot).
-
-    ``kind`` names the Kafka format of the path (``None`` for non-Kafka paths); ``explained`` has one
-    (field, value, meaning) row per field of a Kafka value, or why the data is unreadable.
-    """
-
-    path: str
-    exists: bool
-    stat: ZnodeStat | None = None
-    data: bytes = b""
-    decoded: DecodedData | None = None
-    kind: str | None = None
-    explained: tuple[Row, ...] = ()
-    acl: tuple[ZnodeAcl, ...] = ()
-    acl_error: str | None = None
-
-
 # ---- topic operations --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class BrokerSlot:
-    """A broker as the assignment preview shows it: id, rack and whether it is registered."""
-
-    id: int
-    rack: str | None
-    alive: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class AssignmentPreview:
-    """Exactly what would be written: ``assignment`` (new partitions), with ``existing`` partitions
-    (shown dimmed when expanding) and the brokers, by id, that the grid has columns for. Metrics are
-    ``core.kafka.assignment_metrics``'s (after the change; ``metrics_before`` when expanding)."""
-
-    brokers: tuple[BrokerSlot, ...]
-    assignment: tuple[tuple[int, tuple[int, ...]], ...]
-    existing: tuple[tuple[int, tuple[int, ...]], ...] = ()
-    metrics: AssignmentMetrics | None = None
-    metrics_before: AssignmentMetrics | None = None
-    seed: int | None = None
-    manual: bool = False
-
-    def as_dict(self) -> dict[int, list[int]]:
-        """The new partitions as ``{partition: replicas}``."""
-        return {p: list(r) for p, r in self.assignment}
-
-
-@dataclass(frozen=True, slots=True)
-class PlannedWrite:
-    """One write a plan would make, as a dry run prints it: a znode write (``create``, ``set`` at
-    ``expected_version``) or a request to the brokers (``admin``, with ``path`` naming the request)."""
-
-    op: str
-    path: str
-    data: str
-    expected_version: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CreateRequest:
-    """What the create form holds. ``seed`` picks Kafka's two random draws (a reshuffle is a new seed).
-
-    ``manual_assignment`` is Kafka's ``--replica-assignment`` syntax (``1:2,2:3``); when given,
-    ``partitions`` and ``replication_factor`` are ignored, as Kafka does.
-    """
-
-    topic: str
-    partitions: int
-    replication_factor: int
-    rack_aware: bool = True
-    manual_assignment: str | None = None
-    configs: Mapping[str, str] = field(default_factory=dict)
-    seed: int = 0
-
-
-@dataclass(frozen=True)
-class CreatePlan:
-    """A checked create: apply writes exactly ``preview`` (and ``configs``) with ``writes``.
-
-    ``checks`` are the guards that passed, ``blocked`` why it cannot be applied now (read-only,
-    migration); ``source`` is the backend's own plan, which apply uses.
-    """
-
-    request: CreateRequest
-    preview: AssignmentPreview
-    writes: tuple[PlannedWrite, ...]
-    warnings: tuple[str, ...] = ()
-    checks: tuple[str, ...] = ()
-    blocked: str | None = None
-    source: object = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class ExpandRequest:
-    """Add partitions to ``topic`` up to ``partitions`` in total; ``manual_assignment`` lists all
-    partitions in Kafka's ``--alter --replica-assignment`` syntax (the existing ones are dropped)."""
-
-    topic: str
-    partitions: int
-    manual_assignment: str | None = None
-
-
-@dataclass(frozen=True)
-class ExpandPlan:
-    """A checked expansion; ``writes`` is one version-checked set of the topic znode (or the brokers'
-    CreatePartitions); ``expected_version`` is the topic znode version the plan was computed from."""
-
-    request: ExpandRequest
-    preview: AssignmentPreview
-    writes: tuple[PlannedWrite, ...]
-    warnings: tuple[str, ...] = ()
-    checks: tuple[str, ...] = ()
-    blocked: str | None = None
-    expected_version: int | None = None
-    source: object = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class DeleteSelection:
-    """Which topics to delete: explicit names, or every topic matching ``regex`` (search, not full match)."""
-
-    topics: tuple[str, ...] = ()
-    regex: str | None = None
-
-
-@dataclass(frozen=True)
-class DeletePlan:
-    """The topics that will be queued for deletion and the text the user must type to confirm (the topic
-    name for one topic, the count for several); ``obstacles`` say what would hold each deletion now."""
-
-    topics: tuple[str, ...]
-    confirmation: str
-    writes: tuple[PlannedWrite, ...]
-    warnings: tuple[str, ...] = ()
-    obstacles: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    checks: tuple[str, ...] = ()
-    blocked: str | None = None
-    source: object = field(default=None, compare=False, repr=False)
 
 
 class DeletionStage(enum.IntEnum):
@@ -301,40 +115,7 @@ class DeletionStatus:
 # ---- checks and offsets ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class CheckProgress:
-    """Progress of one stage of a check run (``total`` 0 when unknown)."""
-
-    stage: str
-    done: int
-    total: int
-    finished: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class CheckFinding:
-    """One finding: which check, how bad (``error``, ``warning``, ``info``), what, and where to jump."""
-
-    check: str
-    severity: str
-    message: str
-    topic: str | None = None
-    path: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CheckReport:
-    """The result of a check run: findings, how many partitions were checked, what ran, and notes on
-    what was skipped and why."""
-
-    findings: tuple[CheckFinding, ...]
-    partitions: int
-    duration_s: float
-    engine: str  # "spark" or "local": what actually ran
-    notes: tuple[str, ...] = ()
-
-
-ProgressListener = Callable[[CheckProgress], None]
+ProgressListener = Callable[[StageProgress], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -421,8 +202,8 @@ class ZnodeBrowser(Protocol):
         """A page of the children of ``path`` with their own child counts."""
         ...
 
-    def znode(self, path: str) -> ZnodeView:
-        """Data (decoded and explained), stat and ACL of ``path``; ``exists`` False when it is gone."""
+    def znode(self, path: str) -> ZnodeView | None:
+        """Data (decoded and explained), stat and ACL of ``path``; ``None`` when it does not exist."""
         ...
 
     def watch_znode(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
@@ -449,8 +230,8 @@ class TopicAdmin(Protocol):
         """Write exactly ``plan`` (version-checked against the topic znode the plan read)."""
         ...
 
-    def plan_delete(self, selection: DeleteSelection) -> DeletePlan:
-        """Resolve ``selection`` and apply the guards."""
+    def plan_delete(self, request: DeleteRequest) -> DeletePlan:
+        """Resolve ``request`` (names or a whole-name regex) and apply the guards."""
         ...
 
     def apply_delete(self, plan: DeletePlan, confirmation: str) -> None:

@@ -4,55 +4,48 @@ a synthetic layout), for the console's snapshot tests, demos and the responsiven
 Nothing changes and nothing can be changed: it is read-only by default (``read_only=False`` lets the
 console show its create and delete forms and previews; every write is still refused), ``subscribe``
 replays the recorded events, and the ZooKeeper browser shows a tree rebuilt from the snapshot (data
-re-encoded as the JSON Kafka writes). ``synthetic_snapshot`` builds a large, realistic layout (brokers on racks, a few
-offline, under-replicated and pending-deletion topics) without any ZooKeeper.
+re-encoded as the JSON Kafka writes). Plans are made with ``core.topics.plan``'s own rules against the
+snapshot (``via`` is ``recording``).
 """
 
 from __future__ import annotations
 
-import json
-import random
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.protocols import (
-    CheckReport,
-    ChildPage,
     ClusterEvent,
-    CreatePlan,
-    CreateRequest,
-    DeletePlan,
-    DeleteSelection,
     DeletionStatus,
-    ExpandPlan,
-    ExpandRequest,
     PartitionOffsets,
     ProgressListener,
     StateListener,
     Unsubscribe,
-    ZnodeStat,
-    ZnodeView,
 )
 from core.console.view import deletion_status
 from core.errors import ConnectError, ReadOnlyError
-from core.kafka.znodes import (
-    BrokerRegistration,
-    ClusterId,
-    ControllerInfo,
-    Endpoint,
-    EntityConfig,
-    PartitionState,
-    TopicAssignment,
-    Unreadable,
-    classify,
-    decode_data,
-    explain,
+from core.kafka.znodes import Unreadable, decode_data
+from core.kafka.znodes.encode import encode_value
+from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.topics.facts import ClusterFacts, LiveTopic
+from core.topics.plan import (
+    CreatePlan,
+    CreateRequest,
+    DeletePlan,
+    DeleteRequest,
+    ExpandPlan,
+    ExpandRequest,
+    plan_create,
+    plan_delete,
+    plan_expand,
+    select_topics,
 )
-from core.snapshot.model import BrokerEntry, ClusterSnapshot, TopicEntry, ZnodeTimes
 from core.zookeeper.session import ConnectionState
+from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
 
+VIA_RECORDING = "recording"
 RECORDED_REFUSAL = "this is a recorded snapshot: nothing can be changed"
 
 
@@ -175,34 +168,27 @@ class RecordedBackend:
 
     def children(self, path: str, offset: int = 0, limit: int = 500) -> ChildPage:
         """Children of the tree rebuilt from the snapshot."""
-        names = _children(self.snapshot(), path)
-        page = names[offset : offset + limit]
-        counts = tuple(len(_children(self.snapshot(), _join(path, n))) for n in page)
-        return ChildPage(path, tuple(page), counts, offset, len(names))
+        snapshot = self.snapshot()
+        names = _children(snapshot, path)
+        page = tuple(names[offset : offset + limit])
+        counts = tuple(len(_children(snapshot, _join(path, n))) for n in page)
+        return ChildPage(path, len(names), page, offset, None, True, False, self._stat(path, 0, len(names)), counts)
 
-    def znode(self, path: str) -> ZnodeView:
+    def znode(self, path: str) -> ZnodeView | None:
         """The re-encoded data of ``path``."""
         snapshot = self.snapshot()
         data = _data(snapshot, path)
         kids = _children(snapshot, path)
         if data is None and not kids and path != "/":
-            return ZnodeView(path, exists=False)
+            return None
         raw = data or b""
-        decoded = decode_data(path, raw)
-        kind = classify(path)
-        stat = ZnodeStat(0, 0, 0, snapshot.taken_at_ms, snapshot.taken_at_ms, 0, 0, 0, 0, len(raw), len(kids))
-        explained = tuple(explain(decoded.parsed)) if decoded.parsed is not None else ()
-        return ZnodeView(
-            path,
-            True,
-            stat,
-            raw,
-            decoded,
-            kind.value if kind else None,
-            explained,
-            acl=(),
-            acl_error="not recorded",
-        )
+        stat = self._stat(path, len(raw), len(kids))
+        return ZnodeView(path, stat, (), raw, decode_data(path, raw), acl_error="not recorded")
+
+    def _stat(self, path: str, data_length: int, children: int) -> ZnodeStatView:
+        """A stat for a rebuilt znode: only its size, child count and the recording's time are known."""
+        taken = self.snapshot().taken_at_ms
+        return ZnodeStatView(0, 0, 0, taken, taken, 0, 0, 0, 0, data_length, children)
 
     def watch_znode(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
         """A recording never changes."""
@@ -214,17 +200,12 @@ class RecordedBackend:
         """Called once, when a background build completes."""
         self._snapshot_listeners.append(listener)
 
-    def _plan(self, request: CreateRequest | ExpandRequest | DeleteSelection) -> object:
-        from core.console.plans import plan_for_recording
-
-        blocked = RECORDED_REFUSAL if self._read_only else None
-        return plan_for_recording(self.snapshot(), request, blocked)
+    def _blocked(self) -> str | None:
+        return RECORDED_REFUSAL if self._read_only else None
 
     def plan_create(self, request: CreateRequest) -> CreatePlan:
         """Kafka's checks and assignment (``core.topics.plan``) against the recorded brokers and topics."""
-        plan = self._plan(request)
-        assert isinstance(plan, CreatePlan)
-        return plan
+        return plan_create(facts_from_snapshot(self.snapshot()), request, via=VIA_RECORDING, blocked=self._blocked())
 
     def apply_create(self, plan: CreatePlan) -> None:
         """Refused."""
@@ -232,19 +213,30 @@ class RecordedBackend:
 
     def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
         """Kafka's checks and new partitions against the recorded topic."""
-        plan = self._plan(request)
-        assert isinstance(plan, ExpandPlan)
-        return plan
+        snapshot = self.snapshot()
+        live = live_topic_from_snapshot(snapshot, request.topic)
+        return plan_expand(facts_from_snapshot(snapshot), live, request, via=VIA_RECORDING, blocked=self._blocked())
 
     def apply_expand(self, plan: ExpandPlan) -> None:
         """Refused."""
         raise ReadOnlyError(RECORDED_REFUSAL)
 
-    def plan_delete(self, selection: DeleteSelection) -> DeletePlan:
+    def plan_delete(self, request: DeleteRequest) -> DeletePlan:
         """The selection and guards against the recorded topics."""
-        plan = self._plan(selection)
-        assert isinstance(plan, DeletePlan)
-        return plan
+        snapshot = self.snapshot()
+        facts = facts_from_snapshot(snapshot)
+        topics = select_topics(facts, request)
+        live = {t: lt for t in topics if (lt := live_topic_from_snapshot(snapshot, t)) is not None}
+        return plan_delete(
+            facts,
+            request,
+            topics,
+            live,
+            via=VIA_RECORDING,
+            delete_topic_enable=None,
+            delete_topic_enable_source="a recording holds no broker config",
+            blocked=self._blocked(),
+        )
 
     def apply_delete(self, plan: DeletePlan, confirmation: str) -> None:
         """Refused."""
@@ -362,184 +354,27 @@ def _data(snapshot: ClusterSnapshot, path: str) -> bytes | None:
     return encode_value(value)
 
 
-def encode_value(value: object) -> bytes:
-    """A parsed znode value as the JSON (or text) Kafka writes for it."""
-    if isinstance(value, Unreadable):
-        return value.raw
-    if isinstance(value, int):
-        return str(value).encode()
-    obj: dict[str, object]
-    if isinstance(value, ControllerInfo):
-        obj = {"version": value.version, "brokerid": value.broker_id, "timestamp": str(value.timestamp_ms or 0)}
-        if value.kraft_controller_epoch is not None:
-            obj["kraftControllerEpoch"] = value.kraft_controller_epoch
-    elif isinstance(value, ClusterId):
-        obj = {"version": value.version, "id": value.id}
-    elif isinstance(value, BrokerRegistration):
-        obj = {
-            "listener_security_protocol_map": dict(value.listener_security_protocol_map or ()),
-            "endpoints": [str(e) for e in value.endpoints],
-            "jmx_port": value.jmx_port,
-            "host": value.host,
-            "timestamp": str(value.timestamp_ms or 0),
-            "port": value.port,
-            "version": value.version,
-        }
-        if value.rack is not None:
-            obj["rack"] = value.rack
-        if value.features is not None:
-            obj["features"] = {n: {"min_version": a, "max_version": b} for n, a, b in value.features}
-    elif isinstance(value, TopicAssignment):
-        obj = {
-            "partitions": {str(p): list(r) for p, r in value.partitions},
-            "adding_replicas": {str(p): list(r) for p, r in value.adding},
-            "removing_replicas": {str(p): list(r) for p, r in value.removing},
-            "version": value.version,
-        }
-        if value.topic_id is not None:
-            obj["topic_id"] = value.topic_id
-    elif isinstance(value, PartitionState):
-        obj = {
-            "controller_epoch": value.controller_epoch,
-            "leader": value.leader,
-            "version": value.version,
-            "leader_epoch": value.leader_epoch,
-            "isr": list(value.isr),
-        }
-    elif isinstance(value, EntityConfig):
-        obj = {"version": value.version, "config": dict(value.config)}
-    else:
-        return repr(value).encode()
-    return json.dumps(obj, separators=(",", ":")).encode()
+# ---- a snapshot as the facts of a live cluster ---------------------------------------------------------
 
 
-# ---- a synthetic cluster -----------------------------------------------------------------------------
-
-
-def synthetic_snapshot(
-    topics: int = 50_000,
-    partitions_per_topic: int = 4,
-    brokers: int = 6,
-    racks: int = 3,
-    replication_factor: int = 3,
-    dead_brokers: Sequence[int] = (),
-    seed: int = 7,
-    taken_at_ms: int = 1_700_000_000_000,
-) -> ClusterSnapshot:
-    """A cluster of ``topics`` x ``partitions_per_topic`` partitions on ``brokers`` brokers.
-
-    Realistic blemishes, deterministic for a seed: every 997th topic is under-replicated, every 4999th
-    has an offline partition, every 9973th is queued for deletion, every 50th has config overrides;
-    ``dead_brokers`` are left out of ``/brokers/ids`` (their replicas fall out of the ISRs).
-    """
-    rng = random.Random(seed)
-    dead = frozenset(dead_brokers)
-    broker_ids = list(range(1, brokers + 1))
-    broker_entries: dict[int, BrokerEntry] = {}
-    for b in broker_ids:
-        if b in dead:
-            continue
-        endpoint = Endpoint("PLAINTEXT", "PLAINTEXT", f"kafka-{b}.example", 9092)
-        registration = BrokerRegistration(
-            b,
-            5,
-            endpoint.host,
-            9092,
-            -1,
-            taken_at_ms - 86_400_000,
-            (endpoint,),
-            f"rack-{(b - 1) % racks + 1}",
-            (("PLAINTEXT", "PLAINTEXT"),),
-            (),
-        )
-        times = ZnodeTimes(1000 + b, 1000 + b, taken_at_ms - 86_400_000 + b * 1000, taken_at_ms - 86_400_000, 0)
-        broker_entries[b] = BrokerEntry(b, registration, times)
-    states_cache: dict[tuple[int, tuple[int, ...]], PartitionState] = {}
-
-    def state(leader: int, isr: tuple[int, ...]) -> PartitionState:
-        key = (leader, isr)
-        found = states_cache.get(key)
-        if found is None:
-            found = states_cache[key] = PartitionState(leader, 3, isr, 5, 0, 1)
-        return found
-
-    topic_entries: dict[str, TopicEntry] = {}
-    topic_configs: dict[str, EntityConfig | Unreadable] = {}
-    markers: dict[str, ZnodeTimes] = {}
-    n = len(broker_ids)
-    empty_config = EntityConfig(1, ())
-    for t in range(topics):
-        name = f"{_WORDS[t % len(_WORDS)]}.{_WORDS[(t // len(_WORDS)) % len(_WORDS)]}-{t:05d}"
-        start = rng.randrange(n)
-        parts: list[tuple[int, tuple[int, ...]]] = []
-        states: dict[int, PartitionState | Unreadable | None] = {}
-        for p in range(partitions_per_topic):
-            first = (start + p) % n
-            replicas = tuple(broker_ids[(first + j) % n] for j in range(replication_factor))
-            parts.append((p, replicas))
-            isr = tuple(r for r in replicas if r not in dead)
-            leader = isr[0] if isr else -1
-            if t % 997 == 5 and p == 0 and len(isr) > 1:
-                isr = isr[:-1]
-            if t % 4999 == 11 and p == 1:
-                leader, isr = -1, isr[:1]
-            states[p] = state(leader, isr)
-        assignment = TopicAssignment(name, 3, tuple(parts), (), (), f"{t:022d}")
-        config: EntityConfig = empty_config
-        if t % 50 == 0:
-            config = EntityConfig(1, (("retention.ms", "604800000"), ("min.insync.replicas", "2")))
-        topic_configs[name] = config
-        times = ZnodeTimes(5000 + t, 5000 + t, taken_at_ms - 3_600_000, taken_at_ms - 3_600_000, 0)
-        topic_entries[name] = TopicEntry(name, assignment, times, states, config)
-        if t % 9973 == 17:
-            markers[name] = ZnodeTimes(9_000_000 + t, 9_000_000 + t, taken_at_ms - 120_000, taken_at_ms - 120_000, 0)
-    controller_id = next(b for b in broker_ids if b not in dead)
-    return ClusterSnapshot(
-        taken_at_ms=taken_at_ms,
-        zookeeper="synthetic:2181/kafka",
-        zxid=10_000_000,
-        session_id=1,
-        cluster_id=ClusterId("1", "c2ludGhldGljLWNsdXN0ZQ"),
-        controller=ControllerInfo(controller_id, taken_at_ms - 7_200_000, 2, -1),
-        controller_epoch=8,
-        controller_epoch_zk_version=7,
-        brokers=broker_entries,
-        topics=topic_entries,
-        deletion_markers=markers,
-        reassignment=None,
-        reassignment_times=None,
-        preferred_election=None,
-        preferred_election_times=None,
-        topic_configs=topic_configs,
-        broker_configs={},
-        isr_change_notifications=(),
-        log_dir_event_notifications=(),
-        config_change_notifications=(),
-        feature=None,
-        migration=None,
-        producer_id_block=None,
+def facts_from_snapshot(snapshot: ClusterSnapshot) -> ClusterFacts:
+    """The ``ClusterFacts`` topic plans need, taken from a snapshot (topic order: sorted names)."""
+    return ClusterFacts(
+        brokers={b: entry.registration for b, entry in snapshot.brokers.items()},
+        topic_names=frozenset(snapshot.topics),
+        topic_order=tuple(sorted(snapshot.topics)),
+        marked_for_deletion=frozenset(snapshot.deletion_markers),
+        controller=snapshot.controller,
+        controller_zk_version=None,
+        migration=snapshot.migration,
+        reassignment=snapshot.reassignment,
     )
 
 
-_WORDS = (
-    "orders",
-    "payments",
-    "clicks",
-    "audit",
-    "billing",
-    "search",
-    "inventory",
-    "shipping",
-    "users",
-    "metrics",
-    "logs",
-    "events",
-    "sessions",
-    "alerts",
-    "ledger",
-    "profiles",
-    "catalog",
-    "pricing",
-    "fraud",
-    "reports",
-)
+def live_topic_from_snapshot(snapshot: ClusterSnapshot, topic: str) -> LiveTopic | None:
+    """A snapshot's topic as the plans read it (bytes re-encoded as Kafka writes them)."""
+    entry = snapshot.topics.get(topic)
+    if entry is None:
+        return None
+    raw = entry.assignment.raw if isinstance(entry.assignment, Unreadable) else encode_value(entry.assignment)
+    return LiveTopic(topic, entry.assignment, raw, entry.times.version)

@@ -21,9 +21,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.console.protocols import DeletionStage, DeletionStatus
+from core.kafka.assignment_metrics import AssignmentMetrics
 from core.kafka.znodes import (
     BrokerRegistration,
-    ControllerInfo,
     EntityConfig,
     IsrChangeNotification,
     LogDirEventNotification,
@@ -34,6 +34,8 @@ from core.kafka.znodes import (
     Unreadable,
 )
 from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.snapshot.summary import ControllerSummary, broker_summary, controller_summary
+from core.topics.plan import Assignment, CreatePlan, ExpandPlan
 
 MIN_ISR_KEY = "min.insync.replicas"
 STALLED_DELETION_MS = 5 * 60 * 1000  # after this long a queued deletion is called stalled
@@ -244,7 +246,54 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], default_min_isr: int, 
 
 
 @dataclass(frozen=True, slots=True)
-class BrokerSummary:
+class BrokerSlot:
+    """A broker as the assignment preview shows it: id, rack and whether it is registered."""
+
+    id: int
+    rack: str | None
+    alive: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class AssignmentPreview:
+    """Exactly what would be written: ``assignment`` (new partitions), with ``existing`` partitions
+    (shown dimmed when expanding) and the brokers, by id, that the grid has columns for. Metrics are
+    ``core.kafka.assignment_metrics``'s (after the change; ``metrics_before`` when expanding)."""
+
+    brokers: tuple[BrokerSlot, ...]
+    assignment: tuple[tuple[int, tuple[int, ...]], ...]
+    existing: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    metrics: AssignmentMetrics | None = None
+    metrics_before: AssignmentMetrics | None = None
+    seed: int | None = None
+    manual: bool = False
+
+    def as_dict(self) -> dict[int, list[int]]:
+        """The new partitions as ``{partition: replicas}``."""
+        return {p: list(r) for p, r in self.assignment}
+
+
+def assignment_preview(plan: CreatePlan | ExpandPlan) -> AssignmentPreview:
+    """What the console draws for a plan: the grid's brokers (registered ones, plus any id the assignment
+    names that is not registered, marked not alive), the partitions and the plan's metrics."""
+    new: Assignment
+    existing: Assignment = ()
+    before: AssignmentMetrics | None = None
+    seed: int | None = None
+    if isinstance(plan, CreatePlan):
+        new, seed = plan.assignment, plan.seed
+    else:
+        new, existing, before = plan.new_assignment, plan.existing, plan.metrics_before
+    known = {b: BrokerSlot(b, rack, True) for b, rack in plan.racks}
+    for _, replicas in (*existing, *new):
+        for broker in replicas:
+            known.setdefault(broker, BrokerSlot(broker, None, False))
+    brokers = tuple(known[b] for b in sorted(known))
+    return AssignmentPreview(brokers, new, existing, plan.metrics, before, seed, plan.manual)
+
+
+@dataclass(frozen=True, slots=True)
+class BrokerRow:
     """One row of the brokers table. ``alive`` False for brokers that hold replicas but are not registered."""
 
     id: int
@@ -262,17 +311,6 @@ class BrokerSummary:
         if not self.endpoints:
             return "-"
         return self.endpoints[0].split("://", 1)[-1]
-
-
-@dataclass(frozen=True, slots=True)
-class ControllerSummary:
-    """The controller panel: who, which epoch, since when; ``broker_id`` None when there is none."""
-
-    broker_id: int | None
-    epoch: int | None
-    since_ms: int | None
-    kraft: bool = False
-    problem: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,22 +350,10 @@ class ClusterView:
 
     snapshot: ClusterSnapshot
     controller: ControllerSummary
-    brokers: tuple[BrokerSummary, ...]
+    brokers: tuple[BrokerRow, ...]
     topics: tuple[TopicSummary, ...]
     health: HealthCounters
     pending: tuple[PendingItem, ...]
-
-
-def controller_summary(snapshot: ClusterSnapshot) -> ControllerSummary:
-    """The controller panel's content."""
-    epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
-    controller = snapshot.controller
-    if controller is None:
-        return ControllerSummary(None, epoch, None, problem="no controller elected (/controller is absent)")
-    if isinstance(controller, Unreadable):
-        return ControllerSummary(None, epoch, None, problem=f"/controller is unreadable: {controller.reason}")
-    assert isinstance(controller, ControllerInfo)
-    return ControllerSummary(controller.broker_id, epoch, controller.timestamp_ms, controller.is_kraft)
 
 
 def deletion_status(snapshot: ClusterSnapshot, topic: str, now_ms: int) -> DeletionStatus:
@@ -453,41 +479,24 @@ def _admin_stuck(snapshot: ClusterSnapshot, request: object) -> str | None:
     return None
 
 
-def _broker_summaries(
-    snapshot: ClusterSnapshot, replicas: Counter[int], leaders: Counter[int]
-) -> tuple[BrokerSummary, ...]:
-    rows: list[BrokerSummary] = []
+def _broker_rows(snapshot: ClusterSnapshot, replicas: Counter[int], leaders: Counter[int]) -> tuple[BrokerRow, ...]:
+    rows: list[BrokerRow] = []
     for broker_id in sorted(set(snapshot.brokers) | set(replicas)):
         entry = snapshot.brokers.get(broker_id)
         if entry is None:
-            rows.append(BrokerSummary(broker_id, (), None, None, replicas[broker_id], 0, False))
+            rows.append(BrokerRow(broker_id, (), None, None, replicas[broker_id], 0, False))
             continue
-        registration = entry.registration
-        if isinstance(registration, Unreadable):
-            rows.append(
-                BrokerSummary(
-                    broker_id,
-                    (),
-                    None,
-                    entry.times.ctime_ms,
-                    replicas[broker_id],
-                    leaders[broker_id],
-                    True,
-                    registration.reason,
-                )
-            )
-            continue
-        assert isinstance(registration, BrokerRegistration)
-        endpoints = tuple(str(e) for e in registration.endpoints)
+        broker = broker_summary(entry)
         rows.append(
-            BrokerSummary(
+            BrokerRow(
                 broker_id,
-                endpoints,
-                registration.rack,
-                entry.times.ctime_ms,
+                broker.endpoints,
+                broker.rack,
+                broker.registered_since_ms,
                 replicas[broker_id],
                 leaders[broker_id],
                 True,
+                broker.problem,
             )
         )
     return tuple(rows)
@@ -562,7 +571,7 @@ class ViewBuilder:
         return ClusterView(
             snapshot=snapshot,
             controller=controller_summary(snapshot),
-            brokers=_broker_summaries(snapshot, Counter(self._replicas), Counter(self._leaders)),
+            brokers=_broker_rows(snapshot, Counter(self._replicas), Counter(self._leaders)),
             topics=self._ordered,
             health=health,
             pending=tuple(_pending_work(snapshot, now_ms)),

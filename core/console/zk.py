@@ -29,43 +29,33 @@ from kazoo.handlers.threading import KazooTimeoutError
 from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
 from core.connect import bootstrap_string
+from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.live import LiveCluster, TimedEvent
-from core.console.plans import (
-    console_create_plan,
-    console_delete_plan,
-    console_expand_plan,
-    create_request,
-    delete_request,
-    existing_assignment,
-    expand_request,
-)
 from core.console.protocols import (
-    CheckReport,
-    ChildPage,
     ClusterEvent,
-    CreatePlan,
-    CreateRequest,
-    DeletePlan,
-    DeleteSelection,
     DeletionStatus,
-    ExpandPlan,
-    ExpandRequest,
     PartitionOffsets,
     ProgressListener,
     StateListener,
     Unsubscribe,
-    ZnodeAcl,
-    ZnodeStat,
-    ZnodeView,
 )
 from core.console.view import deletion_status
 from core.errors import ConnectError, GuardError, KzcError
 from core.snapshot.model import ClusterSnapshot, TopicEntry
-from core.topics import plan as topic_plans
 from core.topics.ops import TopicOps
+from core.topics.plan import (
+    CreatePlan,
+    CreateRequest,
+    DeletePlan,
+    DeleteRequest,
+    ExpandPlan,
+    ExpandRequest,
+    assignment_json,
+)
 from core.zookeeper import tree as zk_tree
 from core.zookeeper.session import ConnectionState, ZkSession
+from core.zookeeper.tree import ChildPage, ZnodeView
 
 # librdkafka's log lines go nowhere: the console reports failures itself.
 _QUIET = logging.getLogger("kzc.console.kafka")
@@ -226,9 +216,9 @@ class ZkBackend:
             except (KazooException, KazooTimeoutError):
                 stat = None
             counts.append(stat.numChildren if stat is not None else None)
-        return ChildPage(path, names, tuple(counts), offset, page.total)
+        return replace(page, counts=tuple(counts))
 
-    def _child_page(self, session: ZkSession, path: str, offset: int, limit: int) -> zk_tree.ChildPage:
+    def _child_page(self, session: ZkSession, path: str, offset: int, limit: int) -> ChildPage:
         """Page ``offset`` of ``path``'s children: a slice of the list fetched for an earlier page while the
         parent's child version is unchanged (one stat read), else one fresh ``getChildren``."""
         with self._lock:
@@ -249,8 +239,8 @@ class ZkBackend:
             return first if offset == 0 else replace(first, names=(), offset=offset)
         return zk_tree.list_children(session, path, limit, replace(following, offset=offset))
 
-    def znode(self, path: str) -> ZnodeView:
-        """Data (decoded and explained), stat and ACL of ``path``; ``exists`` False when it is gone.
+    def znode(self, path: str) -> ZnodeView | None:
+        """Data (decoded and explained), stat and ACL of ``path``; ``None`` when it does not exist.
 
         Raises:
             ConnectError: ZooKeeper failed or denied the read.
@@ -258,33 +248,14 @@ class ZkBackend:
         session = self._zk()
         try:
             if session.client.exists(path) is None:
-                return ZnodeView(path, exists=False)
-            view = zk_tree.read_znode(session, path)
+                return None
+            return zk_tree.read_znode(session, path)
         except KzcError as exc:
             if "does not exist" in str(exc):
-                return ZnodeView(path, exists=False)
+                return None
             raise
         except (KazooException, KazooTimeoutError) as exc:
             raise session.read_error(exc, f"read {path}") from exc
-        s = view.stat
-        stat = ZnodeStat(
-            s.czxid,
-            s.mzxid,
-            s.pzxid,
-            s.ctime_ms,
-            s.mtime_ms,
-            s.version,
-            s.cversion,
-            s.aversion,
-            s.ephemeral_owner,
-            s.data_length,
-            s.num_children,
-        )
-        kind = view.kafka_kind
-        acl = tuple(ZnodeAcl(a.perms, a.scheme, a.id) for a in view.acl)
-        return ZnodeView(
-            path, True, stat, view.raw, view.data, kind.value if kind else None, tuple(view.explained()), acl
-        )
 
     def watch_znode(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
         """Call ``on_change(path)`` on every change of ``path`` or its children."""
@@ -294,53 +265,47 @@ class ZkBackend:
 
     def plan_create(self, request: CreateRequest) -> CreatePlan:
         """Kafka's checks and the exact assignment (topic_ops), nothing written."""
-        ops = self._topic_ops()
-        their, rng = create_request(request, ops.reader.facts())
-        return console_create_plan(request, ops.plan_create(their, rng=rng))
+        return self._topic_ops().plan_create(request)
 
     def apply_create(self, plan: CreatePlan) -> None:
         """Create the topic exactly as planned (and audited); topic_ops reads back what landed."""
-        their = _source(plan.source, topic_plans.CreatePlan)
         ops = self._topic_ops()
         with ops.audit.attempt(
             "topic create",
             {
-                "topic": their.topic,
-                "assignment": plan.preview.as_dict(),
-                "config": dict(their.config),
+                "topic": plan.topic,
+                "assignment": assignment_json(plan.assignment),
+                "config": dict(plan.config),
                 "via": "console",
             },
         ) as attempt:
-            result = ops.apply_create(their)
-            attempt.applied(f"created topic {their.topic}", result=result.to_json())
+            result = ops.apply_create(plan)
+            attempt.applied(f"created topic {plan.topic}", result=result.to_json())
         self._cluster().request_full_read()
 
     def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
         """Kafka's checks and the new partitions (topic_ops), nothing written."""
-        ops = self._topic_ops()
-        plan = ops.plan_expand(expand_request(request))
-        return console_expand_plan(request, plan, existing_assignment(ops.reader.topic(request.topic)))
+        return self._topic_ops().plan_expand(request)
 
     def apply_expand(self, plan: ExpandPlan) -> None:
         """Add exactly the planned partitions, checked against the topic znode version the plan read."""
-        their = _source(plan.source, topic_plans.ExpandPlan)
         ops = self._topic_ops()
         with ops.audit.attempt(
             "topic expand",
             {
-                "topic": their.topic,
-                "partitions": their.target_partitions,
-                "new": plan.preview.as_dict(),
+                "topic": plan.topic,
+                "partitions": plan.target_partitions,
+                "new": assignment_json(plan.new_assignment),
                 "via": "console",
             },
         ) as attempt:
-            result = ops.apply_expand(their)
-            attempt.applied(f"{their.topic} now has {their.target_partitions} partitions", result=result.to_json())
+            result = ops.apply_expand(plan)
+            attempt.applied(f"{plan.topic} now has {plan.target_partitions} partitions", result=result.to_json())
         self._cluster().request_full_read()
 
-    def plan_delete(self, selection: DeleteSelection) -> DeletePlan:
+    def plan_delete(self, request: DeleteRequest) -> DeletePlan:
         """Resolve and guard a deletion (topic_ops), nothing written."""
-        return console_delete_plan(self._topic_ops().plan_delete(delete_request(selection)))
+        return self._topic_ops().plan_delete(request)
 
     def apply_delete(self, plan: DeletePlan, confirmation: str) -> None:
         """Mark the planned topics for deletion once ``confirmation`` matches.
@@ -348,13 +313,12 @@ class ZkBackend:
         Raises:
             GuardError: the confirmation does not match (recorded as cancelled; nothing written).
         """
-        their = _source(plan.source, topic_plans.DeletePlan)
         ops = self._topic_ops()
-        with ops.audit.attempt("topic delete", {"topics": list(their.topics), "via": "console"}) as attempt:
+        with ops.audit.attempt("topic delete", {"topics": list(plan.topics), "via": "console"}) as attempt:
             if confirmation.strip() != plan.confirmation:
                 attempt.cancelled(f"the typed confirmation '{confirmation}' did not match '{plan.confirmation}'")
                 raise GuardError(f"confirmation '{confirmation}' does not match '{plan.confirmation}': nothing deleted")
-            result = ops.apply_delete(their)
+            result = ops.apply_delete(plan)
             if result.errors:
                 raise KzcError("; ".join(f"{topic}: {error}" for topic, error in result.errors))
             attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", result=result.to_json())
@@ -413,12 +377,6 @@ class ZkBackend:
             return {p: PartitionOffsets(p, _offset(starts.get(p)), _offset(ends.get(p))) for p in entry.partition_ids}
         except KafkaException as exc:
             raise ConnectError(f"the brokers did not return offsets for {topic}: {exc}") from exc
-
-
-def _source(value: object, kind: type[Any]) -> Any:
-    if not isinstance(value, kind):
-        raise GuardError("this plan was not made by this cluster's backend: make it again")
-    return value
 
 
 def _offset(future: Any) -> int | None:

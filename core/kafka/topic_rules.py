@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.errors import KafkaRuleError
+from core.errors import KafkaRuleError, UsageError
 from core.kafka import manual_assignment
 from core.kafka.assignment import BrokerMeta
 from core.kafka.assignment_metrics import compute_metrics, expansion_metrics
@@ -184,6 +184,22 @@ def parse_option_int(option: str, text: str) -> int:
 
 
 # ---- configs ----------------------------------------------------------------------------------------
+
+
+def parse_configs(items: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """``KEY=VALUE`` strings (``--config``, the create form) as pairs, in order; a key given twice keeps its
+    last value (as Kafka does).
+
+    Raises:
+        UsageError: an item without ``=`` or with an empty key.
+    """
+    configs: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"a config takes KEY=VALUE, got '{item}'")
+        configs[key.strip()] = value.strip()
+    return tuple(configs.items())
 
 
 def validate_config(config: Sequence[tuple[str, str]]) -> None:

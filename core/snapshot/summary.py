@@ -168,8 +168,8 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
         taken_at_ms=snapshot.taken_at_ms,
         cluster_id=cluster_id,
         cluster_id_problem=cluster_problem,
-        controller=_controller(snapshot),
-        brokers=tuple(_broker(b) for b in snapshot.brokers.values()),
+        controller=controller_summary(snapshot),
+        brokers=tuple(broker_summary(b) for b in snapshot.brokers.values()),
         topics=len(snapshot.topics),
         partitions=snapshot.partition_count,
         pending=_pending(snapshot),
@@ -191,7 +191,8 @@ def _cluster_id(value: ClusterId | Unreadable | None) -> tuple[str | None, str |
     return value.id, None
 
 
-def _controller(snapshot: ClusterSnapshot) -> ControllerSummary:
+def controller_summary(snapshot: ClusterSnapshot) -> ControllerSummary:
+    """Who controls the cluster, from ``/controller`` and ``/controller_epoch`` (describe and the console)."""
     epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
     problems = []
     if isinstance(snapshot.controller_epoch, Unreadable):
@@ -212,7 +213,8 @@ def _controller(snapshot: ClusterSnapshot) -> ControllerSummary:
     )
 
 
-def _broker(entry: BrokerEntry) -> BrokerSummary:
+def broker_summary(entry: BrokerEntry) -> BrokerSummary:
+    """One registered broker from its registration (describe and the console)."""
     registration = entry.registration
     if isinstance(registration, Unreadable):
         return BrokerSummary(

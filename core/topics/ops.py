@@ -13,7 +13,6 @@ refusals and cancellations are recorded too.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -154,13 +153,13 @@ class TopicOps:
 
     # ---- create ---------------------------------------------------------------------------------
 
-    def plan_create(self, request: CreateRequest, rng: random.Random | None = None) -> CreatePlan:
+    def plan_create(self, request: CreateRequest) -> CreatePlan:
         """Validate a create and compute its assignment; nothing is written.
 
         With an AdminClient, the brokers also validate the plan (``validate_only``: configs, policies),
         unless it cannot be applied anyway (``blocked``: read-only mode or a migration, which the plan then
-        explains instead of a broker's answer). ``rng`` draws Kafka's random start; a fresh one per plan
-        by default, so apply the returned plan to get exactly its assignment.
+        explains instead of a broker's answer). Without ``request.seed`` Kafka's random start is drawn anew
+        for every plan, so apply the returned plan to get exactly its assignment.
 
         Raises:
             UsageError, KafkaRuleError, GuardError: see ``core.topics.plan.plan_create``.
@@ -170,7 +169,7 @@ class TopicOps:
         if request.topic not in facts.topic_names:
             found = self.reader.topic_config(request.topic)
             orphan = found[1] if found else None
-        plan = plan_create(facts, request, via=self.via, blocked=self.blocked(facts), config_zk_version=orphan, rng=rng)
+        plan = plan_create(facts, request, via=self.via, blocked=self.blocked(facts), config_zk_version=orphan)
         if self.admin is not None and plan.blocked is None:
             self.admin.create_topic(plan.topic, [r for _, r in plan.assignment], dict(plan.config), validate_only=True)
             plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
@@ -280,9 +279,9 @@ class TopicOps:
         facts = self._writable_facts()
         check_deletable(facts, plan.topics)
         if self.admin is None:
-            delete_via_zookeeper(self.session, plan.topics)
+            delete_via_zookeeper(self.session, plan)
             return DeleteResult(plan, plan.topics)
-        outcome = delete_via_admin(self.admin, plan.topics)
+        outcome = delete_via_admin(self.admin, plan)
         marked = tuple(t for t in plan.topics if outcome[t] is None)
         errors = tuple((t, str(e)) for t in plan.topics if (e := outcome[t]) is not None)
         refused = tuple(

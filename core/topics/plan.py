@@ -22,11 +22,13 @@ from core.errors import GuardError, KafkaRuleError, UsageError
 from core.kafka import topic_rules
 from core.kafka.assignment import (
     AssignmentStart,
+    BrokerMeta,
     assign_expansion,
     assign_replicas_with_start,
     broker_metadatas,
     check_java_int,
 )
+from core.kafka.assignment_metrics import AssignmentMetrics, compute_metrics, expansion_metrics
 from core.kafka.names import has_collision_chars
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
@@ -66,6 +68,11 @@ def broker_racks(facts: ClusterFacts) -> tuple[tuple[int, str | None], ...]:
     return tuple((b, r.rack) for b, r in sorted(facts.brokers.items()) if not isinstance(r, Unreadable))
 
 
+def _readable_brokers(facts: ClusterFacts) -> list[BrokerMeta]:
+    """The brokers the metrics count: every registered broker whose registration is readable."""
+    return [BrokerMeta(b, rack) for b, rack in broker_racks(facts)]
+
+
 def _frozen(assignment: Mapping[int, Sequence[int]]) -> Assignment:
     return tuple((p, tuple(assignment[p])) for p in sorted(assignment))
 
@@ -75,7 +82,12 @@ def _frozen(assignment: Mapping[int, Sequence[int]]) -> Assignment:
 
 @dataclass(frozen=True)
 class CreateRequest:
-    """What the user asked for: ``partitions`` + ``replication_factor``, or a manual ``replica_assignment``."""
+    """What the user asked for, from the form or the command line to the write: ``partitions`` +
+    ``replication_factor``, or a manual ``replica_assignment`` (Kafka's ``1:2,2:3`` syntax).
+
+    ``seed`` fixes Kafka's two random draws (the console's reshuffle is a new seed); ``None`` draws anew
+    for every plan, as Kafka does. ``rack_aware`` False is ``--disable-rack-aware``.
+    """
 
     topic: str
     partitions: int | None = None
@@ -83,6 +95,7 @@ class CreateRequest:
     replica_assignment: str | None = None
     config: tuple[tuple[str, str], ...] = ()
     rack_aware: bool = True
+    seed: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The arguments as the audit log records them."""
@@ -93,6 +106,7 @@ class CreateRequest:
             "replica_assignment": self.replica_assignment,
             "config": dict(self.config),
             "rack_aware": self.rack_aware,
+            "seed": self.seed,
         }
 
 
@@ -147,7 +161,7 @@ class CreatePlan:
     assignment: Assignment
     config: tuple[tuple[str, str], ...]
     manual: bool
-    metrics: Mapping[str, Any]
+    metrics: AssignmentMetrics
     via: str
     racks: tuple[tuple[int, str | None], ...] = ()
     checks: tuple[Check, ...] = ()
@@ -157,6 +171,7 @@ class CreatePlan:
     start: AssignmentStart | None = None
     rack_aware: bool = True
     topic_znode_version: int = 3
+    seed: int | None = None
 
     @property
     def partitions(self) -> int:
@@ -180,7 +195,7 @@ class CreatePlan:
             "manual": self.manual,
             "start": self.start.to_json() if self.start is not None else None,
             "rack_aware": self.rack_aware,
-            "metrics": dict(self.metrics),
+            "metrics": self.metrics.to_json(),
             "via": self.via,
             "racks": {str(b): r for b, r in self.racks},
             "topic_znode_version": self.topic_znode_version if self.via == VIA_ZOOKEEPER else None,
@@ -192,8 +207,9 @@ class CreatePlan:
 
 @dataclass(frozen=True)
 class ExpandPlan:
-    """A validated partition increase. ``new_assignment`` holds only the new partitions; ``metrics`` are
-    the whole topic's, ``{"before": ..., "after": ...}`` the increase.
+    """A validated partition increase. ``new_assignment`` holds only the new partitions, ``existing`` the
+    partitions the topic had; ``metrics`` are the whole topic's after the increase, ``metrics_before``
+    before it.
 
     ``topic_zk_version`` and ``topic_raw`` are ``/brokers/topics/<t>`` as read when planning: applying
     through ZooKeeper writes ``topic_raw`` plus the new partitions at exactly that version, and applying
@@ -206,11 +222,13 @@ class ExpandPlan:
     target_partitions: int
     new_assignment: Assignment
     manual: bool
-    metrics: Mapping[str, Any]
+    metrics: AssignmentMetrics
+    metrics_before: AssignmentMetrics
     via: str
     topic_id: str | None
     topic_zk_version: int
     topic_raw: bytes = field(repr=False)
+    existing: Assignment = ()
     racks: tuple[tuple[int, str | None], ...] = ()
     checks: tuple[Check, ...] = ()
     warnings: tuple[str, ...] = ()
@@ -227,7 +245,7 @@ class ExpandPlan:
             "assignment": assignment_json(self.new_assignment),
             "manual": self.manual,
             "rack_aware": self.rack_aware,
-            "metrics": dict(self.metrics),
+            "metrics": {"before": self.metrics_before.to_json(), "after": self.metrics.to_json()},
             "via": self.via,
             "racks": {str(b): r for b, r in self.racks},
             "topic_id": self.topic_id,
@@ -249,6 +267,11 @@ class DeletePlan:
     checks: tuple[Check, ...] = ()
     warnings: tuple[str, ...] = ()
     blocked: str | None = None
+
+    @property
+    def confirmation(self) -> str:
+        """What the user types to confirm: the topic's name for one topic, the count for several."""
+        return self.topics[0] if len(self.topics) == 1 else str(len(self.topics))
 
     def to_json(self) -> dict[str, Any]:
         """The plan as JSON."""
@@ -275,7 +298,6 @@ def plan_create(
     via: str,
     blocked: str | None = None,
     config_zk_version: int | None = None,
-    rng: random.Random | None = None,
 ) -> CreatePlan:
     """Validate a create as Kafka would and compute (or parse) its assignment.
 
@@ -283,7 +305,7 @@ def plan_create(
     ``validateTopicCreate`` (§4.2: name, marked for deletion, exists, collisions, replica lists), the
     config names, then kzc's guard on unregistered brokers in a manual assignment.
 
-    The start of Kafka's algorithm is drawn from ``rng``, a fresh ``random.Random()`` by default: like
+    The start of Kafka's algorithm is drawn from ``random.Random(request.seed)``; with no seed, like
     Kafka, every plan draws anew (a topic deleted and created again does not land where it was). The
     plan records the draws (``start``) and applying it writes exactly its assignment.
 
@@ -305,7 +327,7 @@ def plan_create(
             raise UsageError("give --partitions and --replication-factor, or --replica-assignment")
         brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
         assignment, start = assign_replicas_with_start(
-            brokers, request.partitions, request.replication_factor, rng=rng if rng is not None else random.Random()
+            brokers, request.partitions, request.replication_factor, rng=random.Random(request.seed)
         )
         manual = False
     topic_rules.validate_name(topic)
@@ -341,7 +363,7 @@ def plan_create(
         assignment=frozen,
         config=tuple(request.config),
         manual=manual,
-        metrics=topic_rules.metrics_for(frozen, dict(broker_racks(facts))),
+        metrics=compute_metrics(dict(frozen), _readable_brokers(facts)),
         via=via,
         racks=broker_racks(facts),
         checks=tuple(checks),
@@ -351,6 +373,7 @@ def plan_create(
         start=start,
         rack_aware=request.rack_aware,
         topic_znode_version=zk_format.topic_version,
+        seed=None if manual else request.seed,
     )
 
 
@@ -423,17 +446,20 @@ def plan_expand(
         "will be affected",
     ]
     frozen = _frozen(new)
+    both = expansion_metrics(existing, dict(frozen), _readable_brokers(facts))
     return ExpandPlan(
         topic=topic,
         current_partitions=current,
         target_partitions=current + len(frozen),
         new_assignment=frozen,
         manual=manual,
-        metrics=topic_rules.expansion_metrics_for(_frozen(existing), frozen, dict(broker_racks(facts))),
+        metrics=both["after"],
+        metrics_before=both["before"],
         via=via,
         topic_id=assignment.topic_id,
         topic_zk_version=live.zk_version,
         topic_raw=live.raw,
+        existing=_frozen(existing),
         racks=broker_racks(facts),
         checks=tuple(checks),
         warnings=tuple(warnings),

@@ -1,5 +1,9 @@
 """The writes behind a plan: through the AdminClient, or straight to ZooKeeper as Kafka's ZooKeeper tools do.
 
+``planned_writes`` lists what applying a plan writes; the ZooKeeper writers execute exactly that list and
+the AdminClient writers send exactly its requests, so a dry run (which prints the list) cannot drift from
+what is written.
+
 ZooKeeper paths (zk-layout §5), each all-or-nothing and never touching the controller's ``state`` znodes:
 
 - create: one multi-op that checks ``/controller``'s version (Kafka 3.7.1+ fences the config write on
@@ -21,8 +25,8 @@ A lost connection during a write is resolved by reading back what landed, so the
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from kazoo.exceptions import (
@@ -38,6 +42,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, KzcError
+from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic, encode_topic_config
 from core.topics.facts import (
     CONTROLLER,
     DELETE_TOPICS,
@@ -47,115 +52,97 @@ from core.topics.facts import (
     topic_path,
     zk_create_format,
 )
-from core.topics.plan import Assignment, CreatePlan, ExpandPlan
+from core.topics.plan import VIA_ADMIN, CreatePlan, DeletePlan, ExpandPlan
 from core.zookeeper.session import ZkSession
 
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
+# ---- what a plan writes ------------------------------------------------------------------------------
 
 
-# ---- encodings Kafka uses -----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class PlannedWrite:
+    """One write of a plan: a znode write (``create``, or ``set`` at ``expected_version``) or a request
+    to the brokers (``admin``: ``path`` names the request, ``data`` its JSON arguments)."""
+
+    op: str
+    path: str
+    data: bytes
+    expected_version: int | None = None
+
+    @property
+    def text(self) -> str:
+        """``data`` as text (znode data and requests are UTF-8 JSON)."""
+        return self.data.decode("utf-8", errors="replace")
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"op", "path", "data", "expected_version"}`` with ``data`` as text."""
+        return {"op": self.op, "path": self.path, "data": self.text, "expected_version": self.expected_version}
 
 
-def encode_topic_config(config: Sequence[tuple[str, str]]) -> bytes:
-    """``ConfigEntityZNode.encode``: ``{"version":1,"config":{...}}`` (written even when empty)."""
-    return _compact({"version": 1, "config": dict(config)})
+def planned_writes(plan: CreatePlan | ExpandPlan | DeletePlan) -> tuple[PlannedWrite, ...]:
+    """What applying ``plan`` writes, in order, through the path the plan was made for.
 
-
-def encode_new_topic(assignment: Assignment, version: int = 3) -> bytes:
-    """``TopicZNode.encode`` for a new topic without a topic id, as the Kafka that writes ``version`` does.
-
-    v3 (2.8+): ``partitions``, empty ``adding_replicas``/``removing_replicas`` and ``version`` (Jackson's
-    order for 3.x's mutable map); v2 (2.4 to 2.7): ``version``, ``partitions`` and the two empty maps;
-    v1 (up to 2.3): ``version`` and ``partitions``.
+    The ZooKeeper path also checks, in the same multi-op, that ``/controller`` is unchanged (create) and
+    that every topic exists (delete); those checks are preconditions, not writes.
 
     Raises:
-        ValueError: ``version`` is not 1, 2 or 3.
+        GuardError: the topic znode cannot be extended faithfully (expand).
     """
-    partitions = {str(p): list(r) for p, r in assignment}
-    if version == 3:
-        return _compact({"partitions": partitions, "adding_replicas": {}, "removing_replicas": {}, "version": 3})
-    if version == 2:
-        return _compact({"version": 2, "partitions": partitions, "adding_replicas": {}, "removing_replicas": {}})
-    if version == 1:
-        return _compact({"version": 1, "partitions": partitions})
-    raise ValueError(f"no topic znode version {version}")
+    admin = plan.via == VIA_ADMIN
+    if isinstance(plan, CreatePlan):
+        if admin:
+            return (PlannedWrite("admin", "CreateTopics", _compact(_create_arguments(plan))),)
+        config_path = f"{TOPIC_CONFIGS}/{plan.topic}"
+        config = encode_topic_config(plan.config)
+        return (
+            PlannedWrite("create", config_path, config)
+            if plan.config_zk_version is None
+            else PlannedWrite("set", config_path, config, plan.config_zk_version),
+            PlannedWrite("create", topic_path(plan.topic), encode_new_topic(plan.assignment, plan.topic_znode_version)),
+        )
+    if isinstance(plan, ExpandPlan):
+        if admin:
+            return (
+                PlannedWrite("admin", "CreatePartitions", _compact(_expand_arguments(plan)), plan.topic_zk_version),
+            )
+        data = add_partitions_to_raw(plan.topic_raw, plan.new_assignment)
+        return (PlannedWrite("set", topic_path(plan.topic), data, plan.topic_zk_version),)
+    if admin:
+        return (PlannedWrite("admin", "DeleteTopics", _compact(list(plan.topics))),)
+    return tuple(PlannedWrite("create", f"{DELETE_TOPICS}/{t}", b"") for t in plan.topics)
+
+
+def describe_writes(writes: Sequence[PlannedWrite]) -> list[str]:
+    """A dry run's lines: what would be sent to the brokers, or which znodes would be written."""
+    if writes and all(w.op == "admin" for w in writes):
+        lines = ["DRY RUN: nothing is sent. This request would go to the brokers (AdminClient):"]
+    else:
+        lines = ["DRY RUN: nothing is written. These znodes would be written in one ZooKeeper multi-op:"]
+    for write in writes:
+        version = f" (if version is {write.expected_version})" if write.expected_version is not None else ""
+        lines.append(write.path if write.op == "admin" else f"{write.op} {write.path}{version}")
+        if write.data:
+            lines.append(f"    {write.text}")
+    return lines
+
+
+def _create_arguments(plan: CreatePlan) -> dict[str, Any]:
+    return {
+        "topic": plan.topic,
+        "replica_assignment": [list(r) for _, r in plan.assignment],
+        "config": dict(plan.config),
+    }
+
+
+def _expand_arguments(plan: ExpandPlan) -> dict[str, Any]:
+    return {
+        "topic": plan.topic,
+        "total": plan.target_partitions,
+        "new_assignments": [list(r) for _, r in plan.new_assignment],
+    }
 
 
 def _compact(value: object) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode("utf-8")
-
-
-def add_partitions_to_raw(raw: bytes, new: Assignment) -> bytes:
-    """``raw`` (a topic znode) with ``new`` partitions appended inside its ``partitions`` object.
-
-    Everything else, byte for byte, is kept: other fields, their order, spacing and escapes.
-
-    Raises:
-        GuardError: ``raw`` is not a JSON object with a ``partitions`` object, or a new partition
-            key is already there.
-    """
-    try:
-        text = raw.decode("utf-8")
-        members = _top_level_members(text)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise GuardError(f"the topic znode is not a JSON object kzc can extend ({exc}); nothing was written") from None
-    spans = [(start, end) for key, start, end in members if key == "partitions"]
-    if not spans:
-        raise GuardError('the topic znode has no "partitions" object; nothing was written')
-    start, end = spans[-1]  # Jackson, like Python, keeps the last of duplicate keys
-    original = json.loads(text)
-    partitions = original.get("partitions")
-    if not isinstance(partitions, dict) or text[start] != "{":
-        raise GuardError('"partitions" in the topic znode is not a JSON object; nothing was written')
-    clashes = [p for p, _ in new if str(p) in partitions]
-    if clashes:
-        raise GuardError(f"partitions {clashes} already exist in the topic znode; nothing was written")
-    entries = ",".join(f'"{p}":[{",".join(map(str, replicas))}]' for p, replicas in new)
-    inner = text[start + 1 : end - 1]
-    insertion = entries if not inner.strip() else "," + entries
-    updated = text[: end - 1] + insertion + text[end - 1 :]
-    # The result must be the original object plus exactly the new keys, nothing else.
-    expected = dict(original)
-    expected["partitions"] = {**partitions, **{str(p): list(r) for p, r in new}}
-    if json.loads(updated) != expected:
-        raise GuardError("kzc could not extend the topic znode faithfully; nothing was written")
-    return updated.encode("utf-8")
-
-
-def _top_level_members(text: str) -> list[tuple[str, int, int]]:
-    """(key, value start, value end) of every member of the top-level JSON object in ``text``."""
-    decoder = json.JSONDecoder()
-
-    def skip(i: int) -> int:
-        match = _WHITESPACE.match(text, i)
-        return match.end() if match else i
-
-    i = skip(0)
-    if i >= len(text) or text[i] != "{":
-        raise ValueError("not a JSON object")
-    i = skip(i + 1)
-    members: list[tuple[str, int, int]] = []
-    if i < len(text) and text[i] == "}":
-        return members
-    while True:
-        if i >= len(text) or text[i] != '"':
-            raise ValueError("expected a key")
-        key, i = decoder.raw_decode(text, i)
-        i = skip(i)
-        if i >= len(text) or text[i] != ":":
-            raise ValueError("expected ':'")
-        start = skip(i + 1)
-        _, end = decoder.raw_decode(text, start)
-        members.append((str(key), start, end))
-        i = skip(end)
-        if i < len(text) and text[i] == ",":
-            i = skip(i + 1)
-            continue
-        if i < len(text) and text[i] == "}":
-            if skip(i + 1) != len(text):
-                raise ValueError("data after the JSON object")
-            return members
-        raise ValueError("expected ',' or '}'")
 
 
 # ---- AdminClient path ---------------------------------------------------------------------------------
@@ -163,17 +150,19 @@ def _top_level_members(text: str) -> list[tuple[str, int, int]]:
 
 def create_via_admin(admin: KafkaAdmin, plan: CreatePlan) -> None:
     """CreateTopics with the plan's explicit assignment and config."""
-    admin.create_topic(plan.topic, [replicas for _, replicas in plan.assignment], dict(plan.config))
+    arguments = _create_arguments(plan)
+    admin.create_topic(arguments["topic"], arguments["replica_assignment"], arguments["config"])
 
 
 def expand_via_admin(admin: KafkaAdmin, plan: ExpandPlan) -> None:
     """CreatePartitions to the plan's total with the plan's replicas for each new partition."""
-    admin.create_partitions(plan.topic, plan.target_partitions, [replicas for _, replicas in plan.new_assignment])
+    arguments = _expand_arguments(plan)
+    admin.create_partitions(arguments["topic"], arguments["total"], arguments["new_assignments"])
 
 
-def delete_via_admin(admin: KafkaAdmin, topics: Sequence[str]) -> dict[str, KzcError | None]:
+def delete_via_admin(admin: KafkaAdmin, plan: DeletePlan) -> dict[str, KzcError | None]:
     """DeleteTopics; each topic's error or None."""
-    return admin.delete_topics(topics)
+    return admin.delete_topics(plan.topics)
 
 
 # ---- ZooKeeper path -----------------------------------------------------------------------------------
@@ -205,13 +194,11 @@ def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFac
         transaction.check(CONTROLLER, facts.controller_zk_version)
         labels.append(CONTROLLER)
     # else: a Kafka older than 3.7.1 writes without the fence (ZooKeeper has no "is absent" check op).
-    if plan.config_zk_version is None:
-        transaction.create(config_path, encode_topic_config(plan.config), acl=_acl_of(session, TOPIC_CONFIGS))
-    else:
-        transaction.set_data(config_path, encode_topic_config(plan.config), plan.config_zk_version)
-    topic_data = encode_new_topic(plan.assignment, plan.topic_znode_version)
-    transaction.create(topic_path(topic), topic_data, acl=_acl_of(session, TOPICS))
-    labels += [config_path, topic_path(topic)]
+    writes = planned_writes(plan)
+    for write in writes:
+        _add(session, transaction, write)
+        labels.append(write.path)
+    topic_data = writes[-1].data
 
     def landed() -> bool:
         data = _read(session, topic_path(topic))
@@ -250,8 +237,8 @@ def expand_via_zookeeper(session: ZkSession, plan: ExpandPlan) -> bytes:
         ConcurrentChangeError: the znode changed since the plan read it (nothing was written).
         KafkaRuleError: the topic no longer exists.
     """
-    path = topic_path(plan.topic)
-    data = add_partitions_to_raw(plan.topic_raw, plan.new_assignment)
+    (planned,) = planned_writes(plan)
+    path, data = planned.path, planned.data
     client = session.client
 
     def landed() -> bool:
@@ -259,7 +246,7 @@ def expand_via_zookeeper(session: ZkSession, plan: ExpandPlan) -> bytes:
 
     def write() -> list[object]:
         try:
-            return [client.set(path, data, version=plan.topic_zk_version)]
+            return [client.set(path, data, version=planned.expected_version)]
         except (BadVersionError, NoNodeError) as exc:
             return [exc]  # reported like a failed operation of a multi-op
 
@@ -276,7 +263,7 @@ def expand_via_zookeeper(session: ZkSession, plan: ExpandPlan) -> bytes:
     )
 
 
-def delete_via_zookeeper(session: ZkSession, topics: Sequence[str]) -> None:
+def delete_via_zookeeper(session: ZkSession, plan: DeletePlan) -> None:
     """Create every ``/admin/delete_topics/<t>`` in one multi-op, each topic checked to exist.
 
     Raises:
@@ -284,12 +271,12 @@ def delete_via_zookeeper(session: ZkSession, topics: Sequence[str]) -> None:
         GuardError: a topic was marked for deletion meanwhile (nothing was written).
     """
     client = session.client
+    topics = plan.topics
     _zk(session, "prepare /admin/delete_topics", lambda: client.ensure_path(DELETE_TOPICS))
-    acl = _acl_of(session, DELETE_TOPICS)
     transaction = client.transaction()
-    for topic in topics:
+    for topic, write in zip(topics, planned_writes(plan), strict=True):
         transaction.check(topic_path(topic), -1)  # -1: any version, i.e. it exists
-        transaction.create(f"{DELETE_TOPICS}/{topic}", b"", acl=acl)
+        _add(session, transaction, write)
 
     def landed() -> bool:
         return all(_read(session, f"{DELETE_TOPICS}/{t}") is not None for t in topics)
@@ -307,6 +294,17 @@ def delete_via_zookeeper(session: ZkSession, topics: Sequence[str]) -> None:
 
 
 # ---- ZooKeeper plumbing -------------------------------------------------------------------------------
+
+
+def _add(session: ZkSession, transaction: Any, write: PlannedWrite) -> None:
+    """Add one planned znode write to a multi-op; a new znode gets its parent's ACL."""
+    if write.op == "create":
+        parent = write.path.rsplit("/", 1)[0]
+        transaction.create(write.path, write.data, acl=_acl_of(session, parent))
+    elif write.op == "set":
+        transaction.set_data(write.path, write.data, write.expected_version)
+    else:
+        raise ValueError(f"not a znode write: {write.op} {write.path}")
 
 
 def _commit(

@@ -131,6 +131,7 @@ class ZnodeView:
     acl: tuple[AclView, ...]
     raw: bytes
     data: DecodedData
+    acl_error: str | None = None  # why the ACL could not be read (e.g. a recording holds none)
 
     @property
     def kafka_kind(self) -> ZnodeKind | None:
@@ -156,6 +157,7 @@ class ZnodeView:
             "explained": [{"field": f, "value": v, "meaning": m} for f, v, m in self.explained()],
             "stat": self.stat.to_json(),
             "acl": [{"perms": a.perms, "scheme": a.scheme, "id": a.id} for a in self.acl],
+            "acl_error": self.acl_error,
         }
 
 
@@ -179,7 +181,8 @@ class ChildPage:
 
     ``total`` is ``numChildren`` from the stat read for this page. ``listed`` is False when the list is
     larger than the threshold and was not fetched: ``names`` is then empty. ``next_cursor`` is None on the
-    last page. ``changed`` is True when the children changed after the list was fetched.
+    last page. ``changed`` is True when the children changed after the list was fetched. ``counts[i]``,
+    when filled (the console's tree shows them), is the child count of ``names[i]`` (None: unreadable).
     """
 
     path: str
@@ -190,6 +193,12 @@ class ChildPage:
     listed: bool
     changed: bool
     stat: ZnodeStatView
+    counts: tuple[int | None, ...] = ()
+
+    @property
+    def has_more(self) -> bool:
+        """Whether children after this page exist."""
+        return self.offset + len(self.names) < self.total
 
 
 def child_sort_key(name: str) -> tuple[int, int, str]:

@@ -18,9 +18,9 @@ import pytest
 
 from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import CHECK_IDS, parse_only, selected
-from core.consistency.findings import CheckReport, Finding
+from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, StageProgress, run_checks
+from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, run_checks
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.snapshot.model import ClusterSnapshot

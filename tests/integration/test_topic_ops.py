@@ -26,12 +26,12 @@ from kazoo.security import make_acl, make_digest_acl
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, ReadOnlyError
+from core.kafka.znodes.encode import encode_new_topic
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.topics.ops import TopicOps, open_topic_ops
 from core.topics.plan import CreateRequest, DeleteRequest, ExpandRequest, assignment_json
 from core.topics.progress import ProgressTimeout
-from core.topics.write import encode_new_topic
 
 pytestmark = pytest.mark.integration
 

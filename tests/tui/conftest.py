@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend, synthetic_snapshot
+from core.console.recorded import RecordedBackend
 from core.snapshot.model import ClusterSnapshot
+from core.testdata.snapshots import synthetic_snapshot
 from tests.tui.helpers import FROZEN_NOW, recorded_events
 from tui.app import KzcApp
 

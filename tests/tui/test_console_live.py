@@ -12,11 +12,11 @@ from textual.widgets import Input, Label, Static
 
 from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
-from core.console.protocols import CreateRequest, DeleteSelection, ExpandRequest
 from core.errors import ReadOnlyError
 from core.kafka.znodes import TopicAssignment, parse_topic
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from core.topics.plan import CreateRequest, DeleteRequest, ExpandRequest
 from core.zookeeper.session import ConnectionState, ZkSession
 from tests.tui.helpers import settle
 from tests.tui.sandbox_tools import eventually, in_thread, restart_zookeeper
@@ -198,7 +198,7 @@ async def test_read_only_hides_and_refuses_every_mutation(sandbox: Sandbox, zk: 
             expand = await in_thread(lambda: backend.plan_expand(ExpandRequest(existing, 50)))
             with pytest.raises(ReadOnlyError):
                 await in_thread(lambda: backend.apply_expand(expand))
-            delete = await in_thread(lambda: backend.plan_delete(DeleteSelection(topics=(existing,))))
+            delete = await in_thread(lambda: backend.plan_delete(DeleteRequest(topics=(existing,))))
             with pytest.raises(ReadOnlyError):
                 await in_thread(lambda: backend.apply_delete(delete, delete.confirmation))
             assert await in_thread(lambda: zk.client.exists(f"/admin/delete_topics/{existing}")) is None

@@ -12,9 +12,11 @@ from textual.binding import Binding
 from textual.widgets import Input, Label, OptionList, Static
 
 from core.config import UserConfig
-from core.console.protocols import CheckReport, DeleteSelection, ProgressListener
+from core.consistency.findings import CheckReport
+from core.console.protocols import ProgressListener
 from core.console.recorded import RecordedBackend
 from core.errors import ReadOnlyError
+from core.topics.plan import DeleteRequest
 from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.screens import SCREEN_CLASSES
@@ -221,7 +223,7 @@ class TestReadOnlyAndExport:
             palette_hits = [str(option.prompt) for option in app.screen.query_one(OptionList).options]
             assert not any("create" in hit for hit in palette_hits)
             with pytest.raises(ReadOnlyError):
-                app.backend.apply_delete(app.backend.plan_delete(DeleteSelection(topics=("audit.orders-00003",))), "x")
+                app.backend.apply_delete(app.backend.plan_delete(DeleteRequest(topics=("audit.orders-00003",))), "x")
 
     async def test_e_exports_the_table_to_a_json_file_whose_path_is_shown(
         self, make_app: MakeApp, tmp_path: Path

@@ -111,7 +111,7 @@ class TestChecksScreen:
             await settle(pilot)
             report = app.checks.report
             assert report is not None and isinstance(app.screen, ChecksScreen)
-            app.checks.report = replace(report, duration_s=0.5)  # the one measured value on screen
+            app.checks.report = replace(report, timings={"total": 0.5})  # the one measured value on screen
             app.screen.show_run(app.checks)
 
         await snapshot(make_app, size, "checks", tmp_path, steps)

@@ -35,10 +35,10 @@ from core.kafka.znodes import (
     parse_migration,
     parse_topic,
 )
+from core.kafka.znodes.encode import encode_new_topic
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
 from core.topics.ops import TopicOps
 from core.topics.plan import CreateRequest, ExpandRequest, plan_create, plan_expand
-from core.topics.write import encode_new_topic
 
 ZK_CONTROLLER = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}'
 KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1700000000000","kraftControllerEpoch":7}'
@@ -366,8 +366,8 @@ def test_a_dry_run_shows_the_drawn_start_and_the_real_run_applies_the_plan_it_sh
     applied: list[Any] = []
     real_plan = TopicOps.plan_create
 
-    def plan(self: TopicOps, request: CreateRequest, rng: Any = None) -> Any:
-        planned.append(real_plan(self, request, rng))
+    def plan(self: TopicOps, request: CreateRequest) -> Any:
+        planned.append(real_plan(self, request))
         return planned[-1]
 
     def apply(self: TopicOps, plan: Any) -> Any:

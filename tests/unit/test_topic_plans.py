@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from cli.assign_cmd import parse_broker_list, parse_int_option, parse_racks
-from cli.topic_cmd import parse_configs
 from core.audit import AuditLog, read_audit_log
 from core.errors import GuardError, KafkaRuleError, KzcError, UsageError
 from core.kafka.assignment import BrokerMeta, assign_expansion, assign_replicas_to_brokers
 from core.kafka.topic_rules import (
+    parse_configs,
     parse_create_assignment,
     parse_expand_assignment,
     validate_config,
@@ -34,6 +34,7 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic, encode_topic_config
 from core.topics.facts import ClusterFacts, LiveTopic
 from core.topics.guard import deletion_obstacles, migration_warnings, read_only_reason
 from core.topics.plan import (
@@ -46,7 +47,6 @@ from core.topics.plan import (
     select_topics,
 )
 from core.topics.progress import TopicDeletion
-from core.topics.write import add_partitions_to_raw, encode_new_topic, encode_topic_config
 
 ZK_CONTROLLER = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}'
 KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1700000000000","kraftControllerEpoch":7}'
@@ -115,13 +115,13 @@ def _topic_json(partitions: dict[int, list[int]], **extra: Any) -> dict[str, Any
 
 def test_create_plan_uses_kafkas_algorithm_on_the_id_sorted_registered_brokers() -> None:
     facts = _facts({3: "r3", 1: "r1", 2: "r2"})
-    plan = plan_create(facts, CreateRequest("orders", 6, 2), via="admin", rng=random.Random(7))
+    plan = plan_create(facts, CreateRequest("orders", 6, 2, seed=7), via="admin")
     sorted_brokers = [BrokerMeta(1, "r1"), BrokerMeta(2, "r2"), BrokerMeta(3, "r3")]
     expected = assign_replicas_to_brokers(sorted_brokers, 6, 2, rng=random.Random(7))
     assert dict((p, list(r)) for p, r in plan.assignment) == expected
     assert plan.partitions == 6 and plan.replication_factor == 2 and not plan.manual
     assert plan.to_json()["assignment"] == {str(p): r for p, r in expected.items()}
-    assert plan.metrics["replicas_per_broker"] == {"1": 4, "2": 4, "3": 4}
+    assert plan.to_json()["metrics"]["replicas_per_broker"] == {"1": 4, "2": 4, "3": 4}
 
 
 def test_every_create_plan_draws_its_own_random_start_and_records_it() -> None:
@@ -149,11 +149,11 @@ def test_every_create_plan_draws_its_own_random_start_and_records_it() -> None:
     assert plan_create(facts, CreateRequest("m", replica_assignment="1:2"), via="admin").start is None
 
 
-def test_an_explicit_rng_still_makes_a_create_plan_reproducible() -> None:
+def test_a_seed_makes_a_create_plan_reproducible() -> None:
     facts = _facts()
-    first = plan_create(facts, CreateRequest("payments", 12, 3), via="admin", rng=random.Random(5))
-    again = plan_create(facts, CreateRequest("payments", 12, 3), via="zookeeper", rng=random.Random(5))
-    assert first.assignment == again.assignment and first.start == again.start
+    first = plan_create(facts, CreateRequest("payments", 12, 3, seed=5), via="admin")
+    again = plan_create(facts, CreateRequest("payments", 12, 3, seed=5), via="zookeeper")
+    assert first.assignment == again.assignment and first.start == again.start and first.seed == 5
 
 
 @pytest.mark.parametrize(
@@ -234,8 +234,9 @@ def test_expand_plans_kafkas_automatic_assignment_and_keeps_the_znode_as_read() 
     assert (plan.current_partitions, plan.target_partitions) == (3, 5)
     assert plan.topic_zk_version == 9 and plan.topic_raw == live.raw
     assert plan.topic_id == "Mecwe6R0R--ubf0v3yP3iA"
-    assert sum(plan.metrics["after"]["leaders_per_broker"].values()) == 5  # the whole topic after the increase
-    assert sum(plan.metrics["before"]["leaders_per_broker"].values()) == 3
+    assert sum(plan.metrics.leaders_per_broker.values()) == 5  # the whole topic after the increase
+    assert sum(plan.metrics_before.leaders_per_broker.values()) == 3
+    assert plan.existing == ((0, (2, 3)), (1, (3, 1)), (2, (1, 2)))
 
 
 @pytest.mark.parametrize(
@@ -542,7 +543,7 @@ def test_cli_values_are_parsed_strictly_with_one_line_errors() -> None:
     with pytest.raises(UsageError, match="not in --brokers"):
         parse_racks("5:r1", [1, 2])
     assert parse_configs(["a=1", "b = x=y", "a=2"]) == (("a", "2"), ("b", "x=y"))
-    with pytest.raises(UsageError, match="--config takes KEY=VALUE"):
+    with pytest.raises(UsageError, match="a config takes KEY=VALUE"):
         parse_configs(["novalue"])
 
 

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Label, ProgressBar
 
-from core.console.protocols import CheckFinding, CheckProgress
+from core.consistency.findings import Finding, StageProgress
 from tui.checks_run import ChecksRun
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
@@ -28,29 +28,28 @@ FINDING_COLUMNS = (
     Column("message", "finding", max_width=300),
     Column("path", "znode", max_width=120),
 )
-_RANK = {"error": 0, "warning": 1, "info": 2}
 
 
-def _grouped(progress: dict[str, CheckProgress]) -> dict[str, CheckProgress]:
+def _grouped(progress: dict[str, StageProgress]) -> dict[str, StageProgress]:
     """One bar per pipeline stage, and one for all the ``check <id>`` stages together."""
-    grouped: dict[str, CheckProgress] = {}
+    grouped: dict[str, StageProgress] = {}
     for stage, step in progress.items():
         if not stage.startswith("check "):
             grouped[stage] = step
             continue
         known = grouped.get("checks")
         if known is None or step.done >= known.done:
-            grouped["checks"] = CheckProgress("checks", step.done, step.total, step.done >= step.total > 0)
+            grouped["checks"] = StageProgress("checks", step.done, step.total, step.done >= step.total > 0)
     return grouped
 
 
-def finding_rows(findings: tuple[CheckFinding, ...]) -> list[Row]:
-    """Findings grouped by severity, then check."""
-    ordered = sorted(findings, key=lambda f: (_RANK.get(f.severity, 3), f.check, f.topic or "", f.path or ""))
+def finding_rows(findings: tuple[Finding, ...]) -> list[Row]:
+    """Findings in the report's order: errors first, then the catalog's order of checks."""
     rows = []
-    for number, f in enumerate(ordered):
-        meanings = frozenset({f.severity}) if f.severity in ("error", "warning") else frozenset({"muted"})
-        cells = (f.severity, f.check, f.topic or "", f.message, f.path or "")
+    for number, f in enumerate(sorted(findings, key=Finding.sort_key)):
+        severity = f.severity.value
+        meanings = frozenset({severity}) if severity in ("error", "warning") else frozenset({"muted"})
+        cells = (severity, f.check, f.topic or "", f.detail, f.path or "")
         rows.append(Row(str(number), cells, meanings, cells, f))
     return rows
 
@@ -110,7 +109,7 @@ class ChecksScreen(KzcScreen):
             summary.update(f"running with {run.engine}… (the console stays usable; results appear here)")
         elif run.report is not None:
             report = run.report
-            counts = Counter(f.severity for f in report.findings)
+            counts = Counter(f.severity.value for f in report.findings)
             per_check = Counter(f.check for f in report.findings)
             top = ", ".join(f"{check} {n}" for check, n in per_check.most_common(4))
             summary.update(
@@ -123,12 +122,12 @@ class ChecksScreen(KzcScreen):
     @on(VirtualTable.Highlighted, "#findings")
     def _detail(self, event: VirtualTable.Highlighted) -> None:
         finding = event.row.data if event.row is not None else None
-        text = f"{finding.message} ({finding.path})" if isinstance(finding, CheckFinding) else ""
+        text = f"{finding.detail} ({finding.path})" if isinstance(finding, Finding) else ""
         self.query_one("#finding-detail", Label).update(text)
 
     @on(VirtualTable.Selected, "#findings")
     def _jump(self, event: VirtualTable.Selected) -> None:
-        finding: CheckFinding = event.row.data
+        finding: Finding = event.row.data
         view = self.kzc.view
         if finding.topic and view is not None and finding.topic in view.snapshot.topics:
             self.kzc.open_topic(finding.topic)
@@ -136,15 +135,6 @@ class ChecksScreen(KzcScreen):
             self.kzc.open_znode(finding.path)
 
     def export_payload(self) -> dict[str, Any] | None:
-        """Every finding of the last run."""
+        """Every finding of the last run, as ``kzc check --json`` prints them."""
         report = self.kzc.checks.report
-        if report is None:
-            return None
-        return {
-            "engine": report.engine,
-            "duration_s": report.duration_s,
-            "findings": [
-                {"severity": f.severity, "check": f.check, "topic": f.topic, "message": f.message, "path": f.path}
-                for f in report.findings
-            ],
-        }
+        return None if report is None else report.to_json()

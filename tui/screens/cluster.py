@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Label, Static
 
-from core.console.view import BrokerSummary, ClusterView, PendingItem
+from core.console.view import BrokerRow, ClusterView, PendingItem
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import EventLog, LogLine, clock_text
 from tui.widgets.filter_bar import FilterBar
@@ -188,7 +188,7 @@ class ClusterScreen(KzcScreen):
         }
 
 
-def _broker_row(b: BrokerSummary, now: int) -> Row:
+def _broker_row(b: BrokerRow, now: int) -> Row:
     meanings = frozenset() if b.alive else frozenset({"dead"})
     if b.problem:
         meanings = meanings | {"unreadable"}

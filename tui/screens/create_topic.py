@@ -6,6 +6,7 @@ writes exactly the preview and then follows the partitions coming online."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -14,12 +15,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Static
 
-from core.console.protocols import CreatePlan, CreateRequest, Unsubscribe
-from core.console.view import ClusterView
+from core.console.protocols import Unsubscribe
+from core.console.view import ClusterView, assignment_preview
 from core.errors import KzcError
 from core.kafka.names import collisions, name_problem
+from core.kafka.topic_rules import parse_configs
 from core.kafka.znodes import PartitionState
 from core.snapshot.model import TopicEntry
+from core.topics.plan import CreatePlan, CreateRequest
+from core.topics.write import planned_writes
 from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
 from tui.screens.plan_form import form_field, show_dry_run
@@ -32,6 +36,9 @@ from tui.widgets.virtual_table import VirtualTable
 def new_seed() -> int:
     """A fresh seed for Kafka's two random draws (tests replace this to freeze the preview)."""
     return random.randrange(2**31)
+
+
+PLACEHOLDER = "preview-placeholder"  # the name plans are made under before the user types one
 
 
 class CreateTopicScreen(KzcScreen):
@@ -95,21 +102,20 @@ class CreateTopicScreen(KzcScreen):
     # ---- form → plan ---------------------------------------------------------------------------------
 
     def _request(self) -> CreateRequest:
-        # Imported here: topic_plans pulls the brokers' client in, which the console needs only when creating.
-        from core.console.plans import parse_configs
-
         def number(widget_id: str) -> int:
             text = self.query_one(f"#{widget_id}", Input).value.strip()
             return int(text) if text.lstrip("-").isdigit() else 0
 
         topic = self.query_one("#name", Input).value.strip()
+        manual = self.query_one("#manual", Input).value.strip() or None
+        configs = self.query_one("#configs", Input).value.split(",")
         return CreateRequest(
             topic=topic,
-            partitions=number("partitions"),
-            replication_factor=number("rf"),
+            partitions=None if manual else number("partitions"),
+            replication_factor=None if manual else number("rf"),
+            replica_assignment=manual,
+            config=parse_configs([c for c in configs if c.strip()]),
             rack_aware=self.query_one("#rack", Checkbox).value,
-            manual_assignment=self.query_one("#manual", Input).value.strip() or None,
-            configs=parse_configs(self.query_one("#configs", Input).value),
             seed=self._seed,
         )
 
@@ -155,27 +161,18 @@ class CreateTopicScreen(KzcScreen):
 
     def _preview_only(self, request: CreateRequest) -> None:
         """No name yet: preview the assignment under a placeholder name so the grid is never empty."""
-        self.plan(
-            CreateRequest(
-                "preview-placeholder",
-                request.partitions,
-                request.replication_factor,
-                request.rack_aware,
-                request.manual_assignment,
-                request.configs,
-                request.seed,
-            )
-        )
+        self.plan(replace(request, topic=PLACEHOLDER))
 
     def _show_plan(self, plan: CreatePlan | None, problem: str | None) -> None:
-        placeholder = plan is not None and plan.request.topic == "preview-placeholder"
+        placeholder = plan is not None and plan.topic == PLACEHOLDER
         self._plan = None if placeholder else plan
         blocked = plan.blocked if plan is not None and not placeholder else None
         self.query_one("#plan-problem", Label).update("" if placeholder else problem or blocked or "")
         warnings = plan.warnings if plan is not None and not placeholder else ()
         self.query_one("#warnings", Label).update("\n".join(warnings))
         note = "type a topic name to create it" if placeholder else ""
-        self.query_one(AssignmentPreviewView).show(plan.preview if plan else None, note or (problem or ""))
+        preview = assignment_preview(plan) if plan else None
+        self.query_one(AssignmentPreviewView).show(preview, note or (problem or ""))
         self.query_one("#dry-run", Static).remove_class("-shown")
 
     # ---- actions -------------------------------------------------------------------------------------
@@ -213,7 +210,7 @@ class CreateTopicScreen(KzcScreen):
         phase.add_class("-error")
 
     def _applied(self, plan: CreatePlan) -> None:
-        self._created = plan.request.topic
+        self._created = plan.topic
         for widget in self.query(Input):
             widget.disabled = True
         self.query_one("#rack", Checkbox).disabled = True
@@ -260,17 +257,4 @@ class CreateTopicScreen(KzcScreen):
         plan = self._plan
         if plan is None:
             return None
-        return {
-            "request": {
-                "topic": plan.request.topic,
-                "partitions": plan.request.partitions,
-                "replication_factor": plan.request.replication_factor,
-                "rack_aware": plan.request.rack_aware,
-                "manual_assignment": plan.request.manual_assignment,
-                "configs": dict(plan.request.configs),
-                "seed": plan.request.seed,
-            },
-            "assignment": {str(p): list(r) for p, r in plan.preview.assignment},
-            "writes": [{"op": w.op, "path": w.path, "data": w.data} for w in plan.writes],
-            "warnings": list(plan.warnings),
-        }
+        return {**plan.to_json(), "seed": plan.seed, "writes": [w.to_json() for w in planned_writes(plan)]}

@@ -13,9 +13,10 @@ from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
-from core.console.protocols import DeletePlan, DeleteSelection, DeletionStage
+from core.console.protocols import DeletionStage
 from core.console.view import ClusterView, deletion_status
 from core.errors import KzcError
+from core.topics.plan import DeletePlan, DeleteRequest
 from tui.screens.base import KzcScreen
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -42,7 +43,7 @@ class DeleteScreen(KzcScreen):
     VIEW_NAME = "delete"
     BINDINGS: ClassVar[list[BindingType]] = []
 
-    def __init__(self, selection: DeleteSelection) -> None:
+    def __init__(self, selection: DeleteRequest) -> None:
         super().__init__()
         self.selection = selection
         self._plan: DeletePlan | None = None

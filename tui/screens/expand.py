@@ -12,9 +12,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static
 
-from core.console.protocols import ExpandPlan, ExpandRequest
-from core.console.view import ClusterView
+from core.console.view import ClusterView, assignment_preview
 from core.errors import KzcError
+from core.topics.plan import ExpandPlan, ExpandRequest
+from core.topics.write import planned_writes
 from tui.screens.base import KzcScreen
 from tui.screens.plan_form import form_field, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
@@ -95,7 +96,7 @@ class ExpandScreen(KzcScreen):
     def _show(self, plan: ExpandPlan | None, problem: str | None) -> None:
         self._plan = plan
         self.query_one("#plan-problem", Label).update(problem or "")
-        self.query_one(AssignmentPreviewView).show(plan.preview if plan else None, problem or "")
+        self.query_one(AssignmentPreviewView).show(assignment_preview(plan) if plan else None, problem or "")
         self.query_one("#dry-run", Static).remove_class("-shown")
 
     def action_dry_run(self) -> None:
@@ -120,7 +121,7 @@ class ExpandScreen(KzcScreen):
         self._done = True
         self.app.call_from_thread(
             self._phase,
-            f"written: {self.topic} now has {plan.request.partitions} "
+            f"written: {self.topic} now has {plan.target_partitions} "
             "partitions; the controller brings the new ones online",
             "-done",
         )
@@ -135,7 +136,7 @@ class ExpandScreen(KzcScreen):
         """Keep the preview honest when the topic changes under us."""
         if not self._done and self._plan is not None:
             entry = view.snapshot.topics.get(self.topic)
-            if entry is not None and entry.times.version != self._plan.writes[0].expected_version:
+            if entry is not None and entry.times.version != self._plan.topic_zk_version:
                 self._changed()
 
     def export_payload(self) -> dict[str, Any] | None:
@@ -143,12 +144,8 @@ class ExpandScreen(KzcScreen):
         plan = self._plan
         if plan is None:
             return None
-        return {
-            "topic": self.topic,
-            "partitions": plan.request.partitions,
-            "new_assignment": {str(p): list(r) for p, r in plan.preview.assignment},
-            "writes": [
-                {"op": w.op, "path": w.path, "data": w.data, "expected_version": w.expected_version}
-                for w in plan.writes
-            ],
-        }
+        try:
+            writes = [w.to_json() for w in planned_writes(plan)]
+        except KzcError as exc:
+            writes = [{"error": str(exc)}]
+        return {**plan.to_json(), "writes": writes}

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Label, Static
 
-from core.console.protocols import PlannedWrite
+from core.errors import KzcError
+from core.topics.plan import CreatePlan, ExpandPlan
+from core.topics.write import describe_writes, planned_writes
 
 
 def form_field(label: str, widget: Any) -> ComposeResult:
@@ -19,33 +21,16 @@ def form_field(label: str, widget: Any) -> ComposeResult:
         yield widget
 
 
-def dry_run_text(writes: tuple[PlannedWrite, ...], warnings: tuple[str, ...] = ()) -> str:
-    """What a plan would do, one write per paragraph: broker requests (AdminClient) or znode writes."""
-    if writes and all(w.op == "admin" for w in writes):
-        lines = ["DRY RUN: nothing is sent. This request would go to the brokers (AdminClient):"]
-    else:
-        lines = ["DRY RUN: nothing is written. These znodes would be written in one ZooKeeper multi-op:"]
-    for write in writes:
-        version = f" (if version is {write.expected_version})" if write.expected_version is not None else ""
-        lines.append(f"{write.path}" if write.op == "admin" else f"{write.op} {write.path}{version}")
-        if write.data:
-            lines.append(f"    {write.data}")
-    lines += warnings
-    return "\n".join(lines)
-
-
-class _Planned(Protocol):
-    @property
-    def writes(self) -> tuple[PlannedWrite, ...]: ...
-    @property
-    def warnings(self) -> tuple[str, ...]: ...
-
-
-def show_dry_run(screen: Screen[Any], plan: _Planned | None) -> None:
-    """Show ``plan``'s dry run in the form's ``#dry-run`` pane (or say there is nothing to show)."""
+def show_dry_run(screen: Screen[Any], plan: CreatePlan | ExpandPlan | None) -> None:
+    """Show what applying ``plan`` would write or send (``core.topics.write.planned_writes``, the list the
+    writers execute) in the form's ``#dry-run`` pane, or say there is nothing to show."""
     if plan is None:
         screen.notify("nothing to dry-run: fix the form first", severity="warning")
         return
+    try:
+        lines = describe_writes(planned_writes(plan))
+    except KzcError as exc:
+        lines = [f"DRY RUN: {exc}"]
     dry = screen.query_one("#dry-run", Static)
-    dry.update(dry_run_text(plan.writes, plan.warnings))
+    dry.update("\n".join([*lines, *plan.warnings]))
     dry.add_class("-shown")

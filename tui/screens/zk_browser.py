@@ -16,8 +16,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from core.console.protocols import ChildPage, Unsubscribe, ZnodeView
+from core.console.protocols import Unsubscribe
 from core.kafka.znodes import Unreadable
+from core.zookeeper.tree import ChildPage, ZnodeView
 from tui.dialogs.jump import JumpDialog
 from tui.messages import ZnodeChanged
 from tui.screens.base import KzcScreen
@@ -179,7 +180,7 @@ class ZkBrowserScreen(KzcScreen):
     def fetch(self, path: str) -> None:
         """Read the znode (worker thread)."""
         view = self.kzc.backend.znode(path)
-        self.app.call_from_thread(self._show_znode, view)
+        self.app.call_from_thread(self._show_znode, path, view)
 
     @on(ZnodeChanged)
     def _changed(self, message: ZnodeChanged) -> None:
@@ -194,31 +195,33 @@ class ZkBrowserScreen(KzcScreen):
             node.remove_children()
             self.load_children(node, path, 0)
 
-    def _show_znode(self, view: ZnodeView) -> None:
-        if view.path != self.path:
+    def _show_znode(self, path: str, view: ZnodeView | None) -> None:
+        if path != self.path:
             return
         self._view = view
-        self.query_one("#zk-path", Label).update(view.path)
+        self.query_one("#zk-path", Label).update(path)
         kind = self.query_one("#zk-kind", Label)
         explained = self.query_one("#zk-explained", VirtualTable)
         data = self.query_one("#zk-data", Static)
         meta = self.query_one("#zk-meta", Static)
-        if not view.exists:
+        if view is None:
             kind.update("this znode does not exist (any more)")
             kind.add_class("-unreadable")
             explained.set_rows([])
             data.update("")
             meta.update("")
             return
-        decoded = view.decoded
-        unreadable = decoded is not None and isinstance(decoded.parsed, Unreadable)
-        what = view.kind or "not a Kafka znode"
-        shown_as = decoded.kind if decoded else "empty"
-        kind.update(f"{what} · {len(view.data):,} bytes shown as {shown_as}" + (" · UNREADABLE" if unreadable else ""))
+        decoded = view.data
+        unreadable = isinstance(decoded.parsed, Unreadable)
+        kafka_kind = view.kafka_kind
+        what = kafka_kind.value if kafka_kind is not None else "not a Kafka znode"
+        unreadable_text = " · UNREADABLE" if unreadable else ""
+        kind.update(f"{what} · {len(view.raw):,} bytes shown as {decoded.kind}{unreadable_text}")
         kind.set_class(unreadable, "-unreadable")
-        explained.set_rows([Row(str(i), (f, v, m)) for i, (f, v, m) in enumerate(view.explained)])
-        explained.display = bool(view.explained)
-        text = decoded.text if decoded else ""
+        rows = view.explained()
+        explained.set_rows([Row(str(i), (f, v, m)) for i, (f, v, m) in enumerate(rows)])
+        explained.display = bool(rows)
+        text = decoded.text
         lines = text.splitlines()
         if len(lines) > DATA_LINES:
             text = "\n".join(lines[:DATA_LINES]) + f"\n… {len(lines) - DATA_LINES:,} more lines (e exports all)"
@@ -294,28 +297,8 @@ class ZkBrowserScreen(KzcScreen):
         self._refresh_node_count(self.path)
 
     def export_payload(self) -> dict[str, Any] | None:
-        """The znode as shown: data, decoded text, explained fields, stat and ACL."""
-        view = self._view
-        if view is None:
-            return None
-        stat = view.stat
-        return {
-            "path": view.path,
-            "exists": view.exists,
-            "kind": view.kind,
-            "data": view.data.decode("utf-8", errors="replace"),
-            "decoded_as": view.decoded.kind if view.decoded else None,
-            "explained": [{"field": f, "value": v, "meaning": m} for f, v, m in view.explained],
-            "stat": stat.__dict__ if stat is not None and hasattr(stat, "__dict__") else _stat_dict(view),
-            "acl": [{"perms": a.perms, "scheme": a.scheme, "id": a.id} for a in view.acl],
-        }
-
-
-def _stat_dict(view: ZnodeView) -> dict[str, int] | None:
-    stat = view.stat
-    if stat is None:
-        return None
-    return {name: getattr(stat, name) for name in stat.__slots__}
+        """The znode as shown, in the form of ``kzc zk get --json``."""
+        return None if self._view is None else self._view.to_json()
 
 
 def _when(ms: int) -> str:
@@ -324,16 +307,14 @@ def _when(ms: int) -> str:
 
 def _meta_text(view: ZnodeView) -> str:
     stat = view.stat
-    lines = []
-    if stat is not None:
-        owner = f"ephemeral (session 0x{stat.ephemeral_owner:x})" if stat.ephemeral_owner else "persistent"
-        lines += [
-            f"{owner} · {stat.data_length:,} bytes · {stat.num_children:,} children",
-            f"version {stat.version} · cversion {stat.cversion} · aversion {stat.aversion}",
-            f"created  {_when(stat.ctime_ms)} · czxid 0x{stat.czxid:x}",
-            f"modified {_when(stat.mtime_ms)} · mzxid 0x{stat.mzxid:x}",
-            f"pzxid 0x{stat.pzxid:x}",
-        ]
+    owner = f"ephemeral (session 0x{stat.ephemeral_owner:x})" if stat.ephemeral else "persistent"
+    lines = [
+        f"{owner} · {stat.data_length:,} bytes · {stat.num_children:,} children",
+        f"version {stat.version} · cversion {stat.cversion} · aversion {stat.aversion}",
+        f"created  {_when(stat.ctime_ms)} · czxid 0x{stat.czxid:x}",
+        f"modified {_when(stat.mtime_ms)} · mzxid 0x{stat.mzxid:x}",
+        f"pzxid 0x{stat.pzxid:x}",
+    ]
     if view.acl_error:
         lines.append(f"ACL not readable: {view.acl_error}")
     for entry in view.acl:
