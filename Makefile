@@ -18,12 +18,13 @@ install: $(STAMP)  ## virtualenv in .venv with kzc and its test tools
 jars: install  ## fetch the Kafka and ZooKeeper jars once through Maven (cached)
 	$(BIN)/kzc sandbox fetch
 
-lint: install
+lint: install  ## ruff, mypy --strict and the architecture contracts (import-linter, pyproject.toml)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 unit: install  ## fast tests only (no cluster)
-	$(BIN)/pytest tests/unit tests/tui -q -m "not integration"
+	$(BIN)/pytest -q -m "not integration"
 
 test: jars lint  ## install everything, then the whole suite (integration tests start their own sandbox)
 	$(BIN)/pytest

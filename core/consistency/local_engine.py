@@ -19,7 +19,7 @@ from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import CHECK_IDS, selected
 from core.consistency.findings import Finding, make_finding
 from core.consistency.params import CheckParams
-from core.consistency.topic_rules import collision_key, name_problem
+from core.kafka.names import name_problem, unify_collision_chars
 from core.kafka.znodes import (
     BrokerRegistration,
     ControllerInfo,
@@ -320,7 +320,7 @@ class _LocalRun:
         s = self.s
         collisions: dict[str, list[str]] = defaultdict(list)
         for name in s.topics:
-            collisions[collision_key(name)].append(name)
+            collisions[unify_collision_chars(name)].append(name)
         preferred_total: dict[int, int] = defaultdict(int)
         preferred_elsewhere: dict[int, int] = defaultdict(int)
         for name in sorted(s.topics):
@@ -328,7 +328,7 @@ class _LocalRun:
             problem = name_problem(name)
             if problem is not None:
                 self.emit("topic_name_invalid", topic_path(name), topic=name, reason=problem)
-            group = collisions[collision_key(name)]
+            group = collisions[unify_collision_chars(name)]
             if len(group) > 1:
                 others = tuple(sorted(n for n in group if n != name))
                 self.emit("topic_name_collision", topic_path(name), topic=name, colliding_with=others)

@@ -94,7 +94,7 @@ _RESYNC = object()  # retry a re-sync that failed while the session looked conne
 _NO_AUTH = "no permission to read it (NoAuth): its ACL does not grant these credentials READ"
 
 
-class _Denied(Exception):
+class _NoAuthRead(Exception):
     """A read was refused with NoAuth (handled where the read was asked for)."""
 
     def __init__(self, path: str) -> None:
@@ -162,7 +162,7 @@ class ClusterWatcher:
         self._strict = True
         try:
             base = self._read_structure()
-        except _Denied as denied:
+        except _NoAuthRead as denied:
             self._session.remove_state_listener(self._on_session_state)
             raise self._session.read_error(NoAuthError(), f"read {denied.path}") from None
         except _CONNECTION_ERRORS as exc:
@@ -542,7 +542,7 @@ class ClusterWatcher:
         self, paths: list[str], watch_missing: bool
     ) -> dict[str, tuple[bytes, ZnodeStat] | Unreadable | None]:
         """Read ``paths`` in parallel, each with a data watch; absent ones get an existence watch when
-        ``watch_missing``. NoAuth yields an ``Unreadable`` (or raises ``_Denied`` during ``start``)."""
+        ``watch_missing``. NoAuth yields an ``Unreadable`` (or raises ``_NoAuthRead`` during ``start``)."""
         results: dict[str, tuple[bytes, ZnodeStat] | Unreadable | None] = {}
         for start in range(0, len(paths), _IN_FLIGHT):
             chunk = paths[start : start + _IN_FLIGHT]
@@ -573,7 +573,7 @@ class ClusterWatcher:
 
     def _read_children(self, path: str) -> list[str] | None:
         """The children with a child watch, or ``None`` with an existence watch while ``path`` is absent.
-        NoAuth reads as no children (or raises ``_Denied`` during ``start``)."""
+        NoAuth reads as no children (or raises ``_NoAuthRead`` during ``start``)."""
         for _ in range(3):
             try:
                 children: list[str] = self._client.get_children_async(path, watch=self._on_watch).get(
@@ -585,14 +585,14 @@ class ClusterWatcher:
                     return None
             except NoAuthError:
                 if self._strict:
-                    raise _Denied(path) from None
+                    raise _NoAuthRead(path) from None
                 log.warning("kzc live: no permission to list %s (NoAuth)", path)
                 return None
         return None
 
     def _denied(self, path: str) -> Unreadable:
         if self._strict:
-            raise _Denied(path)
+            raise _NoAuthRead(path)
         # exists() needs no permission: keep watching so a later ACL change is noticed.
         self._client.exists_async(path, watch=self._on_watch)
         return Unreadable(path, b"", _NO_AUTH)

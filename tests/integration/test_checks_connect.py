@@ -21,9 +21,9 @@ from core.consistency.params import CheckParams
 from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_servers import connect_client_missing, connect_server
+from core.testdata.checks import MINUTE, NOW, healthy
 from core.testdata.synthetic import FaultMix, write_synthetic
-from tests.integration.test_checks_engines import assert_same, both, both_staged
-from tests.unit.test_local_checks import MINUTE, NOW, healthy
+from tests.integration.engines import assert_same, both, both_staged
 
 
 @pytest.fixture(scope="module")

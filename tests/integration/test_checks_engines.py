@@ -24,8 +24,7 @@ from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, run_
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.snapshot.model import ClusterSnapshot
-from core.testdata.synthetic import FaultMix, write_synthetic
-from tests.unit.test_local_checks import (
+from core.testdata.checks import (
     CASES,
     MINUTE,
     NOW,
@@ -35,6 +34,8 @@ from tests.unit.test_local_checks import (
     topic_json,
     with_states,
 )
+from core.testdata.synthetic import FaultMix, write_synthetic
+from tests.integration.engines import assert_same, both, both_staged
 
 # What each fault the generator plants is reported as (docs/checks.md).
 PLANTED_AS = {
@@ -79,30 +80,6 @@ def spark() -> Iterator[SparkEngine]:
         yield engine
     finally:
         engine.close()
-
-
-def both(
-    spark: SparkEngine,
-    *,
-    snapshot: ClusterSnapshot | None = None,
-    snapshot_file: Path | None = None,
-    params: CheckParams | None = None,
-    only: frozenset[str] | None = None,
-) -> tuple[CheckReport, CheckReport]:
-    """The local and the Spark report on the same input."""
-    local = run_checks(LocalEngine(), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
-    remote = run_checks(SparkChecks(spark), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
-    return local, remote
-
-
-def assert_same(local: CheckReport, remote: CheckReport) -> None:
-    """Identical findings (check, location, evidence, hence detail) in identical order."""
-    only_local = set(local.findings) - set(remote.findings)
-    only_spark = set(remote.findings) - set(local.findings)
-    assert not only_local and not only_spark, {"local only": only_local, "spark only": only_spark}
-    assert local.findings == remote.findings
-    assert local.partitions == remote.partitions
-    assert local.checks_run == remote.checks_run
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -243,22 +220,6 @@ def test_spark_reports_checks_as_their_passes_finish(spark: SparkEngine, tmp_pat
     finished = [check for ids in groups for check in ids]
     assert sorted(finished) == sorted(CHECK_IDS)  # every check finishes once (metadata_mismatch: not run)
     assert len(groups) >= len(PASSES) - 1  # pass by pass, not all at the end
-
-
-def both_staged(spark: SparkEngine, tmp_path: Path) -> tuple[CheckReport, CheckReport, Path]:
-    """The local and the Spark report on a synthetic file with every fault, Spark staging it in a new
-    directory (``--stage-dir``), which is returned too."""
-    path = tmp_path / "synthetic.jsonl"
-    write_synthetic(path, 500, topics=50, brokers=6, faults=FaultMix.every_fault(), seed=6)
-    stage = tmp_path / "stage"
-    stage.mkdir()
-    original = spark.settings
-    spark.settings = dataclasses.replace(original, stage_dir=stage.as_uri())
-    try:
-        local, remote = both(spark, snapshot_file=path)
-    finally:
-        spark.settings = original
-    return local, remote, stage
 
 
 def test_a_staged_parquet_copy_gives_the_same_findings(spark: SparkEngine, tmp_path: Path) -> None:

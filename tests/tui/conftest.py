@@ -1,13 +1,13 @@
 """Fixtures of the console tests: a small recorded cluster, a frozen clock and time zone, and an app factory.
 
-The live tests use the suite-wide ``sandbox`` fixture of ``tests/conftest.py``.
+The console tests against the real sandbox are in ``tests/integration`` (``test_console_live.py``,
+``test_tmux_e2e.py``).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 
@@ -27,13 +27,6 @@ def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.undo()
     time.tzset()
-
-
-@pytest.fixture(autouse=True)
-def _exports(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Exports go to the test's directory."""
-    monkeypatch.setenv("KZC_EXPORT_DIR", str(tmp_path / "exports"))
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
 
 
 @pytest.fixture(scope="session")

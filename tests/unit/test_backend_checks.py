@@ -14,7 +14,7 @@ from core.consistency.spark_engine import DEFAULT_MASTER, SparkSettings
 from core.console.checks import CheckEngines
 from core.console.recorded import RecordedBackend
 from core.console.zk import ZkBackend
-from tests.unit.snapshot_builder import snapshot
+from core.testdata.builder import snapshot
 
 
 def test_without_settings_spark_runs_locally_and_stages_nothing() -> None:

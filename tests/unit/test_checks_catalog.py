@@ -17,7 +17,7 @@ from core.consistency import pipeline
 from core.consistency.catalog import CHECKS, CheckSpec, parse_only
 from core.consistency.pipeline import LocalEngine, run_checks
 from core.errors import ConnectError, KzcError, UsageError
-from tests.unit.test_local_checks import healthy
+from core.testdata.checks import healthy
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "checks.md"
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from cli.describe_cmd import render
 from core.kafka.znodes import ControllerInfo, PreferredElectionRequest, ReassignmentRequest, Unreadable
 from core.snapshot.summary import summarize
-from tests.unit.snapshot_builder import NOW_MS, broker, snapshot, state, topic
+from core.testdata.builder import NOW_MS, broker, snapshot, state, topic
 
 
 def test_the_json_has_the_documented_shape_and_counts() -> None:

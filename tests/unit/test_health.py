@@ -13,7 +13,7 @@ from core.snapshot.health import (
     under_min_isr_partitions,
     under_replicated_partitions,
 )
-from tests.unit.snapshot_builder import NOW_MS, broker, config, snapshot, state, topic
+from core.testdata.builder import NOW_MS, broker, config, snapshot, state, topic
 
 RF3 = {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}
 

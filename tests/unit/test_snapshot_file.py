@@ -35,7 +35,7 @@ from core.snapshot.file import (
     write_snapshot_file,
 )
 from core.snapshot.model import ClusterSnapshot, Notification
-from tests.unit.snapshot_builder import broker, config, snapshot, state, topic
+from core.testdata.builder import broker, config, snapshot, state, topic
 
 
 def _bad(path: str, raw: bytes = b"{oops", reason: str = "not JSON") -> Unreadable:

@@ -1,4 +1,8 @@
-"""Hand-built ``ClusterSnapshot`` values for unit tests: healthy by default, every part overridable."""
+"""Hand-built ``ClusterSnapshot`` values, piece by piece: healthy by default, every part overridable.
+
+The typed builder of the unit tests; ``core.testdata.checks`` builds from Kafka's own JSON through the
+parsers, ``core.testdata.snapshots`` builds large realistic clusters.
+"""
 
 from __future__ import annotations
 

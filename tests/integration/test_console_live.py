@@ -18,8 +18,8 @@ from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.topics.plan import CreateRequest, DeleteRequest, ExpandRequest
 from core.zookeeper.session import ConnectionState, ZkSession
+from tests.integration.sandbox_tools import eventually, in_thread, restart_zookeeper
 from tests.tui.helpers import settle
-from tests.tui.sandbox_tools import eventually, in_thread, restart_zookeeper
 from tui.app import KzcApp
 from tui.screens.cluster import ClusterScreen
 from tui.screens.create_topic import CreateTopicScreen
