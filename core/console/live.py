@@ -37,7 +37,7 @@ from core.kafka.znodes import ControllerInfo, PartitionState, TopicAssignment, U
 from core.live import events as ev
 from core.live.state import LiveState
 from core.live.watcher import ClusterWatcher
-from core.snapshot.model import BrokerEntry, ClusterSnapshot, TopicEntry, ZnodeTimes
+from core.snapshot.model import NOT_READ, BrokerEntry, ClusterSnapshot, StaticMinIsr, TopicEntry, ZnodeTimes
 from core.snapshot.reader import SnapshotReader
 from core.zookeeper.session import ZkSession
 
@@ -172,6 +172,7 @@ class LiveCluster:
         self._reader_thread: threading.Thread | None = None
         self._browse = _ZnodeWatches(session)
         self._loading: str | None = "connecting"
+        self._static_min_isr = NOT_READ
 
     # ---- lifecycle -----------------------------------------------------------------------------------
 
@@ -191,6 +192,10 @@ class LiveCluster:
         self._reader_thread = threading.Thread(target=self._read_loop, name="kzc-snapshot", daemon=True)
         self._reader_thread.start()
         self._browse.start()
+
+    def set_static_min_isr(self, value: StaticMinIsr) -> None:
+        """What the brokers said their static ``min.insync.replicas`` is; every later snapshot carries it."""
+        self._static_min_isr = value
 
     def loading(self) -> str | None:
         """What the first full read is reading, or ``None`` once it completed."""
@@ -265,6 +270,7 @@ class LiveCluster:
             deletion_markers=markers,
             reassignment=live.reassignment,
             preferred_election=live.preferred_election,
+            static_min_isr=self._static_min_isr,
         )
 
     def _marker_times(self, name: str, now: int) -> ZnodeTimes:

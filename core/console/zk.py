@@ -27,6 +27,7 @@ from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
+from core.brokers.configs import read_static_min_isr
 from core.config import ConnectionSettings
 from core.connect import bootstrap_string
 from core.console.checks import CheckEngines
@@ -133,6 +134,14 @@ class ZkBackend:
         with self._lock:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
+        if self._settings.bootstrap_servers:
+            # The brokers' static min.insync.replicas (for acks=all), asked off the connect path.
+            threading.Thread(target=self._read_static, args=(live,), name="kzc-broker-configs", daemon=True).start()
+
+    def _read_static(self, live: LiveCluster) -> None:
+        brokers = live.snapshot().brokers
+        live.set_static_min_isr(read_static_min_isr(self._settings.bootstrap_servers, brokers))
+        self._snapshot_refreshed()
 
     def close(self) -> None:
         """Stop watching, stop the Spark worker, close the session."""
