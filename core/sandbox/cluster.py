@@ -333,7 +333,7 @@ class Sandbox:
         cfg.write_text(
             f"tickTime={_ZK_TICK_MS}\ndataDir={zk_dir / 'data'}\nclientPort={info.zookeeper_port}\n"
             "clientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
-            "4lw.commands.whitelist=srvr,stat,ruok,mntr\n"
+            "4lw.commands.whitelist=srvr,stat,ruok,mntr,cons\n"
         )
         pid = self._spawn(zk_dir, _ZK_HEAP, "org.apache.zookeeper.server.ZooKeeperServerMain", cfg)
         self._update_state(zookeeper_pid=pid)

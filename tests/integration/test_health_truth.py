@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from core.console.zk import ZkBackend
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.snapshot.health import assess
+from core.snapshot.model import StaticMinIsr
 from tests.integration.zk_server import zk_client
 
 pytestmark = pytest.mark.integration
@@ -194,3 +196,42 @@ def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     # planted-0 has ISR 2 < its override 3; planted-1 has no leader: both under min ISR, as Kafka's tool says.
     assert {("planted", 0), ("planted", 1)} <= {(u.topic, u.partition) for u in report.under_min_isr}
     assert counters.acks_all_unknown == 0
+
+
+def _zookeeper_counts(zookeeper: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, int, int]:
+    """Offline, under-replicated and under-min-ISR partitions in a fresh full read of ZooKeeper."""
+    code = main(["describe", "--zookeeper", zookeeper, "--min-insync-replicas", "2", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    h = json.loads(out)["health"]
+    return h["offline_partitions"], h["under_replicated_partitions"], h["under_min_isr_partitions"]
+
+
+def test_the_consoles_counters_follow_every_partition_when_a_broker_returns_and_dies_again(
+    cluster: Sandbox, zk: KazooClient, broker_3_down: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    zookeeper = cluster.info().zookeeper
+    backend = ZkBackend(ConnectionSettings(zookeeper=parse_zookeeper(zookeeper)))
+    backend.connect()
+    builder = ViewBuilder()
+
+    def console_counts() -> tuple[int, int, int]:
+        snapshot = backend.snapshot()
+        with_given = replace(snapshot, static_min_isr=StaticMinIsr(given=2))
+        h = builder.build(with_given, snapshot.taken_at_ms).health
+        return h.offline, h.under_replicated, h.under_min_isr
+
+    try:
+        wait_until(lambda: backend.loading() is None, 60, "the console's first full read")
+        cluster.start_broker(3)
+        wait_until(lambda: all(len(_isr(zk, "acks", p)) == 2 for p in range(6)), 90, "broker 3 back in every ISR")
+        truth = _zookeeper_counts(zookeeper, capsys)
+        wait_until(lambda: console_counts() == truth, 3, f"the console's counters to reach ZooKeeper's {truth}")
+
+        cluster.kill_broker(3)
+        wait_until(lambda: all(3 not in _isr(zk, "acks", p) for p in range(6)), 90, "broker 3 out of every ISR")
+        truth = _zookeeper_counts(zookeeper, capsys)
+        wait_until(lambda: console_counts() == truth, 3, f"the console's counters to reach ZooKeeper's {truth}")
+        assert truth[1] >= len(ON_BROKER_3)  # the change was seen through the partitions' watches, not a re-read
+    finally:
+        backend.close()
