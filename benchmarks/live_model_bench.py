@@ -91,10 +91,9 @@ def main() -> None:
             reader.read()
             before = _received(port, base_session.session_id or 0)
             started = time.monotonic()
-            while time.monotonic() - started < args.idle:
-                time.sleep(min(30.0, args.idle - (time.monotonic() - started)))
-                if time.monotonic() - started < args.idle:
-                    reader.read()
+            while (elapsed := time.monotonic() - started) < args.idle:  # a read at 0, 30, 60 s ... of the window
+                reader.read()
+                time.sleep(max(0.0, min(30.0 - (time.monotonic() - started - elapsed), args.idle - elapsed)))
             baseline = _received(port, base_session.session_id or 0) - before
             base_session.stop()
 
