@@ -76,7 +76,7 @@ class BareZooKeeper:
         config = self.dir / "zoo.cfg"
         config.write_text(
             f"tickTime=500\ndataDir={self.dir / 'data'}\nclientPort={self.port}\nclientPortAddress=127.0.0.1\n"
-            "admin.enableServer=false\nmaxClientCnxns=0\nforceSync=no\n4lw.commands.whitelist=srvr\n"
+            "admin.enableServer=false\nmaxClientCnxns=0\nforceSync=no\n4lw.commands.whitelist=srvr,cons\n"
         )
         command = [
             java_executable(), f"-Xms{heap}", f"-Xmx{heap}", "-XX:+UseParallelGC", f"-Dkzc.bench={self.dir}",

@@ -17,7 +17,9 @@ from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.file import read_snapshot_file
-from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, DEFAULT_MIN_INSYNC_REPLICAS, assess
+from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess
+from core.snapshot.model import StaticMinIsr
+from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
 
 
@@ -30,9 +32,9 @@ def register(sub: Any) -> None:
     describe.add_argument(
         "--min-insync-replicas",
         type=int,
-        default=DEFAULT_MIN_INSYNC_REPLICAS,
         metavar="N",
-        help="the brokers' static min.insync.replicas, used where no topic or dynamic override exists (default 1)",
+        help="the brokers' static min.insync.replicas (server.properties), used where no topic or dynamic "
+        "override exists and --bootstrap-server does not report it; without either, acks=all shows as unknown",
     )
     describe.add_argument(
         "--delete-topic-enable",
@@ -51,7 +53,7 @@ def register(sub: Any) -> None:
 
 
 def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    if args.min_insync_replicas < 1:
+    if args.min_insync_replicas is not None and args.min_insync_replicas < 1:
         raise UsageError("--min-insync-replicas must be at least 1")
     if args.snapshot:
         snapshot = read_snapshot_file(args.snapshot)
@@ -62,9 +64,13 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             )
         snapshot, _ = take_snapshot(settings, args.max_in_flight)
     delete_enabled = None if args.delete_topic_enable is None else args.delete_topic_enable == "true"
+    static = StaticMinIsr(given=args.min_insync_replicas)
+    if not args.snapshot and settings.bootstrap_servers:
+        read = read_static_min_isr(settings.bootstrap_servers, snapshot.brokers)
+        static = StaticMinIsr(by_broker=read.by_broker, given=args.min_insync_replicas, reason=read.reason)
     report = assess(
         snapshot,
-        min_isr_default=args.min_insync_replicas,
+        static,
         delete_topic_enable=delete_enabled,
         imbalance_percent=args.imbalance_percent,
     )
@@ -122,8 +128,18 @@ def render(summary: ClusterSummary) -> str:
     imbalanced = ", ".join(map(str, h.imbalanced_brokers)) or "none"
     lines.append(
         f"Health       {h.offline_partitions:,} offline, {h.under_replicated_partitions:,} under-replicated, "
-        f"{h.under_min_isr_partitions:,} under min ISR; leader imbalance over threshold on brokers: {imbalanced}"
+        f"{h.under_min_isr_partitions:,} under min ISR"
+        + (f" (+{h.acks_all_unknown_partitions:,} unknown)" if h.acks_all_unknown_partitions else "")
+        + f"; leader imbalance over threshold on brokers: {imbalanced}"
     )
+    refused = [f"{t}-{p}" for t, p, _, _ in h.acks_all_refused]
+    if refused:
+        shown = ", ".join(refused[:10]) + (" ..." if len(refused) > 10 else "")
+        lines.append(f"             acks=all refused (NOT_ENOUGH_REPLICAS) on {len(refused):,}: {shown}")
+    if h.acks_all_unknown_partitions:
+        lines.append(
+            f"             acks=all ? on {h.acks_all_unknown_partitions:,} partition(s): {h.acks_all_unknown_reason}"
+        )
     if h.unreadable_znodes:
         lines.append(f"             {h.unreadable_znodes:,} znode(s) unreadable (kzc snapshot lists them)")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ from typing import Any
 from cli.options import add_command
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
+from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
 
@@ -24,6 +25,13 @@ def register(sub: Any) -> None:
     up.add_argument("--brokers", type=int, default=DEFAULT_BROKERS, metavar="N", help="number of brokers (default 3)")
     up.add_argument("--racks", metavar="R1,R2,...", help="broker.rack per broker, in order (cycled)")
     up.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="start-up deadline")
+    up.add_argument(
+        "--broker-config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a static property for every broker's server.properties (repeatable), e.g. min.insync.replicas=2",
+    )
     up.add_argument("--open", action="store_true", help="then open the console on it")
     _dir_option(up)
     up.set_defaults(handler=_up)
@@ -57,7 +65,15 @@ def _dir_option(parser: argparse.ArgumentParser) -> None:
 def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     racks = args.racks.split(",") if args.racks else None
     progress = None if args.json else (lambda line: print(line, file=sys.stderr))
-    box = Sandbox.up(args.dir, brokers=args.brokers, racks=racks, timeout=args.timeout, log=progress)
+    extra: dict[str, str] = {}
+    for item in args.broker_config:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--broker-config {item}: give KEY=VALUE, e.g. min.insync.replicas=2")
+        extra[key.strip()] = value.strip()
+    box = Sandbox.up(
+        args.dir, brokers=args.brokers, racks=racks, timeout=args.timeout, log=progress, broker_config=extra
+    )
     info = box.info()
     if args.json:
         print(json.dumps(info.to_json()))

@@ -29,6 +29,7 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.snapshot.health import min_isr_value
 from core.snapshot.model import ClusterSnapshot, Notification, TopicEntry
 
 DoneCallback = Callable[[tuple[str, ...]], None]
@@ -71,13 +72,8 @@ def located(path: str) -> tuple[str | None, int | None]:
 
 
 def min_isr_setting(config: object) -> int | None:
-    """A valid ``min.insync.replicas`` override (a plain decimal >= 1) from an entity config, else None."""
-    if not isinstance(config, EntityConfig):
-        return None
-    value = config.as_dict().get("min.insync.replicas")
-    if value is None or not _MIN_ISR_VALUE.fullmatch(value) or int(value) < 1:
-        return None
-    return int(value)
+    """A valid ``min.insync.replicas`` override from an entity config, else None (``core.snapshot.health``'s rule)."""
+    return min_isr_value(config) if isinstance(config, EntityConfig) else None
 
 
 _INT_MAX = 2**31 - 1

@@ -1,13 +1,16 @@
 """The console's live view of one cluster, composed of ``core.live.watcher.ClusterWatcher`` (watches → typed
 events, followed topics partition by partition) and ``core.snapshot.reader`` (the whole metadata).
 
-``snapshot()`` is the last full read with the watcher's current knowledge laid over it: brokers,
-controller and epoch, topics that disappeared, deletion markers, admin requests, and every followed
-topic's assignment and partition states. So a broker leaving, a controller move or a state change in
-the topic on screen show at once, whatever the cluster's size, while the partition states of the
-topics nobody follows refresh with the next full read. A full read happens after every change the
-watcher reports (coalesced, rescheduled only after the previous read finished) and at least every
-``full_read_every`` seconds.
+``snapshot()`` is the last full read, kept current partition by partition, with the watcher's
+knowledge laid over it: brokers, controller and epoch, topics that disappeared, deletion markers, admin
+requests, and every followed topic's assignment and partition states.
+
+Every partition is followed, not only the topics on screen: the full read sets a data watch on every
+topic znode and every partition ``state`` znode (``SnapshotReader(watch=...)``), and each watch that
+fires re-reads that one znode (re-arming its watch) on the ``kzc-partitions`` thread. Reads are
+proportional to change: one read per changed znode, none while the cluster is idle. A full read happens
+only at start, after a reconnect or a session expiry (ZooKeeper drops a connection's watches and kazoo
+does not set them again) and on ``request_full_read``; docs/live-events.md gives the figures.
 
 ``watch_path`` gives the ZooKeeper browser a live znode (data, children, existence): one-shot watches
 re-armed on this module's own thread, since the watcher only follows Kafka's structural znodes.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -29,23 +33,29 @@ from typing import Any
 
 from kazoo.exceptions import KazooException, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
-from kazoo.protocol.states import WatchedEvent
+from kazoo.protocol.states import EventType, WatchedEvent
 
 from core.console.protocols import EventKind, Unsubscribe
 from core.errors import ConnectError, KzcError
-from core.kafka.znodes import ControllerInfo, PartitionState, TopicAssignment, Unreadable
+from core.kafka.znodes import (
+    ControllerInfo,
+    PartitionState,
+    TopicAssignment,
+    Unreadable,
+    parse_partition_state,
+    parse_topic,
+)
 from core.live import events as ev
 from core.live.state import LiveState
 from core.live.watcher import ClusterWatcher
-from core.snapshot.model import BrokerEntry, ClusterSnapshot, TopicEntry, ZnodeTimes
-from core.snapshot.reader import SnapshotReader
+from core.snapshot.model import NOT_READ, BrokerEntry, ClusterSnapshot, StaticMinIsr, TopicEntry, ZnodeTimes
+from core.snapshot.reader import SnapshotReader, times_of
 from core.zookeeper.session import ZkSession
 
-FULL_READ_EVERY_S = 30.0
-_COALESCE_S = 0.05  # changes arriving within this window share one full read
+_COALESCE_S = 0.05  # changes arriving within this window share one full read / one update
+_STATE_PATH = re.compile(r"/brokers/topics/([^/]+)/partitions/([0-9]+)/state")
+_TOPIC_PATH = re.compile(r"/brokers/topics/([^/]+)")
 
-# Events that concern one followed topic's partitions: they change no other part of the snapshot.
-_FOLLOWED_ONLY = (ev.PartitionStateChanged, ev.LeaderChanged, ev.IsrChanged)
 _SEVERITY: dict[type[ev.LiveEvent], str] = {
     ev.BrokerLeft: "error",
     ev.ZnodeUnreadable: "error",
@@ -155,14 +165,17 @@ class LiveCluster:
         session: ZkSession,
         on_event: Callable[[TimedEvent], None],
         on_snapshot: Callable[[], None],
-        full_read_every: float = FULL_READ_EVERY_S,
     ) -> None:
         self._session = session
         self._on_event = on_event
         self._on_snapshot = on_snapshot
-        self._full_read_every = full_read_every
         self._watcher = ClusterWatcher(session, self._watched)
-        self._reader = SnapshotReader(session)
+        self._reader = SnapshotReader(session, watch=self._znode_fired)
+        self._fired: queue.SimpleQueue[str] = queue.SimpleQueue()
+        self._reading = False  # a full read is under way: updates are kept to lay over its result
+        self._during_read: dict[str, object] = {}
+        self.last_full_read_ms: int | None = None
+        self.targeted_reads = 0  # znodes re-read because their watch fired
         self._lock = threading.Lock()
         self._base: ClusterSnapshot | None = None
         self._dirty = threading.Event()
@@ -172,6 +185,7 @@ class LiveCluster:
         self._reader_thread: threading.Thread | None = None
         self._browse = _ZnodeWatches(session)
         self._loading: str | None = "connecting"
+        self._static_min_isr = NOT_READ
 
     # ---- lifecycle -----------------------------------------------------------------------------------
 
@@ -190,7 +204,12 @@ class LiveCluster:
         self._dirty.set()
         self._reader_thread = threading.Thread(target=self._read_loop, name="kzc-snapshot", daemon=True)
         self._reader_thread.start()
+        threading.Thread(target=self._follow_loop, name="kzc-partitions", daemon=True).start()
         self._browse.start()
+
+    def set_static_min_isr(self, value: StaticMinIsr) -> None:
+        """What the brokers said their static ``min.insync.replicas`` is; every later snapshot carries it."""
+        self._static_min_isr = value
 
     def loading(self) -> str | None:
         """What the first full read is reading, or ``None`` once it completed."""
@@ -265,6 +284,7 @@ class LiveCluster:
             deletion_markers=markers,
             reassignment=live.reassignment,
             preferred_election=live.preferred_election,
+            static_min_isr=self._static_min_isr,
         )
 
     def _marker_times(self, name: str, now: int) -> ZnodeTimes:
@@ -273,22 +293,85 @@ class LiveCluster:
 
     def _read_loop(self) -> None:
         while not self._stopped.is_set():
-            self._dirty.wait(timeout=self._full_read_every)
+            self._dirty.wait()
             if self._stopped.is_set():
                 return
             self._stopped.wait(_COALESCE_S)  # let a burst of changes land before reading
             self._dirty.clear()
+            with self._lock:
+                self._reading, self._during_read = True, {}
             try:
                 snapshot = self._reader.read()
             except KzcError:
                 # Disconnected or the session ended: try again shortly (the watcher re-syncs meanwhile).
+                with self._lock:
+                    self._reading = False
                 self._dirty.set()
                 self._stopped.wait(1.0)
                 continue
             with self._lock:
-                self._base = snapshot
+                # Changes that fired while reading may be older in the read than in the update: re-apply.
+                self._base = _patched(snapshot, self._during_read)
+                self._reading, self._during_read = False, {}
                 self._loading = None
+                self.last_full_read_ms = _now_ms()
             self._on_snapshot()
+
+    # ---- following every partition -------------------------------------------------------------------
+
+    def _znode_fired(self, event: WatchedEvent) -> None:
+        # kazoo's thread: only queue. NONE events (connection state) carry no change.
+        if event.type != EventType.NONE and event.path:
+            self._fired.put(event.path)
+
+    def _follow_loop(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                first = self._fired.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            self._stopped.wait(_COALESCE_S)  # a broker's failover rewrites many states at once
+            paths = {first}
+            while True:
+                try:
+                    paths.add(self._fired.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                values = {path: self._read_watched(path) for path in sorted(paths)}
+            except (KazooException, KazooTimeoutError, KzcError):
+                self.request_full_read()  # connection trouble: the reconnect's full read re-arms everything
+                continue
+            with self._lock:
+                base = self._base
+                if base is None:
+                    continue
+                self._base = _patched(base, values)
+                if self._reading:
+                    self._during_read.update(values)
+            self._on_snapshot()
+
+    def _read_watched(self, path: str) -> object:
+        """Re-read one fired znode with its watch set again: a state, or a topic (with new partitions)."""
+        client: Any = self._session.client
+        self.targeted_reads += 1
+        try:
+            data, stat = client.get(path, watch=self._znode_fired)
+        except NoNodeError:
+            # Watch for its creation (a new partition's state is written after the assignment).
+            if client.exists(path, watch=self._znode_fired) is None:
+                return None
+            return self._read_watched(path)
+        if _STATE_PATH.fullmatch(path):
+            return parse_partition_state(path, data)
+        assignment = parse_topic(path, data)
+        known = self._base.topics.get(path.rsplit("/", 1)[1]) if self._base is not None else None
+        states: dict[int, object] = {}
+        if isinstance(assignment, TopicAssignment):
+            for partition in assignment.partition_ids:
+                if known is None or partition not in known.states or known.states[partition] is None:
+                    states[partition] = self._read_watched(f"{path}/partitions/{partition}/state")
+        return (assignment, times_of(stat), states)
 
     def request_full_read(self) -> None:
         """Read the whole cluster again soon."""
@@ -303,8 +386,10 @@ class LiveCluster:
         if isinstance(event, ev.PartitionStateChanged) and _both_states(event):
             self._notify_followers(event.topic)
             return  # the LeaderChanged / IsrChanged events that come with it say it better
-        if not isinstance(event, _FOLLOWED_ONLY):
-            self._dirty.set()
+        if isinstance(event, ev.Resynced):
+            self._dirty.set()  # a reconnect or a new session: watches are gone, read everything again
+        elif isinstance(event, ev.TopicCreated):
+            self._fired.put(f"/brokers/topics/{event.name}")
         timed = TimedEvent(event, _now_ms())
         self._on_event(timed)
         if timed.topic is not None:
@@ -405,6 +490,39 @@ class _ZnodeWatches:
             if changed:
                 for listener in listeners:
                     listener(path)
+
+
+def _patched(base: ClusterSnapshot, values: dict[str, object]) -> ClusterSnapshot:
+    """``base`` with re-read znodes laid over it: state paths map to a state (None: gone), topic paths to
+    (assignment, times, states of partitions read with it) or None (topic gone)."""
+    if not values:
+        return base
+    topics = dict(base.topics)
+    for path, value in values.items():
+        if match := _STATE_PATH.fullmatch(path):
+            entry = topics.get(match.group(1))
+            if entry is None:
+                continue
+            states = dict(entry.states)
+            states[int(match.group(2))] = value  # type: ignore[assignment]
+            topics[entry.name] = replace(entry, states=states)
+        elif match := _TOPIC_PATH.fullmatch(path):
+            name = match.group(1)
+            if value is None:
+                topics.pop(name, None)
+                continue
+            assert isinstance(value, tuple)
+            assignment: TopicAssignment | Unreadable = value[0]
+            times: ZnodeTimes = value[1]
+            read_states: dict[int, PartitionState | Unreadable | None] = value[2]
+            entry = topics.get(name)
+            states = dict(entry.states) if entry is not None else {}
+            states.update(read_states)
+            for partition in getattr(assignment, "partition_ids", ()):
+                states.setdefault(partition, None)
+            config = entry.config if entry is not None else base.topic_configs.get(name)
+            topics[name] = TopicEntry(name, assignment, times, states, config)
+    return replace(base, topics=topics)
 
 
 def _skeleton(zookeeper: str, session_id: int) -> ClusterSnapshot:

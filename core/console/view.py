@@ -5,13 +5,9 @@ Pure and headless. ``ViewBuilder`` keeps the per-topic results of the previous s
 only topics whose ``TopicEntry`` object changed (snapshot entries are immutable and replaced on change),
 so a live refresh of a 50k-topic cluster costs what changed, not the whole cluster.
 
-Definitions (as Kafka's metrics, computed from ZooKeeper):
-- offline: no state znode, leader -1/-2, or a leader that is not registered in ``/brokers/ids``;
-- under-replicated: ISR smaller than the assigned replicas;
-- under-min-ISR: ISR smaller than ``min.insync.replicas`` (topic override, else the dynamic cluster-wide
-  default in ``/config/brokers/<default>``, else 1: static ``server.properties`` is not in ZooKeeper);
-- accepts ``acks=all``: a registered leader and an ISR of at least ``min.insync.replicas``;
-- leader imbalance: partitions led by a broker other than their preferred (first) replica.
+Offline, under-replicated, under-min-ISR and ``acks=all`` come from ``core.snapshot.health.partition_health``,
+the one derivation ``describe``, ``check``, ``watch`` and the exports use too; leader imbalance counts
+partitions led by a broker other than their preferred (first) replica.
 """
 
 from __future__ import annotations
@@ -33,11 +29,11 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.snapshot.health import MinIsr, MinIsrResolver, live_leader, partition_health
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.summary import ControllerSummary, broker_summary, controller_summary
 from core.topics.plan import Assignment, CreatePlan, ExpandPlan
 
-MIN_ISR_KEY = "min.insync.replicas"
 STALLED_DELETION_MS = 5 * 60 * 1000  # after this long a queued deletion is called stalled
 
 
@@ -48,7 +44,7 @@ STALLED_DELETION_MS = 5 * 60 * 1000  # after this long a queued deletion is call
 class PartitionRow:
     """One partition as the topic detail shows it. ``flags`` are the meanings the UI styles by class:
     ``offline``, ``under-min-isr``, ``under-replicated``, ``reassigning``, ``non-preferred``, ``no-state``,
-    ``unreadable``."""
+    ``unreadable``. ``accepts_acks_all`` is None when unknown; ``acks_all_text`` says why."""
 
     partition: int
     replicas: tuple[int, ...]
@@ -56,9 +52,10 @@ class PartitionRow:
     leader_epoch: int | None
     isr: tuple[int, ...]
     preferred_leader: int | None
-    accepts_acks_all: bool
+    accepts_acks_all: bool | None
     flags: frozenset[str]
     note: str
+    acks_all_text: str = ""
 
     @property
     def health(self) -> str:
@@ -74,72 +71,73 @@ def partition_row(
     replicas: tuple[int, ...],
     state: PartitionState | Unreadable | None,
     live: frozenset[int] | set[int],
-    min_isr: int,
+    min_isr: MinIsr,
     reassigning: bool = False,
+    removing: int = 0,
 ) -> PartitionRow:
-    """The health of one partition given the registered brokers and its ``min.insync.replicas``."""
+    """The health of one partition (``core.snapshot.health.partition_health``) as a table row."""
     preferred = replicas[0] if replicas else None
+    h = partition_health(replicas, removing, state, live, min_isr)
     flags: set[str] = set()
     if reassigning:
         flags.add("reassigning")
+    if h.offline is not None:
+        flags.add("offline")
+    if h.under_replicated:
+        flags.add("under-replicated")
+    if h.under_min_isr:
+        flags.add("under-min-isr")
+    text = h.acks_all_text
     if state is None:
-        flags.update(("no-state", "offline"))
+        flags.add("no-state")
         note = "no state znode: the controller has not processed this partition"
-        return PartitionRow(partition, replicas, None, None, (), preferred, False, frozenset(flags), note)
+        return PartitionRow(partition, replicas, None, None, (), preferred, False, frozenset(flags), note, text)
     if isinstance(state, Unreadable):
-        flags.update(("unreadable", "offline"))
-        return PartitionRow(partition, replicas, None, None, (), preferred, False, frozenset(flags), state.reason)
+        flags.add("unreadable")
+        return PartitionRow(partition, replicas, None, None, (), preferred, False, frozenset(flags), state.reason, text)
     leader = state.leader
     note = ""
     if leader < 0:
-        flags.add("offline")
         note = "being deleted (leader -2)" if leader == -2 else "no leader"
     elif leader not in live:
-        flags.add("offline")
         note = f"leader {leader} is not registered"
-    if len(state.isr) < len(replicas):
-        flags.add("under-replicated")
-    if len(state.isr) < min_isr:
-        flags.add("under-min-isr")
     if leader >= 0 and preferred is not None and leader != preferred:
         flags.add("non-preferred")
-    accepts = "offline" not in flags and len(state.isr) >= min_isr
     return PartitionRow(
-        partition, replicas, leader, state.leader_epoch, state.isr, preferred, accepts, frozenset(flags), note
+        partition, replicas, leader, state.leader_epoch, state.isr, preferred, h.acks_all, frozenset(flags), note, text
     )
-
-
-def min_isr_of(config: EntityConfig | Unreadable | None, default: int) -> int:
-    """``min.insync.replicas`` of a topic: its override when it is a positive integer, else ``default``."""
-    if isinstance(config, EntityConfig):
-        for key, value in config.config:
-            if key == MIN_ISR_KEY and value.strip().isdigit() and int(value) > 0:
-                return int(value)
-    return default
-
-
-def cluster_min_isr(snapshot: ClusterSnapshot) -> int:
-    """The cluster-wide ``min.insync.replicas`` visible in ZooKeeper (dynamic ``<default>``), else 1."""
-    return min_isr_of(snapshot.broker_configs.get("<default>"), 1)
 
 
 def partition_rows(snapshot: ClusterSnapshot, entry: TopicEntry) -> list[PartitionRow]:
     """Every partition of ``entry`` (assignment order), then state znodes left over beyond it."""
     live = snapshot.live_broker_ids()
-    min_isr = min_isr_of(entry.config, cluster_min_isr(snapshot))
+    resolver = MinIsrResolver(snapshot)
     rows: list[PartitionRow] = []
     listed: set[int] = set()
     if isinstance(entry.assignment, TopicAssignment):
         for partition, replicas in entry.assignment.partitions:
             listed.add(partition)
+            state = entry.states.get(partition)
+            min_isr = resolver.resolve(entry.config, live_leader(state, live))
             reassigning = entry.assignment.is_reassigning(partition)
-            rows.append(partition_row(partition, replicas, entry.states.get(partition), live, min_isr, reassigning))
+            removing = len(entry.assignment.removing_replicas(partition))
+            rows.append(partition_row(partition, replicas, state, live, min_isr, reassigning, removing))
     for partition in sorted(set(entry.states) - listed):
-        row = partition_row(partition, (), entry.states[partition], live, min_isr)
+        state = entry.states[partition]
+        row = partition_row(partition, (), state, live, resolver.resolve(entry.config, live_leader(state, live)))
         note = "state znode without an assignment entry (left over)"
         rows.append(
             PartitionRow(
-                row.partition, (), row.leader, row.leader_epoch, row.isr, None, False, row.flags | {"unreadable"}, note
+                row.partition,
+                (),
+                row.leader,
+                row.leader_epoch,
+                row.isr,
+                None,
+                False,
+                row.flags | {"unreadable"},
+                note,
+                "no (not a partition of the topic)",
             )
         )
     return rows
@@ -163,8 +161,9 @@ class TopicSummary:
     reassigning: int
     pending_deletion: bool
     config_overrides: int
-    min_isr: int
+    min_isr: int | None  # what a partition without a per-broker value applies; None when unknown
     problem: str | None = None
+    acks_all_unknown: int = 0  # partitions whose acks=all answer depends on an unknown min.insync.replicas
 
     @property
     def flags(self) -> frozenset[str]:
@@ -192,8 +191,8 @@ class _TopicTally:
     leaders: Mapping[int, int]  # broker -> partitions of this topic it leads
 
 
-def _tally_topic(entry: TopicEntry, live: frozenset[int], default_min_isr: int, pending: bool) -> _TopicTally:
-    min_isr = min_isr_of(entry.config, default_min_isr)
+def _tally_topic(entry: TopicEntry, live: frozenset[int], resolver: MinIsrResolver, pending: bool) -> _TopicTally:
+    min_isr = resolver.resolve(entry.config, None).value
     overrides = len(entry.config.config) if isinstance(entry.config, EntityConfig) else 0
     assignment = entry.assignment
     if isinstance(assignment, Unreadable):
@@ -201,30 +200,30 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], default_min_isr: int, 
         return _TopicTally(summary, {}, {})
     replicas_count: dict[int, int] = {}
     leaders_count: dict[int, int] = {}
-    urp = offline = under_min = non_preferred = 0
+    urp = offline = under_min = non_preferred = unknown = 0
     states = entry.states
-    state_type = PartitionState
-    # The hot loop of a 200k-partition refresh: inlined rather than calling partition_row.
+    config = entry.config
+    reassigning = assignment.adding or assignment.removing
     for partition, replicas in assignment.partitions:
         for broker in replicas:
             replicas_count[broker] = replicas_count.get(broker, 0) + 1
         state = states.get(partition)
-        if type(state) is not state_type:
-            offline += 1
-            continue
-        assert isinstance(state, PartitionState)
-        leader = state.leader
-        isr_size = len(state.isr)
-        if leader < 0 or leader not in live:
+        leader = live_leader(state, live)
+        removing = len(assignment.removing_replicas(partition)) if reassigning else 0
+        h = partition_health(replicas, removing, state, live, resolver.resolve(config, leader))
+        if h.offline is not None:
             offline += 1
         else:
+            assert leader is not None
             leaders_count[leader] = leaders_count.get(leader, 0) + 1
             if replicas and leader != replicas[0]:
                 non_preferred += 1
-        if isr_size < len(replicas):
-            urp += 1
-        if isr_size < min_isr:
+        if h.under_min_isr:
             under_min += 1
+        elif h.under_min_isr is None:
+            unknown += 1
+        if h.under_replicated:
+            urp += 1
     rf = len(assignment.partitions[0][1]) if assignment.partitions else 0
     summary = TopicSummary(
         name=entry.name,
@@ -238,6 +237,7 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], default_min_isr: int, 
         pending_deletion=pending,
         config_overrides=overrides,
         min_isr=min_isr,
+        acks_all_unknown=unknown,
     )
     return _TopicTally(summary, replicas_count, leaders_count)
 
@@ -337,6 +337,8 @@ class HealthCounters:
     under_min_isr: int
     non_preferred_leaders: int
     unreadable_znodes: int
+    acks_all_unknown: int = 0  # partitions whose acks=all answer depends on an unknown min.insync.replicas
+    acks_all_unknown_reason: str | None = None
 
     @property
     def leader_imbalance_percent(self) -> float:
@@ -508,14 +510,14 @@ class ViewBuilder:
     difference, so a change to one topic of 50k costs one topic plus a walk over the names."""
 
     def __init__(self) -> None:
-        self._basis: tuple[frozenset[int], int] | None = None
+        self._basis: tuple[frozenset[int], object] | None = None
         self._reset()
 
     def _reset(self) -> None:
         self._cache: dict[str, tuple[TopicEntry, bool, _TopicTally]] = {}
         self._replicas: dict[int, int] = {}
         self._leaders: dict[int, int] = {}
-        self._totals = [0, 0, 0, 0, 0]  # partitions, offline, urp, under-min-isr, non-preferred
+        self._totals = [0, 0, 0, 0, 0, 0]  # partitions, offline, urp, under-min-isr, non-preferred, unknown
         self._names: list[str] = []
         self._ordered: tuple[TopicSummary, ...] = ()
 
@@ -524,17 +526,18 @@ class ViewBuilder:
         for table, counts in ((self._replicas, tally.replicas), (self._leaders, tally.leaders)):
             for broker, count in counts.items():
                 table[broker] = table.get(broker, 0) + sign * count
-        for index, value in enumerate((s.partitions, s.offline, s.under_replicated, s.under_min_isr, s.non_preferred)):
+        values = (s.partitions, s.offline, s.under_replicated, s.under_min_isr, s.non_preferred, s.acks_all_unknown)
+        for index, value in enumerate(values):
             self._totals[index] += sign * value
 
     def build(self, snapshot: ClusterSnapshot, now_ms: int) -> ClusterView:
         """The view of ``snapshot``; ``now_ms`` dates the ages of pending work."""
         live = snapshot.live_broker_ids()
-        default_min_isr = cluster_min_isr(snapshot)
-        if self._basis != (live, default_min_isr):
-            # Liveness or the cluster default feeds every topic's health: start over.
+        resolver = MinIsrResolver(snapshot)
+        if self._basis != (live, resolver.key):
+            # Liveness and the broker-level min.insync.replicas feed every topic's health: start over.
             self._reset()
-            self._basis = (live, default_min_isr)
+            self._basis = (live, resolver.key)
         markers = snapshot.deletion_markers
         cache = self._cache
         topics = snapshot.topics
@@ -546,7 +549,7 @@ class ViewBuilder:
                 continue
             if hit is not None:
                 self._apply(hit[2], -1)
-            tally = _tally_topic(entry, live, default_min_isr, pending)
+            tally = _tally_topic(entry, live, resolver, pending)
             cache[name] = (entry, pending, tally)
             self._apply(tally, 1)
             changed = True
@@ -558,7 +561,7 @@ class ViewBuilder:
             if len(self._names) != len(cache) or changed:
                 self._names = sorted(cache)
             self._ordered = tuple(cache[name][2].summary for name in self._names)
-        partitions, offline, urp, under_min, non_preferred = self._totals
+        partitions, offline, urp, under_min, non_preferred, unknown = self._totals
         health = HealthCounters(
             topics=len(self._ordered),
             partitions=partitions,
@@ -567,6 +570,8 @@ class ViewBuilder:
             under_min_isr=under_min,
             non_preferred_leaders=non_preferred,
             unreadable_znodes=len(snapshot.unreadable),
+            acks_all_unknown=unknown,
+            acks_all_unknown_reason=resolver.resolve(None, None).source if unknown else None,
         )
         return ClusterView(
             snapshot=snapshot,

@@ -43,6 +43,7 @@ from core.console.protocols import (
 from core.console.view import deletion_status
 from core.errors import ConnectError, GuardError, KzcError
 from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.snapshot.static_min_isr import read_static_min_isr
 from core.topics.ops import TopicOps
 from core.topics.plan import (
     CreatePlan,
@@ -123,6 +124,14 @@ class ZkBackend:
         with self._lock:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
+        if self._settings.bootstrap_servers:
+            # The brokers' static min.insync.replicas (for acks=all), asked off the connect path.
+            threading.Thread(target=self._read_static, args=(live,), name="kzc-broker-configs", daemon=True).start()
+
+    def _read_static(self, live: LiveCluster) -> None:
+        brokers = live.snapshot().brokers
+        live.set_static_min_isr(read_static_min_isr(self._settings.bootstrap_servers, brokers))
+        self._snapshot_refreshed()
 
     def close(self) -> None:
         """Stop watching, stop the Spark worker, close the session."""

@@ -17,9 +17,9 @@ import socket
 import subprocess
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager, suppress
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -77,6 +77,7 @@ class SandboxInfo:
     zookeeper_pid: int | None
     brokers: tuple[BrokerInfo, ...]
     kafka_version: str = KAFKA_VERSION
+    broker_config: dict[str, str] = field(default_factory=dict)  # extra server.properties, every broker
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict (``brokers`` as a list of objects)."""
@@ -143,11 +144,14 @@ class Sandbox:
         racks: Sequence[str] | None = None,
         timeout: float = 180.0,
         log: Callable[[str], None] | None = None,
+        broker_config: Mapping[str, str] | None = None,
     ) -> Sandbox:
         """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
         broker is registered and serves clients (it answers Metadata naming the controller and its peers).
 
         Racks are given to brokers in order, cycling when there are fewer racks than brokers.
+        ``broker_config`` adds static properties to every broker's server.properties (a key the sandbox sets
+        itself is replaced), e.g. ``{"min.insync.replicas": "2"}``.
 
         Raises:
             UsageError: bad broker count or rack names.
@@ -160,6 +164,10 @@ class Sandbox:
         racks = list(racks or [])
         if any(not r or r != r.strip() for r in racks):
             raise UsageError("--racks takes non-empty rack names separated by commas, e.g. r1,r2,r3")
+        extra = dict(broker_config or {})
+        for key, value in extra.items():
+            if not key or key != key.strip() or "=" in key or any(c in key + value for c in "\r\n"):
+                raise UsageError(f"--broker-config {key}={value}: give KEY=VALUE, one property on one line")
         box = cls(directory)
         if box._state_path().exists() and box._any_alive():
             raise SandboxError(
@@ -180,6 +188,7 @@ class Sandbox:
                 BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None)
                 for n, (i, p) in enumerate(zip(ids, broker_ports, strict=True))
             ),
+            broker_config=extra,
         )
         box._write_state(info, java=java, jars=str(jars))
         try:
@@ -268,6 +277,7 @@ class Sandbox:
             zookeeper_pid=raw["zookeeper_pid"],
             brokers=tuple(BrokerInfo(**b) for b in raw["brokers"]),
             kafka_version=raw["kafka_version"],
+            broker_config=dict(raw.get("broker_config", {})),
         )
 
     def status(self, timeout: float = 5.0) -> SandboxStatus:
@@ -323,7 +333,7 @@ class Sandbox:
         cfg.write_text(
             f"tickTime={_ZK_TICK_MS}\ndataDir={zk_dir / 'data'}\nclientPort={info.zookeeper_port}\n"
             "clientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
-            "4lw.commands.whitelist=srvr,stat,ruok,mntr\n"
+            "4lw.commands.whitelist=srvr,stat,ruok,mntr,cons\n"
         )
         pid = self._spawn(zk_dir, _ZK_HEAP, "org.apache.zookeeper.server.ZooKeeperServerMain", cfg)
         self._update_state(zookeeper_pid=pid)
@@ -517,6 +527,8 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
     ]
     if broker.rack:
         lines.append(f"broker.rack={broker.rack}")
+    lines = [line for line in lines if line.split("=", 1)[0] not in info.broker_config]
+    lines.extend(f"{key}={value}" for key, value in info.broker_config.items())
     return "\n".join(lines) + "\n"
 
 

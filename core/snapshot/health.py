@@ -5,16 +5,18 @@ What each rule counts, and whose definition it follows:
 - **Offline** (``kafka-topics --unavailable-partitions``; the controller's OfflinePartitionsCount): no
   leader a client can reach. The state znode is missing or unreadable, the leader is -1 (or -2), or the
   leader is not a registered broker. The controller's metric leaves out topics queued for deletion;
-  here they are kept and flagged ``queued_for_deletion``.
-- **Under-replicated** (``--under-replicated-partitions``, 2.4+ TopicCommand): fewer in-sync replicas
-  than the replication factor, which during a reassignment is ``replicas - removing``. ISR members whose
-  broker is not registered are not counted as in sync: the controller drops them as soon as it sees the
-  broker go, so this only differs from Kafka's metadata while the controller lags or is absent.
-- **Under min ISR** (``--under-min-isr-partitions``): no live leader, or fewer live in-sync replicas than
-  ``min.insync.replicas``. That value is, as a broker resolves it: the topic override in
-  ``/config/topics/<t>``, else the leader's dynamic per-broker config ``/config/brokers/<id>``, else the
-  cluster-wide dynamic default ``/config/brokers/<default>``, else the static broker default the caller
-  gives (default 1, Kafka's default).
+  here they are kept and flagged ``queued_for_deletion``, as Kafka's tool keeps them.
+- **Under-replicated** (``kafka-topics --under-replicated-partitions``): the ISR held in the state znode
+  is smaller than the replication factor, which during a reassignment is ``replicas - removing``. As
+  the tool counts it, a partition without a (readable) state znode has an empty ISR and counts.
+- **Under min ISR** (``--under-min-isr-partitions``): no live leader, or an ISR smaller than
+  ``min.insync.replicas``. **``acks=all``** is refused (NOT_ENOUGH_REPLICAS) when a live leader has
+  an ISR smaller than that value. The value, as the leader resolves it (``resolve_min_isr``): the
+  topic override in ``/config/topics/<t>``, else the leader's dynamic per-broker config
+  ``/config/brokers/<id>``, else the cluster-wide dynamic default ``/config/brokers/<default>``, else
+  the brokers' static ``server.properties`` value, which ZooKeeper does not hold: read through the
+  AdminClient (``core.snapshot.static_min_isr``) or given by the operator (``StaticMinIsr``). Without it the
+  answer is unknown (``None``) with the reason, never guessed.
 - **Preferred-leader imbalance** (``KafkaController.checkAndTriggerAutoLeaderRebalance``): per broker, of
   the partitions whose first assigned replica it is (topics queued for deletion left out), the share whose
   current leader is another broker; partitions without a state count only in the denominator. The
@@ -30,9 +32,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.kafka.znodes import BrokerRegistration, EntityConfig, PartitionState, TopicAssignment, Unreadable
-from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.snapshot.model import ClusterSnapshot, StaticMinIsr, TopicEntry
 
-DEFAULT_MIN_INSYNC_REPLICAS = 1
 DEFAULT_IMBALANCE_PERCENT = 10  # leader.imbalance.per.broker.percentage
 MIN_ISR_KEY = "min.insync.replicas"
 DEFAULT_ENTITY = "<default>"
@@ -52,30 +53,61 @@ class OfflinePartition:
 
 @dataclass(frozen=True, slots=True)
 class UnderReplicatedPartition:
-    """A partition with fewer live in-sync replicas than its replication factor."""
+    """A partition whose ISR is smaller than its replication factor (``isr`` empty without a state)."""
 
     topic: str
     partition: int
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
-    live_isr: tuple[int, ...]
     replication_factor: int
 
 
 @dataclass(frozen=True, slots=True)
-class UnderMinIsrPartition:
-    """A partition below ``min.insync.replicas`` (``acks=all`` writes fail) or without a live leader.
+class MinIsr:
+    """The ``min.insync.replicas`` a partition's leader applies: ``value`` None when unknown, and
+    ``source`` says where it came from (``topic``, ``broker <id> dynamic``, ``cluster default``,
+    ``broker <id> static``, ``given``) or, when unknown, why."""
 
-    ``min_isr_source`` says where the value came from: ``topic``, ``broker <id>``, ``cluster default``
-    or ``given default``.
-    """
+    value: int | None
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnderMinIsrPartition:
+    """A partition below ``min.insync.replicas`` (``acks=all`` writes fail) or without a live leader."""
 
     topic: str
     partition: int
-    live_isr: tuple[int, ...]
-    min_isr: int
+    isr: tuple[int, ...]
+    min_isr: int | None
     min_isr_source: str
     has_live_leader: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionHealth:
+    """Every health rule for one partition (see the module docstring).
+
+    ``under_min_isr`` and ``acks_all`` are None when ``min_isr`` is unknown and the answer depends on it.
+    """
+
+    offline: str | None  # why no reachable leader; None when it has one
+    under_replicated: bool
+    under_min_isr: bool | None
+    acks_all: bool | None
+    isr: tuple[int, ...]
+    min_isr: MinIsr
+
+    @property
+    def acks_all_text(self) -> str:
+        """``yes``, ``no`` or ``?`` with the reason, as every surface words it."""
+        if self.acks_all is None:
+            return f"? ({self.min_isr.source})"
+        if self.acks_all:
+            return "yes"
+        if self.offline is not None:
+            return f"no ({self.offline})"
+        return f"no (ISR {len(self.isr)} < min.insync.replicas {self.min_isr.value}, {self.min_isr.source})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +165,7 @@ class HealthReport:
     offline: tuple[OfflinePartition, ...]
     under_replicated: tuple[UnderReplicatedPartition, ...]
     under_min_isr: tuple[UnderMinIsrPartition, ...]
+    min_isr_unknown: tuple[tuple[str, int, str], ...]  # (topic, partition, why) where acks=all is "?"
     leader_imbalance: tuple[LeaderImbalance, ...]
     deletions: tuple[QueuedDeletion, ...]
     imbalance_percent: float = DEFAULT_IMBALANCE_PERCENT
@@ -145,16 +178,33 @@ class HealthReport:
 
 def assess(
     snapshot: ClusterSnapshot,
-    min_isr_default: int = DEFAULT_MIN_INSYNC_REPLICAS,
+    static_min_isr: StaticMinIsr | None = None,
     delete_topic_enable: bool | None = None,
     imbalance_percent: float = DEFAULT_IMBALANCE_PERCENT,
     kafka_version: tuple[int, int] | None = None,
 ) -> HealthReport:
-    """All health rules at once (arguments as in the single functions)."""
+    """All health rules at once; ``static_min_isr`` defaults to the snapshot's (see ``MinIsrResolver``)."""
+    offline: list[OfflinePartition] = []
+    urp: list[UnderReplicatedPartition] = []
+    under_min: list[UnderMinIsrPartition] = []
+    unknown: list[tuple[str, int, str]] = []
+    queued = snapshot.deletion_markers
+    for topic, partition, replicas, factor, state, h in iter_partition_health(snapshot, static_min_isr):
+        if h.offline is not None:
+            leader = state.leader if isinstance(state, PartitionState) else None
+            offline.append(OfflinePartition(topic, partition, leader, h.offline, topic in queued))
+        if h.under_replicated:
+            urp.append(UnderReplicatedPartition(topic, partition, replicas, h.isr, factor))
+        if h.under_min_isr:
+            source = h.min_isr.source
+            under_min.append(UnderMinIsrPartition(topic, partition, h.isr, h.min_isr.value, source, h.offline is None))
+        elif h.under_min_isr is None:
+            unknown.append((topic, partition, h.min_isr.source))
     return HealthReport(
-        offline=offline_partitions(snapshot),
-        under_replicated=under_replicated_partitions(snapshot),
-        under_min_isr=under_min_isr_partitions(snapshot, min_isr_default),
+        offline=tuple(offline),
+        under_replicated=tuple(urp),
+        under_min_isr=tuple(under_min),
+        min_isr_unknown=tuple(unknown),
         leader_imbalance=leader_imbalance(snapshot),
         deletions=deletion_queue(snapshot, delete_topic_enable, kafka_version),
         imbalance_percent=imbalance_percent,
@@ -164,20 +214,120 @@ def assess(
 # ---- partitions ---------------------------------------------------------------------------------
 
 
+def partition_health(
+    replicas: tuple[int, ...],
+    removing: int,
+    state: PartitionState | Unreadable | None,
+    live: frozenset[int] | set[int],
+    min_isr: MinIsr,
+) -> PartitionHealth:
+    """The one derivation of a partition's health; every surface calls it.
+
+    Args:
+        replicas: the assigned replicas; ``removing`` how many of them a reassignment removes.
+        state: the partition's state znode (None when missing).
+        live: the registered brokers.
+        min_isr: ``resolve_min_isr`` for this partition's leader.
+    """
+    offline = offline_reason(state, live)
+    isr = state.isr if isinstance(state, PartitionState) else ()
+    under_replicated = len(isr) < len(replicas) - removing
+    value = min_isr.value
+    if offline is not None:
+        return PartitionHealth(offline, under_replicated, True, False, isr, min_isr)
+    if value is None:
+        return PartitionHealth(None, under_replicated, None, None, isr, min_isr)
+    below = len(isr) < value
+    return PartitionHealth(None, under_replicated, below, not below, isr, min_isr)
+
+
+class MinIsrResolver:
+    """``resolve_min_isr`` for one snapshot and static value, with the per-broker parts computed once."""
+
+    def __init__(self, snapshot: ClusterSnapshot, static: StaticMinIsr | None = None) -> None:
+        static = snapshot.static_min_isr if static is None else static
+        configs = snapshot.broker_configs
+        self._dynamic: dict[int, int] = {}
+        for name, config in configs.items():
+            value = min_isr_value(config)
+            if value is not None and name.isdigit():
+                self._dynamic[int(name)] = value
+        self._cluster = min_isr_value(configs.get(DEFAULT_ENTITY))
+        self._static = static
+        self._memo: dict[int | None, MinIsr] = {}
+        # What decides a broker's value when there is no topic override, for caches keyed on it.
+        self.key = (tuple(sorted(self._dynamic.items())), self._cluster, static)
+
+    def resolve(self, topic_config: EntityConfig | Unreadable | None, leader: int | None) -> MinIsr:
+        """The value ``leader`` (None: no live leader) applies to a topic with ``topic_config``."""
+        override = min_isr_value(topic_config)
+        if override is not None:
+            return MinIsr(override, "topic")
+        hit = self._memo.get(leader)
+        if hit is None:
+            hit = self._memo[leader] = self._broker_value(leader)
+        return hit
+
+    def _broker_value(self, leader: int | None) -> MinIsr:
+        if leader is not None and leader in self._dynamic:
+            return MinIsr(self._dynamic[leader], f"broker {leader} dynamic")
+        if self._cluster is not None:
+            return MinIsr(self._cluster, "cluster default")
+        static = self._static
+        if leader is not None and leader in static.by_broker:
+            return MinIsr(static.by_broker[leader], f"broker {leader} static")
+        if leader is None and len(set(static.by_broker.values())) == 1:
+            return MinIsr(next(iter(static.by_broker.values())), "brokers' static")
+        if static.given is not None:
+            return MinIsr(static.given, "given")
+        return MinIsr(None, static.reason)
+
+
+def resolve_min_isr(
+    snapshot: ClusterSnapshot, topic: str, leader: int | None, static: StaticMinIsr | None = None
+) -> MinIsr:
+    """The ``min.insync.replicas`` ``leader`` applies to ``topic`` (see the module docstring)."""
+    entry = snapshot.topics.get(topic)
+    return MinIsrResolver(snapshot, static).resolve(entry.config if entry else None, leader)
+
+
+def live_leader(state: PartitionState | Unreadable | None, live: frozenset[int] | set[int]) -> int | None:
+    """The partition's leader when it is a registered broker, else None."""
+    if isinstance(state, PartitionState) and state.leader >= 0 and state.leader in live:
+        return state.leader
+    return None
+
+
+def iter_partition_health(
+    snapshot: ClusterSnapshot, static: StaticMinIsr | None = None
+) -> Iterable[tuple[str, int, tuple[int, ...], int, PartitionState | Unreadable | None, PartitionHealth]]:
+    """(topic, partition, replicas, replication factor, state, health) for every assigned partition."""
+    live = snapshot.live_broker_ids()
+    resolver = MinIsrResolver(snapshot, static)
+    for entry in _readable_topics(snapshot):
+        assignment = entry.assignment
+        assert isinstance(assignment, TopicAssignment)
+        for partition, replicas in assignment.partitions:
+            state = entry.states.get(partition)
+            removing = len(assignment.removing_replicas(partition))
+            min_isr = resolver.resolve(entry.config, live_leader(state, live))
+            yield (
+                entry.name,
+                partition,
+                replicas,
+                len(replicas) - removing,
+                state,
+                partition_health(replicas, removing, state, live, min_isr),
+            )
+
+
 def offline_partitions(snapshot: ClusterSnapshot) -> tuple[OfflinePartition, ...]:
     """Partitions without a reachable leader, in topic and partition order."""
-    live = snapshot.live_broker_ids()
-    queued = snapshot.deletion_markers
-    found = []
-    for topic, partition, _, state in snapshot.iter_partitions():
-        reason = _offline_reason(state, live)
-        if reason is not None:
-            leader = state.leader if isinstance(state, PartitionState) else None
-            found.append(OfflinePartition(topic, partition, leader, reason, topic in queued))
-    return tuple(found)
+    return assess(snapshot).offline
 
 
-def _offline_reason(state: PartitionState | Unreadable | None, live: frozenset[int]) -> str | None:
+def offline_reason(state: PartitionState | Unreadable | None, live: frozenset[int] | set[int]) -> str | None:
+    """Why the partition has no reachable leader, or None when it has one."""
     if state is None:
         return "no state znode: no replica was ever live, or the controller never processed the partition"
     if isinstance(state, Unreadable):
@@ -194,58 +344,15 @@ def _offline_reason(state: PartitionState | Unreadable | None, live: frozenset[i
 
 
 def under_replicated_partitions(snapshot: ClusterSnapshot) -> tuple[UnderReplicatedPartition, ...]:
-    """Partitions whose live in-sync replicas are fewer than their replication factor."""
-    live = snapshot.live_broker_ids()
-    found = []
-    for topic_entry in _readable_topics(snapshot):
-        assignment = topic_entry.assignment
-        assert isinstance(assignment, TopicAssignment)
-        for partition, replicas in assignment.partitions:
-            state = topic_entry.states.get(partition)
-            if not isinstance(state, PartitionState):
-                continue
-            factor = len(replicas) - len(assignment.removing_replicas(partition))
-            live_isr = tuple(r for r in state.isr if r in live)
-            if len(live_isr) < factor:
-                found.append(
-                    UnderReplicatedPartition(topic_entry.name, partition, replicas, state.isr, live_isr, factor)
-                )
-    return tuple(found)
+    """Partitions whose ISR is smaller than their replication factor."""
+    return assess(snapshot).under_replicated
 
 
 def under_min_isr_partitions(
-    snapshot: ClusterSnapshot, min_isr_default: int = DEFAULT_MIN_INSYNC_REPLICAS
+    snapshot: ClusterSnapshot, static: StaticMinIsr | None = None
 ) -> tuple[UnderMinIsrPartition, ...]:
-    """Partitions without a live leader or with fewer live in-sync replicas than ``min.insync.replicas``.
-
-    Args:
-        min_isr_default: the brokers' static ``min.insync.replicas`` (server.properties; Kafka's default 1).
-    """
-    live = snapshot.live_broker_ids()
-    cluster_default = _config_int(snapshot.broker_configs.get(DEFAULT_ENTITY), MIN_ISR_KEY)
-    found = []
-    for topic_entry in _readable_topics(snapshot):
-        topic_value = _config_int(topic_entry.config, MIN_ISR_KEY)
-        assignment = topic_entry.assignment
-        assert isinstance(assignment, TopicAssignment)
-        for partition, _ in assignment.partitions:
-            state = topic_entry.states.get(partition)
-            leader = state.leader if isinstance(state, PartitionState) else -1
-            live_isr = tuple(r for r in state.isr if r in live) if isinstance(state, PartitionState) else ()
-            has_leader = leader >= 0 and leader in live
-            if topic_value is not None:
-                min_isr, source = topic_value, "topic"
-            else:
-                per_broker = _config_int(snapshot.broker_configs.get(str(leader)), MIN_ISR_KEY) if has_leader else None
-                if per_broker is not None:
-                    min_isr, source = per_broker, f"broker {leader}"
-                elif cluster_default is not None:
-                    min_isr, source = cluster_default, "cluster default"
-                else:
-                    min_isr, source = min_isr_default, "given default"
-            if not has_leader or len(live_isr) < min_isr:
-                found.append(UnderMinIsrPartition(topic_entry.name, partition, live_isr, min_isr, source, has_leader))
-    return tuple(found)
+    """Partitions without a live leader or with an ISR smaller than ``min.insync.replicas``."""
+    return assess(snapshot, static).under_min_isr
 
 
 def leader_imbalance(snapshot: ClusterSnapshot) -> tuple[LeaderImbalance, ...]:
@@ -394,15 +501,17 @@ def _readable_topics(snapshot: ClusterSnapshot) -> Iterable[TopicEntry]:
     return (t for t in snapshot.topics.values() if isinstance(t.assignment, TopicAssignment))
 
 
-def _config_int(config: EntityConfig | Unreadable | None, key: str) -> int | None:
-    """An integer override from an entity config; None when absent, unreadable or not an integer."""
+def min_isr_value(config: EntityConfig | Unreadable | None) -> int | None:
+    """A ``min.insync.replicas`` override from an entity config; None when absent, unreadable or not an
+    integer of at least 1 (Kafka's ConfigDef reads an INT trimmed, then Integer.parseInt, and refuses < 1)."""
     if not isinstance(config, EntityConfig):
         return None
     for name, value in config.config:
-        if name == key:
-            # As Kafka's ConfigDef reads an INT: trimmed, then Integer.parseInt.
+        if name == MIN_ISR_KEY:
             text = value.strip()
-            return int(text) if _JAVA_INT.fullmatch(text) and -(2**31) <= int(text) < 2**31 else None
+            if _JAVA_INT.fullmatch(text) and 1 <= int(text) < 2**31:
+                return int(text)
+            return None
     return None
 
 

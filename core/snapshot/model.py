@@ -82,6 +82,23 @@ class Notification:
     value: object  # the parsed notification, or Unreadable
 
 
+@dataclass(frozen=True, slots=True)
+class StaticMinIsr:
+    """The brokers' static ``min.insync.replicas`` (server.properties), which ZooKeeper does not hold.
+
+    ``by_broker`` is what each broker reported through DescribeConfigs (``core.snapshot.static_min_isr``);
+    ``given`` is the operator's word (``--min-insync-replicas``); ``reason`` says why the value is unknown
+    when neither has it. ``core.snapshot.health.resolve_min_isr`` uses it last.
+    """
+
+    by_broker: Mapping[int, int] = field(default_factory=dict)
+    given: int | None = None
+    reason: str = "the brokers' static min.insync.replicas is not in ZooKeeper: give --bootstrap-server to read it"
+
+
+NOT_READ = StaticMinIsr()
+
+
 @dataclass(frozen=True)
 class ClusterSnapshot:
     """All cluster metadata in ZooKeeper at one point in time.
@@ -114,6 +131,8 @@ class ClusterSnapshot:
     migration: MigrationState | Unreadable | None
     producer_id_block: ProducerIdBlock | Unreadable | None
     unreadable: tuple[Unreadable, ...] = field(default=())  # every Unreadable above, for quick listing
+    # Not in ZooKeeper: what the brokers said through --bootstrap-server (never written to snapshot files).
+    static_min_isr: StaticMinIsr = NOT_READ
 
     @property
     def partition_count(self) -> int:

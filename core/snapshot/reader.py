@@ -194,7 +194,10 @@ class SnapshotReader:
         progress: ProgressCallback | None = None,
         max_in_flight: int = DEFAULT_MAX_IN_FLIGHT,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        watch: Callable[[Any], None] | None = None,
     ) -> None:
+        """``watch``: when given, every topic znode and partition state znode is read with this data watch
+        (``core.console.live`` follows every partition through them)."""
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
         self.session = session
@@ -202,6 +205,7 @@ class SnapshotReader:
         self.max_in_flight = max_in_flight
         self.max_attempts = max(1, max_attempts)
         self.stats = ReadStats()
+        self.watch = watch
 
     def read(self) -> ClusterSnapshot:
         """Take a snapshot (see ``read_snapshot``)."""
@@ -211,7 +215,7 @@ class SnapshotReader:
         for attempt in range(1, self.max_attempts + 1):
             self.stats.attempts = attempt
             self._wait_connected()
-            reader = _Attempt(self.session, attempt, self.progress, self.max_in_flight)
+            reader = _Attempt(self.session, attempt, self.progress, self.max_in_flight, self.watch)
             try:
                 snapshot, epoch_changed = reader.run()
             except _Straddled as straddle:
@@ -269,8 +273,16 @@ _STATE, _TOPIC, _TOPIC_CHILDREN, _SINGLE, _LIST, _BROKER, _MARKER, _TOPIC_CONFIG
 class _Attempt:
     """One pass over the cluster; raises ``_Straddled`` when the session ends under it."""
 
-    def __init__(self, session: ZkSession, attempt: int, progress: ProgressCallback | None, window: int) -> None:
+    def __init__(
+        self,
+        session: ZkSession,
+        attempt: int,
+        progress: ProgressCallback | None,
+        window: int,
+        watch: Callable[[Any], None] | None = None,
+    ) -> None:
         self.session = session
+        self.watch = watch
         self.client = session.client
         self.attempt = attempt
         self.progress = progress
@@ -320,14 +332,19 @@ class _Attempt:
 
     def _pump(self) -> None:
         """Issue queued requests, keeping at most ``window`` outstanding, until everything is answered."""
-        todo, window, client = self.todo, self.window, self.client
+        todo, window, client, watch = self.todo, self.window, self.client, self.watch
         get_async, children_async = client.get_async, client.get_children_async
         in_flight: deque[tuple[Any, int, str, int, Any]] = deque()
         progress_at = PROGRESS_EVERY
         while todo or in_flight:
             while todo and len(in_flight) < window:
                 op, path, kind, ctx = todo.popleft()
-                result = get_async(path) if op == 0 else children_async(path)
+                if op != 0:
+                    result = children_async(path)
+                elif watch is not None and kind in (_STATE, _TOPIC):
+                    result = get_async(path, watch=watch)
+                else:
+                    result = get_async(path)
                 in_flight.append((result, op, path, kind, ctx))
                 self.issued += 1
             if len(in_flight) > self.peak_in_flight:

@@ -100,6 +100,9 @@ class HealthCounts:
     under_min_isr_partitions: int
     imbalanced_brokers: tuple[int, ...]
     unreadable_znodes: int
+    acks_all_refused: tuple[tuple[str, int, int | None, str], ...] = ()  # topic, partition, min ISR, source
+    acks_all_unknown_partitions: int = 0
+    acks_all_unknown_reason: str | None = None
 
     @property
     def healthy(self) -> bool:
@@ -120,6 +123,12 @@ class HealthCounts:
             "under_min_isr_partitions": self.under_min_isr_partitions,
             "imbalanced_brokers": list(self.imbalanced_brokers),
             "unreadable_znodes": self.unreadable_znodes,
+            "acks_all_refused": [
+                {"topic": t, "partition": p, "min_insync_replicas": m, "min_isr_source": source}
+                for t, p, m, source in self.acks_all_refused
+            ],
+            "acks_all_unknown_partitions": self.acks_all_unknown_partitions,
+            "acks_all_unknown_reason": self.acks_all_unknown_reason,
         }
 
 
@@ -179,6 +188,11 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
             under_min_isr_partitions=len(report.under_min_isr),
             imbalanced_brokers=tuple(b.broker_id for b in report.imbalanced_brokers),
             unreadable_znodes=len(snapshot.unreadable),
+            acks_all_refused=tuple(
+                (u.topic, u.partition, u.min_isr, u.min_isr_source) for u in report.under_min_isr if u.has_live_leader
+            ),
+            acks_all_unknown_partitions=len(report.min_isr_unknown),
+            acks_all_unknown_reason=report.min_isr_unknown[0][2] if report.min_isr_unknown else None,
         ),
     )
 

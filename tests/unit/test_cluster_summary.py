@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from cli.describe_cmd import render
 from core.kafka.znodes import ControllerInfo, PreferredElectionRequest, ReassignmentRequest, Unreadable
+from core.snapshot.model import NOT_READ
 from core.snapshot.summary import summarize
 from core.testdata.builder import NOW_MS, broker, snapshot, state, topic
 
@@ -25,7 +26,8 @@ def test_the_json_has_the_documented_shape_and_counts() -> None:
     assert (summary["topics"], summary["partitions"], summary["cluster_id"]) == (2, 3, "AAAAAAAAAAAAAAAAAAAAAg")
     assert summary["health"] == {
         "offline_partitions": 0, "under_replicated_partitions": 0, "under_min_isr_partitions": 0,
-        "imbalanced_brokers": [], "unreadable_znodes": 0,
+        "imbalanced_brokers": [], "unreadable_znodes": 0, "acks_all_refused": [],
+        "acks_all_unknown_partitions": 3, "acks_all_unknown_reason": NOT_READ.reason,
     }  # fmt: skip
 
 

@@ -6,13 +6,16 @@ import pytest
 
 from core.kafka.znodes import PartitionState, PreferredElectionRequest, ReassignmentRequest, Unreadable
 from core.snapshot.health import (
+    MinIsr,
     assess,
     deletion_queue,
     leader_imbalance,
     offline_partitions,
+    partition_health,
     under_min_isr_partitions,
     under_replicated_partitions,
 )
+from core.snapshot.model import NOT_READ, StaticMinIsr
 from core.testdata.builder import NOW_MS, broker, config, snapshot, state, topic
 
 RF3 = {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}
@@ -69,11 +72,10 @@ def test_a_partition_whose_isr_is_smaller_than_its_replicas_is_under_replicated(
     assert (found.partition, found.isr, found.replication_factor) == (1, (2, 3), 3)
 
 
-def test_isr_members_on_unregistered_brokers_are_not_in_sync() -> None:
-    # No controller shrank the ISR yet: broker 3 is gone but still listed.
+def test_the_isr_is_counted_as_zookeeper_holds_it_as_kafkas_tool_does() -> None:
+    # No controller shrank the ISR yet: broker 3 is gone but still listed, so it is not under-replicated.
     snap = snapshot(brokers=[1, 2], controller=None, topics=[topic("a", {0: [1, 2, 3]})])
-    [found] = under_replicated_partitions(snap)
-    assert (found.isr, found.live_isr) == ((1, 2, 3), (1, 2))
+    assert under_replicated_partitions(snap) == ()
 
 
 def test_during_a_reassignment_the_replication_factor_excludes_removing_replicas() -> None:
@@ -84,9 +86,9 @@ def test_during_a_reassignment_the_replication_factor_excludes_removing_replicas
     assert [(f.topic, f.replication_factor) for f in found] == [("b", 3)]
 
 
-def test_partitions_without_a_readable_state_are_not_under_replicated() -> None:
+def test_partitions_without_a_readable_state_are_under_replicated_as_kafkas_tool_lists_them() -> None:
     snap = snapshot(topics=[topic("a", RF3, states={0: None, 1: Unreadable("p", b"", "bad")})])
-    assert under_replicated_partitions(snap) == ()
+    assert [(f.partition, f.isr) for f in under_replicated_partitions(snap)] == [(0, ()), (1, ())]
 
 
 # ---- under min ISR ------------------------------------------------------------------------------
@@ -95,41 +97,60 @@ def test_partitions_without_a_readable_state_are_not_under_replicated() -> None:
 def test_the_topic_override_of_min_insync_replicas_applies_first() -> None:
     override = topic("a", RF3, states={0: state(1, [1])}, topic_config=config(min_insync_replicas="2"))
     snap = snapshot(topics=[override], broker_configs={"<default>": config(min_insync_replicas="1")})
-    [found] = under_min_isr_partitions(snap, min_isr_default=1)
-    assert (found.partition, found.live_isr, found.min_isr, found.min_isr_source, found.has_live_leader) == (
+    [found] = under_min_isr_partitions(snap)
+    assert (found.partition, found.isr, found.min_isr, found.min_isr_source, found.has_live_leader) == (
         0, (1,), 2, "topic", True,
     )  # fmt: skip
 
 
-def test_without_override_the_given_broker_default_applies() -> None:
+def test_without_any_value_in_zookeeper_or_from_the_brokers_acks_all_is_unknown_with_the_reason() -> None:
     snap = snapshot(topics=[topic("a", RF3, states={0: state(1, [1, 2])})])
-    assert under_min_isr_partitions(snap) == ()
-    [found] = under_min_isr_partitions(snap, min_isr_default=3)
-    assert (found.partition, found.min_isr, found.min_isr_source) == (0, 3, "given default")
-    assert len(under_min_isr_partitions(snap, min_isr_default=4)) == 3
+    report = assess(snap)
+    assert report.under_min_isr == ()
+    assert [(t, p) for t, p, _ in report.min_isr_unknown] == [("a", 0), ("a", 1), ("a", 2)]
+    assert report.min_isr_unknown[0][2] == NOT_READ.reason
 
 
-def test_dynamic_broker_configs_override_the_given_default_leader_first() -> None:
+def test_the_brokers_static_value_applies_after_every_dynamic_one_and_before_the_given_one() -> None:
+    snap = snapshot(topics=[topic("a", RF3, states={0: state(1, [1, 2])})])
+    static = StaticMinIsr(by_broker={1: 3, 2: 1}, given=1)
+    [found] = under_min_isr_partitions(snap, static)
+    assert (found.partition, found.min_isr, found.min_isr_source) == (0, 3, "broker 1 static")
+    [given] = under_min_isr_partitions(snap, StaticMinIsr(given=3))
+    assert (given.partition, given.min_isr_source) == (0, "given")
+    assert len(under_min_isr_partitions(snap, StaticMinIsr(given=4))) == 3
+
+
+def test_dynamic_broker_configs_override_the_static_value_leader_first() -> None:
     t = topic("a", RF3, states={0: state(1, [1, 2]), 1: state(2, [2, 3])})
     snap = snapshot(
         topics=[t],
         broker_configs={"<default>": config(min_insync_replicas="3"), "2": config(min_insync_replicas="2")},
     )
-    found = under_min_isr_partitions(snap, min_isr_default=1)
+    found = under_min_isr_partitions(snap, StaticMinIsr(given=1))
     # p0 is led by 1: cluster default 3 > 2 in sync; p1 by 2 (per-broker 2: fine); p2 has 3 in sync.
     assert [(f.partition, f.min_isr, f.min_isr_source) for f in found] == [(0, 3, "cluster default")]
 
 
-def test_a_partition_without_a_live_leader_is_under_min_isr() -> None:
+def test_a_partition_without_a_live_leader_is_under_min_isr_and_refuses_acks_all() -> None:
     snap = snapshot(topics=[topic("a", RF3, states={2: state(-1, [3]), 1: None})])
     found = under_min_isr_partitions(snap)
-    assert [(f.partition, f.has_live_leader, f.live_isr) for f in found] == [(1, False, ()), (2, False, (3,))]
+    assert [(f.partition, f.has_live_leader, f.isr) for f in found] == [(1, False, ()), (2, False, (3,))]
 
 
 def test_an_override_that_is_not_an_integer_is_ignored() -> None:
     t = topic("a", RF3, states={0: state(1, [1])}, topic_config=config(min_insync_replicas="two"))
-    [found] = under_min_isr_partitions(snapshot(topics=[t]), min_isr_default=2)
-    assert found.min_isr_source == "given default"
+    [found] = under_min_isr_partitions(snapshot(topics=[t]), StaticMinIsr(given=2))
+    assert found.min_isr_source == "given"
+
+
+def test_acks_all_is_refused_exactly_when_a_live_leader_has_fewer_in_sync_replicas_than_required() -> None:
+    two = MinIsr(2, "topic")
+    assert partition_health((1, 2, 3), 0, state(1, [1]), {1, 2, 3}, two).acks_all is False
+    assert partition_health((1, 2, 3), 0, state(1, [1, 2]), {1, 2, 3}, two).acks_all is True
+    assert partition_health((1, 2, 3), 0, state(4, [4, 1]), {1, 2, 3}, two).acks_all is False
+    unknown = partition_health((1, 2, 3), 0, state(1, [1]), {1, 2, 3}, MinIsr(None, "why"))
+    assert (unknown.acks_all, unknown.acks_all_text) == (None, "? (why)")
 
 
 # ---- preferred leader imbalance -----------------------------------------------------------------

@@ -55,7 +55,7 @@ def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None) -> Ro
         _ids(p.isr),
         "-" if p.preferred_leader is None else str(p.preferred_leader),
         p.health,
-        "yes" if p.accepts_acks_all else "NO",
+        {True: "yes", False: "NO", None: "?"}[p.accepts_acks_all],
         "" if start is None else f"{start:,}",
         "" if end is None else f"{end:,}",
         p.note,
@@ -172,13 +172,16 @@ class TopicDetailScreen(KzcScreen):
                 parts.append(f"id {assignment.topic_id}")
         offline = sum(1 for r in rows if "offline" in r.flags)
         urp = sum(1 for r in rows if "under-replicated" in r.flags)
-        no_acks = sum(1 for r in rows if not r.accepts_acks_all)
+        no_acks = sum(1 for r in rows if r.accepts_acks_all is False)
+        unknown = [r for r in rows if r.accepts_acks_all is None]
         if offline:
             parts.append(f"{offline} offline")
         if urp:
             parts.append(f"{urp} under-replicated")
         if no_acks:
             parts.append(f"{no_acks} refuse acks=all")
+        if unknown:
+            parts.append(f"acks=all {unknown[0].acks_all_text}")
         if self.topic in view.snapshot.deletion_markers:
             parts.append("QUEUED FOR DELETION")
         return " · ".join(parts)

@@ -1,0 +1,44 @@
+"""The brokers' static ``min.insync.replicas``, which ZooKeeper does not hold, read through the AdminClient
+(DescribeConfigs).
+
+Only what the health rules need: each live broker's static ``min.insync.replicas`` (server.properties or
+Kafka's default), the last step of ``core.snapshot.health.resolve_min_isr``. DescribeConfigs answers a
+broker's effective value; the health rules consult it only where no dynamic value exists in ZooKeeper,
+so there it is the static one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from core.brokers.admin import KafkaAdmin
+from core.connect import HostPort
+from core.errors import KzcError
+from core.snapshot.health import MIN_ISR_KEY
+from core.snapshot.model import NOT_READ, StaticMinIsr
+
+
+def read_static_min_isr(
+    bootstrap: Sequence[HostPort] | None, broker_ids: Iterable[int], timeout: float = 10.0
+) -> StaticMinIsr:
+    """Each broker's ``min.insync.replicas`` as it reports it; brokers that cannot be asked are left out,
+    and ``reason`` says why for them. Without ``bootstrap`` nothing is read (``NOT_READ``)."""
+    if not bootstrap:
+        return NOT_READ
+    admin = KafkaAdmin(bootstrap, timeout=timeout)
+    values: dict[int, int] = {}
+    failures: list[str] = []
+    for broker_id in sorted(broker_ids):
+        try:
+            text = admin.broker_config(broker_id, MIN_ISR_KEY)
+        except KzcError as exc:
+            failures.append(f"broker {broker_id}: {exc}")
+            continue
+        if text is not None and text.strip().isdigit() and int(text) >= 1:
+            values[broker_id] = int(text)
+        else:
+            failures.append(f"broker {broker_id} did not report min.insync.replicas")
+    reason = "the static min.insync.replicas could not be read through --bootstrap-server: " + (
+        "; ".join(failures) if failures else "no broker is registered"
+    )
+    return StaticMinIsr(by_broker=values, reason=reason)
