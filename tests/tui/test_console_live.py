@@ -21,6 +21,7 @@ from core.zookeeper.session import ConnectionState, ZkSession
 from tests.tui.helpers import settle
 from tests.tui.sandbox_tools import eventually, in_thread, restart_zookeeper
 from tui.app import KzcApp
+from tui.messages import ZnodeChosen
 from tui.screens.cluster import ClusterScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
@@ -57,7 +58,7 @@ def console(sandbox: Sandbox, read_only: bool = False, brokers: bool = False) ->
 
 
 def event_lines(app: KzcApp) -> list[str]:
-    return [line.text for line in app.event_lines]
+    return [line.text for line in app.journal.lines]
 
 
 def connected_with_brokers(app: KzcApp, count: int) -> bool:
@@ -211,7 +212,7 @@ async def test_the_znode_pane_follows_the_znode_live(sandbox: Sandbox, zk: ZkSes
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await eventually(pilot, lambda: app.view is not None, 60, "the console to connect")
-            app.open_znode(path)
+            app.post_message(ZnodeChosen(path))
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, ZkBrowserScreen)

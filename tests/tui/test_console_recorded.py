@@ -17,6 +17,7 @@ from core.console.recorded import RecordedBackend
 from core.errors import ReadOnlyError
 from tests.tui.helpers import settle
 from tui.app import KzcApp
+from tui.messages import CreateTopicRequested, DeleteTopicsRequested, TopicChosen, ZnodeChosen
 from tui.screens import SCREEN_CLASSES
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
@@ -212,8 +213,8 @@ class TestReadOnlyAndExport:
             await pilot.press("n", "d", "plus", "D")
             await settle(pilot)
             assert app.screen is screen
-            app.open_create()
-            app.open_delete(topics=("audit.orders-00003",))
+            app.post_message(CreateTopicRequested())
+            app.post_message(DeleteTopicsRequested(topics=("audit.orders-00003",)))
             await settle(pilot)
             assert app.screen is screen
             await pilot.press("colon", *"create")
@@ -271,7 +272,7 @@ class TestScreens:
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_topic("events.orders-00011")  # one offline partition in the synthetic layout
+            app.post_message(TopicChosen("events.orders-00011"))  # one offline partition in the synthetic layout
             await settle(pilot)
             rows = app.screen.query_one("#partitions", VirtualTable).visible_rows()
             offline = rows[1]
@@ -279,7 +280,7 @@ class TestScreens:
             assert offline.cells[6] == "offline" and offline.cells[7] == "NO" and "offline" in offline.meanings
             assert app.view is not None
             topic = next(t for t in app.view.topics if t.min_isr == 2 and t.under_replicated)
-            app.open_topic(topic.name)  # min.insync.replicas=2, a replica on the dead broker 6
+            app.post_message(TopicChosen(topic.name))  # min.insync.replicas=2, a replica on the dead broker 6
             await settle(pilot)
             rows = app.screen.query_one("#partitions", VirtualTable).visible_rows()
             urp = [r for r in rows if "under-replicated" in r.meanings]
@@ -292,7 +293,7 @@ class TestScreens:
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_znode("/brokers/ids/1")
+            app.post_message(ZnodeChosen("/brokers/ids/1"))
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, ZkBrowserScreen)
@@ -353,7 +354,7 @@ class TestScreens:
         app = make_app(read_only=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_create()
+            app.post_message(CreateTopicRequested())
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, CreateTopicScreen)
@@ -390,14 +391,14 @@ class TestScreens:
         app = make_app(read_only=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_delete(topics=("__consumer_offsets",))
+            app.post_message(DeleteTopicsRequested(topics=("__consumer_offsets",)))
             await settle(pilot)
             assert label_text(app, "#phase") == (
                 "nothing to delete: Topic __consumer_offsets is a kafka internal topic and is not allowed to be "
                 "marked for deletion."
             )
             await pilot.press("escape")
-            app.open_delete(topics=("audit.orders-00003",))
+            app.post_message(DeleteTopicsRequested(topics=("audit.orders-00003",)))
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, DeleteScreen)

@@ -15,6 +15,7 @@ from textual.widgets import Label, ProgressBar
 
 from core.console.protocols import CheckFinding, CheckProgress
 from tui.checks_run import ChecksRun
+from tui.messages import ChecksRequested, TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -64,8 +65,10 @@ class ChecksScreen(KzcScreen):
         Binding("l", "run('local')", "Run locally", id="run_checks_local"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, run: ChecksRun) -> None:
+        """``run``: the app's check run (the app updates it and calls ``show_run``)."""
         super().__init__()
+        self.checks_run = run
         self._bars: dict[str, ProgressBar] = {}
 
     def compose(self) -> ComposeResult:
@@ -80,14 +83,15 @@ class ChecksScreen(KzcScreen):
     def on_mount(self) -> None:
         self.query_one("#findings").border_title = "Findings"
         self.query_one("#findings", VirtualTable).focus()
-        self.show_run(self.kzc.checks)
+        self.show_run(self.checks_run)
 
     def action_run(self, engine: str) -> None:
         """Start a run with ``engine`` (unless one is running)."""
-        self.kzc.run_checks(engine)
+        self.post_message(ChecksRequested(engine))
 
     def show_run(self, run: ChecksRun) -> None:
         """Render the app's current run."""
+        self.checks_run = run
         if not self.is_mounted:
             return  # on_mount renders it
         stages = self.query_one("#stages", Vertical)
@@ -129,15 +133,15 @@ class ChecksScreen(KzcScreen):
     @on(VirtualTable.Selected, "#findings")
     def _jump(self, event: VirtualTable.Selected) -> None:
         finding: CheckFinding = event.row.data
-        view = self.kzc.view
+        view = self.latest_view
         if finding.topic and view is not None and finding.topic in view.snapshot.topics:
-            self.kzc.open_topic(finding.topic)
+            self.post_message(TopicChosen(finding.topic))
         elif finding.path:
-            self.kzc.open_znode(finding.path)
+            self.post_message(ZnodeChosen(finding.path))
 
     def export_payload(self) -> dict[str, Any] | None:
         """Every finding of the last run."""
-        report = self.kzc.checks.report
+        report = self.checks_run.report
         if report is None:
             return None
         return {

@@ -6,7 +6,7 @@ writes exactly the preview and then follows the partitions coming online."""
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -14,13 +14,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Static
 
-from core.console.protocols import CreatePlan, CreateRequest, Unsubscribe
+from core.console.protocols import CreatePlan, CreateRequest, TopicAdmin, TopicFollower, Unsubscribe
 from core.console.view import ClusterView
 from core.errors import KzcError
 from core.kafka.names import collisions, name_problem
 from core.kafka.znodes import PartitionState
 from core.snapshot.model import TopicEntry
-from tui.messages import TopicEntryChanged
+from tui.messages import TopicChosen, TopicEntryChanged
 from tui.screens.base import KzcScreen
 from tui.screens.plan_form import form_field, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
@@ -34,6 +34,10 @@ def new_seed() -> int:
     return random.randrange(2**31)
 
 
+class TopicWriter(TopicAdmin, TopicFollower, Protocol):
+    """What the create and add-partitions forms use: plan and write, then follow the topic."""
+
+
 class CreateTopicScreen(KzcScreen):
     """Create one topic from a previewed assignment."""
 
@@ -44,8 +48,11 @@ class CreateTopicScreen(KzcScreen):
         Binding("ctrl+s", "submit", "Create", priority=True, id="submit"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, admin: TopicWriter, read_only: bool) -> None:
+        """``admin``: plans, writes and follows topics; ``read_only``: refuse the write."""
         super().__init__()
+        self.admin = admin
+        self.read_only = read_only
         # Kafka draws a random start per create: one seed per form (every edit previews with it, and the
         # previewed plan is what ctrl+s applies); a reshuffle picks a new one.
         self._seed = new_seed()
@@ -89,7 +96,7 @@ class CreateTopicScreen(KzcScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Once created, the form is done: only navigation stays."""
         if action in ("reshuffle", "dry_run", "submit"):
-            return self._created is None and not self.kzc.read_only
+            return self._created is None and not self.read_only
         return True
 
     # ---- form → plan ---------------------------------------------------------------------------------
@@ -123,7 +130,7 @@ class CreateTopicScreen(KzcScreen):
     def _show_name_problem(self) -> None:
         name = self.query_one("#name", Input).value.strip()
         problem = name_problem(name) if name else None
-        view = self.kzc.view
+        view = self.latest_view
         if problem is None and name and view is not None:
             if name in view.snapshot.topics:
                 problem = f"Topic '{name}' already exists."
@@ -147,7 +154,7 @@ class CreateTopicScreen(KzcScreen):
             self.app.call_from_thread(self._preview_only, request)
             return
         try:
-            plan = self.kzc.backend.plan_create(request)
+            plan = self.admin.plan_create(request)
         except KzcError as exc:
             self.app.call_from_thread(self._show_plan, None, str(exc))
             return
@@ -200,7 +207,7 @@ class CreateTopicScreen(KzcScreen):
     def apply(self, plan: CreatePlan) -> None:
         """Create the topic (worker thread)."""
         try:
-            self.kzc.backend.apply_create(plan)
+            self.admin.apply_create(plan)
         except KzcError as exc:
             self.app.call_from_thread(self._apply_failed, str(exc))
             return
@@ -229,7 +236,7 @@ class CreateTopicScreen(KzcScreen):
         def changed(entry: TopicEntry | None) -> None:
             self.post_message(TopicEntryChanged(topic, entry))
 
-        self._unfollow = self.kzc.backend.follow_topic(topic, changed)
+        self._unfollow = self.admin.follow_topic(topic, changed)
 
     @on(TopicEntryChanged)
     def _progress(self, message: TopicEntryChanged) -> None:
@@ -248,7 +255,7 @@ class CreateTopicScreen(KzcScreen):
     @on(VirtualTable.Selected, "#preview-grid")
     def _open_created(self) -> None:
         if self._created is not None:
-            self.kzc.open_topic(self._created)
+            self.post_message(TopicChosen(self._created))
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Brokers may come and go: keep the name check current."""

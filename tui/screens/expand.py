@@ -16,6 +16,7 @@ from core.console.protocols import ExpandPlan, ExpandRequest
 from core.console.view import ClusterView
 from core.errors import KzcError
 from tui.screens.base import KzcScreen
+from tui.screens.create_topic import TopicWriter
 from tui.screens.plan_form import form_field, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
@@ -30,9 +31,12 @@ class ExpandScreen(KzcScreen):
         Binding("ctrl+s", "submit", "Add partitions", priority=True, id="submit"),
     ]
 
-    def __init__(self, topic: str) -> None:
+    def __init__(self, topic: str, admin: TopicWriter, read_only: bool) -> None:
+        """``admin``: plans, writes and follows topics; ``read_only``: refuse the write."""
         super().__init__()
         self.topic = topic
+        self.admin = admin
+        self.read_only = read_only
         self._plan: ExpandPlan | None = None
         self._done = False
 
@@ -61,7 +65,7 @@ class ExpandScreen(KzcScreen):
         for field in self.query(Input):
             field.cursor_blink = False  # a blinking cursor is a frame every half second over SSH
         self.query_one("#form").border_title = "Add partitions"
-        view = self.kzc.view
+        view = self.latest_view
         entry = view.snapshot.topics.get(self.topic) if view is not None else None
         current = len(entry.partition_ids) if entry is not None else 0
         self.query_one("#partitions", Input).value = str(current + 1 if current else 1)
@@ -70,7 +74,7 @@ class ExpandScreen(KzcScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Done or read-only: no more writes."""
         if action in ("dry_run", "submit"):
-            return not self._done and not self.kzc.read_only
+            return not self._done and not self.read_only
         return True
 
     @on(Input.Changed)
@@ -86,7 +90,7 @@ class ExpandScreen(KzcScreen):
     def plan(self, request: ExpandRequest) -> None:
         """Check and compute the new partitions (worker thread)."""
         try:
-            plan = self.kzc.backend.plan_expand(request)
+            plan = self.admin.plan_expand(request)
         except KzcError as exc:
             self.app.call_from_thread(self._show, None, str(exc))
             return
@@ -113,7 +117,7 @@ class ExpandScreen(KzcScreen):
     def apply(self, plan: ExpandPlan) -> None:
         """Write the topic znode (worker thread)."""
         try:
-            self.kzc.backend.apply_expand(plan)
+            self.admin.apply_expand(plan)
         except KzcError as exc:
             self.app.call_from_thread(self._phase, str(exc), "-error")
             return

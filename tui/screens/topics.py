@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 
 from core.console.view import ClusterView, TopicSummary
+from tui.messages import CreateTopicRequested, DeleteTopicsRequested, ExpandTopicRequested, TopicChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -111,8 +112,10 @@ class TopicsScreen(KzcScreen):
         Binding("D", "delete_matching", "Delete matching", id="delete_matching", show=False),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, read_only: bool) -> None:
+        """``read_only``: hide and refuse every mutation."""
         super().__init__()
+        self.read_only = read_only
         self._rows = TopicRowCache()
 
     def compose(self) -> ComposeResult:
@@ -128,7 +131,7 @@ class TopicsScreen(KzcScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Read-only hides every mutation."""
-        return not (action in ("create", "expand", "delete", "delete_matching") and self.kzc.read_only)
+        return not (action in ("create", "expand", "delete", "delete_matching") and self.read_only)
 
     def prepare(self, view: ClusterView) -> TopicRows:
         """Rows, widths and search texts, derived in the view worker."""
@@ -156,7 +159,7 @@ class TopicsScreen(KzcScreen):
 
     @on(VirtualTable.Selected, "#topics")
     def _open(self, event: VirtualTable.Selected) -> None:
-        self.kzc.open_topic(event.row.key)
+        self.post_message(TopicChosen(event.row.key))
 
     @on(VirtualTable.Highlighted, "#topics")
     def _moved(self, event: VirtualTable.Highlighted) -> None:
@@ -167,20 +170,20 @@ class TopicsScreen(KzcScreen):
 
     def action_create(self) -> None:
         """Open the create form."""
-        self.kzc.open_create()
+        self.post_message(CreateTopicRequested())
 
     def action_expand(self) -> None:
         """Add partitions to the topic under the cursor."""
         key = self._table().current_key
         if key is not None:
-            self.kzc.open_expand(key)
+            self.post_message(ExpandTopicRequested(key))
 
     def action_delete(self) -> None:
         """Delete the marked topics, or the one under the cursor."""
         table = self._table()
         names = table.marked_keys or ([table.current_key] if table.current_key else [])
         if names:
-            self.kzc.open_delete(topics=tuple(names))
+            self.post_message(DeleteTopicsRequested(topics=tuple(names)))
 
     def action_delete_matching(self) -> None:
         """Delete every topic matching the filter regex."""
@@ -188,4 +191,4 @@ class TopicsScreen(KzcScreen):
         if not regex:
             self.notify("set a filter with / first: D deletes every topic matching it", severity="warning")
             return
-        self.kzc.open_delete(regex=regex)
+        self.post_message(DeleteTopicsRequested(regex=regex))

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from core.console.protocols import ChildPage, Unsubscribe, ZnodeView
+from core.console.protocols import ChildPage, Unsubscribe, ZnodeBrowser, ZnodeView
 from core.kafka.znodes import Unreadable
 from tui.dialogs.jump import JumpDialog
 from tui.messages import ZnodeChanged
@@ -71,8 +71,10 @@ class ZkBrowserScreen(KzcScreen):
         Binding("r", "reload", "Reload", id="reload_znode"),
     ]
 
-    def __init__(self, path: str = "/") -> None:
+    def __init__(self, browser: ZnodeBrowser, path: str = "/") -> None:
+        """``browser``: reads and watches znodes; ``path``: where to open."""
         super().__init__()
+        self.browser = browser
         self.path = path
         self._view: ZnodeView | None = None
         self._unwatch: Unsubscribe | None = None
@@ -115,7 +117,7 @@ class ZkBrowserScreen(KzcScreen):
     @work(thread=True, exit_on_error=False, group="zk-children")
     def load_children(self, node: TreeNode[NodeData], path: str, offset: int) -> None:
         """Fetch a page of children (worker thread)."""
-        page = self.kzc.backend.children(path, offset, PAGE)
+        page = self.browser.children(path, offset, PAGE)
         self.app.call_from_thread(self._add_page, node, page)
 
     def _add_page(self, node: TreeNode[NodeData], page: ChildPage) -> None:
@@ -173,12 +175,12 @@ class ZkBrowserScreen(KzcScreen):
         def changed(changed_path: str) -> None:
             self.post_message(ZnodeChanged(changed_path))
 
-        self._unwatch = self.kzc.backend.watch_znode(path, changed)
+        self._unwatch = self.browser.watch_znode(path, changed)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="zk-fetch")
     def fetch(self, path: str) -> None:
         """Read the znode (worker thread)."""
-        view = self.kzc.backend.znode(path)
+        view = self.browser.znode(path)
         self.app.call_from_thread(self._show_znode, view)
 
     @on(ZnodeChanged)
