@@ -126,7 +126,7 @@ class KzcApp(App[None]):
 
     def action_help(self) -> None:
         """Every binding, with remaps."""
-        self.push_screen(HelpScreen(self.all_bindings()))
+        self.push_screen(HelpScreen(self.all_bindings(), self.read_only))
 
     def topic_names(self) -> list[str]:
         """Every topic of the latest view, sorted."""
@@ -275,8 +275,8 @@ class KzcApp(App[None]):
                 push(CreateTopicScreen(backend, read_only))
             case m.ExpandTopicRequested(topic) if not self._refused("adding partitions"):
                 push(ExpandScreen(topic, backend, read_only))
-            case m.DeleteTopicsRequested(topics, regex, _) if not self._refused("deleting topics"):
-                push(DeleteScreen(DeleteSelection(topics=topics, regex=regex), backend, self.now_ms))
+            case m.DeleteTopicsRequested(topics, regex, hidden) if not self._refused("deleting topics"):
+                push(DeleteScreen(DeleteSelection(topics=topics, regex=regex), backend, self.now_ms, hidden))
 
     async def action_back(self) -> None:
         """Esc: back to the previous screen (the cluster screen is the root)."""

@@ -104,6 +104,10 @@ class KzcCommands(Provider):
                 yield Hit(score, matcher.highlight(text), command, text=text, help=help_text)
         for text, command, help_text in self._dynamic(query):
             yield Hit(1.0, text, command, text=text, help=help_text)
+        verb = query.strip().partition(" ")[0].lower()
+        if self.target.read_only and verb and any(m.startswith(verb) for m in ("create", "expand", "delete")):
+            text = f"{query.strip()}: not available in read-only mode (started with --read-only)"
+            yield Hit(0.5, text, lambda: None, text=text, help="read-only mode refuses every change")
 
     async def discover(self) -> Hits:
         """The main commands, shown before anything is typed."""

@@ -35,6 +35,7 @@ class KzcScreen(Screen[None]):
         self._shown_view: ClusterView | None = None
         self.latest_view: ClusterView | None = None  # set by the app, drawn or not
         self._filtered: VirtualTable | None = None
+        self.filter_problem: str | None = None  # why the typed filter is not a valid regex
 
     @property
     def view_name(self) -> str:
@@ -90,9 +91,13 @@ class KzcScreen(Screen[None]):
         table = self._filtered or self.filter_table()
         if table is None:
             return
-        event.bar.show_problem(table.set_filter(event.text))
+        self.filter_problem = table.set_filter(event.text)
+        event.bar.show_problem(self.filter_problem)
         if event.closed:
             table.focus()
+            if self.filter_problem:
+                self.notify(f"filter /{event.text}/ {self.filter_problem}; the previous filter stays",
+                            severity="warning", timeout=5)  # fmt: skip
         self.filter_applied(table)
 
     def filter_applied(self, table: VirtualTable) -> None:

@@ -43,9 +43,13 @@ class DeleteScreen(KzcScreen):
     VIEW_NAME = "delete"
     BINDINGS: ClassVar[list[BindingType]] = []
 
-    def __init__(self, selection: DeleteSelection, admin: TopicAdmin, clock_ms: Callable[[], int]) -> None:
-        """``admin``: plans and queues deletions; ``clock_ms``: now in epoch ms (for ages)."""
+    def __init__(
+        self, selection: DeleteSelection, admin: TopicAdmin, clock_ms: Callable[[], int], hidden: int = 0
+    ) -> None:
+        """``admin``: plans and queues deletions; ``clock_ms``: now in epoch ms (for ages); ``hidden``: marked
+        topics the filter hid, left out of ``selection`` (the confirmation says so)."""
         super().__init__()
+        self.hidden = hidden
         self.selection = selection
         self.admin = admin
         self.clock_ms = clock_ms
@@ -86,6 +90,8 @@ class DeleteScreen(KzcScreen):
     def _show_plan(self, plan: DeletePlan) -> None:
         self._plan = plan
         notes = list(plan.warnings)
+        if self.hidden:
+            notes.insert(0, f"{self.hidden} marked topic(s) hidden by the filter are NOT included")
         if plan.blocked:
             notes.insert(0, plan.blocked)
         self.query_one("#delete-notes", Label).update("\n".join(notes))

@@ -15,6 +15,7 @@ from core.console.view import ClusterView, PartitionRow, partition_rows, topic_c
 from core.errors import KzcError
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.snapshot.model import TopicEntry
+from tui.keymap import MUTATION_IDS
 from tui.messages import DeleteTopicsRequested, ExpandTopicRequested, TopicEntryChanged, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
@@ -112,7 +113,7 @@ class TopicDetailScreen(KzcScreen):
         yield Label(f"topic {self.topic}", id="topic-summary")
         yield VirtualTable(PARTITION_COLUMNS, empty_text="no partitions", id="partitions")
         yield VirtualTable(CONFIG_COLUMNS, empty_text="no config overrides (broker defaults apply)", id="configs")
-        yield KeyBar()
+        yield KeyBar(hide=MUTATION_IDS if self.read_only else frozenset())
 
     def on_mount(self) -> None:
         self.query_one("#partitions").border_title = "Partitions"
@@ -120,10 +121,6 @@ class TopicDetailScreen(KzcScreen):
         self.query_one("#partitions", VirtualTable).focus()
         self.follow()
         self.action_offsets()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only hides every mutation."""
-        return not (action in ("expand", "delete") and self.read_only)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
     def follow(self) -> None:
