@@ -26,7 +26,7 @@ from core.console.view import ClusterView, ViewBuilder
 from core.errors import KzcError
 from core.zookeeper.session import ConnectionState
 from tui import messages as m
-from tui.checks_run import ChecksFinished, ChecksProgressed, ChecksRun, checks_job
+from tui.checks_run import QUIT_WAIT_S, ChecksFinished, ChecksProgressed, ChecksRun, HasCheckEngines, checks_job
 from tui.commands import KzcCommands
 from tui.export import export_job
 from tui.journal import EventJournal
@@ -76,8 +76,11 @@ class KzcApp(App[None]):
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
-                 backend: ClusterBackend | None = None, clock: Callable[[], float] = time.time) -> None:  # fmt: skip
+                 backend: ClusterBackend | None = None, clock: Callable[[], float] = time.time,
+                 warm_spark: bool | None = None) -> None:  # fmt: skip
         super().__init__()
+        # The console of the CLI starts the Spark worker as it opens (tests that pass a backend do not).
+        self.warm_spark = backend is None if warm_spark is None else warm_spark
         # Over SSH every animation frame is bytes on the wire (a smooth scroll sent ~120 KB per key): none.
         self.animation_level = "none"
         self.settings = settings
@@ -85,6 +88,7 @@ class KzcApp(App[None]):
         self.backend = backend if backend is not None else _real_backend(settings)
         self.clock = clock
         self.checks = ChecksRun()
+        self._checks_redraw_due = False
         self.last_export: str | None = None
         self._generation = -1
         self._reset_cluster_state()
@@ -113,6 +117,12 @@ class KzcApp(App[None]):
             self.notify(problem, severity="error", timeout=15)
         self.push_screen(self._cluster_screen())
         self.connect_backend()
+        self._warm_up_checks()
+
+    def _warm_up_checks(self) -> None:
+        """Start the Spark worker off the UI thread, so the first run rarely waits on a JVM."""
+        if self.warm_spark and isinstance(self.backend, HasCheckEngines):
+            self.run_worker(self.backend.check_engines.warm_up, thread=True, exit_on_error=False, group="warm")
 
     def on_screen_resume(self) -> None:
         for bar in self.screen.query(StatusBar):
@@ -157,6 +167,7 @@ class KzcApp(App[None]):
         self.set_status()
         self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
         self.connect_backend()
+        self._warm_up_checks()
 
     # ---- live: connection, events, view refresh ------------------------------------------------------
 
@@ -290,7 +301,7 @@ class KzcApp(App[None]):
         if self.checks.running:
             self.notify("the checks are already running")
             return
-        self.checks = ChecksRun(running=True, engine=message.engine)
+        self.checks = ChecksRun(running=True, engine=message.engine, started_at=time.monotonic())
         self._checks_advanced(ChecksProgressed(None))
         job = partial(checks_job, self.backend, message.engine, self.post_message)
         self.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group="checks")
@@ -299,12 +310,29 @@ class KzcApp(App[None]):
     @on(ChecksFinished)
     def _checks_advanced(self, message: ChecksProgressed | ChecksFinished) -> None:
         self.checks.advance(message)
-        for screen in self.screen_stack:
-            if isinstance(screen, ChecksScreen):
-                screen.show_run(self.checks)
+        # Progress comes in bursts (one step per check): draw at most every 0.2 s, keys stay answered.
+        if isinstance(message, ChecksFinished) or not self._checks_redraw_due:
+            self._checks_redraw_due = True
+            self.set_timer(0 if isinstance(message, ChecksFinished) else 0.2, self._show_checks)
         if isinstance(message, ChecksFinished) and not isinstance(self.screen, ChecksScreen):
             done = "consistency checks finished (x shows them)"
             self.notify(done if message.report else f"checks failed: {message.error}")
+
+    def _show_checks(self) -> None:
+        self._checks_redraw_due = False
+        for screen in self.screen_stack:
+            if isinstance(screen, ChecksScreen):
+                screen.show_run(self.checks)
+
+    async def action_quit(self) -> None:
+        """Quit; a Spark worker gets at most ``QUIT_WAIT_S`` to stop (then it and its JVM are killed)."""
+        if isinstance(self.backend, HasCheckEngines) and self.backend.check_engines.spark_started:
+            what = "the check run and " if self.checks.running else ""
+            self.notify(f"quitting: stopping {what}the Spark worker (at most {QUIT_WAIT_S:.0f} s)…", timeout=10)
+            engines = self.backend.check_engines
+            worker = self.run_worker(partial(engines.close, QUIT_WAIT_S), thread=True, exit_on_error=False)
+            await worker.wait()
+        self.exit()
 
     @on(m.ExportRequested)
     def _export(self, message: m.ExportRequested) -> None:

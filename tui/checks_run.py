@@ -3,13 +3,26 @@ run keeps going (and its results stay) while the user works elsewhere."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 from textual.message import Message
 
+from core.console.checks import CheckEngines
 from core.console.protocols import CheckProgress, CheckReport, CheckRunner
 from core.errors import KzcError
+
+QUIT_WAIT_S = 4.0  # how long quitting waits for the Spark worker before killing it and its JVM
+
+
+@runtime_checkable
+class HasCheckEngines(Protocol):
+    """A backend whose check engines the console can warm up as it opens and stop in bounded time."""
+
+    @property
+    def check_engines(self) -> CheckEngines: ...
 
 
 @dataclass
@@ -21,13 +34,18 @@ class ChecksRun:
     progress: dict[str, CheckProgress] = field(default_factory=dict)
     report: CheckReport | None = None
     error: str | None = None
+    started_at: float = 0.0  # time.monotonic() when the run started
+    stage_started: dict[str, float] = field(default_factory=dict)  # first progress of each stage
+    ended_at: float | None = None
 
     def advance(self, message: ChecksProgressed | ChecksFinished) -> None:
         """Take in a progress step or the end of the run."""
+        now = time.monotonic()
         if isinstance(message, ChecksFinished):
-            self.running, self.report, self.error = False, message.report, message.error
+            self.running, self.report, self.error, self.ended_at = False, message.report, message.error, now
         elif message.progress is not None:
             self.progress[message.progress.stage] = message.progress
+            self.stage_started.setdefault(message.progress.stage, now)
 
 
 @dataclass

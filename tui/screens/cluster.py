@@ -138,7 +138,11 @@ class ClusterScreen(KzcScreen):
             widget = self.query_one(f"#health-{key}", Label)
             widget.update(f"{label} {count:,}")
             widget.set_class(count > 0, f"-{meaning}")
-        totals = f"{h.topics:,} topics · {h.partitions:,} partitions · {len(view.brokers)} brokers"
+        gone = sum(1 for b in view.brokers if not b.alive)
+        alive = f"{len(view.brokers) - gone} brokers" + (
+            f" + {gone} gone (hold replicas, not registered)" if gone else ""
+        )
+        totals = f"{h.topics:,} topics · {h.partitions:,} partitions · {alive}"
         totals += f" · leader imbalance {h.leader_imbalance_percent:.1f}%"
         if h.unreadable_znodes:
             totals += f" · {h.unreadable_znodes} unreadable znodes"
@@ -204,10 +208,11 @@ def _broker_row(b: BrokerSummary, now: int) -> Row:
         meanings = meanings | {"unreadable"}
     since = age_text(now - b.registered_ms) if b.registered_ms else "-"
     endpoints = ", ".join(e.split("://", 1)[-1] for e in b.endpoints) or (b.problem or "-")
+    gone = "" if b.alive else " (gone)"  # not registered now: the last endpoint and rack seen, if any
     cells = (
         str(b.id),
-        endpoints,
-        b.rack or "-",
+        endpoints + (gone if b.endpoints else ""),
+        (b.rack + gone) if b.rack else "-",
         since,
         f"{b.replicas:,}",
         f"{b.leaders:,}",

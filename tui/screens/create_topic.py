@@ -17,16 +17,26 @@ from textual.widgets import Checkbox, Input, Label, Static
 from core.console.protocols import CreatePlan, CreateRequest, TopicAdmin, TopicFollower, Unsubscribe
 from core.console.view import ClusterView
 from core.errors import KzcError
-from core.kafka.names import collisions, name_problem
-from core.kafka.znodes import PartitionState
+from core.kafka.names import collisions, is_internal, name_problem
 from core.snapshot.model import TopicEntry
 from tui.messages import TopicChosen, TopicEntryChanged
 from tui.screens.base import KzcScreen
-from tui.screens.plan_form import form_field, show_dry_run
+from tui.screens.plan_form import form_field, hide_dry_run, partitions_online, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.virtual_table import VirtualTable
+
+
+def internal_warning(name: str) -> str | None:
+    """A warning for names Kafka keeps for itself: its internal topics (created by the brokers with their own
+    configs; one made by hand can break the group or transaction coordinator), and any ``__`` name."""
+    if is_internal(name):
+        return (f"WARNING: '{name}' is one of Kafka's internal topics: the brokers create it themselves with the "
+                "configs they need; creating it by hand can break them")  # fmt: skip
+    if name.startswith("__"):
+        return f"WARNING: names starting with '__' are reserved for Kafka's internal topics ('{name}')"
+    return None
 
 
 def new_seed() -> int:
@@ -124,10 +134,14 @@ class CreateTopicScreen(KzcScreen):
     @on(Checkbox.Changed)
     def _form_changed(self) -> None:
         if self._created is None:
-            self._show_name_problem()
-            self._replan()
+            problem = self._show_name_problem()
+            if problem:
+                self.workers.cancel_group(self, "plan")
+                self._show_plan(None, None)  # an invalid name has no preview: never leave the old one drawn
+            else:
+                self._replan()
 
-    def _show_name_problem(self) -> None:
+    def _show_name_problem(self) -> str | None:
         name = self.query_one("#name", Input).value.strip()
         problem = name_problem(name) if name else None
         view = self.latest_view
@@ -136,8 +150,9 @@ class CreateTopicScreen(KzcScreen):
                 problem = f"Topic '{name}' already exists."
             elif clash := collisions(name, list(view.snapshot.topics)):
                 problem = f"Topic '{name}' collides with existing topics: {', '.join(clash)}"
-        self.query_one("#name-problem", Label).update(problem or "")
+        self.query_one("#name-problem", Label).update(problem or internal_warning(name) or "")
         self.query_one("#name", Input).set_class(problem is not None, "-invalid")
+        return problem
 
     def _replan(self) -> None:
         try:
@@ -221,6 +236,7 @@ class CreateTopicScreen(KzcScreen):
 
     def _applied(self, plan: CreatePlan) -> None:
         self._created = plan.request.topic
+        hide_dry_run(self)
         for widget in self.query(Input):
             widget.disabled = True
         self.query_one("#rack", Checkbox).disabled = True
@@ -243,8 +259,7 @@ class CreateTopicScreen(KzcScreen):
         if message.topic != self._created or message.entry is None:
             return
         entry: TopicEntry = message.entry
-        total = len(entry.partition_ids)
-        online = sum(1 for s in entry.states.values() if isinstance(s, PartitionState) and s.leader >= 0)
+        online, total = partitions_online(entry)
         phase = self.query_one("#phase", Label)
         if total and online == total:
             phase.update(f"done: {self._created} created, all {total} partitions online (Enter on the grid: detail)")

@@ -12,12 +12,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static
 
-from core.console.protocols import ExpandPlan, ExpandRequest
+from core.console.protocols import ExpandPlan, ExpandRequest, Unsubscribe
 from core.console.view import ClusterView
 from core.errors import KzcError
+from core.snapshot.model import TopicEntry
+from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
 from tui.screens.create_topic import TopicWriter
-from tui.screens.plan_form import form_field, show_dry_run
+from tui.screens.plan_form import form_field, hide_dry_run, partitions_online, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -39,6 +41,8 @@ class ExpandScreen(KzcScreen):
         self.read_only = read_only
         self._plan: ExpandPlan | None = None
         self._done = False
+        self._target = 0  # partitions once written: followed until all are online
+        self._unfollow: Unsubscribe | None = None
 
     @property
     def view_name(self) -> str:
@@ -122,14 +126,36 @@ class ExpandScreen(KzcScreen):
             self.app.call_from_thread(self._phase, str(exc), "-error")
             return
         self._done = True
+        self._target = plan.request.partitions
         self.app.call_from_thread(
             self._phase,
-            f"written: {self.topic} now has {plan.request.partitions} "
-            "partitions; the controller brings the new ones online",
-            "-done",
+            f"written: {self.topic} now has {plan.request.partitions} partitions; waiting for the controller to "
+            "bring the new ones online…",
+            "",
         )
 
+        def changed(entry: TopicEntry | None) -> None:
+            self.post_message(TopicEntryChanged(self.topic, entry))
+
+        self._unfollow = self.admin.follow_topic(self.topic, changed)
+
+    def on_unmount(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+
+    @on(TopicEntryChanged)
+    def _progress(self, message: TopicEntryChanged) -> None:
+        if not self._done or message.entry is None:
+            return
+        online, total = partitions_online(message.entry)
+        if total >= self._target and online == total:
+            self._phase(f"done: {self.topic} has {total} partitions, all online", "-done")
+        else:
+            self._phase(f"written: {self.topic}: {online} of {total} partitions online…", "")
+
     def _phase(self, text: str, css_class: str) -> None:
+        if self._done:
+            hide_dry_run(self)
         phase = self.query_one("#phase", Label)
         phase.update(text)
         phase.set_classes(css_class)

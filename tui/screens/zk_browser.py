@@ -92,6 +92,7 @@ class ZkBrowserScreen(KzcScreen):
                 yield Label("", id="zk-path")
                 yield Label("", id="zk-kind")
                 yield VirtualTable(EXPLAIN_COLUMNS, empty_text="(no Kafka fields)", id="zk-explained")
+                yield Static("", id="zk-field", markup=False)
                 yield Static("", id="zk-data", markup=False)
                 yield Static("", id="zk-meta", markup=False)
         yield KeyBar()
@@ -209,6 +210,7 @@ class ZkBrowserScreen(KzcScreen):
             kind.update("this znode does not exist (any more)")
             kind.add_class("-unreadable")
             explained.set_rows([])
+            self._show_field(None)
             data.update("")
             meta.update("")
             return
@@ -220,12 +222,23 @@ class ZkBrowserScreen(KzcScreen):
         kind.set_class(unreadable, "-unreadable")
         explained.set_rows([Row(str(i), (f, v, m)) for i, (f, v, m) in enumerate(view.explained)])
         explained.display = bool(view.explained)
+        self._show_field(explained.current_row)
         text = decoded.text if decoded else ""
         lines = text.splitlines()
         if len(lines) > DATA_LINES:
             text = "\n".join(lines[:DATA_LINES]) + f"\n… {len(lines) - DATA_LINES:,} more lines (e exports all)"
         data.update(text or "(no data)")
         meta.update(_meta_text(view))
+
+    @on(VirtualTable.Highlighted, "#zk-explained")
+    def _field_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self._show_field(event.row)
+
+    def _show_field(self, row: Row | None) -> None:
+        """The highlighted field whole, wrapped: its value and meaning never fit the table's columns."""
+        field = self.query_one("#zk-field", Static)
+        field.update(f"{row.cells[0]} = {row.cells[1]}\n{row.cells[2]}" if row is not None else "")
+        field.display = row is not None
 
     # ---- jump, copy, reload --------------------------------------------------------------------------
 

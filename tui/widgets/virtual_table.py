@@ -294,6 +294,16 @@ class VirtualTable(Widget, can_focus=True):
         self._set_cursor(position)
         return True
 
+    @property
+    def empty_text(self) -> str:
+        """What the table says when it has no rows."""
+        return self._empty_text
+
+    @empty_text.setter
+    def empty_text(self, text: str) -> None:
+        self._empty_text = text
+        self.refresh()
+
     # ---- filter, sort, marks -------------------------------------------------------------------------
 
     @property
