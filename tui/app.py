@@ -1,45 +1,57 @@
 """The kzc console: wires a ``ClusterBackend`` to the screens, themes, key map and command palette.
 
-``KzcApp`` is assembled from three parts: ``tui.app_live`` (connection, events, view refresh),
-``tui.app_navigation`` (moving between screens) and ``tui.app_tasks`` (checks, exports). Backend
-callbacks only post messages; slow work runs in workers that end in one message; one
-``Worker.StateChanged`` handler turns any worker failure into a visible message, never a crash.
+Attributes down, messages up: each screen gets the protocol it uses when it is built here (the only
+module that knows every screen) and posts ``tui.messages`` for navigation and results. Backend callbacks
+only post messages; slow work runs in workers (``tui.live_link``, ``tui.checks_run``, ``tui.export``) that
+end in one message; one ``Worker.StateChanged`` handler turns any worker failure into a visible message.
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections import deque
 from collections.abc import Callable
-from typing import ClassVar
+from dataclasses import replace
+from functools import partial
+from typing import Any, ClassVar, TypeVar
 
-from textual import on, work
+from textual import on
+from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.worker import Worker, WorkerState
 
-from core.config import ConnectionSettings, UserConfig, config_dir, load_config, resolve_settings
+from core.config import ConnectionSettings, UserConfig, resolve_settings
 from core.console.protocols import ClusterBackend
 from core.console.view import ClusterView, ViewBuilder
 from core.errors import KzcError
+from core.topics.plan import DeleteRequest
 from core.zookeeper.session import ConnectionState
-from themes import choose_theme, load_themes
-from tui.app_live import LiveUpdates
-from tui.app_navigation import Navigation
-from tui.app_tasks import Tasks
-from tui.checks_run import ChecksFinished, ChecksRun
+from tui import messages as m
+from tui.checks_run import QUIT_WAIT_S, ChecksFinished, ChecksProgressed, ChecksRun, HasCheckEngines, checks_job
 from tui.commands import KzcCommands
-from tui.keymap import BindingInfo, catalog, check_keymap
+from tui.export import export_job
+from tui.journal import EventJournal
+from tui.keymap import BindingInfo, catalog
+from tui.live_link import LiveMessage, RefreshGate, build_view_job, connect_job, live_outcome
+from tui.navigation import go_back, pop_to_root, show_screen
 from tui.screens import SCREEN_CLASSES
+from tui.screens.base import KzcScreen
+from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
+from tui.screens.create_topic import CreateTopicScreen
+from tui.screens.delete import DeleteScreen
+from tui.screens.expand import ExpandScreen
 from tui.screens.help import HelpScreen
-from tui.widgets.event_log import LogLine
+from tui.screens.topic_detail import TopicDetailScreen
+from tui.screens.topics import TopicsScreen
+from tui.screens.zk_browser import ZkBrowserScreen
+from tui.setup import apply_config, read_config
 from tui.widgets.status_bar import StatusBar, StatusInfo
 
-MAX_EVENTS = 2000
+S = TypeVar("S", bound=KzcScreen)
 
 
-class KzcApp(LiveUpdates, Navigation, Tasks):
+class KzcApp(App[None]):
     """The console for one cluster (``context NAME`` switches to another).
 
     Args:
@@ -64,42 +76,31 @@ class KzcApp(LiveUpdates, Navigation, Tasks):
         Binding("x", "open('checks')", "Checks", show=False, id="show_checks"),
     ]
 
-    def __init__(
-        self,
-        settings: ConnectionSettings,
-        *,
-        config: UserConfig | None = None,
-        backend: ClusterBackend | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
+    def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
+                 backend: ClusterBackend | None = None, clock: Callable[[], float] = time.time,
+                 warm_spark: bool | None = None) -> None:  # fmt: skip
         super().__init__()
+        # The console of the CLI starts the Spark worker as it opens (tests that pass a backend do not).
+        self.warm_spark = backend is None if warm_spark is None else warm_spark
         # Over SSH every animation frame is bytes on the wire (a smooth scroll sent ~120 KB per key): none.
         self.animation_level = "none"
         self.settings = settings
-        self.config_problems: list[str] = []
-        if config is None:
-            try:
-                config = load_config()
-            except KzcError as exc:
-                self.config_problems.append(str(exc))
-                config = UserConfig()
-        self.user_config = config
+        self.user_config, self.theme_set, self.config_problems = read_config(config)
         self.backend = backend if backend is not None else _real_backend(settings)
         self.clock = clock
-        self.theme_set = load_themes(config_dir() / "themes")
         self.checks = ChecksRun()
-        self.last_export = None
+        self._checks_redraw_due = False
+        self.last_export: str | None = None
+        self._generation = -1
         self._reset_cluster_state()
 
     def _reset_cluster_state(self) -> None:
         self.view: ClusterView | None = None
-        self.event_lines: deque[LogLine] = deque(maxlen=MAX_EVENTS)
-        self.controller_moves = 0
+        self.journal = EventJournal()
         self.status_info = StatusInfo(self.backend.name, ConnectionState.CONNECTING, read_only=self.read_only)
         self._builder = ViewBuilder()
-        self._refresh_pending = self._refreshing = False
-        self._seq = 0
-        self._generation = getattr(self, "_generation", -1) + 1
+        self._gate = RefreshGate(self._start_refresh)
+        self._generation += 1
 
     @property
     def read_only(self) -> bool:
@@ -111,28 +112,24 @@ class KzcApp(LiveUpdates, Navigation, Tasks):
         return int(self.clock() * 1000)
 
     def on_mount(self) -> None:
-        self.config_problems.extend(self.theme_set.problems)
-        for theme in self.theme_set.themes.values():
-            self.register_theme(theme)
-        requested = self.user_config.theme
-        if requested is not None and requested not in self.theme_set.themes:
-            self.config_problems.append(
-                f"theme '{requested}' not found (built in: dark, light, high-contrast, "
-                "monochrome; add yours as themes/<name>.toml in the config directory)"
-            )
-        colours = {"truecolor": 2**24, "256": 256}.get(self.console.color_system or "", 16)
-        self.theme = choose_theme(requested, self.theme_set.themes, "NO_COLOR" in os.environ or self.no_color, colours)
-        keys = dict(self.user_config.keys)
-        self.config_problems.extend(check_keymap(keys, {b.id for b in self.all_bindings()}))
-        self.set_keymap(keys)
+        ids = {b.id for b in self.all_bindings()}
+        self.config_problems.extend(apply_config(self, self.user_config, self.theme_set, ids))
         for problem in self.config_problems:
             self.notify(problem, severity="error", timeout=15)
-        self.push_screen(ClusterScreen())
+        self.push_screen(self._cluster_screen())
         self.connect_backend()
+        self._warm_up_checks()
+
+    def _warm_up_checks(self) -> None:
+        """Start the Spark worker off the UI thread, so the first run rarely waits on a JVM."""
+        if self.warm_spark and isinstance(self.backend, HasCheckEngines):
+            self.run_worker(self.backend.check_engines.warm_up, thread=True, exit_on_error=False, group="warm")
 
     def on_screen_resume(self) -> None:
         for bar in self.screen.query(StatusBar):
             bar.show(self.status_info)
+
+    # ---- what the palette asks (tui.commands.PaletteTarget) ------------------------------------------
 
     def all_bindings(self) -> list[BindingInfo]:
         """Every binding of the console, with the user's remaps applied (for ``?``)."""
@@ -140,7 +137,19 @@ class KzcApp(LiveUpdates, Navigation, Tasks):
 
     def action_help(self) -> None:
         """Every binding, with remaps."""
-        self.push_screen(HelpScreen(self.all_bindings()))
+        self.push_screen(HelpScreen(self.all_bindings(), self.read_only))
+
+    def topic_names(self) -> list[str]:
+        """Every topic of the latest view, sorted."""
+        return sorted(self.view.snapshot.topics) if self.view is not None else []
+
+    def context_names(self) -> list[str]:
+        """The config file's contexts."""
+        return sorted(self.user_config.contexts)
+
+    def theme_names(self) -> list[str]:
+        """Every theme (built in and the user's)."""
+        return sorted(self.theme_set.themes)
 
     def use_theme(self, name: str) -> None:
         """Switch theme."""
@@ -153,19 +162,193 @@ class KzcApp(LiveUpdates, Navigation, Tasks):
         except KzcError as exc:
             self.notify(str(exc), severity="error")
             return
-        old = self.backend
-        self.settings = settings
-        self.backend = _real_backend(settings)
+        old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
         self._reset_cluster_state()
-        self.pop_to_root()
+        pop_to_root(self)
         self.set_status()
-        self.close_backend(old)
+        self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
         self.connect_backend()
+        self._warm_up_checks()
 
-    @work(thread=True, exit_on_error=False, group="close")
-    def close_backend(self, backend: ClusterBackend) -> None:
-        """Close a backend off the UI thread."""
-        backend.close()
+    # ---- live: connection, events, view refresh ------------------------------------------------------
+
+    def connect_backend(self) -> None:
+        """Connect and take the first snapshot in a worker."""
+        job = partial(connect_job, self.backend, self._generation, self.post_message)
+        self.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group="connect")
+
+    @on(m.BackendConnected)
+    @on(m.SnapshotUpdated)
+    @on(m.ConnectFailed)
+    @on(m.ConnectionChanged)
+    @on(m.ClusterEventSeen)
+    def _live(self, message: LiveMessage) -> None:
+        if message.generation != self._generation:
+            return  # from the cluster of before a context switch
+        outcome = live_outcome(message, self.now_ms(), self.view is not None)
+        self.journal.controller_moves += outcome.controller_moved
+        if outcome.status:
+            self.set_status(**outcome.status)
+        if outcome.log:
+            self.append_event(*outcome.log)
+        if outcome.notice:
+            self.notify(outcome.notice, severity="error", timeout=30)
+        if outcome.refresh:
+            self._gate.request()
+
+    def append_event(self, at_ms: int, text: str, severity: str, topic: str | None = None,
+                     path: str | None = None) -> None:  # fmt: skip
+        """Add a line to the event log (shown at once if the cluster screen is up)."""
+        self.journal.append(at_ms, text, severity, topic, path)
+        if isinstance(self.screen, ClusterScreen):
+            self.screen.show_events()
+
+    def _start_refresh(self) -> None:
+        backend, now, generation = self.backend, self.now_ms(), self._generation
+
+        def job() -> None:
+            try:
+                build_view_job(backend, self._builder, now, lambda: self.screen, generation, self.post_message)
+            finally:
+                self.call_from_thread(self._gate.done)
+
+        self.run_worker(job, thread=True, exit_on_error=False, group="view")
+
+    @on(m.ViewRefreshed)
+    def _view_refreshed(self, message: m.ViewRefreshed) -> None:
+        if message.generation != self._generation:
+            return
+        view = self.view = message.view
+        changes: dict[str, Any] = {"controller": view.controller.broker_id, "epoch": view.controller.epoch}
+        if self.status_info.state is ConnectionState.CONNECTED:
+            changes["note"] = f"{message.loading}…" if message.loading else None
+        self.set_status(**changes)
+        for screen in self.screen_stack:
+            if isinstance(screen, KzcScreen):
+                screen.latest_view = view  # drawn when it comes back
+        screen = self.screen
+        if isinstance(screen, KzcScreen):
+            try:
+                screen.refresh_view(view, message.prepared if message.screen is screen else None)
+            except Exception as exc:  # a drawing bug must not take the console down in the middle of an incident
+                self.notify(f"could not draw {screen.view_name}: {type(exc).__name__}: {exc}", severity="error")
+
+    def set_status(self, **changes: Any) -> None:
+        """Change fields of the status line."""
+        self.status_info = replace(self.status_info, **changes)
+        for bar in self.screen.query(StatusBar):
+            bar.show(self.status_info)
+
+    # ---- screens: built here with what they use; navigation arrives as messages ----------------------
+
+    def _cluster_screen(self) -> ClusterScreen:
+        return self._with_view(ClusterScreen(self.journal, self.now_ms))
+
+    def _with_view(self, screen: S) -> S:
+        """``screen`` with the latest view, to draw as soon as it is mounted."""
+        screen.latest_view = self.view
+        return screen
+
+    def _push(self, screen: KzcScreen) -> None:
+        self.push_screen(self._with_view(screen))
+
+    def action_open(self, what: str, focus: str | None = None) -> None:
+        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``)."""
+        self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
+
+    def _refused(self, what: str) -> bool:
+        if self.read_only:
+            self.notify(f"read-only mode: {what} is not available (started with --read-only)", severity="warning")
+        return self.read_only
+
+    @on(m.ScreenChosen)
+    @on(m.TopicChosen)
+    @on(m.ZnodeChosen)
+    @on(m.CreateTopicRequested)
+    @on(m.ExpandTopicRequested)
+    @on(m.DeleteTopicsRequested)
+    def _navigate(self, message: Message) -> None:
+        """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
+        backend, read_only, push = self.backend, self.read_only, self._push
+        match message:
+            case m.ScreenChosen("topics"):
+                show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only)))
+            case m.ScreenChosen("checks"):
+                show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
+            case m.ScreenChosen(_, focus):
+                screen = show_screen(self, ClusterScreen, self._cluster_screen)
+                if focus:
+                    self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
+            case m.TopicChosen(topic):
+                push(TopicDetailScreen(topic, backend, read_only))
+            case m.ZnodeChosen(path):
+                show_screen(self, ZkBrowserScreen, lambda: self._with_view(ZkBrowserScreen(backend, path))).jump(path)
+            case m.CreateTopicRequested() if not self._refused("creating topics"):
+                push(CreateTopicScreen(backend, read_only))
+            case m.ExpandTopicRequested(topic) if not self._refused("adding partitions"):
+                push(ExpandScreen(topic, backend, read_only))
+            case m.DeleteTopicsRequested(topics, regex, hidden) if not self._refused("deleting topics"):
+                push(DeleteScreen(DeleteRequest(topics=topics, regex=regex), backend, self.now_ms, hidden))
+
+    async def action_back(self) -> None:
+        """Esc: back to the previous screen (the cluster screen is the root)."""
+        go_back(self)
+
+    # ---- tasks for any screen: checks and exports ----------------------------------------------------
+
+    @on(m.ChecksRequested)
+    def run_checks(self, message: m.ChecksRequested) -> None:
+        """Start a check run unless one is running (the run belongs to the app: it survives the screen)."""
+        if self.checks.running:
+            self.notify("the checks are already running")
+            return
+        self.checks = ChecksRun(running=True, engine=message.engine, started_at=time.monotonic())
+        self._checks_advanced(ChecksProgressed(None))
+        job = partial(checks_job, self.backend, message.engine, self.post_message)
+        self.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group="checks")
+
+    @on(ChecksProgressed)
+    @on(ChecksFinished)
+    def _checks_advanced(self, message: ChecksProgressed | ChecksFinished) -> None:
+        self.checks.advance(message)
+        # Progress comes in bursts (one step per check): draw at most every 0.2 s, keys stay answered.
+        if isinstance(message, ChecksFinished) or not self._checks_redraw_due:
+            self._checks_redraw_due = True
+            self.set_timer(0 if isinstance(message, ChecksFinished) else 0.2, self._show_checks)
+        if isinstance(message, ChecksFinished) and not isinstance(self.screen, ChecksScreen):
+            done = "consistency checks finished (x shows them)"
+            self.notify(done if message.report else f"checks failed: {message.error}")
+
+    def _show_checks(self) -> None:
+        self._checks_redraw_due = False
+        for screen in self.screen_stack:
+            if isinstance(screen, ChecksScreen):
+                screen.show_run(self.checks)
+
+    async def action_quit(self) -> None:
+        """Quit; a Spark worker gets at most ``QUIT_WAIT_S`` to stop (then it and its JVM are killed)."""
+        if isinstance(self.backend, HasCheckEngines) and self.backend.check_engines.spark_started:
+            what = "the check run and " if self.checks.running else ""
+            self.notify(f"quitting: stopping {what}the Spark worker (at most {QUIT_WAIT_S:.0f} s)…", timeout=10)
+            engines = self.backend.check_engines
+            worker = self.run_worker(partial(engines.close, QUIT_WAIT_S), thread=True, exit_on_error=False)
+            await worker.wait()
+        self.exit()
+
+    @on(m.ExportRequested)
+    def _export(self, message: m.ExportRequested) -> None:
+        now = self.now_ms()
+        payload = {"kzc_export": message.view, "context": self.backend.name, "exported_at_ms": now, **message.payload}
+        self.run_worker(partial(export_job, message.view, payload, now, self.post_message), thread=True,
+                        exit_on_error=False, group="export")  # fmt: skip
+
+    @on(m.ExportWritten)
+    def _export_written(self, message: m.ExportWritten) -> None:
+        if message.error:
+            self.notify(f"export failed: {message.path}: {message.error}", severity="error", timeout=10)
+        else:
+            self.last_export = message.path
+            self.notify(f"exported to {message.path}", timeout=10)
 
     @on(Worker.StateChanged)
     def _worker_failed(self, event: Worker.StateChanged) -> None:

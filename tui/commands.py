@@ -7,65 +7,92 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING, cast
+from typing import Protocol, cast
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.message import Message
 
-if TYPE_CHECKING:
-    from tui.app import KzcApp
+from tui.messages import (
+    CreateTopicRequested,
+    DeleteTopicsRequested,
+    ExpandTopicRequested,
+    ScreenChosen,
+    TopicChosen,
+    ZnodeChosen,
+)
 
 _MAX_COMPLETIONS = 15
+
+
+class PaletteTarget(Protocol):
+    """What the palette needs of the console (the app provides it; navigation goes by message)."""
+
+    @property
+    def read_only(self) -> bool: ...
+    def topic_names(self) -> list[str]: ...
+    def context_names(self) -> list[str]: ...
+    def theme_names(self) -> list[str]: ...
+    def switch_context(self, name: str) -> None: ...
+    def use_theme(self, name: str) -> None: ...
+    def action_help(self) -> None: ...
+    def exit(self) -> None: ...
+    def post_message(self, message: Message) -> bool: ...
 
 
 class KzcCommands(Provider):
     """Console commands for Textual's command palette."""
 
     @property
-    def kzc(self) -> KzcApp:
-        """The console app."""
-        return cast("KzcApp", self.app)
+    def target(self) -> PaletteTarget:
+        """The console app, as the palette sees it."""
+        return cast(PaletteTarget, self.app)
+
+    def _post(self, message: Message) -> Callable[[], object]:
+        return partial(self.target.post_message, message)
 
     def _static(self) -> list[tuple[str, Callable[[], object], str]]:
-        app = self.kzc
+        app = self.target
+        post = self._post
         commands: list[tuple[str, Callable[[], object], str]] = [
-            ("cluster", app.open_cluster, "controller, brokers, pending work, health, events"),
-            ("brokers", partial(app.open_cluster, focus="brokers"), "the brokers table"),
-            ("topics", app.open_topics, "every topic, filterable"),
-            ("zk /", partial(app.open_znode, "/"), "browse ZooKeeper (zk /some/path jumps there)"),
-            ("checks", app.open_checks, "run the consistency checks"),
+            ("cluster", post(ScreenChosen("cluster")), "controller, brokers, pending work, health, events"),
+            ("brokers", post(ScreenChosen("cluster", focus="brokers")), "the brokers table"),
+            ("topics", post(ScreenChosen("topics")), "every topic, filterable"),
+            ("zk /", post(ZnodeChosen("/")), "browse ZooKeeper (zk /some/path jumps there)"),
+            ("checks", post(ScreenChosen("checks")), "run the consistency checks"),
             ("help", app.action_help, "every key binding"),
             ("quit", app.exit, "leave kzc"),
         ]
         if not app.read_only:
-            commands.insert(3, ("create", app.open_create, "create a topic with a previewed assignment"))
+            commands.insert(3, ("create", post(CreateTopicRequested()), "create a topic with a previewed assignment"))
         return commands
 
     def _dynamic(self, query: str) -> Iterator[tuple[str, Callable[[], object], str]]:
-        app = self.kzc
+        app = self.target
+        post = self._post
         verb, _, argument = query.strip().partition(" ")
         argument = argument.strip()
         verb = verb.lower()
-        topics = sorted(app.view.snapshot.topics) if app.view is not None else []
+        topics = app.topic_names()
         if verb == "zk" and argument.startswith("/"):
-            yield f"zk {argument}", partial(app.open_znode, argument), "open this znode"
+            yield f"zk {argument}", post(ZnodeChosen(argument)), "open this znode"
         elif verb == "topic":
             for name in _complete(topics, argument):
-                yield f"topic {name}", partial(app.open_topic, name), "topic detail"
+                yield f"topic {name}", post(TopicChosen(name)), "topic detail"
         elif verb == "expand" and not app.read_only:
             for name in _complete(topics, argument):
-                yield f"expand {name}", partial(app.open_expand, name), "add partitions"
+                yield f"expand {name}", post(ExpandTopicRequested(name)), "add partitions"
         elif verb == "delete" and not app.read_only:
             if len(argument) > 2 and argument.startswith("/") and argument.endswith("/"):
                 regex = argument[1:-1]
-                yield f"delete /{regex}/", partial(app.open_delete, regex=regex), "delete every topic matching"
+                yield f"delete /{regex}/", post(DeleteTopicsRequested(regex=regex)), "delete every topic matching"
             else:
                 for name in _complete(topics, argument):
-                    yield f"delete {name}", partial(app.open_delete, topics=(name,)), "delete this topic"
+                    yield f"delete {name}", post(DeleteTopicsRequested(topics=(name,))), "delete this topic"
         elif verb == "context":
-            for name in _complete(sorted(app.user_config.contexts), argument):
+            for name in _complete(app.context_names(), argument):
                 yield f"context {name}", partial(app.switch_context, name), "switch to this cluster"
         elif verb == "theme":
-            for name in _complete(sorted(app.theme_set.themes), argument):
+            for name in _complete(app.theme_names(), argument):
                 yield f"theme {name}", partial(app.use_theme, name), "switch theme"
 
     async def search(self, query: str) -> Hits:
@@ -77,6 +104,10 @@ class KzcCommands(Provider):
                 yield Hit(score, matcher.highlight(text), command, text=text, help=help_text)
         for text, command, help_text in self._dynamic(query):
             yield Hit(1.0, text, command, text=text, help=help_text)
+        verb = query.strip().partition(" ")[0].lower()
+        if self.target.read_only and verb and any(m.startswith(verb) for m in ("create", "expand", "delete")):
+            text = f"{query.strip()}: not available in read-only mode (started with --read-only)"
+            yield Hit(0.5, text, lambda: None, text=text, help="read-only mode refuses every change")
 
     async def discover(self) -> Hits:
         """The main commands, shown before anything is typed."""

@@ -9,8 +9,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from textual.message import Message
+
+from tui.messages import ExportWritten
 
 
 def export_dir() -> Path:
@@ -52,3 +57,16 @@ def _default(value: object) -> object:
     if isinstance(value, bytes):
         return value.decode("utf-8", errors="replace")
     return str(value)
+
+
+def export_job(view: str, payload: dict[str, Any], now_ms: int, post: Callable[[Message], object]) -> None:
+    """Write one export of ``view`` (worker thread); ends in one ``ExportWritten``."""
+    path = export_path(view, now_ms / 1000)
+    rows = payload.get("rows")
+    count = len(rows) if isinstance(rows, list) else 0
+    try:
+        write_export(path, payload)
+    except OSError as exc:
+        post(ExportWritten(str(path), count, f"{exc.strerror or exc}"))
+        return
+    post(ExportWritten(str(path), count))

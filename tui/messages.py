@@ -4,6 +4,7 @@ of these and return; the handlers run on the UI thread."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
@@ -86,3 +87,75 @@ class ExportWritten(Message):
     path: str
     rows: int
     error: str | None = None
+
+
+# ---- what screens ask of the app (posted by a screen; the app, which knows every screen, acts) ----------
+
+
+@dataclass
+class ScreenChosen(Message):
+    """The user asked for a main screen: ``cluster``, ``topics``, ``zk`` or ``checks`` (``focus``: a widget
+    id to land on, e.g. ``brokers``)."""
+
+    name: str
+    focus: str | None = None
+
+
+@dataclass
+class TopicChosen(Message):
+    """The user asked for one topic's detail."""
+
+    topic: str
+
+
+@dataclass
+class ZnodeChosen(Message):
+    """The user asked for a znode in the ZooKeeper browser."""
+
+    path: str
+
+
+@dataclass
+class PartitionsChosen(Message):
+    """The user asked for a set of partitions (a health counter, a broker): ``title`` says which."""
+
+    title: str
+    kind: str
+    broker: int | None = None
+
+
+@dataclass
+class CreateTopicRequested(Message):
+    """The user asked for the create-topic form."""
+
+
+@dataclass
+class ExpandTopicRequested(Message):
+    """The user asked to add partitions to ``topic``."""
+
+    topic: str
+
+
+@dataclass
+class DeleteTopicsRequested(Message):
+    """The user asked to delete ``topics``, or every topic whose whole name matches ``regex``; ``hidden``:
+    how many of ``topics`` are marked but hidden by the filter."""
+
+    topics: tuple[str, ...] = ()
+    regex: str | None = None
+    hidden: int = 0
+
+
+@dataclass
+class ChecksRequested(Message):
+    """The user asked for a check run with ``engine`` (``spark`` or ``local``)."""
+
+    engine: str
+
+
+@dataclass
+class ExportRequested(Message):
+    """A screen asked for ``payload`` to be written as the export ``view``."""
+
+    view: str
+    payload: dict[str, Any]

@@ -7,12 +7,16 @@ check); the console draws one progress bar per stage.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.config import ConnectionSettings
-from core.consistency.findings import CheckReport
+from core.consistency.findings import CheckReport, StageProgress
 from core.console.protocols import ProgressListener
 from core.errors import UsageError
 from core.snapshot.model import ClusterSnapshot
@@ -22,6 +26,7 @@ if TYPE_CHECKING:
     from core.consistency.spark_engine import SparkEngine, SparkSettings
 
 ENGINES = ("spark", "local")
+START_STAGE = "start Spark"  # the stage a run shows while it waits for the Spark worker to be ready
 
 
 class CheckEngines:
@@ -42,6 +47,24 @@ class CheckEngines:
         self._stage_dir = stage_dir
         self._spark_log = spark_log
         self._lock = threading.Lock()
+        self.last_start_s: float | None = None  # how long the last run waited for Spark to be ready
+
+    def warm_up(self) -> None:
+        """Start the Spark worker now (returns at once; Spark starts in its own process) so that the first run
+        rarely waits on a JVM. Raises ``MissingToolError`` without Java."""
+        from core.consistency.spark_engine import SparkEngine
+
+        with self._lock:
+            if self._spark is None:
+                self._spark = SparkEngine(self.spark_settings, log_path=self._spark_log)
+            spark = self._spark
+        spark.start()
+
+    @property
+    def spark_started(self) -> bool:
+        """Whether a Spark worker runs (warm or busy)."""
+        spark = self._spark
+        return spark is not None and spark.started
 
     @property
     def spark_settings(self) -> SparkSettings:
@@ -74,12 +97,30 @@ class CheckEngines:
                 if self._spark is None:
                     self._spark = SparkEngine(self.spark_settings, log_path=self._spark_log)
                 spark = self._spark
+            if not spark.started or spark.start_seconds is None:
+                # The first run waits for Spark's JVM: say so, as a stage of its own with its own progress.
+                progress(StageProgress(START_STAGE, 0, 1))
+                started = time.monotonic()
+                spark.wait_ready()
+                progress(StageProgress(START_STAGE, 1, 1, True))
+                self.last_start_s = time.monotonic() - started
             return run_checks(SparkChecks(spark), settings=settings, snapshot=snapshot, progress=progress)
         return run_checks(LocalEngine(), settings=settings, snapshot=snapshot, progress=progress)
 
-    def close(self) -> None:
-        """Stop the Spark worker, if one was started."""
+    def close(self, wait_s: float | None = None) -> None:
+        """Stop the Spark worker, if one was started; with ``wait_s``, kill it (and Spark's JVM, its child in the
+        worker's process group) if it has not stopped by then."""
         with self._lock:
             spark, self._spark = self._spark, None
-        if spark is not None:
+        if spark is None:
+            return
+        if wait_s is None:
             spark.close()
+            return
+        pid = spark.pid
+        closer = threading.Thread(target=spark.close, daemon=True, name="kzc-spark-close")
+        closer.start()
+        closer.join(wait_s)
+        if closer.is_alive() and pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)  # the worker started its own session: its group is ours to end

@@ -481,14 +481,25 @@ def _admin_stuck(snapshot: ClusterSnapshot, request: object) -> str | None:
     return None
 
 
-def _broker_rows(snapshot: ClusterSnapshot, replicas: Counter[int], leaders: Counter[int]) -> tuple[BrokerRow, ...]:
+def _broker_rows(
+    snapshot: ClusterSnapshot,
+    replicas: Counter[int],
+    leaders: Counter[int],
+    last_known: dict[int, tuple[tuple[str, ...], str | None]] | None = None,
+) -> tuple[BrokerRow, ...]:
+    """One row per registered broker and per broker id that holds replicas; a broker seen registered before
+    (``last_known``, updated here) keeps its last endpoints and rack once it is gone (``alive`` False)."""
+    known = last_known if last_known is not None else {}
     rows: list[BrokerRow] = []
     for broker_id in sorted(set(snapshot.brokers) | set(replicas)):
         entry = snapshot.brokers.get(broker_id)
         if entry is None:
-            rows.append(BrokerRow(broker_id, (), None, None, replicas[broker_id], 0, False))
+            endpoints, rack = known.get(broker_id, ((), None))
+            rows.append(BrokerRow(broker_id, endpoints, rack, None, replicas[broker_id], 0, False))
             continue
         broker = broker_summary(entry)
+        if broker.problem is None:
+            known[broker_id] = (broker.endpoints, broker.rack)
         rows.append(
             BrokerRow(
                 broker_id,
@@ -511,6 +522,9 @@ class ViewBuilder:
 
     def __init__(self) -> None:
         self._basis: tuple[frozenset[int], object] | None = None
+        # The last registration seen of each broker: a broker that leaves keeps its endpoint and rack on screen
+        # (marked gone), which is what an on-call engineer needs to find the host.
+        self._last_known: dict[int, tuple[tuple[str, ...], str | None]] = {}
         self._reset()
 
     def _reset(self) -> None:
@@ -576,7 +590,7 @@ class ViewBuilder:
         return ClusterView(
             snapshot=snapshot,
             controller=controller_summary(snapshot),
-            brokers=_broker_rows(snapshot, Counter(self._replicas), Counter(self._leaders)),
+            brokers=_broker_rows(snapshot, Counter(self._replicas), Counter(self._leaders), self._last_known),
             topics=self._ordered,
             health=health,
             pending=tuple(_pending_work(snapshot, now_ms)),

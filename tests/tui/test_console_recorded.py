@@ -19,6 +19,7 @@ from core.errors import ReadOnlyError
 from core.topics.plan import DeleteRequest
 from tests.tui.helpers import settle
 from tui.app import KzcApp
+from tui.messages import CreateTopicRequested, DeleteTopicsRequested, TopicChosen, ZnodeChosen
 from tui.screens import SCREEN_CLASSES
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
@@ -29,6 +30,7 @@ from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
 from tui.widgets.event_log import EventLog
+from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.text_line import TextLine
 from tui.widgets.virtual_table import VirtualTable
@@ -163,7 +165,7 @@ class TestFilterHelpKeys:
             assert table.row_count == 200
 
     async def test_question_mark_lists_every_binding_with_its_id_and_keys(self, make_app: MakeApp) -> None:
-        app = make_app()
+        app = make_app(read_only=False)
         async with app.run_test(size=(100, 30)) as pilot:
             await settle(pilot)
             await pilot.press("question_mark")
@@ -209,19 +211,19 @@ class TestReadOnlyAndExport:
             await pilot.press("t")
             await settle(pilot)
             screen = app.screen
-            footer_actions = {b.binding.action for b in screen.active_bindings.values() if b.enabled}
-            assert not {"create", "expand", "delete", "delete_matching"} & footer_actions
+            shown = {description for _key, description in screen.query_one(KeyBar).shown}
+            assert not {"New topic", "Add partitions", "Delete", "Delete matching"} & shown
             await pilot.press("n", "d", "plus", "D")
             await settle(pilot)
             assert app.screen is screen
-            app.open_create()
-            app.open_delete(topics=("audit.orders-00003",))
+            app.post_message(CreateTopicRequested())
+            app.post_message(DeleteTopicsRequested(topics=("audit.orders-00003",)))
             await settle(pilot)
             assert app.screen is screen
             await pilot.press("colon", *"create")
             await settle(pilot)
             palette_hits = [str(option.prompt) for option in app.screen.query_one(OptionList).options]
-            assert not any("create" in hit for hit in palette_hits)
+            assert palette_hits and all("not available in read-only mode" in hit for hit in palette_hits)
             with pytest.raises(ReadOnlyError):
                 app.backend.apply_delete(app.backend.plan_delete(DeleteRequest(topics=("audit.orders-00003",))), "x")
 
@@ -273,7 +275,7 @@ class TestScreens:
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_topic("events.orders-00011")  # one offline partition in the synthetic layout
+            app.post_message(TopicChosen("events.orders-00011"))  # one offline partition in the synthetic layout
             await settle(pilot)
             rows = app.screen.query_one("#partitions", VirtualTable).visible_rows()
             offline = rows[1]
@@ -281,7 +283,7 @@ class TestScreens:
             assert offline.cells[6] == "offline" and offline.cells[7] == "NO" and "offline" in offline.meanings
             assert app.view is not None
             topic = next(t for t in app.view.topics if t.min_isr == 2 and t.under_replicated)
-            app.open_topic(topic.name)  # min.insync.replicas=2, a replica on the dead broker 6
+            app.post_message(TopicChosen(topic.name))  # min.insync.replicas=2, a replica on the dead broker 6
             await settle(pilot)
             rows = app.screen.query_one("#partitions", VirtualTable).visible_rows()
             urp = [r for r in rows if "under-replicated" in r.meanings]
@@ -294,7 +296,7 @@ class TestScreens:
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_znode("/brokers/ids/1")
+            app.post_message(ZnodeChosen("/brokers/ids/1"))
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, ZkBrowserScreen)
@@ -355,7 +357,7 @@ class TestScreens:
         app = make_app(read_only=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_create()
+            app.post_message(CreateTopicRequested())
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, CreateTopicScreen)
@@ -392,14 +394,14 @@ class TestScreens:
         app = make_app(read_only=False)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            app.open_delete(topics=("__consumer_offsets",))
+            app.post_message(DeleteTopicsRequested(topics=("__consumer_offsets",)))
             await settle(pilot)
             assert label_text(app, "#phase") == (
                 "nothing to delete: Topic __consumer_offsets is a kafka internal topic and is not allowed to be "
                 "marked for deletion."
             )
             await pilot.press("escape")
-            app.open_delete(topics=("audit.orders-00003",))
+            app.post_message(DeleteTopicsRequested(topics=("audit.orders-00003",)))
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, DeleteScreen)

@@ -18,9 +18,11 @@ class JumpDialog(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="cancel_dialog")]
     DEFAULT_CSS = """
     JumpDialog { align: center middle; }
-    JumpDialog > Vertical { width: 70; height: auto; border: round $primary; background: $surface; padding: 0 1; }
-    JumpDialog Input { border: none; height: 1; background: $panel; }
-    JumpDialog #jump-problem { color: $error; height: auto; }
+    JumpDialog > Vertical { width: 90%; max-width: 100; height: auto; border: round $primary;
+                            background: $surface; padding: 0 1; }
+    JumpDialog Label { width: 1fr; height: auto; }
+    JumpDialog Input, JumpDialog Input:focus { height: 3; }
+    JumpDialog #jump-problem { color: $error; }
     """
 
     def __init__(self, current: str) -> None:
@@ -29,7 +31,9 @@ class JumpDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Jump to znode (path under the Kafka chroot, e.g. /brokers/topics/orders)")
+            yield Label(
+                "Jump to znode: a path under the Kafka chroot, e.g. /brokers/topics/orders (Enter jumps, Esc cancels)"
+            )
             yield Input(self._current, id="jump-path")
             yield Label("", id="jump-problem")
 

@@ -1,24 +1,24 @@
 """``KzcScreen``: the base of every full screen: status line and footer, the ``/`` filter and ``e`` export
 bindings, and the hook through which the app hands the screen each new view of the cluster.
 
-Screens that are not visible are not redrawn: the app refreshes only the active screen, and a screen
-that comes back (``ScreenResume``) catches up with the latest view once.
+Attributes down, messages up: the app gives each screen what it uses when it builds it and hands it every
+new view; the screen posts messages (``tui.messages``) for navigation, exports and results. Screens that
+are not visible are not redrawn: the app draws only the active screen and leaves the latest view with the
+others (``latest_view``), which a screen that comes back (``ScreenResume``) catches up with once.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from textual import on
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from core.console.view import ClusterView
+from tui.messages import ExportRequested
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.virtual_table import VirtualTable
-
-if TYPE_CHECKING:
-    from tui.app import KzcApp
 
 
 class KzcScreen(Screen[None]):
@@ -33,22 +33,20 @@ class KzcScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self._shown_view: ClusterView | None = None
+        self.latest_view: ClusterView | None = None  # set by the app, drawn or not
         self._filtered: VirtualTable | None = None
+        self.filter_problem: str | None = None  # why the typed filter is not a valid regex
 
     @property
     def view_name(self) -> str:
         """How exports of this screen are named."""
         return self.VIEW_NAME
 
-    @property
-    def kzc(self) -> KzcApp:
-        """The console app."""
-        return cast("KzcApp", self.app)
-
     # ---- live view -----------------------------------------------------------------------------------
 
     def refresh_view(self, view: ClusterView, prepared: object = None) -> None:
         """Show ``view`` (called by the app while this screen is active)."""
+        self.latest_view = view
         if not self.is_mounted:
             return  # pushed but not composed yet: it catches up when it is resumed
         self._shown_view = view
@@ -67,7 +65,7 @@ class KzcScreen(Screen[None]):
         self.call_after_refresh(self._catch_up)
 
     def _catch_up(self) -> None:
-        view = self.kzc.view
+        view = self.latest_view
         if view is not None and view is not self._shown_view and self.is_current:
             self.refresh_view(view)
 
@@ -93,9 +91,13 @@ class KzcScreen(Screen[None]):
         table = self._filtered or self.filter_table()
         if table is None:
             return
-        event.bar.show_problem(table.set_filter(event.text))
+        self.filter_problem = table.set_filter(event.text)
+        event.bar.show_problem(self.filter_problem)
         if event.closed:
             table.focus()
+            if self.filter_problem:
+                self.notify(f"filter /{event.text}/ {self.filter_problem}; the previous filter stays",
+                            severity="warning", timeout=5)  # fmt: skip
         self.filter_applied(table)
 
     def filter_applied(self, table: VirtualTable) -> None:
@@ -120,4 +122,4 @@ class KzcScreen(Screen[None]):
         if payload is None:
             self.notify("nothing to export here", severity="warning")
             return
-        self.kzc.export(self.view_name, payload)
+        self.post_message(ExportRequested(self.view_name, payload))

@@ -4,6 +4,7 @@ check, Enter jumps to the finding's topic or znode, ``e`` exports."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from typing import Any, ClassVar
 
@@ -15,6 +16,7 @@ from textual.widgets import Label, ProgressBar
 
 from core.consistency.findings import Finding, StageProgress
 from tui.checks_run import ChecksRun
+from tui.messages import ChecksRequested, TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -43,6 +45,17 @@ def _grouped(progress: dict[str, StageProgress]) -> dict[str, StageProgress]:
     return grouped
 
 
+def _first_check(run: ChecksRun) -> str:
+    """The first ``check <id>`` stage seen: when the grouped ``checks`` bar started."""
+    return min((s for s in run.stage_started if s.startswith("check ")), key=run.stage_started.__getitem__, default="")
+
+
+def _seconds(value: float) -> str:
+    """``7 s``, ``2 m 13 s``."""
+    whole = max(0, int(value))
+    return f"{whole // 60} m {whole % 60:02d} s" if whole >= 60 else f"{whole} s"
+
+
 def finding_rows(findings: tuple[Finding, ...]) -> list[Row]:
     """Findings in the report's order: errors first, then the catalog's order of checks."""
     rows = []
@@ -63,9 +76,12 @@ class ChecksScreen(KzcScreen):
         Binding("l", "run('local')", "Run locally", id="run_checks_local"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, run: ChecksRun) -> None:
+        """``run``: the app's check run (the app updates it and calls ``show_run``)."""
         super().__init__()
+        self.checks_run = run
         self._bars: dict[str, ProgressBar] = {}
+        self._elapsed: dict[str, Label] = {}
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -79,25 +95,54 @@ class ChecksScreen(KzcScreen):
     def on_mount(self) -> None:
         self.query_one("#findings").border_title = "Findings"
         self.query_one("#findings", VirtualTable).focus()
-        self.show_run(self.kzc.checks)
+        self.show_run(self.checks_run)
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
+        """While a run goes, its elapsed times move every second (only when this screen shows)."""
+        if self.checks_run.running and self.is_current:
+            self._show_elapsed(self.checks_run)
+
+    def _show_elapsed(self, run: ChecksRun) -> None:
+        end = run.ended_at if run.ended_at is not None else time.monotonic()
+        stages = list(_grouped(run.progress).items())
+        for index, (stage, progress) in enumerate(stages):
+            label = self._elapsed.get(stage)
+            if label is None:
+                continue
+            started = run.stage_started.get(stage) or run.stage_started.get(_first_check(run), end)
+            following = [run.stage_started.get(s, end) for s, _ in stages[index + 1 :]]
+            stop = end if not progress.finished else min([*following, end])
+            state = "done" if progress.finished else ("running" if run.running else "stopped")
+            label.update(f"{state} {_seconds(stop - started)}")
+        summary = self.query_one("#checks-summary", Label)
+        if run.running:
+            current = next((s for s, p in reversed(stages) if not p.finished), stages[-1][0] if stages else "starting")
+            summary.update(
+                f"running with {run.engine}: {current} · {_seconds(end - run.started_at)} elapsed "
+                "(the console stays usable; results appear here)"
+            )
 
     def action_run(self, engine: str) -> None:
         """Start a run with ``engine`` (unless one is running)."""
-        self.kzc.run_checks(engine)
+        self.post_message(ChecksRequested(engine))
 
     def show_run(self, run: ChecksRun) -> None:
         """Render the app's current run."""
+        self.checks_run = run
         if not self.is_mounted:
             return  # on_mount renders it
         stages = self.query_one("#stages", Vertical)
         if not run.progress and self._bars:
             stages.remove_children()
             self._bars.clear()
+            self._elapsed.clear()
         for stage, progress in _grouped(run.progress).items():
             bar = self._bars.get(stage)
             if bar is None:
                 bar = self._bars[stage] = ProgressBar(total=None, show_eta=False)
-                stages.mount(Horizontal(Label(stage), bar, classes="stage"))
+                elapsed = self._elapsed[stage] = Label("", classes="elapsed")
+                stages.mount(Horizontal(Label(stage), bar, elapsed, classes="stage"))
             if progress.total:
                 bar.update(total=progress.total, progress=progress.done)
             elif progress.finished:
@@ -106,7 +151,7 @@ class ChecksScreen(KzcScreen):
         if run.error:
             summary.update(f"checks failed: {run.error}")
         elif run.running:
-            summary.update(f"running with {run.engine}… (the console stays usable; results appear here)")
+            self._show_elapsed(run)
         elif run.report is not None:
             report = run.report
             counts = Counter(f.severity.value for f in report.findings)
@@ -117,7 +162,10 @@ class ChecksScreen(KzcScreen):
                 f"{counts['info']} info · {report.partitions:,} partitions · {report.engine} engine · "
                 f"{report.duration_s:.1f} s" + (f" · {top}" if top else "") + "".join(f" · {n}" for n in report.notes)
             )
-            self.query_one("#findings", VirtualTable).set_rows(finding_rows(report.findings))
+            table = self.query_one("#findings", VirtualTable)
+            table.empty_text = f"no findings: every check passed on {report.partitions:,} partitions"
+            table.set_rows(finding_rows(report.findings))
+            self._show_elapsed(run)
 
     @on(VirtualTable.Highlighted, "#findings")
     def _detail(self, event: VirtualTable.Highlighted) -> None:
@@ -128,13 +176,13 @@ class ChecksScreen(KzcScreen):
     @on(VirtualTable.Selected, "#findings")
     def _jump(self, event: VirtualTable.Selected) -> None:
         finding: Finding = event.row.data
-        view = self.kzc.view
+        view = self.latest_view
         if finding.topic and view is not None and finding.topic in view.snapshot.topics:
-            self.kzc.open_topic(finding.topic)
+            self.post_message(TopicChosen(finding.topic))
         elif finding.path:
-            self.kzc.open_znode(finding.path)
+            self.post_message(ZnodeChosen(finding.path))
 
     def export_payload(self) -> dict[str, Any] | None:
         """Every finding of the last run, as ``kzc check --json`` prints them."""
-        report = self.kzc.checks.report
+        report = self.checks_run.report
         return None if report is None else report.to_json()

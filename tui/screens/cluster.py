@@ -4,6 +4,7 @@ the live event log."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import on
@@ -13,6 +14,8 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Label, Static
 
 from core.console.view import BrokerRow, ClusterView, PendingItem
+from tui.journal import EventJournal
+from tui.messages import TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import EventLog, LogLine, clock_text
 from tui.widgets.filter_bar import FilterBar
@@ -64,6 +67,12 @@ class ClusterScreen(KzcScreen):
         Binding("v", "focus_table('events')", "Events", id="focus_events"),
     ]
 
+    def __init__(self, journal: EventJournal, clock_ms: Callable[[], int]) -> None:
+        """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms."""
+        super().__init__()
+        self.journal = journal
+        self.clock_ms = clock_ms
+
     def compose(self) -> ComposeResult:
         yield StatusBar()
         yield FilterBar()
@@ -96,7 +105,7 @@ class ClusterScreen(KzcScreen):
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the controller, health, brokers and pending work of ``view``."""
-        now = self.kzc.now_ms()
+        now = self.clock_ms()
         self._show_controller(view, now)
         self._show_health(view)
         self.query_one("#brokers", VirtualTable).set_rows([_broker_row(b, now) for b in view.brokers])
@@ -104,7 +113,7 @@ class ClusterScreen(KzcScreen):
 
     def _show_controller(self, view: ClusterView, now: int) -> None:
         c = view.controller
-        moves = self.kzc.controller_moves
+        moves = self.journal.controller_moves
         if c.broker_id is None:
             lines = [c.problem or "no controller", f"epoch {c.epoch if c.epoch is not None else '-'}"]
         else:
@@ -129,7 +138,11 @@ class ClusterScreen(KzcScreen):
             widget = self.query_one(f"#health-{key}", Label)
             widget.update(f"{label} {count:,}")
             widget.set_class(count > 0, f"-{meaning}")
-        totals = f"{h.topics:,} topics · {h.partitions:,} partitions · {len(view.brokers)} brokers"
+        gone = sum(1 for b in view.brokers if not b.alive)
+        alive = f"{len(view.brokers) - gone} brokers" + (
+            f" + {gone} gone (hold replicas, not registered)" if gone else ""
+        )
+        totals = f"{h.topics:,} topics · {h.partitions:,} partitions · {alive}"
         totals += f" · leader imbalance {h.leader_imbalance_percent:.1f}%"
         if h.unreadable_znodes:
             totals += f" · {h.unreadable_znodes} unreadable znodes"
@@ -141,7 +154,7 @@ class ClusterScreen(KzcScreen):
         """Show the app's event log (called when events arrive while this screen is active)."""
         # Events also arrive while the screen is composing or being torn down (app exit): then there is no log.
         for log in self.query("#events").results(EventLog):
-            log.show_lines(self.kzc.event_lines)
+            log.show_lines(self.journal.lines)
 
     # ---- jumps ---------------------------------------------------------------------------------------
 
@@ -150,18 +163,19 @@ class ClusterScreen(KzcScreen):
         data = event.row.data
         topic = getattr(data, "topic", None)
         path = getattr(data, "path", None)
-        if topic and topic in (self.kzc.view.snapshot.topics if self.kzc.view else {}):
-            self.kzc.open_topic(topic)
+        view = self.latest_view
+        if topic and view is not None and topic in view.snapshot.topics:
+            self.post_message(TopicChosen(topic))
         elif path:
-            self.kzc.open_znode(path)
+            self.post_message(ZnodeChosen(path))
 
     @on(VirtualTable.Selected, "#brokers")
     def _broker_selected(self, event: VirtualTable.Selected) -> None:
-        self.kzc.open_znode(f"/brokers/ids/{event.row.key}")
+        self.post_message(ZnodeChosen(f"/brokers/ids/{event.row.key}"))
 
     def export_payload(self) -> dict[str, Any] | None:
         """The whole cluster view: controller, health, brokers, pending work and events."""
-        view = self.kzc.view
+        view = self.latest_view
         if view is None:
             return None
         h = view.health
@@ -170,7 +184,7 @@ class ClusterScreen(KzcScreen):
                 "broker_id": view.controller.broker_id,
                 "epoch": view.controller.epoch,
                 "since_ms": view.controller.since_ms,
-                "moves_seen": self.kzc.controller_moves,
+                "moves_seen": self.journal.controller_moves,
             },
             "health": {
                 "topics": h.topics,
@@ -183,7 +197,7 @@ class ClusterScreen(KzcScreen):
             },
             "brokers": self.query_one("#brokers", VirtualTable).export_rows(),
             "pending": self.query_one("#pending", VirtualTable).export_rows(),
-            "events": [{"time_ms": line.at_ms, "event": line.text} for line in self.kzc.event_lines],
+            "events": [{"time_ms": line.at_ms, "event": line.text} for line in self.journal.lines],
             "exported_at_ms": int(time.time() * 1000),
         }
 
@@ -194,10 +208,11 @@ def _broker_row(b: BrokerRow, now: int) -> Row:
         meanings = meanings | {"unreadable"}
     since = age_text(now - b.registered_ms) if b.registered_ms else "-"
     endpoints = ", ".join(e.split("://", 1)[-1] for e in b.endpoints) or (b.problem or "-")
+    gone = "" if b.alive else " (gone)"  # not registered now: the last endpoint and rack seen, if any
     cells = (
         str(b.id),
-        endpoints,
-        b.rack or "-",
+        endpoints + (gone if b.endpoints else ""),
+        (b.rack + gone) if b.rack else "-",
         since,
         f"{b.replicas:,}",
         f"{b.leaders:,}",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -15,22 +15,32 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, Input, Label, Static
 
-from core.console.protocols import Unsubscribe
+from core.console.protocols import TopicAdmin, TopicFollower, Unsubscribe
 from core.console.view import ClusterView, assignment_preview
 from core.errors import KzcError
-from core.kafka.names import collisions, name_problem
+from core.kafka.names import collisions, is_internal, name_problem
 from core.kafka.topic_rules import parse_configs
-from core.kafka.znodes import PartitionState
 from core.snapshot.model import TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest
 from core.topics.write import planned_writes
-from tui.messages import TopicEntryChanged
+from tui.messages import TopicChosen, TopicEntryChanged
 from tui.screens.base import KzcScreen
-from tui.screens.plan_form import form_field, show_dry_run
+from tui.screens.plan_form import form_field, hide_dry_run, partitions_online, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.virtual_table import VirtualTable
+
+
+def internal_warning(name: str) -> str | None:
+    """A warning for names Kafka keeps for itself: its internal topics (created by the brokers with their own
+    configs; one made by hand can break the group or transaction coordinator), and any ``__`` name."""
+    if is_internal(name):
+        return (f"WARNING: '{name}' is one of Kafka's internal topics: the brokers create it themselves with the "
+                "configs they need; creating it by hand can break them")  # fmt: skip
+    if name.startswith("__"):
+        return f"WARNING: names starting with '__' are reserved for Kafka's internal topics ('{name}')"
+    return None
 
 
 def new_seed() -> int:
@@ -38,7 +48,11 @@ def new_seed() -> int:
     return random.randrange(2**31)
 
 
+
 PLACEHOLDER = "preview-placeholder"  # the name plans are made under before the user types one
+
+class TopicWriter(TopicAdmin, TopicFollower, Protocol):
+    """What the create and add-partitions forms use: plan and write, then follow the topic."""
 
 
 class CreateTopicScreen(KzcScreen):
@@ -51,8 +65,11 @@ class CreateTopicScreen(KzcScreen):
         Binding("ctrl+s", "submit", "Create", priority=True, id="submit"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, admin: TopicWriter, read_only: bool) -> None:
+        """``admin``: plans, writes and follows topics; ``read_only``: refuse the write."""
         super().__init__()
+        self.admin = admin
+        self.read_only = read_only
         # Kafka draws a random start per create: one seed per form (every edit previews with it, and the
         # previewed plan is what ctrl+s applies); a reshuffle picks a new one.
         self._seed = new_seed()
@@ -96,7 +113,7 @@ class CreateTopicScreen(KzcScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Once created, the form is done: only navigation stays."""
         if action in ("reshuffle", "dry_run", "submit"):
-            return self._created is None and not self.kzc.read_only
+            return self._created is None and not self.read_only
         return True
 
     # ---- form → plan ---------------------------------------------------------------------------------
@@ -123,20 +140,25 @@ class CreateTopicScreen(KzcScreen):
     @on(Checkbox.Changed)
     def _form_changed(self) -> None:
         if self._created is None:
-            self._show_name_problem()
-            self._replan()
+            problem = self._show_name_problem()
+            if problem:
+                self.workers.cancel_group(self, "plan")
+                self._show_plan(None, None)  # an invalid name has no preview: never leave the old one drawn
+            else:
+                self._replan()
 
-    def _show_name_problem(self) -> None:
+    def _show_name_problem(self) -> str | None:
         name = self.query_one("#name", Input).value.strip()
         problem = name_problem(name) if name else None
-        view = self.kzc.view
+        view = self.latest_view
         if problem is None and name and view is not None:
             if name in view.snapshot.topics:
                 problem = f"Topic '{name}' already exists."
             elif clash := collisions(name, list(view.snapshot.topics)):
                 problem = f"Topic '{name}' collides with existing topics: {', '.join(clash)}"
-        self.query_one("#name-problem", Label).update(problem or "")
+        self.query_one("#name-problem", Label).update(problem or internal_warning(name) or "")
         self.query_one("#name", Input).set_class(problem is not None, "-invalid")
+        return problem
 
     def _replan(self) -> None:
         try:
@@ -153,7 +175,7 @@ class CreateTopicScreen(KzcScreen):
             self.app.call_from_thread(self._preview_only, request)
             return
         try:
-            plan = self.kzc.backend.plan_create(request)
+            plan = self.admin.plan_create(request)
         except KzcError as exc:
             self.app.call_from_thread(self._show_plan, None, str(exc))
             return
@@ -197,7 +219,7 @@ class CreateTopicScreen(KzcScreen):
     def apply(self, plan: CreatePlan) -> None:
         """Create the topic (worker thread)."""
         try:
-            self.kzc.backend.apply_create(plan)
+            self.admin.apply_create(plan)
         except KzcError as exc:
             self.app.call_from_thread(self._apply_failed, str(exc))
             return
@@ -211,6 +233,7 @@ class CreateTopicScreen(KzcScreen):
 
     def _applied(self, plan: CreatePlan) -> None:
         self._created = plan.topic
+        hide_dry_run(self)
         for widget in self.query(Input):
             widget.disabled = True
         self.query_one("#rack", Checkbox).disabled = True
@@ -226,15 +249,14 @@ class CreateTopicScreen(KzcScreen):
         def changed(entry: TopicEntry | None) -> None:
             self.post_message(TopicEntryChanged(topic, entry))
 
-        self._unfollow = self.kzc.backend.follow_topic(topic, changed)
+        self._unfollow = self.admin.follow_topic(topic, changed)
 
     @on(TopicEntryChanged)
     def _progress(self, message: TopicEntryChanged) -> None:
         if message.topic != self._created or message.entry is None:
             return
         entry: TopicEntry = message.entry
-        total = len(entry.partition_ids)
-        online = sum(1 for s in entry.states.values() if isinstance(s, PartitionState) and s.leader >= 0)
+        online, total = partitions_online(entry)
         phase = self.query_one("#phase", Label)
         if total and online == total:
             phase.update(f"done: {self._created} created, all {total} partitions online (Enter on the grid: detail)")
@@ -245,7 +267,7 @@ class CreateTopicScreen(KzcScreen):
     @on(VirtualTable.Selected, "#preview-grid")
     def _open_created(self) -> None:
         if self._created is not None:
-            self.kzc.open_topic(self._created)
+            self.post_message(TopicChosen(self._created))
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Brokers may come and go: keep the name check current."""

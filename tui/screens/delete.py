@@ -5,6 +5,7 @@ gone) or why it is stuck."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -13,7 +14,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.widgets import Input, Label
 
-from core.console.protocols import DeletionStage
+from core.console.protocols import DeletionStage, TopicAdmin
 from core.console.view import ClusterView, deletion_status
 from core.errors import KzcError
 from core.topics.plan import DeletePlan, DeleteRequest
@@ -43,9 +44,16 @@ class DeleteScreen(KzcScreen):
     VIEW_NAME = "delete"
     BINDINGS: ClassVar[list[BindingType]] = []
 
-    def __init__(self, selection: DeleteRequest) -> None:
+    def __init__(
+        self, selection: DeleteRequest, admin: TopicAdmin, clock_ms: Callable[[], int], hidden: int = 0
+    ) -> None:
+        """``admin``: plans and queues deletions; ``clock_ms``: now in epoch ms (for ages); ``hidden``: marked
+        topics the filter hid, left out of ``selection`` (the confirmation says so)."""
         super().__init__()
+        self.hidden = hidden
         self.selection = selection
+        self.admin = admin
+        self.clock_ms = clock_ms
         self._plan: DeletePlan | None = None
         self._applied = False
         self._seen_queued: set[str] = set()  # topics whose marker this screen has seen
@@ -69,7 +77,7 @@ class DeleteScreen(KzcScreen):
     def plan(self) -> None:
         """Resolve the selection and the guards (worker thread)."""
         try:
-            plan = self.kzc.backend.plan_delete(self.selection)
+            plan = self.admin.plan_delete(self.selection)
         except KzcError as exc:
             self.app.call_from_thread(self._phase, f"nothing to delete: {exc}", "-error")
             return
@@ -83,6 +91,8 @@ class DeleteScreen(KzcScreen):
     def _show_plan(self, plan: DeletePlan) -> None:
         self._plan = plan
         notes = list(plan.warnings)
+        if self.hidden:
+            notes.insert(0, f"{self.hidden} marked topic(s) hidden by the filter are NOT included")
         if plan.blocked:
             notes.insert(0, plan.blocked)
         self.query_one("#delete-notes", Label).update("\n".join(notes))
@@ -101,10 +111,10 @@ class DeleteScreen(KzcScreen):
 
     def _render_rows(self) -> None:
         plan = self._plan
-        view = self.kzc.view
+        view = self.latest_view
         if plan is None or view is None:
             return
-        now = self.kzc.now_ms()
+        now = self.clock_ms()
         rows = []
         for topic in plan.topics:
             entry = view.snapshot.topics.get(topic)
@@ -164,7 +174,7 @@ class DeleteScreen(KzcScreen):
     def apply(self, plan: DeletePlan, confirmation: str) -> None:
         """Queue the deletions (worker thread)."""
         try:
-            self.kzc.backend.apply_delete(plan, confirmation)
+            self.admin.apply_delete(plan, confirmation)
         except KzcError as exc:
             self.app.call_from_thread(self._not_deleted, str(exc))
             return

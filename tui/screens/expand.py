@@ -12,12 +12,16 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Label, Static
 
+from core.console.protocols import Unsubscribe
 from core.console.view import ClusterView, assignment_preview
 from core.errors import KzcError
+from core.snapshot.model import TopicEntry
 from core.topics.plan import ExpandPlan, ExpandRequest
 from core.topics.write import planned_writes
+from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
-from tui.screens.plan_form import form_field, show_dry_run
+from tui.screens.create_topic import TopicWriter
+from tui.screens.plan_form import form_field, hide_dry_run, partitions_online, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -31,11 +35,16 @@ class ExpandScreen(KzcScreen):
         Binding("ctrl+s", "submit", "Add partitions", priority=True, id="submit"),
     ]
 
-    def __init__(self, topic: str) -> None:
+    def __init__(self, topic: str, admin: TopicWriter, read_only: bool) -> None:
+        """``admin``: plans, writes and follows topics; ``read_only``: refuse the write."""
         super().__init__()
         self.topic = topic
+        self.admin = admin
+        self.read_only = read_only
         self._plan: ExpandPlan | None = None
         self._done = False
+        self._target = 0  # partitions once written: followed until all are online
+        self._unfollow: Unsubscribe | None = None
 
     @property
     def view_name(self) -> str:
@@ -62,7 +71,7 @@ class ExpandScreen(KzcScreen):
         for field in self.query(Input):
             field.cursor_blink = False  # a blinking cursor is a frame every half second over SSH
         self.query_one("#form").border_title = "Add partitions"
-        view = self.kzc.view
+        view = self.latest_view
         entry = view.snapshot.topics.get(self.topic) if view is not None else None
         current = len(entry.partition_ids) if entry is not None else 0
         self.query_one("#partitions", Input).value = str(current + 1 if current else 1)
@@ -71,7 +80,7 @@ class ExpandScreen(KzcScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Done or read-only: no more writes."""
         if action in ("dry_run", "submit"):
-            return not self._done and not self.kzc.read_only
+            return not self._done and not self.read_only
         return True
 
     @on(Input.Changed)
@@ -87,7 +96,7 @@ class ExpandScreen(KzcScreen):
     def plan(self, request: ExpandRequest) -> None:
         """Check and compute the new partitions (worker thread)."""
         try:
-            plan = self.kzc.backend.plan_expand(request)
+            plan = self.admin.plan_expand(request)
         except KzcError as exc:
             self.app.call_from_thread(self._show, None, str(exc))
             return
@@ -114,19 +123,41 @@ class ExpandScreen(KzcScreen):
     def apply(self, plan: ExpandPlan) -> None:
         """Write the topic znode (worker thread)."""
         try:
-            self.kzc.backend.apply_expand(plan)
+            self.admin.apply_expand(plan)
         except KzcError as exc:
             self.app.call_from_thread(self._phase, str(exc), "-error")
             return
         self._done = True
+        self._target = plan.target_partitions
         self.app.call_from_thread(
             self._phase,
-            f"written: {self.topic} now has {plan.target_partitions} "
-            "partitions; the controller brings the new ones online",
-            "-done",
+            f"written: {self.topic} now has {plan.target_partitions} partitions; waiting for the controller to "
+            "bring the new ones online…",
+            "",
         )
 
+        def changed(entry: TopicEntry | None) -> None:
+            self.post_message(TopicEntryChanged(self.topic, entry))
+
+        self._unfollow = self.admin.follow_topic(self.topic, changed)
+
+    def on_unmount(self) -> None:
+        if self._unfollow is not None:
+            self._unfollow()
+
+    @on(TopicEntryChanged)
+    def _progress(self, message: TopicEntryChanged) -> None:
+        if not self._done or message.entry is None:
+            return
+        online, total = partitions_online(message.entry)
+        if total >= self._target and online == total:
+            self._phase(f"done: {self.topic} has {total} partitions, all online", "-done")
+        else:
+            self._phase(f"written: {self.topic}: {online} of {total} partitions online…", "")
+
     def _phase(self, text: str, css_class: str) -> None:
+        if self._done:
+            hide_dry_run(self)
         phase = self.query_one("#phase", Label)
         phase.update(text)
         phase.set_classes(css_class)

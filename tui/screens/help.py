@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
-from tui.keymap import BindingInfo
+from tui.keymap import MUTATION_IDS, BindingInfo
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
@@ -29,15 +29,18 @@ class HelpScreen(ModalScreen[None]):
         Binding("slash", "filter", "Filter", id="filter"),
     ]
 
-    def __init__(self, bindings: list[BindingInfo]) -> None:
+    def __init__(self, bindings: list[BindingInfo], read_only: bool = False) -> None:
+        """``read_only``: leave out the bindings that change the cluster (and say so)."""
         super().__init__()
-        self._catalog = bindings
+        self._catalog = [b for b in bindings if not (read_only and b.id in MUTATION_IDS)]
+        self._read_only = read_only
 
     def compose(self) -> ComposeResult:
         yield FilterBar()
-        yield Label(
-            "Bindings: remap any of them by id in the config file's [keys] table", id="help-title", markup=False
-        )
+        title = "Bindings: remap any of them by id in the config file's [keys] table"
+        if self._read_only:
+            title += " · read-only: the keys that change the cluster are not listed"
+        yield Label(title, id="help-title", markup=False)
         yield VirtualTable(HELP_COLUMNS, id="help-table")
 
     def on_mount(self) -> None:

@@ -3,19 +3,20 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from core.console.protocols import PartitionOffsets, Unsubscribe
+from core.console.protocols import OffsetSource, PartitionOffsets, TopicFollower, Unsubscribe
 from core.console.view import ClusterView, PartitionRow, partition_rows, topic_configs
 from core.errors import KzcError
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.snapshot.model import TopicEntry
-from tui.messages import TopicEntryChanged
+from tui.keymap import MUTATION_IDS
+from tui.messages import DeleteTopicsRequested, ExpandTopicRequested, TopicEntryChanged, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -76,6 +77,10 @@ def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None) -> Ro
     return Row(str(p.partition), cells, p.flags, values, p)
 
 
+class TopicSource(TopicFollower, OffsetSource, Protocol):
+    """What the topic detail reads: the topic's znodes, followed, and its offsets from the brokers."""
+
+
 class TopicDetailScreen(KzcScreen):
     """One topic, followed live."""
 
@@ -87,9 +92,12 @@ class TopicDetailScreen(KzcScreen):
         Binding("tab", "app.focus_next", "Next pane", show=False, id="next_pane"),
     ]
 
-    def __init__(self, topic: str) -> None:
+    def __init__(self, topic: str, source: TopicSource, read_only: bool) -> None:
+        """``source``: follows the topic and reads its offsets; ``read_only``: hide every mutation."""
         super().__init__()
         self.topic = topic
+        self.source = source
+        self.read_only = read_only
         self._entry: TopicEntry | None = None
         self._offsets: dict[int, PartitionOffsets] = {}
         self._unfollow: Unsubscribe | None = None
@@ -105,7 +113,7 @@ class TopicDetailScreen(KzcScreen):
         yield Label(f"topic {self.topic}", id="topic-summary")
         yield VirtualTable(PARTITION_COLUMNS, empty_text="no partitions", id="partitions")
         yield VirtualTable(CONFIG_COLUMNS, empty_text="no config overrides (broker defaults apply)", id="configs")
-        yield KeyBar()
+        yield KeyBar(hide=MUTATION_IDS if self.read_only else frozenset())
 
     def on_mount(self) -> None:
         self.query_one("#partitions").border_title = "Partitions"
@@ -114,10 +122,6 @@ class TopicDetailScreen(KzcScreen):
         self.follow()
         self.action_offsets()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only hides every mutation."""
-        return not (action in ("expand", "delete") and self.kzc.read_only)
-
     @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
     def follow(self) -> None:
         """Subscribe to the topic's changes (the callback runs on a backend thread and only posts)."""
@@ -125,7 +129,7 @@ class TopicDetailScreen(KzcScreen):
         def changed(entry: TopicEntry | None) -> None:
             self.post_message(TopicEntryChanged(self.topic, entry))
 
-        self._unfollow = self.kzc.backend.follow_topic(self.topic, changed)
+        self._unfollow = self.source.follow_topic(self.topic, changed)
 
     def on_unmount(self) -> None:
         if self._unfollow is not None:
@@ -134,8 +138,8 @@ class TopicDetailScreen(KzcScreen):
     @on(TopicEntryChanged)
     def _entry_changed(self, message: TopicEntryChanged) -> None:
         self._entry = message.entry
-        if self.kzc.view is not None:
-            self._draw(self.kzc.view)
+        if self.latest_view is not None:
+            self._draw(self.latest_view)
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Brokers or cluster defaults may change health too: re-render with the latest entry."""
@@ -196,7 +200,7 @@ class TopicDetailScreen(KzcScreen):
     def fetch_offsets(self) -> None:
         """Ask the brokers (worker thread); reschedules itself only after it finished."""
         try:
-            offsets = self.kzc.backend.offsets(self.topic)
+            offsets = self.source.offsets(self.topic)
         except KzcError as exc:
             self.app.call_from_thread(self._offsets_failed, str(exc))
             return
@@ -206,8 +210,8 @@ class TopicDetailScreen(KzcScreen):
 
     def _offsets_arrived(self, offsets: dict[int, PartitionOffsets]) -> None:
         self._offsets = offsets
-        if self.kzc.view is not None and self.is_current:
-            self._draw(self.kzc.view)
+        if self.latest_view is not None and self.is_current:
+            self._draw(self.latest_view)
         self.set_timer(OFFSETS_EVERY_S, self._next_offsets)
 
     def _offsets_failed(self, reason: str) -> None:
@@ -222,19 +226,19 @@ class TopicDetailScreen(KzcScreen):
 
     def action_expand(self) -> None:
         """Add partitions to this topic."""
-        self.kzc.open_expand(self.topic)
+        self.post_message(ExpandTopicRequested(self.topic))
 
     def action_delete(self) -> None:
         """Delete this topic."""
-        self.kzc.open_delete(topics=(self.topic,))
+        self.post_message(DeleteTopicsRequested(topics=(self.topic,)))
 
     def action_znode(self) -> None:
         """Open the topic's znode in the ZooKeeper browser."""
-        self.kzc.open_znode(f"/brokers/topics/{self.topic}")
+        self.post_message(ZnodeChosen(f"/brokers/topics/{self.topic}"))
 
     @on(VirtualTable.Selected, "#partitions")
     def _partition_znode(self, event: VirtualTable.Selected) -> None:
-        self.kzc.open_znode(f"/brokers/topics/{self.topic}/partitions/{event.row.key}/state")
+        self.post_message(ZnodeChosen(f"/brokers/topics/{self.topic}/partitions/{event.row.key}/state"))
 
     def export_payload(self) -> dict[str, Any] | None:
         """Partitions and configs of the topic."""

@@ -12,6 +12,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 
 from core.console.view import ClusterView, TopicSummary
+from tui.keymap import MUTATION_IDS
+from tui.messages import CreateTopicRequested, DeleteTopicsRequested, ExpandTopicRequested, TopicChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -92,7 +94,7 @@ class TopicRowCache:
                 hit = cache.get(summary.name)
                 if hit is None or (hit[0] is not summary and hit[0] != summary):
                     row = topic_row(summary)
-                    hit = (summary, row, " ".join(row.cells))
+                    hit = (summary, row, "\n".join(row.cells))  # as search_texts: one cell per line
                 fresh[summary.name] = hit
                 rows.append(hit[1])
                 search.append(hit[2])
@@ -111,8 +113,10 @@ class TopicsScreen(KzcScreen):
         Binding("D", "delete_matching", "Delete matching", id="delete_matching", show=False),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, read_only: bool) -> None:
+        """``read_only``: hide and refuse every mutation."""
         super().__init__()
+        self.read_only = read_only
         self._rows = TopicRowCache()
 
     def compose(self) -> ComposeResult:
@@ -121,14 +125,10 @@ class TopicsScreen(KzcScreen):
             yield FilterBar(pinned=True)
             yield TextLine(id="topics-count")
         yield VirtualTable(TOPIC_COLUMNS, empty_text="no topics", markable=True, id="topics")
-        yield KeyBar()
+        yield KeyBar(hide=MUTATION_IDS if self.read_only else frozenset())
 
     def on_mount(self) -> None:
         self.query_one("#topics", VirtualTable).focus()
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Read-only hides every mutation."""
-        return not (action in ("create", "expand", "delete", "delete_matching") and self.kzc.read_only)
 
     def prepare(self, view: ClusterView) -> TopicRows:
         """Rows, widths and search texts, derived in the view worker."""
@@ -145,21 +145,25 @@ class TopicsScreen(KzcScreen):
         """Update the count line."""
         shown, total = table.row_count, table.total_count
         marked = len(table.marked_keys)
+        hidden = marked - len(table.visible_marked_keys)
         text = f"{shown:,} of {total:,} topics" if table.filter_text else f"{total:,} topics"
         if table.filter_text:
             text += f" matching /{table.filter_text}/"
+        if self.filter_problem:
+            text += f" · {self.filter_problem} (the previous filter stays)"
         if marked:
-            text += f" · {marked} marked (space)"
+            text += f" · {marked} marked (space)" + (f", {hidden} hidden by the filter" if hidden else "")
         if table.sort_description:
             text += f" · sorted by {table.sort_description}"
         self.query_one("#topics-count", TextLine).show(text)
 
     @on(VirtualTable.Selected, "#topics")
     def _open(self, event: VirtualTable.Selected) -> None:
-        self.kzc.open_topic(event.row.key)
+        self.post_message(TopicChosen(event.row.key))
 
     @on(VirtualTable.Highlighted, "#topics")
-    def _moved(self, event: VirtualTable.Highlighted) -> None:
+    @on(VirtualTable.MarksChanged, "#topics")
+    def _moved(self, event: VirtualTable.Highlighted | VirtualTable.MarksChanged) -> None:
         self.filter_applied(event.table)
 
     def _table(self) -> VirtualTable:
@@ -167,25 +171,42 @@ class TopicsScreen(KzcScreen):
 
     def action_create(self) -> None:
         """Open the create form."""
-        self.kzc.open_create()
+        self.post_message(CreateTopicRequested())
 
     def action_expand(self) -> None:
         """Add partitions to the topic under the cursor."""
         key = self._table().current_key
-        if key is not None:
-            self.kzc.open_expand(key)
+        if key is not None or self.read_only:  # read-only: the app refuses it and says why
+            self.post_message(ExpandTopicRequested(key or ""))
 
     def action_delete(self) -> None:
-        """Delete the marked topics, or the one under the cursor."""
+        """Delete the marked topics the filter shows (the confirmation says how many marked ones it hides),
+        or the one under the cursor."""
         table = self._table()
-        names = table.marked_keys or ([table.current_key] if table.current_key else [])
+        if self.read_only:
+            self.post_message(DeleteTopicsRequested())  # the app refuses it and says why
+            return
+        marked = table.marked_keys
+        shown = table.visible_marked_keys
+        if marked and not shown:
+            self.notify(f"the {len(marked)} marked topics are hidden by the filter: clear it (esc) to see them",
+                        severity="warning")  # fmt: skip
+            return
+        names = shown or ([table.current_key] if table.current_key else [])
         if names:
-            self.kzc.open_delete(topics=tuple(names))
+            self.post_message(DeleteTopicsRequested(topics=tuple(names), hidden=len(marked) - len(shown)))
 
     def action_delete_matching(self) -> None:
-        """Delete every topic matching the filter regex."""
-        regex = self._table().filter_text
-        if not regex:
-            self.notify("set a filter with / first: D deletes every topic matching it", severity="warning")
+        """Delete every topic the filter shows: exactly the rows on the table, whatever column matched."""
+        table = self._table()
+        if self.read_only:
+            self.post_message(DeleteTopicsRequested())  # the app refuses it and says why
             return
-        self.kzc.open_delete(regex=regex)
+        if not table.filter_text:
+            self.notify("set a filter with / first: D deletes every topic it shows", severity="warning")
+            return
+        names = [row.key for row in table.visible_rows()]
+        if not names:
+            self.notify(f"the filter /{table.filter_text}/ shows no topic: nothing to delete", severity="warning")
+            return
+        self.post_message(DeleteTopicsRequested(topics=tuple(names)))

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from core.console.protocols import Unsubscribe
+from core.console.protocols import Unsubscribe, ZnodeBrowser
 from core.kafka.znodes import Unreadable
 from core.zookeeper.tree import ChildPage, ZnodeView
 from tui.dialogs.jump import JumpDialog
@@ -72,8 +72,10 @@ class ZkBrowserScreen(KzcScreen):
         Binding("r", "reload", "Reload", id="reload_znode"),
     ]
 
-    def __init__(self, path: str = "/") -> None:
+    def __init__(self, browser: ZnodeBrowser, path: str = "/") -> None:
+        """``browser``: reads and watches znodes; ``path``: where to open."""
         super().__init__()
+        self.browser = browser
         self.path = path
         self._view: ZnodeView | None = None
         self._unwatch: Unsubscribe | None = None
@@ -91,6 +93,7 @@ class ZkBrowserScreen(KzcScreen):
                 yield Label("", id="zk-path")
                 yield Label("", id="zk-kind")
                 yield VirtualTable(EXPLAIN_COLUMNS, empty_text="(no Kafka fields)", id="zk-explained")
+                yield Static("", id="zk-field", markup=False)
                 yield Static("", id="zk-data", markup=False)
                 yield Static("", id="zk-meta", markup=False)
         yield KeyBar()
@@ -116,7 +119,7 @@ class ZkBrowserScreen(KzcScreen):
     @work(thread=True, exit_on_error=False, group="zk-children")
     def load_children(self, node: TreeNode[NodeData], path: str, offset: int) -> None:
         """Fetch a page of children (worker thread)."""
-        page = self.kzc.backend.children(path, offset, PAGE)
+        page = self.browser.children(path, offset, PAGE)
         self.app.call_from_thread(self._add_page, node, page)
 
     def _add_page(self, node: TreeNode[NodeData], page: ChildPage) -> None:
@@ -174,12 +177,12 @@ class ZkBrowserScreen(KzcScreen):
         def changed(changed_path: str) -> None:
             self.post_message(ZnodeChanged(changed_path))
 
-        self._unwatch = self.kzc.backend.watch_znode(path, changed)
+        self._unwatch = self.browser.watch_znode(path, changed)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="zk-fetch")
     def fetch(self, path: str) -> None:
         """Read the znode (worker thread)."""
-        view = self.kzc.backend.znode(path)
+        view = self.browser.znode(path)
         self.app.call_from_thread(self._show_znode, path, view)
 
     @on(ZnodeChanged)
@@ -208,6 +211,7 @@ class ZkBrowserScreen(KzcScreen):
             kind.update("this znode does not exist (any more)")
             kind.add_class("-unreadable")
             explained.set_rows([])
+            self._show_field(None)
             data.update("")
             meta.update("")
             return
@@ -221,12 +225,23 @@ class ZkBrowserScreen(KzcScreen):
         rows = view.explained()
         explained.set_rows([Row(str(i), (f, v, m)) for i, (f, v, m) in enumerate(rows)])
         explained.display = bool(rows)
+        self._show_field(explained.current_row)
         text = decoded.text
         lines = text.splitlines()
         if len(lines) > DATA_LINES:
             text = "\n".join(lines[:DATA_LINES]) + f"\n… {len(lines) - DATA_LINES:,} more lines (e exports all)"
         data.update(text or "(no data)")
         meta.update(_meta_text(view))
+
+    @on(VirtualTable.Highlighted, "#zk-explained")
+    def _field_highlighted(self, event: VirtualTable.Highlighted) -> None:
+        self._show_field(event.row)
+
+    def _show_field(self, row: Row | None) -> None:
+        """The highlighted field whole, wrapped: its value and meaning never fit the table's columns."""
+        field = self.query_one("#zk-field", Static)
+        field.update(f"{row.cells[0]} = {row.cells[1]}\n{row.cells[2]}" if row is not None else "")
+        field.display = row is not None
 
     # ---- jump, copy, reload --------------------------------------------------------------------------
 

@@ -27,12 +27,14 @@ def grid_columns(brokers: tuple[BrokerSlot, ...]) -> list[Column]:
 
 
 def grid_rows(preview: AssignmentPreview) -> list[Row]:
-    """One row per partition: existing ones (dimmed) first, then the new ones."""
+    """One row per partition: existing ones (dimmed) first, then the new ones, marked ``+`` when there are
+    existing ones (meaning never rests on the shade alone)."""
     racks = {b.id: b.rack for b in preview.brokers}
     rows: list[Row] = []
     for partitions, meaning in ((preview.existing, "existing"), (preview.assignment, None)):
         for partition, replicas in partitions:
-            cells = [str(partition)]
+            new = meaning is None and bool(preview.existing)
+            cells = [f"+{partition}" if new else str(partition)]
             for broker in preview.brokers:
                 if replicas and broker.id == replicas[0]:
                     cells.append("L")
@@ -56,13 +58,13 @@ def bars_text(preview: AssignmentPreview) -> str:
     if metrics is None:
         return ""
     most = max([*metrics.replicas_per_broker.values(), 1])
-    most_leaders = max([*metrics.leaders_per_broker.values(), 1])
     lines = []
     for broker in preview.brokers:
         replicas = metrics.replicas_per_broker.get(broker.id, 0)
         leaders = metrics.leaders_per_broker.get(broker.id, 0)
         bar = "█" * round(BAR_WIDTH * replicas / most)
-        lead = "█" * round(BAR_WIDTH * leaders / most_leaders)
+        # One scale for both bars (the busiest broker's replicas): 2 leaders never draw as long as 6 replicas.
+        lead = "█" * round(BAR_WIDTH * leaders / most)
         rack = broker.rack or "-"
         dead = " not registered" if not broker.alive else ""
         lines.append(
@@ -124,3 +126,5 @@ class AssignmentPreviewView(Vertical):
         self.query_one("#preview-bars", Static).update(bars_text(preview))
         grid.set_columns(grid_columns(preview.brokers))
         grid.set_rows(grid_rows(preview))
+        legend = "L leader, r replica" + (", +N new partition" if preview.existing else "")
+        grid.border_title = f"Preview ({legend})"

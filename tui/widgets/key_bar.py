@@ -22,8 +22,10 @@ class KeyBar(Widget):
     KeyBar { height: 1; dock: bottom; }
     """
 
-    def __init__(self) -> None:
+    def __init__(self, hide: frozenset[str] = frozenset()) -> None:
+        """``hide``: binding ids not to show (read-only hides the mutations)."""
         super().__init__()
+        self._hide = hide
         self._pairs: tuple[tuple[str, str], ...] = ()
 
     def on_mount(self) -> None:
@@ -37,7 +39,7 @@ class KeyBar(Widget):
         seen: set[str] = set()
         pairs: list[tuple[str, str]] = []
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
-            if not binding.show or not enabled or binding.action in seen:
+            if not binding.show or not enabled or binding.action in seen or binding.id in self._hide:
                 continue
             seen.add(binding.action)
             pairs.append((self.app.get_key_display(binding), binding.description))

@@ -86,8 +86,34 @@ def measure_widths(columns: Sequence[Column], rows: Sequence[Row]) -> list[int]:
 
 
 def search_texts(rows: Sequence[Row]) -> list[str]:
-    """What the ``/`` filter searches in each row; pure, any thread."""
-    return [" ".join(r.cells) for r in rows]
+    """What the ``/`` filter searches in each row: its cells one per line, so that ``^`` and ``$`` anchor
+    at a cell's start and end and no match spans two cells; pure, any thread."""
+    return ["\n".join(r.cells) for r in rows]
+
+
+@dataclass(frozen=True)
+class RowFilter:
+    """A parsed ``/`` filter: a case-insensitive regex searched in every cell, or in one column's cells
+    (``name:^orders``, k9s style: the column's key or its header label)."""
+
+    text: str
+    pattern: re.Pattern[str]
+    column: int | None = None
+
+
+def parse_filter(text: str, columns: Sequence[Column]) -> RowFilter | str:
+    """``text`` as a filter on ``columns``, or why it is not one (an invalid regex)."""
+    column = None
+    head, colon, rest = text.partition(":")
+    if colon and head:
+        wanted = head.strip().lower()
+        column = next((n for n, c in enumerate(columns) if wanted in (c.key.lower(), c.label.lower())), None)
+    regex = rest if column is not None else text
+    try:
+        pattern = re.compile(regex, re.IGNORECASE | re.MULTILINE)
+    except re.error as exc:
+        return f"not a valid regex: {exc}"
+    return RowFilter(text, pattern, column)
 
 
 class VirtualTable(Widget, can_focus=True):
@@ -115,6 +141,7 @@ class VirtualTable(Widget, can_focus=True):
         Binding("enter", "select", "Open", id="open"),
         Binding("space", "toggle_mark", "Mark", show=False, id="mark"),
         Binding("s", "cycle_sort", "Sort", show=False, id="sort"),
+        Binding("S", "cycle_sort(-1)", "Sort by previous column", show=False, id="sort_back"),
     ]
 
     DEFAULT_CSS = """
@@ -132,6 +159,18 @@ class VirtualTable(Widget, can_focus=True):
         @property
         def control(self) -> VirtualTable:
             """The table the row belongs to."""
+            return self.table
+
+    class MarksChanged(Message):
+        """A row was marked or unmarked."""
+
+        def __init__(self, table: VirtualTable) -> None:
+            super().__init__()
+            self.table = table
+
+        @property
+        def control(self) -> VirtualTable:
+            """The table."""
             return self.table
 
     class Highlighted(Message):
@@ -165,8 +204,7 @@ class VirtualTable(Widget, can_focus=True):
         self._position: dict[str, int] | None = None  # row key -> index in _visible, built when first needed
         self._widths: list[int] = [len(c.label) for c in self._columns]
         self._cursor = 0
-        self._filter: re.Pattern[str] | None = None
-        self._filter_text = ""
+        self._filter: RowFilter | None = None
         self._sort: tuple[int, bool] | None = None  # (column index, descending)
         self._marked: set[str] = set()
         self._markable = markable
@@ -256,41 +294,57 @@ class VirtualTable(Widget, can_focus=True):
         self._set_cursor(position)
         return True
 
+    @property
+    def empty_text(self) -> str:
+        """What the table says when it has no rows."""
+        return self._empty_text
+
+    @empty_text.setter
+    def empty_text(self, text: str) -> None:
+        self._empty_text = text
+        self.refresh()
+
     # ---- filter, sort, marks -------------------------------------------------------------------------
 
     @property
     def filter_text(self) -> str:
-        """The regex in effect (``""`` for none)."""
-        return self._filter_text
+        """The filter in effect (``""`` for none)."""
+        return self._filter.text if self._filter is not None else ""
 
     def set_filter(self, text: str) -> str | None:
-        """Show only rows whose text matches ``text`` (a case-insensitive regex, searched anywhere).
+        """Show only rows with a cell matching ``text`` (a case-insensitive regex; ``^``/``$`` anchor at a
+        cell's start/end), or with ``column:regex`` only that column's cells.
 
         Returns:
             ``None``, or why ``text`` is not a valid regex (the previous filter then stays).
         """
-        if text == self._filter_text:
+        if text == self.filter_text:
             return None
         if not text:
-            self._filter, self._filter_text = None, ""
+            self._filter = None
         else:
-            try:
-                self._filter = re.compile(text, re.IGNORECASE)
-            except re.error as exc:
-                return f"not a valid regex: {exc}"
-            self._filter_text = text
+            parsed = parse_filter(text, self._columns)
+            if isinstance(parsed, str):
+                return parsed
+            self._filter = parsed
         self._apply_view(keep_key=self.current_key)
         return None
 
-    def action_cycle_sort(self) -> None:
-        """Sort by the next column (ascending, then descending, then the next column)."""
+    def action_cycle_sort(self, step: int = 1) -> None:
+        """Sort by the next column (``step`` -1: the previous one): ascending, descending, then the next."""
         if not self._columns:
             return
         if self._sort is None:
-            self._sort = (0, False)
+            self._sort = (0 if step > 0 else len(self._columns) - 1, False)
         else:
             column, descending = self._sort
-            self._sort = (column, True) if not descending else ((column + 1) % len(self._columns), False)
+            self._sort = (column, True) if not descending else ((column + step) % len(self._columns), False)
+        self._apply_view(keep_key=self.current_key)
+
+    def sort_by(self, column: int) -> None:
+        """Sort by ``column``: ascending, or descending if it is already sorted ascending."""
+        descending = self._sort == (column, False)
+        self._sort = (column, descending)
         self._apply_view(keep_key=self.current_key)
 
     @property
@@ -303,10 +357,18 @@ class VirtualTable(Widget, can_focus=True):
 
     @property
     def marked_keys(self) -> list[str]:
-        """Keys of the marked rows, in row order."""
+        """Keys of the marked rows, in row order (shown or hidden by the filter)."""
         if not self._marked:
             return []
         return [r.key for r in self._rows if r.key in self._marked]
+
+    @property
+    def visible_marked_keys(self) -> list[str]:
+        """Keys of the marked rows the filter shows, in row order."""
+        if not self._marked:
+            return []
+        rows = self._rows
+        return [rows[i].key for i in sorted(self._visible) if rows[i].key in self._marked]
 
     def action_toggle_mark(self) -> None:
         """Mark or unmark the current row (for multi-row actions), then move down."""
@@ -320,12 +382,14 @@ class VirtualTable(Widget, can_focus=True):
         else:
             self._marked.add(key)
         self._refresh_row(self._cursor)
+        self.post_message(self.MarksChanged(self))
         self.action_cursor_down()
 
     def clear_marks(self) -> None:
         """Unmark every row."""
         self._marked.clear()
         self.refresh()
+        self.post_message(self.MarksChanged(self))
 
     # ---- export --------------------------------------------------------------------------------------
 
@@ -346,10 +410,14 @@ class VirtualTable(Widget, can_focus=True):
 
     def _apply_view(self, keep_key: str | None) -> None:
         indexes: list[int] = list(range(len(self._rows)))
-        if self._filter is not None:
+        row_filter = self._filter
+        if row_filter is not None and row_filter.column is not None:
+            search, column, all_rows = row_filter.pattern.search, row_filter.column, self._rows
+            indexes = [i for i in indexes if column < len(all_rows[i].cells) and search(all_rows[i].cells[column])]
+        elif row_filter is not None:
             if self._search is None:
                 self._search = search_texts(self._rows)
-            search = self._filter.search
+            search = row_filter.pattern.search
             texts = self._search
             indexes = [i for i in indexes if search(texts[i])]
         if self._sort is not None:
@@ -501,6 +569,7 @@ class VirtualTable(Widget, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         if event.y < 1:
+            self._sort_at(event.x + self._left)
             return
         index = self._top + event.y - 1
         if not 0 <= index < len(self._visible):
@@ -542,6 +611,25 @@ class VirtualTable(Widget, can_focus=True):
         self._styles.clear()
         self._refresh_row(self._cursor)
 
+    def _sort_at(self, x: int) -> None:
+        """A click on the header at ``x`` sorts by that column."""
+        start = 2
+        for index, width in enumerate(self._widths):
+            if start <= x < start + width + 1:
+                self.sort_by(index)
+                return
+            start += width + 1
+
+    def _header_text(self) -> str:
+        """The labels; the sort column's carries ▲ or ▼ (after it, or in place of its last letter)."""
+        labels = [c.label for c in self._columns]
+        if self._sort is not None and self._sort[0] < len(labels):
+            column, descending = self._sort
+            arrow = "▼" if descending else "▲"
+            label, width = labels[column], self._widths[column]
+            labels[column] = (label + arrow) if len(label) < width else label[: max(0, width - 1)] + arrow
+        return self._line_text(labels, "  ")
+
     def _line_text(self, cells: Sequence[str], prefix: str) -> str:
         parts = []
         for index, column in enumerate(self._columns):
@@ -557,7 +645,7 @@ class VirtualTable(Widget, can_focus=True):
         width = max(0, self.size.width - 1)
         left = self._left
         if y == 0:
-            text = self._line_text([c.label for c in self._columns], "  ")
+            text = self._header_text()
             style = self.rich_style + self.get_component_rich_style("vtable--header", partial=True)
             return self._crop(text, style, left, width, Segment(" ", style))
         index = self._top + y - 1

@@ -1,0 +1,39 @@
+"""Moving between screens, k9s-like: a main screen that is already open is returned to (the screens above
+it close), details open on top, Esc goes back down to the root (the cluster screen)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from textual.app import App
+from textual.screen import Screen
+
+ROOT_DEPTH = 2  # Textual's default screen + the cluster screen
+S = TypeVar("S", bound=Screen[Any])
+
+
+def show_screen(app: App[Any], screen_type: type[S], factory: Callable[[], S]) -> S:
+    """Go back to an open screen of ``screen_type``, else push a new one from ``factory``."""
+    stack = app.screen_stack
+    for index in range(len(stack) - 1, -1, -1):
+        found = stack[index]
+        if isinstance(found, screen_type):
+            for _ in range(len(stack) - 1 - index):
+                app.pop_screen()
+            return found
+    screen = factory()
+    app.push_screen(screen)
+    return screen
+
+
+def go_back(app: App[Any]) -> None:
+    """One screen down, never below the root."""
+    if len(app.screen_stack) > ROOT_DEPTH:
+        app.pop_screen()
+
+
+def pop_to_root(app: App[Any]) -> None:
+    """Close every screen above the root."""
+    while len(app.screen_stack) > ROOT_DEPTH:
+        app.pop_screen()
