@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import replace
 from functools import partial
 from typing import Any, ClassVar, TypeVar, cast
@@ -133,7 +134,13 @@ class KzcApp(App[None]):
     def _warm_up_checks(self) -> None:
         """Start the Spark worker off the UI thread, so the first run rarely waits on a JVM."""
         if self.warm_spark and isinstance(self.backend, HasCheckEngines):
-            self.run_worker(self.backend.check_engines.warm_up, thread=True, exit_on_error=False, group="warm")
+            engines = self.backend.check_engines
+
+            def warm() -> None:
+                with suppress(KzcError):  # e.g. no Java: said when the user runs the Spark checks, not at start
+                    engines.warm_up()
+
+            self.run_worker(warm, thread=True, exit_on_error=False, group="warm")
 
     def on_screen_resume(self) -> None:
         for bar in self.screen.query(StatusBar):
