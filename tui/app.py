@@ -8,11 +8,14 @@ end in one message; one ``Worker.StateChanged`` handler turns any worker failure
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import replace
 from functools import partial
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from textual import on
 from textual.app import App
@@ -23,12 +26,12 @@ from textual.worker import Worker, WorkerState
 from core.config import ConnectionSettings, UserConfig, resolve_settings
 from core.console.protocols import ClusterBackend
 from core.console.view import ClusterView, ViewBuilder
-from core.errors import KzcError
+from core.errors import KzcError, UsageError
 from core.topics.plan import DeleteRequest
 from core.zookeeper.session import ConnectionState
 from tui import messages as m
 from tui.checks_run import QUIT_WAIT_S, ChecksFinished, ChecksProgressed, ChecksRun, HasCheckEngines, checks_job
-from tui.commands import KzcCommands
+from tui.commands import KzcCommands, KzcPalette
 from tui.export import export_job
 from tui.journal import EventJournal
 from tui.keymap import BindingInfo, catalog
@@ -42,10 +45,12 @@ from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.help import HelpScreen
+from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
 from tui.setup import apply_config, read_config
+from tui.terminal import terminal_problem
 from tui.widgets.status_bar import StatusBar, StatusInfo
 
 S = TypeVar("S", bound=KzcScreen)
@@ -94,6 +99,13 @@ class KzcApp(App[None]):
         self._generation = -1
         self._reset_cluster_state()
 
+    def run(self, *args: Any, **kwargs: Any) -> None:
+        """Run the console; raises ``UsageError`` (one line, pointing to the CLI) where it cannot be drawn."""
+        problem = terminal_problem(os.environ, sys.__stdout__ is not None and sys.__stdout__.isatty())
+        if problem:
+            raise UsageError(problem)
+        super().run(*args, **kwargs)
+
     def _reset_cluster_state(self) -> None:
         self.view: ClusterView | None = None
         self.journal = EventJournal()
@@ -123,11 +135,22 @@ class KzcApp(App[None]):
     def _warm_up_checks(self) -> None:
         """Start the Spark worker off the UI thread, so the first run rarely waits on a JVM."""
         if self.warm_spark and isinstance(self.backend, HasCheckEngines):
-            self.run_worker(self.backend.check_engines.warm_up, thread=True, exit_on_error=False, group="warm")
+            engines = self.backend.check_engines
+
+            def warm() -> None:
+                with suppress(KzcError):  # e.g. no Java: said when the user runs the Spark checks, not at start
+                    engines.warm_up()
+
+            self.run_worker(warm, thread=True, exit_on_error=False, group="warm")
 
     def on_screen_resume(self) -> None:
         for bar in self.screen.query(StatusBar):
             bar.show(self.status_info)
+
+    def action_command_palette(self) -> None:
+        """The palette, with a plain ``:`` for its icon."""
+        if self.use_command_palette and not KzcPalette.is_open(cast(App[object], self)):
+            self.push_screen(KzcPalette(id="--command-palette"))
 
     # ---- what the palette asks (tui.commands.PaletteTarget) ------------------------------------------
 
@@ -262,6 +285,7 @@ class KzcApp(App[None]):
         return self.read_only
 
     @on(m.ScreenChosen)
+    @on(m.PartitionsChosen)
     @on(m.TopicChosen)
     @on(m.ZnodeChosen)
     @on(m.CreateTopicRequested)
@@ -279,6 +303,8 @@ class KzcApp(App[None]):
                 screen = show_screen(self, ClusterScreen, self._cluster_screen)
                 if focus:
                     self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
+            case m.PartitionsChosen(title, health, broker):
+                push(PartitionsScreen(PartitionSelection(title, health, broker)))
             case m.TopicChosen(topic):
                 push(TopicDetailScreen(topic, backend, read_only))
             case m.ZnodeChosen(path):
@@ -314,7 +340,10 @@ class KzcApp(App[None]):
         # Progress comes in bursts (one step per check): draw at most every 0.2 s, keys stay answered.
         if isinstance(message, ChecksFinished) or not self._checks_redraw_due:
             self._checks_redraw_due = True
-            self.set_timer(0 if isinstance(message, ChecksFinished) else 0.2, self._show_checks)
+            if isinstance(message, ChecksFinished):
+                self.call_later(self._show_checks)
+            else:
+                self.set_timer(0.2, self._show_checks)
         if isinstance(message, ChecksFinished) and not isinstance(self.screen, ChecksScreen):
             done = "consistency checks finished (x shows them)"
             self.notify(done if message.report else f"checks failed: {message.error}")

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Protocol, cast
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider, SearchIcon
 from textual.message import Message
 
 from tui.messages import (
@@ -124,3 +124,11 @@ def _complete(names: list[str], prefix: str) -> list[str]:
     starts = [n for n in names if n.lower().startswith(lowered)]
     contains = [n for n in names if lowered in n.lower() and not n.lower().startswith(lowered)]
     return (starts + contains)[:_MAX_COMPLETIONS]
+
+
+class KzcPalette(CommandPalette):
+    """Textual's palette with a plain ``:`` for its icon: its emoji (🔎) is a box in many SSH terminals."""
+
+    def on_mount(self) -> None:
+        for icon in self.query(SearchIcon):
+            icon.icon = ":"

@@ -117,10 +117,11 @@ class ZnodeChosen(Message):
 
 @dataclass
 class PartitionsChosen(Message):
-    """The user asked for a set of partitions (a health counter, a broker): ``title`` says which."""
+    """The user asked for the partitions behind a health counter (``health``: ``offline``,
+    ``under-replicated``, ``under-min-isr``, ``non-preferred``) or on a ``broker``; ``title`` says which."""
 
     title: str
-    kind: str
+    health: str | None = None
     broker: int | None = None
 
 

@@ -147,9 +147,17 @@ async def test_the_expand_flow_adds_exactly_the_previewed_partitions_and_keeps_t
         shown = {int(row.key): tuple(row.data) for row in grid.visible_rows()}
         assert set(shown) == set(range(6))  # the existing partitions first (dimmed), then the new ones
         assert {p: shown[p] for p in range(3)} == dict(before.partitions)
+        await pilot.press("ctrl+d")
+        await settle(pilot)
+        assert screen.query_one("#dry-run").has_class("-shown")
         await pilot.press("ctrl+s")
-        await eventually(pilot, lambda: str(screen.query_one("#phase", Label).render()).startswith("written:"), 60,
+        written = ("written:", "done:")  # the controller may bring them online before a frame shows "written"
+        await eventually(pilot, lambda: str(screen.query_one("#phase", Label).render()).startswith(written), 60,
                          "the expansion to be written")  # fmt: skip
+        assert not screen.query_one("#dry-run").has_class("-shown")  # a write clears the stale dry run
+        await eventually(pilot, lambda: str(screen.query_one("#phase", Label).render())
+                         == f"done: {unique_name} has 6 partitions, all online", 90,
+                         "the new partitions to come online")  # fmt: skip
         after = parse_topic(path, (await in_thread(lambda: zk.client.get(path)))[0])
         assert isinstance(after, TopicAssignment)
         assert dict(after.partitions) == shown

@@ -7,11 +7,12 @@ from textual.dom import DOMNode
 from tui.dialogs.jump import JumpDialog
 from tui.screens.base import KzcScreen
 from tui.screens.checks import ChecksScreen
-from tui.screens.cluster import ClusterScreen
+from tui.screens.cluster import ClusterScreen, HealthCounter
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.help import HelpScreen
+from tui.screens.partitions import PartitionsScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
@@ -21,6 +22,8 @@ from tui.widgets.virtual_table import VirtualTable
 SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("every screen", KzcScreen),
     ("cluster", ClusterScreen),
+    ("health counter", HealthCounter),
+    ("partitions", PartitionsScreen),
     ("topics", TopicsScreen),
     ("topic detail", TopicDetailScreen),
     ("zookeeper", ZkBrowserScreen),

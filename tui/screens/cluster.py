@@ -15,7 +15,7 @@ from textual.widgets import Label, Static
 
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from tui.journal import EventJournal
-from tui.messages import TopicChosen, ZnodeChosen
+from tui.messages import PartitionsChosen, TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import EventLog, LogLine, clock_text
 from tui.widgets.filter_bar import FilterBar
@@ -44,6 +44,29 @@ _COUNTERS = (
     ("under_min_isr", "under min ISR"),
     ("imbalance", "not preferred"),
 )
+_COUNTER_HEALTH = {  # counter -> the partition health it counts (tui.screens.partitions.HEALTH_FLAGS)
+    "offline": "offline",
+    "under_replicated": "under-replicated",
+    "under_min_isr": "under-min-isr",
+    "imbalance": "non-preferred",
+}
+
+
+class HealthCounter(Label, can_focus=True):
+    """A health counter; Enter (or a click) lists the partitions behind it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "open", "Partitions", id="open_counter")]
+
+    def __init__(self, key: str, label: str) -> None:
+        super().__init__(f"{label} -", id=f"health-{key}", classes="counter")
+        self.key, self.label = key, label
+
+    def action_open(self) -> None:
+        """List the partitions this counter counts."""
+        self.post_message(PartitionsChosen(f"{self.label} partitions", _COUNTER_HEALTH[self.key]))
+
+    def on_click(self) -> None:
+        self.action_open()
 
 
 def age_text(ms: int | None) -> str:
@@ -65,6 +88,7 @@ class ClusterScreen(KzcScreen):
         Binding("b", "focus_table('brokers')", "Brokers", id="focus_brokers"),
         Binding("w", "focus_table('pending')", "Pending", id="focus_pending"),
         Binding("v", "focus_table('events')", "Events", id="focus_events"),
+        Binding("h", "focus_table('health-offline')", "Health", id="focus_health"),
     ]
 
     def __init__(self, journal: EventJournal, clock_ms: Callable[[], int]) -> None:
@@ -81,7 +105,7 @@ class ClusterScreen(KzcScreen):
                 yield Static("", id="controller-text")
             with Grid(id="health-panel", classes="panel"):
                 for key, label in _COUNTERS:
-                    yield Label(f"{label} -", id=f"health-{key}", classes="counter")
+                    yield HealthCounter(key, label)
         yield Label("", id="health-totals")
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
@@ -135,13 +159,11 @@ class ClusterScreen(KzcScreen):
         }
         for key, label in _COUNTERS:
             count, meaning = values[key]
-            widget = self.query_one(f"#health-{key}", Label)
+            widget = self.query_one(f"#health-{key}", HealthCounter)
             widget.update(f"{label} {count:,}")
             widget.set_class(count > 0, f"-{meaning}")
         gone = sum(1 for b in view.brokers if not b.alive)
-        alive = f"{len(view.brokers) - gone} brokers" + (
-            f" + {gone} gone (hold replicas, not registered)" if gone else ""
-        )
+        alive = f"{len(view.brokers) - gone} brokers" + (f" + {gone} gone" if gone else "")
         totals = f"{h.topics:,} topics · {h.partitions:,} partitions · {alive}"
         totals += f" · leader imbalance {h.leader_imbalance_percent:.1f}%"
         if h.unreadable_znodes:
@@ -171,7 +193,8 @@ class ClusterScreen(KzcScreen):
 
     @on(VirtualTable.Selected, "#brokers")
     def _broker_selected(self, event: VirtualTable.Selected) -> None:
-        self.post_message(ZnodeChosen(f"/brokers/ids/{event.row.key}"))
+        broker = int(event.row.key)
+        self.post_message(PartitionsChosen(f"partitions on broker {broker}", None, broker))
 
     def export_payload(self) -> dict[str, Any] | None:
         """The whole cluster view: controller, health, brokers, pending work and events."""

@@ -6,6 +6,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label
 
@@ -36,6 +37,10 @@ class HelpScreen(ModalScreen[None]):
         self._read_only = read_only
 
     def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield from self._content()
+
+    def _content(self) -> ComposeResult:
         yield FilterBar()
         title = "Bindings: remap any of them by id in the config file's [keys] table"
         if self._read_only:

@@ -44,10 +44,15 @@ def _ids(values: tuple[int, ...]) -> str:
     return ",".join(map(str, values))
 
 
-def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None) -> Row:
-    """The table row of one partition."""
+LOADING = "loading…"  # offsets asked for and not (yet) answered, e.g. right after a leader change
+
+
+def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None, loading: bool = False) -> Row:
+    """The table row of one partition (``loading``: its offsets are being fetched and none are known)."""
     start = offsets.log_start if offsets else None
     end = offsets.high_watermark if offsets else None
+    # No leader: nobody to ask, so "-" rather than a promise; a led partition's offsets come with the next fetch.
+    missing = "" if not loading else (LOADING if p.leader is not None and p.leader >= 0 else "-")
     cells = (
         str(p.partition),
         "-" if p.leader is None else str(p.leader),
@@ -57,8 +62,8 @@ def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None) -> Ro
         "-" if p.preferred_leader is None else str(p.preferred_leader),
         p.health,
         {True: "yes", False: "NO", None: "?"}[p.accepts_acks_all],
-        "" if start is None else f"{start:,}",
-        "" if end is None else f"{end:,}",
+        missing if start is None else f"{start:,}",
+        missing if end is None else f"{end:,}",
         p.note,
     )
     values = (
@@ -100,6 +105,7 @@ class TopicDetailScreen(KzcScreen):
         self.read_only = read_only
         self._entry: TopicEntry | None = None
         self._offsets: dict[int, PartitionOffsets] = {}
+        self._offsets_wanted = True  # until the brokers say there are none to ask (no --bootstrap-server)
         self._unfollow: Unsubscribe | None = None
 
     @property
@@ -158,7 +164,7 @@ class TopicDetailScreen(KzcScreen):
             return
         rows = partition_rows(view.snapshot, entry)
         self.query_one("#partitions", VirtualTable).set_rows(
-            [partition_table_row(p, self._offsets.get(p.partition)) for p in rows]
+            [partition_table_row(p, self._offsets.get(p.partition), self._offsets_wanted) for p in rows]
         )
         self.query_one("#configs", VirtualTable).set_rows([Row(k, (k, v)) for k, v in topic_configs(entry)])
         summary.update(self._summary_text(entry, rows, view))
@@ -205,8 +211,14 @@ class TopicDetailScreen(KzcScreen):
             self.app.call_from_thread(self._offsets_failed, str(exc))
             return
         if offsets is None:
+            self.app.call_from_thread(self._no_offsets)
             return
         self.app.call_from_thread(self._offsets_arrived, dict(offsets))
+
+    def _no_offsets(self) -> None:
+        self._offsets_wanted = False
+        if self.latest_view is not None and self.is_current:
+            self._draw(self.latest_view)
 
     def _offsets_arrived(self, offsets: dict[int, PartitionOffsets]) -> None:
         self._offsets = offsets

@@ -57,7 +57,22 @@ class KeyBar(Widget):
         key_style = self.get_component_rich_style("key-bar--key", partial=True)
         text_style = self.get_component_rich_style("key-bar--description", partial=True)
         line = Text(no_wrap=True, overflow="crop")
-        for key, description in self._pairs:
+        for key, description in fit(self._pairs, self.size.width):
             line.append(f" {key} ", key_style)
             line.append(f"{description} ", text_style)
         return line
+
+
+def fit(pairs: tuple[tuple[str, str], ...], width: int) -> list[tuple[str, str]]:
+    """The pairs that fit in ``width``, always ending with Help (``?`` lists everything left out)."""
+    help_pairs = [p for p in pairs if p[1] == "Help"]
+    others = [p for p in pairs if p[1] != "Help"]
+    room = width - sum(len(k) + len(d) + 3 for k, d in help_pairs)
+    shown: list[tuple[str, str]] = []
+    for key, description in others:
+        size = len(key) + len(description) + 3
+        if size > room:
+            break
+        shown.append((key, description))
+        room -= size
+    return shown + help_pairs
