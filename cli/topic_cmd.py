@@ -19,9 +19,9 @@ from cli.assign_cmd import render_assignment
 from cli.options import add_command, global_parent
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
-from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
 from core.kafka.topic_rules import parse_option_int, plural
-from core.topics.ops import DeleteResult, TopicOps, cluster_name, open_topic_ops
+from core.topics.ops import TopicOps, cluster_name, open_topic_ops, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
 
@@ -125,8 +125,7 @@ def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             if _preview(args, plan, render_create_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "create", attempt)
-            result = ops.apply_create(plan)
-            attempt.applied(f"created topic {plan.topic}", **result.to_json())
+            result = ops.apply(plan, attempt)
         _say(args, f"Created topic {plan.topic} via {_via(plan.via)}.")
         follow = _follow_online(args, ops, plan.topic, [p for p, _ in result.assignment], timeout)
         return _finish(args, result.to_json(), follow)
@@ -150,8 +149,7 @@ def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             if _preview(args, plan, render_expand_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "expand", attempt)
-            result = ops.apply_expand(plan)
-            attempt.applied(f"expanded {plan.topic} to {plan.target_partitions} partitions", **result.to_json())
+            result = ops.apply(plan, attempt)
         _say(args, f"Added {len(result.assignment)} partitions to {plan.topic} via {_via(plan.via)}.")
         follow = _follow_online(args, ops, plan.topic, [p for p, _ in result.assignment], timeout)
         return _finish(args, result.to_json(), follow)
@@ -169,11 +167,7 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             if _preview(args, plan, render_delete_plan(plan), attempt):
                 return 0
             _confirm(args, plan.topics, "delete", attempt)
-            result = ops.apply_delete(plan)
-            if result.marked:
-                attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", **result.to_json())
-            else:
-                _nothing_deleted(result, attempt)
+            result = ops.apply(plan, attempt)
         for topic, error in result.errors:
             print(f"kzc: {topic} was not deleted: {error}", file=sys.stderr)
         if result.marked:
@@ -186,21 +180,6 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         return code if not result.errors else max(code, 1)
 
 
-def _nothing_deleted(result: DeleteResult, attempt: Attempt) -> None:
-    """No topic was marked: the brokers' refusals are recorded as ``refused``, anything else as ``failed``.
-
-    Raises:
-        KafkaRuleError: every topic was refused by Kafka's rules (exit code 2).
-        KzcError: some topic failed otherwise.
-    """
-    message = "the brokers refused every deletion: " + "; ".join(f"{t}: {e}" for t, e in result.errors)
-    refused = dict(result.refused)
-    if refused and all(topic in refused for topic, _ in result.errors):
-        attempt.refused(message, **result.to_json())
-        raise KafkaRuleError(message, next(iter(refused.values())))
-    raise KzcError(message)
-
-
 # ---- steps shared by the handlers --------------------------------------------------------------------
 
 
@@ -211,7 +190,7 @@ def _preview(args: argparse.Namespace, plan: CreatePlan | ExpandPlan | DeletePla
     elif not args.json:
         print(text)
     if args.dry_run:
-        attempt.dry_run("plan shown, nothing written", plan=_plan_summary(plan))
+        attempt.dry_run("plan shown, nothing written", plan=plan_summary(plan))
         if plan.blocked and not args.json:
             print(f"Note: this plan cannot be applied now: {plan.blocked}")
         return True
@@ -331,12 +310,6 @@ def _timeout(args: argparse.Namespace) -> float:
 
 def _arguments(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     return {**request, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
-
-
-def _plan_summary(plan: CreatePlan | ExpandPlan | DeletePlan) -> dict[str, Any]:
-    data = plan.to_json()
-    data.pop("checks", None)
-    return data
 
 
 def _via(via: str) -> str:

@@ -311,8 +311,7 @@ class ZkBackend:
                 "via": "console",
             },
         ) as attempt:
-            result = ops.apply_create(their)
-            attempt.applied(f"created topic {their.topic}", result=result.to_json())
+            ops.apply(their, attempt)
         self._cluster().request_full_read()
 
     def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
@@ -334,8 +333,7 @@ class ZkBackend:
                 "via": "console",
             },
         ) as attempt:
-            result = ops.apply_expand(their)
-            attempt.applied(f"{their.topic} now has {their.target_partitions} partitions", result=result.to_json())
+            ops.apply(their, attempt)
         self._cluster().request_full_read()
 
     def plan_delete(self, selection: DeleteSelection) -> DeletePlan:
@@ -354,11 +352,10 @@ class ZkBackend:
             if confirmation.strip() != plan.confirmation:
                 attempt.cancelled(f"the typed confirmation '{confirmation}' did not match '{plan.confirmation}'")
                 raise GuardError(f"confirmation '{confirmation}' does not match '{plan.confirmation}': nothing deleted")
-            result = ops.apply_delete(their)
-            if result.errors:
-                raise KzcError("; ".join(f"{topic}: {error}" for topic, error in result.errors))
-            attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", result=result.to_json())
+            result = ops.apply(their, attempt)
         self._cluster().request_full_read()
+        if result.errors:  # some were marked (recorded as applied, with these errors)
+            raise KzcError("; ".join(f"{topic}: {error}" for topic, error in result.errors))
 
     def deletion_status(self, topics: tuple[str, ...]) -> tuple[DeletionStatus, ...]:
         """Where each deletion stands in the live snapshot."""

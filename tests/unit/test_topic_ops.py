@@ -370,7 +370,7 @@ def test_a_dry_run_shows_the_drawn_start_and_the_real_run_applies_the_plan_it_sh
         planned.append(real_plan(self, request, rng))
         return planned[-1]
 
-    def apply(self: TopicOps, plan: Any) -> Any:
+    def apply(self: TopicOps, plan: Any, before_write: Any = None) -> Any:
         applied.append(plan)
         return SimpleNamespace(assignment=plan.assignment, to_json=lambda: {"assignment": "as planned"})
 
