@@ -26,6 +26,7 @@ from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteReques
 from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
 
 DEFAULT_WAIT = 60.0
+_NAME_HELP = "topic name (a name starting with '-' goes last, after --: ... -- -name)"
 
 
 class Cancelled(KzcError):
@@ -46,7 +47,7 @@ def register(sub: Any) -> None:
         "create", help=create_help, description=create_help, parents=[global_parent()], conflict_handler="resolve"
     )
     create.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    create.add_argument("name", metavar="NAME")
+    create.add_argument("name", metavar="NAME", help=_NAME_HELP)
     create.add_argument("--partitions", metavar="N", help="number of partitions")
     create.add_argument("--replication-factor", metavar="R", help="replicas per partition")
     create.add_argument("--replica-assignment", metavar="STR", help="manual assignment, e.g. 1:2,2:3,3:1")
@@ -63,7 +64,7 @@ def register(sub: Any) -> None:
     create.set_defaults(handler=_create)
 
     expand = add_command(actions, "expand", "add partitions to a topic")
-    expand.add_argument("name", metavar="NAME")
+    expand.add_argument("name", metavar="NAME", help=_NAME_HELP)
     expand.add_argument("--partitions", metavar="N", required=True, help="the new total number of partitions")
     expand.add_argument(
         "--replica-assignment", metavar="STR", help="replicas of every partition (existing ones are skipped)"
@@ -73,7 +74,7 @@ def register(sub: Any) -> None:
     expand.set_defaults(handler=_expand)
 
     delete = add_command(actions, "delete", "delete topics (by name, or every name matching --regex)")
-    delete.add_argument("names", nargs="*", metavar="NAME")
+    delete.add_argument("names", nargs="*", metavar="NAME", help=_NAME_HELP)
     delete.add_argument("--regex", metavar="RE", help="delete every topic whose whole name matches")
     _common(delete, "until the controller has removed the topics")
     delete.set_defaults(handler=_delete)

@@ -26,6 +26,8 @@ from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
+from core.kafka.names import is_valid_topic_name, validate_topic_name
+from core.kafka.znode_size import check_topic_znode_size
 from core.kafka.znodes import TopicAssignment
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
@@ -55,10 +57,12 @@ from core.topics.progress import (
     wait_online,
 )
 from core.topics.write import (
+    add_partitions_to_raw,
     create_via_admin,
     create_via_zookeeper,
     delete_via_admin,
     delete_via_zookeeper,
+    encode_new_topic,
     expand_via_admin,
     expand_via_zookeeper,
 )
@@ -170,10 +174,21 @@ class TopicOps:
         """
         facts = self.reader.facts()
         orphan = None
-        if request.topic not in facts.topic_names:
+        # An invalid name is refused by plan_create, in Kafka's order; it must not become a path first.
+        if request.topic not in facts.topic_names and is_valid_topic_name(request.topic):
             found = self.reader.topic_config(request.topic)
             orphan = found[1] if found else None
-        plan = plan_create(facts, request, via=self.via, blocked=self.blocked(facts), config_zk_version=orphan, rng=rng)
+        plan = plan_create(
+            facts,
+            request,
+            via=self.via,
+            blocked=self.blocked(facts),
+            config_zk_version=orphan,
+            rng=rng,
+            znode_limit=self.settings.jute_maxbuffer,
+        )
+        size = len(encode_new_topic(plan.assignment, plan.topic_znode_version))
+        check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this assignment", exact=True)
         if self.admin is not None and plan.blocked is None:
             self.admin.create_topic(plan.topic, [r for _, r in plan.assignment], dict(plan.config), validate_only=True)
             plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
@@ -210,9 +225,14 @@ class TopicOps:
         Raises:
             KafkaRuleError, GuardError: see ``core.topics.plan.plan_expand``.
         """
+        validate_topic_name(request.topic)  # Kafka's message, before '..' becomes a path
         facts = self.reader.facts()
         live = self.reader.topic(request.topic)
-        plan = plan_expand(facts, live, request, via=self.via, blocked=self.blocked(facts))
+        plan = plan_expand(
+            facts, live, request, via=self.via, blocked=self.blocked(facts), znode_limit=self.settings.jute_maxbuffer
+        )
+        size = len(add_partitions_to_raw(plan.topic_raw, plan.new_assignment))
+        check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this expansion", exact=True)
         if self.admin is not None and plan.blocked is None:
             self.admin.create_partitions(
                 plan.topic, plan.target_partitions, [r for _, r in plan.new_assignment], validate_only=True

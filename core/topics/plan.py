@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.config import JUTE_MAXBUFFER
 from core.errors import GuardError, KafkaRuleError, UsageError
 from core.kafka import topic_rules
 from core.kafka.assignment import (
@@ -28,6 +29,7 @@ from core.kafka.assignment import (
     check_java_int,
 )
 from core.kafka.names import has_collision_chars
+from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
 from core.topics.guard import (
@@ -276,6 +278,7 @@ def plan_create(
     blocked: str | None = None,
     config_zk_version: int | None = None,
     rng: random.Random | None = None,
+    znode_limit: int = JUTE_MAXBUFFER,
 ) -> CreatePlan:
     """Validate a create as Kafka would and compute (or parse) its assignment.
 
@@ -304,6 +307,10 @@ def plan_create(
         if request.partitions is None or request.replication_factor is None:
             raise UsageError("give --partitions and --replication-factor, or --replica-assignment")
         brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
+        if 0 < request.replication_factor <= len(brokers) and request.partitions > 0:
+            # Before the assignment is built: it could not be written anyway (and could fill the memory).
+            size = EMPTY_TOPIC_ZNODE + entries_size(0, request.partitions, request.replication_factor, facts.broker_ids)
+            check_topic_znode_size(topic, size, znode_limit, f"{request.partitions:,} partitions")
         assignment, start = assign_replicas_with_start(
             brokers, request.partitions, request.replication_factor, rng=rng if rng is not None else random.Random()
         )
@@ -361,6 +368,7 @@ def plan_expand(
     *,
     via: str,
     blocked: str | None = None,
+    znode_limit: int = JUTE_MAXBUFFER,
 ) -> ExpandPlan:
     """Validate a partition increase as Kafka's brokers would and compute (or parse) the new replicas.
 
@@ -402,6 +410,9 @@ def plan_expand(
         )
     if request.partitions == current:
         raise KafkaRuleError(f"Topic already has {current} partitions.", "InvalidPartitionsException")
+    replicas = len(existing[min(existing)]) if existing else 1
+    size = len(live.raw) + entries_size(current, request.partitions, replicas, facts.broker_ids)
+    check_topic_znode_size(topic, size, znode_limit, f"{request.partitions:,} partitions")
     if parsed is not None:
         new = topic_rules.expand_assignment_from_parsed(
             topic, parsed, existing, request.partitions, [b.id for b in all_brokers]
@@ -462,9 +473,13 @@ def select_topics(facts: ClusterFacts, request: DeleteRequest) -> tuple[str, ...
         UsageError: neither or both of names and a regex, or an invalid regex.
         KafkaRuleError: the regex matches no topic.
     """
-    if bool(request.topics) == (request.regex is not None):
+    if not request.topics and request.regex is None:
+        raise UsageError("no topic to delete: give the topic names, or --regex RE")
+    if request.topics and request.regex is not None:
         raise UsageError("give topic names or --regex, not both")
     if request.regex is None:
+        for name in request.topics:
+            topic_rules.validate_name(name)  # before any path is built from it ('..' would be one)
         return tuple(dict.fromkeys(request.topics))
     try:
         pattern = re.compile(request.regex)
