@@ -70,6 +70,11 @@ def register(sub: Any) -> None:
         "--replica-assignment", metavar="STR", help="replicas of every partition (existing ones are skipped)"
     )
     _rack_option(expand)
+    expand.add_argument(
+        "--keep-unknown-fields",
+        action="store_true",
+        help="write through ZooKeeper even with --bootstrap-server: a broker drops topic znode fields it does not know",
+    )
     _common(expand, "until every new partition has a leader")
     expand.set_defaults(handler=_expand)
 
@@ -120,7 +125,7 @@ def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             )
             timeout = _timeout(args)
             attempt.describe(_arguments(request.to_json(), args))
-            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
+            ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             # One plan: the preview shows its random start, and exactly this plan is applied.
             plan = ops.plan_create(request)
             if _preview(args, plan, render_create_plan(plan), attempt):
@@ -142,10 +147,11 @@ def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 parse_option_int("partitions", args.partitions),  # required by argparse
                 args.replica_assignment or None,
                 rack_aware=not args.disable_rack_aware,
+                keep_unknown_fields=args.keep_unknown_fields,
             )
             timeout = _timeout(args)
             attempt.describe(_arguments(request.to_json(), args))
-            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
+            ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_expand(request)
             if _preview(args, plan, render_expand_plan(plan), attempt):
                 return 0
@@ -163,7 +169,7 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         with audit.attempt("topic delete", {**request.to_json(), **_raw_arguments(args)}) as attempt:
             timeout = _timeout(args)
             attempt.describe(_arguments(request.to_json(), args))
-            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
+            ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_delete(request)
             if _preview(args, plan, render_delete_plan(plan), attempt):
                 return 0

@@ -47,6 +47,7 @@ from core.topics.plan import (
     plan_delete,
     plan_expand,
     select_topics,
+    unknown_topic_fields,
 )
 from core.topics.progress import (
     DeleteProgress,
@@ -228,12 +229,24 @@ class TopicOps:
         validate_topic_name(request.topic)  # Kafka's message, before '..' becomes a path
         facts = self.reader.facts()
         live = self.reader.topic(request.topic)
+        via = VIA_ZOOKEEPER if request.keep_unknown_fields else self.via
         plan = plan_expand(
-            facts, live, request, via=self.via, blocked=self.blocked(facts), znode_limit=self.settings.jute_maxbuffer
+            facts, live, request, via=via, blocked=self.blocked(facts), znode_limit=self.settings.jute_maxbuffer
         )
+        unknown = unknown_topic_fields(plan.topic_raw)
+        if via == VIA_ADMIN and unknown:
+            plan = replace(
+                plan,
+                warnings=(
+                    *plan.warnings,
+                    f"the broker rewrites /brokers/topics/{plan.topic} and drops its field(s) unknown to Kafka: "
+                    f"{', '.join(unknown)}; add --keep-unknown-fields to write through ZooKeeper instead, which "
+                    "keeps every byte",
+                ),
+            )
         size = len(add_partitions_to_raw(plan.topic_raw, plan.new_assignment))
         check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this expansion", exact=True)
-        if self.admin is not None and plan.blocked is None:
+        if self.admin is not None and via == VIA_ADMIN and plan.blocked is None:
             self.admin.create_partitions(
                 plan.topic, plan.target_partitions, [r for _, r in plan.new_assignment], validate_only=True
             )
@@ -253,7 +266,7 @@ class TopicOps:
         check_not_marked_for_deletion_on_expand(facts, plan.topic)
         if before_write is not None:
             before_write(self.before_state([plan.topic]))
-        if self.admin is not None:
+        if self.admin is not None and plan.via == VIA_ADMIN:
             live = self.reader.topic(plan.topic)
             now = live.zk_version if live else "deleted"
             if now != plan.topic_zk_version:
@@ -514,6 +527,8 @@ def open_topic_ops(
     session.start()
     try:
         admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        if admin is not None:
+            admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
         yield TopicOps(session, admin, settings, audit)
     finally:
         session.stop()

@@ -12,6 +12,7 @@ delete), then kzc's own guards (``core.topics.guard``).
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -23,6 +24,7 @@ from core.errors import GuardError, KafkaRuleError, UsageError
 from core.kafka import topic_rules
 from core.kafka.assignment import (
     AssignmentStart,
+    BrokerMeta,
     assign_expansion,
     assign_replicas_with_start,
     broker_metadatas,
@@ -108,6 +110,7 @@ class ExpandRequest:
     partitions: int
     replica_assignment: str | None = None
     rack_aware: bool = True
+    keep_unknown_fields: bool = False  # write through ZooKeeper even with an AdminClient (fields a broker drops)
 
     def to_json(self) -> dict[str, Any]:
         """The arguments as the audit log records them."""
@@ -116,6 +119,7 @@ class ExpandRequest:
             "partitions": self.partitions,
             "replica_assignment": self.replica_assignment,
             "rack_aware": self.rack_aware,
+            "keep_unknown_fields": self.keep_unknown_fields,
         }
 
 
@@ -392,7 +396,17 @@ def plan_expand(
         else None
     )
     check_not_internal_for_expand(topic)
-    all_brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
+    unreadable = sorted(b for b, r in facts.brokers.items() if isinstance(r, Unreadable))
+    rack_warning: list[str] = []
+    if parsed is not None and unreadable:
+        # A manual assignment needs only the broker ids; the racks feed Kafka's partial-rack check alone.
+        all_brokers = [BrokerMeta(b, None) for b in sorted(facts.broker_ids)]
+        rack_warning.append(
+            f"the registration of broker(s) {', '.join(map(str, unreadable))} is unreadable: their racks are "
+            "unknown, so Kafka's check that every broker or none has a rack was not made"
+        )
+    else:
+        all_brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
     if live is None:
         raise KafkaRuleError(f"The topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
     if isinstance(live.assignment, Unreadable):
@@ -427,6 +441,7 @@ def plan_expand(
         Check("no reassignment", "ok", "no partition of the topic is being reassigned"),
     ]
     warnings = [
+        *rack_warning,
         *controller_warnings(facts),
         *migration_warnings(facts),
         *reassignment_warnings(facts),
@@ -451,6 +466,19 @@ def plan_expand(
         blocked=blocked,
         rack_aware=request.rack_aware,
     )
+
+
+# The top-level fields of /brokers/topics/<t> that a broker writes back (TopicZNode.encode, 3.9).
+TOPIC_ZNODE_FIELDS = frozenset({"version", "partitions", "topic_id", "adding_replicas", "removing_replicas"})
+
+
+def unknown_topic_fields(raw: bytes) -> tuple[str, ...]:
+    """The top-level fields of a topic znode that a broker does not know, so drops when it rewrites it."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return ()
+    return tuple(k for k in value if k not in TOPIC_ZNODE_FIELDS) if isinstance(value, dict) else ()
 
 
 def check_not_marked_for_deletion_on_expand(facts: ClusterFacts, topic: str) -> None:
