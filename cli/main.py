@@ -84,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         interrupt()
         print("kzc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
 
 
 def run_interruptibly(command: Callable[[], int]) -> int:
