@@ -187,7 +187,7 @@ class KafkaAdmin:
                     outcome[name] = None
                 except _Undelivered as exc:
                     if time.monotonic() >= deadline:
-                        raise exc.error from exc
+                        raise self._cause(exc) from exc
                     undelivered.append(name)
                 except ConnectError:
                     raise
@@ -222,8 +222,16 @@ class KafkaAdmin:
                 return self._result(future, what)
             except _Undelivered as exc:
                 if time.monotonic() >= deadline:
-                    raise exc.error from exc
+                    raise self._cause(exc) from exc
                 self._reconnect()
+
+    def _cause(self, undelivered: _Undelivered) -> ConnectError:
+        """Why no controller got the request: no broker reachable at all, or none acting as controller."""
+        try:
+            self.check_reachable(timeout=2.0)
+        except ConnectError as unreachable:
+            return unreachable
+        return undelivered.error
 
     def _attempt_timeout(self, deadline: float) -> float:
         """One attempt's share of the time left: short enough to try again after a controller move."""
@@ -261,7 +269,7 @@ class KafkaAdmin:
         if code == KafkaError.NOT_CONTROLLER or (code == KafkaError._TIMED_OUT and "waiting for controller" in message):
             return _Undelivered(
                 ConnectError(
-                    f"cannot {what}: the brokers at {self.bootstrap} answered, but no controller received the "
+                    f"cannot {what}: the brokers at {self.bootstrap} are reachable, but no controller received the "
                     f"request within {self.timeout:g} s ({message}); the controller is down or being elected: "
                     "see /controller in ZooKeeper (kzc describe)"
                 )
