@@ -303,3 +303,21 @@ def test_an_ambiguous_zk_auth_is_refused_with_the_expected_format(
 def test_delete_without_names_says_so(sandbox: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "topic", "delete", "--yes", *zk_args(sandbox))
     assert code == 2 and "no topic to delete: give the topic names, or --regex RE" in err
+
+
+def test_a_delete_right_after_the_controller_died_reaches_the_new_controller(
+    sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str], unique_name: str
+) -> None:
+    code, _, err = run(capsys, "topic", "create", unique_name, "--partitions", "1", "--replication-factor", "3",
+                       "--yes", "--wait", *zk_args(sandbox))  # fmt: skip
+    assert code == 0, err
+    controller = json.loads(zk.get("/controller")[0])["brokerid"]
+    sandbox.kill_broker(controller)
+    try:
+        code, out, err = run(capsys, "topic", "delete", unique_name, "--yes", "--json", "--timeout", "60",
+                             *admin_args(sandbox))  # fmt: skip
+        assert code == 0, err
+        assert out["deleted"] == [unique_name] and out["via"] == "admin"
+        assert json.loads(zk.get("/controller")[0])["brokerid"] != controller
+    finally:
+        sandbox.start_broker(controller)
