@@ -207,7 +207,9 @@ class KafkaAdmin:
         resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
         futures = self._call(
             "describe broker config",
-            lambda: self._client.describe_configs([resource], request_timeout=self.timeout),
+            # Informational (delete.topic.enable) and asked of one broker, maybe a dead controller whose
+            # /controller has not expired yet: a short wait, then the caller asks another broker.
+            lambda: self._client.describe_configs([resource], request_timeout=min(self.timeout, _ATTEMPT_S)),
         )
         entries = self._result(futures[resource], f"describe the config of broker {broker_id}")
         entry = entries.get(name) if isinstance(entries, dict) else None
