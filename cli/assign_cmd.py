@@ -26,6 +26,8 @@ from core.errors import UsageError
 from core.kafka import topic_rules
 from core.kafka.assignment import BrokerMeta, assign_replicas_with_start, check_java_int
 from core.kafka.java import INT_MAX, INT_MIN
+from core.kafka.names import validate_topic_name
+from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.topics.facts import TopicStateReader
 from core.topics.plan import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
 from core.zookeeper.session import ZkSession
@@ -64,7 +66,7 @@ def _assign(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         racks: dict[int, str | None] = {}
         result = {"assignment": assignment, "racks": racks, "metrics": topic_rules.metrics_for(assignment, racks)}
     else:
-        result = _computed(args)
+        result = _computed(args, settings.jute_maxbuffer)
     if args.json:
         payload = {k: v for k, v in result.items() if k not in ("assignment", "racks")}
         print(json.dumps({"assignment": assignment_json(result["assignment"]), **payload}))
@@ -76,7 +78,7 @@ def _assign(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     return 0
 
 
-def _computed(args: argparse.Namespace) -> dict[str, Any]:
+def _computed(args: argparse.Namespace, znode_limit: int) -> dict[str, Any]:
     if args.brokers is None or args.partitions is None or args.replication_factor is None:
         raise UsageError(
             "give --brokers, --partitions and --replication-factor (or --replica-assignment, or --topic with "
@@ -91,6 +93,11 @@ def _computed(args: argparse.Namespace) -> dict[str, Any]:
     start_index = parse_int_option("--start-index", args.start_index)
     start_partition = parse_int_option("--start-partition", args.start_partition)
     assert partitions is not None and replication is not None
+    if 0 < replication <= len(metas) and partitions > 0:
+        # A preview of what no ZooKeeper would store is refused as create is, before it is built.
+        first = 0 if start_partition is None or start_partition < 0 else start_partition
+        size = EMPTY_TOPIC_ZNODE + entries_size(first, first + partitions, replication, brokers)
+        check_topic_znode_size(None, size, znode_limit, f"{partitions:,} partitions")
     computed, start = assign_replicas_with_start(
         metas,
         partitions,
@@ -119,12 +126,15 @@ def _expansion(args: argparse.Namespace, settings: ConnectionSettings) -> dict[s
     request = ExpandRequest(
         args.topic, partitions, args.replica_assignment or None, rack_aware=not args.disable_rack_aware
     )
+    validate_topic_name(args.topic)  # Kafka's message, before '..' becomes a path
     session = ZkSession(settings)
     session.start()
     try:
         reader = TopicStateReader(session)
         facts = reader.facts()
-        plan = plan_expand(facts, reader.topic(args.topic), request, via=VIA_ZOOKEEPER)
+        plan = plan_expand(
+            facts, reader.topic(args.topic), request, via=VIA_ZOOKEEPER, znode_limit=settings.jute_maxbuffer
+        )
     finally:
         session.stop()
     return {

@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
+from contextlib import ExitStack, suppress
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,7 @@ from core.consistency.params import CheckParams
 from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, check_runnable, run_checks
 from core.consistency.spark_engine import DEFAULT_MASTER, SparkEngine, SparkSettings
 from core.errors import KzcError, UsageError
+from core.interrupt import on_interrupt
 
 
 class CheckCouldNotRun(KzcError):
@@ -60,12 +65,14 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             raise UsageError(f"--snapshot {snapshot_file}: no such file")
         check_runnable(only, settings, snapshot_file=snapshot_file)  # before Spark starts for nothing
         spark = None
+        stack = ExitStack()
         engine: Engine = LocalEngine()
         if args.engine == "spark":
             spark = SparkEngine(
                 SparkSettings(master=settings.spark_master or DEFAULT_MASTER, stage_dir=settings.stage_dir)
             )
             spark.start()  # starts while the snapshot is read
+            stack.callback(on_interrupt(partial(_kill_worker, spark)))
             engine = SparkChecks(spark)
         try:
             report = run_checks(
@@ -77,6 +84,7 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 progress=None if args.json or not sys.stderr.isatty() else _show_progress,
             )
         finally:
+            stack.close()
             if spark is not None:
                 spark.close()
     except KzcError as exc:
@@ -86,6 +94,13 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     else:
         print(_text(report))
     return 1 if report.has_errors else 0
+
+
+def _kill_worker(spark: SparkEngine) -> None:
+    """On Ctrl-C: kill the Spark worker and its JVM at once (they run in their own process group)."""
+    if (pid := spark.pid) is not None:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 def _show_progress(p: StageProgress) -> None:

@@ -11,14 +11,22 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from cli import commands
-from cli.options import add_global_options, add_spark_options, settings_from_args
+from cli.audit_args import audit_rejected
+from cli.options import add_global_options, add_spark_options, resolve
 from core import __version__
 from core.errors import KzcError
+from core.interrupt import interrupt, interrupted
+
+EXIT_INTERRUPTED = 130
+_GRACE_S = 1.0  # how long the interrupted command may take to unwind before kzc exits anyway
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,26 +52,85 @@ def main(argv: Sequence[str] | None = None) -> int:
     # kazoo logs reconnect attempts as warnings; kzc reports connection problems itself.
     logging.getLogger("kazoo").addHandler(logging.NullHandler())
     logging.getLogger("kazoo").propagate = False
+    arguments = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(arguments)
+    except SystemExit as exc:
+        if exc.code not in (0, None):
+            audit_rejected(arguments, "the command line was rejected (see the usage message)")
+        raise
     as_json = bool(getattr(args, "json", False))
     try:
-        settings = settings_from_args(args)
+        try:
+            settings, warnings = resolve(args)
+        except KzcError as exc:
+            audit_rejected(arguments, str(exc), args)
+            raise
+        for warning in warnings:
+            print(f"kzc: warning: {warning}", file=sys.stderr)
         handler = getattr(args, "handler", None)
         if handler is None:
             from cli.console_cmd import open_console
 
             return open_console(settings)
-        result: int = handler(args, settings)
-        return result
+        return run_interruptibly(lambda: int(handler(args, settings)))
     except KzcError as exc:
         if as_json:
             print(json.dumps({"error": str(exc)}))
         print(f"kzc: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
+        interrupt()
         print("kzc: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        return 0
+
+
+def run_interruptibly(command: Callable[[], int]) -> int:
+    """Run ``command`` in a worker thread; Ctrl-C in the main thread ends kzc within ``_GRACE_S``.
+
+    The main thread only waits, so it always receives Ctrl-C (kazoo's bare ``except:`` can swallow a
+    KeyboardInterrupt in the thread that calls it). On Ctrl-C, ``core.interrupt.interrupt()`` closes the
+    ZooKeeper sessions, stops kzc's Spark worker, removes partial files and records interrupted audit
+    attempts; the worker is then given a moment to unwind and abandoned (it is a daemon thread).
+
+    Raises:
+        KzcError, any exception: whatever the command raised.
+        KeyboardInterrupt: the user interrupted (after the cleanups ran).
+    """
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["code"] = command()
+        except BaseException as exc:  # handed to the main thread as it is
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="kzc-command", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        _ignore_further_interrupts()
+        interrupt()
+        worker.join(_GRACE_S)
+        raise
+    if interrupted():
+        raise KeyboardInterrupt
+    if "error" in outcome:
+        raise outcome["error"]
+    return int(outcome["code"])
+
+
+def _ignore_further_interrupts() -> None:
+    """A second Ctrl-C while cleaning up must not cut the cleanup short (main thread only)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _quiet_thread_errors(args: threading.ExceptHookArgs) -> None:
@@ -80,7 +147,13 @@ def _quiet_thread_errors(args: threading.ExceptHookArgs) -> None:
 
 def run() -> None:
     """Console-script entry point."""
-    sys.exit(main())
+    code = main()
+    if interrupted():
+        # Abandoned worker threads (a blocked kazoo call) must not hold the exit up.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,16 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from core.config import ConnectionSettings, load_config, resolve_settings
+from core.config import (
+    CREDENTIAL_ENV,
+    CREDENTIAL_FILES,
+    ConnectionSettings,
+    load_config,
+    read_secret_file,
+    resolve_settings,
+)
 from core.consistency.spark_engine import DEFAULT_MASTER
+from core.errors import UsageError
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -21,10 +29,24 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
     (("--context",), {"metavar": "NAME", "help": "a named cluster profile from the config file"}),
     (("--config",), {"metavar": "FILE", "help": "config file (default: ~/.config/kzc/config.toml)"}),
     (("--read-only",), {"action": "store_true", "help": "refuse every mutation"}),
-    (("--zk-auth",), {"metavar": "USER:PASSWORD", "help": "ZooKeeper digest authentication"}),
+    (
+        ("--zk-auth",),
+        {
+            "metavar": "USER:PASSWORD",
+            "help": "ZooKeeper digest authentication (visible in ps: prefer --zk-auth-file or KZC_ZK_AUTH)",
+        },
+    ),
+    (("--zk-auth-file",), {"metavar": "FILE", "help": "file holding USER:PASSWORD for ZooKeeper digest auth"}),
     (("--zk-sasl-mechanism",), {"choices": ["DIGEST-MD5", "GSSAPI"], "help": "ZooKeeper SASL mechanism"}),
     (("--zk-sasl-username",), {"metavar": "USER", "help": "ZooKeeper SASL user (DIGEST-MD5)"}),
-    (("--zk-sasl-password",), {"metavar": "PASSWORD", "help": "ZooKeeper SASL password (DIGEST-MD5)"}),
+    (
+        ("--zk-sasl-password",),
+        {
+            "metavar": "PASSWORD",
+            "help": "ZooKeeper SASL password (visible in ps: prefer --zk-sasl-password-file or KZC_ZK_SASL_PASSWORD)",
+        },
+    ),
+    (("--zk-sasl-password-file",), {"metavar": "FILE", "help": "file holding the ZooKeeper SASL password"}),
     (("--zk-sasl-service",), {"metavar": "NAME", "help": "ZooKeeper SASL service name (GSSAPI)"}),
     (("--zk-sasl-principal",), {"metavar": "PRINCIPAL", "help": "ZooKeeper SASL principal (GSSAPI)"}),
     (("--zk-tls",), {"action": argparse.BooleanOptionalAction, "help": "connect to ZooKeeper over TLS (or not)"}),
@@ -40,6 +62,14 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
         },
     ),
     (("--session-timeout",), {"type": float, "metavar": "SECONDS", "help": "ZooKeeper session timeout"}),
+    (
+        ("--jute-maxbuffer",),
+        {
+            "type": int,
+            "metavar": "BYTES",
+            "help": "the ZooKeeper servers' jute.maxbuffer: writes above it are refused up front (default 1 MiB)",
+        },
+    ),
 ]
 # Where the Spark engine of the checks runs: on the console's command line and on `kzc check`'s, nowhere
 # else. They map onto the ConnectionSettings fields (and context keys) spark_master and stage_dir.
@@ -63,7 +93,7 @@ _SPARK_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
 ]
 _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
               "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
-              "session_timeout", "spark_master", "stage_dir")  # fmt: skip
+              "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer")  # fmt: skip
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -105,15 +135,43 @@ def global_parent() -> argparse.ArgumentParser:
 
 
 def settings_from_args(args: argparse.Namespace) -> ConnectionSettings:
-    """Resolve the connection settings from the config file and the parsed options.
+    """Resolve the connection settings from the config file and the parsed options (see ``resolve``)."""
+    return resolve(args)[0]
+
+
+def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
+    """The connection settings from the config file, the environment and the options, with warnings.
+
+    The warnings say when credentials are exposed: a config file or secret file other users can read
+    (as ssh warns), or a password typed on the command line (every user sees it in ``ps``).
 
     Raises:
-        UsageError: unknown context or malformed connect string.
+        UsageError: unknown context, malformed connect string, unreadable secret file, ambiguous
+            ``--zk-auth``.
         ConfigError: the config file is invalid.
     """
     config = load_config(Path(args.config).expanduser() if args.config else None)
-    overrides: dict[str, object] = {key: getattr(args, key) for key in _OVERRIDES}
-    return resolve_settings(
+    warnings = list(config.warnings)
+    overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
+    for option, target in CREDENTIAL_FILES.items():
+        flag = "--" + target.replace("_", "-")
+        if getattr(args, target, None) is not None:
+            warnings.append(
+                f"{flag} on the command line is visible to every user of this machine (ps); use "
+                f"--{option.replace('_', '-')} FILE or ${CREDENTIAL_ENV[target]} instead"
+            )
+        file = getattr(args, option, None)
+        if file is None:
+            continue
+        if overrides.get(target) is not None:
+            raise UsageError(f"give {flag} or --{option.replace('_', '-')}, not both")
+        secret, warning = read_secret_file(file, target)
+        overrides[target] = secret
+        if warning is not None:
+            warnings.append(warning)
+    if (limit := overrides.get("jute_maxbuffer")) is not None and not (isinstance(limit, int) and limit > 0):
+        raise UsageError("--jute-maxbuffer must be a positive number of bytes")
+    settings = resolve_settings(
         config,
         context=args.context,
         zookeeper=args.zookeeper,
@@ -121,6 +179,7 @@ def settings_from_args(args: argparse.Namespace) -> ConnectionSettings:
         read_only=args.read_only,
         overrides=overrides,
     )
+    return settings, warnings
 
 
 def add_command(sub: Any, name: str, help_text: str, json_flag: bool = True) -> argparse.ArgumentParser:

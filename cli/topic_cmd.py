@@ -19,14 +19,15 @@ from cli.assign_cmd import render_assignment
 from cli.options import add_command, global_parent
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
-from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
 from core.kafka.topic_rules import parse_configs, parse_option_int, plural
-from core.topics.ops import DeleteResult, TopicOps, cluster_name, open_topic_ops
+from core.topics.ops import TopicOps, cluster_name, open_topic_ops, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
 from core.topics.write import describe_writes, planned_writes
 
 DEFAULT_WAIT = 60.0
+_NAME_HELP = "topic name (a name starting with '-' goes last, after --: ... -- -name)"
 
 
 class Cancelled(KzcError):
@@ -47,7 +48,7 @@ def register(sub: Any) -> None:
         "create", help=create_help, description=create_help, parents=[global_parent()], conflict_handler="resolve"
     )
     create.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    create.add_argument("name", metavar="NAME")
+    create.add_argument("name", metavar="NAME", help=_NAME_HELP)
     create.add_argument("--partitions", metavar="N", help="number of partitions")
     create.add_argument("--replication-factor", metavar="R", help="replicas per partition")
     create.add_argument("--replica-assignment", metavar="STR", help="manual assignment, e.g. 1:2,2:3,3:1")
@@ -64,17 +65,22 @@ def register(sub: Any) -> None:
     create.set_defaults(handler=_create)
 
     expand = add_command(actions, "expand", "add partitions to a topic")
-    expand.add_argument("name", metavar="NAME")
+    expand.add_argument("name", metavar="NAME", help=_NAME_HELP)
     expand.add_argument("--partitions", metavar="N", required=True, help="the new total number of partitions")
     expand.add_argument(
         "--replica-assignment", metavar="STR", help="replicas of every partition (existing ones are skipped)"
     )
     _rack_option(expand)
+    expand.add_argument(
+        "--keep-unknown-fields",
+        action="store_true",
+        help="write through ZooKeeper even with --bootstrap-server: a broker drops topic znode fields it does not know",
+    )
     _common(expand, "until every new partition has a leader")
     expand.set_defaults(handler=_expand)
 
     delete = add_command(actions, "delete", "delete topics (by name, or every name matching --regex)")
-    delete.add_argument("names", nargs="*", metavar="NAME")
+    delete.add_argument("names", nargs="*", metavar="NAME", help=_NAME_HELP)
     delete.add_argument("--regex", metavar="RE", help="delete every topic whose whole name matches")
     _common(delete, "until the controller has removed the topics")
     delete.set_defaults(handler=_delete)
@@ -120,14 +126,13 @@ def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             )
             timeout = _timeout(args)
             attempt.describe(_arguments(request.to_json(), args))
-            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
+            ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             # One plan: the preview shows its random start, and exactly this plan is applied.
             plan = ops.plan_create(request)
             if _preview(args, plan, render_create_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "create", attempt)
-            result = ops.apply_create(plan)
-            attempt.applied(f"created topic {plan.topic}", **result.to_json())
+            result = ops.apply(plan, attempt)
         _say(args, f"Created topic {plan.topic} via {_via(plan.via)}.")
         follow = _follow_online(args, ops, plan.topic, [p for p, _ in result.assignment], timeout)
         return _finish(args, result.to_json(), follow)
@@ -143,16 +148,16 @@ def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 parse_option_int("partitions", args.partitions),  # required by argparse
                 args.replica_assignment or None,
                 rack_aware=not args.disable_rack_aware,
+                keep_unknown_fields=args.keep_unknown_fields,
             )
             timeout = _timeout(args)
             attempt.describe(_arguments(request.to_json(), args))
-            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
+            ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_expand(request)
             if _preview(args, plan, render_expand_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "expand", attempt)
-            result = ops.apply_expand(plan)
-            attempt.applied(f"expanded {plan.topic} to {plan.target_partitions} partitions", **result.to_json())
+            result = ops.apply(plan, attempt)
         _say(args, f"Added {len(result.assignment)} partitions to {plan.topic} via {_via(plan.via)}.")
         follow = _follow_online(args, ops, plan.topic, [p for p, _ in result.assignment], timeout)
         return _finish(args, result.to_json(), follow)
@@ -165,16 +170,12 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         with audit.attempt("topic delete", {**request.to_json(), **_raw_arguments(args)}) as attempt:
             timeout = _timeout(args)
             attempt.describe(_arguments(request.to_json(), args))
-            ops = stack.enter_context(open_topic_ops(settings, audit=audit))
+            ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_delete(request)
             if _preview(args, plan, render_delete_plan(plan), attempt):
                 return 0
             _confirm(args, plan.topics, "delete", attempt)
-            result = ops.apply_delete(plan)
-            if result.marked:
-                attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", **result.to_json())
-            else:
-                _nothing_deleted(result, attempt)
+            result = ops.apply(plan, attempt)
         for topic, error in result.errors:
             print(f"kzc: {topic} was not deleted: {error}", file=sys.stderr)
         if result.marked:
@@ -185,21 +186,6 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         follow = _follow_deletion(args, ops, result.marked, timeout)
         code = _finish(args, result.to_json(), follow)
         return code if not result.errors else max(code, 1)
-
-
-def _nothing_deleted(result: DeleteResult, attempt: Attempt) -> None:
-    """No topic was marked: the brokers' refusals are recorded as ``refused``, anything else as ``failed``.
-
-    Raises:
-        KafkaRuleError: every topic was refused by Kafka's rules (exit code 2).
-        KzcError: some topic failed otherwise.
-    """
-    message = "the brokers refused every deletion: " + "; ".join(f"{t}: {e}" for t, e in result.errors)
-    refused = dict(result.refused)
-    if refused and all(topic in refused for topic, _ in result.errors):
-        attempt.refused(message, **result.to_json())
-        raise KafkaRuleError(message, next(iter(refused.values())))
-    raise KzcError(message)
 
 
 # ---- steps shared by the handlers --------------------------------------------------------------------
@@ -213,7 +199,7 @@ def _preview(args: argparse.Namespace, plan: CreatePlan | ExpandPlan | DeletePla
     elif not args.json:
         print("\n".join([text, *describe_writes(writes)]) if writes else text)
     if args.dry_run:
-        attempt.dry_run("plan shown, nothing written", plan=_plan_summary(plan))
+        attempt.dry_run("plan shown, nothing written", plan=plan_summary(plan))
         if plan.blocked and not args.json:
             print(f"Note: this plan cannot be applied now: {plan.blocked}")
         return True
@@ -333,12 +319,6 @@ def _timeout(args: argparse.Namespace) -> float:
 
 def _arguments(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
     return {**request, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
-
-
-def _plan_summary(plan: CreatePlan | ExpandPlan | DeletePlan) -> dict[str, Any]:
-    data = plan.to_json()
-    data.pop("checks", None)
-    return data
 
 
 def _via(via: str) -> str:

@@ -2,7 +2,7 @@
 
 Without ``--json`` each event is one line with the local time; a re-sync's changes follow it indented.
 With ``--json`` each event is one JSON object per line (``time`` in UTC, the event's fields, ``text``).
-Ctrl-C ends the stream with exit code 0.
+Ctrl-C ends the stream (exit code 130, as every interrupted command: ``cli.main``).
 """
 
 from __future__ import annotations
@@ -54,8 +54,6 @@ def _watch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             except queue.Empty:
                 continue
             _print(event, args.json, sys.stdout)
-    except KeyboardInterrupt:
-        return 0
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
         sys.stdout = open("/dev/null", "w")  # noqa: SIM115

@@ -1,4 +1,4 @@
-"""The local audit log: one JSON line per mutation attempt (applied, dry run, refused, cancelled or failed).
+"""The local audit log: one JSON line per mutation attempt, and an intent line before every write.
 
 The file is ``$KZC_AUDIT_LOG`` if set, else ``<config dir>/audit.jsonl`` (``core.config.config_dir``,
 normally ``~/.config/kzc/audit.jsonl``). Each line is a JSON object::
@@ -13,8 +13,11 @@ brokers' refusal or a lost race said no; nothing was written), ``cancelled`` (th
 concurrent kzc processes never interleave them.
 
 ``AuditLog.attempt`` is the one way mutations are recorded: the file is opened *before* anything is
-attempted (a log that cannot be written stops the mutation with a clear error) and exactly one line is
-written when the attempt ends, whatever the outcome.
+attempted (a log that cannot be written stops the mutation with a clear error) and exactly one outcome
+line is written when the attempt ends, whatever the outcome. An attempt that reaches the cluster first
+writes an ``intent`` line (``Attempt.intent``: what is about to be sent, and the before-state of what it
+changes) and then its outcome line, both with the same ``id``: a run killed while writing leaves its intent.
+Ctrl-C (``core.interrupt``) records the attempt in progress as ``interrupted``.
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ import getpass
 import json
 import os
 import socket
-from collections.abc import Iterator, Mapping
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,9 +38,11 @@ from typing import Any
 
 from core.config import config_dir
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, UsageError
+from core.interrupt import interrupted, on_interrupt
 
 AUDIT_ENV = "KZC_AUDIT_LOG"
 OUTCOMES = ("applied", "dry-run", "refused", "cancelled", "failed", "interrupted")
+INTENT = "intent"  # the outcome field of an intent line: the write is about to be sent
 
 
 def audit_log_path() -> Path:
@@ -65,6 +72,17 @@ class Attempt:
     outcome: str | None = None
     message: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    id: str = field(default_factory=lambda: uuid.uuid4().hex[:16])
+    _emit: Callable[[Attempt, str, str, Mapping[str, Any]], None] | None = field(default=None, repr=False)
+
+    def intent(self, message: str, **details: Any) -> None:
+        """Write the intent line now, before the write is sent (``details``: plan, before-state).
+
+        Raises:
+            KzcError: the line cannot be written (then nothing must be sent).
+        """
+        if self._emit is not None:
+            self._emit(self, INTENT, message, details)
 
     def applied(self, message: str, **details: Any) -> None:
         """The mutation was sent to the cluster."""
@@ -123,6 +141,32 @@ class AuditLog:
         """
         handle = self._open()
         attempt = Attempt(operation, dict(arguments))
+        lock = threading.Lock()
+        done = False
+
+        def emit(which: Attempt, outcome: str, message: str, details: Mapping[str, Any]) -> None:
+            with lock:
+                if not done:
+                    self._write(handle, which, outcome, message, details)
+
+        def finish() -> None:
+            nonlocal done
+            with lock:
+                if done:
+                    return
+                done = True
+                try:
+                    attempt._settle("failed", "the attempt ended without an outcome")
+                    self._write(handle, attempt)
+                finally:
+                    handle.close()
+
+        def on_ctrl_c() -> None:
+            attempt._settle("interrupted", "interrupted by the user (Ctrl-C)")
+            finish()
+
+        attempt._emit = emit
+        unregister = on_interrupt(on_ctrl_c)
         try:
             yield attempt
         except (UsageError, GuardError, KafkaRuleError, ConcurrentChangeError) as exc:
@@ -132,17 +176,17 @@ class AuditLog:
             attempt._settle("failed", str(exc))
             raise
         except KeyboardInterrupt:
-            attempt._settle("interrupted", "interrupted by the user")
+            attempt._settle("interrupted", "interrupted by the user (Ctrl-C)")
             raise
         except BaseException as exc:
             attempt._settle("failed", f"{type(exc).__name__}: {exc}")
             raise
         finally:
-            attempt._settle("failed", "the attempt ended without an outcome")
-            try:
-                self._write(handle, attempt)
-            finally:
-                handle.close()
+            unregister()
+            if interrupted() and attempt.outcome != "applied":
+                attempt.outcome = None  # the worker's error after Ctrl-C is a consequence of it
+                attempt._settle("interrupted", "interrupted by the user (Ctrl-C)")
+            finish()
 
     def record(self, attempt: Attempt) -> None:
         """Append one line for an attempt that was handled outside ``attempt()``."""
@@ -162,21 +206,31 @@ class AuditLog:
                 f"(set {AUDIT_ENV} to a writable file)"
             ) from exc
 
-    def _write(self, handle: Any, attempt: Attempt) -> None:
+    def _write(
+        self,
+        handle: Any,
+        attempt: Attempt,
+        outcome: str | None = None,
+        message: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
+        """One line: the attempt's outcome, or (``outcome`` given) an intent line with its own details."""
         line: dict[str, Any] = {
             "time": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "id": attempt.id,
             "user": _user(),
             "host": socket.gethostname(),
             "cluster": self.cluster,
             "operation": attempt.operation,
             "arguments": attempt.arguments,
-            "outcome": attempt.outcome,
-            "message": attempt.message,
+            "outcome": outcome or attempt.outcome,
+            "message": message if outcome else attempt.message,
         }
         if sudo_user := os.environ.get("SUDO_USER"):
             line["sudo_user"] = sudo_user
-        if attempt.details:
-            line["details"] = attempt.details
+        shown = details if outcome else attempt.details
+        if shown:
+            line["details"] = dict(shown)
         text = json.dumps(line, separators=(",", ":"), default=str) + "\n"
         # One write under an exclusive lock: concurrent kzc processes append whole lines.
         try:
@@ -189,15 +243,16 @@ class AuditLog:
         except OSError as exc:
             raise KzcError(
                 f"cannot append to the audit log {self.path}: {exc.strerror or exc} "
-                f"(the {attempt.operation} attempt ended as {attempt.outcome})"
+                f"(the {attempt.operation} attempt: {outcome or attempt.outcome})"
             ) from exc
 
 
-def read_audit_log(path: Path | None = None) -> list[dict[str, Any]]:
-    """Every line of the audit file as a dict (a missing file is empty); for tests and ``kzc`` tools."""
+def read_audit_log(path: Path | None = None, intents: bool = False) -> list[dict[str, Any]]:
+    """The outcome lines of the audit file as dicts (a missing file is empty); ``intents``: every line."""
     target = path or audit_log_path()
     try:
         text = target.read_text(encoding="utf-8")
     except FileNotFoundError:
         return []
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+    return lines if intents else [line for line in lines if line.get("outcome") != INTENT]

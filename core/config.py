@@ -32,6 +32,17 @@ def config_path() -> Path:
     return config_dir() / "config.toml"
 
 
+# ZooKeeper's default jute.maxbuffer (bytes): the server refuses any request larger than this, so no znode
+# (and no multi-op) of that size can ever be written. A context's jute_maxbuffer may raise it.
+JUTE_MAXBUFFER = 1024 * 1024
+# Credentials from the environment: the safe way besides files, as a command line is visible in ps.
+CREDENTIAL_ENV = {"zk_auth": "KZC_ZK_AUTH", "zk_sasl_password": "KZC_ZK_SASL_PASSWORD"}
+# Config keys and flags naming a file that holds a credential, and the setting it fills.
+CREDENTIAL_FILES = {"zk_auth_file": "zk_auth", "zk_sasl_password_file": "zk_sasl_password"}
+# ZooKeeper auth schemes: "digest:alice:pw" as --zk-auth would log in as user "digest".
+_AUTH_SCHEMES = ("digest", "sasl", "ip", "world", "auth", "x509", "kerberos")
+
+
 @dataclass(frozen=True)
 class ConnectionSettings:
     """Everything needed to reach one cluster; fields left ``None`` are not set.
@@ -61,6 +72,7 @@ class ConnectionSettings:
     zk_tls_verify_hostname: bool = True
     spark_master: str | None = None
     stage_dir: str | None = None
+    jute_maxbuffer: int = JUTE_MAXBUFFER
 
 
 # Context keys in the TOML file -> ConnectionSettings field; everything else is rejected, so typos show.
@@ -78,7 +90,10 @@ _CONTEXT_STRINGS = (
     "stage_dir",
 )
 _CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname")
-_CONTEXT_KEYS = {"zookeeper", "bootstrap_server", "session_timeout", *_CONTEXT_STRINGS, *_CONTEXT_BOOLS}
+_CONTEXT_KEYS = {
+    "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", *CREDENTIAL_FILES, *_CONTEXT_STRINGS,
+    *_CONTEXT_BOOLS,
+}  # fmt: skip
 _SASL_MECHANISMS = ("DIGEST-MD5", "GSSAPI")
 
 
@@ -91,6 +106,7 @@ class UserConfig:
     theme: str | None = None
     keys: Mapping[str, str] = field(default_factory=dict)
     path: Path | None = None
+    warnings: tuple[str, ...] = ()
 
 
 def load_config(path: Path | None = None) -> UserConfig:
@@ -123,7 +139,61 @@ def load_config(path: Path | None = None) -> UserConfig:
     theme = raw.get("theme")
     if theme is not None and not isinstance(theme, str):
         raise ConfigError(f"config file {path}: theme must be a string")
-    return UserConfig(contexts=contexts, default_context=default, theme=theme, keys=keys, path=path)
+    tables = [t for t in _table(raw, "contexts", path).values() if isinstance(t, dict)]
+    found = [exposure_warning(path, "holds credentials")] if any(set(t) & set(CREDENTIAL_ENV) for t in tables) else []
+    for table in tables:
+        for key, target in CREDENTIAL_FILES.items():
+            if isinstance(file := table.get(key), str):
+                found.append(exposure_warning(Path(file).expanduser(), f"holds the {target}"))
+    warnings = tuple(dict.fromkeys(w for w in found if w is not None))
+    return UserConfig(contexts=contexts, default_context=default, theme=theme, keys=keys, path=path, warnings=warnings)
+
+
+def exposure_warning(path: Path, what: str) -> str | None:
+    """A warning when ``path`` (which ``what``) can be read or written by other users, as ssh warns."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    if mode & 0o077 == 0:
+        return None
+    return (
+        f"{path} {what} and is accessible by other users (mode {mode & 0o777:04o}): restrict it with chmod 600 {path}"
+    )
+
+
+def read_secret_file(path: str | Path, what: str) -> tuple[str, str | None]:
+    """The secret held by ``path`` (its first line) and a warning if others can read the file.
+
+    Raises:
+        UsageError: the file cannot be read or is empty.
+    """
+    file = Path(path).expanduser()
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read the {what} file {file}: {getattr(exc, 'strerror', None) or exc}") from exc
+    if not lines or not lines[0]:
+        raise UsageError(f"the {what} file {file} is empty (expected the secret on its first line)")
+    return lines[0], exposure_warning(file, f"holds the {what}")
+
+
+def check_digest_auth(value: str) -> None:
+    """Refuse a ``zk_auth`` value that is not an unambiguous ``USER:PASSWORD`` (the password is never shown).
+
+    Raises:
+        UsageError: no ``:``, an empty user, or a scheme prefix such as ``digest:user:pw`` (which
+            ZooKeeper would read as user ``digest`` with password ``user:pw``).
+    """
+    user, sep, rest = value.partition(":")
+    expected = "expected USER:PASSWORD (digest is implied), e.g. alice:secret"
+    if not sep or not user:
+        raise UsageError(f"ZooKeeper digest auth must be USER:PASSWORD: {expected}")
+    if user.lower() in _AUTH_SCHEMES and ":" in rest:
+        raise UsageError(
+            f"ambiguous ZooKeeper auth '{user}:***': it would log in as user '{user}'; {expected} "
+            f"(drop the '{user}:' prefix)"
+        )
 
 
 def resolve_settings(
@@ -158,8 +228,13 @@ def resolve_settings(
             raise UsageError(f"unknown connection setting '{key}'")
         if value is not None:
             changes[key] = value
+    for key, variable in CREDENTIAL_ENV.items():
+        if changes.get(key) is None and (secret := os.environ.get(variable)):
+            changes[key] = secret  # the environment overrides the context, a flag overrides both
     settings = replace(base, **changes)
     _check_sasl(settings.zk_sasl_mechanism, "command line")
+    if settings.zk_auth is not None:
+        check_digest_auth(settings.zk_auth)
     return settings
 
 
@@ -188,9 +263,22 @@ def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSetti
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise ConfigError(f"{where}: session_timeout must be a positive number of seconds")
         values["session_timeout"] = float(timeout)
+    if "jute_maxbuffer" in table:
+        limit = table["jute_maxbuffer"]
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+            raise ConfigError(f"{where}: jute_maxbuffer must be a positive number of bytes")
+        values["jute_maxbuffer"] = limit
     for key in _CONTEXT_STRINGS:
         if key in table:
             values[key] = _typed(table, key, str, where)
+    for key, target in CREDENTIAL_FILES.items():
+        if key in table:
+            if target in table:
+                raise ConfigError(f"{where}: give {target} or {key}, not both")
+            try:
+                values[target] = read_secret_file(_typed(table, key, str, where), target)[0]
+            except UsageError as exc:
+                raise ConfigError(f"{where}: {exc}") from exc
     for key in _CONTEXT_BOOLS:
         if key in table:
             values[key] = _typed(table, key, bool, where)

@@ -1,7 +1,11 @@
 """A thin wrapper over confluent_kafka's ``AdminClient`` for topic admin: explicit assignments, timeouts,
 and Kafka's errors as ``KzcError`` carrying Kafka's own message.
 
-Every call blocks until the brokers answer or ``timeout`` passes. Requests go out with
+Every call blocks until the brokers answer or ``timeout`` passes, whatever happens in between: a request
+that could not reach the controller (it died, or moved) is sent again through a fresh client, whose
+metadata names the new controller, until the deadline. Such a request was never delivered, so sending it
+again cannot apply it twice. ``check_reachable`` fails fast, with the real cause (a name that does not
+resolve, a refused connection), when no bootstrap server can be reached at all. Requests go out with
 ``operation_timeout=0``: the broker answers as soon as it has written to ZooKeeper and kzc follows the
 controller's progress itself (``core.topics.progress``), so a stuck deletion never turns into a timeout
 error after the write succeeded. librdkafka's own log lines go to the ``kzc.kafka`` logger, never to the
@@ -11,8 +15,11 @@ terminal.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+import socket
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException
@@ -56,6 +63,17 @@ _CONNECT_ERRORS = {
 }
 
 
+_ATTEMPT_S = 5.0  # an attempt that cannot reach the controller is sent again after this long
+
+
+class _Undelivered(ConnectError):
+    """The request never reached a controller: it may be sent again; ``error`` is what to report."""
+
+    def __init__(self, error: ConnectError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 class KafkaAdmin:
     """Topic admin requests through the brokers of one cluster.
 
@@ -65,14 +83,35 @@ class KafkaAdmin:
     """
 
     def __init__(self, bootstrap_servers: Sequence[HostPort], timeout: float = 30.0) -> None:
-        self.bootstrap = bootstrap_string(tuple(bootstrap_servers))
+        self.servers = tuple(bootstrap_servers)
+        self.bootstrap = bootstrap_string(self.servers)
         self.timeout = timeout
-        config: dict[str, Any] = {
+        self._config: dict[str, Any] = {
             "bootstrap.servers": self.bootstrap,
             "logger": _LOG,
             "socket.connection.setup.timeout.ms": int(min(timeout, 30.0) * 1000),
         }
-        self._client = AdminClient(config)
+        self._client = AdminClient(self._config)
+
+    def check_reachable(self, timeout: float = 5.0) -> None:
+        """Fail fast unless some bootstrap server accepts a TCP connection.
+
+        Raises:
+            ConnectError: every bootstrap server failed, each with its cause (name lookup, refused, no answer).
+        """
+        problems = []
+        limit = min(timeout, self.timeout)
+        for server in self.servers:
+            try:
+                with socket.create_connection((server.host, server.port), timeout=limit):
+                    return
+            except socket.gaierror as exc:
+                problems.append(f"{server}: the host name cannot be resolved ({exc.strerror or exc})")
+            except TimeoutError:
+                problems.append(f"{server}: no answer within {limit:g} s")
+            except OSError as exc:
+                problems.append(f"{server}: {exc.strerror or exc}")
+        raise ConnectError(f"cannot reach any Kafka bootstrap server ({'; '.join(problems)}): check --bootstrap-server")
 
     def create_topic(
         self,
@@ -92,13 +131,12 @@ class KafkaAdmin:
             topic, num_partitions=len(assignment), replica_assignment=[list(r) for r in assignment],
             config=dict(config),
         )  # fmt: skip
-        futures = self._call(
-            "create topic",
-            lambda: self._client.create_topics(
-                [new_topic], operation_timeout=0, request_timeout=self.timeout, validate_only=validate_only
-            ),
+        self._until_delivered(
+            f"create topic {topic}",
+            lambda client, timeout: client.create_topics(
+                [new_topic], operation_timeout=0, request_timeout=timeout, validate_only=validate_only
+            )[topic],
         )
-        self._result(futures[topic], f"create topic {topic}")
 
     def create_partitions(
         self,
@@ -115,13 +153,12 @@ class KafkaAdmin:
             ConnectError: no broker answered within the timeout.
         """
         request = NewPartitions(topic, new_total, replica_assignment=[list(r) for r in new_assignment])
-        futures = self._call(
-            "add partitions",
-            lambda: self._client.create_partitions(
-                [request], operation_timeout=0, request_timeout=self.timeout, validate_only=validate_only
-            ),
+        self._until_delivered(
+            f"add partitions to {topic}",
+            lambda client, timeout: client.create_partitions(
+                [request], operation_timeout=0, request_timeout=timeout, validate_only=validate_only
+            )[topic],
         )
-        self._result(futures[topic], f"add partitions to {topic}")
 
     def delete_topics(self, topics: Iterable[str]) -> dict[str, KzcError | None]:
         """DeleteTopics; returns each topic's error (``None`` = marked for deletion by the broker).
@@ -130,19 +167,35 @@ class KafkaAdmin:
             ConnectError: no broker answered within the timeout (for every topic).
         """
         names = list(topics)
-        futures = self._call(
-            "delete topics",
-            lambda: self._client.delete_topics(names, operation_timeout=0, request_timeout=self.timeout),
-        )
+        pending = list(names)
         outcome: dict[str, KzcError | None] = {}
-        for name in names:
-            try:
-                self._result(futures[name], f"delete topic {name}")
-                outcome[name] = None
-            except ConnectError:
-                raise
-            except KzcError as exc:
-                outcome[name] = exc
+        deadline = time.monotonic() + self.timeout
+        while pending:
+            futures = self._call(
+                "delete topics",
+                partial(
+                    self._client.delete_topics,
+                    list(pending),
+                    operation_timeout=0,
+                    request_timeout=self._attempt_timeout(deadline),
+                ),
+            )
+            undelivered = []
+            for name in pending:
+                try:
+                    self._result(futures[name], f"delete topic {name}")
+                    outcome[name] = None
+                except _Undelivered as exc:
+                    if time.monotonic() >= deadline:
+                        raise self._cause(exc) from exc
+                    undelivered.append(name)
+                except ConnectError:
+                    raise
+                except KzcError as exc:
+                    outcome[name] = exc
+            if undelivered:
+                self._reconnect()
+            pending = undelivered
         return outcome
 
     def broker_config(self, broker_id: int, name: str) -> str | None:
@@ -154,11 +207,43 @@ class KafkaAdmin:
         resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
         futures = self._call(
             "describe broker config",
-            lambda: self._client.describe_configs([resource], request_timeout=self.timeout),
+            # Informational (delete.topic.enable) and asked of one broker, maybe a dead controller whose
+            # /controller has not expired yet: a short wait, then the caller asks another broker.
+            lambda: self._client.describe_configs([resource], request_timeout=min(self.timeout, _ATTEMPT_S)),
         )
         entries = self._result(futures[resource], f"describe the config of broker {broker_id}")
         entry = entries.get(name) if isinstance(entries, dict) else None
         return None if entry is None else str(entry.value)
+
+    def _until_delivered(self, what: str, send: Callable[[AdminClient, float], Future[Any]]) -> Any:
+        """Send until the controller receives the request or the timeout passes; its result."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            future = self._call(what, lambda: send(self._client, self._attempt_timeout(deadline)))
+            try:
+                return self._result(future, what)
+            except _Undelivered as exc:
+                if time.monotonic() >= deadline:
+                    raise self._cause(exc) from exc
+                self._reconnect()
+
+    def _cause(self, undelivered: _Undelivered) -> ConnectError:
+        """Why no controller got the request: no broker reachable at all, or none acting as controller."""
+        try:
+            self.check_reachable(timeout=2.0)
+        except ConnectError as unreachable:
+            return unreachable
+        return undelivered.error
+
+    def _attempt_timeout(self, deadline: float) -> float:
+        """One attempt's share of the time left: short enough to try again after a controller move."""
+        left = max(deadline - time.monotonic(), 0.5)
+        return min(left, max(_ATTEMPT_S, self.timeout / 6))
+
+    def _reconnect(self) -> None:
+        """A fresh client: its first metadata request names the current controller."""
+        _LOG.info("sending again through a fresh AdminClient (the controller did not receive the request)")
+        self._client = AdminClient(self._config)
 
     def _call(self, what: str, request: Any) -> Any:
         try:
@@ -183,6 +268,14 @@ class KafkaAdmin:
         if not isinstance(error, KafkaError):
             return KzcError(f"{what} failed: {error}")
         code, message = error.code(), error.str()
+        if code == KafkaError.NOT_CONTROLLER or (code == KafkaError._TIMED_OUT and "waiting for controller" in message):
+            return _Undelivered(
+                ConnectError(
+                    f"cannot {what}: the brokers at {self.bootstrap} are reachable, but no controller received the "
+                    f"request within {self.timeout:g} s ({message}); the controller is down or being elected: "
+                    "see /controller in ZooKeeper (kzc describe)"
+                )
+            )
         if code in _RULE_ERRORS:
             return KafkaRuleError(message, _RULE_ERRORS[code])
         if code in _CONNECT_ERRORS:

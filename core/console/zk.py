@@ -288,8 +288,7 @@ class ZkBackend:
                 "via": "console",
             },
         ) as attempt:
-            result = ops.apply_create(plan)
-            attempt.applied(f"created topic {plan.topic}", result=result.to_json())
+            ops.apply(plan, attempt)
         self._cluster().request_full_read()
 
     def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
@@ -308,8 +307,7 @@ class ZkBackend:
                 "via": "console",
             },
         ) as attempt:
-            result = ops.apply_expand(plan)
-            attempt.applied(f"{plan.topic} now has {plan.target_partitions} partitions", result=result.to_json())
+            ops.apply(plan, attempt)
         self._cluster().request_full_read()
 
     def plan_delete(self, request: DeleteRequest) -> DeletePlan:
@@ -327,11 +325,10 @@ class ZkBackend:
             if confirmation.strip() != plan.confirmation:
                 attempt.cancelled(f"the typed confirmation '{confirmation}' did not match '{plan.confirmation}'")
                 raise GuardError(f"confirmation '{confirmation}' does not match '{plan.confirmation}': nothing deleted")
-            result = ops.apply_delete(plan)
-            if result.errors:
-                raise KzcError("; ".join(f"{topic}: {error}" for topic, error in result.errors))
-            attempt.applied(f"marked {len(result.marked)} topic(s) for deletion", result=result.to_json())
+            result = ops.apply(plan, attempt)
         self._cluster().request_full_read()
+        if result.errors:  # some were marked (recorded as applied, with these errors)
+            raise KzcError("; ".join(f"{topic}: {error}" for topic, error in result.errors))
 
     def deletion_status(self, topics: tuple[str, ...]) -> tuple[DeletionStatus, ...]:
         """Where each deletion stands in the live snapshot."""

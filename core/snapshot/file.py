@@ -33,6 +33,7 @@ from typing import IO, Any
 
 from core import __version__
 from core.errors import KzcError, UsageError
+from core.interrupt import on_interrupt
 from core.kafka.znodes import (
     BrokerRegistration,
     ClusterId,
@@ -194,6 +195,8 @@ def write_snapshot_file(snapshot: ClusterSnapshot, path: str | Path) -> int:
         raise KzcError(f"cannot write the snapshot to {target}: {exc.strerror or exc}") from exc
     tmp = Path(tmp_name)
     count = 0
+    # Ctrl-C removes the partial file (core.interrupt); the target only ever appears complete.
+    unregister = on_interrupt(lambda: tmp.unlink(missing_ok=True))
     try:
         with os.fdopen(fd, "wb") as raw, _text_writer(raw, target.name.endswith(".gz")) as out:
             for record in iter_records(snapshot):
@@ -209,6 +212,8 @@ def write_snapshot_file(snapshot: ClusterSnapshot, path: str | Path) -> int:
         with suppress(OSError):
             tmp.unlink()
         raise
+    finally:
+        unregister()
     return count
 
 

@@ -7,8 +7,11 @@ validates and builds the plan, ``core.topics.write`` writes it (through the Admi
 in read-only mode or during a ZooKeeper-to-KRaft migration, whatever the plan says; after writing it reads
 back ``/brokers/topics/<t>`` and fails loudly if the cluster holds anything other than the plan.
 
-Audit lines are written by the caller around each attempt (``TopicOps.audit.attempt``), so dry runs,
-refusals and cancellations are recorded too.
+``TopicOps.apply`` is the one plan -> audit -> apply sequence every surface uses (the command line, the
+console): right before the write is sent it writes the audit intent line, with the before-state of what
+an expand or delete changes (the topic znode and config znode as they were, topic id, versions); after it,
+the outcome line. Callers that record more (the parsed arguments, a dry run, a refused option, a
+cancelled confirmation) open the attempt themselves (``TopicOps.audit.attempt``) and pass it in.
 """
 
 from __future__ import annotations
@@ -16,13 +19,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
-from core.audit import AuditLog
+from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
+from core.kafka.names import is_valid_topic_name, validate_topic_name
+from core.kafka.znode_size import check_topic_znode_size
 from core.kafka.znodes import TopicAssignment
+from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
 from core.topics.plan import (
@@ -41,6 +47,7 @@ from core.topics.plan import (
     plan_delete,
     plan_expand,
     select_topics,
+    unknown_topic_fields,
 )
 from core.topics.progress import (
     DeleteProgress,
@@ -166,16 +173,26 @@ class TopicOps:
         """
         facts = self.reader.facts()
         orphan = None
-        if request.topic not in facts.topic_names:
+        # An invalid name is refused by plan_create, in Kafka's order; it must not become a path first.
+        if request.topic not in facts.topic_names and is_valid_topic_name(request.topic):
             found = self.reader.topic_config(request.topic)
             orphan = found[1] if found else None
-        plan = plan_create(facts, request, via=self.via, blocked=self.blocked(facts), config_zk_version=orphan)
+        plan = plan_create(
+            facts,
+            request,
+            via=self.via,
+            blocked=self.blocked(facts),
+            config_zk_version=orphan,
+            znode_limit=self.settings.jute_maxbuffer,
+        )
+        size = len(encode_new_topic(plan.assignment, plan.topic_znode_version))
+        check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this assignment", exact=True)
         if self.admin is not None and plan.blocked is None:
             self.admin.create_topic(plan.topic, [r for _, r in plan.assignment], dict(plan.config), validate_only=True)
             plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
         return plan
 
-    def apply_create(self, plan: CreatePlan) -> CreateResult:
+    def apply_create(self, plan: CreatePlan, before_write: BeforeWrite | None = None) -> CreateResult:
         """Create the topic exactly as planned and read back what landed.
 
         Raises:
@@ -188,6 +205,8 @@ class TopicOps:
         check_not_marked_for_deletion(facts, plan.topic)
         if plan.topic in facts.topic_names:
             raise KafkaRuleError(f"Topic '{plan.topic}' already exists.", "TopicExistsException")
+        if before_write is not None:
+            before_write({})
         if self.admin is not None:
             create_via_admin(self.admin, plan)
         else:
@@ -204,17 +223,34 @@ class TopicOps:
         Raises:
             KafkaRuleError, GuardError: see ``core.topics.plan.plan_expand``.
         """
+        validate_topic_name(request.topic)  # Kafka's message, before '..' becomes a path
         facts = self.reader.facts()
         live = self.reader.topic(request.topic)
-        plan = plan_expand(facts, live, request, via=self.via, blocked=self.blocked(facts))
-        if self.admin is not None and plan.blocked is None:
+        via = VIA_ZOOKEEPER if request.keep_unknown_fields else self.via
+        plan = plan_expand(
+            facts, live, request, via=via, blocked=self.blocked(facts), znode_limit=self.settings.jute_maxbuffer
+        )
+        unknown = unknown_topic_fields(plan.topic_raw)
+        if via == VIA_ADMIN and unknown:
+            plan = replace(
+                plan,
+                warnings=(
+                    *plan.warnings,
+                    f"the broker rewrites /brokers/topics/{plan.topic} and drops its field(s) unknown to Kafka: "
+                    f"{', '.join(unknown)}; add --keep-unknown-fields to write through ZooKeeper instead, which "
+                    "keeps every byte",
+                ),
+            )
+        size = len(add_partitions_to_raw(plan.topic_raw, plan.new_assignment))
+        check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this expansion", exact=True)
+        if self.admin is not None and via == VIA_ADMIN and plan.blocked is None:
             self.admin.create_partitions(
                 plan.topic, plan.target_partitions, [r for _, r in plan.new_assignment], validate_only=True
             )
             plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
         return plan
 
-    def apply_expand(self, plan: ExpandPlan) -> ExpandResult:
+    def apply_expand(self, plan: ExpandPlan, before_write: BeforeWrite | None = None) -> ExpandResult:
         """Add the planned partitions; refuse if ``/brokers/topics/<t>`` changed since the plan.
 
         Raises:
@@ -225,7 +261,9 @@ class TopicOps:
         """
         facts = self._writable_facts()
         check_not_marked_for_deletion_on_expand(facts, plan.topic)
-        if self.admin is not None:
+        if before_write is not None:
+            before_write(self.before_state([plan.topic]))
+        if self.admin is not None and plan.via == VIA_ADMIN:
             live = self.reader.topic(plan.topic)
             now = live.zk_version if live else "deleted"
             if now != plan.topic_zk_version:
@@ -269,7 +307,7 @@ class TopicOps:
             blocked=self.blocked(facts),
         )
 
-    def apply_delete(self, plan: DeletePlan) -> DeleteResult:
+    def apply_delete(self, plan: DeletePlan, before_write: BeforeWrite | None = None) -> DeleteResult:
         """Mark the planned topics for deletion (AdminClient DeleteTopics, or the ZooKeeper markers).
 
         Raises:
@@ -278,6 +316,8 @@ class TopicOps:
         """
         facts = self._writable_facts()
         check_deletable(facts, plan.topics)
+        if before_write is not None:
+            before_write(self.before_state(plan.topics))
         if self.admin is None:
             delete_via_zookeeper(self.session, plan)
             return DeleteResult(plan, plan.topics)
@@ -312,6 +352,76 @@ class TopicOps:
                 continue
             return value.strip().lower() == "true", f"read from broker {broker}, {role}"
         return None, "could not read it: " + ("; ".join(problems) or "no broker registered")
+
+    # ---- the one plan -> audit -> apply sequence --------------------------------------------------
+
+    @overload
+    def apply(self, plan: CreatePlan, attempt: Attempt | None = None) -> CreateResult: ...
+    @overload
+    def apply(self, plan: ExpandPlan, attempt: Attempt | None = None) -> ExpandResult: ...
+    @overload
+    def apply(self, plan: DeletePlan, attempt: Attempt | None = None) -> DeleteResult: ...
+
+    def apply(self, plan: Plan, attempt: Attempt | None = None) -> Result:
+        """Apply ``plan``, audited: the intent line right before the write, the outcome line after.
+
+        ``attempt`` is an audit attempt the caller opened (to record its own arguments); without one the
+        attempt is opened here with the plan as its arguments. A delete the brokers refused for every
+        topic is recorded as ``refused`` and raises; one they refused for some topics is ``applied``,
+        with the refusals in ``errors``.
+
+        Raises:
+            ReadOnlyError, GuardError, KafkaRuleError, ConcurrentChangeError: refused (nothing written).
+            KzcError: the write failed, or landed differently from the plan.
+        """
+        if attempt is None:
+            with self.audit.attempt(f"topic {_operation(plan)}", plan_summary(plan)) as own:
+                return self.apply(plan, own)
+        operation = _operation(plan)
+
+        def intent(before: dict[str, Any]) -> None:
+            details: dict[str, Any] = {"via": plan.via, "plan": plan_summary(plan)}
+            if before:
+                details["before"] = before
+            attempt.intent(f"sending the {operation} via {plan.via}", **details)
+
+        if isinstance(plan, CreatePlan):
+            created = self.apply_create(plan, intent)
+            attempt.applied(f"created topic {plan.topic}", **created.to_json())
+            return created
+        if isinstance(plan, ExpandPlan):
+            expanded = self.apply_expand(plan, intent)
+            attempt.applied(f"expanded {plan.topic} to {plan.target_partitions} partitions", **expanded.to_json())
+            return expanded
+        deleted = self.apply_delete(plan, intent)
+        if deleted.marked:
+            attempt.applied(f"marked {len(deleted.marked)} topic(s) for deletion", **deleted.to_json())
+            return deleted
+        message = "the brokers refused every deletion: " + "; ".join(f"{t}: {e}" for t, e in deleted.errors)
+        refused = dict(deleted.refused)
+        if refused and all(topic in refused for topic, _ in deleted.errors):
+            attempt.refused(message, **deleted.to_json())
+            raise KafkaRuleError(message, next(iter(refused.values())))
+        raise KzcError(message)
+
+    def before_state(self, topics: Sequence[str]) -> dict[str, Any]:
+        """What ``topics`` look like now, for the audit log: topic and config znodes as stored, versions, id."""
+        live = self.reader.topics(topics)
+        state: dict[str, Any] = {}
+        for topic in topics:
+            entry: dict[str, Any] = {"topic_znode": None}
+            if (found := live.get(topic)) is not None:
+                entry["topic_znode"] = found.raw.decode("utf-8", "replace")
+                entry["topic_znode_version"] = found.zk_version
+                if isinstance(found.assignment, TopicAssignment):
+                    entry["topic_id"] = found.assignment.topic_id
+                    entry["partitions"] = found.assignment.partition_count
+            config = self.reader.topic_config(topic)
+            entry["config_znode"] = config[0].decode("utf-8", "replace") if config else None
+            if config:
+                entry["config_znode_version"] = config[1]
+            state[topic] = entry
+        return state
 
     # ---- progress -------------------------------------------------------------------------------
 
@@ -369,6 +479,22 @@ def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
 
 
 PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan)
+Plan = CreatePlan | ExpandPlan | DeletePlan
+Result = CreateResult | ExpandResult | DeleteResult
+BeforeWrite = Callable[[dict[str, Any]], None]
+
+
+def _operation(plan: Plan) -> str:
+    if isinstance(plan, CreatePlan):
+        return "create"
+    return "expand" if isinstance(plan, ExpandPlan) else "delete"
+
+
+def plan_summary(plan: Plan) -> dict[str, Any]:
+    """The plan for an audit line (without the list of checks passed)."""
+    data = plan.to_json()
+    data.pop("checks", None)
+    return data
 
 
 def _with_check(plan: PlanT, check: Check) -> PlanT:
@@ -398,6 +524,8 @@ def open_topic_ops(
     session.start()
     try:
         admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        if admin is not None:
+            admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
         yield TopicOps(session, admin, settings, audit)
     finally:
         session.stop()

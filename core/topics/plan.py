@@ -12,12 +12,14 @@ delete), then kzc's own guards (``core.topics.guard``).
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.config import JUTE_MAXBUFFER
 from core.errors import GuardError, KafkaRuleError, UsageError
 from core.kafka import topic_rules
 from core.kafka.assignment import (
@@ -30,6 +32,7 @@ from core.kafka.assignment import (
 )
 from core.kafka.assignment_metrics import AssignmentMetrics, compute_metrics, expansion_metrics
 from core.kafka.names import has_collision_chars
+from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
 from core.topics.guard import (
@@ -120,6 +123,7 @@ class ExpandRequest:
     partitions: int
     replica_assignment: str | None = None
     rack_aware: bool = True
+    keep_unknown_fields: bool = False  # write through ZooKeeper even with an AdminClient (fields a broker drops)
 
     def to_json(self) -> dict[str, Any]:
         """The arguments as the audit log records them."""
@@ -128,6 +132,7 @@ class ExpandRequest:
             "partitions": self.partitions,
             "replica_assignment": self.replica_assignment,
             "rack_aware": self.rack_aware,
+            "keep_unknown_fields": self.keep_unknown_fields,
         }
 
 
@@ -298,6 +303,7 @@ def plan_create(
     via: str,
     blocked: str | None = None,
     config_zk_version: int | None = None,
+    znode_limit: int = JUTE_MAXBUFFER,
 ) -> CreatePlan:
     """Validate a create as Kafka would and compute (or parse) its assignment.
 
@@ -326,6 +332,10 @@ def plan_create(
         if request.partitions is None or request.replication_factor is None:
             raise UsageError("give --partitions and --replication-factor, or --replica-assignment")
         brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
+        if 0 < request.replication_factor <= len(brokers) and request.partitions > 0:
+            # Before the assignment is built: it could not be written anyway (and could fill the memory).
+            size = EMPTY_TOPIC_ZNODE + entries_size(0, request.partitions, request.replication_factor, facts.broker_ids)
+            check_topic_znode_size(topic, size, znode_limit, f"{request.partitions:,} partitions")
         assignment, start = assign_replicas_with_start(
             brokers, request.partitions, request.replication_factor, rng=random.Random(request.seed)
         )
@@ -384,6 +394,7 @@ def plan_expand(
     *,
     via: str,
     blocked: str | None = None,
+    znode_limit: int = JUTE_MAXBUFFER,
 ) -> ExpandPlan:
     """Validate a partition increase as Kafka's brokers would and compute (or parse) the new replicas.
 
@@ -407,7 +418,17 @@ def plan_expand(
         else None
     )
     check_not_internal_for_expand(topic)
-    all_brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
+    unreadable = sorted(b for b, r in facts.brokers.items() if isinstance(r, Unreadable))
+    rack_warning: list[str] = []
+    if parsed is not None and unreadable:
+        # A manual assignment needs only the broker ids; the racks feed Kafka's partial-rack check alone.
+        all_brokers = [BrokerMeta(b, None) for b in sorted(facts.broker_ids)]
+        rack_warning.append(
+            f"the registration of broker(s) {', '.join(map(str, unreadable))} is unreadable: their racks are "
+            "unknown, so Kafka's check that every broker or none has a rack was not made"
+        )
+    else:
+        all_brokers = broker_metadatas(facts.broker_metas(), rack_aware=request.rack_aware)
     if live is None:
         raise KafkaRuleError(f"The topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
     if isinstance(live.assignment, Unreadable):
@@ -425,6 +446,9 @@ def plan_expand(
         )
     if request.partitions == current:
         raise KafkaRuleError(f"Topic already has {current} partitions.", "InvalidPartitionsException")
+    replicas = len(existing[min(existing)]) if existing else 1
+    size = len(live.raw) + entries_size(current, request.partitions, replicas, facts.broker_ids)
+    check_topic_znode_size(topic, size, znode_limit, f"{request.partitions:,} partitions")
     if parsed is not None:
         new = topic_rules.expand_assignment_from_parsed(
             topic, parsed, existing, request.partitions, [b.id for b in all_brokers]
@@ -439,6 +463,7 @@ def plan_expand(
         Check("no reassignment", "ok", "no partition of the topic is being reassigned"),
     ]
     warnings = [
+        *rack_warning,
         *controller_warnings(facts),
         *migration_warnings(facts),
         *reassignment_warnings(facts),
@@ -468,6 +493,19 @@ def plan_expand(
     )
 
 
+# The top-level fields of /brokers/topics/<t> that a broker writes back (TopicZNode.encode, 3.9).
+TOPIC_ZNODE_FIELDS = frozenset({"version", "partitions", "topic_id", "adding_replicas", "removing_replicas"})
+
+
+def unknown_topic_fields(raw: bytes) -> tuple[str, ...]:
+    """The top-level fields of a topic znode that a broker does not know, so drops when it rewrites it."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return ()
+    return tuple(k for k in value if k not in TOPIC_ZNODE_FIELDS) if isinstance(value, dict) else ()
+
+
 def check_not_marked_for_deletion_on_expand(facts: ClusterFacts, topic: str) -> None:
     """kzc's guard: the controller drops partitions added to a topic queued for deletion (§5.2).
 
@@ -488,9 +526,13 @@ def select_topics(facts: ClusterFacts, request: DeleteRequest) -> tuple[str, ...
         UsageError: neither or both of names and a regex, or an invalid regex.
         KafkaRuleError: the regex matches no topic.
     """
-    if bool(request.topics) == (request.regex is not None):
+    if not request.topics and request.regex is None:
+        raise UsageError("no topic to delete: give the topic names, or --regex RE")
+    if request.topics and request.regex is not None:
         raise UsageError("give topic names or --regex, not both")
     if request.regex is None:
+        for name in request.topics:
+            topic_rules.validate_name(name)  # before any path is built from it ('..' would be one)
         return tuple(dict.fromkeys(request.topics))
     try:
         pattern = re.compile(request.regex)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import importlib.util
 import logging
+import socket
 import ssl
 import threading
 import time
@@ -35,6 +36,7 @@ from kazoo.retry import KazooRetry
 from core.config import ConnectionSettings
 from core.connect import ZkConnect
 from core.errors import ConnectError, MissingToolError, SessionLostError, UsageError
+from core.interrupt import on_interrupt
 
 T = TypeVar("T")
 
@@ -121,6 +123,23 @@ def kazoo_options(settings: ConnectionSettings) -> dict[str, Any]:
     return options
 
 
+def unresolvable_hosts(target: ZkConnect) -> list[tuple[str, str]]:
+    """The hosts of ``target`` whose name does not resolve, each with the resolver's reason.
+
+    Checked before connecting, so a mistyped host name is reported as such at once instead of as "no
+    server answered" after the whole timeout.
+    """
+    problems = []
+    for host in target.hosts:
+        try:
+            socket.getaddrinfo(host.host, host.port, type=socket.SOCK_STREAM)
+        except socket.gaierror as exc:
+            problems.append((host.host, exc.strerror or str(exc)))
+        except (OSError, UnicodeError):
+            continue  # not a name problem: the connection attempt reports it
+    return problems
+
+
 class ZkSession:
     """A connected kazoo client for one cluster, with its state and retrying reads."""
 
@@ -142,6 +161,7 @@ class ZkSession:
             **kazoo_options(settings),
         )
         self.client.add_listener(self._on_kazoo_state)
+        self._unregister: Callable[[], None] | None = None
 
     @property
     def state(self) -> ConnectionState:
@@ -166,7 +186,16 @@ class ZkSession:
             ConnectError: no server answered, authentication or TLS failed, or the chroot is missing.
         """
         timeout = timeout or self.settings.session_timeout
+        unresolved = unresolvable_hosts(self.target)
+        if len(unresolved) == len(self.target.hosts):
+            raise ConnectError(
+                f"cannot connect to ZooKeeper {self.target.hosts_string}: "
+                + "; ".join(f"the host name '{host}' cannot be resolved ({why})" for host, why in unresolved)
+            )
         self._set_state(ConnectionState.CONNECTING)
+        # Ctrl-C closes the session from the main thread (core.interrupt): kazoo's blocking calls in the
+        # worker then fail at once, and no session is left for ZooKeeper to expire.
+        self._unregister = on_interrupt(self._abort)
         try:
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", message="No chroot path exists")  # checked below, clearly
@@ -210,6 +239,8 @@ class ZkSession:
     def stop(self) -> None:
         """Close the session (ephemeral znodes and watches of this client go away)."""
         self._set_state(ConnectionState.CLOSED)  # first, so kazoo's LOST on stop is not taken for expiry
+        if self._unregister is not None:
+            self._unregister()
         self.client.stop()
         self.client.close()
 
@@ -269,6 +300,8 @@ class ZkSession:
 
     def _abort(self) -> None:
         self._set_state(ConnectionState.CLOSED)
+        if self._unregister is not None:
+            self._unregister()
         try:
             self.client.stop()
             self.client.close()

@@ -23,6 +23,7 @@ from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
 from kazoo.security import make_acl, make_digest_acl
 
+from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, ReadOnlyError
@@ -527,9 +528,12 @@ def test_unreachable_brokers_are_one_clear_error_and_nothing_is_written(
 ) -> None:
     settings = replace(_settings(sandbox, "zookeeper"), bootstrap_servers=parse_bootstrap("127.0.0.1:1"))
     before = dump(zk, *relevant(unique_name))
-    with open_topic_ops(settings, admin_timeout=3) as ops:
-        with pytest.raises(ConnectError, match=r"through Kafka brokers 127\.0\.0\.1:1: .*check --bootstrap-server"):
-            ops.plan_create(CreateRequest(unique_name, 1, 1))
-        delete_enable, source = ops.delete_topic_enable(ops.reader.facts())
-        assert delete_enable is None and "could not read it" in source
+    # Checked before anything is planned: the cause at once, not a timeout.
+    refused = r"127\.0\.0\.1:1: Connection refused\).*check --bootstrap-server"
+    with pytest.raises(ConnectError, match=refused), open_topic_ops(settings, admin_timeout=3):
+        pass
+    # A client that gets past that check and then loses the brokers still names the cause.
+    admin = KafkaAdmin(parse_bootstrap("127.0.0.1:1"), 3)
+    with pytest.raises(ConnectError, match=r"cannot reach any Kafka bootstrap server \(127\.0\.0\.1:1: Connection"):
+        admin.create_topic(unique_name, [[1]], {})
     assert dump(zk, *relevant(unique_name)) == before

@@ -4,6 +4,7 @@ with openssl at test time: CA always verified, hostname per setting), and SASL D
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import shutil
@@ -88,9 +89,10 @@ def test_the_right_digest_credentials_read_the_protected_znodes(locked_chroot: s
 
 
 def test_kzc_watch_with_wrong_credentials_prints_the_noauth_message_once(locked_chroot: str) -> None:
+    # The credentials come from the environment, the safe way (--zk-auth adds a warning that ps shows them).
     done = subprocess.run(
-        [sys.executable, "-m", "cli.main", "watch", "--zookeeper", locked_chroot, "--zk-auth", "ops:wrong"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "cli.main", "watch", "--zookeeper", locked_chroot],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, env={**os.environ, "KZC_ZK_AUTH": "ops:wrong"},
     )  # fmt: skip
     assert done.returncode == 1
     lines = done.stderr.strip().splitlines()

@@ -309,9 +309,11 @@ def test_kzc_assign_takes_disable_rack_aware_offline_and_with_topic(
         def stop(self) -> None:
             pass
 
-    def fake_plan_expand(facts: ClusterFacts, live: LiveTopic | None, request: ExpandRequest, *, via: str) -> Any:
+    def fake_plan_expand(
+        facts: ClusterFacts, live: LiveTopic | None, request: ExpandRequest, *, via: str, znode_limit: int
+    ) -> Any:
         seen.append(request)
-        return plan_expand(_facts(PARTIAL), _live("t", {0: [2, 3]}), request, via=via)
+        return plan_expand(_facts(PARTIAL), _live("t", {0: [2, 3]}), request, via=via, znode_limit=znode_limit)
 
     monkeypatch.setattr(cli.assign_cmd, "ZkSession", Session)
     monkeypatch.setattr(cli.assign_cmd, "TopicStateReader", lambda session: FakeReader(_facts(PARTIAL)))
@@ -370,7 +372,7 @@ def test_a_dry_run_shows_the_drawn_start_and_the_real_run_applies_the_plan_it_sh
         planned.append(real_plan(self, request))
         return planned[-1]
 
-    def apply(self: TopicOps, plan: Any) -> Any:
+    def apply(self: TopicOps, plan: Any, before_write: Any = None) -> Any:
         applied.append(plan)
         return SimpleNamespace(assignment=plan.assignment, to_json=lambda: {"assignment": "as planned"})
 

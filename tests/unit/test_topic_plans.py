@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ from core.topics.plan import (
     plan_delete,
     plan_expand,
     select_topics,
+    unknown_topic_fields,
 )
 from core.topics.progress import TopicDeletion
 
@@ -551,3 +553,30 @@ def test_an_unreadable_reassignment_znode_is_a_warning_on_expansion() -> None:
     live = _live("t", _topic_json({0: [1]}))
     plan = plan_expand(_facts(reassignment=b"[]"), live, ExpandRequest("t", 2), via="zookeeper")
     assert any(w.startswith("/admin/reassign_partitions is unreadable") for w in plan.warnings)
+
+
+def test_an_unreadable_broker_registration_blocks_a_computed_expand_but_not_a_manual_one() -> None:
+    facts = _facts()
+    broken = dict(facts.brokers)
+    broken[3] = Unreadable("/brokers/ids/3", b"{garbage", "not JSON")
+    facts = replace(facts, brokers=broken)
+    live = _live("t", {"version": 3, "partitions": {"0": [1, 2]}, "adding_replicas": {}, "removing_replicas": {}})
+    with pytest.raises(GuardError, match="registration of broker 3"):
+        plan_expand(facts, live, ExpandRequest("t", 2), via="zookeeper")
+    plan = plan_expand(facts, live, ExpandRequest("t", 2, "1:2,2:3"), via="zookeeper")
+    assert plan.new_assignment == ((1, (2, 3)),)
+    assert any("broker(s) 3 is unreadable" in w for w in plan.warnings)
+
+
+def test_the_fields_a_broker_drops_from_a_topic_znode_are_the_ones_kafka_does_not_write() -> None:
+    raw = b'{"version":3,"partitions":{"0":[1]},"topic_id":"x","future_field":1,"adding_replicas":{},"z":[]}'
+    assert unknown_topic_fields(raw) == ("future_field", "z")
+    assert unknown_topic_fields(b"not json") == ()
+
+
+def test_a_too_large_expansion_is_refused_before_it_is_computed() -> None:
+    live = _live("t", {"version": 3, "partitions": {"0": [1, 2]}, "adding_replicas": {}, "removing_replicas": {}})
+    with pytest.raises(GuardError, match=r"/brokers/topics/t at least [\d,]+ bytes .*jute.maxbuffer is 1,048,576"):
+        plan_expand(_facts(), live, ExpandRequest("t", 2**31 - 1), via="zookeeper")
+    with pytest.raises(GuardError, match="jute.maxbuffer is 100 bytes"):
+        plan_expand(_facts(), live, ExpandRequest("t", 3), via="zookeeper", znode_limit=100)
