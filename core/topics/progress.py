@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from core.errors import KzcError
-from core.kafka.znodes import TopicAssignment, Unreadable
+from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
 from core.polling import DeadlineExceeded, wait_until
+from core.snapshot.model import TopicEntry
 from core.topics.facts import ClusterFacts, LiveTopic, TopicStateReader
 from core.topics.guard import deletion_obstacles
 
@@ -120,6 +121,17 @@ class DeleteProgress:
         }
 
 
+def is_online(state: PartitionState | Unreadable | None) -> bool:
+    """Whether a new partition is online: its state znode names a leader. The one rule of ``--wait`` and of
+    the console's create and expand follow-ups."""
+    return isinstance(state, PartitionState) and state.has_leader
+
+
+def online_count(entry: TopicEntry) -> tuple[int, int]:
+    """``(online, total)``: the topic's partitions that are online (``is_online``), of all of them."""
+    return sum(1 for s in entry.states.values() if is_online(s)), len(entry.partition_ids)
+
+
 def online_progress(reader: TopicStateReader, topic: str, partitions: Sequence[int]) -> OnlineProgress:
     """One look at the ``state`` znodes of ``partitions``."""
     states = reader.partition_states(topic, partitions)
@@ -133,7 +145,7 @@ def online_progress(reader: TopicStateReader, topic: str, partitions: Sequence[i
             no_state.append(p)
         elif isinstance(state, Unreadable):
             unreadable.append(p)
-        elif state.has_leader:
+        elif is_online(state):
             with_leader.append(p)
         else:
             no_leader.append(p)

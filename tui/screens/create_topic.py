@@ -22,10 +22,11 @@ from core.kafka.names import collisions, is_internal, name_problem
 from core.kafka.topic_rules import parse_configs
 from core.snapshot.model import TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest
+from core.topics.progress import online_count
 from core.topics.write import planned_writes
 from tui.messages import TopicChosen, TopicEntryChanged
 from tui.screens.base import KzcScreen
-from tui.screens.plan_form import form_field, hide_dry_run, partitions_online, show_dry_run
+from tui.screens.plan_form import form_field, hide_dry_run, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -256,7 +257,7 @@ class CreateTopicScreen(KzcScreen):
         if message.topic != self._created or message.entry is None:
             return
         entry: TopicEntry = message.entry
-        online, total = partitions_online(entry)
+        online, total = online_count(entry)
         phase = self.query_one("#phase", Label)
         if total and online == total:
             phase.update(f"done: {self._created} created, all {total} partitions online (Enter on the grid: detail)")

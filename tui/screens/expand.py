@@ -17,11 +17,12 @@ from core.console.view import ClusterView, assignment_preview
 from core.errors import KzcError
 from core.snapshot.model import TopicEntry
 from core.topics.plan import ExpandPlan, ExpandRequest
+from core.topics.progress import online_count
 from core.topics.write import planned_writes
 from tui.messages import TopicEntryChanged
 from tui.screens.base import KzcScreen
 from tui.screens.create_topic import TopicWriter
-from tui.screens.plan_form import form_field, hide_dry_run, partitions_online, show_dry_run
+from tui.screens.plan_form import form_field, hide_dry_run, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -149,7 +150,7 @@ class ExpandScreen(KzcScreen):
     def _progress(self, message: TopicEntryChanged) -> None:
         if not self._done or message.entry is None:
             return
-        online, total = partitions_online(message.entry)
+        online, total = online_count(message.entry)
         if total >= self._target and online == total:
             self._phase(f"done: {self.topic} has {total} partitions, all online", "-done")
         else:

@@ -10,8 +10,6 @@ from textual.screen import Screen
 from textual.widgets import Label, Static
 
 from core.errors import KzcError
-from core.kafka.znodes import PartitionState
-from core.snapshot.model import TopicEntry
 from core.topics.plan import CreatePlan, ExpandPlan
 from core.topics.write import describe_writes, planned_writes
 
@@ -36,12 +34,6 @@ def show_dry_run(screen: Screen[Any], plan: CreatePlan | ExpandPlan | None) -> N
     dry = screen.query_one("#dry-run", Static)
     dry.update("\n".join([*lines, *plan.warnings]))
     dry.add_class("-shown")
-
-
-def partitions_online(entry: TopicEntry) -> tuple[int, int]:
-    """``(online, total)``: partitions with a leader, of all the topic's partitions."""
-    online = sum(1 for s in entry.states.values() if isinstance(s, PartitionState) and s.leader >= 0)
-    return online, len(entry.partition_ids)
 
 
 def hide_dry_run(screen: Screen[Any]) -> None:
