@@ -6,26 +6,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any
 
 import pytest
 from kazoo.client import KazooClient
 
-from cli.main import main
 from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    try:
-        out: Any = json.loads(captured.out)
-    except json.JSONDecodeError:
-        out = captured.out
-    return code, out, captured.err
-
+from tests.cli_runner import run
 
 # ---- offline ---------------------------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from kazoo.client import KazooClient
@@ -19,6 +18,7 @@ from cli.main import main
 from core.audit import read_audit_log
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from tests.cli_runner import run
 
 pytestmark = pytest.mark.integration
 
@@ -42,14 +42,6 @@ def admin_args(sandbox: Sandbox) -> list[str]:
     return [*zk_args(sandbox), "--bootstrap-server", sandbox.info().bootstrap_servers]
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    try:
-        out: Any = json.loads(captured.out)
-    except json.JSONDecodeError:
-        out = captured.out
-    return code, out, captured.err
 
 
 def run_limited(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:

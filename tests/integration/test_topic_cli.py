@@ -11,16 +11,15 @@ import pty
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
 
-from cli.main import main
 from core.audit import read_audit_log
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from tests.cli_runner import run
 
 pytestmark = pytest.mark.integration
 
@@ -46,15 +45,6 @@ def cluster(sandbox: Sandbox, via: str) -> list[str]:
     return [*args, "--bootstrap-server", info.bootstrap_servers] if via == "admin" else args
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    """Run kzc in-process; returns (exit code, stdout parsed as JSON when it is JSON, stderr)."""
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    try:
-        out: Any = json.loads(captured.out)
-    except json.JSONDecodeError:
-        out = captured.out
-    return code, out, captured.err
 
 
 def partitions(zk: KazooClient, topic: str) -> dict[str, list[int]]:

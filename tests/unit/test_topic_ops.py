@@ -39,6 +39,7 @@ from core.kafka.znodes.encode import encode_new_topic
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
 from core.topics.ops import TopicOps
 from core.topics.plan import CreateRequest, ExpandRequest, plan_create, plan_expand
+from tests.cli_runner import run as _run
 
 ZK_CONTROLLER = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}'
 KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1700000000000","kraftControllerEpoch":7}'
@@ -186,14 +187,6 @@ def fake_cluster(monkeypatch: pytest.MonkeyPatch, audit_file: Path) -> dict[str,
     return state
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    try:
-        out: Any = json.loads(captured.out)
-    except json.JSONDecodeError:
-        out = captured.out
-    return code, out, captured.err
 
 
 # ---- 1. numbers outside Java's int range ----------------------------------------------------------------
