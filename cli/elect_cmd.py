@@ -1,0 +1,5 @@
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Placeholder."""
