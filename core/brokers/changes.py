@@ -11,8 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import ElectionType, KafkaException, TopicPartition
-from confluent_kafka.admin._config import AlterConfigOpType, ConfigEntry, ConfigResource  # untyped re-exports
+from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
+from confluent_kafka.admin._config import (  # re-exported by confluent_kafka.admin, untyped there
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigSource,
+)
 
 from core.brokers.admin import KafkaAdmin
 from core.errors import ConnectError, KzcError
@@ -64,7 +69,7 @@ class ChangeAdmin(KafkaAdmin):
                 ConfigValue(
                     entry.name,
                     None if entry.value is None else str(entry.value),
-                    str(getattr(entry.source, "name", entry.source)),
+                    _source(entry.source),
                     bool(entry.is_default),
                     bool(entry.is_read_only),
                     bool(entry.is_sensitive),
@@ -109,21 +114,31 @@ class ChangeAdmin(KafkaAdmin):
         wanted = [TopicPartition(t, p) for t, p in partitions]
         future = self._call(
             "elect leaders",
-            lambda: self._client.elect_leaders(kind, wanted, request_timeout=self.timeout, operation_timeout=0),
+            # No timeout arguments: confluent-kafka 2.16's binding raises SystemError on any of them; kzc's
+            # own wait on the future (self.timeout) bounds the call instead.
+            lambda: self._client.elect_leaders(kind, wanted),
         )
         answers = self._result(future, "elect leaders")
         outcome: dict[tuple[str, int], KzcError | None] = {}
         for tp, error in answers.items():
             key = (tp.topic, tp.partition)
-            if error is None:
-                outcome[key] = None
+            inner = error.args[0] if isinstance(error, KafkaException) and error.args else error
+            if error is None or (isinstance(inner, KafkaError) and inner.code() == KafkaError.ELECTION_NOT_NEEDED):
+                outcome[key] = None  # already led by the replica asked for
             else:
-                inner = error.args[0] if isinstance(error, KafkaException) and error.args else error
                 problem = self._error(inner, f"elect a leader for {tp.topic}-{tp.partition}")
                 if isinstance(problem, ConnectError):
                     raise problem
                 outcome[key] = problem
         return outcome
+
+
+def _source(source: object) -> str:
+    """``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``...: librdkafka hands the enum's number."""
+    try:
+        return str(ConfigSource(source).name)
+    except ValueError:
+        return str(source)
 
 
 def _type(entity_type: str) -> Any:

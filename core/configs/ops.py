@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Any
 
 from core.audit import AuditLog
@@ -29,7 +28,7 @@ from core.configs.zk import (
     execute,
     read_config,
 )
-from core.errors import ConcurrentChangeError, KzcError, ReadOnlyError
+from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.ops import cluster_name
@@ -87,8 +86,6 @@ class ConfigOps:
         """The overrides in ZooKeeper and, with an AdminClient, every config the brokers report with its
         source (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``, ``DEFAULT_CONFIG``...)."""
         if entity_type == TOPICS and not self.reader.exists(f"/brokers/topics/{name}"):
-            from core.errors import KafkaRuleError
-
             raise KafkaRuleError(f"Topic '{name}' does not exist.", "UnknownTopicOrPartitionException")
         stored = self.stored(entity_type, name)
         result: dict[str, Any] = {
@@ -147,10 +144,6 @@ class ConfigOps:
                 f"{dict(plan.after)}: check the cluster"
             )
         return stored
-
-    def with_via(self, plan: ConfigPlan) -> ConfigPlan:
-        """``plan`` re-labelled for this ops' path (plans from files keep their own)."""
-        return replace(plan, via=self.via)
 
 
 @contextmanager

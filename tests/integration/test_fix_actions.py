@@ -222,3 +222,123 @@ def test_reassignment_refusals_exit_2_and_write_nothing(
         ("reassign apply", "refused"), ("reassign apply", "refused"), ("reassign apply", "applied"),
         ("reassign apply", "refused"), ("reassign clear-throttles", "applied"),
     ]  # fmt: skip
+
+
+# ---- leader elections -----------------------------------------------------------------------------------
+
+
+def leaders(zk: KazooClient, topic: str) -> dict[int, tuple[int, int]]:
+    """partition -> (leader, preferred replica)."""
+    return {p: (state(zk, topic, p)["leader"], r[0]) for p, r in partitions(zk, topic).items()}
+
+
+def test_preferred_election_ends_with_every_leader_preferred(
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, audit_file: Path
+) -> None:
+    topics = {"elect-zk": zk_args(four), "elect-admin": admin_args(four)}
+    for topic in topics:
+        create_topic(capsys, four, topic, 8, 3)
+    # Broker 2 leaves and returns: the partitions it led are led by others now.
+    four.kill_broker(2)
+    wait_until(lambda: all(lead != 2 for t in topics for lead, _ in leaders(zk4, t).values()), 60, "leaders moved")
+    four.start_broker(2)
+    wait_until(
+        lambda: all(2 in state(zk4, t, p)["isr"] for t in topics for p, r in partitions(zk4, t).items() if 2 in r),
+        120,
+        "broker 2 back in every ISR",
+    )
+    for topic, args in topics.items():
+        assert any(lead != preferred for lead, preferred in leaders(zk4, topic).values())
+        code, out, err = run(capsys, "elect", "preferred", "--topic", topic, "--yes", "--wait", *args, "--json")
+        assert code == 0, err
+        assert out["errors"] == {}
+        assert all(c["elected"] for c in out["result"])
+        assert all(lead == preferred for lead, preferred in leaders(zk4, topic).values())
+        assert not zk4.exists("/admin/preferred_replica_election")
+    # Nothing left to elect: no write, recorded as refused.
+    code, out, _ = run(capsys, "elect", "preferred", "--topic", "elect-zk", "--yes", *zk_args(four), "--json")
+    assert code == 0 and out["elected"] == []
+    operations = [(line["operation"], line["outcome"]) for line in read_audit_log(audit_file)]
+    assert operations[-3:] == [
+        ("elect preferred", "applied"), ("elect preferred", "applied"), ("elect preferred", "refused"),
+    ]  # fmt: skip
+
+
+def test_unclean_election_refuses_a_partition_with_a_leader(
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient
+) -> None:
+    create_topic(capsys, four, "unclean-u", 1, 2)
+    before = snapshot(zk4)
+    code, out, _ = run(
+        capsys, "elect", "unclean", "--topic", "unclean-u", "--partition", "0", *admin_args(four), "--json"
+    )
+    assert code == 2
+    assert "has a leader" in out["error"]
+    code, out, _ = run(capsys, "elect", "unclean", "--topic", "unclean-u", "--partition", "0", *zk_args(four), "--json")
+    assert code == 2
+    assert "needs --bootstrap-server" in out["error"]
+    assert snapshot(zk4) == before
+
+
+# ---- topic configs --------------------------------------------------------------------------------------
+
+
+def described(box: Sandbox, topic: str) -> dict[str, tuple[str | None, str]]:
+    """The topic's non-default configs as the brokers describe them (DescribeConfigs): value, source."""
+    from confluent_kafka.admin import AdminClient, ConfigResource
+
+    client = AdminClient({"bootstrap.servers": box.info().bootstrap_servers})
+    resource = ConfigResource(ConfigResource.Type.TOPIC, topic)
+    entries = client.describe_configs([resource])[resource].result(timeout=30)
+    return {e.name: (e.value, str(e.source)) for e in entries.values() if not e.is_default}
+
+
+@pytest.mark.parametrize("via", ["zookeeper", "admin"])
+def test_config_set_and_delete_are_seen_by_the_brokers(
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, audit_file: Path, via: str
+) -> None:
+    topic = f"config-{via}"
+    args = admin_args(four) if via == "admin" else zk_args(four)
+    create_topic(capsys, four, topic, 1, 2)
+    changes_before = len(zk4.get_children("/config/changes"))
+    code, out, err = run(
+        capsys, "config", "set", topic, "retention.ms=123456", "cleanup.policy=compact", "--yes", *args, "--json"
+    )
+    assert code == 0, err
+    assert out["stored"] == {"retention.ms": "123456", "cleanup.policy": "compact"}
+    assert config(zk4, f"/config/topics/{topic}") == out["stored"]
+    wait_until(lambda: described(four, topic).get("retention.ms", (None,))[0] == "123456", 30, "the brokers see it")
+    if via == "zookeeper":
+        # One change notification, as AdminZkClient writes it (the brokers may already have purged older ones).
+        assert len(zk4.get_children("/config/changes")) >= min(changes_before, 1)
+    code, out, err = run(capsys, "config", "delete", topic, "retention.ms", "--yes", *args, "--json")
+    assert code == 0, err
+    assert out["stored"] == {"cleanup.policy": "compact"}
+    wait_until(lambda: "retention.ms" not in described(four, topic), 30, "the brokers drop it")
+    assert described(four, topic)["cleanup.policy"][0] == "compact"
+    lines = [line for line in read_audit_log(audit_file) if line["operation"].startswith("config")]
+    assert [line["outcome"] for line in lines] == ["applied", "applied"]
+    assert lines[0]["details"]["before"]["config"] == {}
+    assert lines[1]["details"]["before"]["config"] == {"retention.ms": "123456", "cleanup.policy": "compact"}
+
+
+def test_config_refusals_exit_2_and_write_nothing(
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, audit_file: Path
+) -> None:
+    create_topic(capsys, four, "config-refuse", 1, 1)
+    before = snapshot(zk4)
+    cases = [
+        (["config", "set", "config-refuse", "segment.bytes=5"], zk_args(four), "Invalid value 5 for configuration"),
+        (["config", "set", "config-refuse", "segment.bytes=5"], admin_args(four), "Invalid value 5 for configuration"),
+        (["config", "set", "config-refuse", "no.such=1"], zk_args(four), "Unknown topic config name: no.such"),
+        (["config", "delete", "config-refuse", "retention.ms"], zk_args(four), "Invalid config(s): retention.ms"),
+        (["config", "set", "missing-topic", "retention.ms=1"], zk_args(four), "Topic 'missing-topic' does not exist."),
+        (["--read-only", "config", "set", "config-refuse", "retention.ms=1"], zk_args(four), "read-only"),
+    ]
+    for argv, args, message in cases:
+        code, out, _ = run(capsys, *argv, "--yes", *args, "--json")
+        assert code == 2, argv
+        assert message in out["error"], argv
+    assert snapshot(zk4) == before
+    outcomes = [line["outcome"] for line in read_audit_log(audit_file) if line["operation"].startswith("config")]
+    assert outcomes == ["refused"] * len(cases)
