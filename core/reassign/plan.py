@@ -399,9 +399,10 @@ def _rebalance_leaders(new: dict[Key, list[int]], options: dict[Key, list[int]],
     """Shift leads along chains (u leads a partition v could lead, v one w could...) from the brokers
     leading most to ones leading at least two fewer, until no chain exists: an augmenting-path search
     over the candidates, so the spread is as small as the candidates allow, not merely locally."""
-    led_by: dict[int, set[Key]] = {}
+    # Insertion-ordered (dicts, not sets): string hashes vary per process and plans must not.
+    led_by: dict[int, dict[Key, None]] = {}
     for key in options:
-        led_by.setdefault(new[key][0], set()).add(key)
+        led_by.setdefault(new[key][0], {})[key] = None
     for _ in range(len(options) + 1):
         path = None
         for start in sorted(leaders, key=lambda b: (-leaders[b], b)):
@@ -413,8 +414,8 @@ def _rebalance_leaders(new: dict[Key, list[int]], options: dict[Key, list[int]],
         for key, position in path:
             replicas = new[key]
             old, successor = replicas[0], replicas[position]
-            led_by[old].discard(key)
-            led_by.setdefault(successor, set()).add(key)
+            del led_by[old][key]
+            led_by.setdefault(successor, {})[key] = None
             replicas[0], replicas[position] = successor, old
         first, last = path[0], path[-1]
         leaders[new[first[0]][first[1]]] -= 1  # the old leader of the first partition now sits there
@@ -426,7 +427,7 @@ def _chain(
     new: dict[Key, list[int]],
     options: dict[Key, list[int]],
     leaders: dict[int, int],
-    led_by: dict[int, set[Key]],
+    led_by: dict[int, dict[Key, None]],
 ) -> list[tuple[Key, int]] | None:
     """A breadth-first chain of (partition, candidate position) from ``start`` to a broker leading at
     most ``leaders[start] - 2``, or None."""
@@ -434,7 +435,7 @@ def _chain(
     came: dict[int, tuple[int, Key, int] | None] = {start: None}
     queue = [start]
     for broker in queue:
-        for key in sorted(led_by.get(broker, ())):
+        for key in led_by.get(broker, {}):
             replicas = new[key]
             for position in options[key]:
                 successor = replicas[position]
