@@ -56,9 +56,8 @@ def row(name: str, seconds: float, plan: ReassignPlan) -> str:
 def main() -> None:
     build = time.perf_counter()
     assignment, brokers = cluster()
-    print(
-        f"{len(assignment):,} partitions x {BROKERS} brokers ({RACKS} racks), built in {time.perf_counter() - build:.1f} s"
-    )
+    built = time.perf_counter() - build
+    print(f"{len(assignment):,} partitions x {BROKERS} brokers ({RACKS} racks), built in {built:.1f} s")
     print("| plan | time (best of 3) | replicas moved | partitions changed | replica spread | leader spread |")
     print("|---|---|---|---|---|---|")
     remaining = [b for b in range(1, BROKERS + 1) if b != 7]
