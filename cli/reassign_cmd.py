@@ -59,7 +59,8 @@ def register(sub: Any) -> None:
     clear.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     clear.set_defaults(handler=_clear)
 
-    cancel = add_command(actions, "cancel", "cancel the reassignments in progress (what Kafka allows)")
+    cancel = add_command(actions, "cancel", "revert every reassignment in progress (needs --bootstrap-server)")
+    cancel.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     cancel.set_defaults(handler=_cancel)
 
 
@@ -207,15 +208,30 @@ def _clear(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 def _cancel(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     audit = AuditLog(cluster_name(settings))
-    with audit.attempt("reassign cancel", {}):
-        raise GuardError(
-            "kzc cannot cancel a reassignment: Kafka cancels only through the AlterPartitionReassignments API "
-            "(KIP-455, brokers 2.4+: kafka-reassign-partitions.sh --bootstrap-server B --cancel "
-            "--reassignment-json-file FILE), which confluent-kafka 2.16 does not offer; the ZooKeeper path has no "
-            "cancel (deleting /admin/reassign_partitions does not stop partitions the controller already moves). "
-            'What works: let it finish, then apply the rollback (the "current" replicas: kzc reassign plan\'s file '
-            "lists them per partition)"
-        )
+    with ExitStack() as stack:
+        with audit.attempt("reassign cancel", {"yes": args.yes}) as attempt:
+            ops = stack.enter_context(open_reassign_ops(settings, audit=audit))
+            progress = ops.cancellable()
+            if not args.json:
+                print("\n".join(["Cancel (revert to the original replicas):", *progress.describe()[1:]]))
+            before = progress.to_json()
+            _confirm_count(args, len(progress.moving), "partitions to revert", "cancel their reassignment", attempt)
+            outcome = ops.cancel(progress)
+            errors = {f"{t}-{p}": e for (t, p), e in outcome.items() if e is not None}
+            attempt.applied(f"cancelled the reassignment of {len(outcome) - len(errors)} partition(s)",
+                            before=before, errors=errors)  # fmt: skip
+        # As kafka-reassign-partitions.sh --cancel (without --preserve-throttles): the throttles go too.
+        topics = sorted({p.topic for p in progress.moving})
+        with audit.attempt("reassign clear-throttles", {"topics": topics, "after": "reassign cancel"}) as attempt:
+            cleared = ops.clear_throttles(topics)
+            attempt.applied(f"removed throttles from {len(cleared)} entities", entities=cleared)
+    for name, error in errors.items():
+        print(f"kzc: {name}: {error}", file=sys.stderr)
+    _say(args, f"Cancelled the reassignment of {len(outcome) - len(errors)} partition(s).")
+    if args.json:
+        print(json.dumps({"cancelled": sorted(f"{t}-{p}" for (t, p), e in outcome.items() if e is None),
+                          "errors": errors, "throttles_removed": cleared}))  # fmt: skip
+    return 1 if errors else 0
 
 
 # ---- steps ----------------------------------------------------------------------------------------------

@@ -27,10 +27,11 @@ from typing import Any
 
 from core.audit import AuditLog
 from core.brokers.changes import ChangeAdmin
+from core.brokers.reassignments import ERRORS, cancel_reassignments
 from core.config import ConnectionSettings
 from core.configs.zk import BROKERS, TOPICS, StoredConfig, change_writes, controller_fence, execute, read_config
-from core.errors import GuardError, KafkaRuleError, ReadOnlyError, UsageError
-from core.kafka.znodes import Unreadable
+from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.kafka.znodes import BrokerRegistration, Unreadable
 from core.reassign.plan import (
     BROKER_THROTTLES,
     FOLLOWER_THROTTLED_RATE,
@@ -60,6 +61,13 @@ EXISTING_REASSIGNMENT = (
     "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
     "create a new partition assignment in addition to the existing one. The --additional flag can also be used "
     "to change the throttle by resubmitting the current reassignment."
+)
+
+ZOOKEEPER_CANNOT_CANCEL = (
+    "ZooKeeper offers no cancel: the controller finishes every partition it took from /admin/reassign_partitions "
+    "(deleting the znode stops nothing). Kafka cancels only through AlterPartitionReassignments (KIP-455, "
+    "brokers 2.4+): give --bootstrap-server. Without it: let the reassignment finish, then apply the rollback "
+    '(the "current" replicas of each entry of the plan\'s file)'
 )
 
 
@@ -294,6 +302,56 @@ class ReassignOps:
                 raise KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException") from exc
             raise
         return writes
+
+    # ---- cancelling ------------------------------------------------------------------------------
+
+    def cancellable(self) -> ReassignProgress:
+        """The partitions a cancel would revert (everything being reassigned now).
+
+        Raises:
+            GuardError: no ``--bootstrap-server``: ZooKeeper offers no cancel (what Kafka allows instead).
+        """
+        if self.admin is None:
+            raise GuardError(ZOOKEEPER_CANNOT_CANCEL)
+        return self.progress()
+
+    def cancel(self, progress: ReassignProgress, timeout: float = 30.0) -> dict[Key, str | None]:
+        """AlterPartitionReassignments with null replicas for every moving partition, sent to the
+        controller (``core.brokers.reassignments``); each partition's error or None.
+
+        Raises:
+            ReadOnlyError, GuardError: read-only, no controller, no PLAINTEXT listener on it.
+            ConnectError: the controller did not answer. KzcError: it refused the whole request.
+        """
+        facts = self.reader.facts()
+        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        if reason is not None:
+            raise ReadOnlyError(reason)
+        keys = [(p.topic, p.partition) for p in progress.moving]
+        if not keys:
+            raise GuardError("None of the specified partition reassignments are active.")
+        controller = facts.controller_id()
+        registration = facts.brokers.get(controller) if controller is not None else None
+        if not isinstance(registration, BrokerRegistration):
+            raise GuardError("no active controller (or its registration is unreadable): nothing can cancel now")
+        endpoint = next((e for e in registration.endpoints if e.security_protocol == "PLAINTEXT"), None)
+        if endpoint is None:
+            raise GuardError(
+                f"controller {controller} has no PLAINTEXT listener and kzc's own AlterPartitionReassignments request "
+                "speaks neither TLS nor SASL: use kafka-reassign-partitions.sh --bootstrap-server B --cancel "
+                "--reassignment-json-file FILE"
+            )
+        try:
+            answer = cancel_reassignments(endpoint.host or "127.0.0.1", endpoint.port, keys, timeout)
+        except (OSError, ValueError) as exc:
+            raise ConnectError(f"controller {controller} ({endpoint}) did not answer the cancellation: {exc}") from exc
+        code, message = answer.error
+        if code != 0:
+            raise KzcError(f"the controller refused the cancellation: {ERRORS.get(code, code)} {message or ''}".strip())
+        return {
+            key: None if c == 0 else f"{ERRORS.get(c, c)}: {m or ''}".strip()
+            for key, (c, m) in answer.partitions.items()
+        }
 
     # ---- following -------------------------------------------------------------------------------
 

@@ -342,3 +342,35 @@ def test_config_refusals_exit_2_and_write_nothing(
     assert snapshot(zk4) == before
     outcomes = [line["outcome"] for line in read_audit_log(audit_file) if line["operation"].startswith("config")]
     assert outcomes == ["refused"] * len(cases)
+
+
+def test_cancel_reverts_a_reassignment_in_progress_and_removes_its_throttles(
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, tmp_path: Path, audit_file: Path
+) -> None:
+    create_topic(capsys, four, "cancel-c", 1, 2)
+    produce(four, "cancel-c", 3000)
+    original = partitions(zk4, "cancel-c")[0]
+    target = [b for b in (1, 2, 3, 4) if b not in original]
+    slow = tmp_path / "slow.json"
+    slow.write_text(
+        json.dumps({"version": 1, "partitions": [{"topic": "cancel-c", "partition": 0, "replicas": target}]})
+    )
+    code, _, err = run(capsys, "reassign", "apply", str(slow), "--throttle", "1", "--yes", *zk_args(four), "--json")
+    assert code == 0, err
+    # ZooKeeper alone cannot cancel: exit 2, nothing written.
+    before = snapshot(zk4)
+    code, out, _ = run(capsys, "reassign", "cancel", "--yes", *zk_args(four), "--json")
+    assert code == 2
+    assert out["error"].startswith("ZooKeeper offers no cancel")
+    assert snapshot(zk4) == before
+    code, out, err = run(capsys, "reassign", "cancel", "--yes", *admin_args(four), "--json")
+    assert code == 0, err
+    assert out["cancelled"] == ["cancel-c-0"]
+    wait_until(lambda: partitions(zk4, "cancel-c")[0] == original, 60, "the original replicas back")
+    wait_until(lambda: not zk4.exists("/admin/reassign_partitions"), 60, "the request gone")
+    for broker in (1, 2, 3, 4):
+        assert not any("throttled" in k for k in config(zk4, f"/config/brokers/{broker}"))
+    assert not any("throttled" in k for k in config(zk4, "/config/topics/cancel-c"))
+    lines = [line for line in read_audit_log(audit_file) if line["operation"] == "reassign cancel"]
+    assert [line["outcome"] for line in lines] == ["refused", "applied"]
+    assert lines[-1]["details"]["before"]["partitions"][0]["target"] == target

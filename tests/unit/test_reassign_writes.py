@@ -107,3 +107,28 @@ def test_progress_says_why_a_partition_is_stuck() -> None:
     assert "no active controller" in stuck.reasons
     orphan = partition_progress(("t", 0), (1, 3), assignment((1, 2)), isr(1, 2), False, facts())
     assert any("nothing moves it" in r for r in orphan.reasons)
+
+
+def test_cancel_request_is_alter_partition_reassignments_v0_with_null_replicas() -> None:
+    from core.brokers.reassignments import decode_cancel_response, encode_cancel
+
+    frame = encode_cancel([("t", 3)], timeout_ms=1000)
+    body = frame[4:]
+    assert int.from_bytes(frame[:4], "big") == len(body)
+    # header v2: api key 45, version 0, correlation 7, client id, no tags
+    assert body[:8] == bytes.fromhex("002d000000000007")
+    rest = body[8 + 2 + len(b"kzc-cancel") + 1 :]
+    # timeout, 1 topic, "t", 1 partition, index 3, null replicas, tags x3
+    assert (
+        rest
+        == bytes.fromhex("000003e8") + b"\x02" + b"\x02t" + b"\x02" + bytes.fromhex("00000003") + b"\x00\x00\x00\x00"
+    )
+    response = (
+        bytes.fromhex("00000007") + b"\x00"  # correlation, header tags
+        + bytes.fromhex("00000000") + bytes.fromhex("0000") + b"\x00"  # throttle, error, null message
+        + b"\x02" + b"\x02t" + b"\x02" + bytes.fromhex("00000003") + bytes.fromhex("0055") + b"\x03no" + b"\x00"
+        + b"\x00" + b"\x00"
+    )  # fmt: skip
+    result = decode_cancel_response(response)
+    assert result.error == (0, None)
+    assert result.partitions == {("t", 3): (85, "no")}
