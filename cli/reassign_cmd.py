@@ -344,6 +344,8 @@ def render_plan(plan: ReassignPlan) -> str:
         )
     if metrics["bytes_to_move"] is None:
         lines.append(f"  bytes to move: unknown ({metrics['bytes_to_move_unknown']})")
+    else:
+        lines.append(f"  bytes to move: {metrics['bytes_to_move']:,} (log sizes from the brokers, DescribeLogDirs)")
     for start_topic, start in plan.starts[:5]:
         lines.append(f"  {start_topic}: {start.describe()}")
     lines += [f"  WARNING: {w}" for w in plan.warnings]

@@ -27,6 +27,7 @@ from typing import Any
 
 from core.audit import AuditLog
 from core.brokers.changes import ChangeAdmin
+from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
 from core.config import ConnectionSettings
 from core.configs.zk import BROKERS, TOPICS, StoredConfig, change_writes, controller_fence, execute, read_config
@@ -210,7 +211,44 @@ class ReassignOps:
 
     def _pinned(self, plan: ReassignPlan, scope: Scope) -> ReassignPlan:
         moving = sorted({m.topic for m in plan.moves})
-        return replace(plan, topic_versions=tuple((t, scope.versions[t]) for t in moving))
+        plan = replace(plan, topic_versions=tuple((t, scope.versions[t]) for t in moving))
+        return self._with_bytes(plan, scope.facts)
+
+    def _with_bytes(self, plan: ReassignPlan, facts: ClusterFacts) -> ReassignPlan:
+        """The plan with the bytes its new replicas copy: each moving partition's largest log among its
+        current replicas (DescribeLogDirs to each broker holding one, ``core.brokers.logdirs``) times its new
+        replicas; or why that is unknown."""
+        if not plan.moves:
+            return replace(plan, bytes_to_move=0)
+        if self.admin is None:
+            return replace(plan, bytes_unknown="give --bootstrap-server: kzc then asks each broker (DescribeLogDirs)")
+        wanted: dict[int, dict[str, list[int]]] = {}
+        for move in plan.moves:
+            for broker in move.current:
+                wanted.setdefault(broker, {}).setdefault(move.topic, []).append(move.partition)
+        sizes: dict[Key, int] = {}
+        problems = []
+        for broker, partitions in sorted(wanted.items()):
+            registration = facts.brokers.get(broker)
+            endpoint = None
+            if isinstance(registration, BrokerRegistration):
+                endpoint = next((e for e in registration.endpoints if e.security_protocol == "PLAINTEXT"), None)
+            if endpoint is None:
+                problems.append(f"broker {broker}: not registered or no PLAINTEXT listener")
+                continue
+            try:
+                found = log_sizes(endpoint.host or "127.0.0.1", endpoint.port, partitions, self.admin.timeout)
+            except (OSError, ValueError) as exc:
+                problems.append(f"broker {broker}: {exc}")
+                continue
+            for key, size in found.items():
+                sizes[key] = max(size, sizes.get(key, 0))
+        missing = [m for m in plan.moves if m.key not in sizes]
+        if missing:
+            shown = ", ".join(f"{m.topic}-{m.partition}" for m in missing[:5])
+            why = "; ".join(problems[:3]) or "no broker reported them"
+            return replace(plan, bytes_unknown=f"no log size for {len(missing)} partition(s) ({shown}): {why}")
+        return replace(plan, bytes_to_move=sum(sizes[m.key] * len(m.adding) for m in plan.moves))
 
     # ---- applying --------------------------------------------------------------------------------
 

@@ -125,7 +125,7 @@ class ReassignPlan:
     seed: int | None = None
     warnings: tuple[str, ...] = ()
     bytes_to_move: int | None = None
-    bytes_unknown: str = "kzc reads no log sizes on this path (DescribeLogDirs is not available to it)"
+    bytes_unknown: str = "log sizes were not read"
     topic_versions: tuple[tuple[str, int], ...] = field(default=())
 
     @property

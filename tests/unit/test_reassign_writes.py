@@ -132,3 +132,30 @@ def test_cancel_request_is_alter_partition_reassignments_v0_with_null_replicas()
     result = decode_cancel_response(response)
     assert result.error == (0, None)
     assert result.partitions == {("t", 3): (85, "no")}
+
+
+def test_log_sizes_request_and_answer_are_describe_log_dirs_v1() -> None:
+    import struct
+
+    from core.brokers.logdirs import decode_describe_log_dirs, encode_describe_log_dirs
+
+    frame = encode_describe_log_dirs({"t": [0, 2]})
+    body = frame[4:]
+    assert body[:8] == bytes.fromhex("002300010000000b")  # api key 35, version 1, correlation 11
+    assert body.endswith(struct.pack(">i", 1) + b"\x00\x01t" + struct.pack(">iii", 2, 0, 2))
+
+    def log_dir(error: int, entries: list[tuple[int, int, int]]) -> bytes:
+        partitions = b"".join(struct.pack(">iqqb", p, size, 0, future) for p, size, future in entries)
+        return (
+            struct.pack(">h", error)
+            + b"\x00\x04/log"
+            + struct.pack(">i", 1)
+            + b"\x00\x01t"
+            + (struct.pack(">i", len(entries)) + partitions)
+        )
+
+    answer = struct.pack(">ii", 11, 0) + struct.pack(">i", 3)
+    answer += log_dir(0, [(0, 500, 0), (2, 70, 1)])  # partition 2 here is a future replica: not counted
+    answer += log_dir(0, [(2, 90, 0)])
+    answer += log_dir(57, [(0, 9999, 0)])  # a failed log dir (KAFKA_STORAGE_ERROR): not counted
+    assert decode_describe_log_dirs(answer) == {("t", 0): 500, ("t", 2): 90}
