@@ -127,27 +127,34 @@ def produce(box: Sandbox, topic: str, count: int, size: int = 1000, partition: i
 # ---- reassignment -------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("via", ["zookeeper", "admin"])
 def test_move_everything_off_a_broker_lands_exactly_the_plan_in_full_isr_and_removes_throttles(
-    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, tmp_path: Path, audit_file: Path
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, tmp_path: Path, audit_file: Path, via: str
 ) -> None:
-    create_topic(capsys, four, "move-a", 8, 2)
-    create_topic(capsys, four, "move-b", 4, 3)
-    loaded = next(p for p, r in sorted(partitions(zk4, "move-a").items()) if 4 in r)
-    produce(four, "move-a", 200, partition=loaded)
+    """Throttles go through ZooKeeper config changes, or IncrementalAlterConfigs with --bootstrap-server."""
+    args = admin_args(four) if via == "admin" else zk_args(four)
+    names = (f"move-a-{via}", f"move-b-{via}")
+    create_topic(capsys, four, names[0], 8, 2)
+    create_topic(capsys, four, names[1], 4, 3)
+    loaded = next(p for p, r in sorted(partitions(zk4, names[0]).items()) if 4 in r)
+    produce(four, names[0], 200, partition=loaded)
     # With --bootstrap-server the plan knows the bytes to copy (DescribeLogDirs): one new replica of the
     # loaded partition (200 messages of 1,000 bytes plus batch overhead); through ZooKeeper alone, why not.
-    code, sized, err = run(capsys, "reassign", "plan", "--move-off", "4", *admin_args(four), "--json")
+    scope = ["--regex", f"move-.-{via}"]
+    code, sized, err = run(capsys, "reassign", "plan", "--move-off", "4", *scope, *admin_args(four), "--json")
     assert code == 0, err
     assert 200_000 <= sized["kzc"]["metrics"]["bytes_to_move"] < 400_000
     plan_file = tmp_path / "plan.json"
-    code, plan, err = run(capsys, "reassign", "plan", "--move-off", "4", *zk_args(four), "--json", "-o", str(plan_file))
+    code, plan, err = run(
+        capsys, "reassign", "plan", "--move-off", "4", *scope, *zk_args(four), "--json", "-o", str(plan_file)
+    )
     assert code == 0, err
     assert json.loads(plan_file.read_text()) == plan
     assert plan["kzc"]["metrics"]["bytes_to_move"] is None
     assert "--bootstrap-server" in plan["kzc"]["metrics"]["bytes_to_move_unknown"]
     assert plan["partitions"] == sized["partitions"]
     moving = {(e["topic"], e["partition"]): e for e in plan["partitions"]}
-    before = {t: partitions(zk4, t) for t in ("move-a", "move-b")}
+    before = {t: partitions(zk4, t) for t in names}
     expected_keys = {(t, p) for t, table in before.items() for p, r in table.items() if 4 in r}
     assert set(moving) == expected_keys
     for (topic, partition), entry in moving.items():
@@ -156,7 +163,7 @@ def test_move_everything_off_a_broker_lands_exactly_the_plan_in_full_isr_and_rem
 
     code, out, err = run(
         capsys, "reassign", "apply", str(plan_file), "--throttle", "50000000", "--yes", "--wait", "--timeout", "120",
-        *zk_args(four), "--json",
+        *args, "--json",
     )  # fmt: skip
     assert code == 0, err
     assert out["progress"]["done"] is True
@@ -169,7 +176,7 @@ def test_move_everything_off_a_broker_lands_exactly_the_plan_in_full_isr_and_rem
     assert not zk4.exists("/admin/reassign_partitions")
     for broker in (1, 2, 3, 4):
         assert not any("throttled" in k for k in config(zk4, f"/config/brokers/{broker}"))
-    for topic in ("move-a", "move-b"):
+    for topic in names:
         assert not any("throttled" in k for k in config(zk4, f"/config/topics/{topic}"))
     lines = read_audit_log(audit_file)
     applied = [line for line in lines if line["operation"] == "reassign apply"]
