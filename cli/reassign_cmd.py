@@ -21,13 +21,12 @@ from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
 from core.errors import GuardError, UsageError
 from core.reassign.ops import ReassignOps, open_reassign_ops
-from core.reassign.plan import ONTO, ReassignPlan
+from core.reassign.plan import ReassignPlan, describe_plan
 from core.reassign.progress import ReassignProgress, ReassignTimeout
 from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
 
 DEFAULT_WAIT = 600.0
-SHOWN_MOVES = 40
 
 
 def register(sub: Any) -> None:
@@ -317,44 +316,5 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 
 def render_plan(plan: ReassignPlan) -> str:
-    """The plan for the terminal: what moves (capped), balance before and after, warnings."""
-    if plan.mode == ONTO:
-        head = f"Reassign onto brokers {_list(plan.brokers)} (Kafka's --generate)"
-        if plan.seed is not None:
-            head += f", seed {plan.seed}"
-    elif plan.brokers:
-        head = f"Move every replica off broker(s) {_list(plan.brokers)} (minimal movement)"
-    else:
-        head = "Reassignment from file"
-    metrics = plan.metrics()
-    lines = [
-        f"{head}: {metrics['partitions_moved']} of {plan.partitions_considered} partitions change, "
-        f"{metrics['replicas_moved']} replicas to copy, {metrics['preferred_leaders_moved']} preferred leaders move",
-    ]
-    for move in plan.moves[:SHOWN_MOVES]:
-        lines.append(f"  {move.topic}-{move.partition}: {_list(move.current)} -> {_list(move.target)}")
-    if len(plan.moves) > SHOWN_MOVES:
-        lines.append(f"  ... {len(plan.moves) - SHOWN_MOVES} more (--json or -o FILE for all)")
-    for when in ("before", "after"):
-        data = metrics[when]
-        replicas, leaders = _table(data["replicas_per_broker"]), _table(data["leaders_per_broker"])
-        lines.append(
-            f"  {when}: replicas per broker {replicas}; leaders {leaders}"
-            f" (skew {data['replica_skew']} / {data['leader_skew']})"
-        )
-    if metrics["bytes_to_move"] is None:
-        lines.append(f"  bytes to move: unknown ({metrics['bytes_to_move_unknown']})")
-    else:
-        lines.append(f"  bytes to move: {metrics['bytes_to_move']:,} (log sizes from the brokers, DescribeLogDirs)")
-    for start_topic, start in plan.starts[:5]:
-        lines.append(f"  {start_topic}: {start.describe()}")
-    lines += [f"  WARNING: {w}" for w in plan.warnings]
-    return "\n".join(lines)
-
-
-def _list(ids: Any) -> str:
-    return ",".join(map(str, ids))
-
-
-def _table(table: dict[str, int]) -> str:
-    return " ".join(f"{b}:{n}" for b, n in table.items())
+    """The plan for the terminal (``core.reassign.plan.describe_plan``, which the console shows too)."""
+    return "\n".join(describe_plan(plan))

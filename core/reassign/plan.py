@@ -164,6 +164,72 @@ class ReassignPlan:
         return {**reassignment_json(self.moves), "kzc": plan}
 
 
+def describe_plan(plan: ReassignPlan, shown: int = 40) -> list[str]:
+    """The plan as lines (CLI and console): what moves (first ``shown``), balance before and after, bytes,
+    Kafka's starts (``--onto``), warnings."""
+    if plan.mode == ONTO:
+        head = f"Reassign onto brokers {_csv(plan.brokers)} (Kafka's --generate)"
+        head += f", seed {plan.seed}" if plan.seed is not None else ""
+    elif plan.mode == MOVE_OFF:
+        head = f"Move every replica off broker(s) {_csv(plan.brokers)} (minimal movement)"
+    else:
+        head = "Reassignment from file"
+    metrics = plan.metrics()
+    lines = [
+        f"{head}: {metrics['partitions_moved']} of {plan.partitions_considered} partitions change, "
+        f"{metrics['replicas_moved']} replicas to copy, {metrics['preferred_leaders_moved']} preferred leaders move",
+    ]
+    lines += [f"  {m.topic}-{m.partition}: {_csv(m.current)} -> {_csv(m.target)}" for m in plan.moves[:shown]]
+    if len(plan.moves) > shown:
+        lines.append(f"  ... {len(plan.moves) - shown} more (--json or -o FILE for all)")
+    for when in ("before", "after"):
+        data = metrics[when]
+        replicas = " ".join(f"{b}:{n}" for b, n in data["replicas_per_broker"].items())
+        leaders = " ".join(f"{b}:{n}" for b, n in data["leaders_per_broker"].items())
+        lines.append(
+            f"  {when}: replicas per broker {replicas}; leaders {leaders}"
+            f" (skew {data['replica_skew']} / {data['leader_skew']})"
+        )
+    if metrics["bytes_to_move"] is None:
+        lines.append(f"  bytes to move: unknown ({metrics['bytes_to_move_unknown']})")
+    else:
+        lines.append(f"  bytes to move: {metrics['bytes_to_move']:,} (log sizes from the brokers, DescribeLogDirs)")
+    lines += [f"  {topic}: {start.describe()}" for topic, start in plan.starts[:5]]
+    lines += [f"  WARNING: {w}" for w in plan.warnings]
+    return lines
+
+
+def move_grid(plan: ReassignPlan, rows: int = 30) -> list[str]:
+    """Partitions x brokers before -> after, one row per moving partition (first ``rows``): ``L`` leads and
+    stays, ``R`` replica that stays, ``+`` new replica (``+L`` new and preferred leader), ``-`` removed,
+    ``L>`` a staying replica that becomes preferred leader."""
+    brokers = sorted({b for m in plan.moves for b in (*m.current, *m.target)})
+    width = max([len(f"{m.topic}-{m.partition}") for m in plan.moves[:rows]] + [9])
+    lines = [" " * width + "".join(f"{b:>5}" for b in brokers)]
+    for move in plan.moves[:rows]:
+        cells = []
+        for broker in brokers:
+            now, then = broker in move.current, broker in move.target
+            leads_now, leads_then = move.current[:1] == (broker,), move.target[:1] == (broker,)
+            if now and then:
+                cell = "L" if leads_then and leads_now else "L>" if leads_then else "R"
+            elif then:
+                cell = "+L" if leads_then else "+"
+            elif now:
+                cell = "-"
+            else:
+                cell = "."
+            cells.append(f"{cell:>5}")
+        lines.append(f"{move.topic}-{move.partition}".ljust(width) + "".join(cells))
+    if len(plan.moves) > rows:
+        lines.append(f"... {len(plan.moves) - rows} more partitions")
+    return lines
+
+
+def _csv(ids: Iterable[int]) -> str:
+    return ",".join(map(str, ids))
+
+
 def reassignment_json(moves: Sequence[Move]) -> dict[str, Any]:
     """``{"version":1,"partitions":[{"topic","partition","replicas","current"}]}``."""
     return {"version": 1, "partitions": [m.to_json() for m in moves]}

@@ -390,3 +390,30 @@ def test_cancel_reverts_a_reassignment_in_progress_and_removes_its_throttles(
     lines = [line for line in read_audit_log(audit_file) if line["operation"] == "reassign cancel"]
     assert [line["outcome"] for line in lines] == ["refused", "applied"]
     assert lines[-1]["details"]["before"]["partitions"][0]["target"] == target
+
+
+def test_the_console_backend_moves_off_a_broker_like_the_cli(
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, audit_file: Path
+) -> None:
+    from core.audit import AuditLog
+    from core.config import ConnectionSettings
+    from core.connect import parse_zookeeper
+    from core.console.fixes import ReassignActions
+    from core.zookeeper.session import ZkSession
+
+    create_topic(capsys, four, "console-m", 4, 2)
+    session = ZkSession(ConnectionSettings(zookeeper=parse_zookeeper(four.info().zookeeper)))
+    session.start()
+    try:
+        actions = ReassignActions(session, None, session.settings, AuditLog("test"))
+        plan = actions.plan_move_off([3])
+        assert plan.moves and all(3 not in m.target for m in plan.moves)
+        actions.apply(plan, 10_000_000)
+        wait_until(lambda: actions.progress(plan).done, 120, "the console's reassignment")
+        assert actions.finish(plan)
+        for move in plan.moves:
+            assert partitions(zk4, move.topic)[move.partition] == list(move.target)
+    finally:
+        session.stop()
+    operations = [(line["operation"], line["outcome"]) for line in read_audit_log(audit_file)]
+    assert operations[-2:] == [("reassign apply", "applied"), ("reassign clear-throttles", "applied")]
