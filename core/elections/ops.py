@@ -153,7 +153,7 @@ class ElectionOps:
         last: list[list[Candidate]] = []
 
         def settled() -> list[Candidate] | None:
-            looked = [c for c in self._look(plan) if (c.topic, c.partition) in wanted]
+            looked = [c for c in self.look(plan) if (c.topic, c.partition) in wanted]
             if on_change is not None and (not last or looked != last[-1]):
                 on_change(looked)
             last[:] = [looked]
@@ -170,7 +170,8 @@ class ElectionOps:
         assert result is not None
         return result
 
-    def _look(self, plan: PreferredPlan) -> list[Candidate]:
+    def look(self, plan: PreferredPlan) -> list[Candidate]:
+        """The plan's sent partitions now (``skipped`` is ``ALREADY`` once the preferred replica leads)."""
         looked: list[Candidate] = []
         for topic in sorted({t for t, _ in plan.keys}):
             _, candidates = self.candidates(topic, [p for t, p in plan.keys if t == topic])
