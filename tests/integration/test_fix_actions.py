@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import pty
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +26,8 @@ from core.sandbox.cluster import Sandbox
 from tests.integration.zk_server import zk_client
 
 pytestmark = pytest.mark.integration
+
+KZC = str(Path(sys.executable).with_name("kzc"))
 
 
 @pytest.fixture(scope="module")
@@ -417,3 +422,60 @@ def test_the_console_backend_moves_off_a_broker_like_the_cli(
         session.stop()
     operations = [(line["operation"], line["outcome"]) for line in read_audit_log(audit_file)]
     assert operations[-2:] == [("reassign apply", "applied"), ("reassign clear-throttles", "applied")]
+
+
+def in_terminal(argv: list[str], answer: str, env: dict[str, str]) -> tuple[int, str]:
+    """Run kzc with a pseudo-terminal as stdin and type ``answer``; (exit code, stderr)."""
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen(
+            [KZC, *argv], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True
+        )
+        os.write(master, (answer + "\n").encode())  # the terminal buffers the line until kzc reads it
+        _, err = process.communicate(timeout=120)
+    finally:
+        os.close(slave)
+        os.close(master)
+    return process.returncode, err
+
+
+def test_unclean_election_names_the_loss_and_elects_after_the_partition_is_typed(
+    capsys: pytest.CaptureFixture[str], four: Sandbox, zk4: KazooClient, audit_file: Path
+) -> None:
+    """Runs last: it stops two brokers and starts them again."""
+    create_topic(capsys, four, "unclean-x", 1, 2)
+    first, second = partitions(zk4, "unclean-x")[0]
+    produce(four, "unclean-x", 10)
+    # The follower goes, then the leader: the partition has no leader and its last ISR is [first].
+    four.kill_broker(second)
+    wait_until(lambda: state(zk4, "unclean-x", 0)["isr"] == [first], 60, "the ISR shrunk to the leader")
+    four.kill_broker(first)
+    wait_until(lambda: state(zk4, "unclean-x", 0)["leader"] == -1, 60, "no leader")
+    four.start_broker(second)
+    try:
+        code, out, err = run(
+            capsys,
+            "elect",
+            "unclean",
+            "--topic",
+            "unclean-x",
+            "--partition",
+            "0",
+            "--dry-run",
+            *admin_args(four),
+            "--json",
+        )
+        assert code == 0, err
+        assert (out["new_leader"], out["last_isr"], out["loses_data"]) == (second, [first], True)
+        env = {**os.environ, "KZC_AUDIT_LOG": str(audit_file)}
+        argv = ["elect", "unclean", "--topic", "unclean-x", "--partition", "0", *admin_args(four)]
+        code, err = in_terminal(argv, "unclean-x", env)
+        assert code == 1 and "Type the partition (unclean-x-0) to elect unclean:" in err
+        assert state(zk4, "unclean-x", 0)["leader"] == -1
+        code, err = in_terminal(argv, "unclean-x-0", env)
+        assert code == 0, err
+        wait_until(lambda: state(zk4, "unclean-x", 0)["leader"] == second, 60, "the unclean leader")
+    finally:
+        four.start_broker(first)
+    outcomes = [line["outcome"] for line in read_audit_log(audit_file) if line["operation"] == "elect unclean"]
+    assert outcomes == ["dry-run", "cancelled", "applied"]
