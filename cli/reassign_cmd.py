@@ -21,7 +21,7 @@ from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
 from core.errors import GuardError, UsageError
 from core.reassign.ops import ReassignOps, open_reassign_ops
-from core.reassign.plan import ReassignPlan, describe_plan
+from core.reassign.plan import ReassignPlan, describe_plan, parse_reassignment_file
 from core.reassign.progress import ReassignProgress, ReassignTimeout
 from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
@@ -169,8 +169,9 @@ def _follow(args: argparse.Namespace, ops: ReassignOps, plan: ReassignPlan, time
 
 def _status(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     with open_reassign_ops(settings) as ops:
-        plan = ops.plan_file(_read(args.file)) if args.file else None
-        progress = ops.progress(plan)
+        # A file's targets, without its "current" (which the reassignment itself made stale).
+        targets = dict(parse_reassignment_file(_read(args.file)).targets) if args.file else None
+        progress = ops.progress_of(targets)
     if args.json:
         print(json.dumps(progress.to_json()))
     elif not progress.partitions:

@@ -395,8 +395,11 @@ class ReassignOps:
 
     def progress(self, plan: ReassignPlan | None = None) -> ReassignProgress:
         """One look at the plan's partitions (None: whatever is being reassigned now)."""
-        targets = None if plan is None else {m.key: m.target for m in plan.moves}
-        topics = None if plan is None else sorted({m.topic for m in plan.moves})
+        return self.progress_of(None if plan is None else {m.key: m.target for m in plan.moves})
+
+    def progress_of(self, targets: Mapping[Key, Sequence[int]] | None) -> ReassignProgress:
+        """One look at ``targets`` (partition -> target replicas; None: whatever is being reassigned now)."""
+        topics = None if targets is None else sorted({t for t, _ in targets})
         return read_progress(self.reader, targets, lambda: self.throttles_left(topics))
 
     def wait(
