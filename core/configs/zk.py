@@ -128,7 +128,8 @@ def controller_fence(facts: ClusterFacts, what: str) -> PlannedWrite | None:
 
 
 def execute(session: ZkSession, writes: Sequence[PlannedWrite], what: str) -> list[str]:
-    """Run ``writes`` as one ZooKeeper multi-op (all or nothing); returns the created paths, in order.
+    """Run ``writes`` as one ZooKeeper multi-op (all or nothing); returns the created paths, in order (none
+    when the connection dropped before the answer but reading back shows the writes landed).
 
     New znodes get their parent's ACL (``ensure_path`` creates missing parents first, as Kafka's
     ``createRecursive`` does).
@@ -136,7 +137,7 @@ def execute(session: ZkSession, writes: Sequence[PlannedWrite], what: str) -> li
     Raises:
         ConcurrentChangeError: a version check failed (nothing was written).
         KafkaRuleError: a znode to create exists (``NodeExists``; nothing was written).
-        ConnectError: ZooKeeper failed; the message says the outcome is unknown.
+        ConnectError: ZooKeeper failed; the message says whether the writes happened (read back).
     """
     client = session.client
     parents = sorted({w.path.rsplit("/", 1)[0] for w in writes if w.op in ("create", "sequential")})
@@ -165,10 +166,10 @@ def execute(session: ZkSession, writes: Sequence[PlannedWrite], what: str) -> li
     try:
         results = transaction.commit()
     except (ConnectionLoss, KazooTimeoutError, SessionExpiredError) as exc:
-        raise ConnectError(
-            f"the connection to ZooKeeper dropped during {what}; kzc cannot tell whether it landed: look before "
-            "trying again"
-        ) from exc
+        # A multi-op lands whole or not at all: one of its writes read back tells which.
+        if _landed(session, writes):
+            return []
+        raise ConnectError(f"the connection to ZooKeeper dropped during {what}; it did not happen") from exc
     for write, result in zip(writes, results, strict=True):
         if isinstance(result, BaseException) and not isinstance(result, RolledBackError):
             if isinstance(result, BadVersionError | NoNodeError) and write.op in ("check", "set", "delete"):
@@ -180,3 +181,27 @@ def execute(session: ZkSession, writes: Sequence[PlannedWrite], what: str) -> li
                 raise KafkaRuleError(f"{write.path} already exists; nothing was written", "NodeExistsException")
             raise ConnectError(f"{what} failed at {write.op} {write.path}: {result!r}; nothing was written")
     return [str(r) for w, r in zip(writes, results, strict=True) if w.op in ("create", "sequential")]
+
+
+def _landed(session: ZkSession, writes: Sequence[PlannedWrite]) -> bool:
+    """Whether a multi-op whose answer was lost happened: its first create or set is there, with its data
+    (and, for a set, at the version after the expected one).
+
+    Raises:
+        ConnectError: ZooKeeper cannot be read either, so the outcome is unknown.
+    """
+    probe = next((w for w in writes if w.op in ("create", "set")), None)
+    if probe is None:
+        raise ConnectError("the connection to ZooKeeper dropped during a write; kzc cannot tell whether it landed")
+    try:
+        data, stat = session.retry(session.client.get, probe.path)
+    except NoNodeError:
+        return False
+    except (KazooException, KazooTimeoutError) as exc:
+        raise ConnectError(
+            f"the connection to ZooKeeper dropped during a write and {probe.path} cannot be read back: look before "
+            "trying again"
+        ) from exc
+    if (data or b"") != probe.data:
+        return False
+    return probe.op == "create" or int(stat.version) == (probe.expected_version or 0) + 1

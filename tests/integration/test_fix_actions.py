@@ -276,12 +276,17 @@ def test_preferred_election_ends_with_every_leader_preferred(
         assert all(c["elected"] for c in out["result"])
         assert all(lead == preferred for lead, preferred in leaders(zk4, topic).values())
         assert not zk4.exists("/admin/preferred_replica_election")
-    # Nothing left to elect: no write, recorded as refused.
+    # Read-only refuses before anything is read for writing; nothing left to elect: no write either.
+    before = snapshot(zk4)
+    code, out, _ = run(capsys, "--read-only", "elect", "preferred", "--all", "--yes", *zk_args(four), "--json")
+    assert code == 2 and "read-only" in out["error"]
+    assert snapshot(zk4) == before
     code, out, _ = run(capsys, "elect", "preferred", "--topic", "elect-zk", "--yes", *zk_args(four), "--json")
     assert code == 0 and out["elected"] == []
     operations = [(line["operation"], line["outcome"]) for line in read_audit_log(audit_file)]
-    assert operations[-3:] == [
+    assert operations[-4:] == [
         ("elect preferred", "applied"), ("elect preferred", "applied"), ("elect preferred", "refused"),
+        ("elect preferred", "refused"),
     ]  # fmt: skip
 
 
