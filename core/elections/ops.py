@@ -144,7 +144,8 @@ class ElectionOps:
     def wait_preferred(
         self, plan: PreferredPlan, timeout: float, on_change: Callable[[list[Candidate]], None] | None = None
     ) -> list[Candidate]:
-        """Wait until each sent partition has its preferred leader or a reason it cannot.
+        """Wait until each sent partition has its preferred leader or a reason it cannot (and, on the ZooKeeper
+        path, the controller removed ``/admin/preferred_replica_election``).
 
         Raises:
             ElectionTimeout: the deadline passed first.
@@ -157,7 +158,9 @@ class ElectionOps:
             if on_change is not None and (not last or looked != last[-1]):
                 on_change(looked)
             last[:] = [looked]
-            return looked if all(c.skipped is not None for c in looked) else None
+            # On the ZooKeeper path the request is done once the controller also removed the znode.
+            pending = self.via == VIA_ZOOKEEPER and self.reader.exists(ELECTION_ZNODE)
+            return looked if all(c.skipped is not None for c in looked) and not pending else None
 
         try:
             result = wait_until(settled, timeout, "the preferred leaders", 0.25)
