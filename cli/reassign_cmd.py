@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -77,8 +78,9 @@ def _plan_flags(parser: argparse.ArgumentParser, required: bool) -> None:
 
 
 def _plan(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    make = _plan_request(args)
     with open_reassign_ops(settings) as ops:
-        plan = _make_plan(args, ops)
+        plan = make(ops)
     document = plan.to_json()
     if args.output:
         try:
@@ -104,15 +106,18 @@ def _apply(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         with audit.attempt("reassign apply", raw) as attempt:
             throttle = _throttle(args.throttle)
             timeout = _timeout(args.timeout)
-            ops = stack.enter_context(open_reassign_ops(settings, audit=audit))
-            if args.file:
-                if args.move_off or args.onto:
-                    raise UsageError("give a FILE or --move-off/--onto, not both")
-                plan = ops.plan_file(_read(args.file))
-            elif args.move_off or args.onto:
-                plan = _make_plan(args, ops)
-            else:
+            if args.file and (args.move_off or args.onto):
+                raise UsageError("give a FILE or --move-off/--onto, not both")
+            if not args.file and not (args.move_off or args.onto):
                 raise UsageError("give a reassignment FILE, or --move-off / --onto")
+            if args.file:
+                text = _read(args.file)
+                ops = stack.enter_context(open_reassign_ops(settings, audit=audit))
+                plan = ops.plan_file(text)
+            else:
+                make = _plan_request(args)
+                ops = stack.enter_context(open_reassign_ops(settings, audit=audit))
+                plan = make(ops)
             before = {"partitions": [m.to_json() for m in plan.moves], "metrics": plan.metrics()}
             if not args.json:
                 print(render_plan(plan))
@@ -237,13 +242,16 @@ def _cancel(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 # ---- steps ----------------------------------------------------------------------------------------------
 
 
-def _make_plan(args: argparse.Namespace, ops: ReassignOps) -> ReassignPlan:
+def _plan_request(args: argparse.Namespace) -> Callable[[ReassignOps], ReassignPlan]:
+    """The plan flags, checked before anything connects (bad input exits 2 at once)."""
     seed = _int_option("--seed", args.seed) if args.seed is not None else None
     if args.move_off:
         if seed is not None:
             raise UsageError("--seed applies to --onto only (--move-off has no random start)")
-        return ops.plan_move_off(_ids("--move-off", args.move_off), args.topic, args.regex)
-    return ops.plan_onto(_ids("--onto", args.onto), args.topic, args.regex, seed, not args.disable_rack_aware)
+        off = _ids("--move-off", args.move_off)
+        return lambda ops: ops.plan_move_off(off, args.topic, args.regex)
+    onto = _ids("--onto", args.onto)
+    return lambda ops: ops.plan_onto(onto, args.topic, args.regex, seed, not args.disable_rack_aware)
 
 
 def _confirm(args: argparse.Namespace, count: int, attempt: Attempt) -> None:
