@@ -1,0 +1,132 @@
+"""``kzc config show|set``: topic config overrides, validated as Kafka's LogConfig does, diffed, written as
+``AdminZkClient`` writes them (ZooKeeper, version-checked, with the change notification) or through
+IncrementalAlterConfigs (``--bootstrap-server``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import ExitStack
+from typing import Any
+
+from cli.options import add_command, global_parent
+from cli.topic_cmd import Cancelled, ask
+from core.audit import AuditLog
+from core.config import ConnectionSettings
+from core.configs.ops import open_config_ops, planned_writes
+from core.configs.plan import parse_request
+from core.configs.zk import BROKER_DEFAULT, BROKERS, TOPICS
+from core.errors import GuardError, ReadOnlyError, UsageError
+from core.topics.ops import cluster_name
+from core.topics.write import describe_writes
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc config`` and its subcommands."""
+    config = add_command(sub, "config", "show or change topic configs (diff preview, confirm, apply)", json_flag=False)
+    actions = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+
+    show = add_command(actions, "show", "the overrides of a topic or broker, and (with --bootstrap-server) sources")
+    target = show.add_mutually_exclusive_group(required=True)
+    target.add_argument("topic", nargs="?", metavar="TOPIC")
+    target.add_argument("--broker", metavar="ID", help="a broker's dynamic config")
+    target.add_argument("--broker-default", action="store_true", help="the cluster-wide broker defaults")
+    show.set_defaults(handler=_show)
+
+    set_help = "set (KEY=VALUE) and delete (--delete KEY) topic config overrides"
+    # --config KEY=VALUE is not used here; the global --config FILE stays available.
+    change = actions.add_parser("set", help=set_help, description=set_help, parents=[global_parent()])
+    change.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    change.add_argument("topic", metavar="TOPIC")
+    change.add_argument("items", nargs="*", metavar="KEY=VALUE")
+    change.add_argument("--delete", action="append", default=[], metavar="KEY", help="remove an override")
+    change.add_argument("--dry-run", action="store_true", help="show the diff and the writes; change nothing")
+    change.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
+    change.set_defaults(handler=_set)
+
+    delete = add_command(actions, "delete", "delete topic config overrides (kzc config set TOPIC --delete KEY)")
+    delete.add_argument("topic", metavar="TOPIC")
+    delete.add_argument("keys", nargs="+", metavar="KEY")
+    delete.add_argument("--dry-run", action="store_true", help="show the diff and the writes; change nothing")
+    delete.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
+    delete.set_defaults(handler=_delete)
+
+
+def _show(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.topic:
+        entity, name = TOPICS, args.topic
+    elif args.broker is not None:
+        if not args.broker.isdigit():
+            raise UsageError(f"--broker takes a broker id, got '{args.broker}'")
+        entity, name = BROKERS, args.broker
+    else:
+        entity, name = BROKERS, BROKER_DEFAULT
+    with open_config_ops(settings) as ops:
+        shown = ops.show(entity, name)
+    if args.json:
+        print(json.dumps(shown))
+        return 0
+    print(f"{shown['entity']} ({shown['path']}, znode version {shown['zk_version']}):")
+    overrides = shown["overrides"]
+    print("\n".join(f"  {k}={v}" for k, v in sorted(overrides.items())) or "  no overrides")
+    described = [d for d in shown.get("described", []) if not d["default"]]
+    if described:
+        print("as the brokers report them (non-default):")
+        for d in described:
+            value = "(sensitive)" if d["sensitive"] else d["value"]
+            print(f"  {d['name']}={value}  [{d['source']}]")
+    return 0
+
+
+def _set(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    return _change(args, settings, args.items, args.delete, "config set")
+
+
+def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    return _change(args, settings, [], args.keys, "config delete")
+
+
+def _change(
+    args: argparse.Namespace, settings: ConnectionSettings, items: list[str], deletes: list[str], operation: str
+) -> int:
+    audit = AuditLog(cluster_name(settings))
+    raw = {"topic": args.topic, "set": items, "delete": deletes, "dry_run": args.dry_run, "yes": args.yes}
+    with ExitStack() as stack, audit.attempt(operation, raw) as attempt:
+        request = parse_request(args.topic, items, deletes)
+        ops = stack.enter_context(open_config_ops(settings, audit=audit))
+        plan = ops.plan(request)
+        facts = ops.reader.facts()
+        writes = planned_writes(plan, facts) if plan.changes else ()
+        if args.json and args.dry_run:
+            print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
+        elif not args.json:
+            print("\n".join(plan.describe()))
+            if args.dry_run and writes:
+                print("\n".join(describe_writes(writes)))
+        before = plan.before.to_json()
+        if args.dry_run:
+            attempt.dry_run("diff shown, nothing written", before=before)
+            return 0
+        if plan.blocked:
+            raise ReadOnlyError(plan.blocked)
+        if not plan.changes:
+            attempt.refused("no change", before=before)
+            return 0
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise GuardError(
+                    "refusing to change configs without confirmation: stdin is not a terminal; add --yes to confirm "
+                    "non-interactively (after checking the diff with --dry-run)"
+                )
+            answer = ask(f"Type the topic name ({plan.topic}) to change its config: ", sys.stdin, sys.stderr)
+            if answer is None or answer.strip() != plan.topic:
+                attempt.cancelled(f"confirmation did not match (expected {plan.topic!r})")
+                raise Cancelled(f"confirmation did not match '{plan.topic}': nothing was changed")
+        stored = ops.apply(plan)
+        attempt.applied(f"changed the config of {plan.topic}", before=before, after=stored.as_dict(), via=plan.via)
+    if args.json:
+        print(json.dumps({"applied": True, **plan.to_json(), "stored": stored.as_dict()}))
+    else:
+        print(f"Changed the config of topic {plan.topic} via {plan.via}.")
+    return 0

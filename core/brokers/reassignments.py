@@ -1,0 +1,162 @@
+"""Cancel reassignments: AlterPartitionReassignments v0 (KIP-455, Kafka 2.4+) with null replicas, over a
+plain socket to the controller.
+
+Why kzc's own request: confluent-kafka 2.16 (librdkafka) has no AlterPartitionReassignments, and only the
+controller serves it. Like ``core.brokers.probe`` it speaks one request to one broker, so it reaches only
+PLAINTEXT listeners (no TLS or SASL); on other clusters the message names Kafka's own tool instead.
+
+Wire format (flexible version 0): request header v2 (api key 45, version 0, correlation id, client id as
+an INT16-length string, no tagged fields), then ``timeout_ms`` INT32 and a compact array of topics (compact
+string name, compact array of partitions: INT32 index, compact nullable INT32 array of replicas, here null;
+each struct ends with an empty tag buffer). The response (header v1) holds throttle time, a top-level error
+code and message, and per topic and partition an error code and message.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+_API_KEY = 45
+_VERSION = 0
+_CLIENT_ID = b"kzc-cancel"
+_CORRELATION = 7
+
+# Kafka error codes seen here, with their Java exception names.
+ERRORS = {
+    0: "NONE",
+    41: "NOT_CONTROLLER",
+    29: "CLUSTER_AUTHORIZATION_FAILED",
+    3: "UNKNOWN_TOPIC_OR_PARTITION",
+    85: "NO_REASSIGNMENT_IN_PROGRESS",
+    7: "REQUEST_TIMED_OUT",
+}
+
+
+@dataclass(frozen=True)
+class CancelResult:
+    """The controller's answer: a top-level error (code, message) and each partition's."""
+
+    error: tuple[int, str | None]
+    partitions: Mapping[tuple[str, int], tuple[int, str | None]]
+
+
+def _uvarint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _compact_string(text: str) -> bytes:
+    data = text.encode("utf-8")
+    return _uvarint(len(data) + 1) + data
+
+
+def encode_cancel(partitions: Sequence[tuple[str, int]], timeout_ms: int = 30000) -> bytes:
+    """The framed request (size prefix included) cancelling ``partitions``."""
+    header = struct.pack(">hhih", _API_KEY, _VERSION, _CORRELATION, len(_CLIENT_ID)) + _CLIENT_ID + b"\x00"
+    by_topic: dict[str, list[int]] = {}
+    for topic, partition in partitions:
+        by_topic.setdefault(topic, []).append(partition)
+    body = struct.pack(">i", timeout_ms) + _uvarint(len(by_topic) + 1)
+    for topic, ids in by_topic.items():
+        body += _compact_string(topic) + _uvarint(len(ids) + 1)
+        for partition in ids:
+            body += struct.pack(">i", partition) + b"\x00" + b"\x00"  # replicas: null; no tags
+        body += b"\x00"
+    body += b"\x00"
+    message = header + body
+    return struct.pack(">i", len(message)) + message
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.at = 0
+
+    def take(self, fmt: str) -> int:
+        (value,) = struct.unpack_from(fmt, self.data, self.at)
+        self.at += struct.calcsize(fmt)
+        return int(value)
+
+    def uvarint(self) -> int:
+        shift = result = 0
+        while True:
+            byte = self.data[self.at]
+            self.at += 1
+            result |= (byte & 0x7F) << shift
+            if not byte & 0x80:
+                return result
+            shift += 7
+
+    def string(self) -> str | None:
+        length = self.uvarint() - 1
+        if length < 0:
+            return None
+        text = self.data[self.at : self.at + length].decode("utf-8", errors="replace")
+        self.at += length
+        return text
+
+    def tags(self) -> None:
+        for _ in range(self.uvarint()):
+            self.uvarint()
+            self.at += self.uvarint()
+
+
+def decode_cancel_response(body: bytes) -> CancelResult:
+    """Parse a response body (after the size prefix).
+
+    Raises:
+        ValueError: not an AlterPartitionReassignments v0 response.
+    """
+    reader = _Reader(body)
+    try:
+        if reader.take(">i") != _CORRELATION:
+            raise ValueError("unexpected correlation id")
+        reader.tags()
+        reader.take(">i")  # throttle time
+        code = reader.take(">h")
+        message = reader.string()
+        partitions: dict[tuple[str, int], tuple[int, str | None]] = {}
+        for _ in range(reader.uvarint() - 1):
+            topic = reader.string() or ""
+            for _ in range(reader.uvarint() - 1):
+                partition = reader.take(">i")
+                partition_code = reader.take(">h")
+                partitions[(topic, partition)] = (partition_code, reader.string())
+                reader.tags()
+            reader.tags()
+        reader.tags()
+    except (struct.error, IndexError) as exc:
+        raise ValueError(f"not an AlterPartitionReassignments v0 response: {exc}") from None
+    return CancelResult((code, message), partitions)
+
+
+def cancel_reassignments(host: str, port: int, partitions: Sequence[tuple[str, int]], timeout: float) -> CancelResult:
+    """Send the cancellation to the controller at ``host:port`` and read its answer.
+
+    Raises:
+        OSError: connection refused, closed or timed out. ValueError: an answer kzc cannot parse.
+    """
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.sendall(encode_cancel(partitions, int(timeout * 1000)))
+        (size,) = struct.unpack(">i", _read(sock, 4))
+        return decode_cancel_response(_read(sock, size))
+
+
+def _read(sock: socket.socket, n: int) -> bytes:
+    data = bytearray()
+    while len(data) < n:
+        chunk = sock.recv(n - len(data))
+        if not chunk:
+            raise ConnectionError("the controller closed the connection before answering")
+        data += chunk
+    return bytes(data)

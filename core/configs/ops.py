@@ -1,0 +1,160 @@
+"""Show and change topic configs on a live cluster: ZooKeeper as ``AdminZkClient`` writes, or the AdminClient.
+
+``ConfigOps.plan`` reads the overrides (and their znode version), checks the change as Kafka does and
+diffs it; ``planned_writes`` lists exactly what ``apply`` sends (the dry run prints it). ``apply`` refuses in
+read-only mode or during a migration, and when ``/config/topics/<t>`` changed since the plan; afterwards it
+reads the znode back and fails loudly if it holds anything else than the plan.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from core.audit import AuditLog
+from core.brokers.changes import ChangeAdmin, ConfigValue
+from core.config import ConnectionSettings
+from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigPlan, ConfigRequest, plan_change
+from core.configs.zk import (
+    BROKER_DEFAULT,
+    BROKERS,
+    TOPICS,
+    StoredConfig,
+    change_writes,
+    config_path,
+    controller_fence,
+    execute,
+    read_config,
+)
+from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
+from core.topics.facts import ClusterFacts, TopicStateReader
+from core.topics.guard import read_only_reason
+from core.topics.ops import cluster_name
+from core.topics.write import PlannedWrite
+from core.zookeeper.session import ZkSession
+
+
+def planned_writes(plan: ConfigPlan, facts: ClusterFacts) -> tuple[PlannedWrite, ...]:
+    """What applying ``plan`` writes: the fence, the config and the notification (ZooKeeper), or the
+    IncrementalAlterConfigs request (AdminClient).
+
+    Raises:
+        KafkaRuleError: ZooKeeper path without a controller on a cluster that may run Kafka 3.7.1+.
+    """
+    if plan.via == VIA_ADMIN:
+        return (PlannedWrite("admin", "IncrementalAlterConfigs", _compact(_admin_arguments(plan))),)
+    fence = controller_fence(facts, f"{TOPICS} {plan.topic}")
+    return (*(() if fence is None else (fence,)), *change_writes(plan.before, dict(plan.after)))
+
+
+def _admin_arguments(plan: ConfigPlan) -> dict[str, Any]:
+    return {
+        "resource": {"type": "TOPIC", "name": plan.topic},
+        "set": {c.key: c.after for c in plan.changes if c.after is not None},
+        "delete": [c.key for c in plan.changes if c.after is None],
+    }
+
+
+def _compact(value: object) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+
+class ConfigOps:
+    """Show, plan and apply topic config changes on the cluster behind ``session`` (and ``admin``)."""
+
+    def __init__(
+        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog | None = None
+    ) -> None:
+        self.session = session
+        self.admin = admin
+        self.settings = settings
+        self.reader = TopicStateReader(session)
+        self.audit = audit or AuditLog(cluster_name(settings))
+
+    @property
+    def via(self) -> str:
+        """``admin`` with a ``--bootstrap-server``, else ``zookeeper``."""
+        return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
+
+    def stored(self, entity_type: str, name: str) -> StoredConfig:
+        """The overrides ZooKeeper holds for ``/config/<type>/<name>``."""
+        return read_config(self.session, entity_type, name)
+
+    def show(self, entity_type: str, name: str) -> dict[str, Any]:
+        """The overrides in ZooKeeper and, with an AdminClient, every config the brokers report with its
+        source (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``, ``DEFAULT_CONFIG``...)."""
+        if entity_type == TOPICS and not self.reader.exists(f"/brokers/topics/{name}"):
+            raise KafkaRuleError(f"Topic '{name}' does not exist.", "UnknownTopicOrPartitionException")
+        stored = self.stored(entity_type, name)
+        result: dict[str, Any] = {
+            "entity": f"{entity_type}/{name}",
+            "path": config_path(entity_type, name),
+            "overrides": stored.as_dict(),
+            "zk_version": stored.zk_version,
+        }
+        if self.admin is not None and not (entity_type == BROKERS and name == BROKER_DEFAULT):
+            values: list[ConfigValue] = self.admin.describe_config(entity_type, name)
+            result["described"] = [v.to_json() for v in values]
+        return result
+
+    def plan(self, request: ConfigRequest) -> ConfigPlan:
+        """Read, check and diff; with an AdminClient the brokers validate too (``validate_only``).
+
+        Raises:
+            KafkaRuleError: see ``core.configs.plan.plan_change``; the brokers' refusal.
+        """
+        facts = self.reader.facts()
+        before = self.stored(TOPICS, request.topic)
+        blocked = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        plan = plan_change(request, before, request.topic in facts.topic_names, self.via, blocked)
+        if self.admin is not None and blocked is None and plan.changes:
+            arguments = _admin_arguments(plan)
+            self.admin.alter_config(TOPICS, plan.topic, arguments["set"], arguments["delete"], validate_only=True)
+        return plan
+
+    def apply(self, plan: ConfigPlan) -> StoredConfig:
+        """Write ``plan`` and return the overrides ZooKeeper holds afterwards.
+
+        Raises:
+            ReadOnlyError: read-only mode or a migration.
+            ConcurrentChangeError: ``/config/topics/<t>`` changed since the plan (nothing written).
+            KzcError: the znode holds something else than the plan after the write.
+        """
+        facts = self.reader.facts()
+        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        if reason is not None:
+            raise ReadOnlyError(reason)
+        now = self.stored(TOPICS, plan.topic)
+        if now.zk_version != plan.before.zk_version:
+            raise ConcurrentChangeError(
+                f"{config_path(TOPICS, plan.topic)} changed since the plan was made (version "
+                f"{plan.before.zk_version}, now {now.zk_version}); nothing was written: make the plan again"
+            )
+        if self.admin is not None:
+            arguments = _admin_arguments(plan)
+            self.admin.alter_config(TOPICS, plan.topic, arguments["set"], arguments["delete"])
+        else:
+            execute(self.session, planned_writes(plan, facts), f"the config change of {plan.topic}")
+        stored = self.stored(TOPICS, plan.topic)
+        if stored.as_dict() != dict(plan.after):
+            raise KzcError(
+                f"{config_path(TOPICS, plan.topic)} holds {stored.as_dict()} after the write, not the planned "
+                f"{dict(plan.after)}: check the cluster"
+            )
+        return stored
+
+
+@contextmanager
+def open_config_ops(
+    settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
+) -> Iterator[ConfigOps]:
+    """A ``ConfigOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set)."""
+    session = ZkSession(settings)
+    session.start()
+    try:
+        admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        yield ConfigOps(session, admin, settings, audit)
+    finally:
+        session.stop()

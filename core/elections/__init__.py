@@ -1,0 +1,1 @@
+"""Leader elections: preferred (ZooKeeper znode or ElectLeaders) and unclean (ElectLeaders), previewed."""

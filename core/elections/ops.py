@@ -1,0 +1,237 @@
+"""Leader elections on a live cluster: read, plan, write, follow.
+
+Preferred: ZooKeeper path creates ``/admin/preferred_replica_election`` exactly as
+``PreferredReplicaLeaderElectionCommand`` (ZooKeeper mode, up to 2.8) does, refusing with Kafka's message
+while one is pending; with ``--bootstrap-server`` it sends ElectLeaders (PREFERRED). Unclean: ElectLeaders
+(UNCLEAN, Kafka 2.4+) only; ZooKeeper has no unclean-election request.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from core.audit import AuditLog
+from core.brokers.changes import PREFERRED, UNCLEAN, ChangeAdmin
+from core.config import ConnectionSettings
+from core.configs.zk import execute
+from core.elections.plan import (
+    ALREADY,
+    Candidate,
+    Key,
+    PreferredPlan,
+    UncleanPlan,
+    encode_preferred_election,
+    plan_preferred,
+    plan_unclean,
+    preferred_candidates,
+)
+from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.kafka.znodes import PartitionState, Unreadable
+from core.polling import DeadlineExceeded, wait_until
+from core.topics.facts import ClusterFacts, TopicStateReader
+from core.topics.guard import read_only_reason
+from core.topics.ops import cluster_name
+from core.topics.write import PlannedWrite
+from core.zookeeper.session import ZkSession
+
+ELECTION_ZNODE = "/admin/preferred_replica_election"
+VIA_ADMIN = "admin"
+VIA_ZOOKEEPER = "zookeeper"
+
+
+class ElectionTimeout(KzcError):
+    """``--wait`` ran out of time; the message says which partitions still lack their preferred leader."""
+
+
+def planned_writes(plan: PreferredPlan) -> tuple[PlannedWrite, ...]:
+    """The one write of a preferred election: the znode, or the ElectLeaders request."""
+    if plan.via == VIA_ADMIN:
+        partitions = [{"topic": t, "partition": p} for t, p in plan.keys]
+        data = json.dumps({"election_type": "PREFERRED", "partitions": partitions}, separators=(",", ":"))
+        return (PlannedWrite("admin", "ElectLeaders", data.encode()),)
+    return (PlannedWrite("create", ELECTION_ZNODE, encode_preferred_election(plan.keys)),)
+
+
+class ElectionOps:
+    """Plan, send and follow leader elections on the cluster behind ``session`` (and ``admin``)."""
+
+    def __init__(
+        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog | None = None
+    ) -> None:
+        self.session = session
+        self.admin = admin
+        self.settings = settings
+        self.reader = TopicStateReader(session)
+        self.audit = audit or AuditLog(cluster_name(settings))
+
+    @property
+    def via(self) -> str:
+        """``admin`` with a ``--bootstrap-server``, else ``zookeeper``."""
+        return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
+
+    def candidates(self, topic: str | None, partitions: Sequence[int] = ()) -> tuple[ClusterFacts, list[Candidate]]:
+        """Every partition of ``topic`` (None: of every topic), or just ``partitions`` of it.
+
+        Raises:
+            KafkaRuleError: the topic or a partition does not exist.
+        """
+        facts = self.reader.facts()
+        if topic is not None and topic not in facts.topic_names:
+            raise KafkaRuleError(f"Topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
+        if partitions and topic is None:
+            raise UsageError("--partition needs --topic")
+        names = [topic] if topic is not None else sorted(facts.topic_names)
+        assignment: dict[Key, tuple[int, ...]] = {}
+        states: dict[Key, PartitionState | None] = {}
+        for name, live in self.reader.topics(names).items():
+            if isinstance(live.assignment, Unreadable):
+                continue
+            wanted = [p for p, _ in live.assignment.partitions]
+            if partitions:
+                missing = sorted(set(partitions) - set(wanted))
+                if missing:
+                    raise KafkaRuleError(
+                        f"Partition {name}-{missing[0]} does not exist.", "UnknownTopicOrPartitionException"
+                    )
+                wanted = sorted(set(partitions))
+            for partition in wanted:
+                assignment[(name, partition)] = tuple(live.assignment.replicas(partition))
+            for partition, state in self.reader.partition_states(name, wanted).items():
+                states[(name, partition)] = state if isinstance(state, PartitionState) else None
+        deleting = facts.marked_for_deletion
+        return facts, preferred_candidates(assignment, states, facts.broker_ids, deleting)
+
+    def plan_preferred(self, topic: str | None, partitions: Sequence[int] = ()) -> PreferredPlan:
+        """Which partitions a preferred election sends, and why the others are skipped."""
+        facts, candidates = self.candidates(topic, partitions)
+        return plan_preferred(candidates, self.via, self._blocked(facts))
+
+    def apply_preferred(self, plan: PreferredPlan) -> dict[Key, str | None]:
+        """Send the election; each partition's error (None: accepted).
+
+        Raises:
+            ReadOnlyError: read-only or migration. GuardError: nothing to elect.
+            KafkaRuleError: an election is already pending in ZooKeeper (Kafka's message).
+        """
+        self._writable()
+        if not plan.sent:
+            raise GuardError("no partition needs a preferred leader election: nothing was sent")
+        if self.admin is not None:
+            outcome = self.admin.elect_leaders(PREFERRED, plan.keys)
+            return {k: None if e is None else str(e) for k, e in outcome.items()}
+        try:
+            execute(self.session, planned_writes(plan), "the preferred leader election")
+        except KafkaRuleError:
+            pending = self.reader.exists(ELECTION_ZNODE)
+            raise KafkaRuleError(
+                "Preferred replica leader election currently in progress for "
+                f"{self._pending() if pending else 'some partitions'}. Aborting operation",
+                "AdminOperationException",
+            ) from None
+        return dict.fromkeys(plan.keys)
+
+    def _pending(self) -> str:
+        try:
+            data, _ = self.session.client.get(ELECTION_ZNODE)
+            entries = json.loads(data)["partitions"]
+            return ",".join(f"{e['topic']}-{e['partition']}" for e in entries)
+        except Exception:  # a racing controller deletes it; the message then stays general
+            return "some partitions"
+
+    def wait_preferred(
+        self, plan: PreferredPlan, timeout: float, on_change: Callable[[list[Candidate]], None] | None = None
+    ) -> list[Candidate]:
+        """Wait until each sent partition has its preferred leader or a reason it cannot (and, on the ZooKeeper
+        path, the controller removed ``/admin/preferred_replica_election``).
+
+        Raises:
+            ElectionTimeout: the deadline passed first.
+        """
+        wanted = set(plan.keys)
+        last: list[list[Candidate]] = []
+
+        def settled() -> list[Candidate] | None:
+            looked = [c for c in self.look(plan) if (c.topic, c.partition) in wanted]
+            if on_change is not None and (not last or looked != last[-1]):
+                on_change(looked)
+            last[:] = [looked]
+            # On the ZooKeeper path the request is done once the controller also removed the znode.
+            pending = self.via == VIA_ZOOKEEPER and self.reader.exists(ELECTION_ZNODE)
+            return looked if all(c.skipped is not None for c in looked) and not pending else None
+
+        try:
+            result = wait_until(settled, timeout, "the preferred leaders", 0.25)
+        except DeadlineExceeded:
+            pending = [f"{c.topic}-{c.partition}" for c in (last[-1] if last else []) if c.skipped is None]
+            raise ElectionTimeout(
+                f"after {timeout:g} s {len(pending)} partition(s) still lack their preferred leader: "
+                + ", ".join(pending[:20])
+            ) from None
+        assert result is not None
+        return result
+
+    def look(self, plan: PreferredPlan) -> list[Candidate]:
+        """The plan's sent partitions now (``skipped`` is ``ALREADY`` once the preferred replica leads)."""
+        looked: list[Candidate] = []
+        for topic in sorted({t for t, _ in plan.keys}):
+            _, candidates = self.candidates(topic, [p for t, p in plan.keys if t == topic])
+            looked += candidates
+        return looked
+
+    def plan_unclean(self, topic: str, partition: int) -> UncleanPlan:
+        """Who would lead ``topic-partition`` after an unclean election, and what it risks.
+
+        Raises:
+            UsageError: no AdminClient. GuardError: see ``core.elections.plan.plan_unclean``.
+        """
+        if self.admin is None:
+            raise UsageError(
+                "an unclean election needs --bootstrap-server: it is the ElectLeaders API (Kafka 2.4+); "
+                "ZooKeeper has no request for it"
+            )
+        facts, candidates = self.candidates(topic, [partition])
+        (candidate,) = candidates
+        state = None
+        states = self.reader.partition_states(topic, [partition])
+        found = states.get(partition)
+        if isinstance(found, PartitionState):
+            state = found
+        return plan_unclean((topic, partition), candidate.replicas, state, facts.broker_ids, self._blocked(facts))
+
+    def apply_unclean(self, plan: UncleanPlan) -> str | None:
+        """Send ElectLeaders (UNCLEAN); the partition's error or None."""
+        self._writable()
+        assert self.admin is not None
+        outcome = self.admin.elect_leaders(UNCLEAN, [(plan.topic, plan.partition)])
+        error = outcome.get((plan.topic, plan.partition))
+        return None if error is None else str(error)
+
+    def _blocked(self, facts: ClusterFacts) -> str | None:
+        return read_only_reason(self.settings.read_only, self.settings.context, facts)
+
+    def _writable(self) -> None:
+        reason = self._blocked(self.reader.facts())
+        if reason is not None:
+            raise ReadOnlyError(reason)
+
+
+def candidates_json(candidates: Sequence[Candidate]) -> list[dict[str, Any]]:
+    """Each candidate as JSON, with ``elected`` when its preferred replica leads."""
+    return [{**c.to_json(), "elected": c.skipped == ALREADY} for c in candidates]
+
+
+@contextmanager
+def open_election_ops(
+    settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
+) -> Iterator[ElectionOps]:
+    """An ``ElectionOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set)."""
+    session = ZkSession(settings)
+    session.start()
+    try:
+        admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        yield ElectionOps(session, admin, settings, audit)
+    finally:
+        session.stop()
