@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from core.config import ConnectionSettings, UserConfig, resolve_settings
+from core.console.fixes import FixActions
 from core.console.protocols import ClusterBackend
 from core.console.view import ClusterView, ViewBuilder
 from core.errors import KzcError, UsageError
@@ -41,10 +42,13 @@ from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
+from tui.screens.config_edit import ConfigEditScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
+from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.help import HelpScreen
+from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
@@ -265,7 +269,7 @@ class KzcApp(App[None]):
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
     def _cluster_screen(self) -> ClusterScreen:
-        return self._with_view(ClusterScreen(self.journal, self.now_ms))
+        return self._with_view(ClusterScreen(self.journal, self.now_ms, self.read_only))
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
@@ -279,6 +283,15 @@ class KzcApp(App[None]):
         """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``)."""
         self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
 
+    def _fixes(self, what: str) -> FixActions | None:
+        """The fix actions, or None after saying why ``what`` is not available here."""
+        if self._refused(what):
+            return None
+        fixes = self.backend.fix_actions()
+        if fixes is None:
+            self.notify(f"{what}: not available here (a recording, or not connected yet)", severity="warning")
+        return fixes
+
     def _refused(self, what: str) -> bool:
         if self.read_only:
             self.notify(f"read-only mode: {what} is not available (started with --read-only)", severity="warning")
@@ -291,6 +304,9 @@ class KzcApp(App[None]):
     @on(m.CreateTopicRequested)
     @on(m.ExpandTopicRequested)
     @on(m.DeleteTopicsRequested)
+    @on(m.MoveOffRequested)
+    @on(m.ElectionRequested)
+    @on(m.ConfigEditRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         backend, read_only, push = self.backend, self.read_only, self._push
@@ -315,6 +331,12 @@ class KzcApp(App[None]):
                 push(ExpandScreen(topic, backend, read_only))
             case m.DeleteTopicsRequested(topics, regex, hidden) if not self._refused("deleting topics"):
                 push(DeleteScreen(DeleteRequest(topics=topics, regex=regex), backend, self.now_ms, hidden))
+            case m.MoveOffRequested(broker) if (fixes := self._fixes("moving replicas")) is not None:
+                self.push_screen(MoveOffScreen(broker, fixes.move_off))
+            case m.ElectionRequested(topic) if (fixes := self._fixes("leader elections")) is not None:
+                self.push_screen(ElectPreferredScreen(topic, fixes.elections))
+            case m.ConfigEditRequested(topic) if (fixes := self._fixes("config changes")) is not None:
+                self.push_screen(ConfigEditScreen(topic, fixes.configs))
 
     async def action_back(self) -> None:
         """Esc: back to the previous screen (the cluster screen is the root)."""

@@ -16,7 +16,7 @@ from textual.dom import DOMNode
 # Bindings that change the cluster: read-only mode hides them from the key line, help and palette (the keys
 # still answer, with why they are refused).
 MUTATION_IDS = frozenset({"create_topic", "expand_topic", "delete_topic", "delete_matching", "reshuffle", "dry_run",
-                          "submit"})  # fmt: skip
+                          "submit", "move_off", "elect_preferred", "edit_config"})  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,27 @@ class DeleteTopicsRequested(Message):
 
 
 @dataclass
+class MoveOffRequested(Message):
+    """The user asked to move every replica off ``broker`` (the reassignment preview)."""
+
+    broker: int
+
+
+@dataclass
+class ElectionRequested(Message):
+    """The user asked for a preferred leader election, of ``topic`` or of every topic (None)."""
+
+    topic: str | None = None
+
+
+@dataclass
+class ConfigEditRequested(Message):
+    """The user asked to change ``topic``'s config overrides."""
+
+    topic: str
+
+
+@dataclass
 class ChecksRequested(Message):
     """The user asked for a check run with ``engine`` (``spark`` or ``local``)."""
 

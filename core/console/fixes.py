@@ -9,6 +9,7 @@ the CLI plan, write and follow exactly alike. Every apply is audited as the CLI'
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from core.audit import AuditLog
@@ -23,6 +24,25 @@ from core.reassign.ops import ReassignOps
 from core.reassign.plan import ReassignPlan
 from core.reassign.progress import ReassignProgress
 from core.zookeeper.session import ZkSession
+
+
+@dataclass(frozen=True)
+class FixActions:
+    """The fix actions of one live cluster, each the capability of its screen."""
+
+    move_off: MoveOffActions
+    elections: ElectionActions
+    configs: ConfigActions
+
+    @classmethod
+    def of(cls, session: ZkSession, settings: ConnectionSettings, audit: AuditLog) -> FixActions:
+        """The real ones for a connected session (the brokers' AdminClient when bootstrap servers are set)."""
+        admin = ChangeAdmin(settings.bootstrap_servers) if settings.bootstrap_servers else None
+        return cls(
+            ReassignActions(session, admin, settings, audit),
+            ElectionBackend(session, admin, settings, audit),
+            ConfigBackend(session, admin, settings, audit),
+        )
 
 
 class MoveOffActions(Protocol):

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from core.consistency.findings import CheckReport, StageProgress
+from core.console.fixes import FixActions
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.zookeeper.session import ConnectionState
@@ -260,6 +261,15 @@ class OffsetSource(Protocol):
         ...
 
 
+class FixSource(Protocol):
+    """Reassignment, leader elections and config changes (issue screens of the console)."""
+
+    def fix_actions(self) -> FixActions | None:
+        """The fix actions of the connected cluster; ``None`` where nothing can be changed (a recording,
+        or not connected yet)."""
+        ...
+
+
 class ClusterBackend(
     Connection,
     SnapshotSource,
@@ -269,6 +279,7 @@ class ClusterBackend(
     TopicAdmin,
     CheckRunner,
     OffsetSource,
+    FixSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

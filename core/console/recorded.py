@@ -16,6 +16,7 @@ from pathlib import Path
 
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
+from core.console.fixes import FixActions
 from core.console.protocols import (
     ClusterEvent,
     DeletionStatus,
@@ -199,6 +200,10 @@ class RecordedBackend:
     def add_snapshot_listener(self, listener: Callable[[], None]) -> None:
         """Called once, when a background build completes."""
         self._snapshot_listeners.append(listener)
+
+    def fix_actions(self) -> FixActions | None:
+        """A recording cannot be changed."""
+        return None
 
     def _blocked(self) -> str | None:
         return RECORDED_REFUSAL if self._read_only else None

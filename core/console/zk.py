@@ -31,6 +31,7 @@ from core.config import ConnectionSettings
 from core.connect import bootstrap_string
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
+from core.console.fixes import FixActions
 from core.console.live import LiveCluster, TimedEvent
 from core.console.protocols import (
     ClusterEvent,
@@ -73,6 +74,7 @@ class ZkBackend:
         self._session: ZkSession | None = None
         self._live: LiveCluster | None = None
         self._ops: TopicOps | None = None
+        self._fixes: FixActions | None = None
         self._listeners: list[StateListener] = []
         self._subscribers: list[Callable[[ClusterEvent], None]] = []
         self._snapshot_listeners: list[Callable[[], None]] = []
@@ -124,6 +126,7 @@ class ZkBackend:
         with self._lock:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
+            self._fixes = FixActions.of(session, self._settings, self._ops.audit)
         if self._settings.bootstrap_servers:
             # The brokers' static min.insync.replicas (for acks=all), asked off the connect path.
             threading.Thread(target=self._read_static, args=(live,), name="kzc-broker-configs", daemon=True).start()
@@ -171,6 +174,10 @@ class ZkBackend:
         if session is None:
             raise ConnectError("not connected to ZooKeeper")
         return session
+
+    def fix_actions(self) -> FixActions | None:
+        """Reassignment, elections and config changes on this cluster (None until connected)."""
+        return self._fixes
 
     def _topic_ops(self) -> TopicOps:
         ops = self._ops

@@ -26,6 +26,7 @@ from tui.screens.cluster import ClusterScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.expand import ExpandScreen
+from tui.screens.move_off import MoveOffScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
 from tui.widgets.event_log import EventLog
@@ -268,3 +269,18 @@ async def test_the_export_of_the_cluster_screen_holds_brokers_and_events(sandbox
         assert data["kzc_export"] == "cluster" and data["context"] == "sandbox"
         assert [b["id"] for b in data["brokers"]] == [1, 2, 3]
         assert data["controller"]["broker_id"] in (1, 2, 3)
+
+
+async def test_m_on_a_broker_row_previews_moving_everything_off_it_without_writing(
+    sandbox: Sandbox, zk: ZkSession
+) -> None:
+    app = console(sandbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await eventually(pilot, lambda: connected_with_brokers(app, 3), 60, "the console to show 3 live brokers")
+        await pilot.press("b", "m")
+        await eventually(pilot, lambda: isinstance(app.screen, MoveOffScreen), 10, "the move-off preview to open")
+        screen = app.screen
+        assert isinstance(screen, MoveOffScreen)
+        await eventually(pilot, lambda: "broker" in str(screen.query_one("#preview", Static).render()), 60,
+                         "the plan to be shown")  # fmt: skip
+        assert zk.client.exists("/admin/reassign_partitions") is None  # a preview writes nothing

@@ -394,3 +394,26 @@ class TestDrillDowns:  # point 12
             assert parts == sorted(parts, reverse=True)
             await pilot.press("S")
             assert table.sort_description.startswith("topic")
+
+
+class TestFixKeys:  # issue 14: the fixes open from the cluster screen and the topic detail
+    async def test_read_only_refuses_move_off_election_and_config_and_says_why(self, make_app: MakeApp) -> None:
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            for key in ("m", "P"):
+                with notices(app) as seen:
+                    await pilot.press(key)
+                    await settle(pilot)
+                assert any(n.startswith("read-only mode") for n in seen), key
+                assert isinstance(app.screen, ClusterScreen)
+
+    async def test_a_recording_says_the_fixes_are_not_available_here(self, make_app: MakeApp) -> None:
+        app = make_app(read_only=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            with notices(app) as seen:
+                await pilot.press("m")
+                await settle(pilot)
+            assert any("moving replicas: not available here" in n for n in seen)
+            assert isinstance(app.screen, ClusterScreen)

@@ -8,10 +8,13 @@ from tui.dialogs.jump import JumpDialog
 from tui.screens.base import KzcScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen, HealthCounter
+from tui.screens.config_edit import ConfigEditScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
+from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.help import HelpScreen
+from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
@@ -30,6 +33,9 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("create", CreateTopicScreen),
     ("expand", ExpandScreen),
     ("delete", DeleteScreen),
+    ("move off broker", MoveOffScreen),
+    ("preferred election", ElectPreferredScreen),
+    ("topic config", ConfigEditScreen),
     ("checks", ChecksScreen),
     ("tables", VirtualTable),
     ("filter bar", FilterBar),

@@ -15,7 +15,8 @@ from textual.widgets import Label, Static
 
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from tui.journal import EventJournal
-from tui.messages import PartitionsChosen, TopicChosen, ZnodeChosen
+from tui.keymap import MUTATION_IDS
+from tui.messages import ElectionRequested, MoveOffRequested, PartitionsChosen, TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import EventLog, LogLine, clock_text
 from tui.widgets.filter_bar import FilterBar
@@ -89,13 +90,17 @@ class ClusterScreen(KzcScreen):
         Binding("w", "focus_table('pending')", "Pending", id="focus_pending"),
         Binding("v", "focus_table('events')", "Events", id="focus_events"),
         Binding("h", "focus_table('health-offline')", "Health", id="focus_health"),
+        Binding("m", "move_off", "Move off broker", id="move_off"),
+        Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
     ]
 
-    def __init__(self, journal: EventJournal, clock_ms: Callable[[], int]) -> None:
-        """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms."""
+    def __init__(self, journal: EventJournal, clock_ms: Callable[[], int], read_only: bool = False) -> None:
+        """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms;
+        ``read_only``: hide the mutations (the app refuses them and says why)."""
         super().__init__()
         self.journal = journal
         self.clock_ms = clock_ms
+        self.read_only = read_only
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -110,7 +115,7 @@ class ClusterScreen(KzcScreen):
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
         yield EventLog(id="events")
-        yield KeyBar()
+        yield KeyBar(hide=MUTATION_IDS if self.read_only else frozenset())
 
     def on_mount(self) -> None:
         self.query_one("#controller-panel").border_title = "Controller"
@@ -124,6 +129,18 @@ class ClusterScreen(KzcScreen):
     def action_focus_table(self, widget_id: str) -> None:
         """Focus one of the tables."""
         self.query_one(f"#{widget_id}").focus()
+
+    def action_move_off(self) -> None:
+        """Preview moving every replica off the highlighted broker."""
+        row = self.query_one("#brokers", VirtualTable).current_row
+        if row is None:
+            self.notify("no broker highlighted: b focuses the brokers", severity="warning")
+            return
+        self.post_message(MoveOffRequested(int(row.key)))
+
+    def action_elect_preferred(self) -> None:
+        """Preview a preferred leader election of every topic (the leader imbalance)."""
+        self.post_message(ElectionRequested(None))
 
     # ---- rendering -----------------------------------------------------------------------------------
 

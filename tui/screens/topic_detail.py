@@ -16,7 +16,14 @@ from core.errors import KzcError
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.snapshot.model import TopicEntry
 from tui.keymap import MUTATION_IDS
-from tui.messages import DeleteTopicsRequested, ExpandTopicRequested, TopicEntryChanged, ZnodeChosen
+from tui.messages import (
+    ConfigEditRequested,
+    DeleteTopicsRequested,
+    ElectionRequested,
+    ExpandTopicRequested,
+    TopicEntryChanged,
+    ZnodeChosen,
+)
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -93,6 +100,8 @@ class TopicDetailScreen(KzcScreen):
         Binding("plus", "expand", "Add partitions", id="expand_topic"),
         Binding("d", "delete", "Delete", id="delete_topic"),
         Binding("z", "znode", "Znode", id="open_znode"),
+        Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
+        Binding("C", "edit_config", "Config", id="edit_config"),
         Binding("r", "offsets", "Offsets", id="refresh_offsets"),
         Binding("tab", "app.focus_next", "Next pane", show=False, id="next_pane"),
     ]
@@ -243,6 +252,14 @@ class TopicDetailScreen(KzcScreen):
     def action_delete(self) -> None:
         """Delete this topic."""
         self.post_message(DeleteTopicsRequested(topics=(self.topic,)))
+
+    def action_elect_preferred(self) -> None:
+        """Preview a preferred leader election of this topic."""
+        self.post_message(ElectionRequested(self.topic))
+
+    def action_edit_config(self) -> None:
+        """Change this topic's config overrides, with the diff previewed."""
+        self.post_message(ConfigEditRequested(self.topic))
 
     def action_znode(self) -> None:
         """Open the topic's znode in the ZooKeeper browser."""
