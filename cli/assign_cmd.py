@@ -28,6 +28,7 @@ from core.kafka.assignment import BrokerMeta, assign_replicas_with_start, check_
 from core.kafka.java import INT_MAX, INT_MIN
 from core.topics.facts import TopicStateReader
 from core.topics.plan import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
+from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ZkSession
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -122,6 +123,7 @@ def _expansion(args: argparse.Namespace, settings: ConnectionSettings) -> dict[s
     session = ZkSession(settings)
     session.start()
     try:
+        require_kafka_cluster(session)
         reader = TopicStateReader(session)
         facts = reader.facts()
         plan = plan_expand(facts, reader.topic(args.topic), request, via=VIA_ZOOKEEPER)

@@ -157,7 +157,9 @@ class LiveCluster:
     Args:
         session: a started session (its owner closes it).
         on_event: every change (a ``TimedEvent``), on the watcher's thread.
-        on_snapshot: called after each full read, on the reader's thread.
+        on_snapshot: called after each full read and each targeted update, on the reader's threads.
+        on_raw: every watcher event as it comes, unfiltered (``kzc watch`` prints them all), on the
+            watcher's thread.
     """
 
     def __init__(
@@ -165,9 +167,11 @@ class LiveCluster:
         session: ZkSession,
         on_event: Callable[[TimedEvent], None],
         on_snapshot: Callable[[], None],
+        on_raw: Callable[[ev.LiveEvent], None] | None = None,
     ) -> None:
         self._session = session
         self._on_event = on_event
+        self._on_raw = on_raw
         self._on_snapshot = on_snapshot
         self._watcher = ClusterWatcher(session, self._watched)
         self._reader = SnapshotReader(session, watch=self._znode_fired)
@@ -206,6 +210,11 @@ class LiveCluster:
         self._reader_thread.start()
         threading.Thread(target=self._follow_loop, name="kzc-partitions", daemon=True).start()
         self._browse.start()
+
+    @property
+    def watcher(self) -> ClusterWatcher:
+        """The structural watcher (its state, topics followed partition by partition)."""
+        return self._watcher
 
     def set_static_min_isr(self, value: StaticMinIsr) -> None:
         """What the brokers said their static ``min.insync.replicas`` is; every later snapshot carries it."""
@@ -381,6 +390,8 @@ class LiveCluster:
 
     def _watched(self, event: ev.LiveEvent) -> None:
         # The watcher's thread: forward, mark what must be re-read, tell the followers.
+        if self._on_raw is not None:
+            self._on_raw(event)
         if isinstance(event, ev.SessionStateChanged):
             return  # the console shows connection states itself
         if isinstance(event, ev.PartitionStateChanged) and _both_states(event):

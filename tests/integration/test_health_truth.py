@@ -146,21 +146,30 @@ def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     zk.delete("/brokers/topics/planted/partitions/1/state")
     zk.set("/config/topics/planted", json.dumps({"version": 1, "config": {"min.insync.replicas": "3"}}).encode())
 
-    # Kafka's TopicCommand (--zookeeper) rules on the raw znodes: unavailable = no leader or a leader that is
-    # not registered; under-replicated = ISR (empty without a state) smaller than the replicas.
+    # Kafka's TopicCommand rules on the raw znodes: unavailable = no leader or a leader that is not
+    # registered; under-replicated = ISR (empty without a state) smaller than the replicas minus the adding
+    # ones; under min ISR = no live leader or ISR smaller than min.insync.replicas (the topic override, else
+    # the brokers' static 2).
     live = {int(b) for b in zk.get_children("/brokers/ids")}
-    unavailable, under_replicated = set(), set()
+    unavailable, under_replicated, under_min_isr = set(), set(), set()
     for topic in zk.get_children("/brokers/topics"):
-        assignment = json.loads(zk.get(f"/brokers/topics/{topic}")[0])["partitions"]
-        for p, replicas in assignment.items():
+        topic_znode = json.loads(zk.get(f"/brokers/topics/{topic}")[0])
+        adding = topic_znode.get("adding_replicas") or {}
+        config_path = f"/config/topics/{topic}"
+        config = json.loads(zk.get(config_path)[0])["config"] if zk.exists(config_path) else {}
+        min_isr = int(config.get("min.insync.replicas", 2))
+        for p, replicas in topic_znode["partitions"].items():
             path = f"/brokers/topics/{topic}/partitions/{p}/state"
             state = json.loads(zk.get(path)[0]) if zk.exists(path) else None
             leader = state["leader"] if state else None
             isr = state["isr"] if state else []
-            if leader is None or leader not in live:
+            has_leader = leader is not None and leader in live
+            if not has_leader:
                 unavailable.add((topic, int(p)))
-            if len(isr) < len(replicas):
+            if len(isr) < len([r for r in replicas if r not in adding.get(p, [])]):
                 under_replicated.add((topic, int(p)))
+            if not has_leader or len(isr) < min_isr:
+                under_min_isr.add((topic, int(p)))
     assert ("planted", 1) in unavailable and ("planted", 1) in under_replicated
 
     zookeeper = cluster.info().zookeeper
@@ -170,6 +179,20 @@ def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     described = json.loads(out)["health"]
     assert described["offline_partitions"] == len(unavailable)
     assert described["under_replicated_partitions"] == len(under_replicated)
+    assert described["under_min_isr_partitions"] == len(under_min_isr)
+
+    # kzc check counts the same partitions: it calls the same derivation.
+    code = main(["check", "--zookeeper", zookeeper, "--bootstrap-server", broker_3_down, "--engine", "local", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err  # offline partitions are errors
+    findings = json.loads(out)["findings"]
+
+    def checked(check: str) -> set[tuple[str, int]]:
+        return {(f["topic"], f["partition"]) for f in findings if f["check"] == check}
+
+    assert checked("offline_partition") == unavailable
+    assert checked("under_replicated") == under_replicated
+    assert checked("under_min_isr") == under_min_isr
 
     settings = ConnectionSettings(
         zookeeper=parse_zookeeper(zookeeper), bootstrap_servers=parse_bootstrap(broker_3_down)
@@ -193,6 +216,7 @@ def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     )
     assert {(o.topic, o.partition) for o in report.offline} == unavailable
     assert {(u.topic, u.partition) for u in report.under_replicated} == under_replicated
+    assert {(u.topic, u.partition) for u in report.under_min_isr} == under_min_isr
     # planted-0 has ISR 2 < its override 3; planted-1 has no leader: both under min ISR, as Kafka's tool says.
     assert {("planted", 0), ("planted", 1)} <= {(u.topic, u.partition) for u in report.under_min_isr}
     assert counters.acks_all_unknown == 0

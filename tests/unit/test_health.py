@@ -78,12 +78,15 @@ def test_the_isr_is_counted_as_zookeeper_holds_it_as_kafkas_tool_does() -> None:
     assert under_replicated_partitions(snap) == ()
 
 
-def test_during_a_reassignment_the_replication_factor_excludes_removing_replicas() -> None:
+def test_during_a_reassignment_the_replication_factor_excludes_adding_replicas() -> None:
     moving = {0: [1, 2, 3, 4]}
     in_sync = topic("a", moving, states={0: state(1, [1, 2, 3])}, adding={0: [4]}, removing={0: [3]})
     behind = topic("b", moving, states={0: state(1, [1, 2])}, adding={0: [4]}, removing={0: [3]})
     found = under_replicated_partitions(snapshot(brokers=[1, 2, 3, 4], topics=[in_sync, behind]))
     assert [(f.topic, f.replication_factor) for f in found] == [("b", 3)]
+    # Two added, one removed: the original three replicas are the factor (not five minus one).
+    growing = topic("c", {0: [1, 2, 3, 4, 5]}, states={0: state(1, [1, 2, 3])}, adding={0: [4, 5]}, removing={0: [3]})
+    assert under_replicated_partitions(snapshot(brokers=[1, 2, 3, 4, 5], topics=[growing])) == ()
 
 
 def test_partitions_without_a_readable_state_are_under_replicated_as_kafkas_tool_lists_them() -> None:
@@ -146,10 +149,10 @@ def test_an_override_that_is_not_an_integer_is_ignored() -> None:
 
 def test_acks_all_is_refused_exactly_when_a_live_leader_has_fewer_in_sync_replicas_than_required() -> None:
     two = MinIsr(2, "topic")
-    assert partition_health((1, 2, 3), 0, state(1, [1]), {1, 2, 3}, two).acks_all is False
-    assert partition_health((1, 2, 3), 0, state(1, [1, 2]), {1, 2, 3}, two).acks_all is True
-    assert partition_health((1, 2, 3), 0, state(4, [4, 1]), {1, 2, 3}, two).acks_all is False
-    unknown = partition_health((1, 2, 3), 0, state(1, [1]), {1, 2, 3}, MinIsr(None, "why"))
+    assert partition_health((1, 2, 3), (), state(1, [1]), {1, 2, 3}, two).acks_all is False
+    assert partition_health((1, 2, 3), (), state(1, [1, 2]), {1, 2, 3}, two).acks_all is True
+    assert partition_health((1, 2, 3), (), state(4, [4, 1]), {1, 2, 3}, two).acks_all is False
+    unknown = partition_health((1, 2, 3), (), state(1, [1]), {1, 2, 3}, MinIsr(None, "why"))
     assert (unknown.acks_all, unknown.acks_all_text) == (None, "? (why)")
 
 
