@@ -213,6 +213,7 @@ def _preferred_not_leader(t: str | None, p: int | None, b: int | None, path: str
 
 _DELETION_REASONS = {
     "no_controller": "there is no controller",
+    "assignment_unreadable": "its topic znode is unreadable, for the controller too",
     "offline_replicas": "replicas are on unregistered brokers",
     "reassignment": "a reassignment of its partitions is in progress",
     "old_marker": "it has been queued for more than 15 minutes (delete.topic.enable=false or a failed StopReplica)",

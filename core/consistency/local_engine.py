@@ -35,8 +35,17 @@ from core.snapshot.health import (
     live_leader,
     partition_health,
     replication_factor,
+    topic_deletion_blockers,
 )
 from core.snapshot.model import ClusterSnapshot, Notification, TopicEntry
+
+# The check's reason codes for core.snapshot.health.deletion_blockers' codes (docs/checks.md).
+DELETION_CODES = {
+    "no_controller": "no_controller",
+    "assignment_unreadable": "assignment_unreadable",
+    "replica_on_dead_broker": "offline_replicas",
+    "reassignment_in_progress": "reassignment",
+}
 
 DoneCallback = Callable[[tuple[str, ...]], None]
 """Called with the check ids a pass has finished, as soon as it finishes."""
@@ -611,14 +620,11 @@ class _LocalRun:
                 )
 
     def deletion(self, name: str, offline: Iterable[int], reassigning: bool) -> None:
-        reasons = []
-        if self.s.controller is None:
-            reasons.append("no_controller")
+        # The blockers are core.snapshot.health.deletion_blockers (as describe and the console list them),
+        # under this catalog's codes; the 0.8.1 to 0.10.x election rule is not applied by the checks.
+        blockers = topic_deletion_blockers(self.s, name, old_rules=False)
+        reasons = [DELETION_CODES[r.code] for r in blockers if r.code in DELETION_CODES]
         offline_ids = tuple(sorted(set(offline)))
-        if offline_ids:
-            reasons.append("offline_replicas")
-        if reassigning:
-            reasons.append("reassignment")
         marker = self.s.deletion_markers[name]
         age_ms = self.s.taken_at_ms - marker.ctime_ms
         if age_ms > self.params.deletion_stuck_after_ms:

@@ -579,6 +579,7 @@ class _PartitionChecks:
         reasons = F.filter(
             F.array(
                 F.when(F.lit(facts.controller_missing), F.lit("no_controller")),
+                F.when(~readable, F.lit("assignment_unreadable")),
                 F.when(F.size(offline) > 0, F.lit("offline_replicas")),
                 F.when(moving, F.lit("reassignment")),
                 F.when(age > F.lit(self.params.deletion_stuck_after_ms), F.lit("old_marker")),

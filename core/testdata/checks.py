@@ -347,6 +347,10 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
             "under_min_isr",
         },  # queued topics count as Kafka's tool counts them
     ),
+    "deletion_stuck_unreadable_topic": (
+        lambda: healthy(topics={"orders": b"not json"}, markers={"orders": NOW - MINUTE}),
+        {"unreadable_znode", "deletion_stuck"},
+    ),
     "deletion_stuck_old_marker": (lambda: healthy(markers={"orders": NOW - 20 * MINUTE}), {"deletion_stuck"}),
     "stale_deletion_marker": (lambda: healthy(markers={"gone": NOW - MINUTE}), {"stale_deletion_marker"}),
     "orphan_topic_config": (

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from core.errors import KzcError
-from core.kafka.znodes import TopicAssignment, Unreadable
+from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
 from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, LiveTopic, TopicStateReader
 from core.topics.guard import deletion_obstacles
@@ -36,10 +36,11 @@ class OnlineProgress:
     no_leader: tuple[int, ...]  # state exists with leader -1
     unreadable: tuple[int, ...]
     reasons: tuple[str, ...]  # why partitions lack a leader, when ZooKeeper shows it
+    foreign_leader: tuple[int, ...] = ()  # a leader that is not one of the partition's replicas
 
     @property
     def done(self) -> bool:
-        """Every partition has a leader."""
+        """Every partition has a leader that is one of its replicas."""
         return len(self.with_leader) == len(self.partitions)
 
     def describe(self) -> str:
@@ -63,6 +64,7 @@ class OnlineProgress:
             "partitions": len(self.partitions),
             "with_leader": len(self.with_leader),
             "without_leader": [p for p in self.partitions if p not in self.with_leader],
+            "leader_not_a_replica": list(self.foreign_leader),
             "done": self.done,
             "reasons": list(self.reasons),
         }
@@ -121,27 +123,48 @@ class DeleteProgress:
 
 
 def online_progress(reader: TopicStateReader, topic: str, partitions: Sequence[int]) -> OnlineProgress:
-    """One look at the ``state`` znodes of ``partitions``."""
+    """One look at the ``state`` znodes of ``partitions``: a partition counts as online only when its leader
+    is one of its replicas (a state znode left before the partition was added keeps its old leader)."""
     states = reader.partition_states(topic, partitions)
+    live = reader.topic(topic)
+    assignment = live.assignment if live is not None and isinstance(live.assignment, TopicAssignment) else None
     with_leader: list[int] = []
     no_state: list[int] = []
     no_leader: list[int] = []
     unreadable: list[int] = []
+    foreign: dict[int, PartitionState] = {}
     for p in partitions:
         state = states[p]
         if state is None:
             no_state.append(p)
         elif isinstance(state, Unreadable):
             unreadable.append(p)
-        elif state.has_leader:
-            with_leader.append(p)
-        else:
+        elif not state.has_leader:
             no_leader.append(p)
-    reasons: tuple[str, ...] = ()
+        elif assignment is not None and state.leader not in assignment.replicas(p):
+            foreign[p] = state
+        else:
+            with_leader.append(p)
+    reasons: list[str] = []
+    if foreign:
+        assert assignment is not None
+        reasons.extend(
+            f"partition {p}: leader {st.leader} (ISR {list(st.isr)}) is not one of its replicas "
+            f"{list(assignment.replicas(p))}: the controller did not initialise it because its state znode "
+            "existed before the partition was added; Kafka kept that state"
+            for p, st in foreign.items()
+        )
     if len(with_leader) < len(partitions):
-        reasons = tuple(_offline_reasons(reader, topic, [p for p in partitions if p not in with_leader]))
+        reasons += _offline_reasons(reader, topic, [p for p in partitions if p not in with_leader and p not in foreign])
     return OnlineProgress(
-        topic, tuple(partitions), tuple(with_leader), tuple(no_state), tuple(no_leader), tuple(unreadable), reasons
+        topic,
+        tuple(partitions),
+        tuple(with_leader),
+        tuple(no_state),
+        tuple(no_leader),
+        tuple(unreadable),
+        tuple(reasons),
+        tuple(foreign),
     )
 
 
