@@ -120,7 +120,7 @@ class LiveUpdates(App[None]):
         self.append_event(
             event.at_ms, event.describe(), severity, getattr(event, "topic", None), getattr(event, "path", None)
         )
-        self.set_status(last_change=clock_text(event.at_ms))
+        self.set_status(last_change=clock_text(event.at_ms), last_change_ms=event.at_ms)
         self.request_refresh()
 
     def append_event(
@@ -166,6 +166,7 @@ class LiveUpdates(App[None]):
         view = message.view
         self.view = view
         changes: dict[str, Any] = {"controller": view.controller.broker_id, "epoch": view.controller.epoch}
+        changes["full_read_ms"] = view.snapshot.full_read_ms
         if self.status_info.state is ConnectionState.CONNECTED:
             changes["note"] = f"{message.loading}…" if message.loading else None
         self.set_status(**changes)

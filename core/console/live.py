@@ -294,6 +294,7 @@ class LiveCluster:
             reassignment=live.reassignment,
             preferred_election=live.preferred_election,
             static_min_isr=self._static_min_isr,
+            full_read_ms=self.last_full_read_ms,
         )
 
     def _marker_times(self, name: str, now: int) -> ZnodeTimes:
@@ -358,7 +359,24 @@ class LiveCluster:
                 self._base = _patched(base, values)
                 if self._reading:
                     self._during_read.update(values)
+            for event in self._assignment_changes(base, values):
+                self._on_event(TimedEvent(event, _now_ms()))
             self._on_snapshot()
+
+    def _assignment_changes(self, base: ClusterSnapshot, values: dict[str, object]) -> list[ev.LiveEvent]:
+        """Partitions added to (or replicas changed in) a topic nobody follows: the watcher reports only
+        followed topics' assignments, so the re-read topic znode is compared with the model here."""
+        events: list[ev.LiveEvent] = []
+        followed = self._watcher.followed
+        for path, value in values.items():
+            match = _TOPIC_PATH.fullmatch(path)
+            if match is None or not isinstance(value, tuple) or match.group(1) in followed:
+                continue
+            old = base.topics.get(match.group(1))
+            new = value[0]
+            if old is not None and isinstance(old.assignment, TopicAssignment) and old.assignment != new:
+                events.append(ev.TopicAssignmentChanged(old.name, old.assignment, new))
+        return events
 
     def _read_watched(self, path: str) -> object:
         """Re-read one fired znode with its watch set again: a state, or a topic (with new partitions)."""
