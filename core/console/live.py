@@ -364,13 +364,13 @@ class LiveCluster:
             self._on_snapshot()
 
     def _assignment_changes(self, base: ClusterSnapshot, values: dict[str, object]) -> list[ev.LiveEvent]:
-        """Partitions added to (or replicas changed in) a topic nobody follows: the watcher reports only
-        followed topics' assignments, so the re-read topic znode is compared with the model here."""
+        """Partitions added to (or replicas changed in) any topic: the model re-reads every topic znode whose
+        watch fired and compares it with what it held (the watcher's own events cover followed topics only,
+        and are not forwarded, so each change is reported once)."""
         events: list[ev.LiveEvent] = []
-        followed = self._watcher.followed
         for path, value in values.items():
             match = _TOPIC_PATH.fullmatch(path)
-            if match is None or not isinstance(value, tuple) or match.group(1) in followed:
+            if match is None or not isinstance(value, tuple):
                 continue
             old = base.topics.get(match.group(1))
             new = value[0]
@@ -415,6 +415,9 @@ class LiveCluster:
         if isinstance(event, ev.PartitionStateChanged) and _both_states(event):
             self._notify_followers(event.topic)
             return  # the LeaderChanged / IsrChanged events that come with it say it better
+        if isinstance(event, ev.TopicAssignmentChanged) and event.old is not None and event.new is not None:
+            self._notify_followers(event.topic)
+            return  # the model reports every topic's assignment changes itself (_assignment_changes)
         if isinstance(event, ev.Resynced):
             self._dirty.set()  # a reconnect or a new session: watches are gone, read everything again
         elif isinstance(event, ev.TopicCreated):

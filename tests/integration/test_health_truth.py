@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from core.console.view import ViewBuilder, partition_rows
 from core.console.zk import ZkBackend
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from core.sandbox.jars import KAFKA_VERSION, jars_dir, java_executable
 from core.snapshot.health import assess
 from core.snapshot.model import StaticMinIsr
 from tests.integration.zk_server import zk_client
@@ -137,6 +139,57 @@ def test_acks_all_is_refused_exactly_where_a_real_producer_gets_not_enough_repli
         assert all(r.accepts_acks_all is True for r in rows if r.partition not in refused_by_kafka)
     finally:
         backend.close()
+
+
+def _kafka_topics(bootstrap: str, flag: str) -> set[tuple[str, int]]:
+    """The partitions Kafka's own ``kafka-topics.sh --bootstrap-server ... --describe FLAG`` lists
+    (``org.apache.kafka.tools.TopicCommand`` 3.9.1; its jar is fetched with Maven like the sandbox's)."""
+    tools = (
+        Path.home() / ".m2/repository/org/apache/kafka/kafka-tools" / KAFKA_VERSION / f"kafka-tools-{KAFKA_VERSION}.jar"
+    )
+    if not tools.exists():
+        artifact = f"-Dartifact=org.apache.kafka:kafka-tools:{KAFKA_VERSION}"
+        subprocess.run(["mvn", "-q", "dependency:get", artifact, "-Dtransitive=false"], check=True, timeout=600)
+    classpath = f"{jars_dir()}/*:{tools}"
+    command = [java_executable(), "-cp", classpath, "org.apache.kafka.tools.TopicCommand",
+               "--bootstrap-server", bootstrap, "--describe", flag]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    listed = set()
+    for line in done.stdout.splitlines():
+        fields = dict(f.split(": ", 1) for f in line.strip().split("\t") if ": " in f)
+        if "Partition" in fields:
+            listed.add((fields["Topic"], int(fields["Partition"])))
+    return listed
+
+
+def test_describe_and_check_list_what_kafkas_own_tool_lists(
+    cluster: Sandbox, broker_3_down: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Broker 3 is down and the controller has updated ZooKeeper and the brokers alike.
+    under_replicated = _kafka_topics(broker_3_down, "--under-replicated-partitions")
+    unavailable = _kafka_topics(broker_3_down, "--unavailable-partitions")
+    under_min_isr = _kafka_topics(broker_3_down, "--under-min-isr-partitions")
+    assert {("acks", p) for p in ON_BROKER_3} <= under_replicated
+
+    zookeeper = cluster.info().zookeeper
+    code = main(["describe", "--zookeeper", zookeeper, "--bootstrap-server", broker_3_down, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    described = json.loads(out)["health"]
+    assert described["under_replicated_partitions"] == len(under_replicated)
+    assert described["offline_partitions"] == len(unavailable)
+    assert described["under_min_isr_partitions"] == len(under_min_isr)
+
+    code = main(["check", "--zookeeper", zookeeper, "--bootstrap-server", broker_3_down, "--engine", "local", "--json"])
+    out, err = capsys.readouterr()
+    findings = json.loads(out)["findings"]
+
+    def checked(check: str) -> set[tuple[str, int]]:
+        return {(f["topic"], f["partition"]) for f in findings if f["check"] == check}
+
+    assert checked("under_replicated") == under_replicated
+    assert checked("offline_partition") == unavailable
+    assert checked("under_min_isr") == under_min_isr
 
 
 def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
