@@ -92,6 +92,7 @@ class _Health:
         self._flag = flag
         self._sets: HealthSets | None = None
         self._at = 0.0
+        self._gap = _HEALTH_EVERY_S  # at least as long as the last pass took (1.6 s at 100k partitions)
 
     def read_static(self, settings: ConnectionSettings) -> None:
         """The brokers' static min.insync.replicas (their own thread: DescribeConfigs may take seconds)."""
@@ -103,11 +104,13 @@ class _Health:
         """The change since the last call, once the first full read is done (the first: the whole state)."""
         if not self._flag.is_set() or self._live.loading() is not None:
             return None
-        if time.monotonic() - self._at < _HEALTH_EVERY_S:
+        if time.monotonic() - self._at < self._gap:
             return None
         self._flag.clear()
-        self._at = time.monotonic()
+        started = time.monotonic()
         sets = HealthSets.of(assess(self._live.snapshot()))
+        self._at = time.monotonic()
+        self._gap = max(_HEALTH_EVERY_S, self._at - started)
         first = self._sets is None
         event = health_changed(self._sets or EMPTY_HEALTH, sets)
         self._sets = sets
