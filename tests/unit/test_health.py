@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.console.protocols import DeletionStage
+from core.console.view import deletion_status
 from core.kafka.znodes import PartitionState, PreferredElectionRequest, ReassignmentRequest, Unreadable
 from core.snapshot.health import (
     MinIsr,
@@ -241,3 +243,36 @@ def test_an_unreadable_topic_znode_is_a_reason() -> None:
     bad = topic("a", {}, assignment=Unreadable("/brokers/topics/a", b"{", "not JSON"))
     [queued] = deletion_queue(snapshot(topics=[bad], markers=["a"]))
     assert queued.codes == ("assignment_unreadable",) and "not JSON" in queued.reasons[0].detail
+
+
+# ---- deletion through the controller's eyes ---------------------------------------------------------------
+
+
+def test_replicas_of_a_stuck_deletion_are_held_as_the_controller_holds_them() -> None:
+    # Broker 3 is down: the controller stopped the live replicas (out of the ISR, leader -1 with the last
+    # member kept) and holds broker 3's as ReplicaDeletionIneligible.
+    states = {0: state(-1, [3]), 1: state(-1, [2]), 2: state(-1, [1])}
+    snap = snapshot(brokers=[1, 2], topics=[topic("a", RF3, states=states)], markers=["a"])
+    [queued] = deletion_queue(snap)
+    assert queued.codes == ("replica_on_dead_broker",)
+    held = {(r.partition, r.broker): r.state for r in queued.replicas}
+    assert {k for k, v in held.items() if v == "ReplicaDeletionIneligible"} == {(0, 3), (1, 3), (2, 3)}
+    assert {v for k, v in held.items() if k[1] != 3} == {"ReplicaDeletionStarted/Successful"}
+    status = deletion_status(snap, "a", NOW_MS)
+    assert status.stage is not DeletionStage.REPLICAS_REMOVED  # not "3/4 replicas removed" with a dead broker
+    assert "replicas: 6 ReplicaDeletionStarted/Successful, 3 ReplicaDeletionIneligible (broker 3)" in status.detail
+    assert status.stuck is not None and status.stuck.startswith("replicas on broker(s) 3, which are not registered")
+
+
+def test_every_blocker_is_listed_in_order_with_what_to_do_when_deletion_is_disabled() -> None:
+    moving = topic("a", {0: [1, 2, 4]}, adding={0: [4]}, removing={0: [1]})
+    snap = snapshot(brokers=[1, 2], controller=None, topics=[moving], markers=["a"])
+    [queued] = deletion_queue(snap, delete_topic_enable=False)
+    assert queued.codes == ("deletion_disabled", "no_controller", "replica_on_dead_broker", "reassignment_in_progress")
+    assert (
+        "set delete.topic.enable=true on every broker, restart them one at a time (rolling restart), then send "
+        "the delete again" in queued.reasons[0].detail
+    )
+    assert {r.state for r in queued.replicas} == {"OnlineReplica"}  # deletion has not started
+    status = deletion_status(snap, "a", NOW_MS)
+    assert status.stuck is not None and status.stuck.count("; ") >= 2  # every blocker, not the first only
