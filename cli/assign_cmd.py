@@ -30,6 +30,7 @@ from core.kafka.names import validate_topic_name
 from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.topics.facts import TopicStateReader
 from core.topics.plan import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
+from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ZkSession
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -130,6 +131,7 @@ def _expansion(args: argparse.Namespace, settings: ConnectionSettings) -> dict[s
     session = ZkSession(settings)
     session.start()
     try:
+        require_kafka_cluster(session)
         reader = TopicStateReader(session)
         facts = reader.facts()
         plan = plan_expand(

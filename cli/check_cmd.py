@@ -1,7 +1,7 @@
 """``kzc check``: run the consistency check catalog on the cluster or on a snapshot file.
 
-Exit codes: 0 when no finding has error severity, 1 when some do, 2 when the checks could not run
-(the message says why).
+Exit codes: 0 when no finding has error severity, 1 when some do or when the connect string holds no
+Kafka cluster, 2 when the checks could not run otherwise (the message says why).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, check_ru
 from core.consistency.spark_engine import DEFAULT_MASTER, SparkEngine, SparkSettings
 from core.errors import KzcError, UsageError
 from core.interrupt import on_interrupt
+from core.zookeeper.kafka_root import NoKafkaCluster
 
 
 class CheckCouldNotRun(KzcError):
@@ -48,9 +49,9 @@ def register(sub: Any) -> None:
     check.add_argument(
         "--min-isr",
         type=int,
-        default=1,
         metavar="N",
-        help="min.insync.replicas of the brokers' server.properties when ZooKeeper does not set it (default 1)",
+        help="the brokers' static min.insync.replicas (server.properties), used where no topic or dynamic override "
+        "exists and --bootstrap-server does not report it; without either, under-min-ISR is not judged",
     )
     check.set_defaults(handler=_check)
 
@@ -58,7 +59,7 @@ def register(sub: Any) -> None:
 def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     try:
         only = parse_only(args.only)
-        if args.min_isr < 1:
+        if args.min_isr is not None and args.min_isr < 1:
             raise UsageError("--min-isr must be at least 1")
         snapshot_file = Path(args.snapshot).expanduser() if args.snapshot else None
         if snapshot_file is not None and not snapshot_file.is_file():
@@ -79,7 +80,7 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 engine,
                 settings=settings,
                 snapshot_file=snapshot_file,
-                params=CheckParams(min_isr_default=args.min_isr),
+                params=CheckParams(min_isr_given=args.min_isr),
                 only=only,
                 progress=None if args.json or not sys.stderr.isatty() else _show_progress,
             )
@@ -87,6 +88,8 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             stack.close()
             if spark is not None:
                 spark.close()
+    except NoKafkaCluster:
+        raise  # exit code 1, as every command says it
     except KzcError as exc:
         raise CheckCouldNotRun(str(exc)) from exc
     if args.json:

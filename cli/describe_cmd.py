@@ -17,7 +17,7 @@ from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.file import read_snapshot_file
-from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess
+from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
@@ -121,9 +121,14 @@ def render(summary: ClusterSummary) -> str:
         f"reassigning, {p.preferred_elections} preferred election(s), {p.isr_change_notifications} ISR change "
         f"and {p.log_dir_event_notifications} log dir notification(s), {p.config_change_notifications} config change(s)"
     )
-    if p.queued_deletions:
-        shown = ", ".join(p.queued_deletions[:10]) + (" ..." if len(p.queued_deletions) > 10 else "")
-        lines.append(f"             queued for deletion: {shown}")
+    for d in p.deletions[:10]:
+        # Every blocker (core.snapshot.health.deletion_blockers) and the replicas as the controller holds them.
+        lines.append(f"             deletion of {d.topic}, queued {since_text(d.queued_since_ms, now)}:")
+        lines.extend(f"               - {r.detail}" for r in d.reasons)
+        if d.replicas:
+            lines.append(f"               {replica_states_text(d.replicas)}")
+    if len(p.deletions) > 10:
+        lines.append(f"             ... {len(p.deletions) - 10} more queued deletion(s) (--json lists them all)")
     h = summary.health
     imbalanced = ", ".join(map(str, h.imbalanced_brokers)) or "none"
     lines.append(

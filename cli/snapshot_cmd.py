@@ -17,6 +17,7 @@ from core.errors import UsageError
 from core.snapshot.file import write_snapshot_file
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT, ReadStats, SnapshotProgress, SnapshotReader
+from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ZkSession
 
 
@@ -60,6 +61,7 @@ def take_snapshot(settings: ConnectionSettings, max_in_flight: int) -> tuple[Clu
     session.start()
     progress = _TerminalProgress() if sys.stderr.isatty() else None
     try:
+        require_kafka_cluster(session)
         reader = SnapshotReader(session, progress=progress, max_in_flight=max_in_flight)
         snapshot = reader.read()
     finally:

@@ -3,25 +3,37 @@
 Without ``--json`` each event is one line with the local time; a re-sync's changes follow it indented.
 With ``--json`` each event is one JSON object per line (``time`` in UTC, the event's fields, ``text``).
 Ctrl-C ends the stream (exit code 130, as every interrupted command: ``cli.main``).
+
+Besides the watcher's events, ``HealthChanged`` reports the offline, under-replicated and under-min-ISR
+partitions (``core.snapshot.health``, as ``kzc describe`` counts them) whenever a set changes: the model
+(``core.console.live.LiveCluster``) reads the cluster once, then follows every partition state znode.
+The first ``HealthChanged`` follows that first read and gives the current state (every member entered).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import queue
 import sys
+import threading
+import time
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from cli.options import add_command
 from core.config import ConnectionSettings
-from core.live.events import LiveEvent, Resynced
+from core.console.live import LiveCluster
+from core.live.events import EMPTY_HEALTH, HealthChanged, HealthSets, LiveEvent, Resynced, health_changed
 from core.live.state import LiveState
-from core.live.watcher import ClusterWatcher
+from core.snapshot.health import assess
+from core.snapshot.static_min_isr import read_static_min_isr
+from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ZkSession
 
-_POLL_S = 0.5  # how often the main thread wakes to notice Ctrl-C while no event arrives
+_POLL_S = 0.2  # how often the main thread wakes to notice Ctrl-C and health changes while no event arrives
+_HEALTH_EVERY_S = 0.25  # at most this often a full health pass over the model (O(partitions))
 
 
 def register(sub: Any) -> None:
@@ -41,26 +53,68 @@ def register(sub: Any) -> None:
 def _watch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     session = ZkSession(settings)
     events: queue.SimpleQueue[LiveEvent] = queue.SimpleQueue()
-    watcher = ClusterWatcher(session, events.put)  # called on the watcher's thread: only queue it
+    changed = threading.Event()
+    # Callbacks run on the model's threads: only queue or flag.
+    live = LiveCluster(session, on_event=lambda _e: None, on_snapshot=changed.set, on_raw=events.put)
+    health = _Health(live, changed)
     try:
         session.start()
-        initial = watcher.start()
+        require_kafka_cluster(session)
+        live.start()
         for topic in args.follow:
-            watcher.follow_topic(topic)
-        print(_summary(str(session.target), initial, args.follow), file=sys.stderr, flush=True)
+            live.watcher.follow_topic(topic)
+        if settings.bootstrap_servers:
+            threading.Thread(
+                target=health.read_static, args=(settings,), name="kzc-broker-configs", daemon=True
+            ).start()
+        print(_summary(str(session.target), live.watcher.state(), args.follow), file=sys.stderr, flush=True)
         while True:
-            try:
-                event = events.get(timeout=_POLL_S)
-            except queue.Empty:
-                continue
-            _print(event, args.json, sys.stdout)
+            with contextlib.suppress(queue.Empty):
+                _print(events.get(timeout=_POLL_S), args.json, sys.stdout)
+            if (event := health.changed()) is not None:
+                _print(event, args.json, sys.stdout)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
         sys.stdout = open("/dev/null", "w")  # noqa: SIM115
         return 0
     finally:
-        watcher.stop()
+        live.stop()
         session.stop()
+
+
+class _Health:
+    """The health sets of the live model, compared after each change it reports (main thread)."""
+
+    def __init__(self, live: LiveCluster, flag: threading.Event) -> None:
+        self._live = live
+        self._flag = flag
+        self._sets: HealthSets | None = None
+        self._at = 0.0
+        self._gap = _HEALTH_EVERY_S  # at least as long as the last pass took (1.6 s at 100k partitions)
+
+    def read_static(self, settings: ConnectionSettings) -> None:
+        """The brokers' static min.insync.replicas (their own thread: DescribeConfigs may take seconds)."""
+        brokers = self._live.watcher.state().brokers
+        self._live.set_static_min_isr(read_static_min_isr(settings.bootstrap_servers, brokers))
+        self._flag.set()
+
+    def changed(self) -> HealthChanged | None:
+        """The change since the last call, once the first full read is done (the first: the whole state)."""
+        if not self._flag.is_set() or self._live.loading() is not None:
+            return None
+        if time.monotonic() - self._at < self._gap:
+            return None
+        self._flag.clear()
+        started = time.monotonic()
+        sets = HealthSets.of(assess(self._live.snapshot()))
+        self._at = time.monotonic()
+        self._gap = max(_HEALTH_EVERY_S, self._at - started)
+        first = self._sets is None
+        event = health_changed(self._sets or EMPTY_HEALTH, sets)
+        self._sets = sets
+        if event is None and first:
+            return HealthChanged(0, 0, 0, (), ())
+        return event
 
 
 def _summary(target: str, state: LiveState, followed: list[str]) -> str:

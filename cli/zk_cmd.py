@@ -15,8 +15,9 @@ from typing import Any
 
 from cli.options import add_command
 from core.config import ConnectionSettings
-from core.errors import UsageError
+from core.errors import KzcError, UsageError
 from core.human_time import since_text
+from core.zookeeper.kafka_root import no_kafka_cluster
 from core.zookeeper.session import ZkSession
 from core.zookeeper.tree import LARGE_CHILD_COUNT, ChildPage, ZnodeView, list_children, read_znode
 
@@ -49,6 +50,12 @@ def _session(settings: ConnectionSettings) -> ZkSession:
         raise UsageError("no ZooKeeper to browse: give --zookeeper HOST:PORT[/chroot] or --context NAME")
     session = ZkSession(settings)
     session.start()
+    try:
+        problem = no_kafka_cluster(session)
+    except KzcError:
+        problem = None  # browsing raw ZooKeeper goes on; its own reads report failures
+    if problem is not None:
+        print(f"kzc: warning: {problem} (browsing raw ZooKeeper)", file=sys.stderr)
     return session
 
 

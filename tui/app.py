@@ -247,6 +247,7 @@ class KzcApp(App[None]):
             return
         view = self.view = message.view
         changes: dict[str, Any] = {"controller": view.controller.broker_id, "epoch": view.controller.epoch}
+        changes["full_read_ms"] = view.snapshot.full_read_ms
         if self.status_info.state is ConnectionState.CONNECTED:
             changes["note"] = f"{message.loading}…" if message.loading else None
         self.set_status(**changes)

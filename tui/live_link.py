@@ -136,4 +136,5 @@ def live_outcome(message: LiveMessage, now_ms: int, has_view: bool) -> LiveOutco
     severity = getattr(event, "severity", "info")
     log = (event.at_ms, event.describe(), severity, getattr(event, "topic", None), getattr(event, "path", None))
     moved = getattr(event, "kind", None) is EventKind.CONTROLLER_MOVED
-    return LiveOutcome({"last_change": clock_text(event.at_ms)}, log=log, refresh=True, controller_moved=moved)
+    status = {"last_change": clock_text(event.at_ms), "last_change_ms": event.at_ms}
+    return LiveOutcome(status, log=log, refresh=True, controller_moved=moved)

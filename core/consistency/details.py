@@ -34,7 +34,8 @@ def _count(n: object, word: str) -> str:
 
 def _offline_note(ev: Ev) -> str:
     offline = ev.get("offline_replicas")
-    return f"; replicas on unregistered brokers: {_ids(offline)}" if offline else ""
+    note = f"; replicas on unregistered brokers: {_ids(offline)}" if offline else ""
+    return note + ("; the topic is queued for deletion" if ev.get("queued_for_deletion") else "")
 
 
 Renderer = Callable[[str | None, int | None, int | None, str, Ev], str]
@@ -154,7 +155,9 @@ def _epoch_ahead(t: str | None, p: int | None, b: int | None, path: str, ev: Ev)
 
 def _offline(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
     leader = ev.get("leader")
-    if isinstance(leader, int) and leader < 0:
+    if leader is None:
+        why = "it has no readable state znode, so no leader"
+    elif isinstance(leader, int) and leader < 0:
         why = f"it has no leader (leader {leader})"
     else:
         why = f"its leader, broker {leader}, is not registered"
@@ -162,6 +165,8 @@ def _offline(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> 
 
 
 def _under_min_isr(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
+    if ev.get("has_live_leader") is False:
+        return f"Partition {_tp(t, p)} has no live leader: producers with acks=all fail{_offline_note(ev)}."
     isr = ev.get("isr", ())
     n = len(isr) if isinstance(isr, Sequence) else 0
     return (
@@ -208,6 +213,7 @@ def _preferred_not_leader(t: str | None, p: int | None, b: int | None, path: str
 
 _DELETION_REASONS = {
     "no_controller": "there is no controller",
+    "assignment_unreadable": "its topic znode is unreadable, for the controller too",
     "offline_replicas": "replicas are on unregistered brokers",
     "reassignment": "a reassignment of its partitions is in progress",
     "old_marker": "it has been queued for more than 15 minutes (delete.topic.enable=false or a failed StopReplica)",

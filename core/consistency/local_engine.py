@@ -23,19 +23,33 @@ from core.kafka.names import name_problem, unify_collision_chars
 from core.kafka.znodes import (
     BrokerRegistration,
     ControllerInfo,
-    EntityConfig,
     PartitionState,
     ReassignmentRequest,
     TopicAssignment,
     Unreadable,
 )
-from core.snapshot.health import min_isr_value
+from core.snapshot.health import (
+    MinIsr,
+    MinIsrResolver,
+    PartitionHealth,
+    live_leader,
+    partition_health,
+    replication_factor,
+    topic_deletion_blockers,
+)
 from core.snapshot.model import ClusterSnapshot, Notification, TopicEntry
+
+# The check's reason codes for core.snapshot.health.deletion_blockers' codes (docs/checks.md).
+DELETION_CODES = {
+    "no_controller": "no_controller",
+    "assignment_unreadable": "assignment_unreadable",
+    "replica_on_dead_broker": "offline_replicas",
+    "reassignment_in_progress": "reassignment",
+}
 
 DoneCallback = Callable[[tuple[str, ...]], None]
 """Called with the check ids a pass has finished, as soon as it finishes."""
 
-_MIN_ISR_VALUE = re.compile(r"[0-9]{1,9}")
 _STATE_PATH = re.compile(r"/brokers/topics/([^/]+)/partitions/([0-9]+)/state")
 _TOPIC_PATH = re.compile(r"/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)")
 
@@ -69,11 +83,6 @@ def located(path: str) -> tuple[str | None, int | None]:
     if match := _TOPIC_PATH.fullmatch(path):
         return match.group(1), None
     return None, None
-
-
-def min_isr_setting(config: object) -> int | None:
-    """A valid ``min.insync.replicas`` override from an entity config, else None (``core.snapshot.health``'s rule)."""
-    return min_isr_value(config) if isinstance(config, EntityConfig) else None
 
 
 _INT_MAX = 2**31 - 1
@@ -112,8 +121,6 @@ class _Topic:
     entry: TopicEntry
     assignment: TopicAssignment
     deleting: bool
-    min_isr: int
-    min_isr_source: str
     preferred_total: dict[int, int]
     preferred_elsewhere: dict[int, int]
     adding: dict[int, tuple[int, ...]] = field(default_factory=dict)
@@ -121,6 +128,7 @@ class _Topic:
     rfs: set[int] = field(default_factory=set)
     offline_all: set[int] = field(default_factory=set)
     reassigning: bool = False
+    min_isr: dict[int | None, MinIsr] = field(default_factory=dict)  # by live leader (None: no live leader)
 
     def __post_init__(self) -> None:
         self.adding = dict(self.assignment.adding)
@@ -167,13 +175,7 @@ class _LocalRun:
         self.rack_count = len({r for r in self.racks.values() if r is not None})
         self.controller_epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
         self.deleting = frozenset(t for t in snapshot.deletion_markers if t in snapshot.topics)
-        default = snapshot.broker_configs.get("<default>")
-        cluster_min_isr = min_isr_setting(default)
-        self.default_min_isr = (
-            (cluster_min_isr, "/config/brokers/<default>")
-            if cluster_min_isr is not None
-            else (params.min_isr_default, "broker default")
-        )
+        self.resolver = MinIsrResolver(snapshot, params.static())
         self.requests: dict[tuple[str, int], list[tuple[int, ...]]] = defaultdict(list)
         if isinstance(snapshot.reassignment, ReassignmentRequest):
             for topic, partition, replicas in snapshot.reassignment.partitions:
@@ -357,10 +359,7 @@ class _LocalRun:
             if deleting:
                 self.deletion(name, set(), reassigning=False)
             return
-        min_isr, min_isr_source = self.default_min_isr
-        if (override := min_isr_setting(entry.config)) is not None:
-            min_isr, min_isr_source = override, "topic config"
-        t = _Topic(name, entry, a, deleting, min_isr, min_isr_source, preferred_total, preferred_elsewhere)
+        t = _Topic(name, entry, a, deleting, preferred_total, preferred_elsewhere)
         t.reassigning = name in self.requested_topics
         states_get = entry.states.get
         memo = self.memo
@@ -375,9 +374,11 @@ class _LocalRun:
                 slow(t, p, replicas, facts, states_get(p))
         else:
             # The common case, kept tight: a healthy partition (ISR is exactly the replicas, led by the
-            # preferred replica, every replica registered, no duplicates, racks fine) only counts towards
-            # its preferred leader and the topic's replication factors.
+            # preferred replica, every replica registered, no duplicates, racks fine, at least
+            # min.insync.replicas of them or that value unknown) only counts towards its preferred leader
+            # and the topic's replication factors: partition_health finds nothing there.
             epoch = self.controller_epoch if self.controller_epoch is not None else _INT_MAX
+            min_isr_of = self.min_isr
             rfs = t.rfs
             for p, replicas in a.partitions:
                 facts = memo_get(replicas)
@@ -390,7 +391,7 @@ class _LocalRun:
                     and st.isr == replicas
                     and st.leader == facts.preferred
                     and st.controller_epoch <= epoch
-                    and facts.size >= min_isr
+                    and ((v := min_isr_of(t, st.leader).value) is None or facts.size >= v)
                 ):
                     facts.uses += 1
                     if facts.rf not in rfs:
@@ -425,6 +426,7 @@ class _LocalRun:
         preferred = facts.preferred if not t.deleting else None
         if preferred is not None:
             t.preferred_total[preferred] += 1
+        h = self.health(t, p, replicas, add, offline, st)
         if type(st) is not PartitionState:
             if st is None:
                 emit("partition_state_missing", state_path(name, p), topic=name, partition=p,
@@ -451,27 +453,49 @@ class _LocalRun:
             strangers = tuple(dict.fromkeys(b for b in isr if b not in members))
             emit("isr_not_subset_of_replicas", path, topic=name, partition=p, isr=isr, replicas=replicas,
                  not_replicas=strangers)  # fmt: skip
-        if t.deleting:
+        if t.deleting or h.offline is not None:
             return
-        if leader < 0 or leader not in live:
-            emit("offline_partition", path, topic=name, partition=p, leader=leader, isr=isr, replicas=replicas,
-                 offline_replicas=offline)  # fmt: skip
-            return
-        n = len(isr)
-        rf = len(members.difference(add)) if add else facts.rf
-        if n < t.min_isr:
-            emit("under_min_isr", path, topic=name, partition=p, isr=isr, replicas=replicas,
-                 min_insync_replicas=t.min_isr, min_isr_source=t.min_isr_source, offline_replicas=offline)  # fmt: skip
-        elif n < rf:
-            emit("under_replicated", path, topic=name, partition=p, isr=isr, replicas=replicas,
-                 replication_factor=rf, offline_replicas=offline)  # fmt: skip
-        else:
+        if not h.under_replicated and not h.under_min_isr:
             for broker in offline:
                 emit("replica_on_unknown_broker", topic_path(name), topic=name, partition=p, broker=broker,
                      replicas=replicas)  # fmt: skip
         if preferred is not None and leader != preferred:
             emit("preferred_leader_not_leader", path, topic=name, partition=p, broker=preferred, leader=leader,
                  preferred_live=preferred in live, preferred_in_isr=preferred in isr)  # fmt: skip
+
+    def min_isr(self, t: _Topic, leader: int | None) -> MinIsr:
+        """The ``min.insync.replicas`` a live ``leader`` (None: none) applies to ``t``, memoised per topic."""
+        hit = t.min_isr.get(leader)
+        if hit is None:
+            hit = t.min_isr[leader] = self.resolver.resolve(t.entry.config, leader)
+        return hit
+
+    def health(
+        self, t: _Topic, p: int, replicas: tuple[int, ...], add: tuple[int, ...], offline: tuple[int, ...], st: object
+    ) -> PartitionHealth:
+        """``partition_health`` for one partition, emitted as offline / under-replicated / under-min-ISR
+        findings: the sets ``kzc describe`` and the console count."""
+        state = st if isinstance(st, PartitionState | Unreadable) else None
+        h = partition_health(replicas, add, state, self.live, self.min_isr(t, live_leader(state, self.live)))
+        if h.offline is None and not h.under_replicated and not h.under_min_isr:
+            return h
+        name = t.name
+        path = state_path(name, p)
+        leader = state.leader if isinstance(state, PartitionState) else None
+        queued = True if t.deleting else None
+        if h.offline is not None:
+            self.emit("offline_partition", path, topic=name, partition=p, leader=leader, isr=h.isr, replicas=replicas,
+                      offline_replicas=offline, queued_for_deletion=queued)  # fmt: skip
+        if h.under_replicated:
+            self.emit("under_replicated", path, topic=name, partition=p, isr=h.isr, replicas=replicas,
+                      replication_factor=replication_factor(replicas, add), offline_replicas=offline,
+                      queued_for_deletion=queued)  # fmt: skip
+        if h.under_min_isr:
+            self.emit("under_min_isr", path, topic=name, partition=p, isr=h.isr, replicas=replicas,
+                      min_insync_replicas=h.min_isr.value, min_isr_source=h.min_isr.source,
+                      has_live_leader=h.offline is None, offline_replicas=offline,
+                      queued_for_deletion=queued)  # fmt: skip
+        return h
 
     def topic_end(self, t: _Topic) -> None:
         """Topic-wide checks once all its partitions were seen."""
@@ -596,14 +620,11 @@ class _LocalRun:
                 )
 
     def deletion(self, name: str, offline: Iterable[int], reassigning: bool) -> None:
-        reasons = []
-        if self.s.controller is None:
-            reasons.append("no_controller")
+        # The blockers are core.snapshot.health.deletion_blockers (as describe and the console list them),
+        # under this catalog's codes; the 0.8.1 to 0.10.x election rule is not applied by the checks.
+        blockers = topic_deletion_blockers(self.s, name, old_rules=False)
+        reasons = [DELETION_CODES[r.code] for r in blockers if r.code in DELETION_CODES]
         offline_ids = tuple(sorted(set(offline)))
-        if offline_ids:
-            reasons.append("offline_replicas")
-        if reassigning:
-            reasons.append("reassignment")
         marker = self.s.deletion_markers[name]
         age_ms = self.s.taken_at_ms - marker.ctime_ms
         if age_ms > self.params.deletion_stuck_after_ms:

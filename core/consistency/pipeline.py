@@ -32,6 +32,7 @@ from core.consistency.params import CheckParams
 from core.consistency.spark_engine import SparkEngine
 from core.errors import KzcError, UsageError
 from core.snapshot.model import ClusterSnapshot
+from core.snapshot.static_min_isr import read_static_min_isr
 
 ProgressCallback = Callable[[StageProgress], None]
 
@@ -187,6 +188,7 @@ def take_snapshot(settings: ConnectionSettings, progress: ProgressCallback) -> C
         ConnectError: ZooKeeper is unreachable or the session was lost.
     """
     from core.snapshot.reader import SnapshotProgress, read_snapshot
+    from core.zookeeper.kafka_root import require_kafka_cluster
     from core.zookeeper.session import ZkSession
 
     if settings.zookeeper is None:
@@ -194,6 +196,7 @@ def take_snapshot(settings: ConnectionSettings, progress: ProgressCallback) -> C
     session = ZkSession(settings)
     session.start()
     try:
+        require_kafka_cluster(session)
 
         def forward(p: SnapshotProgress) -> None:
             progress(StageProgress("snapshot", p.done, p.total))
@@ -267,6 +270,8 @@ def run_checks(
         if settings.bootstrap_servers:
             report_progress(StageProgress("broker metadata", 0, 1))
             t = time.monotonic()
+            # The brokers' static min.insync.replicas, which ZooKeeper does not hold (core.snapshot.health).
+            params = params.with_static(read_static_min_isr(settings.bootstrap_servers, data.snapshot.brokers))
             try:
                 data.served = fetch_served_metadata(settings.bootstrap_servers)
             except KzcError as exc:
@@ -277,6 +282,8 @@ def run_checks(
             report_progress(StageProgress("broker metadata", 1, 1, finished=True))
     elif settings is not None and settings.bootstrap_servers and snapshot_file is not None:
         notes.append("metadata_mismatch skipped: a snapshot file is compared with ZooKeeper's past, not the brokers")
+    if data.snapshot is not None and not params.static_min_isr and data.snapshot.static_min_isr.by_broker:
+        params = params.with_static(data.snapshot.static_min_isr)  # the console's live snapshot carries it
     checks = selected(only, data.served is not None)
     result = engine.check(data, params, checks, report_progress)
     timings.update(result.timings)

@@ -21,6 +21,7 @@ from typing import Any
 
 from core.consistency.params import CheckParams
 from core.consistency.spark_frames import Frames
+from core.snapshot.health import MinIsrResolver
 
 Col = Any
 DataFrame = Any
@@ -241,13 +242,19 @@ class _PartitionChecks:
         self.brokers = _BrokerLookup(facts.live, facts.racks)
         rack_pairs = [x for b, r in sorted(facts.racks.items()) if r is not None for x in (F.lit(b), F.lit(r))]
         self.rack_map = F.create_map(*rack_pairs) if rack_pairs else None
-        min_isr, source = facts.default_min_isr(params)
+        # min.insync.replicas as core.snapshot.health resolves it, per live leader (None: no live leader);
+        # the resolver runs here in the driver, the rows only look its answers up.
+        resolver = MinIsrResolver(None, params.static(), facts.broker_configs)
+        self.no_leader_min_isr = resolver.resolve(None, None)
+        self.broker_min_isr = {b: resolver.resolve(None, b) for b in sorted(facts.live)}
         topics = frames.topics.select("topic", "readable", "partition_count")
+        trimmed = F.regexp_replace(F.col("min_isr"), r"^[\x00-\x20]+|[\x00-\x20]+$", "")
         configs = frames.topic_configs.select(
             "topic",
+            # core.snapshot.health.min_isr_value: Java's trim, then Integer.parseInt, at least 1.
             F.when(
-                F.col("min_isr").rlike(r"^[0-9]{1,9}\z") & (F.col("min_isr").cast("int") >= 1),
-                F.col("min_isr").cast("int"),
+                trimmed.rlike(r"^[+-]?[0-9]{1,10}\z") & trimmed.cast("long").between(1, 2**31 - 1),
+                trimmed.cast("long").cast("int"),
             ).alias("min_isr_override"),
         ).where(F.col("min_isr_override").isNotNull())
         last_request = frames.requests.groupBy("topic", "partition").agg(
@@ -267,11 +274,13 @@ class _PartitionChecks:
         p = frames.parts.join(F.broadcast(topic_info), "topic", "inner").join(
             F.broadcast(last_request), ["topic", "partition"], "left"
         )
+        live_leader = F.when(
+            (F.col("state") == "ok") & (F.col("leader") >= 0) & self.brokers.live(F.col("leader")), F.col("leader")
+        )
         p = p.select(
             "*",
-            F.coalesce(F.col("min_isr_override"), F.lit(min_isr)).alias("min_isr"),
-            F.when(F.col("min_isr_override").isNotNull(), F.lit("topic config")).otherwise(F.lit(source))
-            .alias("min_isr_source"),
+            live_leader.alias("live_leader"),
+            F.coalesce(F.col("min_isr_override"), self._broker_min_isr(live_leader, "value")).alias("min_isr"),
             F.coalesce(F.col("deleting_flag"), F.lit(False)).alias("deleting"),
         )  # fmt: skip
         # Every pass reads these rows: computed once (joins and the quiet flag), cached, released with the
@@ -279,6 +288,19 @@ class _PartitionChecks:
         # not quiet.
         self.p = self._with_quiet(p).cache()
         frames.cached.append(self.p)
+
+    def _broker_min_isr(self, live_leader: Col, field: str) -> Col:
+        """The resolver's ``value`` or ``source`` for the row's live leader (a literal when all agree)."""
+        from pyspark.sql import functions as F
+
+        kind = "int" if field == "value" else "string"
+        none = F.lit(getattr(self.no_leader_min_isr, field)).cast(kind)
+        answers = {b: getattr(m, field) for b, m in self.broker_min_isr.items()}
+        if len(set(answers.values())) <= 1:
+            same = F.lit(next(iter(answers.values()), None)).cast(kind)
+            return F.when(live_leader.isNull(), none).otherwise(same)
+        pairs = [x for b, v in answers.items() for x in (F.lit(b), F.lit(v).cast(kind))]
+        return F.when(live_leader.isNull(), none).otherwise(F.element_at(F.create_map(*pairs), live_leader))
 
     def _with_problems(self, rows: DataFrame) -> DataFrame:
         """``rows`` with the replica lists the finding expressions need: offline and duplicate replicas."""
@@ -311,13 +333,23 @@ class _PartitionChecks:
         available = assigned & has_state & ~c("deleting")
         nonempty_isr = F.size(isr) > 0
         leader_live = (leader >= 0) & self.brokers.live(leader)
-        n_isr = F.size(isr)
-        rf_add = F.size(F.array_except(replicas, F.coalesce(c("adding"), _ints([]))))
         adding, removing = c("adding"), c("removing")
         reassigning = (F.size(adding) > 0) | (F.size(removing) > 0) | c("requested").isNotNull()
         epoch = self.f.facts.controller_epoch
         preferred = F.element_at(replicas, 1)
         no_finding = F.lit(None)
+        # core.snapshot.health.partition_health, as columns (the engine-equivalence tests hold them equal).
+        h_isr = F.when(has_state, isr).otherwise(_ints([]))
+        h_n = F.size(h_isr)
+        h_offline = assigned & ~(has_state & (leader >= 0) & self.brokers.live(leader))
+        h_factor = F.size(F.filter(replicas, lambda x: ~F.array_contains(adding, x)))
+        h_urp = assigned & (h_n < h_factor)
+        h_min_isr = c("min_isr")
+        h_under_min = assigned & (h_offline | (h_min_isr.isNotNull() & (h_n < h_min_isr)))
+        h_source = F.when(c("min_isr_override").isNotNull(), F.lit("topic")).otherwise(
+            self._broker_min_isr(c("live_leader"), "source")
+        )
+        queued = F.when(c("deleting"), F.lit(True))
 
         def when(cond: Col, finding: Col) -> Col:
             return F.when(cond, finding).otherwise(no_finding)
@@ -347,16 +379,16 @@ class _PartitionChecks:
                  & (F.size(F.filter(isr, lambda x: ~F.array_contains(replicas, x))) > 0),
                  _finding("isr_not_subset_of_replicas", topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
                           not_replicas=F.array_distinct(F.filter(isr, lambda x: ~F.array_contains(replicas, x))))),
-            when(available & nonempty_isr & ~leader_live,
-                 _finding("offline_partition", topic, part, F.lit(None), spath, leader=leader, isr=isr,
-                          replicas=replicas, offline_replicas=offline)),
-            when(available & nonempty_isr & leader_live & (n_isr < c("min_isr")),
-                 _finding("under_min_isr", topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
-                          min_insync_replicas=c("min_isr"), min_isr_source=c("min_isr_source"),
-                          offline_replicas=offline)),
-            when(available & nonempty_isr & leader_live & (n_isr >= c("min_isr")) & (n_isr < rf_add),
-                 _finding("under_replicated", topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
-                          replication_factor=rf_add, offline_replicas=offline)),
+            when(h_offline,
+                 _finding("offline_partition", topic, part, F.lit(None), spath, leader=F.when(has_state, leader),
+                          isr=h_isr, replicas=replicas, offline_replicas=offline, queued_for_deletion=queued)),
+            when(h_under_min,
+                 _finding("under_min_isr", topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
+                          min_insync_replicas=h_min_isr, min_isr_source=h_source, has_live_leader=~h_offline,
+                          offline_replicas=offline, queued_for_deletion=queued)),
+            when(h_urp,
+                 _finding("under_replicated", topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
+                          replication_factor=h_factor, offline_replicas=offline, queued_for_deletion=queued)),
             when(available & nonempty_isr & leader_live & (F.size(replicas) > 0) & (leader != preferred),
                  _finding("preferred_leader_not_leader", topic, part, preferred, spath, leader=leader,
                           preferred_live=self.brokers.live(preferred),
@@ -380,7 +412,7 @@ class _PartitionChecks:
                               replica_racks=racks, distinct_racks=F.size(F.array_distinct(racks)),
                               expected_racks=expected))
             )  # fmt: skip
-        unknown_ok = available & nonempty_isr & leader_live & (n_isr >= c("min_isr")) & (n_isr >= rf_add)
+        unknown_ok = available & nonempty_isr & ~h_offline & ~h_urp & ~h_under_min
         unknown = F.transform(
             offline,
             lambda b: F.when(
@@ -409,7 +441,7 @@ class _PartitionChecks:
             & (F.size("adding") == 0) & (F.size("removing") == 0)
             & (size > 0) & (size <= n) & (F.size(F.array_distinct(replicas)) == size)
             & (c("isr") == replicas) & (leader >= 0) & (leader == at[0])
-            & (size >= c("min_isr"))
+            & (c("min_isr").isNull() | (size >= c("min_isr")))
         )  # fmt: skip
         for i in range(n):
             quiet = quiet & ((size <= i) | self.brokers.live(at[i]))
@@ -547,6 +579,7 @@ class _PartitionChecks:
         reasons = F.filter(
             F.array(
                 F.when(F.lit(facts.controller_missing), F.lit("no_controller")),
+                F.when(~readable, F.lit("assignment_unreadable")),
                 F.when(F.size(offline) > 0, F.lit("offline_replicas")),
                 F.when(moving, F.lit("reassignment")),
                 F.when(age > F.lit(self.params.deletion_stuck_after_ms), F.lit("old_marker")),

@@ -22,7 +22,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -199,7 +199,7 @@ class SparkEngine:
                     "snapshot": str(snapshot_file.resolve()),
                     "served": str(served_file.resolve()) if served_file else None,
                     "checks": list(checks),
-                    "params": asdict(params),
+                    "params": params.to_json(),
                     "stage_dir": self.settings.stage_dir,
                 }
             )

@@ -13,12 +13,11 @@ Every pyspark import is inside a function.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from core.consistency.params import CheckParams
+from core.kafka.znodes import EntityConfig
 from core.snapshot.file import FIELD_TYPES
 
 DataFrame = Any
@@ -46,8 +45,6 @@ NOTIFICATION_PARENTS = {
     "config_change": "/config/changes",
 }
 
-_MIN_ISR_PATTERN = r"^[0-9]{1,9}\z"
-
 
 @dataclass
 class Facts:
@@ -61,7 +58,7 @@ class Facts:
     controller_id: int | None
     controller_is_kraft: bool
     controller_epoch: int | None
-    default_min_isr_value: str | None
+    broker_configs: dict[str, EntityConfig]  # readable /config/brokers/<id or <default>>
     served_brokers: frozenset[int] | None = None
 
     @property
@@ -74,15 +71,6 @@ class Facts:
     def rack_count(self) -> int:
         """Distinct racks among readable registrations."""
         return len({r for r in self.racks.values() if r is not None})
-
-    def default_min_isr(self, params: CheckParams) -> tuple[int, str]:
-        """``min.insync.replicas`` when a topic does not override it, and where it comes from."""
-        import re
-
-        value = self.default_min_isr_value
-        if value is not None and re.fullmatch(r"[0-9]{1,9}", value) and int(value) >= 1:
-            return int(value), "/config/brokers/<default>"
-        return params.min_isr_default, "broker default"
 
 
 @dataclass
@@ -261,10 +249,13 @@ def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
     controller = next((r for r in rows if r["kind"] == "controller"), None)
     epoch = next((r for r in rows if r["kind"] == "controller_epoch"), None)
     brokers = [r for r in rows if r["kind"] == "broker"]
-    default = next((r for r in rows if r["kind"] == "config" and r["entity_name"] == "<default>"), None)
+    configs = {
+        str(r["entity_name"]): EntityConfig(int(r["version"] or 0), tuple(sorted((r["config"] or {}).items())))
+        for r in rows
+        if r["kind"] == "config" and r["readable"] is not False
+    }
     readable_controller = controller is not None and controller["readable"] is not False
     kraft_epoch = controller["kraft_controller_epoch"] if controller is not None and readable_controller else None
-    config: Mapping[str, str] | None = default["config"] if default is not None and default["readable"] else None
     return Facts(
         taken_at_ms=int(header["taken_at_ms"]),
         partition_count=int(header["partition_count"] or 0),
@@ -278,7 +269,7 @@ def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
             if epoch is not None and epoch["readable"] is not False and epoch["controller_epoch"] is not None
             else None
         ),
-        default_min_isr_value=None if config is None else config.get("min.insync.replicas"),
+        broker_configs=configs,
     )
 
 

@@ -54,7 +54,7 @@ class JobRequest:
             snapshot=str(data["snapshot"]),
             served=data.get("served"),
             checks=tuple(data.get("checks") or CHECK_IDS),
-            params=CheckParams(**data.get("params", {})),
+            params=CheckParams.from_json(data.get("params", {})),
             stage_dir=data.get("stage_dir"),
         )
 

@@ -157,7 +157,9 @@ class LiveCluster:
     Args:
         session: a started session (its owner closes it).
         on_event: every change (a ``TimedEvent``), on the watcher's thread.
-        on_snapshot: called after each full read, on the reader's thread.
+        on_snapshot: called after each full read and each targeted update, on the reader's threads.
+        on_raw: every watcher event as it comes, unfiltered (``kzc watch`` prints them all), on the
+            watcher's thread.
     """
 
     def __init__(
@@ -165,9 +167,11 @@ class LiveCluster:
         session: ZkSession,
         on_event: Callable[[TimedEvent], None],
         on_snapshot: Callable[[], None],
+        on_raw: Callable[[ev.LiveEvent], None] | None = None,
     ) -> None:
         self._session = session
         self._on_event = on_event
+        self._on_raw = on_raw
         self._on_snapshot = on_snapshot
         self._watcher = ClusterWatcher(session, self._watched)
         self._reader = SnapshotReader(session, watch=self._znode_fired)
@@ -206,6 +210,11 @@ class LiveCluster:
         self._reader_thread.start()
         threading.Thread(target=self._follow_loop, name="kzc-partitions", daemon=True).start()
         self._browse.start()
+
+    @property
+    def watcher(self) -> ClusterWatcher:
+        """The structural watcher (its state, topics followed partition by partition)."""
+        return self._watcher
 
     def set_static_min_isr(self, value: StaticMinIsr) -> None:
         """What the brokers said their static ``min.insync.replicas`` is; every later snapshot carries it."""
@@ -285,6 +294,7 @@ class LiveCluster:
             reassignment=live.reassignment,
             preferred_election=live.preferred_election,
             static_min_isr=self._static_min_isr,
+            full_read_ms=self.last_full_read_ms,
         )
 
     def _marker_times(self, name: str, now: int) -> ZnodeTimes:
@@ -349,7 +359,24 @@ class LiveCluster:
                 self._base = _patched(base, values)
                 if self._reading:
                     self._during_read.update(values)
+            for event in self._assignment_changes(base, values):
+                self._on_event(TimedEvent(event, _now_ms()))
             self._on_snapshot()
+
+    def _assignment_changes(self, base: ClusterSnapshot, values: dict[str, object]) -> list[ev.LiveEvent]:
+        """Partitions added to (or replicas changed in) any topic: the model re-reads every topic znode whose
+        watch fired and compares it with what it held (the watcher's own events cover followed topics only,
+        and are not forwarded, so each change is reported once)."""
+        events: list[ev.LiveEvent] = []
+        for path, value in values.items():
+            match = _TOPIC_PATH.fullmatch(path)
+            if match is None or not isinstance(value, tuple):
+                continue
+            old = base.topics.get(match.group(1))
+            new = value[0]
+            if old is not None and isinstance(old.assignment, TopicAssignment) and old.assignment != new:
+                events.append(ev.TopicAssignmentChanged(old.name, old.assignment, new))
+        return events
 
     def _read_watched(self, path: str) -> object:
         """Re-read one fired znode with its watch set again: a state, or a topic (with new partitions)."""
@@ -381,11 +408,16 @@ class LiveCluster:
 
     def _watched(self, event: ev.LiveEvent) -> None:
         # The watcher's thread: forward, mark what must be re-read, tell the followers.
+        if self._on_raw is not None:
+            self._on_raw(event)
         if isinstance(event, ev.SessionStateChanged):
             return  # the console shows connection states itself
         if isinstance(event, ev.PartitionStateChanged) and _both_states(event):
             self._notify_followers(event.topic)
             return  # the LeaderChanged / IsrChanged events that come with it say it better
+        if isinstance(event, ev.TopicAssignmentChanged) and event.old is not None and event.new is not None:
+            self._notify_followers(event.topic)
+            return  # the model reports every topic's assignment changes itself (_assignment_changes)
         if isinstance(event, ev.Resynced):
             self._dirty.set()  # a reconnect or a new session: watches are gone, read everything again
         elif isinstance(event, ev.TopicCreated):

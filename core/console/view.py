@@ -29,7 +29,17 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
-from core.snapshot.health import MinIsr, MinIsrResolver, live_leader, partition_health
+from core.snapshot.health import (
+    DELETION_STARTED,
+    MinIsr,
+    MinIsrResolver,
+    deletion_started,
+    live_leader,
+    partition_health,
+    replica_deletion_states,
+    replica_states_text,
+    topic_deletion_blockers,
+)
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.summary import ControllerSummary, broker_summary, controller_summary
 from core.topics.plan import Assignment, CreatePlan, ExpandPlan
@@ -73,11 +83,11 @@ def partition_row(
     live: frozenset[int] | set[int],
     min_isr: MinIsr,
     reassigning: bool = False,
-    removing: int = 0,
+    adding: tuple[int, ...] = (),
 ) -> PartitionRow:
     """The health of one partition (``core.snapshot.health.partition_health``) as a table row."""
     preferred = replicas[0] if replicas else None
-    h = partition_health(replicas, removing, state, live, min_isr)
+    h = partition_health(replicas, adding, state, live, min_isr)
     flags: set[str] = set()
     if reassigning:
         flags.add("reassigning")
@@ -120,8 +130,8 @@ def partition_rows(snapshot: ClusterSnapshot, entry: TopicEntry) -> list[Partiti
             state = entry.states.get(partition)
             min_isr = resolver.resolve(entry.config, live_leader(state, live))
             reassigning = entry.assignment.is_reassigning(partition)
-            removing = len(entry.assignment.removing_replicas(partition))
-            rows.append(partition_row(partition, replicas, state, live, min_isr, reassigning, removing))
+            adding = entry.assignment.adding_replicas(partition)
+            rows.append(partition_row(partition, replicas, state, live, min_isr, reassigning, adding))
     for partition in sorted(set(entry.states) - listed):
         state = entry.states[partition]
         row = partition_row(partition, (), state, live, resolver.resolve(entry.config, live_leader(state, live)))
@@ -209,8 +219,8 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], resolver: MinIsrResolv
             replicas_count[broker] = replicas_count.get(broker, 0) + 1
         state = states.get(partition)
         leader = live_leader(state, live)
-        removing = len(assignment.removing_replicas(partition)) if reassigning else 0
-        h = partition_health(replicas, removing, state, live, resolver.resolve(config, leader))
+        adding = assignment.adding_replicas(partition) if reassigning else ()
+        h = partition_health(replicas, adding, state, live, resolver.resolve(config, leader))
         if h.offline is not None:
             offline += 1
         else:
@@ -359,59 +369,41 @@ class ClusterView:
 
 
 def deletion_status(snapshot: ClusterSnapshot, topic: str, now_ms: int) -> DeletionStatus:
-    """Where the deletion of ``topic`` stands and, when it cannot progress, why (zk-layout §7)."""
+    """Where the deletion of ``topic`` stands, per replica as the controller holds it, and every reason it
+    cannot progress (``core.snapshot.health.deletion_blockers``, zk-layout §7)."""
     marker = snapshot.deletion_markers.get(topic)
     entry = snapshot.topics.get(topic)
     age = now_ms - marker.ctime_ms if marker is not None else None
     if entry is None:
         if marker is None:
             return DeletionStatus(topic, DeletionStage.GONE, "topic and deletion marker are gone")
+        [stale] = topic_deletion_blockers(snapshot, topic)
         return DeletionStatus(
-            topic,
-            DeletionStage.QUEUED,
-            "marker queued for a topic that does not exist",
-            stuck="stale marker: the topic does not exist; the controller removes it on its next event",
-            age_ms=age,
+            topic, DeletionStage.QUEUED, "marker queued for a topic that does not exist", stuck=stale.detail, age_ms=age
         )
     if marker is None:
         return DeletionStatus(topic, DeletionStage.NOT_QUEUED, "not queued for deletion")
-    stuck = _deletion_blocker(snapshot, entry)
+    reasons = topic_deletion_blockers(snapshot, topic)
+    stuck = "; ".join(r.detail for r in reasons) or None
+    assignment = entry.assignment
+    if not isinstance(assignment, TopicAssignment):
+        return DeletionStatus(topic, DeletionStage.QUEUED, "marker queued", stuck=stuck, age_ms=age)
+    replicas = replica_deletion_states(assignment, entry.states, snapshot.live_broker_ids(), deletion_started(reasons))
     states = [entry.states.get(p) for p in entry.partition_ids]
-    readable = [s for s in states if isinstance(s, PartitionState)]
-    led = sum(1 for s in readable if s.leader >= 0)
-    if readable and led == 0 and len(readable) == len(states):
-        if all(len(s.isr) <= 1 for s in readable):
-            stage, detail = DeletionStage.REPLICAS_REMOVED, "replicas stopped and being deleted on the brokers"
-        else:
-            stage, detail = DeletionStage.PARTITIONS_OFFLINE, "every partition is offline"
+    led = sum(1 for s in states if isinstance(s, PartitionState) and s.leader >= 0)
+    if replicas and all(r.state == DELETION_STARTED for r in replicas):
+        stage, detail = DeletionStage.REPLICAS_REMOVED, "StopReplica sent to every replica; replicas being deleted"
+    elif states and led == 0:
+        stage, detail = DeletionStage.PARTITIONS_OFFLINE, "every partition is offline"
     else:
-        total = len(states)
-        stage, detail = DeletionStage.QUEUED, f"marker queued; {led} of {total} partitions still have a leader"
+        stage, detail = DeletionStage.QUEUED, f"marker queued; {led} of {len(states)} partitions still have a leader"
+    detail = f"{detail}; {replica_states_text(replicas)}"
     if stuck is None and age is not None and age > STALLED_DELETION_MS:
         stuck = (
             f"queued for {age // 60000} min with every replica's broker registered: a StopReplica may have "
             "failed (see the controller log); it resumes when a broker restarts"
         )
     return DeletionStatus(topic, stage, detail, stuck=stuck, age_ms=age)
-
-
-def _deletion_blocker(snapshot: ClusterSnapshot, entry: TopicEntry) -> str | None:
-    if snapshot.controller_id() is None:
-        return "no controller is elected: nothing processes the deletion"
-    assignment = entry.assignment
-    if isinstance(assignment, Unreadable):
-        return f"the topic znode is unreadable ({assignment.reason})"
-    live = snapshot.live_broker_ids()
-    down = sorted({b for _, replicas in assignment.partitions for b in replicas} - live)
-    if down:
-        names = ", ".join(map(str, down))
-        return f"replicas on broker(s) {names} are offline: deletion waits until they are back"
-    if assignment.reassigning_partitions:
-        return "a partition reassignment is in progress for this topic"
-    request = snapshot.reassignment
-    if isinstance(request, ReassignmentRequest) and any(t == entry.name for t, _, _ in request.partitions):
-        return "the topic is in /admin/reassign_partitions: deletion waits for the reassignment"
-    return None
 
 
 def _pending_work(snapshot: ClusterSnapshot, now_ms: int) -> list[PendingItem]:

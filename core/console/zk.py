@@ -56,6 +56,7 @@ from core.topics.plan import (
     assignment_json,
 )
 from core.zookeeper import tree as zk_tree
+from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ConnectionState, ZkSession
 from core.zookeeper.tree import ChildPage, ZnodeView
 
@@ -118,6 +119,7 @@ class ZkBackend:
         session.start()
         live = LiveCluster(session, self._emit, self._snapshot_refreshed)
         try:
+            require_kafka_cluster(session)
             live.start()
         except KzcError:
             session.stop()

@@ -20,6 +20,7 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.snapshot.health import HealthReport
 from core.zookeeper.session import ConnectionState
 
 # How many partitions a one-line description names before it says "... N more".
@@ -617,6 +618,93 @@ class Resynced(LiveEvent):
         }
 
 
+# --- health --------------------------------------------------------------------------------------------
+
+TopicPartition = tuple[str, int]
+HEALTH_SETS = ("offline", "under_replicated", "under_min_isr")
+
+
+@dataclass(frozen=True, slots=True)
+class HealthSets:
+    """The partitions in each health set of one snapshot (``core.snapshot.health.assess``)."""
+
+    offline: frozenset[TopicPartition]
+    under_replicated: frozenset[TopicPartition]
+    under_min_isr: frozenset[TopicPartition]
+
+    @classmethod
+    def of(cls, report: HealthReport) -> HealthSets:
+        """The sets of ``report``."""
+        return cls(
+            frozenset((o.topic, o.partition) for o in report.offline),
+            frozenset((u.topic, u.partition) for u in report.under_replicated),
+            frozenset((u.topic, u.partition) for u in report.under_min_isr),
+        )
+
+    def get(self, name: str) -> frozenset[TopicPartition]:
+        """The set called ``name`` (one of ``HEALTH_SETS``)."""
+        value: frozenset[TopicPartition] = getattr(self, name)
+        return value
+
+
+EMPTY_HEALTH = HealthSets(frozenset(), frozenset(), frozenset())
+
+
+@dataclass(frozen=True, slots=True)
+class HealthChanged(LiveEvent):
+    """The offline, under-replicated or under-min-ISR partitions changed (``core.snapshot.health``, the
+    counts ``kzc describe`` and the console show): the new counts, and per set the partitions that
+    ``entered`` and ``left`` it (sorted), as ``(set name, partitions)`` pairs for the sets that changed."""
+
+    offline: int
+    under_replicated: int
+    under_min_isr: int
+    entered: tuple[tuple[str, tuple[TopicPartition, ...]], ...]
+    left: tuple[tuple[str, tuple[TopicPartition, ...]], ...]
+
+    def describe(self) -> str:
+        counts = (
+            f"health: {self.offline:,} offline, {self.under_replicated:,} under-replicated, "
+            f"{self.under_min_isr:,} under min ISR"
+        )
+        moves = [
+            f"{name.replace('_', '-')} {sign}{len(parts)} ({_named([f'{t}-{p}' for t, p in parts])})"
+            for sign, changes in (("+", self.entered), ("-", self.left))
+            for name, parts in changes
+        ]
+        return counts + (": " + "; ".join(moves) if moves else "")
+
+    def to_json(self) -> dict[str, object]:
+        def partitions(changes: tuple[tuple[str, tuple[TopicPartition, ...]], ...]) -> dict[str, object]:
+            return {name: [{"topic": t, "partition": p} for t, p in parts] for name, parts in changes}
+
+        return {
+            "event": self.kind,
+            "offline": self.offline,
+            "under_replicated": self.under_replicated,
+            "under_min_isr": self.under_min_isr,
+            "entered": partitions(self.entered),
+            "left": partitions(self.left),
+        }
+
+
+def health_changed(before: HealthSets, after: HealthSets) -> HealthChanged | None:
+    """The ``HealthChanged`` event from ``before`` to ``after``, or None when no set changed."""
+    entered = []
+    left = []
+    for name in HEALTH_SETS:
+        old, new = before.get(name), after.get(name)
+        if new - old:
+            entered.append((name, tuple(sorted(new - old))))
+        if old - new:
+            left.append((name, tuple(sorted(old - new))))
+    if not entered and not left:
+        return None
+    return HealthChanged(
+        len(after.offline), len(after.under_replicated), len(after.under_min_isr), tuple(entered), tuple(left)
+    )
+
+
 EVENT_KINDS: tuple[type[LiveEvent], ...] = (
     ControllerMoved,
     ControllerEpochChanged,
@@ -638,5 +726,6 @@ EVENT_KINDS: tuple[type[LiveEvent], ...] = (
     SessionStateChanged,
     ZnodeUnreadable,
     Resynced,
+    HealthChanged,
 )
 """Every event kind, in the order ``docs/live-events.md`` lists them."""

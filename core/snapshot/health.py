@@ -7,8 +7,12 @@ What each rule counts, and whose definition it follows:
   leader is not a registered broker. The controller's metric leaves out topics queued for deletion;
   here they are kept and flagged ``queued_for_deletion``, as Kafka's tool keeps them.
 - **Under-replicated** (``kafka-topics --under-replicated-partitions``): the ISR held in the state znode
-  is smaller than the replication factor, which during a reassignment is ``replicas - removing``. As
-  the tool counts it, a partition without a (readable) state znode has an empty ISR and counts.
+  is smaller than the replication factor, which during a reassignment is the replicas minus the adding
+  ones (Kafka's ``OngoingReassignmentState.replicationFactor`` and TopicCommand's ``getReplicationFactor``:
+  the original replicas). As the ZooKeeper-reading tool counts it, a partition without a (readable) state
+  znode has an empty ISR and counts.
+- **Topics queued for deletion** count in all three, as Kafka's tool lists them (the controller's
+  OfflinePartitionsCount alone leaves them out); every surface flags them ``queued_for_deletion``.
 - **Under min ISR** (``--under-min-isr-partitions``): no live leader, or an ISR smaller than
   ``min.insync.replicas``. **``acks=all``** is refused (NOT_ENOUGH_REPLICAS) when a live leader has
   an ISR smaller than that value. The value, as the leader resolves it (``resolve_min_isr``): the
@@ -28,7 +32,7 @@ What each rule counts, and whose definition it follows:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.kafka.znodes import BrokerRegistration, EntityConfig, PartitionState, TopicAssignment, Unreadable
@@ -38,6 +42,7 @@ DEFAULT_IMBALANCE_PERCENT = 10  # leader.imbalance.per.broker.percentage
 MIN_ISR_KEY = "min.insync.replicas"
 DEFAULT_ENTITY = "<default>"
 _JAVA_INT = re.compile(r"[+-]?[0-9]{1,10}")
+_JAVA_TRIMMED = "".join(map(chr, range(33)))  # String.trim removes every char up to ' '
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +156,7 @@ class QueuedDeletion:
     queued_since_ms: int
     topic_exists: bool
     reasons: tuple[StuckReason, ...]
+    replicas: tuple[ReplicaDeletion, ...] = ()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -214,9 +220,14 @@ def assess(
 # ---- partitions ---------------------------------------------------------------------------------
 
 
+def replication_factor(replicas: tuple[int, ...], adding: tuple[int, ...] = ()) -> int:
+    """The replication factor the ISR is compared with: the replicas a reassignment is not adding."""
+    return len(replicas) if not adding else sum(1 for r in replicas if r not in adding)
+
+
 def partition_health(
     replicas: tuple[int, ...],
-    removing: int,
+    adding: tuple[int, ...],
     state: PartitionState | Unreadable | None,
     live: frozenset[int] | set[int],
     min_isr: MinIsr,
@@ -224,14 +235,14 @@ def partition_health(
     """The one derivation of a partition's health; every surface calls it.
 
     Args:
-        replicas: the assigned replicas; ``removing`` how many of them a reassignment removes.
+        replicas: the assigned replicas; ``adding`` those a reassignment adds (2.4+ topic znode).
         state: the partition's state znode (None when missing).
         live: the registered brokers.
         min_isr: ``resolve_min_isr`` for this partition's leader.
     """
     offline = offline_reason(state, live)
     isr = state.isr if isinstance(state, PartitionState) else ()
-    under_replicated = len(isr) < len(replicas) - removing
+    under_replicated = len(isr) < replication_factor(replicas, adding)
     value = min_isr.value
     if offline is not None:
         return PartitionHealth(offline, under_replicated, True, False, isr, min_isr)
@@ -244,9 +255,17 @@ def partition_health(
 class MinIsrResolver:
     """``resolve_min_isr`` for one snapshot and static value, with the per-broker parts computed once."""
 
-    def __init__(self, snapshot: ClusterSnapshot, static: StaticMinIsr | None = None) -> None:
-        static = snapshot.static_min_isr if static is None else static
-        configs = snapshot.broker_configs
+    def __init__(
+        self,
+        snapshot: ClusterSnapshot | None,
+        static: StaticMinIsr | None = None,
+        broker_configs: Mapping[str, EntityConfig | Unreadable | None] | None = None,
+    ) -> None:
+        """From ``snapshot`` (its broker configs and static value), or from ``broker_configs`` and ``static``
+        alone when there is no snapshot object (the Spark driver)."""
+        if static is None:
+            static = snapshot.static_min_isr if snapshot is not None else StaticMinIsr()
+        configs = snapshot.broker_configs if snapshot is not None else (broker_configs or {})
         self._dynamic: dict[int, int] = {}
         for name, config in configs.items():
             value = min_isr_value(config)
@@ -309,15 +328,15 @@ def iter_partition_health(
         assert isinstance(assignment, TopicAssignment)
         for partition, replicas in assignment.partitions:
             state = entry.states.get(partition)
-            removing = len(assignment.removing_replicas(partition))
+            adding = assignment.adding_replicas(partition)
             min_isr = resolver.resolve(entry.config, live_leader(state, live))
             yield (
                 entry.name,
                 partition,
                 replicas,
-                len(replicas) - removing,
+                replication_factor(replicas, adding),
                 state,
-                partition_health(replicas, removing, state, live, min_isr),
+                partition_health(replicas, adding, state, live, min_isr),
             )
 
 
@@ -381,13 +400,165 @@ def leader_imbalance(snapshot: ClusterSnapshot) -> tuple[LeaderImbalance, ...]:
 
 # ---- deletions ----------------------------------------------------------------------------------
 
+DELETION_STARTED = "ReplicaDeletionStarted/Successful"
+DELETION_INELIGIBLE = "ReplicaDeletionIneligible"
+DELETION_NOT_STARTED = "OnlineReplica"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaDeletion:
+    """The state the controller's replica state machine holds for one replica of a queued topic, as far
+    as ZooKeeper shows it (zk-layout §7.2, §8; ``replica_deletion_states``)."""
+
+    partition: int
+    broker: int
+    state: str  # DELETION_STARTED, DELETION_INELIGIBLE or DELETION_NOT_STARTED
+    detail: str
+
+
+def deletion_blockers(
+    assignment: TopicAssignment | Unreadable | None,
+    live: frozenset[int] | set[int],
+    controller_present: bool,
+    requested_moves: Iterable[int] = (),
+    requested_elections: Iterable[int] = (),
+    delete_topic_enable: bool | None = None,
+    old_rules: bool = False,
+) -> tuple[StuckReason, ...]:
+    """Every reason the controller holds a queued topic's deletion (zk-layout §7.1 to §7.4); the one rule
+    the console, ``describe``, the topic guards and progress, and the check ``deletion_stuck`` use.
+
+    Args:
+        assignment: the topic znode (None: the topic does not exist).
+        live: the registered brokers.
+        controller_present: ``/controller`` names a controller.
+        requested_moves: partitions of the topic in ``/admin/reassign_partitions``.
+        requested_elections: partitions of the topic in ``/admin/preferred_replica_election``.
+        delete_topic_enable: the brokers' ``delete.topic.enable`` when known (it is not in ZooKeeper).
+        old_rules: the brokers run 0.8.1 to 0.10.x, where a preferred election blocks deletion too.
+
+    Returns:
+        The reasons in this order: ``topic_missing`` (alone), ``deletion_disabled``, ``no_controller``,
+        ``assignment_unreadable``, ``replica_on_dead_broker``, ``reassignment_in_progress``,
+        ``preferred_election_in_progress``; empty when nothing visible in ZooKeeper blocks it.
+    """
+    if assignment is None:
+        return (
+            StuckReason(
+                "topic_missing",
+                "the topic does not exist: a stale marker, which the controller removes on its next deletion event",
+            ),
+        )
+    reasons = []
+    if delete_topic_enable is False:
+        reasons.append(
+            StuckReason(
+                "deletion_disabled",
+                "delete.topic.enable=false: the controller deletes nothing and removes such markers at start-up and "
+                "on each deletion event; to delete the topic, set delete.topic.enable=true on every broker, restart "
+                "them one at a time (rolling restart), then send the delete again",
+            )
+        )
+    if not controller_present:
+        reasons.append(StuckReason("no_controller", "no active controller (/controller is missing): nothing deletes"))
+    if isinstance(assignment, Unreadable):
+        detail = f"the topic znode is unreadable, for the controller too: {assignment.reason}"
+        reasons.append(StuckReason("assignment_unreadable", detail))
+    else:
+        dead = sorted({r for _, replicas in assignment.partitions for r in replicas} - set(live))
+        if dead:
+            reasons.append(
+                StuckReason(
+                    "replica_on_dead_broker",
+                    f"replicas on broker(s) {_ids(dead)}, which are not registered: the controller marks them "
+                    "ReplicaDeletionIneligible and the topic ineligible, and resumes when they register again",
+                )
+            )
+        moving = sorted(set(assignment.reassigning_partitions) | set(requested_moves))
+        if moving:
+            reasons.append(
+                StuckReason(
+                    "reassignment_in_progress",
+                    f"partition(s) {_ids(moving)} are being reassigned: deletion starts when the reassignment "
+                    "completes",
+                )
+            )
+    electing = sorted(set(requested_elections)) if old_rules else []
+    if electing:
+        reasons.append(
+            StuckReason(
+                "preferred_election_in_progress",
+                f"a preferred replica election is pending for partition(s) {_ids(electing)}, which blocks "
+                "deletion in Kafka 0.8.1 to 0.10.x",
+            )
+        )
+    return tuple(reasons)
+
+
+def deletion_started(reasons: Iterable[StuckReason]) -> bool:
+    """Whether the controller has begun deleting (onTopicDeletion): replicas on dead brokers do not stop it
+    from starting, the other blockers do (zk-layout §7.1, §7.2)."""
+    return all(r.code == "replica_on_dead_broker" for r in reasons)
+
+
+def replica_deletion_states(
+    assignment: TopicAssignment,
+    states: Mapping[int, PartitionState | Unreadable | None],
+    live: frozenset[int] | set[int],
+    started: bool,
+) -> tuple[ReplicaDeletion, ...]:
+    """Per replica of a queued topic, the state the controller's replica state machine would hold.
+
+    Once deletion started (onTopicDeletion), a replica on a dead broker is ReplicaDeletionIneligible (the
+    controller resets it to OfflineReplica for a retry that runs when the broker registers again); a live
+    replica goes OfflineReplica, which removes it from the ISR in ZooKeeper (the last ISR member stays,
+    with leader -1), then ReplicaDeletionStarted (StopReplica with delete) and ReplicaDeletionSuccessful
+    when the broker answers. ZooKeeper does not record that answer, so a live replica out of the ISR is
+    Started or Successful; one still leading or in a larger ISR has not been reached yet.
+    """
+    result = []
+    for partition, replicas in assignment.partitions:
+        state = states.get(partition)
+        for broker in dict.fromkeys(replicas):
+            if not started:
+                result.append(ReplicaDeletion(partition, broker, DELETION_NOT_STARTED, "deletion has not started"))
+            elif broker not in live:
+                detail = f"broker {broker} is not registered: deletion waits until it registers again"
+                result.append(ReplicaDeletion(partition, broker, DELETION_INELIGIBLE, detail))
+            elif isinstance(state, PartitionState) and (
+                state.leader == broker or (broker in state.isr and len(state.isr) > 1)
+            ):
+                detail = "still leader or in the ISR: the controller has not stopped it yet"
+                result.append(ReplicaDeletion(partition, broker, DELETION_NOT_STARTED, detail))
+            else:
+                detail = "out of the ISR: StopReplica sent; Successful once the broker answered (not in ZooKeeper)"
+                result.append(ReplicaDeletion(partition, broker, DELETION_STARTED, detail))
+    return tuple(result)
+
+
+def replica_states_text(replicas: Iterable[ReplicaDeletion]) -> str:
+    """``replicas: 5 ReplicaDeletionStarted/Successful, 1 ReplicaDeletionIneligible (broker 3)``."""
+    counts: dict[str, int] = {}
+    dead: dict[str, set[int]] = {}
+    for r in replicas:
+        counts[r.state] = counts.get(r.state, 0) + 1
+        if r.state == DELETION_INELIGIBLE:
+            dead.setdefault(r.state, set()).add(r.broker)
+    parts = []
+    for state in (DELETION_STARTED, DELETION_INELIGIBLE, DELETION_NOT_STARTED):
+        if state in counts:
+            brokers = f" (broker {_ids(sorted(dead[state]))})" if state in dead else ""
+            parts.append(f"{counts[state]} {state}{brokers}")
+    return "replicas: " + ", ".join(parts) if parts else "replicas: none"
+
 
 def deletion_queue(
     snapshot: ClusterSnapshot,
     delete_topic_enable: bool | None = None,
     kafka_version: tuple[int, int] | None = None,
 ) -> tuple[QueuedDeletion, ...]:
-    """Every deletion marker with the reasons (zk-layout §7.4, §9.8) it may be stuck.
+    """Every deletion marker with every reason (``deletion_blockers``) it may be stuck, and its replicas'
+    deletion states.
 
     Args:
         delete_topic_enable: the brokers' ``delete.topic.enable`` when known (it is not in ZooKeeper).
@@ -401,80 +572,38 @@ def deletion_queue(
     result = []
     for topic, times in snapshot.deletion_markers.items():
         entry = snapshot.topics.get(topic)
-        reasons = _stuck_reasons(snapshot, topic, entry, live, delete_topic_enable, old_rules)
-        result.append(QueuedDeletion(topic, times.ctime_ms, entry is not None, tuple(reasons)))
+        reasons = topic_deletion_blockers(snapshot, topic, delete_topic_enable, old_rules)
+        replicas: tuple[ReplicaDeletion, ...] = ()
+        if entry is not None and isinstance(entry.assignment, TopicAssignment):
+            replicas = replica_deletion_states(entry.assignment, entry.states, live, deletion_started(reasons))
+        if not reasons and entry is not None:
+            reasons = (_NO_VISIBLE_CAUSE,)
+        result.append(QueuedDeletion(topic, times.ctime_ms, entry is not None, reasons, replicas))
     return tuple(result)
 
 
-def _stuck_reasons(
-    snapshot: ClusterSnapshot,
-    topic: str,
-    entry: TopicEntry | None,
-    live: frozenset[int],
-    delete_topic_enable: bool | None,
-    old_rules: bool,
-) -> list[StuckReason]:
-    if entry is None:
-        return [
-            StuckReason(
-                "topic_missing",
-                "the topic does not exist: a stale marker, which the controller removes on its next deletion event",
-            )
-        ]
-    reasons = []
-    if delete_topic_enable is False:
-        reasons.append(
-            StuckReason(
-                "deletion_disabled",
-                "delete.topic.enable=false: the controller never deletes topics and removes such markers at "
-                "start-up and on each deletion event, so no controller has handled this one yet",
-            )
-        )
-    if snapshot.controller is None:
-        reasons.append(StuckReason("no_controller", "no active controller (/controller is missing): nothing deletes"))
-    assignment = entry.assignment
-    if isinstance(assignment, Unreadable):
-        detail = f"the topic znode is unreadable, for the controller too: {assignment.reason}"
-        reasons.append(StuckReason("assignment_unreadable", detail))
-    else:
-        dead = sorted({r for _, replicas in assignment.partitions for r in replicas} - live)
-        if dead:
-            reasons.append(
-                StuckReason(
-                    "replica_on_dead_broker",
-                    f"replicas on broker(s) {_ids(dead)}, which are not registered: the controller marks the topic "
-                    "ineligible and resumes when they start again",
-                )
-            )
-        moving = sorted(set(assignment.reassigning_partitions) | _requested(snapshot.reassignment, topic))
-        if moving:
-            reasons.append(
-                StuckReason(
-                    "reassignment_in_progress",
-                    f"partition(s) {_ids(moving)} are being reassigned: deletion resumes when the reassignment "
-                    "completes",
-                )
-            )
-    if old_rules:
-        electing = sorted(_requested(snapshot.preferred_election, topic))
-        if electing:
-            reasons.append(
-                StuckReason(
-                    "preferred_election_in_progress",
-                    f"a preferred replica election is pending for partition(s) {_ids(electing)}, which blocks "
-                    "deletion in Kafka 0.8.1 to 0.10.x",
-                )
-            )
-    if not reasons:
-        reasons.append(
-            StuckReason(
-                "no_visible_cause",
-                "nothing in ZooKeeper blocks it: the deletion may be under way, or a StopReplica failed and the "
-                "controller waits for a broker start-up or a finished reassignment to retry (see its log); "
-                "delete.topic.enable=false would also leave it, but that is not stored in ZooKeeper",
-            )
-        )
-    return reasons
+def topic_deletion_blockers(
+    snapshot: ClusterSnapshot, topic: str, delete_topic_enable: bool | None = None, old_rules: bool | None = None
+) -> tuple[StuckReason, ...]:
+    """``deletion_blockers`` for ``topic`` in ``snapshot`` (``old_rules`` None: judged from the registrations)."""
+    entry = snapshot.topics.get(topic)
+    return deletion_blockers(
+        entry.assignment if entry is not None else None,
+        snapshot.live_broker_ids(),
+        snapshot.controller is not None,
+        _requested(snapshot.reassignment, topic),
+        _requested(snapshot.preferred_election, topic),
+        delete_topic_enable,
+        _before_0_11(snapshot, None) if old_rules is None else old_rules,
+    )
+
+
+_NO_VISIBLE_CAUSE = StuckReason(
+    "no_visible_cause",
+    "nothing in ZooKeeper blocks it: the deletion may be under way, or a StopReplica failed and the "
+    "controller waits for a broker start-up or a finished reassignment to retry (see its log); "
+    "delete.topic.enable=false would also leave it, but that is not stored in ZooKeeper",
+)
 
 
 def _requested(request: object, topic: str) -> set[int]:
@@ -508,7 +637,7 @@ def min_isr_value(config: EntityConfig | Unreadable | None) -> int | None:
         return None
     for name, value in config.config:
         if name == MIN_ISR_KEY:
-            text = value.strip()
+            text = value.strip(_JAVA_TRIMMED)
             if _JAVA_INT.fullmatch(text) and 1 <= int(text) < 2**31:
                 return int(text)
             return None

@@ -133,6 +133,9 @@ class ClusterSnapshot:
     unreadable: tuple[Unreadable, ...] = field(default=())  # every Unreadable above, for quick listing
     # Not in ZooKeeper: what the brokers said through --bootstrap-server (never written to snapshot files).
     static_min_isr: StaticMinIsr = NOT_READ
+    # The live console's model only: when its last full read of ZooKeeper finished (epoch ms); between
+    # full reads it follows changes znode by znode (core.console.live). Never written to snapshot files.
+    full_read_ms: int | None = None
 
     @property
     def partition_count(self) -> int:

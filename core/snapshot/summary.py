@@ -12,7 +12,7 @@ from typing import Any
 
 from core.human_time import utc_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, ControllerInfo, TopicAssignment, Unreadable
-from core.snapshot.health import HealthReport, assess
+from core.snapshot.health import DELETION_INELIGIBLE, HealthReport, QueuedDeletion, assess
 from core.snapshot.model import BrokerEntry, ClusterSnapshot
 
 
@@ -77,12 +77,14 @@ class PendingWork:
     isr_change_notifications: int
     log_dir_event_notifications: int
     config_change_notifications: int
+    deletions: tuple[QueuedDeletion, ...] = ()  # every marker with why it is stuck (deletion_blockers)
 
     def to_json(self) -> dict[str, Any]:
         """The pending work as a JSON object."""
         return {
             "topic_deletions": len(self.queued_deletions),
             "queued_deletions": list(self.queued_deletions),
+            "deletions": [_deletion_json(d) for d in self.deletions],
             "reassigning_partitions": self.reassigning_partitions,
             "preferred_elections": self.preferred_elections,
             "isr_change_notifications": self.isr_change_notifications,
@@ -181,7 +183,7 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
         brokers=tuple(broker_summary(b) for b in snapshot.brokers.values()),
         topics=len(snapshot.topics),
         partitions=snapshot.partition_count,
-        pending=_pending(snapshot),
+        pending=_pending(snapshot, report.deletions),
         health=HealthCounts(
             offline_partitions=len(report.offline),
             under_replicated_partitions=len(report.under_replicated),
@@ -246,7 +248,21 @@ def broker_summary(entry: BrokerEntry) -> BrokerSummary:
     )
 
 
-def _pending(snapshot: ClusterSnapshot) -> PendingWork:
+def _deletion_json(d: QueuedDeletion) -> dict[str, Any]:
+    states: dict[str, int] = {}
+    for r in d.replicas:
+        states[r.state] = states.get(r.state, 0) + 1
+    return {
+        "topic": d.topic,
+        "queued_since_ms": d.queued_since_ms,
+        "topic_exists": d.topic_exists,
+        "reasons": [{"code": r.code, "detail": r.detail} for r in d.reasons],
+        "replica_states": states,
+        "ineligible_brokers": sorted({r.broker for r in d.replicas if r.state == DELETION_INELIGIBLE}),
+    }
+
+
+def _pending(snapshot: ClusterSnapshot, deletions: tuple[QueuedDeletion, ...] = ()) -> PendingWork:
     moving: set[tuple[str, int]] = set()
     for topic in snapshot.topics.values():
         if isinstance(topic.assignment, TopicAssignment):
@@ -261,4 +277,5 @@ def _pending(snapshot: ClusterSnapshot) -> PendingWork:
         isr_change_notifications=len(snapshot.isr_change_notifications),
         log_dir_event_notifications=len(snapshot.log_dir_event_notifications),
         config_change_notifications=len(snapshot.config_change_notifications),
+        deletions=deletions,
     )

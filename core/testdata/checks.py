@@ -225,7 +225,7 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     ),
     "unreadable_state": (
         lambda: healthy(states=with_states(p_1=b'{"leader":1}')),
-        {"unreadable_znode"},
+        {"unreadable_znode", "offline_partition", "under_replicated", "under_min_isr"},
     ),
     "unreadable_topic": (lambda: healthy(topics={"orders": b"not json"}), {"unreadable_znode"}),
     "topic_name_invalid": (
@@ -251,14 +251,22 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
             topics={"orders": topic_json({0: [1, 2, 1], 1: [2, 3, 1], 2: [3, 1, 2]})},
             states=with_states(p_0=state_json(1, [1, 2])),
         ),
-        {"duplicate_replica", "inconsistent_replication_factor"},
+        # The ISR (2) is shorter than the replica list (3), which is what Kafka's tool compares.
+        {"duplicate_replica", "inconsistent_replication_factor", "under_replicated"},
     ),
-    "partition_state_missing": (lambda: healthy(states=with_states(p_2=None)), {"partition_state_missing"}),
+    # Kafka's tool lists a partition without a state as unavailable, under-replicated and under min ISR.
+    "partition_state_missing": (
+        lambda: healthy(states=with_states(p_2=None)),
+        {"partition_state_missing", "offline_partition", "under_replicated", "under_min_isr"},
+    ),
     "orphan_partition_state": (
         lambda: healthy(states=with_states(p_7=state_json(1, [1, 2, 3]))),
         {"orphan_partition_state"},
     ),
-    "empty_isr": (lambda: healthy(states=with_states(p_1=state_json(-1, []))), {"empty_isr"}),
+    "empty_isr": (
+        lambda: healthy(states=with_states(p_1=state_json(-1, []))),
+        {"empty_isr", "offline_partition", "under_replicated", "under_min_isr"},
+    ),
     "leader_not_in_isr": (
         lambda: healthy(states=with_states(p_0=state_json(1, [2, 3]))),
         {"leader_not_in_isr", "under_replicated"},
@@ -271,26 +279,48 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
         lambda: healthy(states=with_states(p_0=state_json(1, [1, 2, 3], epoch=9))),
         {"controller_epoch_ahead"},
     ),
-    "offline_no_leader": (lambda: healthy(states=with_states(p_0=state_json(-1, [1]))), {"offline_partition"}),
+    "offline_no_leader": (
+        lambda: healthy(states=with_states(p_0=state_json(-1, [1]))),
+        {"offline_partition", "under_replicated", "under_min_isr"},
+    ),
     "offline_dead_leader": (
         # The controller is gone too (no ISR shrink): broker 3 is still in the ISRs of partitions 0 and 1.
         lambda: healthy(brokers={1: broker_json(1), 2: broker_json(2)}, states=with_states(p_2=state_json(3, [3]))),
-        {"offline_partition", "replica_on_unknown_broker"},
+        {"offline_partition", "under_replicated", "under_min_isr", "replica_on_unknown_broker"},
     ),
     "under_replicated": (lambda: healthy(states=with_states(p_1=state_json(2, [2, 3]))), {"under_replicated"}),
     "under_min_isr_topic_override": (
         lambda: healthy(
-            topic_configs={"orders": b'{"version":1,"config":{"min.insync.replicas":"3"}}'},
+            topic_configs={"orders": b'{"version":1,"config":{"min.insync.replicas":" +3 "}}'},
             states=with_states(p_1=state_json(2, [2, 3])),
         ),
-        {"under_min_isr"},
+        {"under_min_isr", "under_replicated"},
     ),
     "under_min_isr_cluster_default": (
         lambda: healthy(
             broker_configs={"<default>": b'{"version":1,"config":{"min.insync.replicas":"3"}}'},
             states=with_states(p_1=state_json(2, [2, 3])),
         ),
-        {"under_min_isr"},
+        {"under_min_isr", "under_replicated"},
+    ),
+    "under_min_isr_leader_dynamic": (
+        # Broker 2's own dynamic value applies to the partitions it leads, over the cluster default.
+        lambda: healthy(
+            broker_configs={
+                "<default>": b'{"version":1,"config":{"min.insync.replicas":"1"}}',
+                "2": b'{"version":1,"config":{"min.insync.replicas":"3"}}',
+            },
+            states=with_states(p_0=state_json(1, [1, 2]), p_1=state_json(2, [2, 3])),
+        ),
+        {"under_min_isr", "under_replicated"},
+    ),
+    "reassignment_growing_replication_factor": (
+        # Adding replicas do not count: the original replica in sync is all the factor asks for.
+        lambda: healthy(
+            topics={"orders": topic_json({0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}, adding_replicas={"0": [2, 3]})},
+            states=with_states(p_0=state_json(1, [1])),
+        ),
+        {"reassignment_in_progress"},
     ),
     "replica_on_unknown_broker": (
         lambda: healthy(
@@ -310,7 +340,16 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
             markers={"orders": NOW - MINUTE},
             states=with_states(p_0=state_json(-1, [1]), p_1=state_json(-1, [2]), p_2=state_json(-1, [3])),
         ),
-        {"deletion_stuck"},
+        {
+            "deletion_stuck",
+            "offline_partition",
+            "under_replicated",
+            "under_min_isr",
+        },  # queued topics count as Kafka's tool counts them
+    ),
+    "deletion_stuck_unreadable_topic": (
+        lambda: healthy(topics={"orders": b"not json"}, markers={"orders": NOW - MINUTE}),
+        {"unreadable_znode", "deletion_stuck"},
     ),
     "deletion_stuck_old_marker": (lambda: healthy(markers={"orders": NOW - 20 * MINUTE}), {"deletion_stuck"}),
     "stale_deletion_marker": (lambda: healthy(markers={"gone": NOW - MINUTE}), {"stale_deletion_marker"}),
@@ -370,5 +409,3 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     ),
     "unreadable_notification": (lambda: healthy(isr_changes={"{": NOW}), {"unreadable_znode"}),
 }
-
-

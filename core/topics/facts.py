@@ -79,6 +79,9 @@ class LiveTopic:
     assignment: TopicAssignment | Unreadable
     raw: bytes
     zk_version: int
+    # Partitions beyond the assignment whose state znode exists (left by hand or by a restored delete):
+    # the controller does not initialise a new partition whose state already exists (read by ``topic``).
+    stray_states: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -245,7 +248,15 @@ class TopicStateReader:
         data, version = self._get(topic_path(name))
         if data is None or version is None:
             return None
-        return LiveTopic(name, self._parse_topic(topic_path(name), data), data, version)
+        assignment = self._parse_topic(topic_path(name), data)
+        return LiveTopic(name, assignment, data, version, self._stray_states(name, assignment))
+
+    def _stray_states(self, name: str, assignment: TopicAssignment | Unreadable) -> frozenset[int]:
+        """Partitions not in ``assignment`` whose state znode exists: one children read, and one existence
+        read per extra partition directory (normally none)."""
+        assigned = set(assignment.partition_ids) if isinstance(assignment, TopicAssignment) else set()
+        extra = [int(c) for c in self._children(f"{topic_path(name)}/partitions") if c.isdigit()]
+        return frozenset(p for p in extra if p not in assigned and self.exists(state_path(name, p)))
 
     def topics(self, names: Iterable[str]) -> dict[str, LiveTopic]:
         """Several topics at once (pipelined); missing ones are left out."""

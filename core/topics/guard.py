@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from core.errors import GuardError, KafkaRuleError
 from core.kafka.names import is_internal
 from core.kafka.znodes import ControllerInfo, TopicAssignment, Unreadable
+from core.snapshot.health import deletion_blockers
 from core.topics.facts import ClusterFacts, LiveTopic
 
 
@@ -205,26 +206,13 @@ def check_delete_enabled(value: bool | None, source: str) -> Check:
 
 
 def deletion_obstacles(facts: ClusterFacts, topic: LiveTopic | None) -> list[str]:
-    """Why the controller would hold a topic's deletion now (zk-layout §7.4), for plans and progress.
-
-    Returns:
-        Reasons such as "replica on dead broker 2" or "partition reassignment in progress (partitions
-        0, 3)"; empty when nothing visible in ZooKeeper blocks it.
-    """
-    reasons: list[str] = []
-    if facts.controller is None:
-        reasons.append("no active controller (/controller is missing)")
+    """Why the controller would hold a topic's deletion now: ``core.snapshot.health.deletion_blockers``
+    (zk-layout §7.4), for plans and progress; empty when nothing visible in ZooKeeper blocks it."""
     if topic is None:
-        return reasons
-    assignment = topic.assignment
-    if isinstance(assignment, Unreadable):
-        reasons.append(f"its assignment {assignment.path} is unreadable: {assignment.reason}")
-        return reasons
-    live = facts.broker_ids
-    dead = sorted({b for _, replicas in assignment.partitions for b in replicas if b not in live})
-    reasons += [f"replica on dead broker {b}" for b in dead]
-    moving = sorted(set(assignment.reassigning_partitions) | set(facts.reassigning_in_znode(topic.name)))
-    if moving:
-        shown = ", ".join(map(str, moving[:10])) + (", ..." if len(moving) > 10 else "")
-        reasons.append(f"partition reassignment in progress (partitions {shown})")
-    return reasons
+        return (
+            [] if facts.controller is not None else ["no active controller (/controller is missing): nothing deletes"]
+        )
+    reasons = deletion_blockers(
+        topic.assignment, facts.broker_ids, facts.controller is not None, facts.reassigning_in_znode(topic.name)
+    )
+    return [r.detail for r in reasons]

@@ -65,6 +65,7 @@ from core.topics.write import (
     expand_via_admin,
     expand_via_zookeeper,
 )
+from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ZkSession
 
 
@@ -523,6 +524,7 @@ def open_topic_ops(
     session = ZkSession(settings)
     session.start()
     try:
+        require_kafka_cluster(session)
         admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
         if admin is not None:
             admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout

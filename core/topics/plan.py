@@ -471,6 +471,7 @@ def plan_expand(
         "will be affected",
     ]
     frozen = _frozen(new)
+    warnings += expansion_warnings(topic, existing, parsed, frozen, live.stray_states)
     both = expansion_metrics(existing, dict(frozen), _readable_brokers(facts))
     return ExpandPlan(
         topic=topic,
@@ -504,6 +505,41 @@ def unknown_topic_fields(raw: bytes) -> tuple[str, ...]:
     except (ValueError, UnicodeDecodeError):
         return ()
     return tuple(k for k in value if k not in TOPIC_ZNODE_FIELDS) if isinstance(value, dict) else ()
+
+
+def expansion_warnings(
+    topic: str,
+    existing: Mapping[int, Sequence[int]],
+    given: Mapping[int, Sequence[int]] | None,
+    new: Assignment,
+    stray_states: frozenset[int],
+) -> list[str]:
+    """What Kafka would do silently: skip a new partition whose state znode already exists (its leader
+    then is whatever that znode says), and drop ``--replica-assignment`` entries of existing partitions."""
+    warnings = []
+    stray = sorted(p for p, _ in new if p in stray_states)
+    if stray:
+        paths = ", ".join(f"/brokers/topics/{topic}/partitions/{p}/state" for p in stray[:3])
+        warnings.append(
+            f"partition(s) {', '.join(map(str, stray))} already have a state znode ({paths}"
+            f"{', ...' if len(stray) > 3 else ''}): the controller does not initialise a new partition whose state "
+            "exists, so it keeps that state's leader and ISR, not its new replicas (kzc check: "
+            "orphan_partition_state); delete the stray state znode(s) before expanding"
+        )
+    if given is not None:
+        differ = [p for p in sorted(given) if p in existing and list(given[p]) != list(existing[p])]
+        if differ:
+            shown = "; ".join(f"{p}: given {_ids_text(given[p])}, current {_ids_text(existing[p])}" for p in differ[:5])
+            warnings.append(
+                f"--replica-assignment entries for existing partition(s) differ from their current replicas "
+                f"({shown}{'; ...' if len(differ) > 5 else ''}): Kafka ignores them and moves nothing; use a "
+                "partition reassignment to move existing partitions"
+            )
+    return warnings
+
+
+def _ids_text(replicas: Sequence[int]) -> str:
+    return "[" + ",".join(map(str, replicas)) + "]"
 
 
 def check_not_marked_for_deletion_on_expand(facts: ClusterFacts, topic: str) -> None:

@@ -37,10 +37,11 @@ class OnlineProgress:
     no_leader: tuple[int, ...]  # state exists with leader -1
     unreadable: tuple[int, ...]
     reasons: tuple[str, ...]  # why partitions lack a leader, when ZooKeeper shows it
+    foreign_leader: tuple[int, ...] = ()  # a leader that is not one of the partition's replicas
 
     @property
     def done(self) -> bool:
-        """Every partition has a leader."""
+        """Every partition has a leader that is one of its replicas."""
         return len(self.with_leader) == len(self.partitions)
 
     def describe(self) -> str:
@@ -64,6 +65,7 @@ class OnlineProgress:
             "partitions": len(self.partitions),
             "with_leader": len(self.with_leader),
             "without_leader": [p for p in self.partitions if p not in self.with_leader],
+            "leader_not_a_replica": list(self.foreign_leader),
             "done": self.done,
             "reasons": list(self.reasons),
         }
@@ -121,39 +123,66 @@ class DeleteProgress:
         }
 
 
-def is_online(state: PartitionState | Unreadable | None) -> bool:
-    """Whether a new partition is online: its state znode names a leader. The one rule of ``--wait`` and of
-    the console's create and expand follow-ups."""
-    return isinstance(state, PartitionState) and state.has_leader
+def is_online(state: PartitionState | Unreadable | None, replicas: Sequence[int] | None) -> bool:
+    """Whether a new partition is online: its state znode names a leader that is one of its ``replicas``
+    (None: not known, any leader). The one rule of ``--wait`` and of the console's follow-ups."""
+    if not isinstance(state, PartitionState) or not state.has_leader:
+        return False
+    return replicas is None or state.leader in replicas
 
 
 def online_count(entry: TopicEntry) -> tuple[int, int]:
     """``(online, total)``: the topic's partitions that are online (``is_online``), of all of them."""
-    return sum(1 for s in entry.states.values() if is_online(s)), len(entry.partition_ids)
+    assignment = entry.assignment if isinstance(entry.assignment, TopicAssignment) else None
+    online = sum(
+        1 for p, s in entry.states.items() if is_online(s, assignment.replicas(p) if assignment is not None else None)
+    )
+    return online, len(entry.partition_ids)
 
 
 def online_progress(reader: TopicStateReader, topic: str, partitions: Sequence[int]) -> OnlineProgress:
-    """One look at the ``state`` znodes of ``partitions``."""
+    """One look at the ``state`` znodes of ``partitions``: a partition counts as online only when its leader
+    is one of its replicas (a state znode left before the partition was added keeps its old leader)."""
     states = reader.partition_states(topic, partitions)
+    live = reader.topic(topic)
+    assignment = live.assignment if live is not None and isinstance(live.assignment, TopicAssignment) else None
     with_leader: list[int] = []
     no_state: list[int] = []
     no_leader: list[int] = []
     unreadable: list[int] = []
+    foreign: dict[int, PartitionState] = {}
     for p in partitions:
         state = states[p]
         if state is None:
             no_state.append(p)
         elif isinstance(state, Unreadable):
             unreadable.append(p)
-        elif is_online(state):
+        elif not state.has_leader:
+            no_leader.append(p)
+        elif is_online(state, assignment.replicas(p) if assignment is not None else None):
             with_leader.append(p)
         else:
-            no_leader.append(p)
-    reasons: tuple[str, ...] = ()
+            foreign[p] = state
+    reasons: list[str] = []
+    if foreign:
+        assert assignment is not None
+        reasons.extend(
+            f"partition {p}: leader {st.leader} (ISR {list(st.isr)}) is not one of its replicas "
+            f"{list(assignment.replicas(p))}: the controller did not initialise it because its state znode "
+            "existed before the partition was added; Kafka kept that state"
+            for p, st in foreign.items()
+        )
     if len(with_leader) < len(partitions):
-        reasons = tuple(_offline_reasons(reader, topic, [p for p in partitions if p not in with_leader]))
+        reasons += _offline_reasons(reader, topic, [p for p in partitions if p not in with_leader and p not in foreign])
     return OnlineProgress(
-        topic, tuple(partitions), tuple(with_leader), tuple(no_state), tuple(no_leader), tuple(unreadable), reasons
+        topic,
+        tuple(partitions),
+        tuple(with_leader),
+        tuple(no_state),
+        tuple(no_leader),
+        tuple(unreadable),
+        tuple(reasons),
+        tuple(foreign),
     )
 
 

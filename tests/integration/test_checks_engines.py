@@ -96,11 +96,18 @@ def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(spark:
 
 # name -> (snapshot, params, checks with default params, checks with these params)
 PARAMS_CASES: dict[str, tuple[ClusterSnapshot, CheckParams, set[str], set[str]]] = {
-    "min_isr_default": (
+    "min_isr_given": (
         healthy(states=with_states(p_1=state_json(2, [2, 3]))),
-        CheckParams(min_isr_default=3),
+        CheckParams(min_isr_given=3),
         {"under_replicated"},
-        {"under_min_isr"},
+        {"under_min_isr", "under_replicated"},
+    ),
+    "static_min_isr_of_the_leader": (
+        # Broker 2 reported 3 through DescribeConfigs; broker 1's value is unknown: not judged.
+        healthy(states=with_states(p_0=state_json(1, [1, 2]), p_1=state_json(2, [2, 3]))),
+        CheckParams(static_min_isr=((2, 3),)),
+        {"under_replicated"},
+        {"under_min_isr", "under_replicated"},
     ),
     "imbalance_percent": (
         healthy(states=with_states(p_0=state_json(2, [1, 2, 3]))),

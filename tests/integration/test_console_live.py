@@ -5,7 +5,10 @@ deadline while the app keeps running (``eventually``), never with a bare sleep."
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from textual.widgets import Input, Label, Static
@@ -87,7 +90,7 @@ async def test_a_killed_broker_shows_up_as_left_in_the_cluster_screen_and_the_ev
             gone = [r for r in screen.query_one("#brokers", VirtualTable).visible_rows() if r.key == "3"]
             assert all(r.cells[1] == f"127.0.0.1:{port} (gone)" and r.cells[-1] == "NO" for r in gone)
             log = screen.query_one("#events", EventLog).visible_rows()
-            assert any(row.cells[1] == f"broker 3 left (127.0.0.1:{port})" and "error" in row.meanings for row in log)
+            assert any(row.cells[2] == f"broker 3 left (127.0.0.1:{port})" and "error" in row.meanings for row in log)
         finally:
             await in_thread(lambda: sandbox.start_broker(3))
         await eventually(pilot, lambda: any(t.startswith("broker 3 registered") for t in event_lines(app)), 60,
@@ -163,6 +166,8 @@ async def test_the_expand_flow_adds_exactly_the_previewed_partitions_and_keeps_t
         assert isinstance(after, TopicAssignment)
         assert dict(after.partitions) == shown
         assert after.topic_id == before.topic_id and after.topic_id is not None
+        added = f"topic {unique_name} assignment changed: partitions 3 -> 6"
+        await eventually(pilot, lambda: any(t.startswith(added) for t in event_lines(app)), 30, "the event")
 
 
 async def test_the_delete_flow_ends_with_the_topic_gone(sandbox: Sandbox, zk: ZkSession, unique_name: str) -> None:
@@ -267,6 +272,18 @@ async def test_the_export_of_the_cluster_screen_holds_brokers_and_events(sandbox
         with open(app.last_export, encoding="utf-8") as handle:
             data = json.load(handle)
         assert data["kzc_export"] == "cluster" and data["context"] == "sandbox"
+        # The export's health counters are describe's (one derivation), on the same quiet cluster.
+        kzc = str(Path(sys.executable).with_name("kzc"))
+        command = [kzc, "describe", "--zookeeper", sandbox.info().zookeeper, "--json"]
+        done = await in_thread(lambda: subprocess.run(command, capture_output=True, text=True, timeout=120))
+        assert done.returncode == 0, done.stderr
+        described = json.loads(done.stdout)["health"]
+        exported = data["health"]
+        assert (exported["offline"], exported["under_replicated"], exported["under_min_isr"]) == (
+            described["offline_partitions"],
+            described["under_replicated_partitions"],
+            described["under_min_isr_partitions"],
+        )
         assert [b["id"] for b in data["brokers"]] == [1, 2, 3]
         assert data["controller"]["broker_id"] in (1, 2, 3)
 

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +30,7 @@ from core.console.view import ViewBuilder, partition_rows
 from core.console.zk import ZkBackend
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from core.sandbox.jars import KAFKA_VERSION, jars_dir, java_executable
 from core.snapshot.health import assess
 from core.snapshot.model import StaticMinIsr
 from tests.integration.zk_server import zk_client
@@ -139,6 +141,57 @@ def test_acks_all_is_refused_exactly_where_a_real_producer_gets_not_enough_repli
         backend.close()
 
 
+def _kafka_topics(bootstrap: str, flag: str) -> set[tuple[str, int]]:
+    """The partitions Kafka's own ``kafka-topics.sh --bootstrap-server ... --describe FLAG`` lists
+    (``org.apache.kafka.tools.TopicCommand`` 3.9.1; its jar is fetched with Maven like the sandbox's)."""
+    tools = (
+        Path.home() / ".m2/repository/org/apache/kafka/kafka-tools" / KAFKA_VERSION / f"kafka-tools-{KAFKA_VERSION}.jar"
+    )
+    if not tools.exists():
+        artifact = f"-Dartifact=org.apache.kafka:kafka-tools:{KAFKA_VERSION}"
+        subprocess.run(["mvn", "-q", "dependency:get", artifact, "-Dtransitive=false"], check=True, timeout=600)
+    classpath = f"{jars_dir()}/*:{tools}"
+    command = [java_executable(), "-cp", classpath, "org.apache.kafka.tools.TopicCommand",
+               "--bootstrap-server", bootstrap, "--describe", flag]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    listed = set()
+    for line in done.stdout.splitlines():
+        fields = dict(f.split(": ", 1) for f in line.strip().split("\t") if ": " in f)
+        if "Partition" in fields:
+            listed.add((fields["Topic"], int(fields["Partition"])))
+    return listed
+
+
+def test_describe_and_check_list_what_kafkas_own_tool_lists(
+    cluster: Sandbox, broker_3_down: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Broker 3 is down and the controller has updated ZooKeeper and the brokers alike.
+    under_replicated = _kafka_topics(broker_3_down, "--under-replicated-partitions")
+    unavailable = _kafka_topics(broker_3_down, "--unavailable-partitions")
+    under_min_isr = _kafka_topics(broker_3_down, "--under-min-isr-partitions")
+    assert {("acks", p) for p in ON_BROKER_3} <= under_replicated
+
+    zookeeper = cluster.info().zookeeper
+    code = main(["describe", "--zookeeper", zookeeper, "--bootstrap-server", broker_3_down, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    described = json.loads(out)["health"]
+    assert described["under_replicated_partitions"] == len(under_replicated)
+    assert described["offline_partitions"] == len(unavailable)
+    assert described["under_min_isr_partitions"] == len(under_min_isr)
+
+    code = main(["check", "--zookeeper", zookeeper, "--bootstrap-server", broker_3_down, "--engine", "local", "--json"])
+    out, err = capsys.readouterr()
+    findings = json.loads(out)["findings"]
+
+    def checked(check: str) -> set[tuple[str, int]]:
+        return {(f["topic"], f["partition"]) for f in findings if f["check"] == check}
+
+    assert checked("under_replicated") == under_replicated
+    assert checked("offline_partition") == unavailable
+    assert checked("under_min_isr") == under_min_isr
+
+
 def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     cluster: Sandbox, zk: KazooClient, broker_3_down: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -146,21 +199,30 @@ def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     zk.delete("/brokers/topics/planted/partitions/1/state")
     zk.set("/config/topics/planted", json.dumps({"version": 1, "config": {"min.insync.replicas": "3"}}).encode())
 
-    # Kafka's TopicCommand (--zookeeper) rules on the raw znodes: unavailable = no leader or a leader that is
-    # not registered; under-replicated = ISR (empty without a state) smaller than the replicas.
+    # Kafka's TopicCommand rules on the raw znodes: unavailable = no leader or a leader that is not
+    # registered; under-replicated = ISR (empty without a state) smaller than the replicas minus the adding
+    # ones; under min ISR = no live leader or ISR smaller than min.insync.replicas (the topic override, else
+    # the brokers' static 2).
     live = {int(b) for b in zk.get_children("/brokers/ids")}
-    unavailable, under_replicated = set(), set()
+    unavailable, under_replicated, under_min_isr = set(), set(), set()
     for topic in zk.get_children("/brokers/topics"):
-        assignment = json.loads(zk.get(f"/brokers/topics/{topic}")[0])["partitions"]
-        for p, replicas in assignment.items():
+        topic_znode = json.loads(zk.get(f"/brokers/topics/{topic}")[0])
+        adding = topic_znode.get("adding_replicas") or {}
+        config_path = f"/config/topics/{topic}"
+        config = json.loads(zk.get(config_path)[0])["config"] if zk.exists(config_path) else {}
+        min_isr = int(config.get("min.insync.replicas", 2))
+        for p, replicas in topic_znode["partitions"].items():
             path = f"/brokers/topics/{topic}/partitions/{p}/state"
             state = json.loads(zk.get(path)[0]) if zk.exists(path) else None
             leader = state["leader"] if state else None
             isr = state["isr"] if state else []
-            if leader is None or leader not in live:
+            has_leader = leader is not None and leader in live
+            if not has_leader:
                 unavailable.add((topic, int(p)))
-            if len(isr) < len(replicas):
+            if len(isr) < len([r for r in replicas if r not in adding.get(p, [])]):
                 under_replicated.add((topic, int(p)))
+            if not has_leader or len(isr) < min_isr:
+                under_min_isr.add((topic, int(p)))
     assert ("planted", 1) in unavailable and ("planted", 1) in under_replicated
 
     zookeeper = cluster.info().zookeeper
@@ -170,6 +232,20 @@ def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     described = json.loads(out)["health"]
     assert described["offline_partitions"] == len(unavailable)
     assert described["under_replicated_partitions"] == len(under_replicated)
+    assert described["under_min_isr_partitions"] == len(under_min_isr)
+
+    # kzc check counts the same partitions: it calls the same derivation.
+    code = main(["check", "--zookeeper", zookeeper, "--bootstrap-server", broker_3_down, "--engine", "local", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1, err  # offline partitions are errors
+    findings = json.loads(out)["findings"]
+
+    def checked(check: str) -> set[tuple[str, int]]:
+        return {(f["topic"], f["partition"]) for f in findings if f["check"] == check}
+
+    assert checked("offline_partition") == unavailable
+    assert checked("under_replicated") == under_replicated
+    assert checked("under_min_isr") == under_min_isr
 
     settings = ConnectionSettings(
         zookeeper=parse_zookeeper(zookeeper), bootstrap_servers=parse_bootstrap(broker_3_down)
@@ -193,6 +269,7 @@ def test_describe_the_console_and_kafkas_rules_count_the_same_partitions(
     )
     assert {(o.topic, o.partition) for o in report.offline} == unavailable
     assert {(u.topic, u.partition) for u in report.under_replicated} == under_replicated
+    assert {(u.topic, u.partition) for u in report.under_min_isr} == under_min_isr
     # planted-0 has ISR 2 < its override 3; planted-1 has no leader: both under min ISR, as Kafka's tool says.
     assert {("planted", 0), ("planted", 1)} <= {(u.topic, u.partition) for u in report.under_min_isr}
     assert counters.acks_all_unknown == 0

@@ -584,6 +584,48 @@ def test_kzc_watch_streams_one_json_object_per_line_and_exits_0_on_ctrl_c(cluste
     _delete_topic(cluster, unique_name)
 
 
+def test_kzc_watch_json_emits_health_changed_when_a_partition_enters_and_leaves_the_offline_set(
+    cluster: Sandbox, unique_name: str
+) -> None:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    _create_topic(cluster, unique_name, [[1, 2]])
+    state_path = f"/brokers/topics/{unique_name}/partitions/0/state"
+    command = [sys.executable, "-m", "cli.main", "watch", "--json", "--zookeeper", cluster.info().zookeeper]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")), daemon=True)  # type: ignore[union-attr]
+    reader.start()
+    me = {"topic": unique_name, "partition": 0}
+
+    def health(match: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+        parsed = [json.loads(line) for line in list(lines)]
+        return next((p for p in parsed if p["event"] == "HealthChanged" and match(p)), None)
+
+    try:
+        with zk_client(cluster.info().zookeeper) as zk:
+            wait_until(lambda: zk.exists(state_path), EVENT_TIMEOUT, "the topic's state znode")
+            first = wait_until(lambda: health(lambda _p: True), 60, "the first HealthChanged (the initial state)")
+            assert first is not None and me not in first["entered"].get("offline", [])
+            good, _ = zk.get(state_path)
+            bad = {**json.loads(good), "leader": -1}
+            zk.set(state_path, json.dumps(bad).encode())  # planted: no leader
+            entered = wait_until(
+                lambda: health(lambda p: me in p["entered"].get("offline", [])), EVENT_TIMEOUT, "offline entered"
+            )
+            assert entered is not None and entered["offline"] >= 1
+            assert me in entered["entered"]["under_min_isr"]  # no leader: acks=all fails too
+            assert entered["text"].startswith("health: ")
+            zk.set(state_path, good)
+            left = wait_until(lambda: health(lambda p: me in p["left"].get("offline", [])), EVENT_TIMEOUT, "left")
+            assert left is not None and left["offline"] == entered["offline"] - 1
+    finally:
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=30)
+    reader.join(timeout=10)
+    assert code == 0
+    _delete_topic(cluster, unique_name)
+
+
 def test_kzc_watch_prints_timestamped_lines_without_json(cluster: Sandbox, unique_name: str) -> None:
     command = [sys.executable, "-m", "cli.main", "watch", "--zookeeper", cluster.info().zookeeper]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -593,6 +635,8 @@ def test_kzc_watch_prints_timestamped_lines_without_json(cluster: Sandbox, uniqu
         proc.stderr.readline()
         _create_topic(cluster, unique_name, [[3]])
         line = proc.stdout.readline()
+        while "  health: " in line:  # the health lines (HealthChanged) may come first
+            line = proc.stdout.readline()
         stamp, _, text = line.rstrip("\n").partition("  ")
         assert text == f"topic {unique_name} created"
         assert len(stamp) == len("2025-01-01 12:00:00.000") and stamp[4] == "-" and stamp[13] == ":"

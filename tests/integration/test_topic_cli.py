@@ -297,9 +297,41 @@ def test_a_stuck_deletion_is_explained_and_finishes_when_the_broker_returns(
         )
         assert code == 1
         assert out["deleted"] == [unique_name]
-        assert out["progress"]["pending"] == {unique_name: [f"replica on dead broker {victim}"]}
-        assert f"not finished after 4 s: {unique_name}: stuck: replica on dead broker {victim}" in out["error"]
-        assert f"{unique_name}: stuck: replica on dead broker {victim}" in err
+        dead = f"replicas on broker(s) {victim}, which are not registered"
+        [[pending]] = out["progress"]["pending"].values()
+        assert list(out["progress"]["pending"]) == [unique_name] and pending.startswith(dead)
+        assert f"not finished after 4 s: {unique_name}: stuck: {dead}" in out["error"]
+        assert f"{unique_name}: stuck: {dead}" in err
     finally:
         sandbox.start_broker(victim)
     wait_until(lambda: gone(zk, unique_name), 90, "the deletion to complete")
+
+
+# ---- a stray state znode of a partition about to be added --------------------------------------------------
+
+
+def test_an_expansion_over_a_stray_state_znode_is_warned_and_wait_says_what_kafka_did(
+    sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str], unique_name: str
+) -> None:
+    where = cluster(sandbox, "zookeeper")
+    code, out, _ = run(
+        capsys, "topic", "create", unique_name, "--replica-assignment", "1,2", "--yes", "--wait", "--json", *where
+    )
+    assert code == 0, out
+    # Planted by hand before the expansion: partition 2's state, led by broker 1 (the new replica is 3).
+    stray = {"controller_epoch": 1, "leader": 1, "version": 1, "leader_epoch": 0, "isr": [1]}
+    zk.create(f"/brokers/topics/{unique_name}/partitions/2/state", json.dumps(stray).encode(), makepath=True)
+    expand = ["topic", "expand", unique_name, "--partitions", "3", "--replica-assignment", "1,3,3", "--json"]
+
+    code, out, _ = run(capsys, *expand, "--dry-run", *where)
+    assert code == 0, out
+    warnings = " | ".join(out["warnings"])
+    assert f"partition(s) 2 already have a state znode (/brokers/topics/{unique_name}/partitions/2/state)" in warnings
+    assert "existing partition(s) differ from their current replicas (1: given [3], current [2])" in warnings
+
+    code, out, _ = run(capsys, *expand, "--yes", "--wait", "--timeout", "6", *where)
+    assert code == 1, out
+    assert out["progress"]["done"] is False and out["progress"]["leader_not_a_replica"] == [2]
+    assert "partition 2: leader 1 (ISR [1]) is not one of its replicas [3]" in " ".join(out["progress"]["reasons"])
+    code, out, _ = run(capsys, "topic", "delete", unique_name, "--yes", "--json", *where)
+    assert code == 0, out

@@ -40,6 +40,12 @@ def test_pending_work_counts_each_reassigning_partition_once() -> None:
         preferred_election=PreferredElectionRequest(1, (("a", 0),)),
     )
     pending = summarize(snap).to_json()["pending"]
+    deletions = pending.pop("deletions")
+    assert [(d["topic"], [r["code"] for r in d["reasons"]]) for d in deletions] == [
+        ("a", ["reassignment_in_progress"]),
+        ("gone", ["topic_missing"]),
+    ]
+    assert deletions[0]["replica_states"] == {"OnlineReplica": 6}  # a reassignment keeps deletion from starting
     assert pending == {
         "topic_deletions": 2, "queued_deletions": ["a", "gone"], "reassigning_partitions": 2,
         "preferred_elections": 1, "isr_change_notifications": 0, "log_dir_event_notifications": 0,
@@ -69,5 +75,8 @@ def test_the_text_form_shows_every_part() -> None:
     assert "Controller   broker 1, epoch 5, since 2023-11-14 22:12:50 UTC (30s ago)" in text
     assert "Brokers      2 registered" in text
     assert "r1        PLAINTEXT://h1:9092  2023-11-14 22:12:20 UTC (1m 0s ago)" in text
-    assert "Partitions   2" in text and "queued for deletion: a" in text
+    assert "Partitions   2" in text and "deletion of a, queued 2023-11-14" in text
+    assert "- replicas on broker(s) 3, which are not registered: the controller marks them" in text
+    states = "replicas: 1 ReplicaDeletionStarted/Successful, 1 ReplicaDeletionIneligible (broker 3), 2 OnlineReplica"
+    assert states in text
     assert "Health       1 offline, 1 under-replicated, 1 under min ISR" in text

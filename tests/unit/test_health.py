@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from core.console.protocols import DeletionStage
+from core.console.view import deletion_status
 from core.kafka.znodes import PartitionState, PreferredElectionRequest, ReassignmentRequest, Unreadable
 from core.snapshot.health import (
     MinIsr,
@@ -78,12 +80,15 @@ def test_the_isr_is_counted_as_zookeeper_holds_it_as_kafkas_tool_does() -> None:
     assert under_replicated_partitions(snap) == ()
 
 
-def test_during_a_reassignment_the_replication_factor_excludes_removing_replicas() -> None:
+def test_during_a_reassignment_the_replication_factor_excludes_adding_replicas() -> None:
     moving = {0: [1, 2, 3, 4]}
     in_sync = topic("a", moving, states={0: state(1, [1, 2, 3])}, adding={0: [4]}, removing={0: [3]})
     behind = topic("b", moving, states={0: state(1, [1, 2])}, adding={0: [4]}, removing={0: [3]})
     found = under_replicated_partitions(snapshot(brokers=[1, 2, 3, 4], topics=[in_sync, behind]))
     assert [(f.topic, f.replication_factor) for f in found] == [("b", 3)]
+    # Two added, one removed: the original three replicas are the factor (not five minus one).
+    growing = topic("c", {0: [1, 2, 3, 4, 5]}, states={0: state(1, [1, 2, 3])}, adding={0: [4, 5]}, removing={0: [3]})
+    assert under_replicated_partitions(snapshot(brokers=[1, 2, 3, 4, 5], topics=[growing])) == ()
 
 
 def test_partitions_without_a_readable_state_are_under_replicated_as_kafkas_tool_lists_them() -> None:
@@ -146,10 +151,10 @@ def test_an_override_that_is_not_an_integer_is_ignored() -> None:
 
 def test_acks_all_is_refused_exactly_when_a_live_leader_has_fewer_in_sync_replicas_than_required() -> None:
     two = MinIsr(2, "topic")
-    assert partition_health((1, 2, 3), 0, state(1, [1]), {1, 2, 3}, two).acks_all is False
-    assert partition_health((1, 2, 3), 0, state(1, [1, 2]), {1, 2, 3}, two).acks_all is True
-    assert partition_health((1, 2, 3), 0, state(4, [4, 1]), {1, 2, 3}, two).acks_all is False
-    unknown = partition_health((1, 2, 3), 0, state(1, [1]), {1, 2, 3}, MinIsr(None, "why"))
+    assert partition_health((1, 2, 3), (), state(1, [1]), {1, 2, 3}, two).acks_all is False
+    assert partition_health((1, 2, 3), (), state(1, [1, 2]), {1, 2, 3}, two).acks_all is True
+    assert partition_health((1, 2, 3), (), state(4, [4, 1]), {1, 2, 3}, two).acks_all is False
+    unknown = partition_health((1, 2, 3), (), state(1, [1]), {1, 2, 3}, MinIsr(None, "why"))
     assert (unknown.acks_all, unknown.acks_all_text) == (None, "? (why)")
 
 
@@ -238,3 +243,36 @@ def test_an_unreadable_topic_znode_is_a_reason() -> None:
     bad = topic("a", {}, assignment=Unreadable("/brokers/topics/a", b"{", "not JSON"))
     [queued] = deletion_queue(snapshot(topics=[bad], markers=["a"]))
     assert queued.codes == ("assignment_unreadable",) and "not JSON" in queued.reasons[0].detail
+
+
+# ---- deletion through the controller's eyes ---------------------------------------------------------------
+
+
+def test_replicas_of_a_stuck_deletion_are_held_as_the_controller_holds_them() -> None:
+    # Broker 3 is down: the controller stopped the live replicas (out of the ISR, leader -1 with the last
+    # member kept) and holds broker 3's as ReplicaDeletionIneligible.
+    states = {0: state(-1, [3]), 1: state(-1, [2]), 2: state(-1, [1])}
+    snap = snapshot(brokers=[1, 2], topics=[topic("a", RF3, states=states)], markers=["a"])
+    [queued] = deletion_queue(snap)
+    assert queued.codes == ("replica_on_dead_broker",)
+    held = {(r.partition, r.broker): r.state for r in queued.replicas}
+    assert {k for k, v in held.items() if v == "ReplicaDeletionIneligible"} == {(0, 3), (1, 3), (2, 3)}
+    assert {v for k, v in held.items() if k[1] != 3} == {"ReplicaDeletionStarted/Successful"}
+    status = deletion_status(snap, "a", NOW_MS)
+    assert status.stage is not DeletionStage.REPLICAS_REMOVED  # not "3/4 replicas removed" with a dead broker
+    assert "replicas: 6 ReplicaDeletionStarted/Successful, 3 ReplicaDeletionIneligible (broker 3)" in status.detail
+    assert status.stuck is not None and status.stuck.startswith("replicas on broker(s) 3, which are not registered")
+
+
+def test_every_blocker_is_listed_in_order_with_what_to_do_when_deletion_is_disabled() -> None:
+    moving = topic("a", {0: [1, 2, 4]}, adding={0: [4]}, removing={0: [1]})
+    snap = snapshot(brokers=[1, 2], controller=None, topics=[moving], markers=["a"])
+    [queued] = deletion_queue(snap, delete_topic_enable=False)
+    assert queued.codes == ("deletion_disabled", "no_controller", "replica_on_dead_broker", "reassignment_in_progress")
+    assert (
+        "set delete.topic.enable=true on every broker, restart them one at a time (rolling restart), then send "
+        "the delete again" in queued.reasons[0].detail
+    )
+    assert {r.state for r in queued.replicas} == {"OnlineReplica"}  # deletion has not started
+    status = deletion_status(snap, "a", NOW_MS)
+    assert status.stuck is not None and status.stuck.count("; ") >= 2  # every blocker, not the first only

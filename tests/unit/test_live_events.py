@@ -28,6 +28,8 @@ from core.live.events import (
     ControllerMoved,
     DeletionFinished,
     DeletionQueued,
+    HealthChanged,
+    HealthSets,
     IsrChanged,
     IsrNotificationsChanged,
     LeaderChanged,
@@ -42,6 +44,7 @@ from core.live.events import (
     TopicCreated,
     TopicRemoved,
     ZnodeUnreadable,
+    health_changed,
 )
 from core.zookeeper.session import ConnectionState
 
@@ -178,6 +181,10 @@ CASES: list[tuple[LiveEvent, str]] = [
         "re-synced after session expiry: 2 changes while away",
     ),
     (Resynced((), session_expired=False), "re-synced after reconnect: no changes while away"),
+    (
+        HealthChanged(1, 2, 1, (("offline", (("orders", 0),)),), (("under_replicated", (("a", 1), ("b", 2))),)),
+        "health: 1 offline, 2 under-replicated, 1 under min ISR: offline +1 (orders-0); under-replicated -2 (a-1, b-2)",
+    ),
 ]
 
 
@@ -262,3 +269,23 @@ def test_events_are_frozen_values() -> None:
     assert event == TopicCreated("orders") and hash(event) == hash(TopicCreated("orders"))
     with pytest.raises(AttributeError):
         event.name = "other"  # type: ignore[misc]
+
+
+def _sets(offline: set[tuple[str, int]], urp: set[tuple[str, int]], under_min: set[tuple[str, int]]) -> HealthSets:
+    return HealthSets(frozenset(offline), frozenset(urp), frozenset(under_min))
+
+
+def test_health_changed_names_the_partitions_that_entered_and_left_each_set() -> None:
+    before = _sets({("a", 0)}, {("a", 0), ("a", 1)}, {("a", 0)})
+    after = _sets(set(), {("a", 1), ("b", 0)}, {("a", 0)})
+    event = health_changed(before, after)
+    assert event is not None
+    assert event.to_json() == {
+        "event": "HealthChanged",
+        "offline": 0,
+        "under_replicated": 2,
+        "under_min_isr": 1,
+        "entered": {"under_replicated": [{"topic": "b", "partition": 0}]},
+        "left": {"offline": [{"topic": "a", "partition": 0}], "under_replicated": [{"topic": "a", "partition": 0}]},
+    }
+    assert health_changed(after, after) is None

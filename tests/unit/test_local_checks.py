@@ -23,6 +23,7 @@ from core.kafka.names import name_problem
 from core.kafka.znodes import (
     Unreadable,
 )
+from core.snapshot.health import assess
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.checks import (
     CASES,
@@ -67,7 +68,7 @@ def test_a_healthy_cluster_has_no_findings_at_all() -> None:
 
 def test_offline_partition_names_the_partition_the_state_and_why() -> None:
     findings = run(healthy(states=with_states(p_0=state_json(-1, [1]))))
-    (offline,) = findings
+    offline = next(f for f in findings if f.check == "offline_partition")
     assert (offline.check, offline.severity, offline.topic, offline.partition, offline.broker) == (
         "offline_partition", Severity.ERROR, "orders", 0, None
     )  # fmt: skip
@@ -76,33 +77,59 @@ def test_offline_partition_names_the_partition_the_state_and_why() -> None:
     assert offline.detail == "Partition orders-0 is offline: it has no leader (leader -1); ISR [1]."
 
 
-def test_an_offline_partition_is_not_also_under_replicated_or_under_min_isr() -> None:
+def test_an_offline_partition_is_also_under_replicated_and_under_min_isr_as_kafkas_tool_lists_it() -> None:
     snapshot = healthy(
         topic_configs={"orders": b'{"version":1,"config":{"min.insync.replicas":"2"}}'},
         states=with_states(p_0=state_json(-1, [1])),
     )
-    assert checks_of(run(snapshot)) == {"offline_partition"}
+    findings = run(snapshot)
+    assert sorted(f.check for f in findings) == ["offline_partition", "under_min_isr", "under_replicated"]
+    under_min = next(f for f in findings if f.check == "under_min_isr")
+    assert under_min.evidence_dict["has_live_leader"] is False
+    assert under_min.detail == "Partition orders-0 has no live leader: producers with acks=all fail."
 
 
-def test_under_min_isr_wins_over_under_replicated_and_names_the_source() -> None:
+def test_checks_count_exactly_the_partitions_the_health_derivation_counts() -> None:
+    snapshot = healthy(
+        brokers={1: broker_json(1), 2: broker_json(2)},
+        topic_configs={"orders": b'{"version":1,"config":{"min.insync.replicas":"2"}}'},
+        states=with_states(p_0=None, p_1=state_json(2, [2]), p_2=state_json(3, [3, 1])),
+        markers={"orders": NOW - MINUTE},
+    )
+    report = assess(snapshot)
+    findings = run(snapshot)
+
+    def found(check: str) -> set[tuple[str, int]]:
+        return {(f.topic, f.partition) for f in findings if f.check == check and f.partition is not None}
+
+    assert found("offline_partition") == {(o.topic, o.partition) for o in report.offline}
+    assert found("under_replicated") == {(u.topic, u.partition) for u in report.under_replicated}
+    assert found("under_min_isr") == {(u.topic, u.partition) for u in report.under_min_isr}
+    assert all(f.evidence_dict.get("queued_for_deletion") for f in findings if f.check == "offline_partition")
+
+
+def test_under_min_isr_and_under_replicated_both_name_the_partition_and_the_source() -> None:
     snapshot = healthy(
         topic_configs={"orders": b'{"version":1,"config":{"min.insync.replicas":"3"}}'},
         states=with_states(p_1=state_json(2, [2, 3])),
     )
-    (finding,) = run(snapshot)
-    assert finding.check == "under_min_isr" and finding.partition == 1
+    findings = run(snapshot)
+    assert sorted(f.check for f in findings) == ["under_min_isr", "under_replicated"]
+    finding = next(f for f in findings if f.check == "under_min_isr")
+    assert finding.partition == 1
     assert finding.evidence_dict["min_insync_replicas"] == 3
-    assert finding.evidence_dict["min_isr_source"] == "topic config"
+    assert finding.evidence_dict["min_isr_source"] == "topic"
 
 
-def test_min_isr_falls_back_to_the_given_broker_default() -> None:
+def test_min_isr_falls_back_to_the_given_static_value_and_is_not_judged_without_one() -> None:
     snapshot = healthy(states=with_states(p_1=state_json(2, [2, 3])))
-    assert checks_of(run(snapshot, params=CheckParams(min_isr_default=3))) == {"under_min_isr"}
+    assert checks_of(run(snapshot)) == {"under_replicated"}
+    assert checks_of(run(snapshot, params=CheckParams(min_isr_given=3))) == {"under_min_isr", "under_replicated"}
     invalid = healthy(
         topic_configs={"orders": b'{"version":1,"config":{"min.insync.replicas":"two"}}'},
         states=with_states(p_1=state_json(2, [2, 3])),
     )
-    assert checks_of(run(invalid)) == {"under_replicated"}
+    assert checks_of(run(invalid, params=CheckParams(min_isr_given=1))) == {"under_replicated"}
 
 
 def test_a_killed_broker_shows_as_under_replication_not_as_unknown_replicas() -> None:
@@ -145,13 +172,17 @@ def test_leader_imbalance_follows_kafkas_ratio_and_threshold() -> None:
     assert "leader_imbalance" not in checks_of(run(two, params=CheckParams(imbalance_percent=20)))
 
 
-def test_a_topic_being_deleted_reports_its_deletion_not_its_availability() -> None:
+def test_a_topic_being_deleted_reports_its_deletion_and_its_availability_flagged_as_queued() -> None:
     snapshot = healthy(
         brokers={1: broker_json(1), 2: broker_json(2)},
         markers={"orders": NOW - MINUTE},
         states=with_states(p_0=state_json(-1, [1]), p_1=state_json(-1, [2]), p_2=state_json(-1, [3])),
     )
-    (stuck,) = run(snapshot)
+    findings = run(snapshot)
+    (stuck,) = [f for f in findings if f.check == "deletion_stuck"]
+    health = [f for f in findings if f.check != "deletion_stuck"]
+    assert len(health) == 9 and all(f.evidence_dict["queued_for_deletion"] is True for f in health)
+    assert "queued for deletion" in health[0].detail
     assert stuck.check == "deletion_stuck" and stuck.path == "/admin/delete_topics/orders"
     assert stuck.evidence_dict["reasons"] == ("offline_replicas",)
     assert stuck.evidence_dict["offline_replicas"] == (3,)

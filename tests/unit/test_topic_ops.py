@@ -309,6 +309,7 @@ def test_kzc_assign_takes_disable_rack_aware_offline_and_with_topic(
         return plan_expand(_facts(PARTIAL), _live("t", {0: [2, 3]}), request, via=via, znode_limit=znode_limit)
 
     monkeypatch.setattr(cli.assign_cmd, "ZkSession", Session)
+    monkeypatch.setattr(cli.assign_cmd, "require_kafka_cluster", lambda session: None)
     monkeypatch.setattr(cli.assign_cmd, "TopicStateReader", lambda session: FakeReader(_facts(PARTIAL)))
     monkeypatch.setattr(cli.assign_cmd, "plan_expand", fake_plan_expand)
     code, out, _ = _run(capsys, "assign", "--topic", "t", "--partitions", "3", "--disable-rack-aware", "--json", *ZK)

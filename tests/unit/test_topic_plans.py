@@ -32,6 +32,7 @@ from core.kafka.znodes import (
     parse_broker,
     parse_controller,
     parse_migration,
+    parse_partition_state,
     parse_reassignment,
     parse_topic,
 )
@@ -48,7 +49,7 @@ from core.topics.plan import (
     select_topics,
     unknown_topic_fields,
 )
-from core.topics.progress import TopicDeletion
+from core.topics.progress import TopicDeletion, online_progress
 
 ZK_CONTROLLER = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}'
 KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1700000000000","kraftControllerEpoch":7}'
@@ -241,6 +242,26 @@ def test_expand_plans_kafkas_automatic_assignment_and_keeps_the_znode_as_read() 
     assert plan.existing == ((0, (2, 3)), (1, (3, 1)), (2, (1, 2)))
 
 
+def test_expand_warns_about_a_stray_state_znode_of_a_partition_about_to_be_created() -> None:
+    live = replace(_live("t", _topic_json({0: [1, 2], 1: [2, 3]})), stray_states=frozenset({2, 7}))
+    plan = plan_expand(_facts(), live, ExpandRequest("t", 4), via="zookeeper")
+    [stray] = [w for w in plan.warnings if "already have a state znode" in w]
+    assert stray.startswith("partition(s) 2 already have a state znode (/brokers/topics/t/partitions/2/state)")
+    assert "the controller does not initialise a new partition whose state exists" in stray
+    clean = plan_expand(_facts(), _live("t", _topic_json({0: [1, 2], 1: [2, 3]})), ExpandRequest("t", 4), via="zk")
+    assert not [w for w in clean.warnings if "state znode" in w]
+
+
+def test_expand_names_manual_entries_of_existing_partitions_that_differ_from_their_replicas() -> None:
+    live = _live("t", _topic_json({0: [1, 2], 1: [2, 3]}))
+    plan = plan_expand(_facts(), live, ExpandRequest("t", 3, "1:2,3:1,3:1"), via="zookeeper")
+    [differ] = [w for w in plan.warnings if "--replica-assignment entries" in w]
+    assert "(1: given [3,1], current [2,3])" in differ and "Kafka ignores them and moves nothing" in differ
+    assert dict((p, list(r)) for p, r in plan.new_assignment) == {2: [3, 1]}
+    same = plan_expand(_facts(), live, ExpandRequest("t", 3, "1:2,2:3,3:1"), via="zookeeper")
+    assert not [w for w in same.warnings if "--replica-assignment entries" in w]
+
+
 @pytest.mark.parametrize(
     ("request_", "topic", "facts_args", "error", "message"),
     [
@@ -305,7 +326,9 @@ def test_delete_selects_whole_name_regex_matches_and_reports_what_would_hold_the
     live = _live("logs-b", _topic_json({0: [2, 3]}))
     plan = _delete(facts, DeleteRequest(regex="logs-.*"), live={"logs-b": live})
     assert plan.topics == ("logs-a", "logs-b")
-    assert plan.to_json()["obstacles"] == {"logs-b": ["replica on dead broker 3"]}
+    [[obstacle]] = plan.to_json()["obstacles"].values()
+    assert list(plan.to_json()["obstacles"]) == ["logs-b"]
+    assert obstacle.startswith("replicas on broker(s) 3, which are not registered: the controller marks them")
     assert [c.status for c in plan.checks] == ["ok", "ok", "ok"]
 
 
@@ -344,7 +367,7 @@ def test_an_unknown_delete_topic_enable_is_a_warning_not_a_refusal() -> None:
 def test_an_already_marked_topic_says_why_it_is_stuck() -> None:
     facts = _facts({1: "r1", 2: "r2"}, topics=("t",), marked=("t",))
     live = _live("t", _topic_json({0: [1, 3]}))
-    with pytest.raises(GuardError, match="already marked for deletion. It is stuck: replica on dead broker 3"):
+    with pytest.raises(GuardError, match=r"already marked for deletion. It is stuck: replicas on broker\(s\) 3, which"):
         _delete(facts, DeleteRequest(("t",)), live={"t": live})
 
 
@@ -371,10 +394,11 @@ def test_a_migration_znode_under_a_zookeeper_controller_only_warns() -> None:
 def test_deletion_obstacles_follow_the_controllers_ineligibility_rules() -> None:
     reassigning = _topic_json({0: [1, 2], 1: [2, 4]}, removing_replicas={"0": [1]})
     facts = _facts({1: None, 2: None}, controller=None)
-    assert deletion_obstacles(facts, _live("t", reassigning)) == [
+    # The shared rule (core.snapshot.health.deletion_blockers): every blocker, in its order.
+    assert [o.split(":")[0] for o in deletion_obstacles(facts, _live("t", reassigning))] == [
         "no active controller (/controller is missing)",
-        "replica on dead broker 4",
-        "partition reassignment in progress (partitions 0)",
+        "replicas on broker(s) 4, which are not registered",
+        "partition(s) 0 are being reassigned",
     ]
     assert TopicDeletion("t", True, True, ("replica on dead broker 4",)).describe() == (
         "t: stuck: replica on dead broker 4"
@@ -580,3 +604,38 @@ def test_a_too_large_expansion_is_refused_before_it_is_computed() -> None:
         plan_expand(_facts(), live, ExpandRequest("t", 2**31 - 1), via="zookeeper")
     with pytest.raises(GuardError, match="jute.maxbuffer is 100 bytes"):
         plan_expand(_facts(), live, ExpandRequest("t", 3), via="zookeeper", znode_limit=100)
+
+
+class _StateReader:
+    """``online_progress``'s reads over a fixed topic and states."""
+
+    def __init__(self, live: LiveTopic, states: dict[int, bytes]) -> None:
+        self.live = live
+        self.states = states
+
+    def facts(self) -> ClusterFacts:
+        return _facts()
+
+    def topic(self, name: str) -> LiveTopic:
+        return self.live
+
+    def partition_states(self, topic: str, partitions: list[int]) -> dict[int, Any]:
+        path = "/brokers/topics/t/partitions/{}/state"
+        return {
+            p: parse_partition_state(path.format(p), self.states[p]) if p in self.states else None for p in partitions
+        }
+
+
+def test_wait_counts_a_new_partition_online_only_when_its_leader_is_one_of_its_replicas() -> None:
+    def state(leader: int, isr: list[int]) -> bytes:
+        return json.dumps(
+            {"controller_epoch": 1, "leader": leader, "version": 1, "leader_epoch": 0, "isr": isr}
+        ).encode()
+
+    live = _live("t", _topic_json({0: [1, 2], 1: [2, 3], 2: [3, 1]}))
+    # Partition 1 kept a stray state (leader 1, not a replica); partition 2 was initialised by the controller.
+    progress = online_progress(_StateReader(live, {1: state(1, [1]), 2: state(3, [3, 1])}), "t", [1, 2])  # type: ignore[arg-type]
+    assert not progress.done
+    assert progress.with_leader == (2,) and progress.foreign_leader == (1,)
+    assert "partition 1: leader 1 (ISR [1]) is not one of its replicas [2, 3]" in progress.describe()
+    assert progress.to_json()["leader_not_a_replica"] == [1]

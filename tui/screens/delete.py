@@ -128,7 +128,8 @@ class DeleteScreen(KzcScreen):
                 if status.stage is not DeletionStage.NOT_QUEUED:
                     self._seen_queued.add(topic)
                 stage = STAGE_TEXT[status.stage]
-                detail = status.stuck or status.detail
+                # Every blocker, then the stage and the replicas as the controller holds them.
+                detail = f"{status.stuck} · {status.detail}" if status.stuck else status.detail
                 meanings = (
                     frozenset({"warning"})
                     if status.stuck

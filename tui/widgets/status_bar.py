@@ -1,14 +1,18 @@
 """``StatusBar``: the line at the top of every screen: context, ZooKeeper state, controller, read-only
-badge, and the time of the last change seen. States and the badge are CSS classes."""
+badge, when the last full read of the cluster finished and the time of the last change seen (with its
+age, ticking). States and the badge are CSS classes. Every second it redraws from the app's
+``status_info``, so a screen shown again is current at once and ages move."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Label
 
+from core.human_time import age_text
 from core.zookeeper.session import ConnectionState
 
 
@@ -23,6 +27,8 @@ class StatusInfo:
     read_only: bool = False
     last_change: str | None = None  # already formatted (local time)
     note: str | None = None  # e.g. "reconnecting…", or why connecting failed
+    last_change_ms: int | None = None  # for the ticking age of the last change
+    full_read_ms: int | None = None  # when the last full read of ZooKeeper finished
 
 
 _STATE_TEXT = {
@@ -52,6 +58,10 @@ class StatusBar(Horizontal):
         yield Label("", id="status-last")
 
     def on_mount(self) -> None:
+        self._tick()
+        self.set_interval(1.0, self._tick)
+
+    def _tick(self) -> None:
         info = getattr(self.app, "status_info", None)
         if isinstance(info, StatusInfo):
             self.show(info)
@@ -73,5 +83,15 @@ class StatusBar(Horizontal):
         ctrl.update(controller)
         ctrl.set_class(info.controller is None and info.state is ConnectionState.CONNECTED, "-missing")
         self.query_one("#status-ro", Label).display = info.read_only
-        last = info.note or (f"changed {info.last_change}" if info.last_change else "")
-        self.query_one("#status-last", Label).update(last)
+        self.query_one("#status-last", Label).update(info.note or self._times(info))
+
+    def _times(self, info: StatusInfo) -> str:
+        clock = getattr(self.app, "now_ms", None)
+        now = clock() if callable(clock) else int(time.time() * 1000)
+        parts = []
+        if info.full_read_ms is not None:
+            parts.append("read " + time.strftime("%H:%M:%S", time.localtime(info.full_read_ms / 1000)))
+        if info.last_change:
+            age = f" ({age_text(max(0, now - info.last_change_ms) / 1000)} ago)" if info.last_change_ms else ""
+            parts.append(f"changed {info.last_change}{age}")
+        return " · ".join(parts)
