@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cli import assign_cmd, check_cmd, describe_cmd, sandbox_cmd, snapshot_cmd, topic_cmd, watch_cmd, zk_cmd
+from cli import assign_cmd, check_cmd, describe_cmd, groups_cmd, sandbox_cmd, snapshot_cmd, topic_cmd, watch_cmd, zk_cmd
 
 REGISTRY: list[Callable[[Any], None]] = [sandbox_cmd.register, watch_cmd.register]
 REGISTRY += [assign_cmd.register, topic_cmd.register]
 REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, check_cmd.register]
+REGISTRY += [groups_cmd.register]
