@@ -11,6 +11,7 @@ from tui.screens.cluster import ClusterScreen, HealthCounter
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.expand import ExpandScreen
+from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.topic_detail import TopicDetailScreen
@@ -31,6 +32,8 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("expand", ExpandScreen),
     ("delete", DeleteScreen),
     ("checks", ChecksScreen),
+    ("groups", GroupsScreen),
+    ("group detail", GroupDetailScreen),
     ("tables", VirtualTable),
     ("filter bar", FilterBar),
     ("help", HelpScreen),
