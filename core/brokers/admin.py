@@ -282,9 +282,7 @@ class KafkaAdmin:
             raise KzcError(
                 "some brokers did not list their consumer groups: " + "; ".join(str(e) for e in result.errors[:3])
             )
-        return [
-            GroupListing(g.group_id, _state_name(g.state), bool(g.is_simple_consumer_group)) for g in result.valid
-        ]
+        return [GroupListing(g.group_id, _state_name(g.state), bool(g.is_simple_consumer_group)) for g in result.valid]
 
     def describe_consumer_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription | KzcError]:
         """Each group's state, protocol, coordinator and members, or the error that group's coordinator gave.
@@ -405,9 +403,7 @@ class KafkaAdmin:
         )
         found = metadata.topics.get(topic)
         if found is None or found.error is not None or not found.partitions:
-            raise KafkaRuleError(
-                "This server does not host this topic-partition.", "UnknownTopicOrPartitionException"
-            )
+            raise KafkaRuleError("This server does not host this topic-partition.", "UnknownTopicOrPartitionException")
         return sorted(found.partitions)
 
     def alter_consumer_group_offsets(self, group_id: str, offsets: Mapping[TopicPartitionKey, int]) -> None:

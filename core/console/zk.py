@@ -430,6 +430,7 @@ class ZkBackend:
         """
         found = self._group_ops().describe(group)
         with self._groups_lock:
+            self._history.add(time.monotonic(), [found], complete=False)
             trend = self._history.trend(group)
         return GroupDetail(found, trend)
 

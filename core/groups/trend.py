@@ -46,6 +46,15 @@ class LagTrend:
             return f"{text}, caught up in about {age_text(self.catch_up_s)}"
         return text
 
+    def short(self) -> str:
+        """For a table cell, e.g. ``64/s in, 60/s out · catching up, 6m 20s``."""
+        text = f"{self.consumed_per_s:.0f}/s in, {self.produced_per_s:.0f}/s out · "
+        if self.lag == 0:
+            return text + "no lag"
+        if self.catch_up_s is not None:
+            return text + f"catching up, {age_text(self.catch_up_s)}"
+        return text + self.direction
+
     def to_json(self) -> dict[str, Any]:
         """``{"consumed_per_s", "produced_per_s", "window_s", "direction", "catch_up_s"}``."""
         return {
@@ -81,8 +90,9 @@ class LagHistory:
         self._samples: dict[str, deque[tuple[float, _Offsets]]] = {}
         self._lags: dict[str, int | None] = {}
 
-    def add(self, at_s: float, groups: Iterable[GroupLag]) -> None:
-        """Record one sample of ``groups`` taken at ``at_s`` (monotonic seconds)."""
+    def add(self, at_s: float, groups: Iterable[GroupLag], complete: bool = True) -> None:
+        """Record one sample of ``groups`` taken at ``at_s`` (monotonic seconds); ``complete``: these are all
+        the groups (the others are gone and forgotten), else a read of some groups only."""
         present = set()
         for group in groups:
             present.add(group.group)
@@ -96,7 +106,7 @@ class LagHistory:
             while len(samples) > 2 and at_s - samples[1][0] >= self.window_s:
                 samples.popleft()
             self._lags[group.group] = group.lag
-        for gone in set(self._samples) - present:
+        for gone in set(self._samples) - present if complete else ():
             del self._samples[gone]
             self._lags.pop(gone, None)
 

@@ -157,8 +157,8 @@ class ClusterScreen(KzcScreen):
                 self._groups_text = text
                 if self.latest_view is not None:
                     self._show_health(self.latest_view)
-        if self.is_mounted:
-            self.set_timer(GROUPS_EVERY_S, self._next_groups)
+        if self.is_mounted:  # a failed read (e.g. still connecting) is tried again sooner
+            self.set_timer(GROUPS_EVERY_S if view is not None else GROUPS_EVERY_S / 5, self._next_groups)
 
     def _next_groups(self) -> None:
         if self.is_current:

@@ -35,7 +35,7 @@ GROUP_COLUMNS = (
     Column("topics", "topics", max_width=40),
     Column("lag", "lag", align="right"),
     Column("max_lag", "max lag", align="right"),
-    Column("trend", "trend", max_width=50),
+    Column("trend", "consumed vs produced", max_width=60),
     Column("source", "source"),
 )
 GROUP_PARTITION_COLUMNS = (
@@ -73,7 +73,7 @@ def _lag_meanings(lag: int | None) -> frozenset[str]:
 
 def trend_text(trend: LagTrend | None) -> str:
     """The trend column: rates and the catch-up estimate, or why there is none yet."""
-    return trend.describe() if trend is not None else "(after the next read)"
+    return trend.short() if trend is not None else "(after the next read)"
 
 
 def group_row(group: GroupLag, trend: LagTrend | None) -> Row:
