@@ -240,3 +240,19 @@ def test_a_zookeeper_stored_group_shows_its_lag(
     row = next(g for g in listed["groups"] if g["group"] == group)
     assert (row["source"], row["lag"], row["unknown_partitions"]) == ("zookeeper", None, 2)  # no brokers: unknown
     assert any("--bootstrap-server" in note for note in listed["notes"])
+
+
+def test_reset_without_a_terminal_and_without_yes_is_refused(
+    sandbox: Sandbox, topic: str, empty_group: str, capsys: pytest.CaptureFixture[str], audit_file: Path
+) -> None:
+    code, _, err = run(capsys, "group", "reset", empty_group, "--topic", topic, "--to-latest", *cluster(sandbox))
+    assert code == 2
+    assert "refusing to reset offsets without confirmation" in err
+    assert [line["outcome"] for line in read_audit_log(audit_file, intents=True)] == ["refused"]
+
+
+def test_an_unknown_group_exits_2_with_kafkas_message(sandbox: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
+    group = unique("nobody")
+    code, _, err = run(capsys, "group", group, *cluster(sandbox))
+    assert code == 2
+    assert err.strip() == f"kzc: error: Consumer group '{group}' does not exist."

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from core.errors import KafkaRuleError, KzcError, UsageError
+from core.audit import AuditLog
+from core.brokers.admin import GroupDescription, GroupListing
+from core.config import ConnectionSettings
+from core.errors import ConnectError, KafkaRuleError, KzcError, UsageError
 from core.groups.lag import GroupLag, Member, PartitionLag, group_rows, partition_lag, total
+from core.groups.ops import GroupOps
 from core.groups.reset import ResetRequest, parse_datetime, parse_topic_args, plan_reset
 from core.groups.trend import LagHistory, catch_up_seconds
 
@@ -174,3 +180,47 @@ def test_topic_args_parse_as_kafka_does() -> None:
         parse_topic_args(["b:1:2"])
     with pytest.raises(UsageError, match="Invalid partition 'x' specified in topic arg 'b:x''"):
         parse_topic_args(["b:x"])
+
+
+# ---- a broker that does not answer: unknown, never zero (GroupOps on a fake of our AdminClient wrapper) ----
+
+
+class _Admin:
+    """The AdminClient wrapper's group calls, answering as brokers would with one leader down."""
+
+    def __init__(self, ends: dict[tuple[str, int], int | KzcError] | None, error: KzcError | None = None) -> None:
+        self.ends, self.error = ends, error
+
+    def list_consumer_groups(self) -> list[GroupListing]:
+        return [GroupListing("g", "Empty", False)]
+
+    def describe_consumer_groups(self, ids: list[str]) -> dict[str, GroupDescription]:
+        return {"g": GroupDescription("g", "Empty", "", 1, (), False)}
+
+    def list_consumer_group_offsets(self, ids: list[str]) -> dict[str, dict[tuple[str, int], int | None]]:
+        return {"g": {("t", 0): 5, ("t", 1): 5}}
+
+    def list_offsets(self, partitions: list[tuple[str, int]], spec: str) -> dict[tuple[str, int], int | KzcError]:
+        if self.error is not None:
+            raise self.error
+        assert self.ends is not None
+        return self.ends
+
+
+def _overview(admin: _Admin) -> GroupLag:
+    ops = GroupOps(admin, None, ConnectionSettings(), audit=AuditLog("test", Path("/dev/null")))  # type: ignore[arg-type]
+    (group,) = ops.overview().groups
+    return group
+
+
+def test_a_partition_whose_leader_does_not_answer_is_unknown_not_zero() -> None:
+    group = _overview(_Admin({("t", 0): 10, ("t", 1): KzcError("leader not available")}))
+    rows = {r.partition: r for r in group.partitions}
+    assert (rows[0].lag, rows[1].lag) == (5, None)
+    assert rows[1].unknown is not None and "leader not available" in rows[1].unknown
+    assert group.lag is None and group.summary_json()["lag_at_least"] == 5
+
+
+def test_brokers_that_do_not_answer_make_every_lag_unknown() -> None:
+    group = _overview(_Admin(None, ConnectError("no broker answered")))
+    assert group.lag is None and all(r.lag is None and r.unknown for r in group.partitions)
