@@ -61,6 +61,7 @@ def read_legacy_groups(session: ZkSession, groups: Sequence[str]) -> list[Legacy
     Raises:
         ConnectError: ZooKeeper failed or denied the reads.
     """
+    groups = [g for g in groups if is_znode_name(g)]
     client = session.client
     problems: dict[str, list[str]] = {g: [] for g in groups}
 
@@ -127,6 +128,12 @@ def read_legacy_groups(session: ZkSession, groups: Sequence[str]) -> list[Legacy
         if offsets[g][(t, p)] is None:
             problems[g].append(f"{offset_paths[(g, t, p)]}: not an offset ({_show(raw)})")
     return [LegacyGroup(g, consumers[g], owners[g], offsets[g], tuple(problems[g])) for g in present]
+
+
+def is_znode_name(name: str) -> bool:
+    """Whether ``name`` can be one znode under ``/consumers`` (a Kafka group id may hold ``/``; an old
+    consumer's group never does), so a hostile name never becomes another path."""
+    return bool(name) and "/" not in name and name not in (".", "..") and "\x00" not in name
 
 
 def _offset(raw: bytes) -> int | None:

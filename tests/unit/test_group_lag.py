@@ -224,3 +224,10 @@ def test_a_partition_whose_leader_does_not_answer_is_unknown_not_zero() -> None:
 def test_brokers_that_do_not_answer_make_every_lag_unknown() -> None:
     group = _overview(_Admin(None, ConnectError("no broker answered")))
     assert group.lag is None and all(r.lag is None and r.unknown for r in group.partitions)
+
+
+@pytest.mark.parametrize(("name", "ok"), [("billing", True), ("a/b", False), ("..", False), ("", False)])
+def test_only_plain_names_are_looked_up_under_consumers(name: str, ok: bool) -> None:
+    from core.groups.legacy import is_znode_name
+
+    assert is_znode_name(name) is ok
