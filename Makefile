@@ -29,8 +29,8 @@ unit: install  ## fast tests only (no cluster)
 test: jars lint  ## install everything, then the whole suite (integration tests start their own sandbox)
 	$(BIN)/pytest
 
-demo: jars  ## start a 3-broker sandbox with racks and open the console on it
-	$(BIN)/kzc sandbox up --dir $(DEMO_DIR) --racks r1,r2,r3 --open
+demo: jars  ## start a 3-broker sandbox with racks and demo traffic (producer, lagging groups), open the console
+	$(BIN)/kzc sandbox up --dir $(DEMO_DIR) --racks r1,r2,r3 --traffic --open
 
 demo-down: install
 	$(BIN)/kzc sandbox down --dir $(DEMO_DIR)

@@ -11,6 +11,7 @@ from cli import (
     config_cmd,
     describe_cmd,
     elect_cmd,
+    groups_cmd,
     reassign_cmd,
     sandbox_cmd,
     snapshot_cmd,
@@ -22,4 +23,4 @@ from cli import (
 REGISTRY: list[Callable[[Any], None]] = [sandbox_cmd.register, watch_cmd.register]
 REGISTRY += [assign_cmd.register, topic_cmd.register]
 REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, check_cmd.register]
-REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register]
+REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]

@@ -14,6 +14,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
+from core.sandbox.traffic import start_traffic
 
 
 def register(sub: Any) -> None:
@@ -33,6 +34,11 @@ def register(sub: Any) -> None:
         help="a static property for every broker's server.properties (repeatable), e.g. min.insync.replicas=2",
     )
     up.add_argument("--open", action="store_true", help="then open the console on it")
+    up.add_argument(
+        "--traffic",
+        action="store_true",
+        help="also run demo traffic: topics, a producer and consumer groups whose lag moves (stopped by down)",
+    )
     _dir_option(up)
     up.set_defaults(handler=_up)
 
@@ -75,10 +81,13 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         args.dir, brokers=args.brokers, racks=racks, timeout=args.timeout, log=progress, broker_config=extra
     )
     info = box.info()
+    traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None
     if args.json:
-        print(json.dumps(info.to_json()))
+        print(json.dumps({**info.to_json(), "traffic_pid": traffic} if args.traffic else info.to_json()))
     else:
         print(_describe(info))
+        if traffic is not None:
+            print(f"Demo traffic: pid {traffic} (topics demo.*, groups demo-*; log {box.dir / 'traffic.log'})")
     if args.open:
         from cli.console_cmd import open_console
 

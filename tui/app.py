@@ -47,6 +47,7 @@ from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
+from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
@@ -83,6 +84,7 @@ class KzcApp(App[None]):
         Binding("t", "open('topics')", "Topics", show=False, id="show_topics"),
         Binding("z", "open('zk')", "ZooKeeper", show=False, id="show_zookeeper"),
         Binding("x", "open('checks')", "Checks", show=False, id="show_checks"),
+        Binding("g", "open('groups')", "Groups", show=False, id="show_groups"),
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
@@ -270,7 +272,7 @@ class KzcApp(App[None]):
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
     def _cluster_screen(self) -> ClusterScreen:
-        return self._with_view(ClusterScreen(self.journal, self.now_ms, self.read_only))
+        return self._with_view(ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only))
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
@@ -281,7 +283,7 @@ class KzcApp(App[None]):
         self.push_screen(self._with_view(screen))
 
     def action_open(self, what: str, focus: str | None = None) -> None:
-        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``)."""
+        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``, ``groups``)."""
         self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
 
     def _fixes(self, what: str) -> FixActions | None:
@@ -302,6 +304,7 @@ class KzcApp(App[None]):
     @on(m.PartitionsChosen)
     @on(m.TopicChosen)
     @on(m.ZnodeChosen)
+    @on(m.GroupChosen)
     @on(m.CreateTopicRequested)
     @on(m.ExpandTopicRequested)
     @on(m.DeleteTopicsRequested)
@@ -316,6 +319,10 @@ class KzcApp(App[None]):
                 show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only)))
             case m.ScreenChosen("checks"):
                 show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
+            case m.ScreenChosen("groups"):
+                show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend)))
+            case m.GroupChosen(group):
+                push(GroupDetailScreen(group, backend))
             case m.ScreenChosen(_, focus):
                 screen = show_screen(self, ClusterScreen, self._cluster_screen)
                 if focus:

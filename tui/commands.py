@@ -1,5 +1,5 @@
 """The ``:`` command palette, k9s style: ``topics``, ``brokers``, ``cluster``, ``zk /some/path``, ``topic
-NAME``, ``create``, ``expand NAME``, ``delete NAME`` or ``delete /regex/``, ``checks``, ``context NAME``,
+NAME``, ``create``, ``expand NAME``, ``delete NAME`` or ``delete /regex/``, ``checks``, ``groups``, ``context NAME``,
 ``theme NAME``, ``help``, ``quit``. Commands that take an argument complete it (topic names, contexts,
 themes) from what the console knows."""
 
@@ -59,6 +59,7 @@ class KzcCommands(Provider):
             ("topics", post(ScreenChosen("topics")), "every topic, filterable"),
             ("zk /", post(ZnodeChosen("/")), "browse ZooKeeper (zk /some/path jumps there)"),
             ("checks", post(ScreenChosen("checks")), "run the consistency checks"),
+            ("groups", post(ScreenChosen("groups")), "consumer groups and their lag"),
             ("help", app.action_help, "every key binding"),
             ("quit", app.exit, "leave kzc"),
         ]

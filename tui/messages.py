@@ -94,7 +94,7 @@ class ExportWritten(Message):
 
 @dataclass
 class ScreenChosen(Message):
-    """The user asked for a main screen: ``cluster``, ``topics``, ``zk`` or ``checks`` (``focus``: a widget
+    """The user asked for a main screen: ``cluster``, ``topics``, ``zk``, ``checks`` or ``groups`` (``focus``: a widget
     id to land on, e.g. ``brokers``)."""
 
     name: str
@@ -106,6 +106,13 @@ class TopicChosen(Message):
     """The user asked for one topic's detail."""
 
     topic: str
+
+
+@dataclass
+class GroupChosen(Message):
+    """The user asked for one consumer group's detail."""
+
+    group: str
 
 
 @dataclass

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
+from core.groups.lag import GroupLag, LagTotal
+from core.groups.trend import LagTrend
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.zookeeper.session import ConnectionState
@@ -126,6 +128,43 @@ class PartitionOffsets:
     partition: int
     log_start: int | None
     high_watermark: int | None
+
+
+# ---- consumer groups ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupsView:
+    """Every consumer group as last read (sorted by lag, unknown first), each group's lag trend from the
+    reads so far, and notes on what is missing (e.g. no ``--bootstrap-server``)."""
+
+    groups: tuple[GroupLag, ...] = ()
+    trends: Mapping[str, LagTrend] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+    at_ms: int = 0
+
+    @property
+    def lagging(self) -> int:
+        """Groups behind: lag above zero, or unknown (it may be the worst)."""
+        return sum(1 for g in self.groups if g.lag is None or g.lag > 0)
+
+    @property
+    def empty_with_offsets(self) -> int:
+        """Groups without members that still hold committed offsets (nobody consumes them)."""
+        return sum(1 for g in self.groups if not g.active and g.has_committed)
+
+    def of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
+        """The groups with partitions of ``topic`` and their lag on it, by lag (unknown first)."""
+        found = [(g, g.topic_lag(topic)) for g in self.groups if topic in g.topics]
+        return sorted(found, key=lambda pair: (pair[1].lag is not None, -(pair[1].lag or 0), pair[0].group))
+
+
+@dataclass(frozen=True)
+class GroupDetail:
+    """One group with its partitions and trend."""
+
+    group: GroupLag
+    trend: LagTrend | None = None
 
 
 # ---- the capabilities --------------------------------------------------------------------------------
@@ -270,6 +309,22 @@ class FixSource(Protocol):
         ...
 
 
+class GroupSource(Protocol):
+    """Consumer groups and their lag (from the brokers and from ``/consumers`` in ZooKeeper)."""
+
+    def group_overview(self) -> GroupsView:
+        """Read every group now (blocks) and add the read to the lag trend. Raises ``ConnectError``."""
+        ...
+
+    def group_detail(self, group: str) -> GroupDetail:
+        """Read one group now (blocks). Raises ``UsageError`` when it does not exist, ``ConnectError``."""
+        ...
+
+    def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
+        """The groups consuming ``topic`` with their lag on it (reads the groups now; blocks)."""
+        ...
+
+
 class ClusterBackend(
     Connection,
     SnapshotSource,
@@ -280,6 +335,7 @@ class ClusterBackend(
     CheckRunner,
     OffsetSource,
     FixSource,
+    GroupSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

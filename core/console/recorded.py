@@ -20,13 +20,18 @@ from core.console.fixes import FixActions
 from core.console.protocols import (
     ClusterEvent,
     DeletionStatus,
+    GroupDetail,
+    GroupsView,
     PartitionOffsets,
     ProgressListener,
     StateListener,
     Unsubscribe,
 )
 from core.console.view import deletion_status
-from core.errors import ConnectError, ReadOnlyError
+from core.errors import ConnectError, ReadOnlyError, UsageError
+from core.groups.lag import GroupLag, LagTotal
+from core.groups.ops import lag_order
+from core.groups.trend import LagTrend
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -52,7 +57,8 @@ RECORDED_REFUSAL = "this is a recorded snapshot: nothing can be changed"
 
 class RecordedBackend:
     """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
-    ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``)."""
+    ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
+    ``groups`` (with ``trends``) are the consumer groups it serves, none by default."""
 
     def __init__(
         self,
@@ -64,7 +70,11 @@ class RecordedBackend:
         preview: ClusterSnapshot | None = None,
         spark_master: str | None = None,
         stage_dir: str | None = None,
+        groups: Sequence[GroupLag] = (),
+        trends: Mapping[str, LagTrend] | None = None,
     ) -> None:
+        self._groups = tuple(groups)
+        self._trends = dict(trends or {})
         self._source = snapshot
         self._snapshot: ClusterSnapshot | None = snapshot if isinstance(snapshot, ClusterSnapshot) else None
         self._preview = preview
@@ -266,6 +276,29 @@ class RecordedBackend:
     def offsets(self, topic: str) -> Mapping[int, PartitionOffsets] | None:
         """No brokers behind a recording."""
         return None
+
+    # ---- GroupSource ---------------------------------------------------------------------------------
+
+    def group_overview(self) -> GroupsView:
+        """The groups given at construction (none by default: a snapshot holds no consumer offsets)."""
+        note = () if self._groups else ("a recording holds no consumer groups",)
+        now = self._now_ms() if self._now_ms else 0
+        return GroupsView(tuple(sorted(self._groups, key=lag_order)), dict(self._trends), note, now)
+
+    def group_detail(self, group: str) -> GroupDetail:
+        """One of the given groups.
+
+        Raises:
+            UsageError: no such group in the recording.
+        """
+        for found in self._groups:
+            if found.group == group:
+                return GroupDetail(found, self._trends.get(group))
+        raise UsageError(f"Consumer group '{group}' does not exist.")
+
+    def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
+        """The given groups with partitions of ``topic``."""
+        return self.group_overview().of_topic(topic)
 
 
 # ---- the tree rebuilt from a snapshot ----------------------------------------------------------------

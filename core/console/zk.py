@@ -10,7 +10,9 @@
 - where deletions stand: ``core.console.view.deletion_status`` on the live snapshot;
 - checks: ``core.consistency`` through ``core.console.checks`` (Spark worker kept warm, on the settings'
   ``spark_master`` and ``stage_dir``);
-- offsets: confluent-kafka's AdminClient ``list_offsets`` when bootstrap servers are set.
+- offsets: confluent-kafka's AdminClient ``list_offsets`` when bootstrap servers are set;
+- consumer groups: ``core.groups.ops.GroupOps`` (brokers and ``/consumers``), each read added to the lag
+  trend (``core.groups.trend.LagHistory``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -36,6 +39,8 @@ from core.console.live import LiveCluster, TimedEvent
 from core.console.protocols import (
     ClusterEvent,
     DeletionStatus,
+    GroupDetail,
+    GroupsView,
     PartitionOffsets,
     ProgressListener,
     StateListener,
@@ -43,6 +48,9 @@ from core.console.protocols import (
 )
 from core.console.view import deletion_status
 from core.errors import ConnectError, GuardError, KzcError
+from core.groups.lag import GroupLag, LagTotal
+from core.groups.ops import GroupOps
+from core.groups.trend import LagHistory
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.topics.ops import TopicOps
@@ -76,6 +84,10 @@ class ZkBackend:
         self._live: LiveCluster | None = None
         self._ops: TopicOps | None = None
         self._fixes: FixActions | None = None
+        self._groups: GroupOps | None = None
+        self._history = LagHistory()
+        self._groups_lock = threading.Lock()  # one group read at a time: the trend is fed in order
+        self._groups_view: tuple[float, GroupsView] | None = None
         self._listeners: list[StateListener] = []
         self._subscribers: list[Callable[[ClusterEvent], None]] = []
         self._snapshot_listeners: list[Callable[[], None]] = []
@@ -129,6 +141,7 @@ class ZkBackend:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
             self._fixes = FixActions.of(session, self._settings, self._ops.audit)
+            self._groups = GroupOps(admin, session, self._settings)
         if self._settings.bootstrap_servers:
             # The brokers' static min.insync.replicas (for acks=all), asked off the connect path.
             threading.Thread(target=self._read_static, args=(live,), name="kzc-broker-configs", daemon=True).start()
@@ -392,6 +405,53 @@ class ZkBackend:
             return {p: PartitionOffsets(p, _offset(starts.get(p)), _offset(ends.get(p))) for p in entry.partition_ids}
         except KafkaException as exc:
             raise ConnectError(f"the brokers did not return offsets for {topic}: {exc}") from exc
+
+    # ---- GroupSource ---------------------------------------------------------------------------------
+
+    def _group_ops(self) -> GroupOps:
+        ops = self._groups
+        if ops is None:
+            raise ConnectError("not connected to ZooKeeper")
+        return ops
+
+    def group_overview(self) -> GroupsView:
+        """Every group now, with the lag trend of the reads so far.
+
+        Raises:
+            ConnectError: the brokers or ZooKeeper did not answer.
+        """
+        ops = self._group_ops()
+        with self._groups_lock:
+            overview = ops.overview()
+            at = time.monotonic()
+            self._history.add(at, overview.groups)
+            trends = {g.group: t for g in overview.groups if (t := self._history.trend(g.group)) is not None}
+            now_ms = self._now_ms() if self._now_ms else int(time.time() * 1000)
+            view = GroupsView(overview.groups, trends, overview.notes, now_ms)
+            self._groups_view = (at, view)
+        return view
+
+    def group_detail(self, group: str) -> GroupDetail:
+        """One group now, with its trend from the overview reads.
+
+        Raises:
+            UsageError: the group does not exist; ConnectError: the brokers or ZooKeeper did not answer.
+        """
+        found = self._group_ops().describe(group)
+        with self._groups_lock:
+            self._history.add(time.monotonic(), [found], complete=False)
+            trend = self._history.trend(group)
+        return GroupDetail(found, trend)
+
+    def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
+        """The groups consuming ``topic``: from a read of the last few seconds, else a fresh one."""
+        latest = self._groups_view
+        if latest is None or time.monotonic() - latest[0] > GROUPS_FRESH_S:
+            return self.group_overview().of_topic(topic)
+        return latest[1].of_topic(topic)
+
+
+GROUPS_FRESH_S = 4.0  # a group read younger than this serves the topic detail too
 
 
 def _offset(future: Any) -> int | None:

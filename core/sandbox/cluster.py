@@ -33,6 +33,7 @@ from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
+from core.sandbox.traffic import stop_traffic
 
 CHROOT = "/kafka"
 STATE_FILE = "sandbox.json"
@@ -246,10 +247,11 @@ class Sandbox:
         """Stop every process of the sandbox, brokers first and ZooKeeper last; return the PIDs stopped.
 
         Brokers get SIGTERM (a clean shutdown) and SIGKILL if they are still there after ``timeout``.
-        Logs and data stay in the directory.
+        Logs and data stay in the directory. The demo traffic (``core.sandbox.traffic``), if any, stops first.
         """
         if not self._state_path().exists():
             return []
+        traffic = stop_traffic(self.dir)
         info = self.info()
         brokers = [b.pid for b in info.brokers if b.pid is not None and self._alive(b.pid)]
         stopped = self._stop(brokers, timeout)
@@ -258,7 +260,7 @@ class Sandbox:
         if info.zookeeper_pid is not None and self._alive(info.zookeeper_pid):
             stopped += self._stop([info.zookeeper_pid], 15.0)
         self._update_state(zookeeper_pid=None)
-        return stopped
+        return ([traffic] if traffic is not None else []) + stopped
 
     # ---- inspecting -----------------------------------------------------------------------------
 

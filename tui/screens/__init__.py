@@ -13,6 +13,7 @@ from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
+from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
@@ -37,6 +38,8 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("preferred election", ElectPreferredScreen),
     ("topic config", ConfigEditScreen),
     ("checks", ChecksScreen),
+    ("groups", GroupsScreen),
+    ("group detail", GroupDetailScreen),
     ("tables", VirtualTable),
     ("filter bar", FilterBar),
     ("help", HelpScreen),

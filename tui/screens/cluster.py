@@ -1,5 +1,5 @@
-"""The Cluster screen (the first one): controller, brokers, pending admin work, health counters and
-the live event log."""
+"""The Cluster screen (the first one): controller, brokers, pending admin work, health counters, the
+consumer groups that lag or sit empty with committed offsets, and the live event log."""
 
 from __future__ import annotations
 
@@ -7,13 +7,15 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Label, Static
 
+from core.console.protocols import GroupSource, GroupsView
 from core.console.view import BrokerRow, ClusterView, PendingItem
+from core.errors import KzcError
 from tui.journal import EventJournal
 from tui.keymap import MUTATION_IDS
 from tui.messages import ElectionRequested, MoveOffRequested, PartitionsChosen, TopicChosen, ZnodeChosen
@@ -51,6 +53,7 @@ _COUNTER_HEALTH = {  # counter -> the partition health it counts (tui.screens.pa
     "under_min_isr": "under-min-isr",
     "imbalance": "non-preferred",
 }
+GROUPS_EVERY_S = 10.0  # the group counts are read again this long after the previous read finished
 
 
 class HealthCounter(Label, can_focus=True):
@@ -94,13 +97,23 @@ class ClusterScreen(KzcScreen):
         Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
     ]
 
-    def __init__(self, journal: EventJournal, clock_ms: Callable[[], int], read_only: bool = False) -> None:
-        """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms;
-        ``read_only``: hide the mutations (the app refuses them and says why)."""
+    def __init__(
+        self,
+        journal: EventJournal,
+        clock_ms: Callable[[], int],
+        groups: GroupSource | None = None,
+        read_only: bool = False,
+    ) -> None:
+        """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms; ``groups``:
+        where the consumer group counts come from (none: not shown); ``read_only``: hide the mutations (the
+        app refuses them and says why)."""
         super().__init__()
         self.journal = journal
         self.clock_ms = clock_ms
+        self.groups = groups
         self.read_only = read_only
+        self._groups_text = ""
+        self._groups_due = False
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -125,6 +138,44 @@ class ClusterScreen(KzcScreen):
         self.query_one("#events").border_title = "Events"
         self.query_one("#brokers", VirtualTable).focus()
         self.show_events()
+        if self.groups is not None:
+            self._read_groups()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self._groups_due:
+            self._groups_due = False
+            self._read_groups()
+
+    # ---- consumer group counts (a worker that reschedules itself after each read, while shown) -------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="group-counts")
+    def _read_groups(self) -> None:
+        assert self.groups is not None
+        try:
+            view: GroupsView | None = self.groups.group_overview()
+        except KzcError:
+            view = None  # the groups screen says why; here the counts just keep their last value
+        self.app.call_from_thread(self._groups_read, view)
+
+    def _groups_read(self, view: GroupsView | None) -> None:
+        if view is not None and view.groups:
+            text = (
+                f"{len(view.groups):,} consumer groups: {view.lagging:,} lagging · "
+                f"{view.empty_with_offsets:,} empty with committed offsets (g)"
+            )
+            if text != self._groups_text:
+                self._groups_text = text
+                if self.latest_view is not None:
+                    self._show_health(self.latest_view)
+        if self.is_mounted:  # a failed read (e.g. still connecting) is tried again sooner
+            self.set_timer(GROUPS_EVERY_S if view is not None else GROUPS_EVERY_S / 5, self._next_groups)
+
+    def _next_groups(self) -> None:
+        if self.is_current:
+            self._read_groups()
+        else:
+            self._groups_due = True
 
     def action_focus_table(self, widget_id: str) -> None:
         """Focus one of the tables."""
@@ -185,6 +236,8 @@ class ClusterScreen(KzcScreen):
         totals += f" · leader imbalance {h.leader_imbalance_percent:.1f}%"
         if h.unreadable_znodes:
             totals += f" · {h.unreadable_znodes} unreadable znodes"
+        if self._groups_text:
+            totals += f"\n{self._groups_text}"
         totals_label = self.query_one("#health-totals", Label)
         totals_label.update(totals)
         totals_label.set_class(h.unreadable_znodes > 0, "-unreadable")

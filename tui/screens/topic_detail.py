@@ -1,5 +1,6 @@
 """The topic detail screen: every partition (leader, epoch, replicas, ISR, preferred leader, health,
-``acks=all``, offsets when the brokers are reachable) and the topic's config overrides, live."""
+``acks=all``, offsets when the brokers are reachable), the topic's config overrides and the consumer groups
+consuming it with their lag on it, live."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from core.console.protocols import OffsetSource, PartitionOffsets, TopicFollower, Unsubscribe
+from core.console.protocols import GroupSource, OffsetSource, PartitionOffsets, TopicFollower, Unsubscribe
 from core.console.view import ClusterView, PartitionRow, partition_rows, topic_configs
 from core.errors import KzcError
+from core.groups.lag import GroupLag, LagTotal
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.snapshot.model import TopicEntry
 from tui.keymap import MUTATION_IDS
@@ -21,10 +23,12 @@ from tui.messages import (
     DeleteTopicsRequested,
     ElectionRequested,
     ExpandTopicRequested,
+    GroupChosen,
     TopicEntryChanged,
     ZnodeChosen,
 )
 from tui.screens.base import KzcScreen
+from tui.screens.groups import REFRESH_S, TOPIC_GROUP_COLUMNS, topic_group_row
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -89,8 +93,9 @@ def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None, loadi
     return Row(str(p.partition), cells, p.flags, values, p)
 
 
-class TopicSource(TopicFollower, OffsetSource, Protocol):
-    """What the topic detail reads: the topic's znodes, followed, and its offsets from the brokers."""
+class TopicSource(TopicFollower, OffsetSource, GroupSource, Protocol):
+    """What the topic detail reads: the topic's znodes, followed, its offsets from the brokers and the
+    consumer groups consuming it."""
 
 
 class TopicDetailScreen(KzcScreen):
@@ -128,14 +133,19 @@ class TopicDetailScreen(KzcScreen):
         yield Label(f"topic {self.topic}", id="topic-summary")
         yield VirtualTable(PARTITION_COLUMNS, empty_text="no partitions", id="partitions")
         yield VirtualTable(CONFIG_COLUMNS, empty_text="no config overrides (broker defaults apply)", id="configs")
+        yield VirtualTable(TOPIC_GROUP_COLUMNS, empty_text="no consumer group", id="topic-groups")
         yield KeyBar(hide=MUTATION_IDS if self.read_only else frozenset())
 
     def on_mount(self) -> None:
         self.query_one("#partitions").border_title = "Partitions"
         self.query_one("#configs").border_title = "Configs"
+        groups = self.query_one("#topic-groups", VirtualTable)
+        groups.border_title = "Consumer groups"
+        groups.display = False  # until a group consuming the topic is seen
         self.query_one("#partitions", VirtualTable).focus()
         self.follow()
         self.action_offsets()
+        self.fetch_groups()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
     def follow(self) -> None:
@@ -242,6 +252,34 @@ class TopicDetailScreen(KzcScreen):
     def _next_offsets(self) -> None:
         if self.is_current:
             self.fetch_offsets()
+
+    # ---- consumer groups -----------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="topic-groups")
+    def fetch_groups(self) -> None:
+        """The groups consuming this topic (worker thread); reschedules itself only after it finished."""
+        try:
+            found: list[tuple[GroupLag, LagTotal]] | None = self.source.groups_of_topic(self.topic)
+        except KzcError:
+            found = None  # the groups screen says why; the table keeps its last rows
+        self.app.call_from_thread(self._groups_arrived, found)
+
+    def _groups_arrived(self, found: list[tuple[GroupLag, LagTotal]] | None) -> None:
+        if not self.is_mounted:
+            return
+        if found is not None:
+            table = self.query_one("#topic-groups", VirtualTable)
+            table.set_rows([topic_group_row(group, total) for group, total in found])
+            table.display = bool(found) or table.display
+        self.set_timer(REFRESH_S, self._next_groups)
+
+    def _next_groups(self) -> None:
+        if self.is_current:
+            self.fetch_groups()
+
+    @on(VirtualTable.Selected, "#topic-groups")
+    def _open_group(self, event: VirtualTable.Selected) -> None:
+        self.post_message(GroupChosen(event.row.key))
 
     # ---- actions -------------------------------------------------------------------------------------
 

@@ -1,0 +1,348 @@
+"""Consumer groups on a live cluster: list and describe with lag, plan and apply offset resets.
+
+``GroupOps`` reads Kafka-stored groups through the AdminClient (``core.brokers.admin``: ListGroups,
+DescribeGroups, OffsetFetch, ListOffsets) and ZooKeeper-stored groups from ``/consumers``
+(``core.groups.legacy``); both become ``GroupLag`` through the same ``core.groups.lag`` rows, with the end
+offsets of every partition asked in one ListOffsets. Without ``--bootstrap-server`` only ZooKeeper-stored
+groups are listed, their lag unknown, and the notes say what needs the brokers.
+
+``GroupOps.apply`` is the one plan -> audit -> apply sequence for resets: it refuses in read-only mode,
+re-reads the group's state right before the write (Kafka's rule: no active members), writes the audit
+intent line with the committed offsets as they were, commits, and records the outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from core.audit import Attempt, AuditLog
+from core.brokers.admin import GroupDescription, KafkaAdmin, TopicPartitionKey
+from core.config import ConnectionSettings
+from core.errors import ConnectError, KzcError, ReadOnlyError, UsageError
+from core.groups.lag import KAFKA, ZOOKEEPER, GroupLag, Member, group_rows
+from core.groups.legacy import LegacyGroup, list_legacy_groups, read_legacy_groups
+from core.groups.reset import (
+    ResetPlan,
+    ResetRequest,
+    check_resettable,
+    parse_datetime,
+    parse_topic_args,
+    plan_reset,
+)
+from core.topics.ops import cluster_name
+from core.zookeeper.session import ZkSession
+
+NEEDS_BROKERS = "the end offsets (and Kafka-stored groups) need --bootstrap-server"
+
+
+@dataclass(frozen=True)
+class GroupsOverview:
+    """Every group kzc could read, sorted by lag (unknown first, then largest), and what is missing."""
+
+    groups: tuple[GroupLag, ...]
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """``kzc groups --json``: ``{"groups": [...], "notes": [...]}``."""
+        return {"groups": [g.summary_json() for g in self.groups], "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class ResetResult:
+    """A reset applied: the plan and the committed offsets read back after the write."""
+
+    plan: ResetPlan
+    committed: dict[TopicPartitionKey, int | None]
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan with ``"applied": true`` and the offsets read back."""
+        return {
+            **self.plan.to_json(),
+            "applied": True,
+            "committed_after": [
+                {"topic": t, "partition": p, "offset": o} for (t, p), o in sorted(self.committed.items())
+            ],
+        }
+
+
+def lag_order(group: GroupLag) -> tuple[int, int, str]:
+    """Sort key of the groups list: unknown lag first (it may be the worst), then largest lag, then name."""
+    if group.lag is None and (group.error or group.lag_total.unknown):
+        return (0, 0, group.group)
+    return (1, -(group.lag or 0), group.group)
+
+
+class GroupOps:
+    """Read and reset the consumer groups of one cluster.
+
+    Args:
+        admin: the brokers' AdminClient, or None (only ZooKeeper-stored groups are then readable).
+        session: a started ``ZkSession`` for ZooKeeper-stored groups, or None.
+        settings: read-only mode and the cluster's name for the audit log.
+        audit: where reset attempts are recorded (the default audit file when None).
+    """
+
+    def __init__(
+        self,
+        admin: KafkaAdmin | None,
+        session: ZkSession | None,
+        settings: ConnectionSettings,
+        audit: AuditLog | None = None,
+    ) -> None:
+        self.admin = admin
+        self.session = session
+        self.settings = settings
+        self.audit = audit or AuditLog(cluster_name(settings))
+
+    # ---- reading ------------------------------------------------------------------------------------
+
+    def overview(self) -> GroupsOverview:
+        """Every group with its lag: Kafka-stored ones (with brokers) and ZooKeeper-stored ones.
+
+        Raises:
+            ConnectError: neither the brokers nor ZooKeeper could be read.
+        """
+        notes: list[str] = []
+        groups: list[GroupLag] = []
+        legacy: list[LegacyGroup] = []
+        if self.session is not None:
+            legacy = read_legacy_groups(self.session, list_legacy_groups(self.session))
+        if self.admin is None:
+            if legacy:
+                notes.append(f"ZooKeeper-stored groups only: {NEEDS_BROKERS}")
+            else:
+                notes.append("no ZooKeeper-stored groups; Kafka-stored groups need --bootstrap-server")
+            groups = [self._legacy_lag(g, None) for g in legacy]
+        else:
+            listing = self.admin.list_consumer_groups()
+            ids = sorted(g.group_id for g in listing)
+            groups = self._kafka_groups(ids, legacy)
+        return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes))
+
+    def describe(self, group: str) -> GroupLag:
+        """One group with its partitions (Kafka-stored first; else ZooKeeper-stored).
+
+        Raises:
+            UsageError: the group exists neither on the brokers nor under ``/consumers`` (exit 2).
+            ConnectError: the brokers or ZooKeeper did not answer.
+        """
+        legacy = read_legacy_groups(self.session, [group]) if self.session is not None else []
+        if self.admin is not None:
+            found = self._kafka_groups([group], legacy)
+            kafka = found[0]
+            # DescribeGroups answers Dead for a group the coordinator does not know.
+            if kafka.state != "Dead" or kafka.partitions or kafka.error:
+                return kafka
+            if legacy:
+                return found[1]
+            raise UsageError(f"Consumer group '{group}' does not exist.")
+        if legacy:
+            return self._legacy_lag(legacy[0], None)
+        raise UsageError(
+            f"no ZooKeeper-stored group '{group}' under /consumers; Kafka-stored groups need --bootstrap-server"
+        )
+
+    def _kafka_groups(self, ids: Sequence[str], legacy: Sequence[LegacyGroup]) -> list[GroupLag]:
+        assert self.admin is not None
+        described = self.admin.describe_consumer_groups(ids)
+        committed = self.admin.list_consumer_group_offsets(ids) if ids else {}
+        wanted: set[TopicPartitionKey] = set()
+        for group in ids:
+            offsets = committed.get(group)
+            if isinstance(offsets, dict):
+                wanted.update(offsets)
+            description = described.get(group)
+            if isinstance(description, GroupDescription):
+                for member in description.members:
+                    wanted.update(member.assignment)
+        for old in legacy:
+            wanted.update(old.offsets)
+            wanted.update(old.owners)
+        ends = self._ends(wanted)
+        groups = [self._kafka_lag(g, described.get(g), committed.get(g), ends) for g in ids]
+        groups += [self._legacy_lag(old, ends) for old in legacy]
+        return groups
+
+    def _ends(self, partitions: set[TopicPartitionKey]) -> dict[TopicPartitionKey, int | str]:
+        """Each partition's end offset, or why it is unknown; one ListOffsets for all of them."""
+        if not partitions or self.admin is None:
+            return {}
+        try:
+            found = self.admin.list_offsets(sorted(partitions), "latest")
+        except ConnectError as exc:
+            return {key: f"the brokers did not answer: {exc}" for key in partitions}
+        return {
+            key: value if isinstance(value, int) and value >= 0 else f"no end offset from the leader: {value}"
+            for key, value in found.items()
+        }
+
+    def _kafka_lag(
+        self,
+        group: str,
+        description: GroupDescription | KzcError | None,
+        committed: dict[TopicPartitionKey, int | None] | KzcError | None,
+        ends: dict[TopicPartitionKey, int | str],
+    ) -> GroupLag:
+        error = None
+        if isinstance(committed, KzcError) or committed is None:
+            error = f"committed offsets not read: {committed or 'no answer'}"
+            committed = None
+        if not isinstance(description, GroupDescription):
+            reason = f"not described: {description or 'no answer'}"
+            rows = group_rows([], committed, ends, error)
+            return GroupLag(group, KAFKA, "Unknown", (), rows, error="; ".join(filter(None, [reason, error])))
+        members = tuple(Member(m.member_id, m.client_id, m.host, len(m.assignment)) for m in description.members)
+        assigned = [(member, m.assignment) for member, m in zip(members, description.members, strict=True)]
+        rows = group_rows(assigned, committed, ends, error)
+        return GroupLag(
+            group, KAFKA, description.state, members, rows, description.protocol, description.coordinator, error
+        )
+
+    def _legacy_lag(self, old: LegacyGroup, ends: dict[TopicPartitionKey, int | str] | None) -> GroupLag:
+        members = tuple(
+            Member(c, "", "", sum(1 for key in old.owners if old.owner_of(key) == c)) for c in old.consumers
+        )
+        by_id = {m.member_id: m for m in members}
+        owned: dict[str, list[TopicPartitionKey]] = {}
+        for key in old.owners:
+            owner = old.owner_of(key)
+            if owner in by_id:
+                owned.setdefault(owner, []).append(key)
+        assigned = [(by_id[c], keys) for c, keys in owned.items()]
+        if ends is None:
+            missing: dict[TopicPartitionKey, int | str] = {}
+            rows = group_rows(assigned, old.offsets, missing, f"no end offset: {NEEDS_BROKERS}")
+        else:
+            rows = group_rows(assigned, old.offsets, ends)
+        state = "Active" if old.consumers else "Empty"
+        notes = tuple(f"unreadable: {p}" for p in old.problems)
+        return GroupLag(old.group, ZOOKEEPER, state, members, rows, notes=notes)
+
+    # ---- resets -------------------------------------------------------------------------------------
+
+    def plan_reset(self, request: ResetRequest) -> ResetPlan:
+        """The offsets the reset would commit, with Kafka's rules; nothing is written.
+
+        Raises:
+            UsageError: bad ``--topic`` or value; no brokers; a ZooKeeper-stored group.
+            KafkaRuleError: the group has active members (Kafka's message), an unknown topic.
+            ConnectError: the brokers did not answer.
+        """
+        whole, explicit = parse_topic_args(request.topics)
+        if not whole and not explicit:
+            raise UsageError("One of the reset scopes should be defined: --all-topics, --topic.")
+        timestamp = parse_datetime(request.value or "") if request.scenario == "to-datetime" else None
+        admin = self._admin_for("resetting offsets")
+        description = admin.describe_consumer_groups([request.group])[request.group]
+        if isinstance(description, KzcError):
+            raise description
+        if (
+            description.state == "Dead"
+            and self.session is not None
+            and read_legacy_groups(self.session, [request.group])
+        ):
+            raise UsageError(
+                f"'{request.group}' is a ZooKeeper-stored group (/consumers/{request.group}): kzc resets only "
+                "Kafka-stored groups, as kafka-consumer-groups does since Kafka 2.0"
+            )
+        partitions = list(explicit)
+        for topic in whole:
+            partitions += [(topic, p) for p in admin.topic_partitions(topic)]
+        partitions = list(dict.fromkeys(partitions))
+        committed_all = admin.list_consumer_group_offsets([request.group])[request.group]
+        if isinstance(committed_all, KzcError):
+            raise committed_all
+        committed = {key: committed_all.get(key) for key in partitions}
+        starts = admin.list_offsets(partitions, "earliest")
+        ends = admin.list_offsets(partitions, "latest")
+        by_time = admin.list_offsets(partitions, timestamp) if timestamp is not None else None
+        return plan_reset(
+            request, description.state, partitions, committed, starts, ends, by_time, blocked=self.blocked()
+        )
+
+    def blocked(self) -> str | None:
+        """Why no reset may be applied now (read-only mode), or None."""
+        if self.settings.read_only:
+            return "read-only mode: resetting offsets is refused (started with --read-only or a read-only context)"
+        return None
+
+    def apply(self, plan: ResetPlan, attempt: Attempt | None = None) -> ResetResult:
+        """Commit the planned offsets, audited: intent line (offsets as they were), write, outcome line.
+
+        Raises:
+            ReadOnlyError: read-only mode.
+            KafkaRuleError: the group became active since the plan (Kafka's message), or the coordinator
+                refused.
+            KzcError: the write failed.
+        """
+        if attempt is None:
+            with self.audit.attempt("group reset", plan.request.to_json()) as own:
+                return self.apply(plan, own)
+        if (reason := self.blocked()) is not None:
+            raise ReadOnlyError(reason)
+        admin = self._admin_for("resetting offsets")
+        description = admin.describe_consumer_groups([plan.group])[plan.group]
+        if isinstance(description, KzcError):
+            raise description
+        check_resettable(plan.group, description.state)
+        before = admin.list_consumer_group_offsets([plan.group])[plan.group]
+        before_json = (
+            [
+                {"topic": t, "partition": p, "offset": o}
+                for (t, p), o in sorted(before.items())
+                if (t, p) in plan.offsets
+            ]
+            if isinstance(before, dict)
+            else str(before)
+        )
+        attempt.intent(
+            f"committing {len(plan.rows)} offset(s) for group {plan.group}",
+            plan=_plan_summary(plan),
+            before=before_json,
+        )
+        admin.alter_consumer_group_offsets(plan.group, plan.offsets)
+        after = admin.list_consumer_group_offsets([plan.group])[plan.group]
+        committed = {k: v for k, v in after.items() if k in plan.offsets} if isinstance(after, dict) else {}
+        result = ResetResult(plan, committed)
+        attempt.applied(f"reset {len(plan.rows)} offset(s) of group {plan.group}", **_plan_summary(plan))
+        return result
+
+    def _admin_for(self, what: str) -> KafkaAdmin:
+        if self.admin is None:
+            raise UsageError(f"{what} needs the brokers: give --bootstrap-server")
+        return self.admin
+
+
+def _plan_summary(plan: ResetPlan) -> dict[str, Any]:
+    data = plan.to_json()
+    data.pop("blocked", None)
+    return data
+
+
+@contextmanager
+def open_group_ops(
+    settings: ConnectionSettings, timeout: float = 15.0, audit: AuditLog | None = None
+) -> Iterator[GroupOps]:
+    """A ``GroupOps`` with an AdminClient (when bootstrap servers are set) and a ZooKeeper session (when a
+    connect string is set).
+
+    Raises:
+        UsageError: neither ``--zookeeper`` nor ``--bootstrap-server``.
+        ConnectError: ZooKeeper or the brokers unreachable.
+    """
+    if not settings.zookeeper and not settings.bootstrap_servers:
+        raise UsageError("give --bootstrap-server (Kafka-stored groups) and/or --zookeeper (ZooKeeper-stored groups)")
+    admin = KafkaAdmin(settings.bootstrap_servers, timeout) if settings.bootstrap_servers else None
+    if admin is not None:
+        admin.check_reachable()
+    session = ZkSession(settings) if settings.zookeeper else None
+    if session is not None:
+        session.start()
+    try:
+        yield GroupOps(admin, session, settings, audit)
+    finally:
+        if session is not None:
+            session.stop()

@@ -1,0 +1,291 @@
+"""The consumer groups screen: every group with state, members, topics, lag and trend, sorted by lag
+(unknown first), filterable (``/``), live while shown; and the group detail screen (one row per partition).
+
+Both read through ``GroupSource`` in a worker that reschedules itself only after the previous read
+finished, and only while the screen is shown: a slow cluster slows the refresh, it never piles reads up.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.widgets import Label
+
+from core.console.protocols import GroupDetail, GroupSource, GroupsView
+from core.errors import KzcError
+from core.groups.lag import GroupLag, LagTotal, PartitionLag
+from core.groups.trend import LagTrend
+from tui.messages import GroupChosen, TopicChosen
+from tui.screens.base import KzcScreen
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.text_line import TextLine
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+REFRESH_S = 5.0
+GROUP_COLUMNS = (
+    Column("group", "group", max_width=60),
+    Column("state", "state"),
+    Column("members", "members", align="right"),
+    Column("topics", "topics", max_width=40),
+    Column("lag", "lag", align="right"),
+    Column("max_lag", "max lag", align="right"),
+    Column("trend", "consumed vs produced", max_width=60),
+    Column("source", "source"),
+)
+GROUP_PARTITION_COLUMNS = (
+    Column("topic", "topic", max_width=60),
+    Column("partition", "p", align="right"),
+    Column("committed", "committed", align="right"),
+    Column("end", "end", align="right"),
+    Column("lag", "lag", align="right"),
+    Column("member", "member", max_width=60),
+    Column("host", "host", max_width=30),
+    Column("client_id", "client id", max_width=30),
+)
+TOPIC_GROUP_COLUMNS = (
+    Column("group", "consumer group", max_width=60),
+    Column("state", "state"),
+    Column("lag", "lag on this topic", align="right"),
+    Column("max_lag", "max lag", align="right"),
+)
+
+
+def lag_cell(total: LagTotal, error: str | None = None) -> str:
+    """A lag as the tables show it: the number, ``≥N?`` when part is unknown, ``unknown``; never 0 for unknown."""
+    if error:
+        return "unknown"
+    if total.lag is not None:
+        return f"{total.lag:,}"
+    return f"≥{total.lag_at_least:,}?" if total.lag_at_least else "unknown"
+
+
+def _lag_meanings(lag: int | None) -> frozenset[str]:
+    if lag is None:
+        return frozenset({"error"})
+    return frozenset({"warning"}) if lag > 0 else frozenset()
+
+
+def trend_text(trend: LagTrend | None) -> str:
+    """The trend column: rates and the catch-up estimate, or why there is none yet."""
+    return trend.short() if trend is not None else "(after the next read)"
+
+
+def group_row(group: GroupLag, trend: LagTrend | None) -> Row:
+    """One row of the groups table."""
+    totals = group.lag_total
+    cells = (
+        group.group,
+        group.state,
+        str(len(group.members)),
+        ",".join(group.topics) or "-",
+        lag_cell(totals, group.error),
+        "-" if totals.max_lag is None else f"{totals.max_lag:,}",
+        trend_text(trend),
+        group.source,
+    )
+    values = (group.group, group.state, len(group.members), list(group.topics), group.lag, totals.max_lag,
+              trend.to_json() if trend else None, group.source)  # fmt: skip
+    return Row(group.group, cells, _lag_meanings(group.lag), values, group)
+
+
+def partition_row(row: PartitionLag) -> Row:
+    """One row of the group detail."""
+    cells = (
+        row.topic,
+        str(row.partition),
+        "-" if row.committed is None else f"{row.committed:,}",
+        "-" if row.end is None else f"{row.end:,}",
+        "unknown" if row.unknown else ("-" if row.lag is None else f"{row.lag:,}"),
+        row.member or "-",
+        row.host or "-",
+        row.client_id or "-",
+    )
+    meanings = frozenset({"error"}) if row.unknown else _lag_meanings(row.lag if row.lag is not None else 0)
+    values = (row.topic, row.partition, row.committed, row.end, row.lag, row.member, row.host, row.client_id)
+    return Row(f"{row.topic}:{row.partition}", cells, meanings, values, row)
+
+
+def topic_group_row(group: GroupLag, total: LagTotal) -> Row:
+    """One row of the groups consuming a topic (topic detail)."""
+    cells = (group.group, group.state, lag_cell(total, group.error),
+             "-" if total.max_lag is None else f"{total.max_lag:,}")  # fmt: skip
+    values = (group.group, group.state, total.lag, total.max_lag)
+    return Row(group.group, cells, _lag_meanings(None if group.error else total.lag), values, group)
+
+
+class _Refreshing(KzcScreen):
+    """A screen that reads through ``GroupSource`` every ``REFRESH_S`` while it is shown."""
+
+    def __init__(self, source: GroupSource) -> None:
+        super().__init__()
+        self.source = source
+        self._reading = False
+
+    def on_mount(self) -> None:
+        self.read_now()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self.is_mounted:
+            self.read_now()
+
+    def read_now(self) -> None:
+        """Start a read unless one is running (the timer of a finished read calls this too)."""
+        if not self._reading:
+            self._reading = True
+            self._read()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="groups")
+    def _read(self) -> None:
+        try:
+            result: object = self.read()
+        except KzcError as exc:
+            result = exc
+        self.app.call_from_thread(self._arrived, result)
+
+    def _arrived(self, result: object) -> None:
+        self._reading = False
+        if isinstance(result, KzcError):
+            self.show_error(str(result))
+        else:
+            self.show(result)
+        if self.is_mounted:
+            self.set_timer(REFRESH_S, self._tick)
+
+    def _tick(self) -> None:
+        if self.is_current:
+            self.read_now()
+
+    def read(self) -> object:
+        """The blocking read (worker thread)."""
+        raise NotImplementedError
+
+    def show(self, result: Any) -> None:
+        """Draw what ``read`` returned (UI thread)."""
+
+    def show_error(self, text: str) -> None:
+        """Say the read failed; the rows shown stay (UI thread)."""
+        self.notify(f"consumer groups: {text}", severity="warning", timeout=5)
+
+
+class GroupsScreen(_Refreshing):
+    """Every consumer group, live."""
+
+    VIEW_NAME = "groups"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "refresh", "Refresh", id="refresh_groups")]
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        with Horizontal(id="groups-head"):
+            yield FilterBar(pinned=True)
+            yield TextLine(id="groups-count")
+        yield VirtualTable(GROUP_COLUMNS, empty_text="reading the consumer groups…", id="groups")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#groups", VirtualTable).focus()
+        super().on_mount()
+
+    def read(self) -> GroupsView:
+        """Every group, with the trend (worker thread)."""
+        return self.source.group_overview()
+
+    def show(self, result: Any) -> None:
+        """Draw the groups, sorted by lag (the read's order)."""
+        assert isinstance(result, GroupsView)
+        self._view = result
+        table = self.query_one("#groups", VirtualTable)
+        table.set_rows([group_row(g, result.trends.get(g.group)) for g in result.groups])
+        self.filter_applied(table)
+
+    def filter_applied(self, table: VirtualTable) -> None:
+        """The count line: groups shown, lagging, empty with offsets, and the notes of the read."""
+        view: GroupsView | None = getattr(self, "_view", None)
+        total = table.total_count
+        text = f"{table.row_count:,} of {total:,} groups" if table.filter_text else f"{total:,} groups"
+        if view is not None:
+            text += f" · {view.lagging} lagging · {view.empty_with_offsets} empty with offsets"
+            if view.notes:
+                text += " · " + "; ".join(view.notes)
+        self.query_one("#groups-count", TextLine).show(text)
+
+    def action_refresh(self) -> None:
+        """Read now."""
+        self.read_now()
+
+    @on(VirtualTable.Selected, "#groups")
+    def _open(self, event: VirtualTable.Selected) -> None:
+        self.post_message(GroupChosen(event.row.key))
+
+
+class GroupDetailScreen(_Refreshing):
+    """One consumer group: every partition with committed and end offsets, lag and owner, live."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "refresh", "Refresh", id="refresh_group")]
+
+    def __init__(self, group: str, source: GroupSource) -> None:
+        super().__init__(source)
+        self.group = group
+
+    @property
+    def view_name(self) -> str:
+        """Exports are named after the group."""
+        return f"group-{self.group}"
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        yield FilterBar()
+        yield Label(f"group {self.group}", id="group-summary")
+        yield VirtualTable(GROUP_PARTITION_COLUMNS, empty_text="reading the group…", id="group-partitions")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#group-partitions", VirtualTable).focus()
+        super().on_mount()
+
+    def read(self) -> GroupDetail:
+        """The group now (worker thread)."""
+        return self.source.group_detail(self.group)
+
+    def show(self, result: Any) -> None:
+        """Draw the summary line and the partitions."""
+        assert isinstance(result, GroupDetail)
+        group = result.group
+        totals = group.lag_total
+        parts = [f"group {group.group} ({group.source})", group.state, f"{len(group.members)} member(s)"]
+        if group.protocol:
+            parts.append(f"protocol {group.protocol}")
+        if group.coordinator is not None:
+            parts.append(f"coordinator {group.coordinator}")
+        parts.append(f"lag {lag_cell(totals, group.error)}")
+        if result.trend is not None:
+            parts.append(result.trend.describe())
+        if group.error:
+            parts.append(group.error)
+        parts += list(group.notes)
+        summary = self.query_one("#group-summary", Label)
+        summary.update(" · ".join(parts))
+        summary.set_class(group.lag is None, "-offline")
+        self.query_one("#group-partitions", VirtualTable).set_rows([partition_row(r) for r in group.partitions])
+
+    def show_error(self, text: str) -> None:
+        """Say why the group could not be read, in the summary line."""
+        summary = self.query_one("#group-summary", Label)
+        summary.update(f"group {self.group}: {text}")
+        summary.add_class("-offline")
+
+    def action_refresh(self) -> None:
+        """Read now."""
+        self.read_now()
+
+    @on(VirtualTable.Selected, "#group-partitions")
+    def _open_topic(self, event: VirtualTable.Selected) -> None:
+        data = event.row.data
+        if isinstance(data, PartitionLag):
+            self.post_message(TopicChosen(data.topic))
