@@ -229,7 +229,7 @@ class KzcApp(App[None]):
                      path: str | None = None) -> None:  # fmt: skip
         """Add a line to the event log (shown at once if the cluster screen is up)."""
         self.journal.append(at_ms, text, severity, topic, path)
-        if isinstance(self.screen, ClusterScreen):
+        if self.screen_stack and isinstance(self.screen, ClusterScreen):
             self.screen.show_events()
 
     def _start_refresh(self) -> None:
@@ -245,8 +245,8 @@ class KzcApp(App[None]):
 
     @on(m.ViewRefreshed)
     def _view_refreshed(self, message: m.ViewRefreshed) -> None:
-        if message.generation != self._generation:
-            return
+        if message.generation != self._generation or not self.screen_stack:
+            return  # from before a context switch, or the app is closing (a slow worker finished late)
         view = self.view = message.view
         changes: dict[str, Any] = {"controller": view.controller.broker_id, "epoch": view.controller.epoch}
         changes["full_read_ms"] = view.snapshot.full_read_ms
@@ -266,6 +266,8 @@ class KzcApp(App[None]):
     def set_status(self, **changes: Any) -> None:
         """Change fields of the status line."""
         self.status_info = replace(self.status_info, **changes)
+        if not self.screen_stack:
+            return  # closing: nothing to draw on
         for bar in self.screen.query(StatusBar):
             bar.show(self.status_info)
 

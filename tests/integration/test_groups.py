@@ -20,11 +20,15 @@ from kazoo.client import KazooClient
 
 from cli.main import main
 from core.audit import read_audit_log
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.zk import ZkBackend
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from tests.integration.sandbox_tools import eventually
+from tui.app import KzcApp
+from tui.screens.groups import GroupsScreen
+from tui.widgets.virtual_table import VirtualTable
 
 pytestmark = pytest.mark.integration
 
@@ -256,3 +260,22 @@ def test_an_unknown_group_exits_2_with_kafkas_message(sandbox: Sandbox, capsys: 
     code, _, err = run(capsys, "group", group, *cluster(sandbox))
     assert code == 2
     assert err.strip() == f"kzc: error: Consumer group '{group}' does not exist."
+
+
+async def test_the_console_groups_screen_shows_the_exact_lag(sandbox: Sandbox, topic: str, empty_group: str) -> None:
+    info = sandbox.info()
+    settings = ConnectionSettings(
+        zookeeper=parse_zookeeper(info.zookeeper), bootstrap_servers=parse_bootstrap(info.bootstrap_servers)
+    )
+    app = KzcApp(settings, config=UserConfig(theme="dark"), warm_spark=False)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await eventually(pilot, lambda: app.view is not None, 60, "the console to connect")
+        await pilot.press("g")
+        await eventually(pilot, lambda: isinstance(app.screen, GroupsScreen), 10, "the groups screen")
+
+        def row() -> tuple[str, ...] | None:
+            table = app.screen.query_one("#groups", VirtualTable)
+            return next((r.cells for r in table.visible_rows() if r.key == empty_group), None)
+
+        cells = await eventually(pilot, row, 60, f"{empty_group} on the groups screen")
+        assert (cells[1], cells[2], cells[3], cells[4], cells[5]) == ("Empty", "0", topic, "6", "6")
