@@ -215,6 +215,35 @@ class KafkaAdmin:
         entry = entries.get(name) if isinstance(entries, dict) else None
         return None if entry is None else str(entry.value)
 
+    def broker_configs(self, broker_id: int, names: Iterable[str]) -> dict[str, str]:
+        """The values of the broker configs ``names`` on ``broker_id`` (DescribeConfigs); absent ones are left out.
+
+        Raises:
+            KzcError: the broker could not be asked (down, not reachable, not authorised).
+        """
+        resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
+        futures = self._call(
+            "describe broker config",
+            lambda: self._client.describe_configs([resource], request_timeout=min(self.timeout, _ATTEMPT_S)),
+        )
+        entries = self._result(futures[resource], f"describe the config of broker {broker_id}")
+        wanted = set(names)
+        if not isinstance(entries, dict):
+            return {}
+        return {k: str(e.value) for k, e in entries.items() if k in wanted and e.value is not None}
+
+    def served_broker_ids(self) -> frozenset[int]:
+        """The brokers the cluster serves (DescribeCluster): ZooKeeper-mode, migrating and KRaft brokers alike.
+
+        Raises:
+            KzcError: no broker answered.
+        """
+        future = self._call(
+            "describe cluster", lambda: self._client.describe_cluster(request_timeout=min(self.timeout, _ATTEMPT_S))
+        )
+        result = self._result(future, "describe the cluster")
+        return frozenset(int(node.id) for node in result.nodes)
+
     def _until_delivered(self, what: str, send: Callable[[AdminClient, float], Future[Any]]) -> Any:
         """Send until the controller receives the request or the timeout passes; its result."""
         deadline = time.monotonic() + self.timeout

@@ -133,6 +133,8 @@ class ClusterSnapshot:
     unreadable: tuple[Unreadable, ...] = field(default=())  # every Unreadable above, for quick listing
     # Not in ZooKeeper: what the brokers said through --bootstrap-server (never written to snapshot files).
     static_min_isr: StaticMinIsr = NOT_READ
+    # Brokers in KRaft mode during a migration: gone from /brokers/ids but serving (core.migration); alive.
+    kraft_brokers: frozenset[int] = frozenset()
 
     @property
     def partition_count(self) -> int:
@@ -140,8 +142,9 @@ class ClusterSnapshot:
         return sum(len(t.partition_ids) for t in self.topics.values())
 
     def live_broker_ids(self) -> frozenset[int]:
-        """Brokers registered in ``/brokers/ids`` (registered = alive, as Kafka's controller sees it)."""
-        return frozenset(self.brokers)
+        """Brokers registered in ``/brokers/ids`` (registered = alive, as Kafka's controller sees it), plus the
+        brokers known to run in KRaft mode during a migration (they serve without registering in ZooKeeper)."""
+        return frozenset(self.brokers) | self.kraft_brokers
 
     def controller_id(self) -> int | None:
         """The active controller's broker id, or None (no or unreadable ``/controller``)."""

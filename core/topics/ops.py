@@ -156,7 +156,7 @@ class TopicOps:
 
     def blocked(self, facts: ClusterFacts) -> str | None:
         """Why nothing may be applied now (read-only mode, migration), or None."""
-        return read_only_reason(self.settings.read_only, self.settings.context, facts)
+        return read_only_reason(self.settings.read_only, self.settings.context, facts, via_admin=self.admin is not None)
 
     # ---- create ---------------------------------------------------------------------------------
 

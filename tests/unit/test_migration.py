@@ -64,7 +64,8 @@ def test_before_dual_write_only_the_brokers_config_tells_migration_mode_apart() 
 
 
 @pytest.mark.parametrize(
-    ("ibp", "ok"), [("3.9", True), ("3.4-IV0", True), ("3.3-IV3", False), ("2.6", False), ("0.10.2", False), ("x", None)]
+    ("ibp", "ok"),
+    [("3.9", True), ("3.4-IV0", True), ("3.3-IV3", False), ("2.6", False), ("0.10.2", False), ("x", None)],
 )
 def test_migration_needs_ibp_3_4(ibp: str, ok: bool | None) -> None:
     assert ibp_supports_migration(ibp) is ok
