@@ -167,10 +167,8 @@ def migration_advancing(session: ZkSession, window: float = ADVANCE_WINDOW_S) ->
     return changed.wait(window)
 
 
-def migration_status(
-    snapshot: ClusterSnapshot, brokers: BrokerFacts = NOT_ASKED, advancing: bool | None = None
-) -> MigrationStatus:
-    """The phase, the KRaft controller, each broker's mode and the blockers, from a snapshot and the brokers."""
+def _broker_sets(snapshot: ClusterSnapshot) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
+    """Registered brokers, every broker id kzc knows of (registered or hosting a replica), brokers in an ISR."""
     registered = frozenset(snapshot.brokers)
     known: set[int] = set(registered)
     in_isr: set[int] = set()
@@ -178,14 +176,31 @@ def migration_status(
         known.update(replicas)
         if isinstance(state, PartitionState):
             in_isr.update(state.isr)
+    return registered, frozenset(known), frozenset(in_isr)
+
+
+def kraft_broker_ids(snapshot: ClusterSnapshot, served: Collection[int] | None) -> frozenset[int]:
+    """The brokers running KRaft while a KRaft controller holds ``/controller``: absent from ``/brokers/ids`` but
+    listed by the brokers (``served``) or, without them, in an ISR the KRaft controller keeps (``broker_modes``)."""
+    c = snapshot.controller
+    if not isinstance(c, ControllerInfo) or not c.is_kraft:
+        return frozenset()
+    registered, known, in_isr = _broker_sets(snapshot)
+    modes = broker_modes(Phase.DUAL_WRITE, registered, known, served, in_isr, {})
+    return frozenset(b.id for b in modes if b.mode is Mode.KRAFT)
+
+
+def migration_status(
+    snapshot: ClusterSnapshot, brokers: BrokerFacts = NOT_ASKED, advancing: bool | None = None
+) -> MigrationStatus:
+    """The phase, the KRaft controller, each broker's mode and the blockers, from a snapshot and the brokers."""
+    registered, known, in_isr = _broker_sets(snapshot)
     controller = snapshot.controller if isinstance(snapshot.controller, ControllerInfo) else None
     migration = snapshot.migration if isinstance(snapshot.migration, MigrationState) else None
     enabled = {
         b: c[MIGRATION_ENABLE].strip().lower() == "true" for b, c in brokers.configs.items() if MIGRATION_ENABLE in c
     }
-    # The KRaft brokers first (phase-independent: absent from ZooKeeper, yet serving or in an ISR), then the phase.
-    probe = broker_modes(Phase.DUAL_WRITE, registered, known, brokers.served, in_isr, enabled)
-    kraft = {b.id for b in probe if b.mode is Mode.KRAFT}
+    kraft = kraft_broker_ids(snapshot, brokers.served)
     view = derive_phase(snapshot.controller, snapshot.migration, registered, kraft, advancing)
     modes = broker_modes(view.phase, registered, known, brokers.served, in_isr, enabled)
     findings = sorted(run_local(snapshot, only=MIGRATION_CHECKS), key=lambda f: (f.check, f.path, f.broker or 0))
@@ -214,6 +229,17 @@ def needs_advance_check(snapshot: ClusterSnapshot) -> bool:
     return isinstance(c, ControllerInfo) and c.is_kraft and not snapshot.brokers
 
 
-def with_kraft_brokers(snapshot: ClusterSnapshot, status: MigrationStatus) -> ClusterSnapshot:
-    """``snapshot`` with the KRaft brokers counted as alive (health then sees them as the brokers do)."""
-    return replace(snapshot, kraft_brokers=status.kraft_brokers)
+def with_kraft_brokers(snapshot: ClusterSnapshot, bootstrap: Sequence[HostPort] | None) -> ClusterSnapshot:
+    """``snapshot`` with the brokers that run KRaft during a migration counted as alive (absent from
+    ``/brokers/ids`` but listed by DescribeCluster, or without ``bootstrap`` in an ISR), so health does not call
+    them dead. Unchanged when no KRaft controller holds ``/controller``."""
+    c = snapshot.controller
+    if not isinstance(c, ControllerInfo) or not c.is_kraft:
+        return snapshot
+    served = None
+    if bootstrap:
+        try:
+            served = KafkaAdmin(bootstrap, timeout=10.0).served_broker_ids()
+        except KzcError:
+            served = None  # then the ISR tells, as without --bootstrap-server
+    return replace(snapshot, kraft_brokers=kraft_broker_ids(snapshot, served))
