@@ -33,6 +33,7 @@ from core.live.events import (
     LeaderChanged,
     LiveEvent,
     LogDirEventsChanged,
+    MigrationPhaseChanged,
     PartitionStateChanged,
     PreferredElectionChanged,
     ReassignmentChanged,
@@ -178,6 +179,10 @@ CASES: list[tuple[LiveEvent, str]] = [
         "re-synced after session expiry: 2 changes while away",
     ),
     (Resynced((), session_expired=False), "re-synced after reconnect: no changes while away"),
+    (
+        MigrationPhaseChanged("waiting_for_brokers", "dual_write", "dual write", "/migration at offset 158"),
+        "migration: dual write (/migration at offset 158)",
+    ),
 ]
 
 
