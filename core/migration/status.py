@@ -66,6 +66,12 @@ class BrokerFacts:
 NOT_ASKED = BrokerFacts(problems=("the brokers were not asked: give --bootstrap-server to read their modes",))
 
 
+WRITES_DURING_MIGRATION = (
+    "writes through ZooKeeper refused (the KRaft controller owns the metadata); through the brokers "
+    "(--bootstrap-server) allowed while it dual-writes"
+)
+
+
 @dataclass(frozen=True)
 class MigrationStatus:
     """The migration as kzc sees it now."""
@@ -112,6 +118,27 @@ class MigrationStatus:
             "migration_advancing": self.advancing,
         }
 
+    def writes(self) -> str:
+        """Which path kzc's mutations may take now (``core.topics.guard.read_only_reason`` decides each one)."""
+        if self.phase.kraft_owns_metadata:
+            return WRITES_DURING_MIGRATION
+        return "writes through ZooKeeper or the brokers, as usual (a ZooKeeper controller is active)"
+
+    def panel_lines(self) -> list[str]:
+        """What the console's migration panel shows."""
+        lines = [f"phase: {self.phase.label}"]
+        c = self.kraft_controller_json()
+        if c is not None:
+            lines.append(
+                f"KRaft controller {c['id']} · epoch {c['epoch']} · /migration offset {c['metadata_offset']} "
+                f"(epoch {c['metadata_epoch']})"
+            )
+        lines.append("brokers: " + (", ".join(f"{b.id} {b.mode.value}" for b in self.brokers) or "none"))
+        lines.append(f"next: {self.view.next_step}")
+        lines.append(f"rollback: {self.view.rollback}")
+        lines.append(self.writes())
+        return lines
+
     def to_json(self) -> dict[str, Any]:
         """What ``kzc migration --json`` prints."""
         return {
@@ -126,6 +153,7 @@ class MigrationStatus:
             "ready": self.ready,
             "blockers": [b.to_json() for b in self.blockers],
             "notes": list(self.notes),
+            "writes": self.writes(),
         }
 
 
@@ -191,9 +219,10 @@ def kraft_broker_ids(snapshot: ClusterSnapshot, served: Collection[int] | None) 
 
 
 def migration_status(
-    snapshot: ClusterSnapshot, brokers: BrokerFacts = NOT_ASKED, advancing: bool | None = None
+    snapshot: ClusterSnapshot, brokers: BrokerFacts = NOT_ASKED, advancing: bool | None = None, readiness: bool = True
 ) -> MigrationStatus:
-    """The phase, the KRaft controller, each broker's mode and the blockers, from a snapshot and the brokers."""
+    """The phase, the KRaft controller, each broker's mode and (``readiness``) the blockers, from a snapshot and
+    the brokers."""
     registered, known, in_isr = _broker_sets(snapshot)
     controller = snapshot.controller if isinstance(snapshot.controller, ControllerInfo) else None
     migration = snapshot.migration if isinstance(snapshot.migration, MigrationState) else None
@@ -203,7 +232,8 @@ def migration_status(
     kraft = kraft_broker_ids(snapshot, brokers.served)
     view = derive_phase(snapshot.controller, snapshot.migration, registered, kraft, advancing)
     modes = broker_modes(view.phase, registered, known, brokers.served, in_isr, enabled)
-    findings = sorted(run_local(snapshot, only=MIGRATION_CHECKS), key=lambda f: (f.check, f.path, f.broker or 0))
+    findings = run_local(snapshot, only=MIGRATION_CHECKS) if readiness else []
+    findings.sort(key=lambda f: (f.check, f.path, f.broker or 0))
     blockers = [Blocker(f.check, f.detail, f.path) for f in findings]
     for broker_id, config in sorted(brokers.configs.items()):
         ibp = config.get(IBP)
