@@ -8,8 +8,9 @@ again cannot apply it twice. ``check_reachable`` fails fast, with the real cause
 resolve, a refused connection), when no bootstrap server can be reached at all. Requests go out with
 ``operation_timeout=0``: the broker answers as soon as it has written to ZooKeeper and kzc follows the
 controller's progress itself (``core.topics.progress``), so a stuck deletion never turns into a timeout
-error after the write succeeded. librdkafka's own log lines go to the ``kzc.kafka`` logger, never to the
-terminal.
+error after the write succeeded. During a ZooKeeper-to-KRaft migration the caller sets ``operation_timeout``:
+a KRaft controller drops a forwarded request with timeout 0 while the broker answers success.
+librdkafka's own log lines go to the ``kzc.kafka`` logger, never to the terminal.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class KafkaAdmin:
         self.servers = tuple(bootstrap_servers)
         self.bootstrap = bootstrap_string(self.servers)
         self.timeout = timeout
+        self.operation_timeout = 0.0  # seconds; > 0 when a KRaft controller owns the metadata (see above)
         self._config: dict[str, Any] = {
             "bootstrap.servers": self.bootstrap,
             "logger": _LOG,
@@ -134,7 +136,10 @@ class KafkaAdmin:
         self._until_delivered(
             f"create topic {topic}",
             lambda client, timeout: client.create_topics(
-                [new_topic], operation_timeout=0, request_timeout=timeout, validate_only=validate_only
+                [new_topic],
+                operation_timeout=self.operation_timeout,
+                request_timeout=timeout,
+                validate_only=validate_only,
             )[topic],
         )
 
@@ -156,7 +161,10 @@ class KafkaAdmin:
         self._until_delivered(
             f"add partitions to {topic}",
             lambda client, timeout: client.create_partitions(
-                [request], operation_timeout=0, request_timeout=timeout, validate_only=validate_only
+                [request],
+                operation_timeout=self.operation_timeout,
+                request_timeout=timeout,
+                validate_only=validate_only,
             )[topic],
         )
 
@@ -176,7 +184,7 @@ class KafkaAdmin:
                 partial(
                     self._client.delete_topics,
                     list(pending),
-                    operation_timeout=0,
+                    operation_timeout=self.operation_timeout,
                     request_timeout=self._attempt_timeout(deadline),
                 ),
             )
