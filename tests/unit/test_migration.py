@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from core.consistency.catalog import BY_ID, MIGRATION_CHECKS, selected
 from core.consistency.local_engine import run_local
 from core.kafka.migration import Mode, Phase, broker_modes, derive_phase, ibp_supports_migration
 from core.kafka.znodes import ControllerInfo, MigrationState, Unreadable
+from core.sandbox.migration import _rewrite
 from core.testdata.checks import MIGRATION_CASES
 
 ZK_CONTROLLER = ControllerInfo(2, 1, 2, -1)
@@ -84,3 +87,24 @@ def test_each_readiness_case_fires_exactly_its_checks(case: str) -> None:
 def test_kzc_check_runs_the_readiness_checks_only_when_asked() -> None:
     assert not set(selected(None, True)) & set(MIGRATION_CHECKS)
     assert set(selected(MIGRATION_CHECKS, False)) == set(MIGRATION_CHECKS)
+
+
+def test_the_sandbox_rewrites_a_broker_for_kraft_as_kafkas_guide_says(tmp_path: Path) -> None:
+    props = tmp_path / "server.properties"
+    props.write_text(
+        "broker.id=3\nlisteners=PLAINTEXT://127.0.0.1:9\nzookeeper.connect=z/kafka\n# kept\n"
+        "controlled.shutdown.max.retries=1\ninter.broker.protocol.version=3.9\ncontroller.listener.names=CONTROLLER\n"
+    )
+    drop = ("broker.id", "inter.broker.protocol.version")
+    _rewrite(
+        props,
+        lambda key: key in drop or key.startswith(("zookeeper.", "controlled.shutdown.")),
+        {"process.roles": "broker", "node.id": "3"},
+    )
+    assert props.read_text().splitlines() == [
+        "listeners=PLAINTEXT://127.0.0.1:9",
+        "# kept",
+        "controller.listener.names=CONTROLLER",
+        "process.roles=broker",
+        "node.id=3",
+    ]
