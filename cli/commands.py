@@ -12,6 +12,7 @@ from cli import (
     describe_cmd,
     elect_cmd,
     groups_cmd,
+    migration_cmd,
     reassign_cmd,
     sandbox_cmd,
     snapshot_cmd,
@@ -24,3 +25,4 @@ REGISTRY: list[Callable[[Any], None]] = [sandbox_cmd.register, watch_cmd.registe
 REGISTRY += [assign_cmd.register, topic_cmd.register]
 REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, check_cmd.register]
 REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]
+REGISTRY += [migration_cmd.register]

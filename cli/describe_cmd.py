@@ -16,6 +16,7 @@ from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
+from core.migration.status import with_kraft_brokers
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
 from core.snapshot.model import StaticMinIsr
@@ -63,6 +64,7 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 "no cluster to describe: give --zookeeper HOST:PORT[/chroot], --context NAME or --snapshot FILE"
             )
         snapshot, _ = take_snapshot(settings, args.max_in_flight)
+        snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)  # alive, though not in /brokers/ids
     delete_enabled = None if args.delete_topic_enable is None else args.delete_topic_enable == "true"
     static = StaticMinIsr(given=args.min_insync_replicas)
     if not args.snapshot and settings.bootstrap_servers:

@@ -1,4 +1,4 @@
-"""``kzc sandbox up|status|down|kill-broker|start-broker``: the local cluster on 127.0.0.1."""
+"""``kzc sandbox up|status|down|kill-broker|start-broker|migrate``: the local cluster on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
+from core.sandbox.migration import PHASES, SandboxMigration
 from core.sandbox.traffic import start_traffic
 
 
@@ -62,6 +63,23 @@ def register(sub: Any) -> None:
     start.add_argument("id", type=int, metavar="ID")
     _dir_option(start)
     start.set_defaults(handler=_start)
+
+    migrate = add_command(
+        actions, "migrate", "drive a real ZooKeeper-to-KRaft migration of the sandbox up to a phase (docs/migration.md)"
+    )
+    migrate.add_argument(
+        "--to",
+        required=True,
+        choices=PHASES,
+        help="controller: a KRaft controller waits for the brokers; dual-write: brokers rolled into migration "
+        "mode, metadata copied; kraft: brokers rolled to KRaft; finalized: the controller leaves ZooKeeper",
+    )
+    migrate.add_argument(
+        "--broker", type=int, action="append", metavar="ID", help="with --to kraft: roll only this broker (repeatable)"
+    )
+    migrate.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="deadline per step")
+    _dir_option(migrate)
+    migrate.set_defaults(handler=_migrate)
 
 
 def _dir_option(parser: argparse.ArgumentParser) -> None:
@@ -152,6 +170,23 @@ def _start(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         print(json.dumps({"started": broker.id, "pid": broker.pid, "port": broker.port}))
     else:
         print(f"broker {broker.id} running again on 127.0.0.1:{broker.port} (pid {broker.pid}), registered")
+    return 0
+
+
+def _migrate(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    progress = None if args.json else (lambda line: print(line, file=sys.stderr))
+    box = Sandbox(args.dir)
+    box.info()  # a missing sandbox is reported before anything starts
+    state = SandboxMigration(box, progress).to(args.to, brokers=args.broker, timeout=args.timeout)
+    if args.json:
+        print(json.dumps(state.to_json()))
+        return 0
+    modes = ", ".join(f"{b} {m}" for b, m in sorted(state.broker_modes.items()))
+    print(
+        f"sandbox {box.dir}: migration at {state.phase}; KRaft controller {state.controller_id} on "
+        f"127.0.0.1:{state.controller_port} (pid {state.controller_pid}); brokers: {modes}\n"
+        f"See it:  kzc --zookeeper {box.info().zookeeper} migration"
+    )
     return 0
 
 

@@ -8,8 +8,9 @@ again cannot apply it twice. ``check_reachable`` fails fast, with the real cause
 resolve, a refused connection), when no bootstrap server can be reached at all. Requests go out with
 ``operation_timeout=0``: the broker answers as soon as it has written to ZooKeeper and kzc follows the
 controller's progress itself (``core.topics.progress``), so a stuck deletion never turns into a timeout
-error after the write succeeded. librdkafka's own log lines go to the ``kzc.kafka`` logger, never to the
-terminal.
+error after the write succeeded. During a ZooKeeper-to-KRaft migration the caller sets ``operation_timeout``:
+a KRaft controller drops a forwarded request with timeout 0 while the broker answers success.
+librdkafka's own log lines go to the ``kzc.kafka`` logger, never to the terminal.
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ class KafkaAdmin:
         self.servers = tuple(bootstrap_servers)
         self.bootstrap = bootstrap_string(self.servers)
         self.timeout = timeout
+        self.operation_timeout = 0.0  # seconds; > 0 when a KRaft controller owns the metadata (see above)
         self._config: dict[str, Any] = {
             "bootstrap.servers": self.bootstrap,
             "logger": _LOG,
@@ -184,7 +186,10 @@ class KafkaAdmin:
         self._until_delivered(
             f"create topic {topic}",
             lambda client, timeout: client.create_topics(
-                [new_topic], operation_timeout=0, request_timeout=timeout, validate_only=validate_only
+                [new_topic],
+                operation_timeout=self.operation_timeout,
+                request_timeout=timeout,
+                validate_only=validate_only,
             )[topic],
         )
 
@@ -206,7 +211,10 @@ class KafkaAdmin:
         self._until_delivered(
             f"add partitions to {topic}",
             lambda client, timeout: client.create_partitions(
-                [request], operation_timeout=0, request_timeout=timeout, validate_only=validate_only
+                [request],
+                operation_timeout=self.operation_timeout,
+                request_timeout=timeout,
+                validate_only=validate_only,
             )[topic],
         )
 
@@ -226,7 +234,7 @@ class KafkaAdmin:
                 partial(
                     self._client.delete_topics,
                     list(pending),
-                    operation_timeout=0,
+                    operation_timeout=self.operation_timeout,
                     request_timeout=self._attempt_timeout(deadline),
                 ),
             )
@@ -427,6 +435,35 @@ class KafkaAdmin:
                 f"the coordinator of group {group_id} refused some offsets: "
                 + "; ".join(f"{tp.topic}-{tp.partition}: {tp.error.str()}" for tp in failed[:5])
             )
+
+    def broker_configs(self, broker_id: int, names: Iterable[str]) -> dict[str, str]:
+        """The values of the broker configs ``names`` on ``broker_id`` (DescribeConfigs); absent ones are left out.
+
+        Raises:
+            KzcError: the broker could not be asked (down, not reachable, not authorised).
+        """
+        resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
+        futures = self._call(
+            "describe broker config",
+            lambda: self._client.describe_configs([resource], request_timeout=min(self.timeout, _ATTEMPT_S)),
+        )
+        entries = self._result(futures[resource], f"describe the config of broker {broker_id}")
+        wanted = set(names)
+        if not isinstance(entries, dict):
+            return {}
+        return {k: str(e.value) for k, e in entries.items() if k in wanted and e.value is not None}
+
+    def served_broker_ids(self) -> frozenset[int]:
+        """The brokers the cluster serves (DescribeCluster): ZooKeeper-mode, migrating and KRaft brokers alike.
+
+        Raises:
+            KzcError: no broker answered.
+        """
+        future = self._call(
+            "describe cluster", lambda: self._client.describe_cluster(request_timeout=min(self.timeout, _ATTEMPT_S))
+        )
+        result = self._result(future, "describe the cluster")
+        return frozenset(int(node.id) for node in result.nodes)
 
     def _until_delivered(self, what: str, send: Callable[[AdminClient, float], Future[Any]]) -> Any:
         """Send until the controller receives the request or the timeout passes; its result."""

@@ -56,6 +56,7 @@ class CheckSpec:
     rule: str
     reference: str
     needs_brokers: bool = False
+    group: str = "consistency"  # "migration": readiness for a ZooKeeper-to-KRaft migration, run when asked
 
 
 CHECKS: tuple[CheckSpec, ...] = (
@@ -322,7 +323,61 @@ CHECKS: tuple[CheckSpec, ...] = (
         "§2.5",
         needs_brokers=True,
     ),
+    # ---- readiness for a ZooKeeper-to-KRaft migration (kzc migration; kzc check --only migration_...) ----
+    CheckSpec(
+        "migration_cluster_id_missing",
+        Severity.ERROR,
+        Scope.CLUSTER,
+        "No cluster id to format the KRaft controllers with",
+        "The KRaft controllers must be formatted with the ZooKeeper cluster's id (/cluster/id, written by the "
+        "first broker): ZooKeeper brokers with another cluster id cannot register with them.",
+        "§2.11, §9.15; Kafka's migration guide",
+        group="migration",
+    ),
+    CheckSpec(
+        "migration_protocol_too_old",
+        Severity.ERROR,
+        Scope.BROKER,
+        "Broker's inter.broker.protocol.version is below 3.4",
+        "A broker enters migration mode only at inter.broker.protocol.version 3.4 or higher (KafkaConfig: 'Cannot "
+        "enable ZooKeeper migration without setting inter.broker.protocol.version to 3.4 or higher'), equal to "
+        "the controllers' metadata.version; a v4 or older registration means an IBP below 2.7-IV0.",
+        "§2.3, §10; KIP-866",
+        group="migration",
+    ),
+    CheckSpec(
+        "migration_reassignment_pending",
+        Severity.ERROR,
+        Scope.TOPIC,
+        "Partition reassignment in progress",
+        "Kafka's migration guide asks for no reassignment in flight: the ZooKeeper controller that runs it is "
+        "replaced by the KRaft controller, which does not resume /admin/reassign_partitions requests.",
+        "§2.4, §2.7; Kafka's migration guide",
+        group="migration",
+    ),
+    CheckSpec(
+        "migration_deletion_pending",
+        Severity.ERROR,
+        Scope.TOPIC,
+        "Topic queued for deletion",
+        "The KRaft controller migrates topics, not the ZooKeeper controller's deletion queue "
+        "(/admin/delete_topics); finish or cancel deletions before migrating.",
+        "§2.6, §7",
+        group="migration",
+    ),
+    CheckSpec(
+        "migration_leaderless_partition",
+        Severity.ERROR,
+        Scope.PARTITION,
+        "Partition without a leader",
+        "The migration copies partition states as they are: a partition with leader -1 stays offline in KRaft, "
+        "and Kafka's guide asks for a healthy cluster before migrating.",
+        "§2.5",
+        group="migration",
+    ),
 )
+
+MIGRATION_CHECKS: tuple[str, ...] = tuple(s.id for s in CHECKS if s.group == "migration")
 
 BY_ID: dict[str, CheckSpec] = {spec.id: spec for spec in CHECKS}
 CHECK_IDS: tuple[str, ...] = tuple(spec.id for spec in CHECKS)
@@ -347,6 +402,7 @@ def parse_only(text: str | None) -> frozenset[str] | None:
 
 
 def selected(only: Iterable[str] | None, with_brokers: bool) -> tuple[str, ...]:
-    """The ids to run, in catalog order: ``only`` (or all), minus broker checks without broker metadata."""
-    wanted = set(CHECK_IDS if only is None else only)
+    """The ids to run, in catalog order: ``only`` (or all but the migration readiness checks), minus broker
+    checks without broker metadata."""
+    wanted = set(CHECK_IDS if only is None else only) - (set(MIGRATION_CHECKS) if only is None else set())
     return tuple(s.id for s in CHECKS if s.id in wanted and (with_brokers or not s.needs_brokers))

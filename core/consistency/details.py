@@ -287,6 +287,34 @@ def _mismatch(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) ->
     return f"Partition {_tp(t, p)} differs: {'; '.join(parts)}."
 
 
+def _migration_cluster_id(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
+    return (
+        f"/cluster/id is {ev.get('reason', 'missing')}: the KRaft controllers need this cluster's id to be "
+        "formatted with (kafka-storage format -t)."
+    )
+
+
+def _migration_protocol(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
+    if ev.get("ibp") is not None:
+        seen = f"reports inter.broker.protocol.version={ev['ibp']}"
+    else:
+        seen = f"registers with a v{ev.get('version')} registration (inter.broker.protocol.version below 2.7-IV0)"
+    return f"Broker {b} {seen}: migration mode needs 3.4 or higher, equal to the controllers' metadata.version."
+
+
+def _migration_reassignment(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
+    where = "requested in /admin/reassign_partitions" if ev.get("requested") else "in flight"
+    return f"Topic '{t}' has a reassignment {where} (partitions {_ids(ev.get('partitions', ()))}): finish it first."
+
+
+def _migration_deletion(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
+    return f"Topic '{t}' is queued for deletion ({path}): let the deletion finish before migrating."
+
+
+def _migration_leaderless(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
+    return f"{_tp(t, p)} has no leader (-1, ISR {_ids(ev.get('isr', ()))}): it would stay offline in KRaft."
+
+
 _RENDERERS: dict[str, Renderer] = {
     "no_controller": _no_controller,
     "controller_not_registered": _controller_not_registered,
@@ -318,6 +346,11 @@ _RENDERERS: dict[str, Renderer] = {
     "invalid_reassignment_request": _invalid_reassignment,
     "notification_backlog": _backlog,
     "metadata_mismatch": _mismatch,
+    "migration_cluster_id_missing": _migration_cluster_id,
+    "migration_protocol_too_old": _migration_protocol,
+    "migration_reassignment_pending": _migration_reassignment,
+    "migration_deletion_pending": _migration_deletion,
+    "migration_leaderless_partition": _migration_leaderless,
 }
 
 

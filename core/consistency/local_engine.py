@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 
 from core.brokers.metadata import ServedMetadata, ServedPartition
-from core.consistency.catalog import CHECK_IDS, selected
+from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS, selected
 from core.consistency.findings import Finding, make_finding
 from core.consistency.params import CheckParams
 from core.kafka.names import name_problem, unify_collision_chars
@@ -63,7 +63,7 @@ CLUSTER_PASS = (
     "stale_deletion_marker",
     "orphan_topic_config",
 )
-PARTITION_PASS = tuple(c for c in CHECK_IDS if c not in CLUSTER_PASS)
+PARTITION_PASS = tuple(c for c in CHECK_IDS if c not in CLUSTER_PASS and c not in MIGRATION_CHECKS)
 
 
 def topic_path(topic: str) -> str:
@@ -204,7 +204,51 @@ class _LocalRun:
         self.done(PARTITION_PASS)
         self.cluster_pass()
         self.done(CLUSTER_PASS)
+        if self.want & set(MIGRATION_CHECKS):
+            self.migration_pass()
+        self.done(MIGRATION_CHECKS)
         return self.out
+
+    # ---- readiness for a ZooKeeper-to-KRaft migration ------------------------------------------------
+
+    def migration_pass(self) -> None:
+        s = self.s
+        if s.cluster_id is None or isinstance(s.cluster_id, Unreadable):
+            reason = "missing" if s.cluster_id is None else f"unreadable ({s.cluster_id.reason})"
+            self.emit("migration_cluster_id_missing", "/cluster/id", reason=reason)
+        for broker_id, broker in sorted(s.brokers.items()):
+            reg = broker.registration
+            if isinstance(reg, BrokerRegistration) and reg.version < 5:
+                self.emit(
+                    "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, version=reg.version
+                )
+        moving: dict[str, set[int]] = defaultdict(set)
+        for name, entry in s.topics.items():
+            if isinstance(entry.assignment, TopicAssignment):
+                moving[name].update(entry.assignment.reassigning_partitions)
+        for topic, partition in self.requests:
+            moving[topic].add(partition)
+        for name in sorted(t for t, parts in moving.items() if parts):
+            requested = name in self.requested_topics
+            path = "/admin/reassign_partitions" if requested else topic_path(name)
+            self.emit(
+                "migration_reassignment_pending",
+                path,
+                topic=name,
+                partitions=tuple(sorted(moving[name])),
+                requested=requested,
+            )
+        for name in sorted(s.deletion_markers):
+            self.emit("migration_deletion_pending", f"/admin/delete_topics/{name}", topic=name)
+        for topic, partition, _replicas, state in s.iter_partitions():
+            if isinstance(state, PartitionState) and state.leader == -1:
+                self.emit(
+                    "migration_leaderless_partition",
+                    state_path(topic, partition),
+                    topic=topic,
+                    partition=partition,
+                    isr=state.isr,
+                )
 
     def done(self, checks: tuple[str, ...]) -> None:
         if self.on_done is not None:

@@ -50,6 +50,10 @@ PASSES: dict[str, tuple[str, ...]] = {
     "notifications": ("notification_backlog",),
     "unreadable": ("unreadable_znode",),
     "served": ("metadata_mismatch",),
+    "migration": (
+        "migration_cluster_id_missing", "migration_protocol_too_old", "migration_reassignment_pending",
+        "migration_deletion_pending", "migration_leaderless_partition",
+    ),
 }  # fmt: skip
 
 
@@ -91,6 +95,7 @@ def check_passes(frames: Frames, params: CheckParams, want: frozenset[str]) -> l
         "cluster": lambda: _cluster_findings(frames, params, want),
         "notifications": lambda: _notification_findings(frames, params, want),
         "unreadable": lambda: _unreadable_findings(frames, want),
+        "migration": lambda: _migration_findings(frames),
     }
     if frames.served_parts is not None:
         builders["served"] = parts.served_findings
@@ -886,3 +891,54 @@ def _unreadable_findings(frames: Frames, want: frozenset[str]) -> DataFrame:
         rows.dropDuplicates(["path"]),
         _finding("unreadable_znode", topic, partition, F.lit(None), path, reason=c("reason")),
     )
+
+
+# ---- readiness for a ZooKeeper-to-KRaft migration -------------------------------------------------
+
+
+def _migration_findings(frames: Frames) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    one = frames.one_row
+    out = [_empty(one)]
+    if frames.facts.cluster_id_reason is not None:
+        out.append(
+            _rows(one, _finding("migration_cluster_id_missing", F.lit(None), F.lit(None), F.lit(None),
+                                F.lit("/cluster/id"), reason=F.lit(frames.facts.cluster_id_reason)))
+        )  # fmt: skip
+    broker = c("broker")
+    out.append(
+        _rows(frames.brokers.where(c("readable") & (c("version") < 5)),
+              _finding("migration_protocol_too_old", F.lit(None), F.lit(None), broker,
+                       F.concat(F.lit("/brokers/ids/"), broker.cast("string")), version=c("version")))
+    )  # fmt: skip
+    parts = frames.parts.where(c("assigned"))
+    moving = parts.where((F.size("adding") > 0) | (F.size("removing") > 0)).select("topic", "partition")
+    requested = frames.requests.select("topic", "partition")
+    asked = requested.select("topic").distinct().withColumn("requested", F.lit(True))
+    grouped = (
+        moving.unionByName(requested)
+        .groupBy("topic")
+        .agg(F.array_sort(F.collect_set("partition")).alias("partitions"))
+        .join(asked, "topic", "left")
+    )
+    was_asked = F.coalesce(c("requested"), F.lit(False))
+    where = F.when(was_asked, F.lit("/admin/reassign_partitions")).otherwise(_topic_path(c("topic")))
+    out.append(
+        _rows(grouped, _finding("migration_reassignment_pending", c("topic"), F.lit(None), F.lit(None), where,
+                                partitions=c("partitions"), requested=was_asked))
+    )  # fmt: skip
+    out.append(
+        _rows(frames.markers, _finding("migration_deletion_pending", c("topic"), F.lit(None), F.lit(None),
+                                       F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
+    )  # fmt: skip
+    out.append(
+        _rows(parts.where((c("state") == "ok") & (c("leader") == -1)),
+              _finding("migration_leaderless_partition", c("topic"), c("partition"), F.lit(None),
+                       _state_path(c("topic"), c("partition")), isr=c("isr")))
+    )  # fmt: skip
+    result = out[0]
+    for piece in out[1:]:
+        result = result.unionByName(piece)
+    return result

@@ -60,6 +60,7 @@ class Facts:
     controller_epoch: int | None
     broker_configs: dict[str, EntityConfig]  # readable /config/brokers/<id or <default>>
     served_brokers: frozenset[int] | None = None
+    cluster_id_reason: str | None = None  # why /cluster/id cannot serve (missing, unreadable), None when it can
 
     @property
     def racks_complete(self) -> bool:
@@ -139,7 +140,7 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
     # and unreadable znodes, a small fraction of the file.
     kept = (kind != "partition") | (F.col("readable") == F.lit(False))
     raw = read((*NEEDED, "format"), kept, ordered=True).cache()
-    small = raw.where(kind.isin("header", "controller", "controller_epoch", "broker", "config") & (
+    small = raw.where(kind.isin("header", "controller", "controller_epoch", "broker", "config", "cluster_id") & (
         (kind != "config") | (F.col("entity_type") == "brokers"))).collect()  # fmt: skip
     facts = _facts(small, FORMAT_NAME, SNAPSHOT_FORMAT_VERSION)
     c = F.col
@@ -247,6 +248,7 @@ def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
     if header["version"] != format_version:
         raise ValueError(f"kzc snapshot format version {header['version']}; this kzc reads {format_version}")
     controller = next((r for r in rows if r["kind"] == "controller"), None)
+    cluster_id = next((r for r in rows if r["kind"] == "cluster_id"), None)
     epoch = next((r for r in rows if r["kind"] == "controller_epoch"), None)
     brokers = [r for r in rows if r["kind"] == "broker"]
     configs = {
@@ -270,6 +272,13 @@ def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
             else None
         ),
         broker_configs=configs,
+        cluster_id_reason=(
+            "missing"
+            if cluster_id is None
+            else f"unreadable ({cluster_id['problem']})"
+            if cluster_id["readable"] is False
+            else None
+        ),
     )
 
 

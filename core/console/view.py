@@ -29,6 +29,7 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.migration.status import MigrationStatus, migration_status, with_kraft_brokers
 from core.snapshot.health import (
     DELETION_STARTED,
     MinIsr,
@@ -366,6 +367,7 @@ class ClusterView:
     topics: tuple[TopicSummary, ...]
     health: HealthCounters
     pending: tuple[PendingItem, ...]
+    migration: MigrationStatus | None = None  # None while no migration shows in ZooKeeper
 
 
 def deletion_status(snapshot: ClusterSnapshot, topic: str, now_ms: int) -> DeletionStatus:
@@ -487,7 +489,9 @@ def _broker_rows(
         entry = snapshot.brokers.get(broker_id)
         if entry is None:
             endpoints, rack = known.get(broker_id, ((), None))
-            rows.append(BrokerRow(broker_id, endpoints, rack, None, replicas[broker_id], 0, False))
+            kraft = broker_id in snapshot.kraft_brokers  # moved to KRaft during a migration: serving
+            led = leaders[broker_id] if kraft else 0
+            rows.append(BrokerRow(broker_id, endpoints, rack, None, replicas[broker_id], led, kraft))
             continue
         broker = broker_summary(entry)
         if broker.problem is None:
@@ -538,6 +542,11 @@ class ViewBuilder:
 
     def build(self, snapshot: ClusterSnapshot, now_ms: int) -> ClusterView:
         """The view of ``snapshot``; ``now_ms`` dates the ages of pending work."""
+        migration = None
+        if snapshot.migration is not None:
+            # During a migration, brokers moved to KRaft left /brokers/ids but still serve: alive, not dead.
+            snapshot = with_kraft_brokers(snapshot, None)
+            migration = migration_status(snapshot, readiness=False)
         live = snapshot.live_broker_ids()
         resolver = MinIsrResolver(snapshot)
         if self._basis != (live, resolver.key):
@@ -586,6 +595,7 @@ class ViewBuilder:
             topics=self._ordered,
             health=health,
             pending=tuple(_pending_work(snapshot, now_ms)),
+            migration=migration,
         )
 
 

@@ -597,6 +597,24 @@ class ZnodeUnreadable(LiveEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class MigrationPhaseChanged(LiveEvent):
+    """The ZooKeeper-to-KRaft migration entered another phase (``core.kafka.migration.Phase`` values; ``old``
+    is None for the first phase seen). Derived from ``/migration``, ``/controller`` and ``/brokers/ids``; the
+    offset ``/migration`` advances twice a second is never an event by itself."""
+
+    old: str | None
+    new: str
+    label: str
+    reason: str
+
+    def describe(self) -> str:
+        return f"migration: {self.label} ({self.reason})"
+
+    def to_json(self) -> dict[str, object]:
+        return {"event": self.kind, "old": self.old, "new": self.new, "label": self.label, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
 class Resynced(LiveEvent):
     """After a reconnect the watches were set again and the model re-read: ``changes`` is what differs
     from the last state seen before (empty when nothing changed). ``session_expired``: the old session
@@ -725,6 +743,7 @@ EVENT_KINDS: tuple[type[LiveEvent], ...] = (
     LeaderChanged,
     SessionStateChanged,
     ZnodeUnreadable,
+    MigrationPhaseChanged,
     Resynced,
     HealthChanged,
 )

@@ -16,6 +16,7 @@ from typing import TypeVar
 from core.kafka.znodes import (
     BrokerRegistration,
     ControllerInfo,
+    MigrationState,
     PartitionState,
     PreferredElectionRequest,
     ReassignmentRequest,
@@ -84,6 +85,7 @@ class LiveState:
     isr_notifications: int = 0
     log_dir_events: int = 0
     followed: Mapping[str, FollowedTopic] = field(default_factory=dict)
+    migration: MigrationState | Unreadable | None = None  # followed without an event per write (watcher)
 
     def controller_id(self) -> int | None:
         """The controller's broker id, or ``None`` (absent or unreadable ``/controller``)."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
@@ -38,19 +39,22 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import EventType, WatchedEvent, ZnodeStat
 
 from core.errors import ConnectError, UsageError
+from core.kafka.migration import Phase, PhaseView, derive_phase
 from core.kafka.znodes import (
     ControllerInfo,
+    MigrationState,
     TopicAssignment,
     Unreadable,
     parse_broker,
     parse_controller,
     parse_controller_epoch,
+    parse_migration,
     parse_partition_state,
     parse_preferred_election,
     parse_reassignment,
     parse_topic,
 )
-from core.live.events import LiveEvent, Resynced, SessionStateChanged
+from core.live.events import LiveEvent, MigrationPhaseChanged, Resynced, SessionStateChanged
 from core.live.state import (
     FollowedTopic,
     LiveState,
@@ -84,6 +88,10 @@ REASSIGN = "/admin/reassign_partitions"
 PREFERRED_ELECTION = "/admin/preferred_replica_election"
 ISR_NOTIFICATIONS = "/isr_change_notification"
 LOG_DIR_EVENTS = "/log_dir_event_notification"
+MIGRATION = "/migration"
+# During dual write /migration is rewritten about twice a second. Once it records an offset, its watch is set
+# again at most this often (one read), and a watch that stayed silent this long means it stopped advancing.
+MIGRATION_REARM_S = 30.0
 
 # Failures that mean "ZooKeeper is not reachable right now": the reconnect re-sync repairs them.
 _CONNECTION_ERRORS = (KazooException, KazooTimeoutError)
@@ -91,6 +99,8 @@ _IN_FLIGHT = 2000  # reads sent before waiting for answers: pipelined, but bound
 _RETRY_AFTER_S = 1.0  # a read failed while connected (slow server): try that znode again after this
 _STOP = object()
 _RESYNC = object()  # retry a re-sync that failed while the session looked connected
+_REARM_MIGRATION = object()  # read /migration again (setting its watch), after MIGRATION_REARM_S
+_CHECK_MIGRATION = object()  # re-derive the migration phase: has /migration stopped advancing?
 _NO_AUTH = "no permission to read it (NoAuth): its ACL does not grant these credentials READ"
 
 
@@ -129,8 +139,11 @@ class ClusterWatcher:
     closes it). See the module docstring for the threading contract.
     """
 
-    def __init__(self, session: ZkSession, on_event: EventListener) -> None:
+    def __init__(
+        self, session: ZkSession, on_event: EventListener, migration_rearm_s: float = MIGRATION_REARM_S
+    ) -> None:
         self._session = session
+        self._rearm_s = migration_rearm_s
         self._client = session.client
         self._on_event = on_event
         self._timeout = max(5.0, session.settings.session_timeout)
@@ -143,6 +156,13 @@ class ClusterWatcher:
         self._strict = False  # during start(): NoAuth is an error instead of an Unreadable value
         self._resync_pending = False
         self._expired_since_sync = False
+        # The migration phase (dispatch thread only): the brokers that left /brokers/ids while a KRaft
+        # controller owned the metadata (moved to KRaft, or down), and when /migration was armed or fired.
+        self._phase: Phase | None = None
+        self._moved: set[int] = set()
+        self._migration_armed_at = 0.0
+        self._migration_fired_at: float | None = None
+        self._rearm_scheduled = False
 
     # ---- public API ------------------------------------------------------------------------------
 
@@ -172,6 +192,7 @@ class ClusterWatcher:
             self._strict = False
         with self._lock:
             self._base = base
+        self._phase = self._derive_phase().phase
         self._thread = threading.Thread(target=self._run, name="kzc-live", daemon=True)
         self._thread.start()
         return self.state()
@@ -309,6 +330,11 @@ class ClusterWatcher:
     def _handle(self, item: object) -> list[LiveEvent]:
         if item is _RESYNC:
             return self._resync() if self._resync_pending else []
+        if item is _REARM_MIGRATION:
+            self._rearm_scheduled = False
+            return self._update_migration()
+        if item is _CHECK_MIGRATION:
+            return self._phase_events()
         if isinstance(item, ConnectionState):
             return self._session_changed(item)
         if isinstance(item, str):
@@ -337,13 +363,15 @@ class ClusterWatcher:
             self._base = base
             self._followed.update(followed)
         expired, self._expired_since_sync, self._resync_pending = self._expired_since_sync, False, False
-        return [Resynced(tuple(changes), expired)]
+        return [Resynced(tuple(changes + self._phase_events()), expired)]
 
     def _znode_changed(self, path: str) -> list[LiveEvent]:
         if path in (CONTROLLER, CONTROLLER_EPOCH):
-            return self._update_controller()
+            return self._update_controller() + self._phase_events()
         if path == BROKER_IDS:
-            return self._update_broker_list()
+            return self._update_broker_list() + self._phase_events()
+        if path == MIGRATION:
+            return self._migration_fired()
         if path == TOPICS:
             return self._update_topics()
         if path == DELETE_TOPICS:
@@ -373,6 +401,52 @@ class ClusterWatcher:
         self._set_base(controller=controller, controller_czxid=czxid, controller_epoch=epoch)
         return events
 
+    def _migration_fired(self) -> list[LiveEvent]:
+        """``/migration`` changed. Before it records an offset (waiting for brokers, the initial copy) every
+        change may be a phase change: read it now. After, its offset advances with every KRaft batch: note that
+        it moved and read it again (re-arming the watch) only after the re-arm period."""
+        self._migration_fired_at = time.monotonic()
+        m = self._base.migration
+        if isinstance(m, MigrationState) and m.kraft_metadata_offset >= 0:
+            if not self._rearm_scheduled:
+                self._rearm_scheduled = True
+                self._later(self._rearm_s, _REARM_MIGRATION)
+            return self._phase_events()
+        return self._update_migration()
+
+    def _update_migration(self) -> list[LiveEvent]:
+        self._set_base(migration=self._read_value(MIGRATION, parse_migration))
+        self._migration_armed_at = time.monotonic()
+        self._later(self._rearm_s + 1.0, _CHECK_MIGRATION)
+        return self._phase_events()
+
+    def _later(self, delay: float, item: object) -> None:
+        timer = threading.Timer(delay, self._queue.put, (item,))
+        timer.daemon = True
+        timer.start()
+
+    def _advancing(self) -> bool | None:
+        """Whether ``/migration`` moves: it fired since its watch was last set, or in the period before; False
+        once the watch stayed silent for a whole period; None before anything was observed."""
+        fired, armed = self._migration_fired_at, self._migration_armed_at
+        if fired is not None and fired >= armed:
+            return True
+        if armed and time.monotonic() - armed >= self._rearm_s:
+            return False
+        return None if fired is None else True
+
+    def _derive_phase(self) -> PhaseView:
+        base = self._base
+        return derive_phase(base.controller, base.migration, set(base.brokers), self._moved, self._advancing())
+
+    def _phase_events(self) -> list[LiveEvent]:
+        """``MigrationPhaseChanged`` when the phase derived from what is known now differs from the last one."""
+        view = self._derive_phase()
+        if view.phase is self._phase:
+            return []
+        old, self._phase = self._phase, view.phase
+        return [MigrationPhaseChanged(old.value if old else None, view.phase.value, view.phase.label, view.reason)]
+
     def _update_broker_list(self) -> list[LiveEvent]:
         old = self._base
         ids = _broker_ids(self._read_children(BROKER_IDS))
@@ -380,7 +454,14 @@ class ClusterWatcher:
         epochs = {i: e for i, e in old.broker_epochs.items() if i in ids}
         self._read_brokers(sorted(ids - brokers.keys()), brokers, epochs)
         self._set_base(brokers=brokers, broker_epochs=epochs)
+        self._note_moved(old.brokers, brokers)
         return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
+
+    def _note_moved(self, before: Iterable[int], after: Iterable[int]) -> None:
+        """A broker leaving while a KRaft controller owns the metadata moves to KRaft (or went down)."""
+        if self._phase is not None and self._phase.kraft_owns_metadata:
+            self._moved |= set(before) - set(after)
+        self._moved -= set(after)
 
     def _update_broker(self, broker_id: int) -> list[LiveEvent]:
         old = self._base
@@ -390,7 +471,8 @@ class ClusterWatcher:
         del brokers[broker_id], epochs[broker_id]
         self._read_brokers([broker_id], brokers, epochs)
         self._set_base(brokers=brokers, broker_epochs=epochs)
-        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
+        self._note_moved(old.brokers, brokers)
+        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs) + self._phase_events()
 
     def _update_topics(self) -> list[LiveEvent]:
         old = self._base.topics
@@ -499,6 +581,7 @@ class ClusterWatcher:
             preferred_election=self._read_value(PREFERRED_ELECTION, parse_preferred_election),
             isr_notifications=len(self._read_children(ISR_NOTIFICATIONS) or ()),
             log_dir_events=len(self._read_children(LOG_DIR_EVENTS) or ()),
+            migration=self._read_value(MIGRATION, parse_migration),
         )
 
     def _read_controller(self) -> tuple[ControllerInfo | Unreadable | None, int | None, int | Unreadable | None]:

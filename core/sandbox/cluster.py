@@ -18,7 +18,7 @@ import subprocess
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import closing, contextmanager, suppress
+from contextlib import AbstractContextManager, closing, contextmanager, suppress
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -42,7 +42,7 @@ FIRST_BROKER_ID = 1
 # Small heaps and the serial collector: three brokers and ZooKeeper share 2 cores with the tests.
 _JVM_COMMON = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xss512k"]
 _ZK_HEAP = ["-Xms32m", "-Xmx128m"]
-_BROKER_HEAP = ["-Xms64m", "-Xmx384m"]
+BROKER_HEAP = ["-Xms64m", "-Xmx384m"]
 # ZooKeeper tick 500 ms allows broker sessions of 6 s: a killed broker leaves /brokers/ids quickly.
 _ZK_TICK_MS = 500
 _BROKER_SESSION_MS = 6000
@@ -177,7 +177,7 @@ class Sandbox:
         java = java_executable()
         jars = ensure_jars(log)
         box._prepare_dir()
-        zk_port, *broker_ports = _free_ports(1 + brokers)
+        zk_port, *broker_ports = free_ports(1 + brokers)
         ids = range(FIRST_BROKER_ID, FIRST_BROKER_ID + brokers)
         info = SandboxInfo(
             dir=str(box.dir),
@@ -243,8 +243,22 @@ class Sandbox:
         self._set_pid(broker_id, None)
         return replace(broker, pid=None)
 
+    def stop_broker(self, broker_id: int, timeout: float = 60.0) -> BrokerInfo:
+        """Stop one broker cleanly (SIGTERM: a controlled shutdown), SIGKILL past ``timeout``; data stays.
+
+        Raises:
+            SandboxError: the broker is not running.
+        """
+        broker = self.info().broker(broker_id)
+        if broker.pid is None or not self._alive(broker.pid):
+            raise SandboxError(f"broker {broker_id} is not running")
+        self._stop([broker.pid], timeout)
+        self._set_pid(broker_id, None)
+        return replace(broker, pid=None)
+
     def down(self, timeout: float = 30.0) -> list[int]:
-        """Stop every process of the sandbox, brokers first and ZooKeeper last; return the PIDs stopped.
+        """Stop every process of the sandbox, brokers first, then other processes (a KRaft controller),
+        ZooKeeper last; return the PIDs stopped.
 
         Brokers get SIGTERM (a clean shutdown) and SIGKILL if they are still there after ``timeout``.
         Logs and data stay in the directory. The demo traffic (``core.sandbox.traffic``), if any, stops first.
@@ -257,6 +271,10 @@ class Sandbox:
         stopped = self._stop(brokers, timeout)
         for b in info.brokers:
             self._set_pid(b.id, None)
+        others = {name: pid for name, pid in self.processes().items() if pid is not None and self._alive(pid)}
+        stopped += self._stop(list(others.values()), timeout)
+        for name in others:
+            self.set_process(name, None)
         if info.zookeeper_pid is not None and self._alive(info.zookeeper_pid):
             stopped += self._stop([info.zookeeper_pid], 15.0)
         self._update_state(zookeeper_pid=None)
@@ -302,8 +320,52 @@ class Sandbox:
         if not self._state_path().exists():
             return []
         info = self.info()
-        pids = [b.pid for b in info.brokers] + [info.zookeeper_pid]
+        pids = [b.pid for b in info.brokers] + [info.zookeeper_pid, *self.processes().values()]
         return [p for p in pids if p is not None and self._alive(p)]
+
+    # ---- other processes (a KRaft controller during a migration, core/sandbox/migration.py) -----
+
+    def processes(self) -> dict[str, int | None]:
+        """The sandbox's processes beyond ZooKeeper and the brokers, by name, with their PID or None."""
+        return dict(self._read_state().get("processes", {}))
+
+    def set_process(self, name: str, pid: int | None) -> None:
+        """Record (or clear, with None) the PID of a named extra process, so ``down`` stops it."""
+        raw = self._read_state()
+        raw["processes"] = {**raw.get("processes", {}), name: pid}
+        self._save(raw)
+
+    def launch(self, workdir: Path, heap: list[str], main: str, args: Sequence[str]) -> int:
+        """Start a JVM of this sandbox (its jars, flags and log file ``workdir/server.log``); return its PID."""
+        return self._spawn(workdir, heap, main, *args)
+
+    def java_command(self, workdir: Path, heap: list[str], main: str, args: Sequence[str], log: str) -> list[str]:
+        """The command line of a short-lived tool run in the foreground, logging to ``workdir/log``."""
+        return self._command(workdir, heap, main, *args, log=log)
+
+    def section(self, key: str) -> dict[str, Any]:
+        """A section of ``sandbox.json`` kept by another part of the sandbox (e.g. ``migration``)."""
+        return dict(self._read_state().get(key, {}))
+
+    def save_section(self, key: str, value: dict[str, Any]) -> None:
+        """Replace a section of ``sandbox.json``."""
+        self._save({**self._read_state(), key: value})
+
+    def record_broker_pid(self, broker_id: int, pid: int | None) -> None:
+        """Record the PID of a broker started outside ``start_broker`` (a KRaft-mode broker)."""
+        self._set_pid(broker_id, pid)
+
+    def alive(self, pid: int) -> bool:
+        """True iff ``pid`` is a live JVM of this sandbox."""
+        return self._alive(pid)
+
+    def stop_pids(self, pids: list[int], timeout: float) -> list[int]:
+        """SIGTERM ``pids``, SIGKILL those still alive after ``timeout``; return them."""
+        return self._stop(pids, timeout)
+
+    def zookeeper(self, timeout: float = 30.0) -> AbstractContextManager[KazooClient]:
+        """A plain kazoo client under the sandbox's chroot, for the sandbox's own orchestration."""
+        return self._zk(timeout)
 
     @contextmanager
     def _zk(self, timeout: float) -> Iterator[KazooClient]:
@@ -344,7 +406,7 @@ class Sandbox:
 
         def serving() -> bool:
             if not self._alive(pid):
-                raise SandboxError(f"ZooKeeper exited at start-up:\n{_tail(zk_dir / 'server.log')}")
+                raise SandboxError(f"ZooKeeper exited at start-up:\n{log_tail(zk_dir / 'server.log')}")
             return zookeeper_serving(info.zookeeper_port)
 
         try:
@@ -360,19 +422,24 @@ class Sandbox:
         props = bdir / "server.properties"
         if not props.exists():
             props.write_text(_broker_properties(broker, info, bdir))
-        pid = self._spawn(bdir, _BROKER_HEAP, "kafka.Kafka", props)
+        pid = self._spawn(bdir, BROKER_HEAP, "kafka.Kafka", props)
         self._set_pid(broker_id, pid)
         return pid
 
-    def _spawn(self, workdir: Path, heap: list[str], main: str, config: Path) -> int:
+    def _command(
+        self, workdir: Path, heap: list[str], main: str, *args: str | Path, log: str = "server.log"
+    ) -> list[str]:
         raw = self._read_state()
-        cmd = [
+        return [
             raw["java"], *heap, *_JVM_COMMON,
             f"-Dkzc.sandbox={self.dir}",
             f"-Dlog4j.configuration=file:{self.dir / 'log4j.properties'}",
-            f"-Dkzc.log.file={workdir / 'server.log'}",
-            "-cp", f"{raw['jars']}/*", main, str(config),
+            f"-Dkzc.log.file={workdir / log}",
+            "-cp", f"{raw['jars']}/*", main, *map(str, args),
         ]  # fmt: skip
+
+    def _spawn(self, workdir: Path, heap: list[str], main: str, *args: str | Path) -> int:
+        cmd = self._command(workdir, heap, main, *args)
         with open(workdir / "stdout.log", "ab") as out:
             # A new session: the processes outlive the `kzc sandbox up` that started them.
             proc = subprocess.Popen(
@@ -389,7 +456,7 @@ class Sandbox:
             for broker in wanted:
                 if broker.pid is None or not self._alive(broker.pid):
                     log = self.dir / f"broker-{broker.id}" / "server.log"
-                    raise SandboxError(f"broker {broker.id} exited at start-up:\n{_tail(log)}")
+                    raise SandboxError(f"broker {broker.id} exited at start-up:\n{log_tail(log)}")
 
         def registered(zk: KazooClient) -> tuple[int, ...]:
             started()
@@ -470,7 +537,9 @@ class Sandbox:
         # A new sandbox starts from nothing: remove the previous run's data and logs (only our own files).
         self.dir.mkdir(parents=True, exist_ok=True)
         for child in self.dir.iterdir():
-            if child.name in (STATE_FILE, "log4j.properties", "zookeeper") or child.name.startswith("broker-"):
+            if child.name in (STATE_FILE, "log4j.properties", "zookeeper") or child.name.startswith(
+                ("broker-", "controller-")
+            ):
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
         (self.dir / "log4j.properties").write_text(_LOG4J)
 
@@ -548,7 +617,7 @@ def _registration(zk: KazooClient) -> tuple[tuple[int, ...], int | None]:
     return ids, controller
 
 
-def _free_ports(n: int) -> list[int]:
+def free_ports(n: int) -> list[int]:
     """``n`` distinct free TCP ports on 127.0.0.1 (all sockets held until every port is chosen)."""
     socks = []
     try:
@@ -578,7 +647,7 @@ def zookeeper_serving(port: int) -> bool:
     return b"Mode:" in reply
 
 
-def _tail(path: Path, lines: int = 20) -> str:
+def log_tail(path: Path, lines: int = 20) -> str:
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError:

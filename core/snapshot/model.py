@@ -136,6 +136,8 @@ class ClusterSnapshot:
     # The live console's model only: when its last full read of ZooKeeper finished (epoch ms); between
     # full reads it follows changes znode by znode (core.console.live). Never written to snapshot files.
     full_read_ms: int | None = None
+    # Brokers in KRaft mode during a migration: gone from /brokers/ids but serving (core.migration); alive.
+    kraft_brokers: frozenset[int] = frozenset()
 
     @property
     def partition_count(self) -> int:
@@ -143,8 +145,9 @@ class ClusterSnapshot:
         return sum(len(t.partition_ids) for t in self.topics.values())
 
     def live_broker_ids(self) -> frozenset[int]:
-        """Brokers registered in ``/brokers/ids`` (registered = alive, as Kafka's controller sees it)."""
-        return frozenset(self.brokers)
+        """Brokers registered in ``/brokers/ids`` (registered = alive, as Kafka's controller sees it), plus the
+        brokers known to run in KRaft mode during a migration (they serve without registering in ZooKeeper)."""
+        return frozenset(self.brokers) | self.kraft_brokers
 
     def controller_id(self) -> int | None:
         """The active controller's broker id, or None (no or unreadable ``/controller``)."""

@@ -12,6 +12,7 @@ from typing import Any
 from core.kafka.znodes import (
     Unreadable,
     parse_broker,
+    parse_cluster_id,
     parse_config_change,
     parse_controller,
     parse_entity_config,
@@ -86,6 +87,7 @@ def build(
     log_dir_events: Mapping[str, int] | None = None,
     config_changes: Mapping[str, int] | None = None,
     extra_unreadable: tuple[Unreadable, ...] = (),
+    cluster_id: bytes | None = None,
 ) -> ClusterSnapshot:
     """A snapshot as the reader would build it from these znodes (data as Kafka writes it)."""
     unreadable: list[Unreadable] = list(extra_unreadable)
@@ -136,7 +138,7 @@ def build(
         zookeeper="127.0.0.1:2181/kafka",
         zxid=100,
         session_id=1,
-        cluster_id=None,
+        cluster_id=None if cluster_id is None else track(parse_cluster_id("/cluster/id", cluster_id)),
         controller=None if controller is None else track(parse_controller("/controller", controller)),
         controller_epoch=controller_epoch,
         controller_epoch_zk_version=controller_epoch,
@@ -408,4 +410,52 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
         set(),
     ),
     "unreadable_notification": (lambda: healthy(isr_changes={"{": NOW}), {"unreadable_znode"}),
+}
+
+CLUSTER_ID = b'{"version":"1","id":"VWERpMGtRWKlQcCMpYd6AQ"}'
+
+
+def migration_ready(**overrides: Any) -> ClusterSnapshot:
+    """``healthy`` with a cluster id: nothing blocks a ZooKeeper-to-KRaft migration."""
+    return healthy(**{"cluster_id": CLUSTER_ID, **overrides})
+
+
+def _old_broker(broker_id: int) -> bytes:
+    data = json.loads(broker_json(broker_id, version=4))
+    del data["features"]  # a v4 registration (inter.broker.protocol.version below 2.7-IV0)
+    return json.dumps(data).encode()
+
+
+# name -> (builder, checks that must fire), run with only=MIGRATION_CHECKS (the readiness checks run when asked).
+MIGRATION_CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
+    "migration_ready": (migration_ready, set()),
+    "migration_cluster_id_missing": (healthy, {"migration_cluster_id_missing"}),
+    "migration_cluster_id_unreadable": (
+        lambda: migration_ready(cluster_id=b'{"version":1,"id":"x"}'),
+        {"migration_cluster_id_missing"},
+    ),
+    "migration_protocol_too_old": (
+        lambda: migration_ready(brokers={1: _old_broker(1), 2: broker_json(2), 3: _old_broker(3)}),
+        {"migration_protocol_too_old"},
+    ),
+    "migration_reassignment_pending": (
+        lambda: migration_ready(
+            topics={
+                "orders": topic_json(
+                    {0: [1, 2, 3], 1: [2, 3], 2: [3, 1]}, adding_replicas={"0": [3]}, removing_replicas={"0": [1]}
+                ),
+                "other": topic_json({0: [1, 2]}),
+            },
+            reassignment=b'{"version":1,"partitions":[{"topic":"other","partition":0,"replicas":[2,3]}]}',
+        ),
+        {"migration_reassignment_pending"},
+    ),
+    "migration_deletion_pending": (
+        lambda: migration_ready(markers={"orders": NOW - MINUTE, "gone": NOW - MINUTE}),
+        {"migration_deletion_pending"},
+    ),
+    "migration_leaderless_partition": (
+        lambda: migration_ready(states=with_states(p_0=state_json(-1, [1]))),
+        {"migration_leaderless_partition"},
+    ),
 }

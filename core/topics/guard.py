@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from core.errors import GuardError, KafkaRuleError
 from core.kafka.names import is_internal
-from core.kafka.znodes import ControllerInfo, TopicAssignment, Unreadable
+from core.kafka.znodes import ControllerInfo, MigrationState, TopicAssignment, Unreadable
 from core.snapshot.health import deletion_blockers
 from core.topics.facts import ClusterFacts, LiveTopic
 
@@ -36,12 +36,15 @@ def is_internal_topic(name: str) -> bool:
     return is_internal(name)
 
 
-def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts) -> str | None:
+def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts, via_admin: bool = False) -> str | None:
     """Why no mutation may be applied to this cluster now, or None.
 
     Read-only mode comes first; then a ZooKeeper-to-KRaft migration: a KRaft controller registered in
     ``/controller`` (with ``/migration`` present, or unreadable) owns the metadata, and writes made through
-    ZooKeeper would bypass it.
+    ZooKeeper would bypass it. Through the brokers (``via_admin``) Kafka allows CreateTopics, CreatePartitions
+    and DeleteTopics while the controller dual-writes (ZooKeeper-mode brokers forward them to it): allowed
+    while ``/migration`` records an offset and a broker is still in ``/brokers/ids`` (kzc reads the result back
+    from ZooKeeper, which a finalized controller no longer writes).
     """
     if read_only:
         where = f"context '{context}' has read_only = true" if context else "--read-only was given"
@@ -52,10 +55,23 @@ def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts) 
     if kraft and isinstance(controller, ControllerInfo):
         epoch = controller.kraft_controller_epoch
         where = "/migration exists and " if migration is not None else ""
-        return (
+        owner = (
             f"a ZooKeeper-to-KRaft migration is in progress ({where}KRaft controller {controller.broker_id}, epoch "
-            f"{epoch}, holds /controller): the KRaft controller owns the metadata and dual-writes ZooKeeper, so "
-            "kzc is read-only on this cluster (use Kafka's tools against the KRaft controller)"
+            f"{epoch}, holds /controller): the KRaft controller owns the metadata and dual-writes ZooKeeper"
+        )
+        dual_writing = isinstance(migration, MigrationState) and migration.kraft_metadata_offset >= 0
+        if via_admin:
+            if dual_writing and facts.broker_ids:
+                return None
+            return (
+                f"{owner}, but kzc cannot tell that it still dual-writes (no metadata offset in /migration yet, or "
+                "no broker left in /brokers/ids: finalized?), and kzc reads results back from ZooKeeper: use "
+                "Kafka's tools against the brokers"
+            )
+        return (
+            f"{owner}, so kzc is read-only on this cluster through ZooKeeper: writing znodes would bypass the "
+            "KRaft controller. Give --bootstrap-server to create, expand or delete topics through the brokers, "
+            "which forward them to the KRaft controller (Kafka allows it while it dual-writes), or use Kafka's tools"
         )
     if migration is not None and isinstance(controller, Unreadable):
         return (

@@ -17,7 +17,7 @@ cancelled confirmation) open the attempt themselves (``TopicOps.audit.attempt``)
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar, overload
 
@@ -27,8 +27,9 @@ from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
 from core.kafka.znode_size import check_topic_znode_size
-from core.kafka.znodes import TopicAssignment
+from core.kafka.znodes import ControllerInfo, TopicAssignment
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic
+from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
 from core.topics.plan import (
@@ -157,7 +158,7 @@ class TopicOps:
 
     def blocked(self, facts: ClusterFacts) -> str | None:
         """Why nothing may be applied now (read-only mode, migration), or None."""
-        return read_only_reason(self.settings.read_only, self.settings.context, facts)
+        return read_only_reason(self.settings.read_only, self.settings.context, facts, via_admin=self.admin is not None)
 
     # ---- create ---------------------------------------------------------------------------------
 
@@ -457,9 +458,26 @@ class TopicOps:
         reason = self.blocked(facts)
         if reason is not None:
             raise ReadOnlyError(reason)
+        if self.admin is not None:
+            # A KRaft controller drops a forwarded request whose timeout is 0 ("event unable to start processing
+            # because of TimeoutException") while the broker still answers success: give it time to run.
+            kraft = isinstance(facts.controller, ControllerInfo) and facts.controller.is_kraft
+            self.admin.operation_timeout = self.admin.timeout if kraft else 0.0
         return facts
 
     def _stored(self, topic: str, partitions: Sequence[int]) -> Assignment:
+        if self.admin is not None:
+            # During a ZooKeeper-to-KRaft migration the KRaft controller acknowledges once it committed the
+            # change, and dual-writes ZooKeeper just after: give it a moment to land.
+            def landed() -> bool:
+                live = self.reader.topic(topic)
+                return live is not None and (
+                    not isinstance(live.assignment, TopicAssignment)
+                    or set(partitions) <= set(live.assignment.partition_ids)
+                )
+
+            with suppress(DeadlineExceeded):
+                wait_until(landed, _LAND_WAIT_S, f"/brokers/topics/{topic} to show the change", interval=0.1)
         live = self.reader.topic(topic)
         if live is None:
             raise KzcError(f"the write was acknowledged but /brokers/topics/{topic} does not exist")
@@ -478,6 +496,8 @@ def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
             f"{', '.join(map(str, differ))}: check the cluster (was the request forwarded to a KRaft controller?)"
         )
 
+
+_LAND_WAIT_S = 10.0  # how long an acknowledged change through the brokers may take to show in ZooKeeper
 
 PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan)
 Plan = CreatePlan | ExpandPlan | DeletePlan

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from core.brokers.metadata import ServedMetadata, ServedPartition
-from core.consistency.catalog import CHECK_IDS, parse_only, selected
+from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS, parse_only, selected
 from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, run_checks
@@ -26,6 +26,7 @@ from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.checks import (
     CASES,
+    MIGRATION_CASES,
     MINUTE,
     NOW,
     broker_json,
@@ -92,6 +93,14 @@ def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(spark:
         isinstance(f, Finding) and hash(f) == hash(g) for f, g in zip(local.findings, remote.findings, strict=True)
     )
     assert {"stage", "spark_start", "load", "checks", "total"} <= set(remote.timings)  # staged to a file for Spark
+
+
+@pytest.mark.parametrize("case", sorted(MIGRATION_CASES))
+def test_spark_finds_the_migration_readiness_findings_the_local_engine_finds(spark: SparkEngine, case: str) -> None:
+    builder, expected = MIGRATION_CASES[case]
+    local, remote = both(spark, snapshot=builder(), only=frozenset(MIGRATION_CHECKS))
+    assert {f.check for f in local.findings} == expected
+    assert_same(local, remote)
 
 
 # name -> (snapshot, params, checks with default params, checks with these params)

@@ -537,16 +537,17 @@ def test_watches_go_on_structural_znodes_and_followed_partitions_only(bare_zk: s
         wait_until(no_watches, EVENT_TIMEOUT, "the watches of earlier tests' closed sessions to go")
         with watching(connect) as (watcher, recorder, _):
             # /controller, /controller_epoch, /brokers/ids and its 1 broker, /brokers/topics,
-            # /admin/delete_topics, the two admin request znodes (existence watches), the two queues.
-            assert watch_count(port) == 10
+            # /admin/delete_topics, the two admin request znodes and /migration (existence watches), the two
+            # queues.
+            assert watch_count(port) == 11
             zk.create("/brokers/topics/new0/partitions/0/state", b"{}", makepath=True)
             recorder.wait_for(TopicCreated, lambda e: e.name == "new0")
-            assert watch_count(port) == 10  # one more topic, no more watches
+            assert watch_count(port) == 11  # one more topic, no more watches
             zk.create("/brokers/topics/f", b'{"version":3,"partitions":{"0":[1],"1":[1],"2":[1]}}')
             # Until the watcher has seen "f", the fired watch on /brokers/topics may not be set again yet.
             recorder.wait_for(TopicCreated, lambda e: e.name == "f")
             watcher.follow_topic("f")
-            assert watch_count(port) == 10 + 1 + 3  # its assignment and its 3 partition states
+            assert watch_count(port) == 11 + 1 + 3  # its assignment and its 3 partition states
             watcher.unfollow_topic("f")
         wait_until(no_watches, EVENT_TIMEOUT, "the closed session's watches to go with it")
 

@@ -35,6 +35,7 @@ from core.live.events import (
     LeaderChanged,
     LiveEvent,
     LogDirEventsChanged,
+    MigrationPhaseChanged,
     PartitionStateChanged,
     PreferredElectionChanged,
     ReassignmentChanged,
@@ -184,6 +185,10 @@ CASES: list[tuple[LiveEvent, str]] = [
     (
         HealthChanged(1, 2, 1, (("offline", (("orders", 0),)),), (("under_replicated", (("a", 1), ("b", 2))),)),
         "health: 1 offline, 2 under-replicated, 1 under min ISR: offline +1 (orders-0); under-replicated -2 (a-1, b-2)",
+    ),
+    (
+        MigrationPhaseChanged("waiting_for_brokers", "dual_write", "dual write", "/migration at offset 158"),
+        "migration: dual write (/migration at offset 158)",
     ),
 ]
 

@@ -27,6 +27,7 @@ from core.snapshot.health import assess
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.checks import (
     CASES,
+    MIGRATION_CASES,
     MINUTE,
     NOW,
     RF3,
@@ -58,7 +59,7 @@ def test_each_case_fires_exactly_its_checks(case: str) -> None:
 
 
 def test_every_check_in_the_catalog_has_a_case_that_fires_it() -> None:
-    fired = set().union(*(expected for _, expected in CASES.values()))
+    fired = set().union(*(expected for _, expected in [*CASES.values(), *MIGRATION_CASES.values()]))
     assert fired | {"metadata_mismatch"} == set(CHECK_IDS)
 
 

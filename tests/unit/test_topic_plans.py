@@ -379,7 +379,14 @@ def test_a_kraft_controller_during_migration_makes_kzc_read_only_with_the_explan
     reason = read_only_reason(False, None, facts)
     assert reason is not None
     assert "ZooKeeper-to-KRaft migration is in progress (/migration exists and KRaft controller 3000" in reason
+    assert "Give --bootstrap-server" in reason
     assert isinstance(facts.migration, MigrationState)
+    # Through the brokers Kafka forwards creates, expansions and deletions to the KRaft controller while it
+    # dual-writes; once no broker is left in ZooKeeper kzc cannot read the result back, so it refuses.
+    assert facts.broker_ids
+    assert read_only_reason(False, None, facts, via_admin=True) is None
+    finalized = _facts({}, controller=KRAFT_CONTROLLER, migration=MIGRATION)
+    assert "cannot tell that it still dual-writes" in (read_only_reason(False, None, finalized, via_admin=True) or "")
 
 
 def test_a_migration_znode_under_a_zookeeper_controller_only_warns() -> None:

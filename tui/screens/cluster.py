@@ -124,6 +124,7 @@ class ClusterScreen(KzcScreen):
             with Grid(id="health-panel", classes="panel"):
                 for key, label in _COUNTERS:
                     yield HealthCounter(key, label)
+        yield Static("", id="migration-panel", classes="panel")  # shown while ZooKeeper shows a migration
         yield Label("", id="health-totals")
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
@@ -135,6 +136,7 @@ class ClusterScreen(KzcScreen):
         self.query_one("#health-panel").border_title = "Health"
         self.query_one("#brokers").border_title = "Brokers"
         self.query_one("#pending").border_title = "Pending admin work"
+        self.query_one("#migration-panel").border_title = "ZooKeeper-to-KRaft migration"
         self.query_one("#events").border_title = "Events"
         self.query_one("#brokers", VirtualTable).focus()
         self.show_events()
@@ -200,6 +202,9 @@ class ClusterScreen(KzcScreen):
         now = self.clock_ms()
         self._show_controller(view, now)
         self._show_health(view)
+        panel = self.query_one("#migration-panel", Static)
+        panel.display = view.migration is not None
+        panel.update("\n".join(view.migration.panel_lines()) if view.migration is not None else "")
         self.query_one("#brokers", VirtualTable).set_rows([_broker_row(b, now) for b in view.brokers])
         self.query_one("#pending", VirtualTable).set_rows([_pending_row(p, now) for p in view.pending])
 
@@ -290,6 +295,7 @@ class ClusterScreen(KzcScreen):
             },
             "brokers": self.query_one("#brokers", VirtualTable).export_rows(),
             "pending": self.query_one("#pending", VirtualTable).export_rows(),
+            "migration": view.migration.to_json() if view.migration is not None else None,
             "events": [{"time_ms": line.at_ms, "event": line.text} for line in self.journal.lines],
             "exported_at_ms": int(time.time() * 1000),
         }

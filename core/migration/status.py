@@ -1,0 +1,275 @@
+"""Where a ZooKeeper-to-KRaft migration stands and what blocks it: ``kzc migration``, the cluster screen's panel.
+
+The phase and each broker's mode come from ``core.kafka.migration`` (the one rule), fed with a snapshot of
+ZooKeeper and, when ``--bootstrap-server`` is given, what the brokers say (DescribeCluster: which brokers
+serve; DescribeConfigs: each broker's migration flag and inter.broker.protocol.version). The blockers are the
+findings of the catalog's migration readiness checks (``core.consistency``, the same rules ``kzc check
+--only migration_...`` runs) plus what only the brokers' configs show.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from core.brokers.admin import KafkaAdmin
+from core.connect import HostPort
+from core.consistency.catalog import MIGRATION_CHECKS
+from core.consistency.findings import make_finding
+from core.consistency.local_engine import run_local
+from core.errors import KzcError
+from core.kafka.migration import (
+    IBP,
+    MIGRATION_ENABLE,
+    BrokerMode,
+    Mode,
+    Phase,
+    PhaseView,
+    broker_modes,
+    derive_phase,
+    ibp_supports_migration,
+)
+from core.kafka.znodes import ControllerInfo, MigrationState, PartitionState
+from core.snapshot.model import ClusterSnapshot
+from core.zookeeper.session import ZkSession
+
+MIGRATION = "/migration"
+# /migration moves with every KRaft batch, at least every 500 ms (the controller's NoOpRecord,
+# metadata.max.idle.interval.ms): two seconds without a change means it is frozen.
+ADVANCE_WINDOW_S = 2.0
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Something that blocks the migration: a readiness check's id, its sentence and where it was seen."""
+
+    check: str
+    detail: str
+    path: str
+
+    def to_json(self) -> dict[str, str]:
+        """``{"check", "detail", "path"}``."""
+        return {"check": self.check, "detail": self.detail, "path": self.path}
+
+
+@dataclass(frozen=True)
+class BrokerFacts:
+    """What the brokers said: which serve (None: not asked or no answer) and some static configs."""
+
+    served: frozenset[int] | None = None
+    configs: dict[int, dict[str, str]] = field(default_factory=dict)
+    problems: tuple[str, ...] = ()
+
+
+NOT_ASKED = BrokerFacts(problems=("the brokers were not asked: give --bootstrap-server to read their modes",))
+
+
+WRITES_DURING_MIGRATION = (
+    "writes through ZooKeeper refused (the KRaft controller owns the metadata); through the brokers "
+    "(--bootstrap-server) allowed while it dual-writes"
+)
+
+
+@dataclass(frozen=True)
+class MigrationStatus:
+    """The migration as kzc sees it now."""
+
+    view: PhaseView
+    controller: ControllerInfo | None
+    migration: MigrationState | None
+    brokers: tuple[BrokerMode, ...]
+    blockers: tuple[Blocker, ...]
+    advancing: bool | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def phase(self) -> Phase:
+        """The phase."""
+        return self.view.phase
+
+    @property
+    def ready(self) -> bool:
+        """No blocker is known."""
+        return not self.blockers
+
+    @property
+    def kraft_brokers(self) -> frozenset[int]:
+        """Brokers running in KRaft mode: absent from ``/brokers/ids`` but serving (or in an ISR)."""
+        return frozenset(b.id for b in self.brokers if b.mode is Mode.KRAFT)
+
+    def kraft_controller_json(self) -> dict[str, Any] | None:
+        """The KRaft controller: id and epoch from ``/controller`` (or ``/migration``), the offset and epoch of
+        the metadata ``/migration`` records; None while no KRaft controller shows in ZooKeeper."""
+        c, m = self.controller, self.migration
+        in_controller = c is not None and c.is_kraft
+        in_migration = m is not None and m.kraft_controller_id >= 0
+        if not in_controller and not in_migration:
+            return None
+        return {
+            "id": c.broker_id if in_controller and c is not None else m.kraft_controller_id if m else None,
+            "epoch": (
+                c.kraft_controller_epoch if in_controller and c is not None else m.kraft_controller_epoch if m else None
+            ),
+            "metadata_offset": m.kraft_metadata_offset if m is not None else None,
+            "metadata_epoch": m.kraft_metadata_epoch if m is not None else None,
+            "holds_controller_znode": in_controller,
+            "migration_advancing": self.advancing,
+        }
+
+    def writes(self) -> str:
+        """Which path kzc's mutations may take now (``core.topics.guard.read_only_reason`` decides each one)."""
+        if self.phase.kraft_owns_metadata:
+            return WRITES_DURING_MIGRATION
+        return "writes through ZooKeeper or the brokers, as usual (a ZooKeeper controller is active)"
+
+    def panel_lines(self) -> list[str]:
+        """What the console's migration panel shows."""
+        lines = [f"phase: {self.phase.label}"]
+        c = self.kraft_controller_json()
+        if c is not None:
+            lines.append(
+                f"KRaft controller {c['id']} · epoch {c['epoch']} · /migration offset {c['metadata_offset']} "
+                f"(epoch {c['metadata_epoch']})"
+            )
+        lines.append("brokers: " + (", ".join(f"{b.id} {b.mode.value}" for b in self.brokers) or "none"))
+        lines.append(f"next: {self.view.next_step}")
+        lines.append(f"rollback: {self.view.rollback}")
+        lines.append(self.writes())
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``kzc migration --json`` prints."""
+        return {
+            "phase": self.phase.value,
+            "phase_label": self.phase.label,
+            "reason": self.view.reason,
+            "kraft_controller": self.kraft_controller_json(),
+            "brokers": [b.to_json() for b in self.brokers],
+            "next": self.view.next_step,
+            "rollback_possible": self.view.rollback_possible,
+            "rollback": self.view.rollback,
+            "ready": self.ready,
+            "blockers": [b.to_json() for b in self.blockers],
+            "notes": list(self.notes),
+            "writes": self.writes(),
+        }
+
+
+def ask_brokers(
+    bootstrap: Sequence[HostPort] | None, broker_ids: Collection[int], timeout: float = 10.0
+) -> BrokerFacts:
+    """DescribeCluster, then each broker's migration flag and IBP (DescribeConfigs); failures become notes."""
+    if not bootstrap:
+        return NOT_ASKED
+    admin = KafkaAdmin(bootstrap, timeout=timeout)
+    try:
+        served = admin.served_broker_ids()
+    except KzcError as exc:
+        return BrokerFacts(problems=(f"the brokers did not answer DescribeCluster: {exc}",))
+    configs: dict[int, dict[str, str]] = {}
+    problems = []
+    for broker_id in sorted(served | set(broker_ids)):
+        if broker_id not in served:
+            continue
+        try:
+            configs[broker_id] = admin.broker_configs(broker_id, (MIGRATION_ENABLE, IBP, "process.roles"))
+        except KzcError as exc:
+            problems.append(f"broker {broker_id}: its config could not be read ({exc})")
+    return BrokerFacts(served=served, configs=configs, problems=tuple(problems))
+
+
+def migration_advancing(session: ZkSession, window: float = ADVANCE_WINDOW_S) -> bool | None:
+    """Whether ``/migration`` changes within ``window`` seconds: one read with a data watch, then wait for it
+    (no polling). None when ``/migration`` is absent or unreadable."""
+    changed = threading.Event()
+
+    def on_change(_event: object) -> None:
+        changed.set()  # kazoo's thread: only note it
+
+    try:
+        session.retry(session.client.get, MIGRATION, watch=on_change)
+    except Exception:  # absent or unreadable: nothing to observe
+        return None
+    return changed.wait(window)
+
+
+def _broker_sets(snapshot: ClusterSnapshot) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
+    """Registered brokers, every broker id kzc knows of (registered or hosting a replica), brokers in an ISR."""
+    registered = frozenset(snapshot.brokers)
+    known: set[int] = set(registered)
+    in_isr: set[int] = set()
+    for _topic, _partition, replicas, state in snapshot.iter_partitions():
+        known.update(replicas)
+        if isinstance(state, PartitionState):
+            in_isr.update(state.isr)
+    return registered, frozenset(known), frozenset(in_isr)
+
+
+def kraft_broker_ids(snapshot: ClusterSnapshot, served: Collection[int] | None) -> frozenset[int]:
+    """The brokers running KRaft while a KRaft controller holds ``/controller``: absent from ``/brokers/ids`` but
+    listed by the brokers (``served``) or, without them, in an ISR the KRaft controller keeps (``broker_modes``)."""
+    c = snapshot.controller
+    if not isinstance(c, ControllerInfo) or not c.is_kraft:
+        return frozenset()
+    registered, known, in_isr = _broker_sets(snapshot)
+    modes = broker_modes(Phase.DUAL_WRITE, registered, known, served, in_isr, {})
+    return frozenset(b.id for b in modes if b.mode is Mode.KRAFT)
+
+
+def migration_status(
+    snapshot: ClusterSnapshot, brokers: BrokerFacts = NOT_ASKED, advancing: bool | None = None, readiness: bool = True
+) -> MigrationStatus:
+    """The phase, the KRaft controller, each broker's mode and (``readiness``) the blockers, from a snapshot and
+    the brokers."""
+    registered, known, in_isr = _broker_sets(snapshot)
+    controller = snapshot.controller if isinstance(snapshot.controller, ControllerInfo) else None
+    migration = snapshot.migration if isinstance(snapshot.migration, MigrationState) else None
+    enabled = {
+        b: c[MIGRATION_ENABLE].strip().lower() == "true" for b, c in brokers.configs.items() if MIGRATION_ENABLE in c
+    }
+    kraft = kraft_broker_ids(snapshot, brokers.served)
+    view = derive_phase(snapshot.controller, snapshot.migration, registered, kraft, advancing)
+    modes = broker_modes(view.phase, registered, known, brokers.served, in_isr, enabled)
+    findings = run_local(snapshot, only=MIGRATION_CHECKS) if readiness else []
+    findings.sort(key=lambda f: (f.check, f.path, f.broker or 0))
+    blockers = [Blocker(f.check, f.detail, f.path) for f in findings]
+    for broker_id, config in sorted(brokers.configs.items()):
+        ibp = config.get(IBP)
+        if ibp is not None and ibp_supports_migration(ibp) is False:
+            f = make_finding(
+                "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp}
+            )
+            blockers.append(Blocker(f.check, f.detail, f.path))
+    return MigrationStatus(
+        view=view,
+        controller=controller,
+        migration=migration,
+        brokers=modes,
+        blockers=tuple(blockers),
+        advancing=advancing,
+        notes=brokers.problems,
+    )
+
+
+def needs_advance_check(snapshot: ClusterSnapshot) -> bool:
+    """Whether the phase depends on ``/migration`` moving: a KRaft controller and no broker left in ZooKeeper."""
+    c = snapshot.controller
+    return isinstance(c, ControllerInfo) and c.is_kraft and not snapshot.brokers
+
+
+def with_kraft_brokers(snapshot: ClusterSnapshot, bootstrap: Sequence[HostPort] | None) -> ClusterSnapshot:
+    """``snapshot`` with the brokers that run KRaft during a migration counted as alive (absent from
+    ``/brokers/ids`` but listed by DescribeCluster, or without ``bootstrap`` in an ISR), so health does not call
+    them dead. Unchanged when no KRaft controller holds ``/controller``."""
+    c = snapshot.controller
+    if not isinstance(c, ControllerInfo) or not c.is_kraft:
+        return snapshot
+    served = None
+    if bootstrap:
+        try:
+            served = KafkaAdmin(bootstrap, timeout=10.0).served_broker_ids()
+        except KzcError:
+            served = None  # then the ISR tells, as without --bootstrap-server
+    return replace(snapshot, kraft_brokers=kraft_broker_ids(snapshot, served))

@@ -1,0 +1,320 @@
+"""A real ZooKeeper-to-KRaft migration (Kafka 3.9) walked phase by phase on one cluster of this module, with what
+kzc shows at each: ``kzc migration --json``, the console's view and panel, the watch events, the readiness
+blockers planted for real, the refused ZooKeeper write, and nothing written to ZooKeeper by kzc.
+
+The tests run in file order on one module-scoped sandbox (3 brokers, one KRaft controller); each moves the
+migration one phase on. Slow by nature (about two and a half minutes): every phase is real processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from confluent_kafka.admin import AdminClient, NewTopic
+from kazoo.client import KazooClient
+
+from cli.main import main
+from core.config import ConnectionSettings
+from core.connect import parse_bootstrap, parse_zookeeper
+from core.console.view import ViewBuilder
+from core.live.events import LiveEvent, MigrationPhaseChanged
+from core.live.watcher import ClusterWatcher
+from core.polling import wait_until
+from core.sandbox.cluster import Sandbox
+from core.sandbox.migration import CONTROLLER_ID, SandboxMigration
+from core.snapshot.reader import SnapshotReader
+from core.zookeeper.session import ZkSession
+from tests.integration.zk_server import zk_client
+
+pytestmark = pytest.mark.integration
+
+
+class Cluster:
+    """The module's sandbox, its migration driver, a ZooKeeper client and a live watcher collecting events."""
+
+    def __init__(self, box: Sandbox, zk: KazooClient) -> None:
+        self.box = box
+        self.zk = zk
+        self.info = box.info()
+        self.migration = SandboxMigration(box)
+        self.events: list[LiveEvent] = []
+        self.settings = ConnectionSettings(
+            zookeeper=parse_zookeeper(self.info.zookeeper),
+            bootstrap_servers=parse_bootstrap(self.info.bootstrap_servers),
+        )
+        self.admin = AdminClient({"bootstrap.servers": self.info.bootstrap_servers})
+
+    def phases_seen(self) -> list[str]:
+        return [e.new for e in list(self.events) if isinstance(e, MigrationPhaseChanged)]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    box = Sandbox.up(tmp_path_factory.mktemp("migration"), brokers=3, timeout=240)
+    session = None
+    try:
+        with zk_client(box.info().zookeeper) as zk:
+            c = Cluster(box, zk)
+            create(c, NewTopic("premig", num_partitions=3, replication_factor=3))
+            session = ZkSession(c.settings)
+            session.start()
+            # A short re-arm period so that "finalized" (a /migration that stopped moving) shows within seconds.
+            watcher = ClusterWatcher(session, c.events.append, migration_rearm_s=3.0)
+            watcher.start()
+            try:
+                yield c
+            finally:
+                watcher.stop()
+    finally:
+        if session is not None:
+            session.stop()
+        box.down()
+
+
+def create(c: Cluster, *topics: NewTopic) -> None:
+    for future in c.admin.create_topics(list(topics), operation_timeout=30).values():
+        future.result()
+
+
+def kzc(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def migration_json(c: Cluster, capsys: pytest.CaptureFixture[str], brokers: bool = True) -> dict[str, Any]:
+    args = ["--zookeeper", c.info.zookeeper, "migration", "--json"]
+    if brokers:
+        args += ["--bootstrap-server", c.info.bootstrap_servers]
+    code, out, err = kzc(capsys, *args)
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def modes(data: dict[str, Any]) -> dict[int, str]:
+    return {b["id"]: b["mode"] for b in data["brokers"]}
+
+
+def tree(zk: KazooClient) -> dict[str, tuple[int, int, str]]:
+    """Every znode's (version, child version, data digest), except /migration (the KRaft controller rewrites it
+    twice a second)."""
+    found: dict[str, tuple[int, int, str]] = {}
+
+    def walk(node: str) -> None:
+        if node == "/migration":
+            return
+        data, stat = zk.get(node)
+        found[node] = (stat.version, stat.cversion, hashlib.sha256(data or b"").hexdigest()[:16])
+        for child in sorted(zk.get_children(node)):
+            walk(f"{node.rstrip('/')}/{child}")
+
+    walk("/")
+    return found
+
+
+def quiet_tree(zk: KazooClient) -> dict[str, tuple[int, int, str]]:
+    """The tree once it stayed the same for 3 s (the controller done with what the last step started)."""
+    seen: dict[str, Any] = {}
+
+    def quiet() -> dict[str, tuple[int, int, str]] | None:
+        now, current = time.monotonic(), tree(zk)
+        if current != seen.get("tree"):
+            seen.update(tree=current, since=now)
+            return None
+        return current if now - seen["since"] >= 3.0 else None
+
+    result: dict[str, tuple[int, int, str]] = wait_until(quiet, 90, "ZooKeeper to be quiet", interval=0.5)
+    return result
+
+
+def changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def assert_kzc_writes_nothing(c: Cluster, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    """Run kzc's reading commands once ZooKeeper is quiet; ZooKeeper must be exactly as before. Returns the
+    migration JSON."""
+    before = quiet_tree(c.zk)
+    data = migration_json(c, capsys)
+    code, _, err = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "describe"
+    )
+    assert code == 0, err
+    assert changed(before, tree(c.zk)) == []
+    return data
+
+
+def console_view(c: Cluster) -> Any:
+    session = ZkSession(c.settings)
+    session.start()
+    try:
+        snapshot = SnapshotReader(session).read()
+    finally:
+        session.stop()
+    return ViewBuilder().build(snapshot, snapshot.taken_at_ms)
+
+
+# ---- not started: readiness ------------------------------------------------------------------------
+
+
+def test_readiness_blockers_planted_in_the_cluster_are_each_reported_with_their_check_id(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    c = cluster
+    create(
+        c,
+        NewTopic("stuck", num_partitions=1, replication_factor=-1, replica_assignment=[[1]]),
+        NewTopic("doomed", num_partitions=1, replication_factor=-1, replica_assignment=[[3]]),
+    )
+    wait_until(lambda: c.zk.exists("/brokers/topics/doomed/partitions/0/state"), 30, "doomed to be online")
+    c.box.kill_broker(3)
+    wait_until(lambda: not c.zk.exists("/brokers/ids/3"), 30, "broker 3 to leave /brokers/ids")
+    # A reassignment that waits for the stopped broker 3, and a deletion held by its replica on broker 3.
+    request = {"version": 1, "partitions": [{"topic": "stuck", "partition": 0, "replicas": [1, 3]}]}
+    c.zk.create("/admin/reassign_partitions", json.dumps(request).encode())
+    wait_until(lambda: b'"0":[3]' in c.zk.get("/brokers/topics/stuck")[0], 30, "the reassignment to start")
+    c.zk.create("/admin/delete_topics/doomed", b"")
+    # An old protocol version on broker 2 (a v4 registration, and the config says so).
+    c.box.stop_broker(2)
+    props = Path(c.info.dir) / "broker-2" / "server.properties"
+    original = props.read_text()
+    props.write_text(original + "inter.broker.protocol.version=2.6\n")
+    c.box.start_broker(2)
+
+    data = migration_json(c, capsys)
+    assert data["phase"] == "not_started" and data["kraft_controller"] is None
+    assert data["ready"] is False
+    found = {(b["check"], b["path"]) for b in data["blockers"]}
+    assert ("migration_reassignment_pending", "/admin/reassign_partitions") in found
+    assert ("migration_deletion_pending", "/admin/delete_topics/doomed") in found
+    assert ("migration_leaderless_partition", "/brokers/topics/doomed/partitions/0/state") in found
+    old = [b["detail"] for b in data["blockers"] if b["check"] == "migration_protocol_too_old"]
+    assert any("v4 registration" in d for d in old) and any("inter.broker.protocol.version=2.6" in d for d in old)
+    assert modes(data) == {1: "zookeeper", 2: "zookeeper", 3: "gone"}
+    # The same findings through kzc check, when asked for them.
+    code, out, _ = kzc(
+        capsys,
+        "--zookeeper",
+        c.info.zookeeper,
+        "check",
+        "--engine",
+        "local",
+        "--only",
+        "migration_deletion_pending",
+        "--json",
+    )
+    assert code == 1 and "migration_deletion_pending" in out
+
+    # Clear them: broker 3 back (the reassignment completes, the deletion proceeds), broker 2 at the default IBP.
+    c.box.start_broker(3)
+    c.box.stop_broker(2)
+    props.write_text(original)
+    c.box.start_broker(2)
+    ready = wait_until(lambda: (d := migration_json(c, capsys))["ready"] and d, 90, "no blocker left")
+    assert ready["blockers"] == [] and ready["phase"] == "not_started"
+    assert ready["rollback_possible"] is None and "format KRaft controllers" in ready["next"]
+
+
+# ---- the phases ----------------------------------------------------------------------------------
+
+
+def test_a_kraft_controller_waiting_for_brokers(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
+    c = cluster
+    c.migration.to("controller")
+    data = assert_kzc_writes_nothing(c, capsys)
+    assert data["phase"] == "waiting_for_brokers"
+    assert data["kraft_controller"] is None  # /migration holds -1 everywhere, /controller a ZooKeeper broker
+    assert modes(data) == {1: "zookeeper", 2: "zookeeper", 3: "zookeeper"}  # their configs say so
+    assert data["rollback_possible"] is True
+    wait_until(lambda: "waiting_for_brokers" in c.phases_seen(), 30, "the watch event")
+    view = console_view(c)
+    assert view.migration is not None and view.migration.phase.value == "waiting_for_brokers"
+
+
+def test_dual_write_and_a_zookeeper_write_refused_with_the_reason(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    c = cluster
+    c.migration.to("dual-write")
+    data = assert_kzc_writes_nothing(c, capsys)
+    assert data["phase"] == "dual_write"
+    k = data["kraft_controller"]
+    assert k["id"] == CONTROLLER_ID and k["epoch"] >= 1 and k["metadata_offset"] >= 0 and k["holds_controller_znode"]
+    assert modes(data) == {1: "migration", 2: "migration", 3: "migration"}
+    assert "roll the brokers to KRaft" in data["next"] and data["rollback_possible"] is True
+
+    before = tree(c.zk)
+    code, _, err = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "topic", "create", "viazk", "--partitions", "1",
+        "--replication-factor", "1", "--yes",
+    )  # fmt: skip
+    assert code == 2
+    assert "KRaft controller 3000" in err and "read-only on this cluster through ZooKeeper" in err
+    assert "Give --bootstrap-server" in err
+    assert changed(before, tree(c.zk)) == []
+    # Through the brokers Kafka forwards it to the KRaft controller, which dual-writes it into ZooKeeper.
+    code, _, err = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "topic", "create",
+        "viabrokers", "--partitions", "2", "--replication-factor", "2", "--yes",
+    )  # fmt: skip
+    assert code == 0, err
+    assert c.zk.exists("/brokers/topics/viabrokers")
+
+    wait_until(lambda: "dual_write" in c.phases_seen(), 30, "the watch event")
+    view = console_view(c)
+    assert view.migration is not None and view.migration.phase.value == "dual_write"
+    assert any("through the brokers" in line for line in view.migration.panel_lines())
+
+
+def test_a_broker_moved_to_kraft_is_alive_not_dead(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
+    c = cluster
+    c.migration.to("kraft", brokers=[3])
+    data = assert_kzc_writes_nothing(c, capsys)
+    assert data["phase"] == "brokers_to_kraft"
+    assert modes(data) == {1: "migration", 2: "migration", 3: "kraft"}
+    assert {b["id"]: b["source"] for b in data["brokers"]}[3] == "brokers"
+    # Without the brokers, the ISR the KRaft controller keeps (dual-written) tells it apart from a dead broker.
+    wait_until(lambda: modes(migration_json(c, capsys, brokers=False)).get(3) == "kraft", 60, "broker 3 back in an ISR")
+    code, out, err = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "describe", "--json"
+    )
+    assert code == 0, err
+    assert json.loads(out)["health"]["offline_partitions"] == 0
+    wait_until(lambda: "brokers_to_kraft" in c.phases_seen(), 30, "the watch event")
+    view = console_view(c)
+    assert view.health.offline == 0
+    assert {b.id: b.alive for b in view.brokers}[3] is True
+    assert view.migration is not None and "3 kraft" in view.migration.panel_lines()[2]
+
+
+def test_finalized_as_far_as_zookeeper_can_tell(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
+    c = cluster
+    c.migration.to("finalized")
+    data = assert_kzc_writes_nothing(c, capsys)
+    assert data["phase"] == "finalized"
+    assert data["kraft_controller"]["migration_advancing"] is False
+    assert data["rollback_possible"] is False
+    assert set(modes(data).values()) == {"kraft"}
+    wait_until(lambda: "finalized" in c.phases_seen(), 60, "the watch event")
+    seen = c.phases_seen()
+    order = ["waiting_for_brokers", "dual_write", "brokers_to_kraft", "finalized"]
+    assert [p for p in seen if p in order] == order, seen
+    code, _, err = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "topic", "delete",
+        "premig", "--yes",
+    )  # fmt: skip
+    assert code == 2 and "cannot tell that it still dual-writes" in err, err
+
+
+def test_the_live_watch_does_not_turn_migration_writes_into_events(cluster: Cluster) -> None:
+    kinds = {type(e).__name__ for e in cluster.events}
+    assert "MigrationPhaseChanged" in kinds
+    phase_events = [e for e in cluster.events if isinstance(e, MigrationPhaseChanged)]
+    assert len(phase_events) <= 6  # one per phase, never one per /migration write (hundreds meanwhile)

@@ -1,0 +1,110 @@
+"""The migration's phases, broker modes and readiness findings, from ZooKeeper's values (no cluster)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.consistency.catalog import BY_ID, MIGRATION_CHECKS, selected
+from core.consistency.local_engine import run_local
+from core.kafka.migration import Mode, Phase, broker_modes, derive_phase, ibp_supports_migration
+from core.kafka.znodes import ControllerInfo, MigrationState, Unreadable
+from core.sandbox.migration import _rewrite
+from core.testdata.checks import MIGRATION_CASES
+
+ZK_CONTROLLER = ControllerInfo(2, 1, 2, -1)
+KRAFT_CONTROLLER = ControllerInfo(3000, 1, 2, 1)
+WAITING = MigrationState(0, -1, -1, -1, -1)
+COPYING = MigrationState(0, 3000, 1, -1, -1)
+DUAL = MigrationState(0, 3000, 1, 158, 1)
+
+
+@pytest.mark.parametrize(
+    ("controller", "migration", "registered", "kraft", "advancing", "phase"),
+    [
+        (ZK_CONTROLLER, None, {1, 2, 3}, set(), None, Phase.NOT_STARTED),
+        (None, None, {1, 2, 3}, set(), None, Phase.NOT_STARTED),
+        (ZK_CONTROLLER, WAITING, {1, 2, 3}, set(), None, Phase.WAITING_FOR_BROKERS),
+        (KRAFT_CONTROLLER, COPYING, {1, 2, 3}, set(), None, Phase.MIGRATING),
+        (KRAFT_CONTROLLER, DUAL, {1, 2, 3}, set(), None, Phase.DUAL_WRITE),
+        (KRAFT_CONTROLLER, DUAL, {1, 2}, {3}, None, Phase.BROKERS_TO_KRAFT),
+        (KRAFT_CONTROLLER, DUAL, set(), {1, 2, 3}, True, Phase.BROKERS_TO_KRAFT),
+        (KRAFT_CONTROLLER, DUAL, set(), {1, 2, 3}, False, Phase.FINALIZED),
+        (ZK_CONTROLLER, DUAL, {1, 2, 3}, set(), None, Phase.ROLLED_BACK),
+        (Unreadable("/controller", b"{", "bad"), DUAL, {1}, set(), None, Phase.UNKNOWN),
+        (KRAFT_CONTROLLER, None, {1}, set(), None, Phase.UNKNOWN),
+    ],
+)
+def test_each_zookeeper_signature_gives_its_phase(
+    controller: ControllerInfo | Unreadable | None,
+    migration: MigrationState | None,
+    registered: set[int],
+    kraft: set[int],
+    advancing: bool | None,
+    phase: Phase,
+) -> None:
+    view = derive_phase(controller, migration, registered, kraft, advancing)
+    assert view.phase is phase, view.reason
+    assert view.next_step and view.rollback
+
+
+def test_rollback_is_possible_until_the_controllers_are_finalized() -> None:
+    assert derive_phase(KRAFT_CONTROLLER, DUAL, {1}, {2}, None).rollback_possible is True
+    assert derive_phase(KRAFT_CONTROLLER, DUAL, set(), {1, 2}, False).rollback_possible is False
+
+
+def test_a_broker_gone_from_zookeeper_is_kraft_when_it_serves_or_sits_in_an_isr_and_gone_otherwise() -> None:
+    modes = broker_modes(Phase.BROKERS_TO_KRAFT, {1}, {1, 2, 3}, {1, 2}, set(), {})
+    assert [(m.id, m.mode) for m in modes] == [(1, Mode.MIGRATION), (2, Mode.KRAFT), (3, Mode.GONE)]
+    by_isr = broker_modes(Phase.BROKERS_TO_KRAFT, {1}, {1, 2, 3}, None, {1, 2}, {})
+    assert [(m.mode, m.source) for m in by_isr][1:] == [(Mode.KRAFT, "isr"), (Mode.GONE, "zookeeper")]
+
+
+def test_before_dual_write_only_the_brokers_config_tells_migration_mode_apart() -> None:
+    modes = broker_modes(Phase.WAITING_FOR_BROKERS, {1, 2, 3}, {1, 2, 3}, None, set(), {1: True, 2: False})
+    assert [m.mode for m in modes] == [Mode.MIGRATION, Mode.ZOOKEEPER, Mode.UNKNOWN]
+
+
+@pytest.mark.parametrize(
+    ("ibp", "ok"),
+    [("3.9", True), ("3.4-IV0", True), ("3.3-IV3", False), ("2.6", False), ("0.10.2", False), ("x", None)],
+)
+def test_migration_needs_ibp_3_4(ibp: str, ok: bool | None) -> None:
+    assert ibp_supports_migration(ibp) is ok
+
+
+@pytest.mark.parametrize("case", sorted(MIGRATION_CASES))
+def test_each_readiness_case_fires_exactly_its_checks(case: str) -> None:
+    builder, expected = MIGRATION_CASES[case]
+    findings = run_local(builder(), only=MIGRATION_CHECKS)
+    assert {f.check for f in findings} == expected, [f.detail for f in findings]
+    for f in findings:
+        assert f.detail.endswith(".") and "None" not in f.detail, f.detail
+        assert BY_ID[f.check].group == "migration"
+
+
+def test_kzc_check_runs_the_readiness_checks_only_when_asked() -> None:
+    assert not set(selected(None, True)) & set(MIGRATION_CHECKS)
+    assert set(selected(MIGRATION_CHECKS, False)) == set(MIGRATION_CHECKS)
+
+
+def test_the_sandbox_rewrites_a_broker_for_kraft_as_kafkas_guide_says(tmp_path: Path) -> None:
+    props = tmp_path / "server.properties"
+    props.write_text(
+        "broker.id=3\nlisteners=PLAINTEXT://127.0.0.1:9\nzookeeper.connect=z/kafka\n# kept\n"
+        "controlled.shutdown.max.retries=1\ninter.broker.protocol.version=3.9\ncontroller.listener.names=CONTROLLER\n"
+    )
+    drop = ("broker.id", "inter.broker.protocol.version")
+    _rewrite(
+        props,
+        lambda key: key in drop or key.startswith(("zookeeper.", "controlled.shutdown.")),
+        {"process.roles": "broker", "node.id": "3"},
+    )
+    assert props.read_text().splitlines() == [
+        "listeners=PLAINTEXT://127.0.0.1:9",
+        "# kept",
+        "controller.listener.names=CONTROLLER",
+        "process.roles=broker",
+        "node.id=3",
+    ]
