@@ -130,11 +130,20 @@ def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 
 def _status(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    status = Sandbox(args.dir).status()
+    box = Sandbox(args.dir)
+    status = box.status()
+    migration = SandboxMigration(box).progress() if box.section("migration") else None
     if args.json:
-        print(json.dumps(status.to_json()))
+        print(json.dumps({**status.to_json(), "migration": migration.to_json() if migration else None}))
     else:
         print(_describe_status(status))
+        if migration is not None:
+            modes = ", ".join(f"{b} {m}" for b, m in sorted(migration.broker_modes.items()))
+            running = f"pid {migration.controller_pid}" if migration.controller_pid else "stopped"
+            print(
+                f"  migration at {migration.phase}: KRaft controller {migration.controller_id} on "
+                f"127.0.0.1:{migration.controller_port} ({running}); brokers: {modes}"
+            )
     return 0
 
 

@@ -36,6 +36,7 @@ from core.snapshot.model import ClusterSnapshot
 from core.zookeeper.session import ZkSession
 
 MIGRATION = "/migration"
+LOG_DIRS = "log.dirs"
 # /migration moves with every KRaft batch, at least every 500 ms (the controller's NoOpRecord,
 # metadata.max.idle.interval.ms): two seconds without a change means it is frozen.
 ADVANCE_WINDOW_S = 2.0
@@ -174,7 +175,7 @@ def ask_brokers(
         if broker_id not in served:
             continue
         try:
-            configs[broker_id] = admin.broker_configs(broker_id, (MIGRATION_ENABLE, IBP, "process.roles"))
+            configs[broker_id] = admin.broker_configs(broker_id, (MIGRATION_ENABLE, IBP, "process.roles", LOG_DIRS))
         except KzcError as exc:
             problems.append(f"broker {broker_id}: its config could not be read ({exc})")
     return BrokerFacts(served=served, configs=configs, problems=tuple(problems))
@@ -242,6 +243,14 @@ def migration_status(
                 "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp}
             )
             blockers.append(Blocker(f.check, f.detail, f.path))
+    notes = list(brokers.problems)
+    for broker_id, config in sorted(brokers.configs.items()):
+        dirs = [d for d in config.get(LOG_DIRS, "").split(",") if d.strip()]
+        if len(dirs) > 1:
+            notes.append(
+                f"broker {broker_id} has {len(dirs)} log dirs (JBOD): Kafka migrates JBOD brokers only from 3.8 "
+                "(3.6-3.7 refuse to start the migration, KAFKA-15450); kzc cannot see the brokers' Kafka version"
+            )
     return MigrationStatus(
         view=view,
         controller=controller,
@@ -249,7 +258,7 @@ def migration_status(
         brokers=modes,
         blockers=tuple(blockers),
         advancing=advancing,
-        notes=brokers.problems,
+        notes=tuple(notes),
     )
 
 

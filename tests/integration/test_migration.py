@@ -302,6 +302,11 @@ def test_finalized_as_far_as_zookeeper_can_tell(cluster: Cluster, capsys: pytest
     assert data["kraft_controller"]["migration_advancing"] is False
     assert data["rollback_possible"] is False
     assert set(modes(data).values()) == {"kraft"}
+    code, out, err = kzc(capsys, "sandbox", "status", "--dir", c.info.dir, "--json")
+    assert code == 0, err
+    recorded = json.loads(out)["migration"]
+    assert recorded["phase"] == "finalized" and recorded["controller"]["pid"] is not None
+    assert {b["mode"] for b in recorded["brokers"]} == {"kraft"}
     wait_until(lambda: "finalized" in c.phases_seen(), 60, "the watch event")
     seen = c.phases_seen()
     order = ["waiting_for_brokers", "dual_write", "brokers_to_kraft", "finalized"]

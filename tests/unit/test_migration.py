@@ -10,8 +10,9 @@ from core.consistency.catalog import BY_ID, MIGRATION_CHECKS, selected
 from core.consistency.local_engine import run_local
 from core.kafka.migration import Mode, Phase, broker_modes, derive_phase, ibp_supports_migration
 from core.kafka.znodes import ControllerInfo, MigrationState, Unreadable
+from core.migration.status import BrokerFacts, migration_status
 from core.sandbox.migration import _rewrite
-from core.testdata.checks import MIGRATION_CASES
+from core.testdata.checks import MIGRATION_CASES, migration_ready
 
 ZK_CONTROLLER = ControllerInfo(2, 1, 2, -1)
 KRAFT_CONTROLLER = ControllerInfo(3000, 1, 2, 1)
@@ -108,3 +109,18 @@ def test_the_sandbox_rewrites_a_broker_for_kraft_as_kafkas_guide_says(tmp_path: 
         "process.roles=broker",
         "node.id=3",
     ]
+
+
+def test_the_brokers_configs_add_an_old_ibp_blocker_and_a_jbod_note() -> None:
+    configs = {1: {"inter.broker.protocol.version": "3.3-IV3", "log.dirs": "/a,/b"}, 2: {"log.dirs": "/a"}}
+    status = migration_status(migration_ready(), BrokerFacts(served=frozenset({1, 2, 3}), configs=configs))
+    assert status.phase is Phase.NOT_STARTED and not status.ready
+    (blocker,) = status.blockers
+    assert blocker.check == "migration_protocol_too_old" and "3.3-IV3" in blocker.detail
+    assert blocker.path == "/brokers/ids/1"
+    assert [n for n in status.notes if "JBOD" in n] == [status.notes[0]] and "broker 1 has 2 log dirs" in status.notes[
+        0
+    ]
+    data = status.to_json()
+    assert {"phase", "kraft_controller", "brokers", "ready", "blockers"} <= set(data)
+    assert data["blockers"] == [blocker.to_json()]
