@@ -31,6 +31,7 @@ from kazoo.retry import KazooRetry
 
 from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
+from core.interrupt import cleanup_on_interrupt
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
 from core.sandbox.traffic import stop_traffic
@@ -192,14 +193,16 @@ class Sandbox:
             broker_config=extra,
         )
         box._write_state(info, java=java, jars=str(jars))
-        try:
-            box._start_zookeeper(info, log)
-            for b in info.brokers:
-                box._spawn_broker(b.id)
-            box._wait_for_cluster([b.id for b in info.brokers], timeout)
-        except BaseException:
-            box.down()
-            raise
+        # Ctrl-C while starting: the command line's main thread stops what was started (core.interrupt).
+        with cleanup_on_interrupt(lambda: box.down(timeout=1.0)):
+            try:
+                box._start_zookeeper(info, log)
+                for b in info.brokers:
+                    box._spawn_broker(b.id)
+                box._wait_for_cluster([b.id for b in info.brokers], timeout)
+            except BaseException:
+                box.down()
+                raise
         return box
 
     def start_broker(self, broker_id: int, timeout: float = 120.0) -> BrokerInfo:

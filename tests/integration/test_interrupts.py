@@ -212,3 +212,42 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_ctrl_c_during_sandbox_up_stops_the_processes_it_started(tmp_path: Path) -> None:
+    env = {**os.environ, "KZC_CONFIG": str(tmp_path / "none.toml")}
+    directory = tmp_path / "sbx"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "sandbox", "up", "--dir", str(directory), "--brokers", "2"],
+        cwd=tmp_path, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+
+        def zookeeper_started() -> bool:
+            assert proc.poll() is None, f"the sandbox came up before it could be interrupted: {proc.communicate()}"
+            return bool(_sandbox_processes(directory))
+
+        wait_until(zookeeper_started, 60, "kzc to start the sandbox's ZooKeeper")
+        proc.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "kzc: interrupted" in err
+    assert time.monotonic() - sent < 2.0
+    wait_until(lambda: not _sandbox_processes(directory), 10, "the sandbox's processes to be gone")
+
+
+def _sandbox_processes(directory: Path) -> list[int]:
+    """The live processes started for the sandbox in ``directory`` (its path is on their command line)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if f"kzc.sandbox={directory}" in command and _alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
