@@ -194,7 +194,7 @@ class Sandbox:
         )
         box._write_state(info, java=java, jars=str(jars))
         # Ctrl-C while starting: the command line's main thread stops what was started (core.interrupt).
-        with cleanup_on_interrupt(lambda: box.down(timeout=1.0)):
+        with cleanup_on_interrupt(partial(box.stop_quickly)):
             try:
                 box._start_zookeeper(info, log)
                 for b in info.brokers:
@@ -258,6 +258,10 @@ class Sandbox:
         self._stop([broker.pid], timeout)
         self._set_pid(broker_id, None)
         return replace(broker, pid=None)
+
+    def stop_quickly(self) -> None:
+        """Stop every process at once (Ctrl-C while starting: nothing worth a clean shutdown yet)."""
+        self.down(timeout=1.0)
 
     def down(self, timeout: float = 30.0) -> list[int]:
         """Stop every process of the sandbox, brokers first, then other processes (a KRaft controller),
