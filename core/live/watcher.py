@@ -192,6 +192,7 @@ class ClusterWatcher:
             self._strict = False
         with self._lock:
             self._base = base
+        self._migration_read()
         self._phase = self._derive_phase().phase
         self._thread = threading.Thread(target=self._run, name="kzc-live", daemon=True)
         self._thread.start()
@@ -363,6 +364,7 @@ class ClusterWatcher:
             self._base = base
             self._followed.update(followed)
         expired, self._expired_since_sync, self._resync_pending = self._expired_since_sync, False, False
+        self._migration_read()
         return [Resynced(tuple(changes + self._phase_events()), expired)]
 
     def _znode_changed(self, path: str) -> list[LiveEvent]:
@@ -416,9 +418,13 @@ class ClusterWatcher:
 
     def _update_migration(self) -> list[LiveEvent]:
         self._set_base(migration=self._read_value(MIGRATION, parse_migration))
+        self._migration_read()
+        return self._phase_events()
+
+    def _migration_read(self) -> None:
+        """``/migration`` was just read with a watch: if that watch stays silent a whole period, it stopped."""
         self._migration_armed_at = time.monotonic()
         self._later(self._rearm_s + 1.0, _CHECK_MIGRATION)
-        return self._phase_events()
 
     def _later(self, delay: float, item: object) -> None:
         timer = threading.Timer(delay, self._queue.put, (item,))

@@ -104,18 +104,18 @@ class MigrationStatus:
         """The KRaft controller: id and epoch from ``/controller`` (or ``/migration``), the offset and epoch of
         the metadata ``/migration`` records; None while no KRaft controller shows in ZooKeeper."""
         c, m = self.controller, self.migration
-        in_controller = c is not None and c.is_kraft
-        in_migration = m is not None and m.kraft_controller_id >= 0
-        if not in_controller and not in_migration:
+        if c is not None and c.is_kraft:
+            who, epoch = c.broker_id, c.kraft_controller_epoch
+        elif m is not None and m.kraft_controller_id >= 0:
+            who, epoch = m.kraft_controller_id, m.kraft_controller_epoch
+        else:
             return None
         return {
-            "id": c.broker_id if in_controller and c is not None else m.kraft_controller_id if m else None,
-            "epoch": (
-                c.kraft_controller_epoch if in_controller and c is not None else m.kraft_controller_epoch if m else None
-            ),
+            "id": who,
+            "epoch": epoch,
             "metadata_offset": m.kraft_metadata_offset if m is not None else None,
             "metadata_epoch": m.kraft_metadata_epoch if m is not None else None,
-            "holds_controller_znode": in_controller,
+            "holds_controller_znode": c is not None and c.is_kraft,
             "migration_advancing": self.advancing,
         }
 
@@ -123,6 +123,8 @@ class MigrationStatus:
         """Which path kzc's mutations may take now (``core.topics.guard.read_only_reason`` decides each one)."""
         if self.phase.kraft_owns_metadata:
             return WRITES_DURING_MIGRATION
+        if self.phase is Phase.UNKNOWN:
+            return "writes refused where kzc cannot rule out a KRaft controller (see the reason)"
         return "writes through ZooKeeper or the brokers, as usual (a ZooKeeper controller is active)"
 
     def panel_lines(self) -> list[str]:
