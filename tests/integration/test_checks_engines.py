@@ -206,7 +206,7 @@ def test_both_engines_agree_on_a_synthetic_snapshot_with_every_fault(
     if no_controller:
         planted.discard("deletion_pending")  # no controller: every queued deletion is stuck
     assert planted <= set(fired), planted - set(fired)
-    assert set(PLANTED_AS.values()) | NOT_PLANTABLE == set(CHECK_IDS)
+    assert set(PLANTED_AS.values()) | NOT_PLANTABLE == set(CHECK_IDS) - set(MIGRATION_CHECKS)  # run when asked
     assert local.partitions == info.partitions
 
 
