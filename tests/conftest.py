@@ -5,12 +5,17 @@ exports. The cluster fixtures live in ``tests/integration/conftest.py``.
 from __future__ import annotations
 
 import itertools
+import signal
 import uuid
 from pathlib import Path
 
 import pytest
 
 _counter = itertools.count()
+
+# A run started in the background by a non-interactive shell inherits SIGINT ignored, and so would every kzc the
+# tests start (an ignored signal stays ignored across exec): the Ctrl-C tests need kzc to receive it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
