@@ -41,13 +41,15 @@ def _zk_root(box: Sandbox) -> str:
 
 @pytest.fixture
 def locked_chroot(sandbox: Sandbox, unique_name: str) -> Iterator[str]:
-    """A chroot (with a Kafka-like ``/controller``) that only the digest user ``ops:secret`` may touch."""
+    """A chroot (with a Kafka-like ``/controller`` and ``/controller_epoch``) that only the digest user
+    ``ops:secret`` may touch."""
     acl = [make_digest_acl("ops", "secret", all=True)]
     owner = KazooClient(hosts=_zk_root(sandbox), auth_data=[("digest", "ops:secret")], timeout=10)
     owner.start(timeout=15)
     try:
         owner.create(f"/{unique_name}", b"", acl=acl)
         owner.create(f"/{unique_name}/controller", CONTROLLER, acl=acl)
+        owner.create(f"/{unique_name}/controller_epoch", b"7", acl=acl)  # one of the znodes that say "Kafka here"
         yield f"{_zk_root(sandbox)}/{unique_name}"
     finally:
         owner.delete(f"/{unique_name}", recursive=True)
@@ -81,7 +83,7 @@ def test_the_right_digest_credentials_read_the_protected_znodes(locked_chroot: s
     try:
         read = session.read("/controller")
         assert read is not None and read[0] == CONTROLLER
-        assert session.read_children("/") == ["controller"]
+        assert session.read_children("/") == ["controller", "controller_epoch"]
         assert watcher.start().controller_id() == 7
     finally:
         watcher.stop()
