@@ -9,9 +9,9 @@ reads the znode back and fails loudly if it holds anything else than the plan.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, TypeVar
 
 from core.audit import AuditLog
 from core.brokers.changes import ChangeAdmin, ConfigValue
@@ -146,15 +146,29 @@ class ConfigOps:
         return stored
 
 
+OpsT = TypeVar("OpsT")
+
+
 @contextmanager
-def open_config_ops(
-    settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
-) -> Iterator[ConfigOps]:
-    """A ``ConfigOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set)."""
+def open_ops(
+    make: Callable[[ZkSession, ChangeAdmin | None, ConnectionSettings, AuditLog | None], OpsT],
+    settings: ConnectionSettings,
+    admin_timeout: float = 15.0,
+    audit: AuditLog | None = None,
+) -> Iterator[OpsT]:
+    """``make(session, admin, settings, audit)`` on a fresh ZooKeeper session (and an AdminClient when
+    bootstrap servers are set), the session closed after: the fix commands' one way to reach a cluster."""
     session = ZkSession(settings)
     session.start()
     try:
         admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
-        yield ConfigOps(session, admin, settings, audit)
+        yield make(session, admin, settings, audit)
     finally:
         session.stop()
+
+
+def open_config_ops(
+    settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
+) -> AbstractContextManager[ConfigOps]:
+    """A ``ConfigOps`` on a fresh session (``open_ops``)."""
+    return open_ops(ConfigOps, settings, admin_timeout, audit)

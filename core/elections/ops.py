@@ -9,13 +9,14 @@ while one is pending; with ``--bootstrap-server`` it sends ElectLeaders (PREFERR
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from core.audit import AuditLog
 from core.brokers.changes import PREFERRED, UNCLEAN, ChangeAdmin
 from core.config import ConnectionSettings
+from core.configs.ops import open_ops
 from core.configs.zk import execute
 from core.elections.plan import (
     ALREADY,
@@ -223,15 +224,8 @@ def candidates_json(candidates: Sequence[Candidate]) -> list[dict[str, Any]]:
     return [{**c.to_json(), "elected": c.skipped == ALREADY} for c in candidates]
 
 
-@contextmanager
 def open_election_ops(
     settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
-) -> Iterator[ElectionOps]:
-    """An ``ElectionOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set)."""
-    session = ZkSession(settings)
-    session.start()
-    try:
-        admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
-        yield ElectionOps(session, admin, settings, audit)
-    finally:
-        session.stop()
+) -> AbstractContextManager[ElectionOps]:
+    """A ``ElectionOps`` on a fresh session (``core.configs.ops.open_ops``)."""
+    return open_ops(ElectionOps, settings, admin_timeout, audit)

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,6 +30,7 @@ from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
 from core.config import ConnectionSettings
+from core.configs.ops import open_ops
 from core.configs.zk import BROKERS, TOPICS, StoredConfig, change_writes, controller_fence, execute, read_config
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.znodes import BrokerRegistration, Unreadable
@@ -460,15 +461,8 @@ def _admin_write(entity_type: str, name: str, values: Mapping[str, str]) -> Plan
     return PlannedWrite("admin", "IncrementalAlterConfigs", json.dumps(arguments, separators=(",", ":")).encode())
 
 
-@contextmanager
 def open_reassign_ops(
     settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
-) -> Iterator[ReassignOps]:
-    """A ``ReassignOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set)."""
-    session = ZkSession(settings)
-    session.start()
-    try:
-        admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
-        yield ReassignOps(session, admin, settings, audit)
-    finally:
-        session.stop()
+) -> AbstractContextManager[ReassignOps]:
+    """A ``ReassignOps`` on a fresh session (``core.configs.ops.open_ops``)."""
+    return open_ops(ReassignOps, settings, admin_timeout, audit)
