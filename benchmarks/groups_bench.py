@@ -40,33 +40,13 @@ from core.config import ConnectionSettings  # noqa: E402
 from core.connect import parse_bootstrap, parse_zookeeper  # noqa: E402
 from core.groups.ops import open_group_ops  # noqa: E402
 from core.sandbox.cluster import Sandbox  # noqa: E402
-from core.sandbox.jars import KAFKA_VERSION, cache_dir, jars_dir, java_executable  # noqa: E402
+from core.sandbox.jars import ensure_jars, ensure_tools_jars, java_executable  # noqa: E402
 
 TOPIC = "bench.groups"
 PARTITIONS = 12
 MESSAGES = 100
 TOOL_CLASS = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand"
 KZC = str(ROOT / ".venv" / "bin" / "kzc")
-_TOOLS_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>kzc</groupId><artifactId>kzc-bench-tools</artifactId><version>1</version><packaging>pom</packaging>
-  <dependencies><dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId>
-    <version>{version}</version></dependency></dependencies>
-</project>
-"""
-
-
-def tools_jars() -> Path:
-    """The ``kafka-tools`` jar of the pinned Kafka version (fetched once through Maven)."""
-    target = cache_dir() / "jars" / f"kafka-tools-{KAFKA_VERSION}"
-    if any(target.glob("kafka-tools-*.jar")):
-        return target
-    with tempfile.TemporaryDirectory() as tmp:
-        pom = Path(tmp) / "pom.xml"
-        pom.write_text(_TOOLS_POM.format(version=KAFKA_VERSION))
-        subprocess.run(["mvn", "-q", "-B", "-f", str(pom), "dependency:copy-dependencies",
-                        f"-DoutputDirectory={target}", "-DincludeScope=runtime"], check=True)  # fmt: skip
-    return target
 
 
 @contextmanager
@@ -126,7 +106,7 @@ def main() -> int:
     parser.add_argument("--dir", help="a running sandbox to use (default: start one)")
     args = parser.parse_args()
     java = java_executable()
-    classpath = f"{tools_jars()}/*:{jars_dir()}/*"
+    classpath = f"{ensure_jars()}/*:{ensure_tools_jars()}/*"
     with cluster(args.dir) as box:
         info = box.info()
         print(f"populating {args.groups:,} groups on {TOPIC} ({PARTITIONS} partitions)...", file=sys.stderr)

@@ -13,7 +13,7 @@ from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
-from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
+from core.sandbox.jars import KAFKA_VERSION, ensure_jars, ensure_tools_jars, java_executable
 from core.sandbox.migration import PHASES, SandboxMigration
 from core.sandbox.traffic import start_traffic
 
@@ -43,7 +43,11 @@ def register(sub: Any) -> None:
     _dir_option(up)
     up.set_defaults(handler=_up)
 
-    fetch = add_command(actions, "fetch", "fetch the Kafka and ZooKeeper jars through Maven (once; cached)")
+    fetch = add_command(
+        actions,
+        "fetch",
+        "fetch the Kafka and ZooKeeper jars, and those of Kafka's own tools, through Maven (once; cached)",
+    )
     fetch.set_defaults(handler=_fetch)
 
     status = add_command(actions, "status", "show which sandbox processes run and what ZooKeeper shows")
@@ -121,11 +125,12 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     java_executable()
-    path = ensure_jars(log=None if args.json else (lambda line: print(line, file=sys.stderr)))
+    log = None if args.json else (lambda line: print(line, file=sys.stderr))
+    path, tools = ensure_jars(log), ensure_tools_jars(log)
     if args.json:
-        print(json.dumps({"jars": str(path), "kafka_version": KAFKA_VERSION}))
+        print(json.dumps({"jars": str(path), "tools_jars": str(tools), "kafka_version": KAFKA_VERSION}))
     else:
-        print(f"Kafka {KAFKA_VERSION} jars ready in {path}")
+        print(f"Kafka {KAFKA_VERSION} jars ready in {path}, its tools in {tools}")
     return 0
 
 

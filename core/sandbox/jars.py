@@ -1,7 +1,8 @@
 """The Kafka and ZooKeeper jars of the sandbox: fetched once through Maven, then used offline.
 
 The jars of ``org.apache.kafka:kafka_2.13`` and its runtime dependencies (ZooKeeper included) go to
-``$KZC_CACHE_DIR/jars/kafka_2.13-<version>`` (default cache: ``$XDG_CACHE_HOME/kzc`` or ``~/.cache/kzc``).
+``$KZC_CACHE_DIR/jars/kafka_2.13-<version>`` (default cache: ``$XDG_CACHE_HOME/kzc`` or ``~/.cache/kzc``); those of
+Kafka's own tools (``kafka-tools``, which tests and benchmarks compare kzc with) to ``jars/kafka-tools-<version>``.
 A ``.complete`` marker is written last, so an interrupted fetch is redone, never half-used.
 """
 
@@ -23,17 +24,20 @@ SCALA_VERSION = "2.13"
 SLF4J_BINDING = "org.slf4j:slf4j-reload4j:1.7.36"
 MIN_JAVA = 17
 
+# One Maven project per jar set: its dependencies are copied, with their runtime dependencies, into one folder.
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>kzc</groupId><artifactId>kzc-sandbox-jars</artifactId><version>1</version><packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_{scala}</artifactId>
-      <version>{kafka}</version></dependency>
-    <dependency><groupId>{slf4j_group}</groupId><artifactId>{slf4j_artifact}</artifactId>
-      <version>{slf4j_version}</version></dependency>
+  <dependencies>{dependencies}
   </dependencies>
 </project>
 """
+_DEPENDENCY = """
+    <dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"""
+# The broker and ZooKeeper, with Kafka 3.9's own binding for its log4j 1.x configuration.
+_KAFKA = (f"org.apache.kafka:kafka_{SCALA_VERSION}:{KAFKA_VERSION}", SLF4J_BINDING)
+# Kafka's command-line tools (TopicCommand, ConsumerGroupCommand...), which tests and benchmarks compare kzc with.
+_TOOLS = (f"org.apache.kafka:kafka-tools:{KAFKA_VERSION}",)
 
 
 def cache_dir() -> Path:
@@ -78,46 +82,58 @@ def java_executable() -> str:
     return java
 
 
+def tools_jars_dir() -> Path:
+    """Where the jars of Kafka's own command-line tools (``kafka-tools``) live once fetched."""
+    return cache_dir() / "jars" / f"kafka-tools-{KAFKA_VERSION}"
+
+
 def ensure_jars(log: Callable[[str], None] | None = None) -> Path:
-    """Return the jar directory, fetching the jars through Maven the first time.
+    """Return the jar directory of the broker and ZooKeeper, fetching the jars through Maven the first time.
 
     Raises:
         MissingToolError: the jars are not cached yet and ``mvn`` is not installed.
         SandboxError: Maven failed (its last output lines are in the message).
     """
-    target = jars_dir()
+    return _fetch(_KAFKA, jars_dir(), "kafka_*.jar", f"Kafka {KAFKA_VERSION} and ZooKeeper", log)
+
+
+def ensure_tools_jars(log: Callable[[str], None] | None = None) -> Path:
+    """Return the jar directory of Kafka's own tools (``kafka-topics.sh``, ``kafka-consumer-groups.sh``...);
+    run them with ``ensure_jars()`` first on the class path. Fetched through Maven the first time.
+
+    Raises:
+        MissingToolError: the jars are not cached yet and ``mvn`` is not installed.
+        SandboxError: Maven failed.
+    """
+    return _fetch(_TOOLS, tools_jars_dir(), "kafka-tools-*.jar", f"Kafka {KAFKA_VERSION} tools", log)
+
+
+def _fetch(artifacts: tuple[str, ...], target: Path, expect: str, what: str, log: Callable[[str], None] | None) -> Path:
+    """Copy ``artifacts`` and their runtime dependencies into ``target`` once; a ``.complete`` marker is
+    written last, so an interrupted fetch is redone, never half-used."""
     if (target / ".complete").exists():
         return target
     mvn = shutil.which("mvn")
     if not mvn:
         raise MissingToolError(
-            f"mvn not found: kzc uses Apache Maven once to fetch the Kafka {KAFKA_VERSION} jars into {target} "
+            f"mvn not found: kzc uses Apache Maven once to fetch the {what} jars into {target} "
             "(install e.g. the 'maven' package)"
         )
     if log:
-        log(f"fetching Kafka {KAFKA_VERSION} and ZooKeeper jars through Maven into {target} (once)")
+        log(f"fetching the {what} jars through Maven into {target} (once)")
     target.parent.mkdir(parents=True, exist_ok=True)
-    group, artifact, version = SLF4J_BINDING.split(":")
     with tempfile.TemporaryDirectory(prefix="kzc-jars-", dir=target.parent) as tmp:
         pom = Path(tmp) / "pom.xml"
-        pom.write_text(
-            _POM.format(
-                scala=SCALA_VERSION,
-                kafka=KAFKA_VERSION,
-                slf4j_group=group,
-                slf4j_artifact=artifact,
-                slf4j_version=version,
-            )
-        )
+        pom.write_text(_POM.format(dependencies="".join(_DEPENDENCY.format(*a.split(":")) for a in artifacts)))
         staging = Path(tmp) / "libs"
         cmd = [
             mvn, "-q", "-B", "-f", str(pom), "dependency:copy-dependencies",
             f"-DoutputDirectory={staging}", "-DincludeScope=runtime",
         ]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0 or not any(staging.glob("kafka_*.jar")):
+        if proc.returncode != 0 or not any(staging.glob(expect)):
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
-            raise SandboxError(f"Maven could not fetch the Kafka {KAFKA_VERSION} jars:\n{tail}")
+            raise SandboxError(f"Maven could not fetch the {what} jars:\n{tail}")
         (staging / ".complete").write_text(KAFKA_VERSION + "\n")
         if target.exists():
             shutil.rmtree(target)

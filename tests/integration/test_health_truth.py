@@ -30,7 +30,7 @@ from core.console.view import ViewBuilder, partition_rows
 from core.console.zk import ZkBackend
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
-from core.sandbox.jars import KAFKA_VERSION, jars_dir, java_executable
+from core.sandbox.jars import ensure_jars, ensure_tools_jars, java_executable
 from core.snapshot.health import assess
 from core.snapshot.model import StaticMinIsr
 from tests.integration.zk_server import zk_client
@@ -143,14 +143,8 @@ def test_acks_all_is_refused_exactly_where_a_real_producer_gets_not_enough_repli
 
 def _kafka_topics(bootstrap: str, flag: str) -> set[tuple[str, int]]:
     """The partitions Kafka's own ``kafka-topics.sh --bootstrap-server ... --describe FLAG`` lists
-    (``org.apache.kafka.tools.TopicCommand`` 3.9.1; its jar is fetched with Maven like the sandbox's)."""
-    tools = (
-        Path.home() / ".m2/repository/org/apache/kafka/kafka-tools" / KAFKA_VERSION / f"kafka-tools-{KAFKA_VERSION}.jar"
-    )
-    if not tools.exists():
-        artifact = f"-Dartifact=org.apache.kafka:kafka-tools:{KAFKA_VERSION}"
-        subprocess.run(["mvn", "-q", "dependency:get", artifact, "-Dtransitive=false"], check=True, timeout=600)
-    classpath = f"{jars_dir()}/*:{tools}"
+    (``org.apache.kafka.tools.TopicCommand`` 3.9.1, from the jars ``kzc sandbox fetch`` fetched)."""
+    classpath = f"{ensure_jars()}/*:{ensure_tools_jars()}/*"
     command = [java_executable(), "-cp", classpath, "org.apache.kafka.tools.TopicCommand",
                "--bootstrap-server", bootstrap, "--describe", flag]  # fmt: skip
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
