@@ -50,8 +50,8 @@ def new_seed() -> int:
     return random.randrange(2**31)
 
 
-
 PLACEHOLDER = "preview-placeholder"  # the name plans are made under before the user types one
+
 
 class TopicWriter(TopicAdmin, TopicFollower, Protocol):
     """What the create and add-partitions forms use: plan and write, then follow the topic."""
