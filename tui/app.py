@@ -1,19 +1,17 @@
 """The kzc console: wires a ``ClusterBackend`` to the screens, themes, key map and command palette.
 
 Attributes down, messages up: each screen gets the protocol it uses when it is built here (the only
-module that knows every screen) and posts ``tui.messages`` for navigation and results. Backend callbacks
-only post messages; slow work runs in workers (``tui.live_link``, ``tui.checks_run``, ``tui.export``) that
-end in one message; one ``Worker.StateChanged`` handler turns any worker failure into a visible message.
+module that knows every screen) and posts ``tui.messages`` for navigation and results. What the app holds
+lives in modules named for it, and the handlers here hand each message to them: the link to the cluster
+(``tui.live_link``: view, events, status line), check runs (``tui.checks_run``), exports (``tui.export``).
+Backend callbacks only post messages; slow work runs in workers that end in one message; one
+``Worker.StateChanged`` handler turns any worker failure into a visible message.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections.abc import Callable
-from contextlib import suppress
-from dataclasses import replace
 from functools import partial
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -24,20 +22,19 @@ from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from core.config import ConnectionSettings, UserConfig, resolve_settings
-from core.console.fixes import FixActions
 from core.console.protocols import ClusterBackend
-from core.console.view import ClusterView, ViewBuilder
-from core.errors import KzcError, UsageError
+from core.console.view import ClusterView
+from core.errors import KzcError
 from core.topics.plan import DeleteRequest
-from core.zookeeper.session import ConnectionState
 from tui import messages as m
-from tui.checks_run import QUIT_WAIT_S, ChecksFinished, ChecksProgressed, ChecksRun, HasCheckEngines, checks_job
+from tui.checks_run import WORKER_GROUP as CHECKS_GROUP
+from tui.checks_run import CheckRuns, ChecksFinished, ChecksProgressed, ChecksRun
 from tui.commands import KzcCommands, KzcPalette
-from tui.export import export_job
+from tui.export import run_export
 from tui.journal import EventJournal
 from tui.keymap import BindingInfo, catalog
-from tui.live_link import LiveMessage, RefreshGate, build_view_job, connect_job, live_outcome
-from tui.navigation import go_back, pop_to_root, show_screen
+from tui.live_link import LiveLink, LiveMessage
+from tui.navigation import fix_actions, go_back, pop_to_root, refused, show_screen
 from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
 from tui.screens.checks import ChecksScreen
@@ -55,8 +52,8 @@ from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
 from tui.setup import apply_config, read_config
-from tui.terminal import terminal_problem
-from tui.widgets.status_bar import StatusBar, StatusInfo
+from tui.terminal import check_terminal
+from tui.widgets.status_bar import StatusInfo
 
 S = TypeVar("S", bound=KzcScreen)
 
@@ -99,26 +96,36 @@ class KzcApp(App[None]):
         self.user_config, self.theme_set, self.config_problems = read_config(config)
         self.backend = backend if backend is not None else _real_backend(settings)
         self.clock = clock
-        self.checks = ChecksRun()
-        self._checks_redraw_due = False
+        self.check_runs = CheckRuns(self)
         self.last_export: str | None = None
-        self._generation = -1
-        self._reset_cluster_state()
+        self.live = self._link(0)
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         """Run the console; raises ``UsageError`` (one line, pointing to the CLI) where it cannot be drawn."""
-        problem = terminal_problem(os.environ, sys.__stdout__ is not None and sys.__stdout__.isatty())
-        if problem:
-            raise UsageError(problem)
+        check_terminal()
         super().run(*args, **kwargs)
 
-    def _reset_cluster_state(self) -> None:
-        self.view: ClusterView | None = None
-        self.journal = EventJournal()
-        self.status_info = StatusInfo(self.backend.name, ConnectionState.CONNECTING, read_only=self.read_only)
-        self._builder = ViewBuilder()
-        self._gate = RefreshGate(self._start_refresh)
-        self._generation += 1
+    def _link(self, generation: int) -> LiveLink:
+        return LiveLink(self, self.backend, generation, self.now_ms, self._events_logged)
+
+    def _events_logged(self) -> None:
+        if self.screen_stack and isinstance(self.screen, ClusterScreen):
+            self.screen.show_events()
+
+    @property
+    def view(self) -> ClusterView | None:
+        """The latest view of the cluster."""
+        return self.live.view
+
+    @property
+    def journal(self) -> EventJournal:
+        """The cluster's event log."""
+        return self.live.journal
+
+    @property
+    def status_info(self) -> StatusInfo:
+        """What the status line shows."""
+        return self.live.status_info
 
     @property
     def read_only(self) -> bool:
@@ -135,23 +142,12 @@ class KzcApp(App[None]):
         for problem in self.config_problems:
             self.notify(problem, severity="error", timeout=15)
         self.push_screen(self._cluster_screen())
-        self.connect_backend()
-        self._warm_up_checks()
-
-    def _warm_up_checks(self) -> None:
-        """Start the Spark worker off the UI thread, so the first run rarely waits on a JVM."""
-        if self.warm_spark and isinstance(self.backend, HasCheckEngines):
-            engines = self.backend.check_engines
-
-            def warm() -> None:
-                with suppress(KzcError):  # e.g. no Java: said when the user runs the Spark checks, not at start
-                    engines.warm_up()
-
-            self.run_worker(warm, thread=True, exit_on_error=False, group="warm")
+        self.live.connect()
+        if self.warm_spark:
+            self.check_runs.warm_up(self.backend)
 
     def on_screen_resume(self) -> None:
-        for bar in self.screen.query(StatusBar):
-            bar.show(self.status_info)
+        self.live.set_status()  # the status line of the screen that came back
 
     def action_command_palette(self) -> None:
         """The palette, with a plain ``:`` for its icon."""
@@ -192,19 +188,15 @@ class KzcApp(App[None]):
             self.notify(str(exc), severity="error")
             return
         old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
-        self._reset_cluster_state()
+        self.live = self._link(self.live.generation + 1)
         pop_to_root(self)
-        self.set_status()
+        self.live.set_status()
         self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
-        self.connect_backend()
-        self._warm_up_checks()
+        self.live.connect()
+        if self.warm_spark:
+            self.check_runs.warm_up(self.backend)
 
-    # ---- live: connection, events, view refresh ------------------------------------------------------
-
-    def connect_backend(self) -> None:
-        """Connect and take the first snapshot in a worker."""
-        job = partial(connect_job, self.backend, self._generation, self.post_message)
-        self.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group="connect")
+    # ---- live: connection, events, view refresh (tui.live_link) ------------------------------------
 
     @on(m.BackendConnected)
     @on(m.SnapshotUpdated)
@@ -212,64 +204,11 @@ class KzcApp(App[None]):
     @on(m.ConnectionChanged)
     @on(m.ClusterEventSeen)
     def _live(self, message: LiveMessage) -> None:
-        if message.generation != self._generation:
-            return  # from the cluster of before a context switch
-        outcome = live_outcome(message, self.now_ms(), self.view is not None)
-        self.journal.controller_moves += outcome.controller_moved
-        if outcome.status:
-            self.set_status(**outcome.status)
-        if outcome.log:
-            self.append_event(*outcome.log)
-        if outcome.notice:
-            self.notify(outcome.notice, severity="error", timeout=30)
-        if outcome.refresh:
-            self._gate.request()
-
-    def append_event(self, at_ms: int, text: str, severity: str, topic: str | None = None,
-                     path: str | None = None) -> None:  # fmt: skip
-        """Add a line to the event log (shown at once if the cluster screen is up)."""
-        self.journal.append(at_ms, text, severity, topic, path)
-        if self.screen_stack and isinstance(self.screen, ClusterScreen):
-            self.screen.show_events()
-
-    def _start_refresh(self) -> None:
-        backend, now, generation = self.backend, self.now_ms(), self._generation
-
-        def job() -> None:
-            try:
-                build_view_job(backend, self._builder, now, lambda: self.screen, generation, self.post_message)
-            finally:
-                self.call_from_thread(self._gate.done)
-
-        self.run_worker(job, thread=True, exit_on_error=False, group="view")
+        self.live.take(message)
 
     @on(m.ViewRefreshed)
     def _view_refreshed(self, message: m.ViewRefreshed) -> None:
-        if message.generation != self._generation or not self.screen_stack:
-            return  # from before a context switch, or the app is closing (a slow worker finished late)
-        view = self.view = message.view
-        changes: dict[str, Any] = {"controller": view.controller.broker_id, "epoch": view.controller.epoch}
-        changes["full_read_ms"] = view.snapshot.full_read_ms
-        if self.status_info.state is ConnectionState.CONNECTED:
-            changes["note"] = f"{message.loading}…" if message.loading else None
-        self.set_status(**changes)
-        for screen in self.screen_stack:
-            if isinstance(screen, KzcScreen):
-                screen.latest_view = view  # drawn when it comes back
-        screen = self.screen
-        if isinstance(screen, KzcScreen):
-            try:
-                screen.refresh_view(view, message.prepared if message.screen is screen else None)
-            except Exception as exc:  # a drawing bug must not take the console down in the middle of an incident
-                self.notify(f"could not draw {screen.view_name}: {type(exc).__name__}: {exc}", severity="error")
-
-    def set_status(self, **changes: Any) -> None:
-        """Change fields of the status line."""
-        self.status_info = replace(self.status_info, **changes)
-        if not self.screen_stack:
-            return  # closing: nothing to draw on
-        for bar in self.screen.query(StatusBar):
-            bar.show(self.status_info)
+        self.live.take_view(message)
 
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
@@ -288,20 +227,6 @@ class KzcApp(App[None]):
         """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``, ``groups``)."""
         self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
 
-    def _fixes(self, what: str) -> FixActions | None:
-        """The fix actions, or None after saying why ``what`` is not available here."""
-        if self._refused(what):
-            return None
-        fixes = self.backend.fix_actions()
-        if fixes is None:
-            self.notify(f"{what}: not available here (a recording, or not connected yet)", severity="warning")
-        return fixes
-
-    def _refused(self, what: str) -> bool:
-        if self.read_only:
-            self.notify(f"read-only mode: {what} is not available (started with --read-only)", severity="warning")
-        return self.read_only
-
     @on(m.ScreenChosen)
     @on(m.PartitionsChosen)
     @on(m.TopicChosen)
@@ -316,6 +241,8 @@ class KzcApp(App[None]):
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         backend, read_only, push = self.backend, self.read_only, self._push
+        refuses = partial(refused, self, read_only)
+        fixes_for = partial(fix_actions, self, backend)
         match message:
             case m.ScreenChosen("topics"):
                 show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only)))
@@ -335,17 +262,17 @@ class KzcApp(App[None]):
                 push(TopicDetailScreen(topic, backend, read_only))
             case m.ZnodeChosen(path):
                 show_screen(self, ZkBrowserScreen, lambda: self._with_view(ZkBrowserScreen(backend, path))).jump(path)
-            case m.CreateTopicRequested() if not self._refused("creating topics"):
+            case m.CreateTopicRequested() if not refuses("creating topics"):
                 push(CreateTopicScreen(backend, read_only))
-            case m.ExpandTopicRequested(topic) if not self._refused("adding partitions"):
+            case m.ExpandTopicRequested(topic) if not refuses("adding partitions"):
                 push(ExpandScreen(topic, backend, read_only))
-            case m.DeleteTopicsRequested(topics, regex, hidden) if not self._refused("deleting topics"):
+            case m.DeleteTopicsRequested(topics, regex, hidden) if not refuses("deleting topics"):
                 push(DeleteScreen(DeleteRequest(topics=topics, regex=regex), backend, self.now_ms, hidden))
-            case m.MoveOffRequested(broker) if (fixes := self._fixes("moving replicas")) is not None:
+            case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
-            case m.ElectionRequested(topic) if (fixes := self._fixes("leader elections")) is not None:
+            case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:
                 self.push_screen(ElectPreferredScreen(topic, fixes.elections))
-            case m.ConfigEditRequested(topic) if (fixes := self._fixes("config changes")) is not None:
+            case m.ConfigEditRequested(topic) if (fixes := fixes_for("config changes")) is not None:
                 self.push_screen(ConfigEditScreen(topic, fixes.configs))
 
     async def action_back(self) -> None:
@@ -354,54 +281,32 @@ class KzcApp(App[None]):
 
     # ---- tasks for any screen: checks and exports ----------------------------------------------------
 
+    @property
+    def checks(self) -> ChecksRun:
+        """The latest check run (it survives the checks screen)."""
+        return self.check_runs.run
+
+    @checks.setter
+    def checks(self, run: ChecksRun) -> None:
+        self.check_runs.run = run
+
     @on(m.ChecksRequested)
-    def run_checks(self, message: m.ChecksRequested) -> None:
-        """Start a check run unless one is running (the run belongs to the app: it survives the screen)."""
-        if self.checks.running:
-            self.notify("the checks are already running")
-            return
-        self.checks = ChecksRun(running=True, engine=message.engine, started_at=time.monotonic())
-        self._checks_advanced(ChecksProgressed(None))
-        job = partial(checks_job, self.backend, message.engine, self.post_message)
-        self.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group="checks")
+    def _run_checks(self, message: m.ChecksRequested) -> None:
+        self.check_runs.start(self.backend, message.engine)
 
     @on(ChecksProgressed)
     @on(ChecksFinished)
     def _checks_advanced(self, message: ChecksProgressed | ChecksFinished) -> None:
-        self.checks.advance(message)
-        # Progress comes in bursts (one step per check): draw at most every 0.2 s, keys stay answered.
-        if isinstance(message, ChecksFinished) or not self._checks_redraw_due:
-            self._checks_redraw_due = True
-            if isinstance(message, ChecksFinished):
-                self.call_later(self._show_checks)
-            else:
-                self.set_timer(0.2, self._show_checks)
-        if isinstance(message, ChecksFinished) and not isinstance(self.screen, ChecksScreen):
-            done = "consistency checks finished (x shows them)"
-            self.notify(done if message.report else f"checks failed: {message.error}")
-
-    def _show_checks(self) -> None:
-        self._checks_redraw_due = False
-        for screen in self.screen_stack:
-            if isinstance(screen, ChecksScreen):
-                screen.show_run(self.checks)
+        self.check_runs.advance(message)
 
     async def action_quit(self) -> None:
         """Quit; a Spark worker gets at most ``QUIT_WAIT_S`` to stop (then it and its JVM are killed)."""
-        if isinstance(self.backend, HasCheckEngines) and self.backend.check_engines.spark_started:
-            what = "the check run and " if self.checks.running else ""
-            self.notify(f"quitting: stopping {what}the Spark worker (at most {QUIT_WAIT_S:.0f} s)…", timeout=10)
-            engines = self.backend.check_engines
-            worker = self.run_worker(partial(engines.close, QUIT_WAIT_S), thread=True, exit_on_error=False)
-            await worker.wait()
+        await self.check_runs.stop_spark(self.backend)
         self.exit()
 
     @on(m.ExportRequested)
     def _export(self, message: m.ExportRequested) -> None:
-        now = self.now_ms()
-        payload = {"kzc_export": message.view, "context": self.backend.name, "exported_at_ms": now, **message.payload}
-        self.run_worker(partial(export_job, message.view, payload, now, self.post_message), thread=True,
-                        exit_on_error=False, group="export")  # fmt: skip
+        run_export(self, message, self.backend.name, self.now_ms())
 
     @on(m.ExportWritten)
     def _export_written(self, message: m.ExportWritten) -> None:
@@ -418,7 +323,7 @@ class KzcApp(App[None]):
             error = event.worker.error
             text = str(error) if isinstance(error, KzcError) else f"{type(error).__name__}: {error}"
             self.notify(text, severity="error", timeout=10)
-            if event.worker.group == "checks":
+            if event.worker.group == CHECKS_GROUP:
                 self.post_message(ChecksFinished(None, text))  # else the run would stay "running" for good
 
     def on_unmount(self) -> None:

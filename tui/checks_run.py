@@ -1,13 +1,17 @@
-"""The state of the console's consistency-check run. It belongs to the app, not to the checks screen, so a
-run keeps going (and its results stay) while the user works elsewhere."""
+"""The console's consistency-check runs: their state, the worker that runs them, and the Spark worker's
+life (warmed up as the console opens, stopped in bounded time on quit). A run belongs to the app, not to the
+checks screen, so it keeps going (and its results stay) while the user works elsewhere."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from functools import partial
+from typing import Any, Protocol, runtime_checkable
 
+from textual.app import App
 from textual.message import Message
 
 from core.consistency.findings import CheckReport, StageProgress
@@ -16,6 +20,8 @@ from core.console.protocols import CheckRunner
 from core.errors import KzcError
 
 QUIT_WAIT_S = 4.0  # how long quitting waits for the Spark worker before killing it and its JVM
+REDRAW_S = 0.2  # progress comes in bursts (one step per check): drawn at most this often, keys stay answered
+WORKER_GROUP = "checks"
 
 
 @runtime_checkable
@@ -24,6 +30,13 @@ class HasCheckEngines(Protocol):
 
     @property
     def check_engines(self) -> CheckEngines: ...
+
+
+@runtime_checkable
+class ShowsChecks(Protocol):
+    """A screen that shows the check run (the checks screen)."""
+
+    def show_run(self, run: ChecksRun) -> None: ...
 
 
 @dataclass
@@ -76,3 +89,67 @@ def checks_job(runner: CheckRunner, engine: str, post: Callable[[Message], objec
         post(ChecksFinished(None, str(exc)))
         return
     post(ChecksFinished(report))
+
+
+class CheckRuns:
+    """The app's check runs: starts one in a worker, takes in its progress, redraws the screens that show
+    it at most every ``REDRAW_S``, warms up the Spark worker as the console opens and stops it on quit.
+
+    Args:
+        app: runs the workers and timers, holds the screens and shows the notices.
+    """
+
+    def __init__(self, app: App[Any]) -> None:
+        self.app = app
+        self.run = ChecksRun()
+        self._redraw_due = False
+
+    def warm_up(self, backend: object) -> None:
+        """Start the Spark worker off the UI thread, so the first run rarely waits on a JVM."""
+        if isinstance(backend, HasCheckEngines):
+            engines = backend.check_engines
+
+            def warm() -> None:
+                with suppress(KzcError):  # e.g. no Java: said when the user runs the Spark checks, not at start
+                    engines.warm_up()
+
+            self.app.run_worker(warm, thread=True, exit_on_error=False, group="warm")
+
+    def start(self, runner: CheckRunner, engine: str) -> None:
+        """Start a run with ``engine`` unless one is running."""
+        if self.run.running:
+            self.app.notify("the checks are already running")
+            return
+        self.run = ChecksRun(running=True, engine=engine, started_at=time.monotonic())
+        self.advance(ChecksProgressed(None))
+        job = partial(checks_job, runner, engine, self.app.post_message)
+        self.app.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group=WORKER_GROUP)
+
+    def advance(self, message: ChecksProgressed | ChecksFinished) -> None:
+        """Take in a progress step or the end of the run, and draw it (the end at once)."""
+        self.run.advance(message)
+        finished = isinstance(message, ChecksFinished)
+        if finished or not self._redraw_due:
+            self._redraw_due = True
+            if finished:
+                self.app.call_later(self._redraw)
+            else:
+                self.app.set_timer(REDRAW_S, self._redraw)
+        if isinstance(message, ChecksFinished) and not isinstance(self.app.screen, ShowsChecks):
+            done = "consistency checks finished (x shows them)"
+            self.app.notify(done if message.report else f"checks failed: {message.error}")
+
+    def _redraw(self) -> None:
+        self._redraw_due = False
+        for screen in self.app.screen_stack:
+            if isinstance(screen, ShowsChecks):
+                screen.show_run(self.run)
+
+    async def stop_spark(self, backend: object) -> None:
+        """Stop the Spark worker if it started: at most ``QUIT_WAIT_S``, then it and its JVM are killed."""
+        if isinstance(backend, HasCheckEngines) and backend.check_engines.spark_started:
+            what = "the check run and " if self.run.running else ""
+            self.app.notify(f"quitting: stopping {what}the Spark worker (at most {QUIT_WAIT_S:.0f} s)…", timeout=10)
+            engines = backend.check_engines
+            worker = self.app.run_worker(partial(engines.close, QUIT_WAIT_S), thread=True, exit_on_error=False)
+            await worker.wait()

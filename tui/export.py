@@ -10,12 +10,14 @@ import json
 import os
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.message import Message
 
-from tui.messages import ExportWritten
+from tui.messages import ExportRequested, ExportWritten
 
 
 def export_dir() -> Path:
@@ -70,3 +72,10 @@ def export_job(view: str, payload: dict[str, Any], now_ms: int, post: Callable[[
         post(ExportWritten(str(path), count, f"{exc.strerror or exc}"))
         return
     post(ExportWritten(str(path), count))
+
+
+def run_export(app: App[Any], request: ExportRequested, context: str, now_ms: int) -> None:
+    """Export what ``request`` carries, stamped with the ``context`` and the time, in a worker of ``app``."""
+    payload = {"kzc_export": request.view, "context": context, "exported_at_ms": now_ms, **request.payload}
+    job = partial(export_job, request.view, payload, now_ms, app.post_message)
+    app.run_worker(job, thread=True, exit_on_error=False, group="export")

@@ -1,20 +1,24 @@
-"""The console's live link to the cluster, as plain jobs the app runs in workers: connecting (backend
-callbacks only post a message and return), deriving a view, and the gate that starts a refresh only after
-the previous one finished (a slow cluster slows the refresh; threads never pile up)."""
+"""The console's live link to the cluster: the latest view, the event journal and the status line of one
+cluster, and the jobs the app runs in workers for it: connecting (backend callbacks only post a message and
+return), deriving a view, and the gate that starts a refresh only after the previous one finished (a slow
+cluster slows the refresh; threads never pile up)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
+from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 
 from core.console.protocols import ClusterBackend, ClusterEvent, EventKind
-from core.console.view import ViewBuilder
+from core.console.view import ClusterView, ViewBuilder
 from core.errors import KzcError
 from core.zookeeper.session import ConnectionState
+from tui.journal import EventJournal
 from tui.messages import (
     BackendConnected,
     ClusterEventSeen,
@@ -25,6 +29,7 @@ from tui.messages import (
 )
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import clock_text
+from tui.widgets.status_bar import StatusBar, StatusInfo
 
 Post = Callable[[Message], object]
 
@@ -138,3 +143,95 @@ def live_outcome(message: LiveMessage, now_ms: int, has_view: bool) -> LiveOutco
     moved = getattr(event, "kind", None) is EventKind.CONTROLLER_MOVED
     status = {"last_change": clock_text(event.at_ms), "last_change_ms": event.at_ms}
     return LiveOutcome(status, log=log, refresh=True, controller_moved=moved)
+
+
+class LiveLink:
+    """The app's link to one cluster: its latest view, event journal and status line, the connection (in a
+    worker) and the view refreshes (one at a time). A context switch makes a new link; messages from the
+    workers of an older one carry its generation and are dropped.
+
+    Args:
+        app: runs the workers, shows the notices and holds the screens.
+        backend: the cluster.
+        generation: this link's number (one more than the link it replaces).
+        now_ms: the app's clock.
+        logged: called after a line was added to the journal (the cluster screen shows it at once).
+    """
+
+    def __init__(self, app: App[Any], backend: ClusterBackend, generation: int, now_ms: Callable[[], int],
+                 logged: Callable[[], None]) -> None:  # fmt: skip
+        self.app = app
+        self.backend = backend
+        self.generation = generation
+        self.now_ms = now_ms
+        self._logged = logged
+        self.view: ClusterView | None = None
+        self.journal = EventJournal()
+        self.status_info = StatusInfo(backend.name, ConnectionState.CONNECTING, read_only=backend.read_only)
+        self._builder = ViewBuilder()
+        self._gate = RefreshGate(self._start_refresh)
+
+    def connect(self) -> None:
+        """Connect and take the first snapshot in a worker."""
+        job = partial(connect_job, self.backend, self.generation, self.app.post_message)
+        self.app.run_worker(job, thread=True, exclusive=True, exit_on_error=False, group="connect")
+
+    def take(self, message: LiveMessage) -> None:
+        """Apply a connection change, cluster event or new snapshot (dropped if from an older link)."""
+        if message.generation != self.generation:
+            return
+        outcome = live_outcome(message, self.now_ms(), self.view is not None)
+        self.journal.controller_moves += outcome.controller_moved
+        if outcome.status:
+            self.set_status(**outcome.status)
+        if outcome.log:
+            self.append_event(*outcome.log)
+        if outcome.notice:
+            self.app.notify(outcome.notice, severity="error", timeout=30)
+        if outcome.refresh:
+            self._gate.request()
+
+    def append_event(self, at_ms: int, text: str, severity: str, topic: str | None = None,
+                     path: str | None = None) -> None:  # fmt: skip
+        """Add a line to the event log."""
+        self.journal.append(at_ms, text, severity, topic, path)
+        self._logged()
+
+    def _start_refresh(self) -> None:
+        backend, now, generation, app = self.backend, self.now_ms(), self.generation, self.app
+
+        def job() -> None:
+            try:
+                build_view_job(backend, self._builder, now, lambda: app.screen, generation, app.post_message)
+            finally:
+                app.call_from_thread(self._gate.done)
+
+        app.run_worker(job, thread=True, exit_on_error=False, group="view")
+
+    def take_view(self, message: ViewRefreshed) -> None:
+        """Keep a new view, update the status line and draw the active screen (the others draw it when they
+        come back). Dropped if from an older link, or if the app is closing (a slow worker finished late)."""
+        if message.generation != self.generation or not self.app.screen_stack:
+            return
+        view = self.view = message.view
+        changes: dict[str, Any] = {"controller": view.controller.broker_id, "epoch": view.controller.epoch}
+        changes["full_read_ms"] = view.snapshot.full_read_ms
+        if self.status_info.state is ConnectionState.CONNECTED:
+            changes["note"] = f"{message.loading}…" if message.loading else None
+        self.set_status(**changes)
+        for screen in self.app.screen_stack:
+            if isinstance(screen, KzcScreen):
+                screen.latest_view = view  # drawn when it comes back
+        screen = self.app.screen
+        if isinstance(screen, KzcScreen):
+            try:
+                screen.refresh_view(view, message.prepared if message.screen is screen else None)
+            except Exception as exc:  # a drawing bug must not take the console down in the middle of an incident
+                self.app.notify(f"could not draw {screen.view_name}: {type(exc).__name__}: {exc}", severity="error")
+
+    def set_status(self, **changes: Any) -> None:
+        """Change fields of the status line."""
+        self.status_info = replace(self.status_info, **changes)
+        if self.app.screen_stack:  # else closing: nothing to draw on
+            for bar in self.app.screen.query(StatusBar):
+                bar.show(self.status_info)

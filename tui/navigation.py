@@ -1,5 +1,6 @@
 """Moving between screens, k9s-like: a main screen that is already open is returned to (the screens above
-it close), details open on top, Esc goes back down to the root (the cluster screen)."""
+it close), details open on top, Esc goes back down to the root (the cluster screen); and the screens that
+change the cluster, refused with the reason when they are not available."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ from typing import Any, TypeVar
 
 from textual.app import App
 from textual.screen import Screen
+
+from core.console.fixes import FixActions
+from core.console.protocols import ClusterBackend
 
 ROOT_DEPTH = 2  # Textual's default screen + the cluster screen
 S = TypeVar("S", bound=Screen[Any])
@@ -37,3 +41,20 @@ def pop_to_root(app: App[Any]) -> None:
     """Close every screen above the root."""
     while len(app.screen_stack) > ROOT_DEPTH:
         app.pop_screen()
+
+
+def refused(app: App[Any], read_only: bool, what: str) -> bool:
+    """Whether read-only mode refuses ``what`` (a mutation); says so when it does."""
+    if read_only:
+        app.notify(f"read-only mode: {what} is not available (started with --read-only)", severity="warning")
+    return read_only
+
+
+def fix_actions(app: App[Any], backend: ClusterBackend, what: str) -> FixActions | None:
+    """The backend's fix actions, or None after saying why ``what`` is not available here."""
+    if refused(app, backend.read_only, what):
+        return None
+    fixes = backend.fix_actions()
+    if fixes is None:
+        app.notify(f"{what}: not available here (a recording, or not connected yet)", severity="warning")
+    return fixes

@@ -3,7 +3,11 @@ is not a terminal gets one clear line pointing to the commands instead of escape
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Mapping
+
+from core.errors import UsageError
 
 CLI_HINT = "use the commands instead: kzc describe, kzc topic, kzc zk, kzc watch, kzc check (kzc --help)"
 
@@ -17,3 +21,10 @@ def terminal_problem(env: Mapping[str, str], is_tty: bool) -> str | None:
     if not is_tty:
         return f"the console needs a terminal (output is not one); {CLI_HINT}"
     return None
+
+
+def check_terminal() -> None:
+    """Raise ``UsageError`` (one line, pointing to the commands) where the console cannot be drawn."""
+    problem = terminal_problem(os.environ, sys.__stdout__ is not None and sys.__stdout__.isatty())
+    if problem:
+        raise UsageError(problem)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from contextlib import suppress
 
+from textual import events
+from textual.app import App
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerFailed
 
@@ -40,3 +42,10 @@ async def settle(pilot: Pilot[None]) -> None:
             with suppress(WorkerCancelled, WorkerFailed):
                 await worker.wait()
         await pilot.pause()
+
+
+def type_fast(app: App[None], *keys: str) -> None:
+    """Queue ``keys`` at once, as a fast typist or a paste over SSH delivers them (``Pilot.press`` waits
+    after each key, which hides races between a key and the ones right behind it)."""
+    for key in keys:
+        app.post_message(events.Key(key, key if len(key) == 1 else None))

@@ -12,7 +12,7 @@ from textual.widgets import Input, Label, OptionList, Static
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.view import BrokerRow, ViewBuilder
 from core.snapshot.model import ClusterSnapshot
-from tests.tui.helpers import FROZEN_NOW, settle
+from tests.tui.helpers import FROZEN_NOW, settle, type_fast
 from tui.app import KzcApp
 from tui.checks_run import ChecksFinished, ChecksProgressed, ChecksRun
 from tui.dialogs.jump import JumpDialog
@@ -300,6 +300,37 @@ class TestCreateForm:  # point 10
             name.value = ".."
             await settle(pilot)
             assert screen.query_one("#preview-grid", VirtualTable).total_count == 0
+
+    async def test_fast_typing_fills_each_field_and_the_preview_uses_it(self, make_app: MakeApp) -> None:
+        app = make_app(read_only=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.post_message(CreateTopicRequested())
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, CreateTopicScreen)
+            # All at once, as over SSH: the keys after a tab belong to the next field (tab selects its value).
+            type_fast(app, *"clicks.raw", "tab", "backspace", *"12", "tab", "backspace", "2")
+            await settle(pilot)
+            fields = {field.id: field for field in screen.query(Input)}
+            assert (fields["name"].value, fields["partitions"].value, fields["rf"].value) == ("clicks.raw", "12", "2")
+            assert fields["rf"].render_line(0).text.strip() == "2"
+            assert fields["partitions"].render_line(0).text.strip() == "12"
+            rows = screen.query_one("#preview-grid", VirtualTable).visible_rows()
+            assert len(rows) == 12
+            assert all(sum(cell in ("L", "r") for cell in row.cells[1:-1]) == 2 for row in rows)
+
+    async def test_a_long_name_stays_inside_the_screen_and_shows_its_end(self, make_app: MakeApp) -> None:
+        app = make_app(read_only=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            app.post_message(CreateTopicRequested())
+            await settle(pilot)
+            name = app.screen.query_one("#name", Input)
+            type_fast(app, *("payments.ledger." * 5), *"END")
+            await settle(pilot)
+            assert name.region.right <= 80
+            assert name.render_line(0).text.rstrip().endswith("END")
 
 
 class TestTerminal:  # point 11

@@ -20,6 +20,15 @@ from tui.messages import ExportRequested
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.virtual_table import VirtualTable
 
+# Forms move between fields with priority bindings. Textual hands a key to the focused widget's queue and
+# runs a plain ``tab`` binding only when that widget gets to it, so keys typed right after ``tab`` (a fast
+# typist, a paste over SSH) were already queued for the previous field: "12<tab>3" put the 3 there and left
+# the next field empty. A priority binding moves the focus before the next key is routed.
+FIELD_BINDINGS: list[BindingType] = [
+    Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="next_field"),
+    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True, id="previous_field"),
+]
+
 
 class KzcScreen(Screen[None]):
     """A full screen of the console."""

@@ -19,12 +19,15 @@ from textual.worker import Worker, WorkerState
 from core.configs.plan import ConfigPlan, parse_request
 from core.configs.zk import StoredConfig
 from core.console.fixes import ConfigActions
+from tui.screens.base import FIELD_BINDINGS
+from tui.widgets.form_input import FormInput
 
 
 class ConfigEditScreen(Screen[None]):
     """Diff, confirm and write a topic config change."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *FIELD_BINDINGS,
         Binding("ctrl+d", "preview", "Diff", priority=True, id="preview"),
         Binding("ctrl+s", "apply", "Apply", priority=True, id="apply"),
         Binding("escape", "close", "Close", id="close"),
@@ -54,10 +57,10 @@ class ConfigEditScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Label(f"Config of topic {self.topic}", id="title")
         yield Static("reading...", id="current")
-        yield Input(placeholder="KEY=VALUE to set (space-separated)", id="set")
-        yield Input(placeholder="keys to delete (space-separated)", id="delete")
+        yield FormInput(placeholder="KEY=VALUE to set (space-separated)", id="set")
+        yield FormInput(placeholder="keys to delete (space-separated)", id="delete")
         yield Static("", id="diff")
-        yield Input(placeholder="type the topic name, then ctrl+s", id="confirm")
+        yield FormInput(placeholder="type the topic name, then ctrl+s", id="confirm")
         yield Static("", id="status")
         yield Footer()
 

@@ -25,9 +25,10 @@ from core.topics.plan import CreatePlan, CreateRequest
 from core.topics.progress import online_count
 from core.topics.write import planned_writes
 from tui.messages import TopicChosen, TopicEntryChanged
-from tui.screens.base import KzcScreen
+from tui.screens.base import FIELD_BINDINGS, KzcScreen
 from tui.screens.plan_form import form_field, hide_dry_run, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
+from tui.widgets.form_input import FormInput
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.virtual_table import VirtualTable
@@ -49,8 +50,8 @@ def new_seed() -> int:
     return random.randrange(2**31)
 
 
-
 PLACEHOLDER = "preview-placeholder"  # the name plans are made under before the user types one
+
 
 class TopicWriter(TopicAdmin, TopicFollower, Protocol):
     """What the create and add-partitions forms use: plan and write, then follow the topic."""
@@ -61,6 +62,7 @@ class CreateTopicScreen(KzcScreen):
 
     VIEW_NAME = "create-topic"
     BINDINGS: ClassVar[list[BindingType]] = [
+        *FIELD_BINDINGS,
         Binding("ctrl+r", "reshuffle", "Reshuffle", priority=True, id="reshuffle"),
         Binding("ctrl+d", "dry_run", "Dry run", priority=True, id="dry_run"),
         Binding("ctrl+s", "submit", "Create", priority=True, id="submit"),
@@ -82,16 +84,17 @@ class CreateTopicScreen(KzcScreen):
         yield StatusBar()
         with Horizontal(id="form-body"):
             with Vertical(id="form"):
-                yield from form_field("topic name", Input(placeholder="orders.v2", id="name"))
+                yield from form_field("topic name", FormInput(placeholder="orders.v2", id="name"))
                 yield Label("", id="name-problem", classes="problem")
                 with Horizontal(classes="field"):
                     yield Label("partitions")
-                    yield Input("6", type="integer", id="partitions", classes="number")
+                    yield FormInput("6", type="integer", id="partitions", classes="number")
                     yield Label("replication", classes="inline")
-                    yield Input("3", type="integer", id="rf", classes="number")
+                    yield FormInput("3", type="integer", id="rf", classes="number")
                     yield Checkbox("rack-aware", True, id="rack")
-                yield from form_field("manual assign", Input(placeholder="optional: 1:2:3,2:3:1", id="manual"))
-                yield from form_field("configs", Input(placeholder="optional: retention.ms=86400000,...", id="configs"))
+                yield from form_field("manual assign", FormInput(placeholder="optional: 1:2:3,2:3:1", id="manual"))
+                configs = FormInput(placeholder="optional: retention.ms=86400000,...", id="configs")
+                yield from form_field("configs", configs)
                 yield Label("", id="warnings", classes="warning")
                 yield Label("", id="plan-problem", classes="problem")
                 yield Label("", id="phase")

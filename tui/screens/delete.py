@@ -19,6 +19,7 @@ from core.console.view import ClusterView, deletion_status
 from core.errors import KzcError
 from core.topics.plan import DeletePlan, DeleteRequest
 from tui.screens.base import KzcScreen
+from tui.widgets.form_input import FormInput
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 from tui.widgets.virtual_table import Column, Row, VirtualTable
@@ -65,7 +66,7 @@ class DeleteScreen(KzcScreen):
         yield Label("", id="delete-notes")
         with Horizontal(id="confirm-row"):
             yield Label("", id="confirm-prompt")
-            yield Input(id="confirm", disabled=True)
+            yield FormInput(id="confirm", disabled=True)
         yield KeyBar()
 
     def on_mount(self) -> None:

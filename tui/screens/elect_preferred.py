@@ -20,6 +20,7 @@ from textual.worker import Worker, WorkerState
 
 from core.console.fixes import ElectionActions
 from core.elections.plan import ALREADY, Candidate, PreferredPlan
+from tui.widgets.form_input import FormInput
 
 
 class ElectPreferredScreen(Screen[None]):
@@ -59,7 +60,7 @@ class ElectPreferredScreen(Screen[None]):
         yield Label(f"Preferred leader election: {where}", id="title")
         with VerticalScroll():
             yield Static("planning...", id="preview")
-        yield Input(placeholder="type the number of partitions to elect, then ctrl+s", id="confirm")
+        yield FormInput(placeholder="type the number of partitions to elect, then ctrl+s", id="confirm")
         yield Static("", id="status")
         yield Footer()
 

@@ -20,10 +20,11 @@ from core.topics.plan import ExpandPlan, ExpandRequest
 from core.topics.progress import online_count
 from core.topics.write import planned_writes
 from tui.messages import TopicEntryChanged
-from tui.screens.base import KzcScreen
+from tui.screens.base import FIELD_BINDINGS, KzcScreen
 from tui.screens.create_topic import TopicWriter
 from tui.screens.plan_form import form_field, hide_dry_run, show_dry_run
 from tui.widgets.assignment_preview import AssignmentPreviewView
+from tui.widgets.form_input import FormInput
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
 
@@ -32,6 +33,7 @@ class ExpandScreen(KzcScreen):
     """Add partitions to one topic."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *FIELD_BINDINGS,
         Binding("ctrl+d", "dry_run", "Dry run", priority=True, id="dry_run"),
         Binding("ctrl+s", "submit", "Add partitions", priority=True, id="submit"),
     ]
@@ -57,9 +59,9 @@ class ExpandScreen(KzcScreen):
         with Horizontal(id="form-body"):
             with Vertical(id="form"):
                 yield Label(f"topic {self.topic}", id="expand-topic")
-                yield from form_field("partitions", Input(type="integer", id="partitions"))
+                yield from form_field("partitions", FormInput(type="integer", id="partitions"))
                 yield from form_field(
-                    "manual assign", Input(placeholder="optional: all partitions, 1:2,2:3,...", id="manual")
+                    "manual assign", FormInput(placeholder="optional: all partitions, 1:2,2:3,...", id="manual")
                 )
                 yield Label("", id="plan-problem", classes="problem")
                 yield Label("", id="phase")

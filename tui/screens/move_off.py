@@ -22,12 +22,15 @@ from textual.worker import Worker, WorkerState
 from core.console.fixes import MoveOffActions
 from core.reassign.plan import ReassignPlan, describe_plan, move_grid
 from core.reassign.progress import ReassignProgress
+from tui.screens.base import FIELD_BINDINGS
+from tui.widgets.form_input import FormInput
 
 
 class MoveOffScreen(Screen[None]):
     """Preview, confirm, apply and follow "move every replica off broker N"."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *FIELD_BINDINGS,
         Binding("ctrl+s", "apply", "Apply", priority=True, id="apply"),
         Binding("escape", "close", "Close", id="close"),
     ]
@@ -69,8 +72,8 @@ class MoveOffScreen(Screen[None]):
         with VerticalScroll():
             yield Static("planning...", id="preview")
             yield Static("", id="grid")
-        yield Input(placeholder="throttle in bytes/s (empty: none)", id="throttle")
-        yield Input(placeholder="type the number of partitions to move, then ctrl+s", id="confirm")
+        yield FormInput(placeholder="throttle in bytes/s (empty: none)", id="throttle")
+        yield FormInput(placeholder="type the number of partitions to move, then ctrl+s", id="confirm")
         yield Static("", id="status")
         yield Footer()
 
