@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, ClassVar, TypeVar, cast
 
-from textual import on
+from textual import events, on
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -240,6 +240,21 @@ class KzcApp(App[None]):
     @on(m.ConfigEditRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
+        origin = self.screen
+        try:
+            self._open(message)
+        finally:
+            if isinstance(origin, KzcScreen):
+                origin.release_keys()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key that went through the focused widget comes back here for the bindings; while the screen it
+        # was typed on waits for the app to open another, it is held for that screen (KzcScreen.hold).
+        if isinstance(event, events.Key) and event.is_forwarded and _holds(self.screen, event):
+            return
+        await super().on_event(event)
+
+    def _open(self, message: Message) -> None:
         backend, read_only, push = self.backend, self.read_only, self._push
         refuses = partial(refused, self, read_only)
         fixes_for = partial(fix_actions, self, backend)
@@ -334,3 +349,8 @@ def _real_backend(settings: ConnectionSettings) -> ClusterBackend:
     from core.console.zk import ZkBackend
 
     return ZkBackend(settings)
+
+
+def _holds(screen: object, key: events.Key) -> bool:
+    """``screen`` keeps ``key`` while it waits for the app to open another screen."""
+    return isinstance(screen, KzcScreen) and screen.hold(key)

@@ -92,8 +92,13 @@ class ExportWritten(Message):
 # ---- what screens ask of the app (posted by a screen; the app, which knows every screen, acts) ----------
 
 
+class OpenRequested(Message):
+    """Asks the app to open a screen (or to refuse and say why). The asking screen holds the keys typed
+    meanwhile (``KzcScreen.post_message``) and the app hands them on once it has acted."""
+
+
 @dataclass
-class ScreenChosen(Message):
+class ScreenChosen(OpenRequested):
     """The user asked for a main screen: ``cluster``, ``topics``, ``zk``, ``checks`` or ``groups`` (``focus``: a widget
     id to land on, e.g. ``brokers``)."""
 
@@ -102,28 +107,28 @@ class ScreenChosen(Message):
 
 
 @dataclass
-class TopicChosen(Message):
+class TopicChosen(OpenRequested):
     """The user asked for one topic's detail."""
 
     topic: str
 
 
 @dataclass
-class GroupChosen(Message):
+class GroupChosen(OpenRequested):
     """The user asked for one consumer group's detail."""
 
     group: str
 
 
 @dataclass
-class ZnodeChosen(Message):
+class ZnodeChosen(OpenRequested):
     """The user asked for a znode in the ZooKeeper browser."""
 
     path: str
 
 
 @dataclass
-class PartitionsChosen(Message):
+class PartitionsChosen(OpenRequested):
     """The user asked for the partitions behind a health counter (``health``: ``offline``,
     ``under-replicated``, ``under-min-isr``, ``non-preferred``) or on a ``broker``; ``title`` says which."""
 
@@ -133,19 +138,19 @@ class PartitionsChosen(Message):
 
 
 @dataclass
-class CreateTopicRequested(Message):
+class CreateTopicRequested(OpenRequested):
     """The user asked for the create-topic form."""
 
 
 @dataclass
-class ExpandTopicRequested(Message):
+class ExpandTopicRequested(OpenRequested):
     """The user asked to add partitions to ``topic``."""
 
     topic: str
 
 
 @dataclass
-class DeleteTopicsRequested(Message):
+class DeleteTopicsRequested(OpenRequested):
     """The user asked to delete ``topics``, or every topic whose whole name matches ``regex``; ``hidden``:
     how many of ``topics`` are marked but hidden by the filter."""
 
@@ -155,21 +160,21 @@ class DeleteTopicsRequested(Message):
 
 
 @dataclass
-class MoveOffRequested(Message):
+class MoveOffRequested(OpenRequested):
     """The user asked to move every replica off ``broker`` (the reassignment preview)."""
 
     broker: int
 
 
 @dataclass
-class ElectionRequested(Message):
+class ElectionRequested(OpenRequested):
     """The user asked for a preferred leader election, of ``topic`` or of every topic (None)."""
 
     topic: str | None = None
 
 
 @dataclass
-class ConfigEditRequested(Message):
+class ConfigEditRequested(OpenRequested):
     """The user asked to change ``topic``'s config overrides."""
 
     topic: str

@@ -57,3 +57,13 @@ def test_screens_and_widgets_never_reach_into_the_app() -> None:
         if "tui.app" in text or ".kzc" in text or "self.app.backend" in text or "self.app.view" in text:
             offenders.append(path.name)
     assert offenders == []
+
+
+def test_the_app_acts_on_every_request_to_open_a_screen() -> None:
+    # A screen holds the keys typed after it asks for another screen until the app has acted on the request
+    # (KzcScreen.hold): a request the app never handles would hold them for HOLD_AT_MOST_S.
+    from tui.app import KzcApp
+    from tui.messages import OpenRequested
+
+    handled = {message for message, _ in KzcApp._navigate._textual_on}  # type: ignore[attr-defined]
+    assert set(OpenRequested.__subclasses__()) == handled

@@ -320,6 +320,23 @@ class TestCreateForm:  # point 10
             assert len(rows) == 12
             assert all(sum(cell in ("L", "r") for cell in row.cells[1:-1]) == 2 for row in rows)
 
+    async def test_keys_typed_right_after_n_never_act_on_the_topics_table(self, make_app: MakeApp) -> None:
+        app = make_app(read_only=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+            assert isinstance(app.screen, TopicsScreen)
+            # "n" then a name in one burst: the letters reach the topics screen before the form is up;
+            # "d" must not open a deletion nor "n" a second form behind it...
+            type_fast(app, "n", *"orders.dn")
+            await settle(pilot)
+            assert isinstance(app.screen, CreateTopicScreen)
+            assert [type(s) for s in app.screen_stack[-2:]] == [TopicsScreen, CreateTopicScreen]
+            assert not any(isinstance(s, DeleteScreen) for s in app.screen_stack)
+            # ... and they reach the form's name field, in order.
+            assert app.screen.query_one("#name", Input).value == "orders.dn"
+
     async def test_a_long_name_stays_inside_the_screen_and_shows_its_end(self, make_app: MakeApp) -> None:
         app = make_app(read_only=False)
         async with app.run_test(size=(80, 24)) as pilot:

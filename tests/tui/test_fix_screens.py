@@ -118,4 +118,3 @@ async def test_config_edit_diff_confirm_and_write() -> None:
         assert [dict(p.after) for p in actions.applied] == [{"retention.ms": "10"}]
         assert "retention.ms=10" in text(app, "#current")
         assert "Written." in text(app, "#status")
-

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 
 from core.console.view import ClusterView
-from tui.messages import ExportRequested
+from tui.messages import ExportRequested, OpenRequested
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.virtual_table import VirtualTable
 
@@ -28,6 +29,10 @@ FIELD_BINDINGS: list[BindingType] = [
     Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="next_field"),
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True, id="previous_field"),
 ]
+
+
+# The app acts on a request within a frame or two; past this, held keys go on as if nothing was pending.
+HOLD_AT_MOST_S = 1.0
 
 
 class KzcScreen(Screen[None]):
@@ -45,6 +50,33 @@ class KzcScreen(Screen[None]):
         self.latest_view: ClusterView | None = None  # set by the app, drawn or not
         self._filtered: VirtualTable | None = None
         self.filter_problem: str | None = None  # why the typed filter is not a valid regex
+        self._held_keys: list[tuple[str, str | None]] | None = None  # keys typed while the app opens a screen
+
+    # ---- keys typed while a screen opens -------------------------------------------------------------
+    # A screen asks the app for another screen with a message, which reaches the app after the keys already
+    # typed: "n" then "orders.dn" in one burst (a paste, a laggy SSH link) ran "d" (delete) and "n" on this
+    # screen before the form was up. The app holds those keys here (``hold``) and hands them on once it has
+    # acted, so they reach the new screen (or this one again, if the app refused).
+
+    def post_message(self, message: Message) -> bool:
+        if isinstance(message, OpenRequested) and self._held_keys is None:
+            self._held_keys = []
+            self.set_timer(HOLD_AT_MOST_S, self.release_keys)  # never a console stuck holding keys
+        return super().post_message(message)
+
+    def hold(self, event: events.Key) -> bool:
+        """Keep ``event`` (a key on its way to the bindings) while this screen waits for the app; True if kept."""
+        if self._held_keys is None:
+            return False
+        self._held_keys.append((event.key, event.character))
+        return True
+
+    def release_keys(self) -> None:
+        """The app acted on this screen's request: the keys typed meanwhile go to whatever has focus now
+        (after the next refresh, when a pushed screen has mounted and focused its first field)."""
+        held, self._held_keys = self._held_keys or [], None
+        if held:
+            self.app.call_after_refresh(lambda: [self.app.post_message(events.Key(*key)) for key in held])
 
     @property
     def view_name(self) -> str:
