@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.brokers.admin import KafkaAdmin
@@ -29,14 +29,17 @@ from core.kafka.migration import (
     PhaseView,
     broker_modes,
     derive_phase,
+    ibp_migrates_delegation_tokens,
     ibp_supports_migration,
 )
-from core.kafka.znodes import ControllerInfo, MigrationState, PartitionState
+from core.kafka.znodes import ControllerInfo, MigrationState
+from core.snapshot.kraft import broker_sets, kraft_broker_ids
 from core.snapshot.model import ClusterSnapshot
 from core.zookeeper.session import ZkSession
 
 MIGRATION = "/migration"
 LOG_DIRS = "log.dirs"
+TOKENS_CHECK = "migration_delegation_tokens"
 # /migration moves with every KRaft batch, at least every 500 ms (the controller's NoOpRecord,
 # metadata.max.idle.interval.ms): two seconds without a change means it is frozen.
 ADVANCE_WINDOW_S = 2.0
@@ -198,35 +201,12 @@ def migration_advancing(session: ZkSession, window: float = ADVANCE_WINDOW_S) ->
     return changed.wait(window)
 
 
-def _broker_sets(snapshot: ClusterSnapshot) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
-    """Registered brokers, every broker id kzc knows of (registered or hosting a replica), brokers in an ISR."""
-    registered = frozenset(snapshot.brokers)
-    known: set[int] = set(registered)
-    in_isr: set[int] = set()
-    for _topic, _partition, replicas, state in snapshot.iter_partitions():
-        known.update(replicas)
-        if isinstance(state, PartitionState):
-            in_isr.update(state.isr)
-    return registered, frozenset(known), frozenset(in_isr)
-
-
-def kraft_broker_ids(snapshot: ClusterSnapshot, served: Collection[int] | None) -> frozenset[int]:
-    """The brokers running KRaft while a KRaft controller holds ``/controller``: absent from ``/brokers/ids`` but
-    listed by the brokers (``served``) or, without them, in an ISR the KRaft controller keeps (``broker_modes``)."""
-    c = snapshot.controller
-    if not isinstance(c, ControllerInfo) or not c.is_kraft:
-        return frozenset()
-    registered, known, in_isr = _broker_sets(snapshot)
-    modes = broker_modes(Phase.DUAL_WRITE, registered, known, served, in_isr, {})
-    return frozenset(b.id for b in modes if b.mode is Mode.KRAFT)
-
-
 def migration_status(
     snapshot: ClusterSnapshot, brokers: BrokerFacts = NOT_ASKED, advancing: bool | None = None, readiness: bool = True
 ) -> MigrationStatus:
     """The phase, the KRaft controller, each broker's mode and (``readiness``) the blockers, from a snapshot and
     the brokers."""
-    registered, known, in_isr = _broker_sets(snapshot)
+    registered, known, in_isr = broker_sets(snapshot)
     controller = snapshot.controller if isinstance(snapshot.controller, ControllerInfo) else None
     migration = snapshot.migration if isinstance(snapshot.migration, MigrationState) else None
     enabled = {
@@ -237,6 +217,13 @@ def migration_status(
     modes = broker_modes(view.phase, registered, known, brokers.served, in_isr, enabled)
     findings = run_local(snapshot, only=MIGRATION_CHECKS) if readiness else []
     findings.sort(key=lambda f: (f.check, f.path, f.broker or 0))
+    notes = list(brokers.problems)
+    tokens_migrate = _tokens_migrate(brokers)
+    if tokens_migrate is not None:
+        kept = [f for f in findings if f.check != TOKENS_CHECK]
+        if len(kept) < len(findings):
+            notes.append(f"delegation tokens in /delegation_token/tokens migrate: {tokens_migrate}")
+        findings = kept
     blockers = [Blocker(f.check, f.detail, f.path) for f in findings]
     for broker_id, config in sorted(brokers.configs.items()):
         ibp = config.get(IBP)
@@ -245,7 +232,6 @@ def migration_status(
                 "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp}
             )
             blockers.append(Blocker(f.check, f.detail, f.path))
-    notes = list(brokers.problems)
     for broker_id, config in sorted(brokers.configs.items()):
         dirs = [d for d in config.get(LOG_DIRS, "").split(",") if d.strip()]
         if len(dirs) > 1:
@@ -264,23 +250,19 @@ def migration_status(
     )
 
 
+def _tokens_migrate(brokers: BrokerFacts) -> str | None:
+    """Why delegation tokens will migrate, when every broker that answered reports an IBP of 3.6-IV2 or higher
+    (migration requires it to equal the controllers' metadata.version); None when kzc cannot tell."""
+    if not brokers.served or any(b not in brokers.configs for b in brokers.served):
+        return None
+    ibps = {b: brokers.configs[b].get(IBP) for b in sorted(brokers.served)}
+    if not all(v is not None and ibp_migrates_delegation_tokens(v) for v in ibps.values()):
+        return None
+    shown = ", ".join(sorted({str(v) for v in ibps.values()}))
+    return f"every broker reports {IBP} {shown} (3.6-IV2 or higher, KAFKA-15219)"
+
+
 def needs_advance_check(snapshot: ClusterSnapshot) -> bool:
     """Whether the phase depends on ``/migration`` moving: a KRaft controller and no broker left in ZooKeeper."""
     c = snapshot.controller
     return isinstance(c, ControllerInfo) and c.is_kraft and not snapshot.brokers
-
-
-def with_kraft_brokers(snapshot: ClusterSnapshot, bootstrap: Sequence[HostPort] | None) -> ClusterSnapshot:
-    """``snapshot`` with the brokers that run KRaft during a migration counted as alive (absent from
-    ``/brokers/ids`` but listed by DescribeCluster, or without ``bootstrap`` in an ISR), so health does not call
-    them dead. Unchanged when no KRaft controller holds ``/controller``."""
-    c = snapshot.controller
-    if not isinstance(c, ControllerInfo) or not c.is_kraft:
-        return snapshot
-    served = None
-    if bootstrap:
-        try:
-            served = KafkaAdmin(bootstrap, timeout=10.0).served_broker_ids()
-        except KzcError:
-            served = None  # then the ISR tells, as without --bootstrap-server
-    return replace(snapshot, kraft_brokers=kraft_broker_ids(snapshot, served))
