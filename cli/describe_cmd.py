@@ -104,7 +104,9 @@ def render(summary: ClusterSummary) -> str:
             f"Controller   {kind} {c.broker_id}, epoch {epoch}, since {since_text(c.since_ms, now)}"
             + (f"  ({c.problem})" if c.problem else "")
         )
-    lines.append(f"Brokers      {len(summary.brokers)} registered")
+    kraft = summary.kraft_brokers
+    on_kraft = f", {len(kraft)} on KRaft ({', '.join(map(str, kraft))}: serving, not in /brokers/ids)" if kraft else ""
+    lines.append(f"Brokers      {len(summary.brokers)} registered{on_kraft}")
     if summary.brokers:
         width = max(len(", ".join(b.endpoints)) for b in summary.brokers)
         width = max(width, len("ENDPOINTS"))

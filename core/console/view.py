@@ -29,7 +29,7 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
-from core.migration.status import MigrationStatus, migration_status
+from core.migration.status import NOT_ASKED, BrokerFacts, MigrationStatus, migration_status
 from core.snapshot.health import (
     DELETION_STARTED,
     MinIsr,
@@ -549,7 +549,9 @@ class ViewBuilder:
             # determined by whoever read the snapshot (the live model does, with the brokers): the ISR tells.
             snapshot = with_served_kraft_brokers(snapshot, None)
         if snapshot.migration is not None:
-            migration = migration_status(snapshot, readiness=False)
+            # The live model says what the brokers listed and whether /migration moves (finalized or not).
+            asked = BrokerFacts(served=snapshot.served_brokers) if snapshot.served_brokers is not None else NOT_ASKED
+            migration = migration_status(snapshot, asked, snapshot.migration_advancing, readiness=False)
         live = snapshot.live_broker_ids()
         resolver = MinIsrResolver(snapshot)
         if self._basis != (live, resolver.key):

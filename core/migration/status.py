@@ -130,15 +130,43 @@ class MigrationStatus:
             return "writes refused where kzc cannot rule out a KRaft controller (see the reason)"
         return "writes through ZooKeeper or the brokers, as usual (a ZooKeeper controller is active)"
 
+    def phase_line(self) -> str:
+        """The phase, telling "finalized" (as far as ZooKeeper can tell) from "every broker on KRaft, the
+        controller still dual-writing", which differ in ZooKeeper only by ``/migration`` moving."""
+        in_zookeeper = any(b.mode not in (Mode.KRAFT, Mode.GONE) for b in self.brokers)
+        if self.phase is Phase.FINALIZED:
+            return (
+                "phase: finalized as far as ZooKeeper can tell (/migration frozen, no broker in /brokers/ids; "
+                "a stopped KRaft controller looks the same)"
+            )
+        if self.phase is Phase.BROKERS_TO_KRAFT and not in_zookeeper:
+            if self.advancing:
+                return "phase: every broker runs KRaft; the controller still dual-writes (/migration advancing)"
+            return "phase: every broker left /brokers/ids; /migration not observed moving yet"
+        return f"phase: {self.phase.label}"
+
+    def migration_line(self) -> str | None:
+        """Whether ``/migration`` moves, once a KRaft controller records an offset in it (None before)."""
+        m = self.migration
+        if m is None or m.kraft_metadata_offset < 0:
+            return None
+        if self.advancing is True:
+            return "/migration advancing: the KRaft controller dual-writes to ZooKeeper"
+        if self.advancing is False:
+            return "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
+        return "/migration: not observed moving yet"
+
     def panel_lines(self) -> list[str]:
         """What the console's migration panel shows."""
-        lines = [f"phase: {self.phase.label}"]
+        lines = [self.phase_line()]
         c = self.kraft_controller_json()
         if c is not None:
             lines.append(
                 f"KRaft controller {c['id']} · epoch {c['epoch']} · /migration offset {c['metadata_offset']} "
                 f"(epoch {c['metadata_epoch']})"
             )
+        if (moving := self.migration_line()) is not None:
+            lines.append(moving)
         lines.append("brokers: " + (", ".join(f"{b.id} {b.mode.value}" for b in self.brokers) or "none"))
         lines.append(f"next: {self.view.next_step}")
         lines.append(f"rollback: {self.view.rollback}")
@@ -212,7 +240,8 @@ def migration_status(
     enabled = {
         b: c[MIGRATION_ENABLE].strip().lower() == "true" for b, c in brokers.configs.items() if MIGRATION_ENABLE in c
     }
-    kraft = kraft_broker_ids(snapshot, brokers.served)
+    # Determined already by whoever read the snapshot (the live model, kzc check), else from it and the brokers.
+    kraft = snapshot.kraft_brokers if snapshot.kraft_brokers is not None else kraft_broker_ids(snapshot, brokers.served)
     view = derive_phase(snapshot.controller, snapshot.migration, registered, kraft, advancing)
     modes = broker_modes(view.phase, registered, known, brokers.served, in_isr, enabled)
     findings = run_local(snapshot, only=MIGRATION_CHECKS) if readiness else []

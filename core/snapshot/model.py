@@ -140,6 +140,10 @@ class ClusterSnapshot:
     # controller keeps (core.snapshot.kraft, the rule core.kafka.migration.broker_modes); alive. None: not
     # determined (no KRaft controller seen, or nobody asked); the snapshot file carries a determined set.
     kraft_brokers: frozenset[int] | None = None
+    # The live console's model only, never written to snapshot files: the brokers DescribeCluster listed (None:
+    # not asked), and whether /migration moves (the KRaft controller dual-writes; None: not observed).
+    served_brokers: frozenset[int] | None = None
+    migration_advancing: bool | None = None
     # How many delegation tokens /delegation_token/tokens holds (its child count, never the tokens): None when
     # the znode is absent. Migration readiness (core.consistency) relies on it.
     delegation_tokens: int | Unreadable | None = None

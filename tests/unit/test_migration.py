@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,18 @@ def test_a_broker_is_kraft_only_while_a_kraft_controller_holds_the_controller_zn
     assert kraft_broker_ids(moved, served={1, 2, 3}) == {3}
     zk_mode = with_served_kraft_brokers(healthy(brokers={1: broker_json(1), 2: broker_json(2)}), None)
     assert zk_mode.kraft_brokers is None and 3 not in zk_mode.live_broker_ids()
+
+
+def test_the_panel_tells_finalized_from_every_broker_on_kraft_with_the_controller_still_dual_writing() -> None:
+    # ZooKeeper shows both alike (a KRaft controller, no broker in /brokers/ids): /migration moving tells.
+    snapshot = replace(kraft_moved(brokers={}), migration=DUAL)
+    assert snapshot.kraft_brokers == {1, 2, 3}
+    moving = migration_status(snapshot, advancing=True, readiness=False).panel_lines()
+    assert moving[0] == "phase: every broker runs KRaft; the controller still dual-writes (/migration advancing)"
+    assert "/migration advancing: the KRaft controller dual-writes to ZooKeeper" in moving
+    assert "brokers: 1 kraft, 2 kraft, 3 kraft" in moving
+    frozen = migration_status(snapshot, advancing=False, readiness=False).panel_lines()
+    assert frozen[0].startswith("phase: finalized as far as ZooKeeper can tell (/migration frozen, no broker in")
+    assert "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)" in frozen
+    unseen = migration_status(snapshot, advancing=None, readiness=False).panel_lines()
+    assert unseen[0] == "phase: every broker left /brokers/ids; /migration not observed moving yet"
