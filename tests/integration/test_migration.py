@@ -357,7 +357,10 @@ def test_a_broker_moved_to_kraft_is_alive_not_dead(cluster: Cluster, capsys: pyt
     def check(*argv: str) -> list[dict[str, Any]]:
         _, out, err = kzc(capsys, "--zookeeper", zk, *argv, "--json")
         findings: list[dict[str, Any]] = json.loads(out)["findings"]
-        assert not [f for f in findings if f["check"] in dead or f["broker"] == 3], (argv, findings, err)
+        # (Findings about broker 3 as a live broker, e.g. leader_imbalance while it leads none of its preferred
+        # partitions yet, are right: Kafka's controller rebalances later.)
+        wrong = [f for f in findings if f["check"] in dead or "not registered" in f["detail"]]
+        assert not wrong, (argv, wrong, err)
         return findings
 
     check("check", "--engine", "local")  # without the brokers: the ISR tells
