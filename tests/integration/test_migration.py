@@ -174,13 +174,21 @@ def changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 
 def assert_kzc_writes_nothing(c: Cluster, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    """Run kzc's reading commands once ZooKeeper is quiet; ZooKeeper must be exactly as before. Returns the
-    migration JSON."""
+    """Run kzc's reading commands (migration, describe, check, snapshot) once ZooKeeper is quiet; ZooKeeper must
+    be exactly as before. Returns the migration JSON."""
     before = quiet_tree(c.zk)
     data = migration_json(c, capsys)
     code, _, err = kzc(
         capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "describe"
     )
+    assert code == 0, err
+    code, _, err = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "check",
+        "--engine", "local", "--json",
+    )  # fmt: skip
+    assert code in (0, 1), err
+    snapshot = Path(c.info.dir) / "kzc-writes-nothing.jsonl"
+    code, _, err = kzc(capsys, "--zookeeper", c.info.zookeeper, "snapshot", "-o", str(snapshot))
     assert code == 0, err
     assert changed(before, tree(c.zk)) == []
     return data
