@@ -16,9 +16,9 @@ from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
-from core.migration.status import with_kraft_brokers
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
+from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
@@ -58,6 +58,8 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         raise UsageError("--min-insync-replicas must be at least 1")
     if args.snapshot:
         snapshot = read_snapshot_file(args.snapshot)
+        if snapshot.kraft_brokers is None:
+            snapshot = with_kraft_brokers(snapshot, None)  # a file without them: the ISR tells (as the console)
     else:
         if settings.zookeeper is None:
             raise UsageError(
@@ -102,7 +104,9 @@ def render(summary: ClusterSummary) -> str:
             f"Controller   {kind} {c.broker_id}, epoch {epoch}, since {since_text(c.since_ms, now)}"
             + (f"  ({c.problem})" if c.problem else "")
         )
-    lines.append(f"Brokers      {len(summary.brokers)} registered")
+    kraft = summary.kraft_brokers
+    on_kraft = f", {len(kraft)} on KRaft ({', '.join(map(str, kraft))}: serving, not in /brokers/ids)" if kraft else ""
+    lines.append(f"Brokers      {len(summary.brokers)} registered{on_kraft}")
     if summary.brokers:
         width = max(len(", ".join(b.endpoints)) for b in summary.brokers)
         width = max(width, len("ENDPOINTS"))

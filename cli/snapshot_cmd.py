@@ -15,6 +15,7 @@ from cli.options import add_command
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.snapshot.file import write_snapshot_file
+from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT, ReadStats, SnapshotProgress, SnapshotReader
 from core.zookeeper.kafka_root import require_kafka_cluster
@@ -94,6 +95,8 @@ class _TerminalProgress:
 
 def _snapshot(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     snapshot, stats = take_snapshot(settings, args.max_in_flight)
+    # During a migration the file records which brokers run KRaft (alive though gone from /brokers/ids).
+    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)
     records = write_snapshot_file(snapshot, args.output)
     epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
     summary = {

@@ -28,6 +28,7 @@ from core.console.live import LiveCluster
 from core.live.events import EMPTY_HEALTH, HealthChanged, HealthSets, LiveEvent, Resynced, health_changed
 from core.live.state import LiveState
 from core.snapshot.health import assess
+from core.snapshot.kraft import served_broker_ids
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ZkSession
@@ -55,7 +56,12 @@ def _watch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     events: queue.SimpleQueue[LiveEvent] = queue.SimpleQueue()
     changed = threading.Event()
     # Callbacks run on the model's threads: only queue or flag.
-    live = LiveCluster(session, on_event=lambda _e: None, on_snapshot=changed.set, on_raw=events.put)
+    bootstrap = settings.bootstrap_servers
+    # During a migration, which brokers run KRaft: DescribeCluster when the brokers are known, else the ISR.
+    ask = (lambda: served_broker_ids(bootstrap)) if bootstrap else None
+    live = LiveCluster(
+        session, on_event=lambda _e: None, on_snapshot=changed.set, on_raw=events.put, served_brokers=ask
+    )
     health = _Health(live, changed)
     try:
         session.start()

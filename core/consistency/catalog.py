@@ -375,6 +375,18 @@ CHECKS: tuple[CheckSpec, ...] = (
         "§2.5",
         group="migration",
     ),
+    CheckSpec(
+        "migration_delegation_tokens",
+        Severity.WARNING,
+        Scope.CLUSTER,
+        "Delegation tokens that only Kafka 3.6+ migrates",
+        "The KRaft controller copies /delegation_token/tokens only from Kafka 3.6 at metadata.version 3.6-IV2 or "
+        "higher (KAFKA-15219: ZkDelegationTokenMigrationClient, MetadataVersion.isDelegationTokenSupported); "
+        "3.4-3.5 controllers, or a lower metadata.version, leave them behind (the image writer drops them), and "
+        "clients authenticating with them fail once the brokers run KRaft.",
+        "§2.12; KIP-866, KAFKA-15219",
+        group="migration",
+    ),
 )
 
 MIGRATION_CHECKS: tuple[str, ...] = tuple(s.id for s in CHECKS if s.group == "migration")

@@ -315,6 +315,18 @@ def _migration_leaderless(t: str | None, p: int | None, b: int | None, path: str
     return f"{_tp(t, p)} has no leader (-1, ISR {_ids(ev.get('isr', ()))}): it would stay offline in KRaft."
 
 
+def _migration_tokens(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
+    if ev.get("tokens") is None:
+        return (
+            f"{path} could not be counted ({ev.get('reason', 'unreadable')}): delegation tokens migrate only from "
+            "Kafka 3.6 at metadata.version 3.6-IV2 or higher."
+        )
+    return (
+        f"{path} holds {ev['tokens']} delegation token(s): they migrate only from Kafka 3.6 at metadata.version "
+        "3.6-IV2 or higher; on 3.4-3.5 (or a lower metadata.version) they are lost and their clients fail."
+    )
+
+
 _RENDERERS: dict[str, Renderer] = {
     "no_controller": _no_controller,
     "controller_not_registered": _controller_not_registered,
@@ -351,6 +363,7 @@ _RENDERERS: dict[str, Renderer] = {
     "migration_reassignment_pending": _migration_reassignment,
     "migration_deletion_pending": _migration_deletion,
     "migration_leaderless_partition": _migration_leaderless,
+    "migration_delegation_tokens": _migration_tokens,
 }
 
 

@@ -86,6 +86,7 @@ def located(path: str) -> tuple[str | None, int | None]:
 
 
 _INT_MAX = 2**31 - 1
+TOKENS = "/delegation_token/tokens"
 
 
 class _ReplicaFacts:
@@ -164,7 +165,9 @@ class _LocalRun:
         self.want = frozenset(checks)
         self.on_done = on_done
         self.out: list[Finding] = []
-        self.live = frozenset(snapshot.brokers)
+        # Alive: registered, plus the brokers that run KRaft during a migration (serving, not in /brokers/ids).
+        self.registered = frozenset(snapshot.brokers)
+        self.live = snapshot.live_broker_ids()
         self.racks: dict[int, str | None] = {
             b: e.registration.rack
             for b, e in snapshot.brokers.items()
@@ -240,6 +243,11 @@ class _LocalRun:
             )
         for name in sorted(s.deletion_markers):
             self.emit("migration_deletion_pending", f"/admin/delete_topics/{name}", topic=name)
+        tokens = s.delegation_tokens
+        if isinstance(tokens, Unreadable):
+            self.emit("migration_delegation_tokens", TOKENS, reason=tokens.reason)
+        elif tokens:
+            self.emit("migration_delegation_tokens", TOKENS, tokens=tokens)
         for topic, partition, _replicas, state in s.iter_partitions():
             if isinstance(state, PartitionState) and state.leader == -1:
                 self.emit(
@@ -258,12 +266,12 @@ class _LocalRun:
 
     def cluster_pass(self) -> None:
         s = self.s
-        registered = tuple(sorted(self.live))
+        registered = tuple(sorted(self.registered))
         if s.controller is None:
             self.emit("no_controller", "/controller", registered_brokers=registered)
         elif isinstance(s.controller, ControllerInfo):
             c = s.controller
-            if not c.is_kraft and c.broker_id not in self.live:
+            if not c.is_kraft and c.broker_id not in self.registered:
                 self.emit(
                     "controller_not_registered",
                     "/controller",
@@ -585,7 +593,8 @@ class _LocalRun:
             duplicates = tuple(sorted(b for b in members if replicas.count(b) > 1))
         offline = tuple(dict.fromkeys(b for b in replicas if b not in self.live))
         rack = None
-        if self.racks_complete and replicas and not offline:
+        # Racks are known of registered brokers only (a KRaft broker's is not in ZooKeeper).
+        if self.racks_complete and replicas and not offline and self.registered.issuperset(replicas):
             distinct = tuple(dict.fromkeys(replicas))
             racks = tuple(str(self.racks.get(b)) for b in distinct)
             expected = min(len(distinct), self.rack_count)

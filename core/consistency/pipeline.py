@@ -31,6 +31,7 @@ from core.consistency.local_engine import run_local
 from core.consistency.params import CheckParams
 from core.consistency.spark_engine import SparkEngine
 from core.errors import KzcError, UsageError
+from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.static_min_isr import read_static_min_isr
 
@@ -282,6 +283,12 @@ def run_checks(
             report_progress(StageProgress("broker metadata", 1, 1, finished=True))
     elif settings is not None and settings.bootstrap_servers and snapshot_file is not None:
         notes.append("metadata_mismatch skipped: a snapshot file is compared with ZooKeeper's past, not the brokers")
+    if data.snapshot is not None and data.snapshot.kraft_brokers is None:
+        # During a migration the brokers rolled to KRaft are alive though gone from /brokers/ids: the brokers'
+        # metadata lists them, else the ISR the KRaft controller keeps tells (core.snapshot.kraft). A snapshot
+        # file carries the set determined when it was written; both engines read it from there.
+        served = data.served.brokers if data.served is not None else None
+        data.snapshot = with_served_kraft_brokers(data.snapshot, served)
     if data.snapshot is not None and not params.static_min_isr and data.snapshot.static_min_isr.by_broker:
         params = params.with_static(data.snapshot.static_min_isr)  # the console's live snapshot carries it
     checks = selected(only, data.served is not None)

@@ -52,7 +52,7 @@ PASSES: dict[str, tuple[str, ...]] = {
     "served": ("metadata_mismatch",),
     "migration": (
         "migration_cluster_id_missing", "migration_protocol_too_old", "migration_reassignment_pending",
-        "migration_deletion_pending", "migration_leaderless_partition",
+        "migration_deletion_pending", "migration_leaderless_partition", "migration_delegation_tokens",
     ),
 }  # fmt: skip
 
@@ -244,6 +244,7 @@ class _PartitionChecks:
         self.want = want
         facts = frames.facts
         self.live = _ints(sorted(facts.live))
+        self.registered = _ints(sorted(facts.registered))
         self.brokers = _BrokerLookup(facts.live, facts.racks)
         rack_pairs = [x for b, r in sorted(facts.racks.items()) if r is not None for x in (F.lit(b), F.lit(r))]
         self.rack_map = F.create_map(*rack_pairs) if rack_pairs else None
@@ -412,6 +413,7 @@ class _PartitionChecks:
             expected = F.least(F.size(distinct), F.lit(self.f.facts.rack_count))
             findings.append(
                 when(assigned & (F.size(replicas) > 0) & (F.size(offline) == 0)
+                     & (F.size(F.array_except(replicas, self.registered)) == 0)
                      & (F.size(F.array_distinct(racks)) < expected),
                      _finding("rack_violation", topic, part, F.lit(None), tpath, replicas=replicas,
                               replica_racks=racks, distinct_racks=F.size(F.array_distinct(racks)),
@@ -772,14 +774,19 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     c = F.col
     facts = frames.facts
     one = frames.one_row
-    registered = _ints(sorted(facts.live))
+    registered_ids = facts.registered
+    registered = _ints(sorted(registered_ids))
     out = [_empty(one)]
     if facts.controller_missing:
         out.append(
             _rows(one, _finding("no_controller", F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
                                 registered_brokers=registered))
         )  # fmt: skip
-    elif facts.controller_id is not None and not facts.controller_is_kraft and facts.controller_id not in facts.live:
+    elif (
+        facts.controller_id is not None
+        and not facts.controller_is_kraft
+        and facts.controller_id not in facts.registered
+    ):
         cid = F.lit(facts.controller_id)
         out.append(
             _rows(one, _finding("controller_not_registered", F.lit(None), F.lit(None), cid, F.lit("/controller"),
@@ -885,7 +892,7 @@ def _unreadable_findings(frames: Frames, want: frozenset[str]) -> DataFrame:
     topic_only = F.regexp_extract(path, r"^/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)\z", 1)
     topic = F.when(state != "", state).when(topic_only != "", topic_only)
     partition = F.when(state != "", state_partition.cast("int"))
-    broker_paths = [f"/brokers/ids/{b}" for b in sorted(frames.facts.live)]
+    broker_paths = [f"/brokers/ids/{b}" for b in sorted(frames.facts.registered)]
     rows = frames.unreadable.where(~path.isin(broker_paths)) if broker_paths else frames.unreadable
     return _rows(
         rows.dropDuplicates(["path"]),
@@ -938,6 +945,18 @@ def _migration_findings(frames: Frames) -> DataFrame:
               _finding("migration_leaderless_partition", c("topic"), c("partition"), F.lit(None),
                        _state_path(c("topic"), c("partition")), isr=c("isr")))
     )  # fmt: skip
+    facts = frames.facts
+    tokens_path = F.lit("/delegation_token/tokens")
+    if facts.delegation_tokens_reason is not None:
+        out.append(
+            _rows(one, _finding("migration_delegation_tokens", F.lit(None), F.lit(None), F.lit(None), tokens_path,
+                                reason=F.lit(facts.delegation_tokens_reason)))
+        )  # fmt: skip
+    elif facts.delegation_tokens:
+        out.append(
+            _rows(one, _finding("migration_delegation_tokens", F.lit(None), F.lit(None), F.lit(None), tokens_path,
+                                tokens=F.lit(facts.delegation_tokens)))
+        )  # fmt: skip
     result = out[0]
     for piece in out[1:]:
         result = result.unionByName(piece)

@@ -28,7 +28,7 @@ NEEDED = (
     "kind", "path", "readable", "problem", "ctime_ms", "taken_at_ms", "partition_count", "broker_id",
     "kraft_controller_epoch", "controller_epoch", "version", "endpoints", "rack", "listener_security_protocol_map",
     "feature_max_versions", "topic", "partition", "in_assignment", "replicas", "adding", "removing", "state_present",
-    "leader", "isr", "entity_type", "entity_name", "config", "notification_type",
+    "leader", "isr", "entity_type", "entity_name", "config", "notification_type", "entry_count",
 )  # fmt: skip
 
 # What the partition rows need (read apart from the rest, see load_frames).
@@ -52,7 +52,7 @@ class Facts:
 
     taken_at_ms: int
     partition_count: int
-    live: frozenset[int]
+    live: frozenset[int]  # registered, plus the brokers running KRaft during a migration (kraft_broker records)
     racks: dict[int, str | None]  # readable registrations only
     controller_missing: bool
     controller_id: int | None
@@ -61,12 +61,15 @@ class Facts:
     broker_configs: dict[str, EntityConfig]  # readable /config/brokers/<id or <default>>
     served_brokers: frozenset[int] | None = None
     cluster_id_reason: str | None = None  # why /cluster/id cannot serve (missing, unreadable), None when it can
+    registered: frozenset[int] = frozenset()  # /brokers/ids
+    delegation_tokens: int | None = None  # the children of /delegation_token/tokens (None: absent or unreadable)
+    delegation_tokens_reason: str | None = None  # why /delegation_token/tokens could not be counted
 
     @property
     def racks_complete(self) -> bool:
         """Every registered broker has a readable registration with a rack."""
         with_rack = [b for b, r in self.racks.items() if r is not None]
-        return bool(with_rack) and len(with_rack) == len(self.live)
+        return bool(with_rack) and len(with_rack) == len(self.registered)
 
     @property
     def rack_count(self) -> int:
@@ -140,7 +143,8 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
     # and unreadable znodes, a small fraction of the file.
     kept = (kind != "partition") | (F.col("readable") == F.lit(False))
     raw = read((*NEEDED, "format"), kept, ordered=True).cache()
-    small = raw.where(kind.isin("header", "controller", "controller_epoch", "broker", "config", "cluster_id") & (
+    small = raw.where(kind.isin("header", "controller", "controller_epoch", "broker", "config", "cluster_id",
+                                "kraft_broker", "delegation_tokens") & (
         (kind != "config") | (F.col("entity_type") == "brokers"))).collect()  # fmt: skip
     facts = _facts(small, FORMAT_NAME, SNAPSHOT_FORMAT_VERSION)
     c = F.col
@@ -251,6 +255,10 @@ def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
     cluster_id = next((r for r in rows if r["kind"] == "cluster_id"), None)
     epoch = next((r for r in rows if r["kind"] == "controller_epoch"), None)
     brokers = [r for r in rows if r["kind"] == "broker"]
+    registered = frozenset(int(r["broker_id"]) for r in brokers)
+    kraft = frozenset(int(r["broker_id"]) for r in rows if r["kind"] == "kraft_broker")
+    tokens = next((r for r in rows if r["kind"] == "delegation_tokens"), None)
+    tokens_unreadable = tokens is not None and tokens["readable"] is False
     configs = {
         str(r["entity_name"]): EntityConfig(int(r["version"] or 0), tuple(sorted((r["config"] or {}).items())))
         for r in rows
@@ -261,7 +269,10 @@ def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
     return Facts(
         taken_at_ms=int(header["taken_at_ms"]),
         partition_count=int(header["partition_count"] or 0),
-        live=frozenset(int(r["broker_id"]) for r in brokers),
+        live=registered | kraft,
+        registered=registered,
+        delegation_tokens=None if tokens is None or tokens_unreadable else int(tokens["entry_count"] or 0),
+        delegation_tokens_reason=tokens["problem"] if tokens is not None and tokens_unreadable else None,
         racks={int(r["broker_id"]): r["rack"] for r in brokers if r["readable"] is not False},
         controller_missing=controller is None,
         controller_id=int(controller["broker_id"]) if controller is not None and readable_controller else None,

@@ -15,8 +15,14 @@ does not set them again) and on ``request_full_read``; docs/live-events.md gives
 ``watch_path`` gives the ZooKeeper browser a live znode (data, children, existence): one-shot watches
 re-armed on this module's own thread, since the watcher only follows Kafka's structural znodes.
 
+During a ZooKeeper-to-KRaft migration the brokers rolled to KRaft leave ``/brokers/ids`` but serve: each
+snapshot counts them alive (``kraft_brokers``, ``core.snapshot.kraft``: listed by DescribeCluster, else in
+an ISR), and the watcher is told which they are, so its migration phase is right even in a console opened
+after they moved.
+
 Threads: kazoo's threads only queue; ``kzc-live`` (the watcher) delivers events; ``kzc-snapshot``
-reads snapshots; ``kzc-znode-watch`` re-arms browser watches. Callbacks given here run on those
+reads snapshots; ``kzc-znode-watch`` re-arms browser watches; ``kzc-kraft-brokers`` tells the watcher
+which brokers run KRaft (asking the brokers when needed). Callbacks given here run on those
 threads and must only hand the news on.
 """
 
@@ -47,12 +53,14 @@ from core.kafka.znodes import (
 )
 from core.live import events as ev
 from core.live.state import LiveState
-from core.live.watcher import ClusterWatcher
+from core.live.watcher import MIGRATION_REARM_S, ClusterWatcher
+from core.snapshot.kraft import kraft_broker_ids, kraft_controller_holds
 from core.snapshot.model import NOT_READ, BrokerEntry, ClusterSnapshot, StaticMinIsr, TopicEntry, ZnodeTimes
 from core.snapshot.reader import SnapshotReader, times_of
 from core.zookeeper.session import ZkSession
 
 _COALESCE_S = 0.05  # changes arriving within this window share one full read / one update
+_ASK_AGAIN_S = 2.0  # during a migration, DescribeCluster at most this often while it disagrees with the ISR
 _STATE_PATH = re.compile(r"/brokers/topics/([^/]+)/partitions/([0-9]+)/state")
 _TOPIC_PATH = re.compile(r"/brokers/topics/([^/]+)")
 
@@ -160,6 +168,11 @@ class LiveCluster:
         on_snapshot: called after each full read and each targeted update, on the reader's threads.
         on_raw: every watcher event as it comes, unfiltered (``kzc watch`` prints them all), on the
             watcher's thread.
+        served_brokers: asks the brokers which of them serve (DescribeCluster; None when they do not answer),
+            on the ``kzc-kraft-brokers`` thread, only while a KRaft controller holds /controller; without it
+            the ISR tells which brokers run KRaft.
+        migration_rearm_s: the watcher's ``/migration`` re-arm period (how long a frozen /migration takes to
+            show as finalized).
     """
 
     def __init__(
@@ -168,12 +181,15 @@ class LiveCluster:
         on_event: Callable[[TimedEvent], None],
         on_snapshot: Callable[[], None],
         on_raw: Callable[[ev.LiveEvent], None] | None = None,
+        served_brokers: Callable[[], frozenset[int] | None] | None = None,
+        migration_rearm_s: float = MIGRATION_REARM_S,
     ) -> None:
         self._session = session
         self._on_event = on_event
         self._on_raw = on_raw
         self._on_snapshot = on_snapshot
-        self._watcher = ClusterWatcher(session, self._watched)
+        # The watcher's migration phase depends on which brokers run KRaft: this model tells it (_kraft_loop).
+        self._watcher = ClusterWatcher(session, self._watched, migration_rearm_s, await_kraft_brokers=True)
         self._reader = SnapshotReader(session, watch=self._znode_fired)
         self._fired: queue.SimpleQueue[str] = queue.SimpleQueue()
         self._reading = False  # a full read is under way: updates are kept to lay over its result
@@ -190,6 +206,16 @@ class LiveCluster:
         self._browse = _ZnodeWatches(session)
         self._loading: str | None = "connecting"
         self._static_min_isr = NOT_READ
+        # Brokers running KRaft during a migration (core.snapshot.kraft): what DescribeCluster lists (asked on
+        # the kzc-kraft-brokers thread when a broker joins or leaves while a KRaft controller holds /controller),
+        # the set last computed for a base snapshot, and the set last told to the watcher.
+        self._ask_served = served_brokers
+        self._served: frozenset[int] | None = None
+        self._served_stale = True
+        self._kraft_dirty = threading.Event()
+        self._kraft_cache: tuple[ClusterSnapshot, frozenset[int], frozenset[int] | None, frozenset[int]] | None = None
+        self._kraft_told: frozenset[int] | None = None
+        self._asked_at = 0.0
 
     # ---- lifecycle -----------------------------------------------------------------------------------
 
@@ -209,6 +235,7 @@ class LiveCluster:
         self._reader_thread = threading.Thread(target=self._read_loop, name="kzc-snapshot", daemon=True)
         self._reader_thread.start()
         threading.Thread(target=self._follow_loop, name="kzc-partitions", daemon=True).start()
+        threading.Thread(target=self._kraft_loop, name="kzc-kraft-brokers", daemon=True).start()
         self._browse.start()
 
     @property
@@ -228,6 +255,7 @@ class LiveCluster:
         """Stop watching and reading (the session stays open)."""
         self._stopped.set()
         self._dirty.set()
+        self._kraft_dirty.set()
         self._watcher.stop()
         self._browse.stop()
 
@@ -283,7 +311,7 @@ class LiveCluster:
                         states.setdefault(partition, state)
                 topics[name] = replace(entry, assignment=followed.assignment, states=states)
         markers = {name: base.deletion_markers.get(name) or self._marker_times(name, now) for name in live.deletions}
-        return replace(
+        snapshot = replace(
             base,
             taken_at_ms=now,
             controller=live.controller,
@@ -295,7 +323,68 @@ class LiveCluster:
             preferred_election=live.preferred_election,
             static_min_isr=self._static_min_isr,
             full_read_ms=self.last_full_read_ms,
+            migration=live.migration,  # the watcher follows it (re-read at most once per re-arm period)
+            migration_advancing=self._watcher.migration_advancing(),
+            served_brokers=self._served,
         )
+        if not kraft_controller_holds(snapshot):
+            return snapshot
+        return replace(snapshot, kraft_brokers=self._kraft_of(base, snapshot))
+
+    def _kraft_of(self, base: ClusterSnapshot, snapshot: ClusterSnapshot) -> frozenset[int]:
+        """``core.snapshot.kraft.kraft_broker_ids`` of ``snapshot``, computed once per base snapshot, registered
+        brokers and served brokers (it walks every partition's ISR)."""
+        registered, served = frozenset(snapshot.brokers), self._served
+        cached = self._kraft_cache
+        if cached is not None and cached[0] is base and cached[1] == registered and cached[2] == served:
+            return cached[3]
+        kraft = kraft_broker_ids(snapshot, served)
+        self._kraft_cache = (base, registered, served, kraft)
+        return kraft
+
+    def _kraft_loop(self) -> None:
+        """Tell the watcher which brokers run KRaft after each change that may move them (a full read, a
+        partition update, a broker joining or leaving). While a KRaft controller holds /controller the brokers
+        are asked (DescribeCluster) when one joined or left /brokers/ids, and again, at most every
+        ``_ASK_AGAIN_S``, while the ISR names an unregistered broker they did not list (it came back as KRaft)."""
+        while not self._stopped.is_set():
+            self._kraft_dirty.wait()
+            if self._stopped.is_set():
+                return
+            self._stopped.wait(_COALESCE_S)
+            self._kraft_dirty.clear()
+            if self._loading is not None:
+                continue  # before the first full read the ISR is not known: the read sets the flag again
+            try:
+                snapshot = self.snapshot()
+                if self._ask_served is not None and kraft_controller_holds(snapshot) and self._must_ask(snapshot):
+                    self._served_stale, self._asked_at = False, time.monotonic()
+                    self._served = self._ask_served()
+                    snapshot = self.snapshot()
+            except KzcError:
+                continue
+            kraft = snapshot.kraft_brokers or frozenset()
+            if kraft != self._kraft_told:
+                self._kraft_told = kraft
+                self._watcher.set_kraft_brokers(kraft)
+                self._on_snapshot()
+
+    def _must_ask(self, snapshot: ClusterSnapshot) -> bool:
+        """Whether to ask the brokers again: a broker joined or left, or the ISR names a broker neither
+        registered nor listed by them (asked again after ``_ASK_AGAIN_S``, a timer wakes the loop then)."""
+        if self._served_stale:
+            return True
+        wait = _ASK_AGAIN_S - (time.monotonic() - self._asked_at)
+        if self._served is None:
+            return wait <= 0  # they did not answer: ask again with the next change, not more often
+        if kraft_broker_ids(snapshot, None) <= self._served:
+            return False
+        if wait <= 0:
+            return True
+        timer = threading.Timer(wait, self._kraft_dirty.set)
+        timer.daemon = True
+        timer.start()
+        return False
 
     def _marker_times(self, name: str, now: int) -> ZnodeTimes:
         seen = self._seen_ms.setdefault(f"marker {name}", now)
@@ -325,6 +414,7 @@ class LiveCluster:
                 self._reading, self._during_read = False, {}
                 self._loading = None
                 self.last_full_read_ms = _now_ms()
+            self._kraft_dirty.set()
             self._on_snapshot()
 
     # ---- following every partition -------------------------------------------------------------------
@@ -361,6 +451,7 @@ class LiveCluster:
                     self._during_read.update(values)
             for event in self._assignment_changes(base, values):
                 self._on_event(TimedEvent(event, _now_ms()))
+            self._kraft_dirty.set()
             self._on_snapshot()
 
     def _assignment_changes(self, base: ClusterSnapshot, values: dict[str, object]) -> list[ev.LiveEvent]:
@@ -418,6 +509,9 @@ class LiveCluster:
         if isinstance(event, ev.TopicAssignmentChanged) and event.old is not None and event.new is not None:
             self._notify_followers(event.topic)
             return  # the model reports every topic's assignment changes itself (_assignment_changes)
+        if isinstance(event, ev.BrokerRegistered | ev.BrokerLeft | ev.ControllerMoved | ev.Resynced):
+            self._served_stale = True  # a broker may have moved to KRaft (or back): ask the brokers again
+            self._kraft_dirty.set()
         if isinstance(event, ev.Resynced):
             self._dirty.set()  # a reconnect or a new session: watches are gone, read everything again
         elif isinstance(event, ev.TopicCreated):

@@ -29,7 +29,7 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
-from core.migration.status import MigrationStatus, migration_status, with_kraft_brokers
+from core.migration.status import NOT_ASKED, BrokerFacts, MigrationStatus, migration_status
 from core.snapshot.health import (
     DELETION_STARTED,
     MinIsr,
@@ -41,6 +41,7 @@ from core.snapshot.health import (
     replica_states_text,
     topic_deletion_blockers,
 )
+from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.summary import ControllerSummary, broker_summary, controller_summary
 from core.topics.plan import Assignment, CreatePlan, ExpandPlan
@@ -489,7 +490,7 @@ def _broker_rows(
         entry = snapshot.brokers.get(broker_id)
         if entry is None:
             endpoints, rack = known.get(broker_id, ((), None))
-            kraft = broker_id in snapshot.kraft_brokers  # moved to KRaft during a migration: serving
+            kraft = broker_id in (snapshot.kraft_brokers or ())  # moved to KRaft during a migration: serving
             led = leaders[broker_id] if kraft else 0
             rows.append(BrokerRow(broker_id, endpoints, rack, None, replicas[broker_id], led, kraft))
             continue
@@ -543,10 +544,14 @@ class ViewBuilder:
     def build(self, snapshot: ClusterSnapshot, now_ms: int) -> ClusterView:
         """The view of ``snapshot``; ``now_ms`` dates the ages of pending work."""
         migration = None
+        if snapshot.kraft_brokers is None:
+            # During a migration, brokers moved to KRaft left /brokers/ids but still serve: alive, not dead. Not
+            # determined by whoever read the snapshot (the live model does, with the brokers): the ISR tells.
+            snapshot = with_served_kraft_brokers(snapshot, None)
         if snapshot.migration is not None:
-            # During a migration, brokers moved to KRaft left /brokers/ids but still serve: alive, not dead.
-            snapshot = with_kraft_brokers(snapshot, None)
-            migration = migration_status(snapshot, readiness=False)
+            # The live model says what the brokers listed and whether /migration moves (finalized or not).
+            asked = BrokerFacts(served=snapshot.served_brokers) if snapshot.served_brokers is not None else NOT_ASKED
+            migration = migration_status(snapshot, asked, snapshot.migration_advancing, readiness=False)
         live = snapshot.live_broker_ids()
         resolver = MinIsrResolver(snapshot)
         if self._basis != (live, resolver.key):

@@ -51,6 +51,7 @@ from core.errors import ConnectError, GuardError, KzcError
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import GroupOps
 from core.groups.trend import LagHistory
+from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.topics.ops import TopicOps
@@ -129,7 +130,10 @@ class ZkBackend:
         session = ZkSession(self._settings)
         session.add_state_listener(self._on_state)
         session.start()
-        live = LiveCluster(session, self._emit, self._snapshot_refreshed)
+        bootstrap = self._settings.bootstrap_servers
+        # During a migration, which brokers run KRaft: DescribeCluster when the brokers are known, else the ISR.
+        ask = (lambda: served_broker_ids(bootstrap)) if bootstrap else None
+        live = LiveCluster(session, self._emit, self._snapshot_refreshed, served_brokers=ask)
         try:
             require_kafka_cluster(session)
             live.start()

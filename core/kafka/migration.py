@@ -255,6 +255,19 @@ def ibp_tuple(value: str) -> tuple[int, int] | None:
     return (major, minor) if patch is None or major > 0 else (0, minor)
 
 
+def ibp_migrates_delegation_tokens(value: str) -> bool | None:
+    """Whether a migration at this IBP (equal to the controllers' metadata.version) copies delegation tokens:
+    3.6-IV2 or higher (``MetadataVersion.isDelegationTokenSupported``; "3.6" alone is 3.6's latest, IV2). None
+    when the value is not a version."""
+    parsed = ibp_tuple(value)
+    if parsed is None:
+        return None
+    if parsed != (3, 6):
+        return parsed > (3, 6)
+    iv = re.search(r"-IV(\d+)\s*$", value)
+    return iv is None or int(iv[1]) >= 2
+
+
 def ibp_supports_migration(value: str) -> bool | None:
     """Whether a broker at this IBP can enter migration mode (3.4+); None when the value is not a version."""
     parsed = ibp_tuple(value)

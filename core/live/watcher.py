@@ -104,6 +104,13 @@ _CHECK_MIGRATION = object()  # re-derive the migration phase: has /migration sto
 _NO_AUTH = "no permission to read it (NoAuth): its ACL does not grant these credentials READ"
 
 
+@dataclass(frozen=True)
+class _KraftBrokers:
+    """The owner's word on which brokers run KRaft (handled on the dispatch thread)."""
+
+    brokers: frozenset[int]
+
+
 class _NoAuthRead(Exception):
     """A read was refused with NoAuth (handled where the read was asked for)."""
 
@@ -140,8 +147,15 @@ class ClusterWatcher:
     """
 
     def __init__(
-        self, session: ZkSession, on_event: EventListener, migration_rearm_s: float = MIGRATION_REARM_S
+        self,
+        session: ZkSession,
+        on_event: EventListener,
+        migration_rearm_s: float = MIGRATION_REARM_S,
+        await_kraft_brokers: bool = False,
     ) -> None:
+        """``await_kraft_brokers``: the owner tells which brokers run KRaft (``set_kraft_brokers``, from the ISR
+        of its full read and the brokers); while a KRaft controller holds ``/controller`` the phase is not
+        reported before it did (it depends on them)."""
         self._session = session
         self._rearm_s = migration_rearm_s
         self._client = session.client
@@ -156,10 +170,11 @@ class ClusterWatcher:
         self._strict = False  # during start(): NoAuth is an error instead of an Unreadable value
         self._resync_pending = False
         self._expired_since_sync = False
-        # The migration phase (dispatch thread only): the brokers that left /brokers/ids while a KRaft
-        # controller owned the metadata (moved to KRaft, or down), and when /migration was armed or fired.
+        # The migration phase (dispatch thread only): the brokers running KRaft as the owner last told them
+        # (None: not told yet), and when /migration was armed or fired.
         self._phase: Phase | None = None
-        self._moved: set[int] = set()
+        self._await_kraft = await_kraft_brokers
+        self._kraft: frozenset[int] | None = None
         self._migration_armed_at = 0.0
         self._migration_fired_at: float | None = None
         self._rearm_scheduled = False
@@ -193,10 +208,22 @@ class ClusterWatcher:
         with self._lock:
             self._base = base
         self._migration_read()
-        self._phase = self._derive_phase().phase
+        if not self._awaiting_kraft():
+            self._phase = self._derive_phase().phase
         self._thread = threading.Thread(target=self._run, name="kzc-live", daemon=True)
         self._thread.start()
         return self.state()
+
+    def set_kraft_brokers(self, brokers: frozenset[int]) -> None:
+        """The brokers that run KRaft now (``core.snapshot.kraft``: gone from ``/brokers/ids`` but listed by the
+        brokers or in an ISR the KRaft controller keeps); a phase change it makes is reported. Any thread."""
+        if not self._stopped.is_set():
+            self._queue.put(_KraftBrokers(frozenset(brokers)))
+
+    def migration_advancing(self) -> bool | None:
+        """Whether ``/migration`` moves (the KRaft controller dual-writes): True when its watch fired lately,
+        False once it stayed silent a whole re-arm period, None before anything was observed. Any thread."""
+        return self._advancing()
 
     def stop(self) -> None:
         """Stop reporting (pending notes are dropped); the session stays open. Safe to call twice."""
@@ -336,6 +363,9 @@ class ClusterWatcher:
             return self._update_migration()
         if item is _CHECK_MIGRATION:
             return self._phase_events()
+        if isinstance(item, _KraftBrokers):
+            self._kraft = item.brokers
+            return self._phase_events()
         if isinstance(item, ConnectionState):
             return self._session_changed(item)
         if isinstance(item, str):
@@ -443,10 +473,20 @@ class ClusterWatcher:
 
     def _derive_phase(self) -> PhaseView:
         base = self._base
-        return derive_phase(base.controller, base.migration, set(base.brokers), self._moved, self._advancing())
+        registered = set(base.brokers)
+        kraft = (self._kraft or frozenset()) - registered  # told before a broker registered again (a rollback)
+        return derive_phase(base.controller, base.migration, registered, kraft, self._advancing())
+
+    def _awaiting_kraft(self) -> bool:
+        """Whether the phase waits for the owner to tell which brokers run KRaft: a KRaft controller holds
+        /controller and the owner did not tell yet."""
+        c = self._base.controller
+        return self._await_kraft and self._kraft is None and isinstance(c, ControllerInfo) and c.is_kraft
 
     def _phase_events(self) -> list[LiveEvent]:
         """``MigrationPhaseChanged`` when the phase derived from what is known now differs from the last one."""
+        if self._awaiting_kraft():
+            return []
         view = self._derive_phase()
         if view.phase is self._phase:
             return []
@@ -460,14 +500,7 @@ class ClusterWatcher:
         epochs = {i: e for i, e in old.broker_epochs.items() if i in ids}
         self._read_brokers(sorted(ids - brokers.keys()), brokers, epochs)
         self._set_base(brokers=brokers, broker_epochs=epochs)
-        self._note_moved(old.brokers, brokers)
         return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
-
-    def _note_moved(self, before: Iterable[int], after: Iterable[int]) -> None:
-        """A broker leaving while a KRaft controller owns the metadata moves to KRaft (or went down)."""
-        if self._phase is not None and self._phase.kraft_owns_metadata:
-            self._moved |= set(before) - set(after)
-        self._moved -= set(after)
 
     def _update_broker(self, broker_id: int) -> list[LiveEvent]:
         old = self._base
@@ -477,7 +510,6 @@ class ClusterWatcher:
         del brokers[broker_id], epochs[broker_id]
         self._read_brokers([broker_id], brokers, epochs)
         self._set_base(brokers=brokers, broker_epochs=epochs)
-        self._note_moved(old.brokers, brokers)
         return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs) + self._phase_events()
 
     def _update_topics(self) -> list[LiveEvent]:

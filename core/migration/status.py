@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.brokers.admin import KafkaAdmin
@@ -29,14 +29,17 @@ from core.kafka.migration import (
     PhaseView,
     broker_modes,
     derive_phase,
+    ibp_migrates_delegation_tokens,
     ibp_supports_migration,
 )
-from core.kafka.znodes import ControllerInfo, MigrationState, PartitionState
+from core.kafka.znodes import ControllerInfo, MigrationState
+from core.snapshot.kraft import broker_sets, kraft_broker_ids
 from core.snapshot.model import ClusterSnapshot
 from core.zookeeper.session import ZkSession
 
 MIGRATION = "/migration"
 LOG_DIRS = "log.dirs"
+TOKENS_CHECK = "migration_delegation_tokens"
 # /migration moves with every KRaft batch, at least every 500 ms (the controller's NoOpRecord,
 # metadata.max.idle.interval.ms): two seconds without a change means it is frozen.
 ADVANCE_WINDOW_S = 2.0
@@ -127,15 +130,43 @@ class MigrationStatus:
             return "writes refused where kzc cannot rule out a KRaft controller (see the reason)"
         return "writes through ZooKeeper or the brokers, as usual (a ZooKeeper controller is active)"
 
+    def phase_line(self) -> str:
+        """The phase, telling "finalized" (as far as ZooKeeper can tell) from "every broker on KRaft, the
+        controller still dual-writing", which differ in ZooKeeper only by ``/migration`` moving."""
+        in_zookeeper = any(b.mode not in (Mode.KRAFT, Mode.GONE) for b in self.brokers)
+        if self.phase is Phase.FINALIZED:
+            return (
+                "phase: finalized as far as ZooKeeper can tell (/migration frozen, no broker in /brokers/ids; "
+                "a stopped KRaft controller looks the same)"
+            )
+        if self.phase is Phase.BROKERS_TO_KRAFT and not in_zookeeper:
+            if self.advancing:
+                return "phase: every broker runs KRaft; the controller still dual-writes (/migration advancing)"
+            return "phase: every broker left /brokers/ids; /migration not observed moving yet"
+        return f"phase: {self.phase.label}"
+
+    def migration_line(self) -> str | None:
+        """Whether ``/migration`` moves, once a KRaft controller records an offset in it (None before)."""
+        m = self.migration
+        if m is None or m.kraft_metadata_offset < 0:
+            return None
+        if self.advancing is True:
+            return "/migration advancing: the KRaft controller dual-writes to ZooKeeper"
+        if self.advancing is False:
+            return "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
+        return "/migration: not observed moving yet"
+
     def panel_lines(self) -> list[str]:
         """What the console's migration panel shows."""
-        lines = [f"phase: {self.phase.label}"]
+        lines = [self.phase_line()]
         c = self.kraft_controller_json()
         if c is not None:
             lines.append(
                 f"KRaft controller {c['id']} · epoch {c['epoch']} · /migration offset {c['metadata_offset']} "
                 f"(epoch {c['metadata_epoch']})"
             )
+        if (moving := self.migration_line()) is not None:
+            lines.append(moving)
         lines.append("brokers: " + (", ".join(f"{b.id} {b.mode.value}" for b in self.brokers) or "none"))
         lines.append(f"next: {self.view.next_step}")
         lines.append(f"rollback: {self.view.rollback}")
@@ -198,45 +229,30 @@ def migration_advancing(session: ZkSession, window: float = ADVANCE_WINDOW_S) ->
     return changed.wait(window)
 
 
-def _broker_sets(snapshot: ClusterSnapshot) -> tuple[frozenset[int], frozenset[int], frozenset[int]]:
-    """Registered brokers, every broker id kzc knows of (registered or hosting a replica), brokers in an ISR."""
-    registered = frozenset(snapshot.brokers)
-    known: set[int] = set(registered)
-    in_isr: set[int] = set()
-    for _topic, _partition, replicas, state in snapshot.iter_partitions():
-        known.update(replicas)
-        if isinstance(state, PartitionState):
-            in_isr.update(state.isr)
-    return registered, frozenset(known), frozenset(in_isr)
-
-
-def kraft_broker_ids(snapshot: ClusterSnapshot, served: Collection[int] | None) -> frozenset[int]:
-    """The brokers running KRaft while a KRaft controller holds ``/controller``: absent from ``/brokers/ids`` but
-    listed by the brokers (``served``) or, without them, in an ISR the KRaft controller keeps (``broker_modes``)."""
-    c = snapshot.controller
-    if not isinstance(c, ControllerInfo) or not c.is_kraft:
-        return frozenset()
-    registered, known, in_isr = _broker_sets(snapshot)
-    modes = broker_modes(Phase.DUAL_WRITE, registered, known, served, in_isr, {})
-    return frozenset(b.id for b in modes if b.mode is Mode.KRAFT)
-
-
 def migration_status(
     snapshot: ClusterSnapshot, brokers: BrokerFacts = NOT_ASKED, advancing: bool | None = None, readiness: bool = True
 ) -> MigrationStatus:
     """The phase, the KRaft controller, each broker's mode and (``readiness``) the blockers, from a snapshot and
     the brokers."""
-    registered, known, in_isr = _broker_sets(snapshot)
+    registered, known, in_isr = broker_sets(snapshot)
     controller = snapshot.controller if isinstance(snapshot.controller, ControllerInfo) else None
     migration = snapshot.migration if isinstance(snapshot.migration, MigrationState) else None
     enabled = {
         b: c[MIGRATION_ENABLE].strip().lower() == "true" for b, c in brokers.configs.items() if MIGRATION_ENABLE in c
     }
-    kraft = kraft_broker_ids(snapshot, brokers.served)
+    # Determined already by whoever read the snapshot (the live model, kzc check), else from it and the brokers.
+    kraft = snapshot.kraft_brokers if snapshot.kraft_brokers is not None else kraft_broker_ids(snapshot, brokers.served)
     view = derive_phase(snapshot.controller, snapshot.migration, registered, kraft, advancing)
     modes = broker_modes(view.phase, registered, known, brokers.served, in_isr, enabled)
     findings = run_local(snapshot, only=MIGRATION_CHECKS) if readiness else []
     findings.sort(key=lambda f: (f.check, f.path, f.broker or 0))
+    notes = list(brokers.problems)
+    tokens_migrate = _tokens_migrate(brokers)
+    if tokens_migrate is not None:
+        kept = [f for f in findings if f.check != TOKENS_CHECK]
+        if len(kept) < len(findings):
+            notes.append(f"delegation tokens in /delegation_token/tokens migrate: {tokens_migrate}")
+        findings = kept
     blockers = [Blocker(f.check, f.detail, f.path) for f in findings]
     for broker_id, config in sorted(brokers.configs.items()):
         ibp = config.get(IBP)
@@ -245,7 +261,6 @@ def migration_status(
                 "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp}
             )
             blockers.append(Blocker(f.check, f.detail, f.path))
-    notes = list(brokers.problems)
     for broker_id, config in sorted(brokers.configs.items()):
         dirs = [d for d in config.get(LOG_DIRS, "").split(",") if d.strip()]
         if len(dirs) > 1:
@@ -264,23 +279,19 @@ def migration_status(
     )
 
 
+def _tokens_migrate(brokers: BrokerFacts) -> str | None:
+    """Why delegation tokens will migrate, when every broker that answered reports an IBP of 3.6-IV2 or higher
+    (migration requires it to equal the controllers' metadata.version); None when kzc cannot tell."""
+    if not brokers.served or any(b not in brokers.configs for b in brokers.served):
+        return None
+    ibps = {b: brokers.configs[b].get(IBP) for b in sorted(brokers.served)}
+    if not all(v is not None and ibp_migrates_delegation_tokens(v) for v in ibps.values()):
+        return None
+    shown = ", ".join(sorted({str(v) for v in ibps.values()}))
+    return f"every broker reports {IBP} {shown} (3.6-IV2 or higher, KAFKA-15219)"
+
+
 def needs_advance_check(snapshot: ClusterSnapshot) -> bool:
     """Whether the phase depends on ``/migration`` moving: a KRaft controller and no broker left in ZooKeeper."""
     c = snapshot.controller
     return isinstance(c, ControllerInfo) and c.is_kraft and not snapshot.brokers
-
-
-def with_kraft_brokers(snapshot: ClusterSnapshot, bootstrap: Sequence[HostPort] | None) -> ClusterSnapshot:
-    """``snapshot`` with the brokers that run KRaft during a migration counted as alive (absent from
-    ``/brokers/ids`` but listed by DescribeCluster, or without ``bootstrap`` in an ISR), so health does not call
-    them dead. Unchanged when no KRaft controller holds ``/controller``."""
-    c = snapshot.controller
-    if not isinstance(c, ControllerInfo) or not c.is_kraft:
-        return snapshot
-    served = None
-    if bootstrap:
-        try:
-            served = KafkaAdmin(bootstrap, timeout=10.0).served_broker_ids()
-        except KzcError:
-            served = None  # then the ISR tells, as without --bootstrap-server
-    return replace(snapshot, kraft_brokers=kraft_broker_ids(snapshot, served))

@@ -152,9 +152,11 @@ KIND_FIELDS: dict[str, tuple[str, ...]] = {
     "migration": (*_VALUE, "version", "kraft_controller_id", "kraft_controller_epoch", "kraft_metadata_offset",
                   "kraft_metadata_epoch"),
     "producer_id_block": (*_VALUE, "version", "broker_id", "block_start", "block_end"),
+    "delegation_tokens": (*_VALUE, "entry_count"),
     "broker": (*_VALUE, "broker_id", "version", "host", "port", "jmx_port", "timestamp_ms", "endpoints",
                "endpoint_security_protocols", "rack", "listener_security_protocol_map", "feature_min_versions",
                "feature_max_versions", *_TIMES),
+    "kraft_broker": ("broker_id",),
     "topic": (*_VALUE, "topic", "version", "topic_id", "partition_count", *_TIMES),
     "partition": ("topic", "partition", "in_assignment", "replicas", "adding", "removing", "state_present",
                   *_VALUE, "leader", "leader_epoch", "isr", "controller_epoch", "leader_recovery_state",
@@ -249,6 +251,8 @@ def iter_records(snapshot: ClusterSnapshot) -> Iterator[dict[str, Any]]:
     yield from _cluster_records(snapshot, rec)
     for entry in snapshot.brokers.values():
         yield rec("broker", **_broker_values(entry))
+    for broker_id in sorted(snapshot.kraft_brokers or ()):
+        yield rec("kraft_broker", broker_id=broker_id)
     for topic in snapshot.topics.values():
         yield from _topic_records(topic, rec)
     for entity_type, configs in (("topics", snapshot.topic_configs), ("brokers", snapshot.broker_configs)):
@@ -330,6 +334,11 @@ def _cluster_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, 
             b = snapshot.producer_id_block
             values.update(version=b.version, broker_id=b.broker, block_start=b.block_start, block_end=b.block_end)
         yield rec("producer_id_block", **values)
+    if snapshot.delegation_tokens is not None:
+        values = _value(snapshot.delegation_tokens, "/delegation_token/tokens")
+        if isinstance(snapshot.delegation_tokens, int):
+            values.update(entry_count=snapshot.delegation_tokens)
+        yield rec("delegation_tokens", **values)
 
 
 def _broker_values(entry: BrokerEntry) -> dict[str, Any]:
@@ -564,6 +573,7 @@ class _Builder:
         self.requests: dict[str, tuple[_Line, list[_Line]]] = {}
         self.notes: dict[str, list[Notification]] = {kind: [] for kind in _NOTIFICATION_TYPES}
         self.unreadable: list[Unreadable] = []
+        self.kraft_brokers: set[int] = set()
 
     def build(self, lines: IO[str]) -> ClusterSnapshot:
         count = 0
@@ -673,6 +683,10 @@ class _Builder:
             self.notes[note_type].append(Notification(line.req("name"), line.req("ctime_ms"), note))
         elif kind == "unreadable":
             self.unreadable.append(Unreadable(line.req("path"), _raw(line), line.req("problem")))
+        elif kind == "kraft_broker":
+            self.kraft_brokers.add(line.req("broker_id"))
+        elif kind == "delegation_tokens":
+            self.singles[kind] = bad or line.req("entry_count")
         elif kind == "controller_epoch":
             self.epoch_zk_version = line.opt("zk_version")
             self.singles[kind] = bad or line.opt("controller_epoch")
@@ -712,6 +726,8 @@ class _Builder:
             migration=self.singles.get("migration"),  # type: ignore[arg-type]
             producer_id_block=self.singles.get("producer_id_block"),  # type: ignore[arg-type]
             unreadable=tuple(self.unreadable),
+            kraft_brokers=frozenset(self.kraft_brokers) or None,
+            delegation_tokens=self.singles.get("delegation_tokens"),  # type: ignore[arg-type]
         )
 
     def _request(self, kind: str) -> tuple[object, ZnodeTimes | None]:

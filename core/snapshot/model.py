@@ -136,8 +136,17 @@ class ClusterSnapshot:
     # The live console's model only: when its last full read of ZooKeeper finished (epoch ms); between
     # full reads it follows changes znode by znode (core.console.live). Never written to snapshot files.
     full_read_ms: int | None = None
-    # Brokers in KRaft mode during a migration: gone from /brokers/ids but serving (core.migration); alive.
-    kraft_brokers: frozenset[int] = frozenset()
+    # Brokers in KRaft mode during a migration: gone from /brokers/ids but serving or in an ISR the KRaft
+    # controller keeps (core.snapshot.kraft, the rule core.kafka.migration.broker_modes); alive. None: not
+    # determined (no KRaft controller seen, or nobody asked); the snapshot file carries a determined set.
+    kraft_brokers: frozenset[int] | None = None
+    # The live console's model only, never written to snapshot files: the brokers DescribeCluster listed (None:
+    # not asked), and whether /migration moves (the KRaft controller dual-writes; None: not observed).
+    served_brokers: frozenset[int] | None = None
+    migration_advancing: bool | None = None
+    # How many delegation tokens /delegation_token/tokens holds (its child count, never the tokens): None when
+    # the znode is absent. Migration readiness (core.consistency) relies on it.
+    delegation_tokens: int | Unreadable | None = None
 
     @property
     def partition_count(self) -> int:
@@ -147,7 +156,7 @@ class ClusterSnapshot:
     def live_broker_ids(self) -> frozenset[int]:
         """Brokers registered in ``/brokers/ids`` (registered = alive, as Kafka's controller sees it), plus the
         brokers known to run in KRaft mode during a migration (they serve without registering in ZooKeeper)."""
-        return frozenset(self.brokers) | self.kraft_brokers
+        return frozenset(self.brokers) | (self.kraft_brokers or frozenset())
 
     def controller_id(self) -> int | None:
         """The active controller's broker id, or None (no or unreadable ``/controller``)."""

@@ -127,6 +127,7 @@ class _Absent:
 
 _MISSING = _Absent()
 
+DELEGATION_TOKENS = "/delegation_token/tokens"
 # Paths read once per snapshot, relative to the Kafka chroot.
 _SINGLE_ZNODES = (
     "/controller_epoch",
@@ -266,7 +267,7 @@ class _TopicBuild:
 
 
 # A queued request: (op, path, handler kind, context); plain ints, compared on the hot path.
-_GET, _CHILDREN = 0, 1
+_GET, _CHILDREN, _EXISTS = 0, 1, 2
 _STATE, _TOPIC, _TOPIC_CHILDREN, _SINGLE, _LIST, _BROKER, _MARKER, _TOPIC_CONFIG, _BROKER_CONFIG, _NOTE = range(10)
 
 
@@ -319,6 +320,9 @@ class _Attempt:
             self.todo.append((_GET, path, _SINGLE, None))
         for path in _LISTED:
             self.todo.append((_CHILDREN, path, _LIST, None))
+        # Only its stat's child count: exists needs no READ permission (Kafka gives the tokens CREATOR_ALL
+        # only), and the tokens themselves are never read.
+        self.todo.append((_EXISTS, DELEGATION_TOKENS, _SINGLE, None))
         self._pump()
         # Re-read the epoch last: a different value means a controller failover happened mid-read.
         start_epoch = self.singles.get("/controller_epoch")
@@ -339,7 +343,9 @@ class _Attempt:
         while todo or in_flight:
             while todo and len(in_flight) < window:
                 op, path, kind, ctx = todo.popleft()
-                if op != 0:
+                if op == _EXISTS:
+                    result = client.exists_async(path)
+                elif op != 0:
                     result = children_async(path)
                 elif watch is not None and kind in (_STATE, _TOPIC):
                     result = get_async(path, watch=watch)
@@ -554,6 +560,15 @@ class _Attempt:
             self.unreadable.append(parsed)
         return parsed
 
+    def _child_count(self, path: str) -> int | Unreadable | None:
+        """The number of children ``path`` has, from its stat (one exists, no listing); None when absent."""
+        value: Any = self.singles.get(path)
+        if value is _MISSING or value is None:
+            return None
+        if type(value) is _Denied:
+            return self._unreadable(Unreadable(path, b"", value.reason))
+        return int(value.numChildren)  # exists answers the stat alone
+
     def _single_times(self, path: str) -> ZnodeTimes | None:
         value = self.singles.get(path)
         return times_of(value[1]) if isinstance(value, tuple) else None
@@ -617,6 +632,7 @@ class _Attempt:
             isr_change_notifications=_sorted_notes(self.notes["/isr_change_notification"]),
             log_dir_event_notifications=_sorted_notes(self.notes["/log_dir_event_notification"]),
             config_change_notifications=_sorted_notes(self.notes["/config/changes"]),
+            delegation_tokens=self._child_count(DELEGATION_TOKENS),
             unreadable=tuple(sorted(self.unreadable, key=lambda u: u.path)),
             **singles,
         )

@@ -149,6 +149,7 @@ class ClusterSummary:
     partitions: int
     pending: PendingWork
     health: HealthCounts
+    kraft_brokers: tuple[int, ...] = ()  # during a migration: running KRaft, alive though not in /brokers/ids
 
     def to_json(self) -> dict[str, Any]:
         """The summary as a JSON object (``kzc describe --json``; documented in docs/cli.md)."""
@@ -162,6 +163,7 @@ class ClusterSummary:
             "cluster_id_problem": self.cluster_id_problem,
             "controller": self.controller.to_json(),
             "brokers": [b.to_json() for b in self.brokers],
+            "kraft_brokers": list(self.kraft_brokers),
             "topics": self.topics,
             "partitions": self.partitions,
             "pending": self.pending.to_json(),
@@ -181,6 +183,7 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
         cluster_id_problem=cluster_problem,
         controller=controller_summary(snapshot),
         brokers=tuple(broker_summary(b) for b in snapshot.brokers.values()),
+        kraft_brokers=tuple(sorted(snapshot.kraft_brokers or ())),
         topics=len(snapshot.topics),
         partitions=snapshot.partition_count,
         pending=_pending(snapshot, report.deletions),

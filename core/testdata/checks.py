@@ -22,6 +22,7 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
 
 NOW = 1_700_000_000_000
@@ -88,6 +89,7 @@ def build(
     config_changes: Mapping[str, int] | None = None,
     extra_unreadable: tuple[Unreadable, ...] = (),
     cluster_id: bytes | None = None,
+    delegation_tokens: int | Unreadable | None = None,
 ) -> ClusterSnapshot:
     """A snapshot as the reader would build it from these znodes (data as Kafka writes it)."""
     unreadable: list[Unreadable] = list(extra_unreadable)
@@ -163,6 +165,7 @@ def build(
         feature=None,
         migration=None,
         producer_id_block=None,
+        delegation_tokens=track(delegation_tokens),
         unreadable=tuple(sorted(unreadable, key=lambda u: u.path)),
     )
 
@@ -186,6 +189,18 @@ def with_states(**states: StateSpec) -> dict[tuple[str, int], StateSpec]:
     return {("orders", int(k.rsplit("_", 1)[1])): v for k, v in states.items()}
 
 
+KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1","kraftControllerEpoch":4}'
+
+
+def kraft_moved(served: tuple[int, ...] | None = None, **overrides: Any) -> ClusterSnapshot:
+    """``healthy`` in the phase "brokers moving to KRaft": a KRaft controller holds /controller and broker 3
+    left /brokers/ids for KRaft; its mode as ``core.snapshot.kraft`` determines it (``served``: what
+    DescribeCluster lists, None: not asked, the ISR tells)."""
+    args: dict[str, Any] = {"controller": KRAFT_CONTROLLER, "brokers": {1: broker_json(1), 2: broker_json(2)}}
+    args.update(overrides)
+    return with_served_kraft_brokers(healthy(**args), served)
+
+
 # name -> (builder, checks that must fire)
 CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     "healthy": (healthy, set()),
@@ -194,9 +209,14 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
         lambda: healthy(controller=b'{"version":1,"brokerid":7,"timestamp":"1"}'),
         {"controller_not_registered"},
     ),
-    "kraft_controller_is_fine": (
-        lambda: healthy(controller=b'{"version":2,"brokerid":3000,"timestamp":"1","kraftControllerEpoch":4}'),
-        set(),
+    "kraft_controller_is_fine": (lambda: healthy(controller=KRAFT_CONTROLLER), set()),
+    # Broker 3 rolled to KRaft during a migration: gone from /brokers/ids, still in every ISR: alive, so nothing
+    # is under-replicated, on an unknown broker or on too few racks (its rack is not in ZooKeeper).
+    "kraft_broker_is_alive": (lambda: kraft_moved(), set()),
+    # The same broker, but the brokers (DescribeCluster) do not list it: gone, its replicas offline.
+    "kraft_broker_not_served_is_dead": (
+        lambda: kraft_moved(served=(1, 2), states=with_states(p_2=state_json(1, [1, 2]))),
+        {"under_replicated", "replica_on_unknown_broker", "preferred_leader_not_leader"},
     ),
     "broker_registration_unreadable": (
         lambda: healthy(brokers={1: broker_json(1), 2: broker_json(2), 3: b'{"version":4,"jmx_port":-1}'}),
@@ -458,4 +478,12 @@ MIGRATION_CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
         lambda: migration_ready(states=with_states(p_0=state_json(-1, [1]))),
         {"migration_leaderless_partition"},
     ),
+    "migration_delegation_tokens": (lambda: migration_ready(delegation_tokens=2), {"migration_delegation_tokens"}),
+    "migration_delegation_tokens_uncounted": (
+        lambda: migration_ready(
+            delegation_tokens=Unreadable("/delegation_token/tokens", b"", "kzc may not read it (NoAuth)")
+        ),
+        {"migration_delegation_tokens"},
+    ),
+    "migration_no_delegation_tokens": (lambda: migration_ready(delegation_tokens=0), set()),
 }

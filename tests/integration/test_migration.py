@@ -1,6 +1,8 @@
 """A real ZooKeeper-to-KRaft migration (Kafka 3.9) walked phase by phase on one cluster of this module, with what
 kzc shows at each: ``kzc migration --json``, the console's view and panel, the watch events, the readiness
-blockers planted for real, the refused ZooKeeper write, and nothing written to ZooKeeper by kzc.
+blockers planted for real, the refused ZooKeeper write, ``kzc check`` (both engines) and ``kzc describe``
+counting brokers moved to KRaft alive, a console opened after they moved, and nothing written to ZooKeeper
+by kzc.
 
 The tests run in file order on one module-scoped sandbox (3 brokers, one KRaft controller); each moves the
 migration one phase on. Slow by nature (about two and a half minutes): every phase is real processes.
@@ -22,12 +24,13 @@ from kazoo.client import KazooClient
 from cli.main import main
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
+from core.console.live import LiveCluster
 from core.console.view import ViewBuilder
 from core.live.events import LiveEvent, MigrationPhaseChanged
-from core.live.watcher import ClusterWatcher
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.migration import CONTROLLER_ID, SandboxMigration
+from core.snapshot.kraft import served_broker_ids
 from core.snapshot.reader import SnapshotReader
 from core.zookeeper.session import ZkSession
 from tests.integration.zk_server import zk_client
@@ -36,7 +39,8 @@ pytestmark = pytest.mark.integration
 
 
 class Cluster:
-    """The module's sandbox, its migration driver, a ZooKeeper client and a live watcher collecting events."""
+    """The module's sandbox, its migration driver, a ZooKeeper client and a live model (as ``kzc watch`` and the
+    console run it) collecting its events."""
 
     def __init__(self, box: Sandbox, zk: KazooClient) -> None:
         self.box = box
@@ -49,6 +53,7 @@ class Cluster:
             bootstrap_servers=parse_bootstrap(self.info.bootstrap_servers),
         )
         self.admin = AdminClient({"bootstrap.servers": self.info.bootstrap_servers})
+        self.live: LiveCluster | None = None
 
     def phases_seen(self) -> list[str]:
         return [e.new for e in list(self.events) if isinstance(e, MigrationPhaseChanged)]
@@ -65,16 +70,46 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             session = ZkSession(c.settings)
             session.start()
             # A short re-arm period so that "finalized" (a /migration that stopped moving) shows within seconds.
-            watcher = ClusterWatcher(session, c.events.append, migration_rearm_s=3.0)
-            watcher.start()
+            c.live = live_model(c, session, c.events.append)
             try:
                 yield c
             finally:
-                watcher.stop()
+                c.live.stop()
     finally:
         if session is not None:
             session.stop()
         box.down()
+
+
+TOKENS = "/delegation_token/tokens"
+TOKEN = json.dumps(
+    {"version": 3, "owner": "User:alice", "tokenRequester": "User:alice", "renewers": [], "issueTimestamp": 1,
+     "maxTimestamp": 4102444800000, "expiryTimestamp": 4102444800000, "tokenId": "kzc-test-token"}
+).encode()  # fmt: skip
+
+
+def live_model(c: Cluster, session: ZkSession, on_raw: Any) -> LiveCluster:
+    """A started live model, as ``kzc watch --bootstrap-server`` builds it."""
+    servers = c.settings.bootstrap_servers
+    live = LiveCluster(
+        session,
+        on_event=lambda _e: None,
+        on_snapshot=lambda: None,
+        on_raw=on_raw,
+        served_brokers=lambda: served_broker_ids(servers),
+        migration_rearm_s=3.0,
+    )
+    live.start()
+    return live
+
+
+def live_view(c: Cluster) -> Any:
+    """The console's view of the module's live model (its snapshot, once its first full read is done)."""
+    assert c.live is not None
+    live = c.live
+    wait_until(lambda: live.loading() is None, 60, "the live model's first full read")
+    snapshot = live.snapshot()
+    return ViewBuilder().build(snapshot, snapshot.taken_at_ms)
 
 
 def create(c: Cluster, *topics: NewTopic) -> None:
@@ -139,13 +174,21 @@ def changed(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
 
 
 def assert_kzc_writes_nothing(c: Cluster, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    """Run kzc's reading commands once ZooKeeper is quiet; ZooKeeper must be exactly as before. Returns the
-    migration JSON."""
+    """Run kzc's reading commands (migration, describe, check, snapshot) once ZooKeeper is quiet; ZooKeeper must
+    be exactly as before. Returns the migration JSON."""
     before = quiet_tree(c.zk)
     data = migration_json(c, capsys)
     code, _, err = kzc(
         capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "describe"
     )
+    assert code == 0, err
+    code, _, err = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "check",
+        "--engine", "local", "--json",
+    )  # fmt: skip
+    assert code in (0, 1), err
+    snapshot = Path(c.info.dir) / "kzc-writes-nothing.jsonl"
+    code, _, err = kzc(capsys, "--zookeeper", c.info.zookeeper, "snapshot", "-o", str(snapshot))
     assert code == 0, err
     assert changed(before, tree(c.zk)) == []
     return data
@@ -187,6 +230,9 @@ def test_readiness_blockers_planted_in_the_cluster_are_each_reported_with_their_
     original = props.read_text()
     props.write_text(original + "inter.broker.protocol.version=2.6\n")
     c.box.start_broker(2)
+    # A delegation token, as a broker with token auth writes it (by hand: test setup).
+    c.zk.ensure_path(TOKENS)
+    c.zk.create(f"{TOKENS}/kzc-test-token", TOKEN)
 
     data = migration_json(c, capsys)
     assert data["phase"] == "not_started" and data["kraft_controller"] is None
@@ -195,6 +241,10 @@ def test_readiness_blockers_planted_in_the_cluster_are_each_reported_with_their_
     assert ("migration_reassignment_pending", "/admin/reassign_partitions") in found
     assert ("migration_deletion_pending", "/admin/delete_topics/doomed") in found
     assert ("migration_leaderless_partition", "/brokers/topics/doomed/partitions/0/state") in found
+    # Broker 2's IBP 2.6 cannot migrate tokens: a blocker (kzc counted the znode's children, read no token).
+    assert ("migration_delegation_tokens", TOKENS) in found
+    token = next(b for b in data["blockers"] if b["check"] == "migration_delegation_tokens")
+    assert "holds 1 delegation token(s)" in token["detail"] and "3.6-IV2" in token["detail"]
     old = [b["detail"] for b in data["blockers"] if b["check"] == "migration_protocol_too_old"]
     assert any("v4 registration" in d for d in old) and any("inter.broker.protocol.version=2.6" in d for d in old)
     assert modes(data) == {1: "zookeeper", 2: "zookeeper", 3: "gone"}
@@ -211,6 +261,13 @@ def test_readiness_blockers_planted_in_the_cluster_are_each_reported_with_their_
         "--json",
     )
     assert code == 1 and "migration_deletion_pending" in out
+    code, out, _ = kzc(
+        capsys, "--zookeeper", c.info.zookeeper, "check", "--engine", "local", "--only",
+        "migration_delegation_tokens", "--json",
+    )  # fmt: skip
+    (finding,) = json.loads(out)["findings"]
+    assert code == 0 and finding["severity"] == "warning"  # a warning: on 3.6-IV2+ the tokens migrate
+    assert finding["check"] == "migration_delegation_tokens" and finding["evidence"] == {"tokens": 1}
 
     # Clear them: broker 3 back (the reassignment completes, the deletion proceeds), broker 2 at the default IBP.
     c.box.start_broker(3)
@@ -219,6 +276,9 @@ def test_readiness_blockers_planted_in_the_cluster_are_each_reported_with_their_
     c.box.start_broker(2)
     ready = wait_until(lambda: (d := migration_json(c, capsys))["ready"] and d, 90, "no blocker left")
     assert ready["blockers"] == [] and ready["phase"] == "not_started"
+    # Every broker now reports IBP 3.9 (3.6-IV2 or higher): the token migrates, a note instead of a blocker.
+    assert any("delegation tokens" in n and "3.9" in n for n in ready["notes"]), ready["notes"]
+    c.zk.delete(f"{TOKENS}/kzc-test-token")  # test setup undone: the migration would copy the token
     assert ready["rollback_possible"] is None and "format KRaft controllers" in ready["next"]
 
 
@@ -282,16 +342,100 @@ def test_a_broker_moved_to_kraft_is_alive_not_dead(cluster: Cluster, capsys: pyt
     assert {b["id"]: b["source"] for b in data["brokers"]}[3] == "brokers"
     # Without the brokers, the ISR the KRaft controller keeps (dual-written) tells it apart from a dead broker.
     wait_until(lambda: modes(migration_json(c, capsys, brokers=False)).get(3) == "kraft", 60, "broker 3 back in an ISR")
-    code, out, err = kzc(
-        capsys, "--zookeeper", c.info.zookeeper, "--bootstrap-server", c.info.bootstrap_servers, "describe", "--json"
-    )
-    assert code == 0, err
-    assert json.loads(out)["health"]["offline_partitions"] == 0
+    # kzc describe counts broker 3 alive: once it caught up, nothing is under-replicated (it would stay so if
+    # its replicas counted as offline).
+    zk, servers = c.info.zookeeper, c.info.bootstrap_servers
+
+    def described() -> dict[str, Any] | None:
+        code, out, err = kzc(capsys, "--zookeeper", zk, "--bootstrap-server", servers, "describe", "--json")
+        assert code == 0, err
+        health: dict[str, Any] = json.loads(out)["health"]
+        return health if health["under_replicated_partitions"] == 0 else None
+
+    health = wait_until(described, 90, "broker 3's replicas back in sync")
+    assert health["offline_partitions"] == 0
+    code, out, _ = kzc(capsys, "--zookeeper", zk, "describe")
+    assert "Brokers      2 registered, 1 on KRaft (3: serving, not in /brokers/ids)" in out, out
+    assert "Health       0 offline, 0 under-replicated, 0 under min ISR" in out, out
     wait_until(lambda: "brokers_to_kraft" in c.phases_seen(), 30, "the watch event")
-    view = console_view(c)
-    assert view.health.offline == 0
-    assert {b.id: b.alive for b in view.brokers}[3] is True
-    assert view.migration is not None and "3 kraft" in view.migration.panel_lines()[2]
+
+    # kzc check, both engines: no finding calls broker 3 dead, live or from a snapshot file.
+    dead = {"under_replicated", "replica_on_unknown_broker", "offline_partition", "under_min_isr"}
+
+    def check(*argv: str) -> list[dict[str, Any]]:
+        _, out, err = kzc(capsys, "--zookeeper", zk, *argv, "--json")
+        findings: list[dict[str, Any]] = json.loads(out)["findings"]
+        # (Findings about broker 3 as a live broker, e.g. leader_imbalance while it leads none of its preferred
+        # partitions yet, are right: Kafka's controller rebalances later.)
+        wrong = [f for f in findings if f["check"] in dead or "not registered" in f["detail"]]
+        assert not wrong, (argv, wrong, err)
+        return findings
+
+    check("check", "--engine", "local")  # without the brokers: the ISR tells
+    check("--bootstrap-server", servers, "check", "--engine", "spark")  # DescribeCluster tells
+    snapshot = Path(c.info.dir) / "brokers-to-kraft.jsonl"
+    code, _, err = kzc(capsys, "--zookeeper", zk, "--bootstrap-server", servers, "snapshot", "-o", str(snapshot))
+    assert code == 0, err
+    assert {"kind": "kraft_broker", "broker_id": 3} in [json.loads(line) for line in snapshot.read_text().splitlines()]
+    local = check("check", "--snapshot", str(snapshot), "--engine", "local")
+    spark = check("check", "--snapshot", str(snapshot), "--engine", "spark")
+    assert spark == local
+
+    # The console: a plain snapshot (the ISR tells), and the live model (DescribeCluster tells).
+    for view in (console_view(c), live_view(c)):
+        assert view.health.offline == 0 and view.health.under_replicated == 0
+        assert {b.id: b.alive for b in view.brokers}[3] is True
+        assert (
+            view.migration is not None and "brokers: 1 migration, 2 migration, 3 kraft" in view.migration.panel_lines()
+        )
+
+
+def test_a_console_opened_after_a_broker_moved_shows_it_on_kraft(cluster: Cluster) -> None:
+    # It never saw broker 3 leave /brokers/ids: the ISR of its first full read tells (no --bootstrap-server).
+    c = cluster
+    events: list[LiveEvent] = []
+    session = ZkSession(ConnectionSettings(zookeeper=c.settings.zookeeper))
+    session.start()
+    live = LiveCluster(session, on_event=lambda _e: None, on_snapshot=lambda: None, on_raw=events.append)
+    try:
+        live.start()
+        first = wait_until(
+            lambda: next((e for e in list(events) if isinstance(e, MigrationPhaseChanged)), None), 60, "a phase"
+        )
+        assert (first.old, first.new) == (None, "brokers_to_kraft"), first
+        snapshot = live.snapshot()
+        assert snapshot.kraft_brokers == frozenset({3}) and 3 in snapshot.live_broker_ids()
+        assert snapshot.served_brokers is None  # not asked: the ISR told
+        view = ViewBuilder().build(snapshot, snapshot.taken_at_ms)
+        assert (
+            view.migration is not None and "brokers: 1 migration, 2 migration, 3 kraft" in view.migration.panel_lines()
+        )
+        assert view.health.under_replicated == 0
+    finally:
+        live.stop()
+        session.stop()
+    assert [e.new for e in events if isinstance(e, MigrationPhaseChanged)] == ["brokers_to_kraft"]
+
+
+def test_every_broker_on_kraft_while_the_controller_still_dual_writes(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    c = cluster
+    c.migration.to("kraft", brokers=[1, 2])
+    data = assert_kzc_writes_nothing(c, capsys)
+    assert data["phase"] == "brokers_to_kraft" and data["kraft_controller"]["migration_advancing"] is True
+    assert set(modes(data).values()) == {"kraft"} and data["rollback_possible"] is True
+    # ZooKeeper shows no broker, as when finalized: only /migration still advancing tells them apart.
+    dual = "phase: every broker runs KRaft; the controller still dual-writes (/migration advancing)"
+
+    def panel() -> list[str] | None:
+        view = live_view(c)
+        lines = view.migration.panel_lines() if view.migration is not None else []
+        return lines if lines and lines[0] == dual else None
+
+    lines: list[str] = wait_until(panel, 30, "the panel to say the controller still dual-writes")
+    assert "/migration advancing: the KRaft controller dual-writes to ZooKeeper" in lines
+    assert "brokers: 1 kraft, 2 kraft, 3 kraft" in lines
 
 
 def test_finalized_as_far_as_zookeeper_can_tell(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
@@ -308,6 +452,12 @@ def test_finalized_as_far_as_zookeeper_can_tell(cluster: Cluster, capsys: pytest
     assert recorded["phase"] == "finalized" and recorded["controller"]["pid"] is not None
     assert {b["mode"] for b in recorded["brokers"]} == {"kraft"}
     wait_until(lambda: "finalized" in c.phases_seen(), 60, "the watch event")
+    view = live_view(c)
+    assert view.migration is not None
+    assert view.migration.panel_lines()[0].startswith("phase: finalized as far as ZooKeeper can tell")
+    assert "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)" in (
+        view.migration.panel_lines()
+    )
     seen = c.phases_seen()
     order = ["waiting_for_brokers", "dual_write", "brokers_to_kraft", "finalized"]
     assert [p for p in seen if p in order] == order, seen

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from core.consistency.catalog import BY_ID, MIGRATION_CHECKS, selected
 from core.consistency.local_engine import run_local
-from core.kafka.migration import Mode, Phase, broker_modes, derive_phase, ibp_supports_migration
+from core.kafka.migration import (
+    Mode,
+    Phase,
+    broker_modes,
+    derive_phase,
+    ibp_migrates_delegation_tokens,
+    ibp_supports_migration,
+)
 from core.kafka.znodes import ControllerInfo, MigrationState, Unreadable
 from core.migration.status import BrokerFacts, migration_status
 from core.sandbox.migration import _rewrite
-from core.testdata.checks import MIGRATION_CASES, migration_ready
+from core.snapshot.kraft import kraft_broker_ids, with_served_kraft_brokers
+from core.testdata.checks import MIGRATION_CASES, broker_json, healthy, kraft_moved, migration_ready
 
 ZK_CONTROLLER = ControllerInfo(2, 1, 2, -1)
 KRAFT_CONTROLLER = ControllerInfo(3000, 1, 2, 1)
@@ -124,3 +133,50 @@ def test_the_brokers_configs_add_an_old_ibp_blocker_and_a_jbod_note() -> None:
     data = status.to_json()
     assert {"phase", "kraft_controller", "brokers", "ready", "blockers"} <= set(data)
     assert data["blockers"] == [blocker.to_json()]
+
+
+@pytest.mark.parametrize(
+    ("ibp", "migrates"),
+    [("3.9", True), ("3.7-IV4", True), ("3.6", True), ("3.6-IV2", True), ("3.6-IV1", False), ("3.5", False),
+     ("3.4-IV0", False), ("2.8", False), ("x", None)],
+)  # fmt: skip
+def test_delegation_tokens_migrate_from_metadata_version_3_6_iv2(ibp: str, migrates: bool | None) -> None:
+    assert ibp_migrates_delegation_tokens(ibp) is migrates
+
+
+def test_delegation_tokens_block_unless_every_broker_reports_an_ibp_that_migrates_them() -> None:
+    snapshot = migration_ready(delegation_tokens=2)
+    assert [b.check for b in migration_status(snapshot).blockers] == ["migration_delegation_tokens"]
+    old = {1: {"inter.broker.protocol.version": "3.9"}, 2: {"inter.broker.protocol.version": "3.5-IV2"}}
+    facts = BrokerFacts(served=frozenset({1, 2}), configs=old)
+    assert [b.check for b in migration_status(snapshot, facts).blockers] == ["migration_delegation_tokens"]
+    new = {1: {"inter.broker.protocol.version": "3.9"}, 2: {"inter.broker.protocol.version": "3.6-IV2"}}
+    status = migration_status(snapshot, BrokerFacts(served=frozenset({1, 2}), configs=new))
+    assert status.ready and any("delegation tokens" in n and "3.6-IV2" in n for n in status.notes)
+
+
+def test_a_broker_is_kraft_only_while_a_kraft_controller_holds_the_controller_znode() -> None:
+    # Broker 3 gone from /brokers/ids and still in the ISR: KRaft under a KRaft controller, dead under a
+    # ZooKeeper one (the ISR of a ZooKeeper controller only lags).
+    moved = kraft_moved()
+    assert moved.kraft_brokers == frozenset({3}) and 3 in moved.live_broker_ids()
+    assert kraft_broker_ids(moved, served=None) == {3}
+    assert kraft_broker_ids(moved, served={1, 2}) == frozenset()
+    assert kraft_broker_ids(moved, served={1, 2, 3}) == {3}
+    zk_mode = with_served_kraft_brokers(healthy(brokers={1: broker_json(1), 2: broker_json(2)}), None)
+    assert zk_mode.kraft_brokers is None and 3 not in zk_mode.live_broker_ids()
+
+
+def test_the_panel_tells_finalized_from_every_broker_on_kraft_with_the_controller_still_dual_writing() -> None:
+    # ZooKeeper shows both alike (a KRaft controller, no broker in /brokers/ids): /migration moving tells.
+    snapshot = replace(kraft_moved(brokers={}), migration=DUAL)
+    assert snapshot.kraft_brokers == {1, 2, 3}
+    moving = migration_status(snapshot, advancing=True, readiness=False).panel_lines()
+    assert moving[0] == "phase: every broker runs KRaft; the controller still dual-writes (/migration advancing)"
+    assert "/migration advancing: the KRaft controller dual-writes to ZooKeeper" in moving
+    assert "brokers: 1 kraft, 2 kraft, 3 kraft" in moving
+    frozen = migration_status(snapshot, advancing=False, readiness=False).panel_lines()
+    assert frozen[0].startswith("phase: finalized as far as ZooKeeper can tell (/migration frozen, no broker in")
+    assert "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)" in frozen
+    unseen = migration_status(snapshot, advancing=None, readiness=False).panel_lines()
+    assert unseen[0] == "phase: every broker left /brokers/ids; /migration not observed moving yet"

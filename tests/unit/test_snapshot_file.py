@@ -95,7 +95,13 @@ def rich_snapshot() -> ClusterSnapshot:
     )
     configs = dict(base.topic_configs)
     configs["orphan"] = config(cleanup_policy="compact")
-    return replace(base, topic_configs=MappingProxyType(configs), broker_configs=base.broker_configs)
+    return replace(
+        base,
+        topic_configs=MappingProxyType(configs),
+        broker_configs=base.broker_configs,
+        kraft_brokers=frozenset({5, 6}),  # rolled to KRaft during a migration: alive, not in /brokers/ids
+        delegation_tokens=3,
+    )
 
 
 def _lines(path: Path) -> list[str]:
@@ -125,6 +131,7 @@ def test_unreadable_cluster_wide_znodes_and_requests_read_back_equal(tmp_path: P
         feature=_bad("/feature"),
         migration=_bad("/migration"),
         producer_id_block=_bad("/latest_producer_id_block"),
+        delegation_tokens=_bad("/delegation_token/tokens", b"", "kzc may not read it (NoAuth)"),
     )
     write_snapshot_file(original, tmp_path / "s.jsonl")
     assert read_snapshot_file(tmp_path / "s.jsonl") == original
