@@ -117,7 +117,7 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
     from pyspark.sql import functions as F
 
     from core.snapshot.file import FORMAT_NAME
-    from core.snapshot.model import SNAPSHOT_FORMAT_VERSION
+    from core.snapshot.model import READABLE_FORMAT_VERSIONS
 
     source = _local_uri(snapshot)
     parquet = None
@@ -146,7 +146,7 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
     small = raw.where(kind.isin("header", "controller", "controller_epoch", "broker", "config", "cluster_id",
                                 "kraft_broker", "delegation_tokens") & (
         (kind != "config") | (F.col("entity_type") == "brokers"))).collect()  # fmt: skip
-    facts = _facts(small, FORMAT_NAME, SNAPSHOT_FORMAT_VERSION)
+    facts = _facts(small, FORMAT_NAME, READABLE_FORMAT_VERSIONS)
     c = F.col
     empty_ints = F.array().cast("array<int>")
     parts = read(PARTITION_FIELDS, kind == "partition").select(
@@ -245,12 +245,13 @@ def _with_line_order(df: DataFrame) -> DataFrame:
     )
 
 
-def _facts(rows: list[Any], format_name: str, format_version: int) -> Facts:
+def _facts(rows: list[Any], format_name: str, format_versions: tuple[int, ...]) -> Facts:
     header = next((r for r in rows if r["kind"] == "header"), None)
     if header is None or header["format"] != format_name:
         raise ValueError("not a kzc snapshot file (no header record)")
-    if header["version"] != format_version:
-        raise ValueError(f"kzc snapshot format version {header['version']}; this kzc reads {format_version}")
+    if header["version"] not in format_versions:
+        readable = " and ".join(map(str, format_versions))
+        raise ValueError(f"kzc snapshot format version {header['version']}; this kzc reads versions {readable}")
     controller = next((r for r in rows if r["kind"] == "controller"), None)
     cluster_id = next((r for r in rows if r["kind"] == "cluster_id"), None)
     epoch = next((r for r in rows if r["kind"] == "controller_epoch"), None)

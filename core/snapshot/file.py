@@ -53,6 +53,7 @@ from core.kafka.znodes import (
     Unreadable,
 )
 from core.snapshot.model import (
+    READABLE_FORMAT_VERSIONS,
     SNAPSHOT_FORMAT_VERSION,
     BrokerEntry,
     ClusterSnapshot,
@@ -653,10 +654,10 @@ class _Builder:
         if data["kind"] != "header" or data.get("format") != FORMAT_NAME:
             raise UsageError(f"{self.source} is not a kzc snapshot (line 1 is not its header)")
         version = data.get("version")
-        if version != SNAPSHOT_FORMAT_VERSION:
+        if version not in READABLE_FORMAT_VERSIONS:
             raise UsageError(
-                f"{self.source} is a kzc snapshot of format version {version}; this kzc reads version "
-                f"{SNAPSHOT_FORMAT_VERSION}"
+                f"{self.source} is a kzc snapshot of format version {version}; this kzc reads versions "
+                f"{' and '.join(map(str, READABLE_FORMAT_VERSIONS))}"
             )
         for name in ("taken_at_ms", "zookeeper", "zxid", "session_id"):
             line.req(name)

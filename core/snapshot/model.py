@@ -28,7 +28,10 @@ from core.kafka.znodes import (
     Unreadable,
 )
 
-SNAPSHOT_FORMAT_VERSION = 1
+SNAPSHOT_FORMAT_VERSION = 2
+# Version 2 added the ``kraft_broker`` and ``delegation_tokens`` records; a version-1 file has neither and is
+# read as such (brokers on KRaft then come from the ISR rule, the delegation tokens are unknown).
+READABLE_FORMAT_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True, slots=True)

@@ -150,7 +150,7 @@ def test_snapshot_writes_a_file_that_reads_back_and_describes_the_same(
     assert written["zxid"] == snap.zxid and written["controller_epoch"] == snap.controller_epoch
     assert written["records"] == len(target.read_text().splitlines())
     header = json.loads(target.read_text().splitlines()[0])
-    assert header["kind"] == "header" and header["format"] == "kzc-snapshot" and header["version"] == 1
+    assert header["kind"] == "header" and header["format"] == "kzc-snapshot" and header["version"] == 2
     offline = kzc_json(capsys, "describe", "--snapshot", str(target))
     assert (offline["topics"], offline["partitions"], offline["zxid"]) == (
         written["topics"], written["partitions"], written["zxid"],

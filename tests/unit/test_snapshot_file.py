@@ -140,7 +140,7 @@ def test_unreadable_cluster_wide_znodes_and_requests_read_back_equal(tmp_path: P
 def test_the_header_is_line_one_and_the_end_record_counts_the_lines_before_it(tmp_path: Path) -> None:
     write_snapshot_file(rich_snapshot(), tmp_path / "s.jsonl")
     lines = [json.loads(line) for line in _lines(tmp_path / "s.jsonl")]
-    assert lines[0]["kind"] == "header" and lines[0]["format"] == "kzc-snapshot" and lines[0]["version"] == 1
+    assert lines[0]["kind"] == "header" and lines[0]["format"] == "kzc-snapshot" and lines[0]["version"] == 2
     assert (lines[0]["broker_count"], lines[0]["topic_count"], lines[0]["partition_count"]) == (4, 5, 7)
     assert lines[-1] == {"kind": "end", "record_count": len(lines) - 1}
     kinds = {line["kind"] for line in lines}
@@ -197,13 +197,27 @@ def test_unreadable_values_keep_their_reason_and_raw_bytes() -> None:
     assert line["leader"] is None
 
 
+def test_a_version_1_file_is_still_read_without_the_records_version_2_added(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    write_snapshot_file(rich_snapshot(), path)
+    lines = [
+        line
+        for line in _lines(path)
+        if '"kind":"kraft_broker"' not in line and '"kind":"delegation_tokens"' not in line
+    ]
+    lines[0] = lines[0].replace('"version":2', '"version":1')
+    lines[-1] = json.dumps({"kind": "end", "record_count": len(lines) - 1}, separators=(",", ":"))
+    path.write_text("\n".join(lines) + "\n")
+    assert read_snapshot_file(path).topics == rich_snapshot().topics
+
+
 def test_another_format_version_is_refused_with_both_versions_named(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     write_snapshot_file(rich_snapshot(), path)
     lines = _lines(path)
-    lines[0] = lines[0].replace('"version":1', '"version":2')
+    lines[0] = lines[0].replace('"version":2', '"version":3')
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(UsageError, match="format version 2; this kzc reads version 1"):
+    with pytest.raises(UsageError, match="format version 3; this kzc reads versions 1 and 2"):
         read_snapshot_file(path)
 
 
