@@ -35,6 +35,8 @@ START_TIMEOUT = 300.0
 
 ProgressEvent = Callable[[str, tuple[str, ...]], None]
 """Called with ("load", ()) when the data is loaded and ("checks", ids) as passes finish these checks."""
+StepEvent = Callable[[int, str], None]
+"""Called with (steps done, the step starting) as each step of the load starts (``spark_frames.load_steps``)."""
 
 
 class SparkEngineError(KzcError):
@@ -137,6 +139,11 @@ class SparkEngine:
         """Whether the worker process runs."""
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def ready(self) -> bool:
+        """Whether Spark is up and warm (``wait_ready`` would return at once)."""
+        return self.started and self._ready is not None
+
     def wait_ready(self, timeout: float = START_TIMEOUT) -> float:
         """Block until Spark is up and warm; return how long start-up took (seconds).
 
@@ -185,8 +192,10 @@ class SparkEngine:
         checks: Sequence[str],
         on_event: ProgressEvent | None = None,
         timeout: float = 3600.0,
+        on_step: StepEvent | None = None,
     ) -> SparkRun:
-        """Run ``checks`` on ``snapshot_file`` (and the brokers' metadata in ``served_file``).
+        """Run ``checks`` on ``snapshot_file`` (and the brokers' metadata in ``served_file``); ``on_event``
+        hears the load's end and the checks as they finish, ``on_step`` each step of the load as it starts.
 
         Raises:
             SparkEngineError: the worker died or the Spark job failed.
@@ -213,6 +222,8 @@ class SparkEngine:
                 kind = event.get("event")
                 if kind == "progress" and on_event is not None:
                     on_event(str(event["stage"]), tuple(event.get("checks", ())))
+                elif kind == "step" and on_step is not None:
+                    on_step(int(event["done"]), str(event["step"]))
                 elif kind == "findings":
                     findings.extend(_finding(row) for row in event["rows"])
                 elif kind == "done":

@@ -99,12 +99,15 @@ def warm_up(spark: Any, scratch: Path) -> None:
     larger.unlink()
 
 
-def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
+def run_job(
+    spark: Any, request: JobRequest, progress: Progress, on_step: Callable[[int, str], None] | None = None
+) -> JobResult:
     """Load the snapshot, run the passes that produce the requested checks, return their finding rows.
 
     ``progress`` hears ``("load", ())`` once the input is read, then ``("checks", ids)`` as passes finish
-    the checks they produce. Passes run a few at a time (``PARALLEL_PASSES``): a small pass is mostly
-    fixed costs (planning, scheduling, code generation) that overlap with the others' work. The first
+    the checks they produce; ``on_step`` hears the load's steps as they start (``spark_frames.load_frames``).
+    Passes run a few at a time (``PARALLEL_PASSES``): a small pass is mostly fixed costs (planning,
+    scheduling, code generation) that overlap with the others' work. The first
     pass that reads the partition rows runs alongside the small ones and caches those rows; the other
     partition passes start when it is done, so they never compute the cache twice. Each pass's time goes
     to the worker's log.
@@ -114,7 +117,7 @@ def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
 
     timings: dict[str, float] = {}
     started = time.monotonic()
-    frames = load_frames(spark, request.snapshot, request.served, request.stage_dir)
+    frames = load_frames(spark, request.snapshot, request.served, request.stage_dir, on_step)
     timings["load"] = time.monotonic() - started
     progress("load", ())
     started = time.monotonic()

@@ -3,10 +3,10 @@
 Run as ``python -m core.consistency.spark_worker`` by ``core.consistency.spark_engine``. Protocol: one
 JSON object per line. Requests on stdin: ``{"id", "op": "start", "master", "conf"}``,
 ``{"id", "op": "run", "snapshot", "served", "checks", "params", "stage_dir"}``, ``{"id", "op": "stop"}``.
-Events on the original stdout: ``ready`` / ``start_failed`` after start; ``progress``, ``findings``
-(chunks of rows), ``done`` or ``error`` for a run. Anything else written to stdout (the JVM, pyspark)
-is sent to stderr, which the engine points at a log file, so it cannot corrupt the protocol. The worker
-exits when stdin closes, so it never outlives the console.
+Events on the original stdout: ``ready`` / ``start_failed`` after start; ``step`` (a step of the load
+starting), ``progress``, ``findings`` (chunks of rows), ``done`` or ``error`` for a run. Anything else
+written to stdout (the JVM, pyspark) is sent to stderr, which the engine points at a log file, so it
+cannot corrupt the protocol. The worker exits when stdin closes, so it never outlives the console.
 """
 
 from __future__ import annotations
@@ -103,7 +103,10 @@ class Worker:
             def progress(stage: str, checks: tuple[str, ...]) -> None:
                 self.send({"id": job, "event": "progress", "stage": stage, "checks": list(checks)})
 
-            result = run_job(self.spark, JobRequest.from_json(request), progress)
+            def step(done: int, label: str) -> None:
+                self.send({"id": job, "event": "step", "done": done, "step": label})
+
+            result = run_job(self.spark, JobRequest.from_json(request), progress, step)
             for start in range(0, len(result.rows), FINDINGS_CHUNK):
                 self.send({"id": job, "event": "findings", "rows": result.rows[start : start + FINDINGS_CHUNK]})
             self.send({"id": job, "event": "done", "partitions": result.partitions, "timings": result.timings})

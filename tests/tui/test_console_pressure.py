@@ -202,6 +202,22 @@ class TestChecks:  # point 6
             assert "running with spark: start Spark" in summary and "elapsed" in summary
             assert text(screen.query_one(".elapsed", Label)).startswith("running ")
 
+    async def test_the_summary_says_which_step_of_the_load_the_run_waits_on(self, make_app: MakeApp) -> None:
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("x")
+            await settle(pilot)
+            app.checks = ChecksRun(running=True, engine="spark", started_at=0.0)
+            app.post_message(ChecksProgressed(StageProgress("load", 1, 3, step="starting Spark")))
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ChecksScreen)
+            screen.show_run(app.checks)
+            await pilot.pause()
+            summary = text(screen.query_one("#checks-summary", Label))
+            assert "running with spark: load: starting Spark, step 2 of 3" in summary
+
     async def test_a_clean_run_says_no_findings(self, make_app: MakeApp) -> None:
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
