@@ -218,6 +218,24 @@ class TestChecks:  # point 6
             summary = text(screen.query_one("#checks-summary", Label))
             assert "running with spark: load: starting Spark, step 2 of 3" in summary
 
+    async def test_a_checks_screen_opened_after_a_run_shows_its_report(self, make_app: MakeApp) -> None:
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("t", "x")  # checks above topics: going back to topics closes the checks screen
+            await settle(pilot)
+            app.checks = ChecksRun(running=True, engine="local")
+            app.post_message(ChecksFinished(CheckReport((), 800, (), "local", {"total": 0.2})))
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+            assert not any(isinstance(s, ChecksScreen) for s in app.screen_stack)
+            await pilot.press("x")
+            await settle(pilot)
+            assert text(app.screen.query_one("#checks-summary", Label)).startswith("0 findings: 0 errors")
+            table = app.screen.query_one("#findings", VirtualTable)
+            assert table.empty_text.startswith("no findings: every check passed")
+
     async def test_a_clean_run_says_no_findings(self, make_app: MakeApp) -> None:
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:

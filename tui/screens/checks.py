@@ -105,7 +105,7 @@ class ChecksScreen(KzcScreen):
     def on_mount(self) -> None:
         self.query_one("#findings").border_title = "Findings"
         self.query_one("#findings", VirtualTable).focus()
-        self.show_run(self.checks_run)
+        self._render_run(self.checks_run)  # a screen opened after a run shows it (is_mounted is False here)
         self.set_interval(1.0, self._tick)
 
     def _tick(self) -> None:
@@ -140,8 +140,10 @@ class ChecksScreen(KzcScreen):
     def show_run(self, run: ChecksRun) -> None:
         """Render the app's current run."""
         self.checks_run = run
-        if not self.is_mounted:
-            return  # on_mount renders it
+        if self.is_mounted:
+            self._render_run(run)  # else on_mount renders it
+
+    def _render_run(self, run: ChecksRun) -> None:
         stages = self.query_one("#stages", Vertical)
         if not run.progress and self._bars:
             stages.remove_children()
