@@ -1,7 +1,8 @@
 """The console on a synthetic cluster (``TOPICS`` x ``PARTITIONS`` per topic), for the pty benchmarks.
 
-Run as ``python benchmarks/tui_synthetic_app.py 50000 4``: the layout is built in a worker after the
-first frame, exactly as a real backend's first read would be.
+Run as ``python benchmarks/tui_synthetic_app.py 50000 4 [warm]``: the layout is built in a worker after
+the first frame, exactly as a real backend's first read would be. With ``warm`` the console starts the
+Spark worker as it opens, as the CLI's console does (a recorded backend's console does not by default).
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ def main() -> None:
         name=f"synthetic {topics}x{per_topic}",
         preview=synthetic_snapshot(topics=0),
     )
-    KzcApp(ConnectionSettings(), config=UserConfig(theme="dark"), backend=backend).run()
+    warm = len(sys.argv) > 3 and sys.argv[3] == "warm"
+    KzcApp(ConnectionSettings(), config=UserConfig(theme="dark"), backend=backend, warm_spark=warm).run()
 
 
 if __name__ == "__main__":
