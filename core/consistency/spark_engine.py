@@ -2,10 +2,11 @@
 
 The console's process never hosts the JVM. ``SparkEngine.start()`` spawns
 ``python -m core.consistency.spark_worker`` and returns at once; the worker starts Spark (``local[*]`` by
-default, any ``--spark-master``, or Spark Connect with ``sc://host:port``) and warms it up with a tiny
-job while the caller goes on. ``run`` hands it a snapshot file and gets findings back over a pipe (one
-JSON object per line each way); the session stays warm for the next run until ``close``. The worker's
-own output (Spark's logs) goes to a log file, named in every error.
+default, any ``--spark-master``, or Spark Connect with ``sc://host:port``) while the caller goes on, says
+it is ready as soon as the session is up, then warms it up with synthetic runs in the background (a real
+run that arrives first interrupts the warm-up rather than wait for it). ``run`` hands it a snapshot file
+and gets findings back over a pipe (one JSON object per line each way); the session stays warm for the
+next run until ``close``. The worker's own output (Spark's logs) goes to a log file, named in every error.
 
 pyspark is never imported here: only the worker process imports it.
 """
@@ -141,11 +142,11 @@ class SparkEngine:
 
     @property
     def ready(self) -> bool:
-        """Whether Spark is up and warm (``wait_ready`` would return at once)."""
+        """Whether Spark is up (``wait_ready`` would return at once)."""
         return self.started and self._ready is not None
 
     def wait_ready(self, timeout: float = START_TIMEOUT) -> float:
-        """Block until Spark is up and warm; return how long start-up took (seconds).
+        """Block until Spark's session is up; return how long start-up took (seconds).
 
         Raises:
             SparkEngineError: Spark did not start (the message says why and names the log file).
