@@ -21,6 +21,8 @@ sessions of the same script run, on ``--topics`` x ``--per-topic`` partitions):
   the run twice: with the worker at its own priority (nice 10), then put back at the console's (nice 0,
   as before; needs the right to raise a priority, else that run is skipped)
 - **idle output**: bytes the console writes in 5 s on the topics screen with nothing happening
+- **keys while the console writes the snapshot file** a Spark run stages (the run's part in the console's
+  process, here without Spark), with the writer's GIL pauses and without them (as before), one console each
 - **first run**: pressing ``r`` on the checks screen to the findings on screen, ``--dwell`` seconds after
   the console opened, with the Spark worker started as the console opens (prewarm) and without (cold)
 
@@ -33,6 +35,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -242,13 +245,35 @@ def run_checks_console(topics: int, per_topic: int, dwell: float, rounds: int) -
     return timings, results
 
 
+def keys_while_writing(topics: int, per_topic: int, rounds: int, results: Result) -> None:
+    """The in-process part of a Spark run alone (no JVM): keys while a thread of the console writes the
+    snapshot file, with the writer's GIL pauses and without them (as before), one console each."""
+    flag = Path(tempfile.gettempdir()) / "kzc-bench-writes"
+    for mode, label in (("write", "while writing, with pauses"), ("write-nopause", "while writing, no pauses")):
+        flag.unlink(missing_ok=True)
+        command = [sys.executable, str(HERE / "tui_synthetic_app.py"), str(topics), str(per_topic), "cold", mode]
+        term = Terminal(command)
+        term.start()
+        try:
+            term.wait_for(f"{topics:,} topics".encode(), 0, 300)
+            show(term, b"t", f"{topics:,} topics".encode())
+            while not flag.exists():
+                time.sleep(0.1)  # the first write starts once the layout is built
+            measure(term, label, [KEYS["down"], KEYS["up"]] * (rounds // 2), results)
+        finally:
+            quit_console(term)
+    flag.unlink(missing_ok=True)
+
+
 def checks_main(topics: int, per_topic: int, dwell: float, rounds: int) -> None:
     partitions = topics * per_topic
     print(f"console during Spark checks: {topics:,} topics x {per_topic} = {partitions:,} partitions, 160x48 pty, "
           f"Spark local[*], run pressed {dwell:g} s after the console opened")  # fmt: skip
     timings, results = run_checks_console(topics, per_topic, dwell, rounds)
+    keys_while_writing(topics, per_topic, rounds, results)
     print()
-    labels = ("no run", "while Spark warms up", "during a run, worker at nice 10", "during a run, worker at nice 0")
+    labels = ("no run", "while Spark warms up", "during a run, worker at nice 10", "during a run, worker at nice 0",
+              "while writing, with pauses", "while writing, no pauses")  # fmt: skip
     for label in labels:
         samples = results.get(label, [])
         if samples:
