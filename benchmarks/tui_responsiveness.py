@@ -22,7 +22,7 @@ sessions of the same script run, on ``--topics`` x ``--per-topic`` partitions):
   as before; needs the right to raise a priority, else that run is skipped)
 - **idle output**: bytes the console writes in 5 s on the topics screen with nothing happening
 - **keys while the console writes the snapshot file** a Spark run stages (the run's part in the console's
-  process, here without Spark), with the writer's GIL pauses and without them (as before), one console each
+  process, here without Spark), in a console of its own
 - **first run**: pressing ``r`` on the checks screen to the findings on screen, ``--dwell`` seconds after
   the console opened, with the Spark worker started as the console opens (prewarm) and without (cold)
 
@@ -247,22 +247,21 @@ def run_checks_console(topics: int, per_topic: int, dwell: float, rounds: int) -
 
 def keys_while_writing(topics: int, per_topic: int, rounds: int, results: Result) -> None:
     """The in-process part of a Spark run alone (no JVM): keys while a thread of the console writes the
-    snapshot file, with the writer's GIL pauses and without them (as before), one console each."""
+    snapshot file the run stages, over and over."""
     flag = Path(tempfile.gettempdir()) / "kzc-bench-writes"
-    for mode, label in (("write", "while writing, with pauses"), ("write-nopause", "while writing, no pauses")):
-        flag.unlink(missing_ok=True)
-        command = [sys.executable, str(HERE / "tui_synthetic_app.py"), str(topics), str(per_topic), "cold", mode]
-        term = Terminal(command)
-        term.start()
-        try:
-            term.wait_for(f"{topics:,} topics".encode(), 0, 300)
-            show(term, b"t", f"{topics:,} topics".encode())
-            while not flag.exists():
-                time.sleep(0.1)  # the first write starts once the layout is built
-            measure(term, label, [KEYS["down"], KEYS["up"]] * (rounds // 2), results)
-        finally:
-            quit_console(term)
     flag.unlink(missing_ok=True)
+    command = [sys.executable, str(HERE / "tui_synthetic_app.py"), str(topics), str(per_topic), "cold", "write"]
+    term = Terminal(command)
+    term.start()
+    try:
+        term.wait_for(f"{topics:,} topics".encode(), 0, 300)
+        show(term, b"t", f"{topics:,} topics".encode())
+        while not flag.exists():
+            time.sleep(0.1)  # the first write starts once the layout is built
+        measure(term, "while writing the snapshot file", [KEYS["down"], KEYS["up"]] * (rounds // 2), results)
+    finally:
+        quit_console(term)
+        flag.unlink(missing_ok=True)
 
 
 def checks_main(topics: int, per_topic: int, dwell: float, rounds: int) -> None:
@@ -273,7 +272,7 @@ def checks_main(topics: int, per_topic: int, dwell: float, rounds: int) -> None:
     keys_while_writing(topics, per_topic, rounds, results)
     print()
     labels = ("no run", "while Spark warms up", "during a run, worker at nice 10", "during a run, worker at nice 0",
-              "while writing, with pauses", "while writing, no pauses")  # fmt: skip
+              "while writing the snapshot file")  # fmt: skip
     for label in labels:
         samples = results.get(label, [])
         if samples:

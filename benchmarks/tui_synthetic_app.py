@@ -1,12 +1,11 @@
 """The console on a synthetic cluster (``TOPICS`` x ``PARTITIONS`` per topic), for the pty benchmarks.
 
-Run as ``python benchmarks/tui_synthetic_app.py 50000 4 [warm|cold] [write|write-nopause]``: the layout is
-built in a worker after the first frame, exactly as a real backend's first read would be. With ``warm``
-the console starts the Spark worker as it opens, as the CLI's console does (a recorded backend's console
-does not by default). With ``write`` a thread of the console's process writes the snapshot file a Spark
-run stages, over and over, from when the layout is built (``write-nopause``: without the writer's GIL
-pauses, ``core.snapshot.file.YIELD_EVERY``, as before them); the file ``<tmp>/kzc-bench-writes`` appears
-once the first write starts.
+Run as ``python benchmarks/tui_synthetic_app.py 50000 4 [warm|cold] [write]``: the layout is built in a
+worker after the first frame, exactly as a real backend's first read would be. With ``warm`` the console
+starts the Spark worker as it opens, as the CLI's console does (a recorded backend's console does not by
+default). With ``write`` a thread of the console's process writes the snapshot file a Spark run stages,
+over and over, from when the layout is built; the file ``<tmp>/kzc-bench-writes`` appears once the first
+write starts.
 """
 
 from __future__ import annotations
@@ -27,19 +26,17 @@ from tui.app import KzcApp
 WRITES_FLAG = Path(tempfile.gettempdir()) / "kzc-bench-writes"
 
 
-def write_forever(backend: RecordedBackend, nopause: bool) -> None:
+def write_forever(backend: RecordedBackend) -> None:
     """What a Spark run does in the console's process: write the snapshot to a file (a worker thread)."""
-    import core.snapshot.file as snapshot_file
+    from core.snapshot.file import write_snapshot_file
 
-    if nopause:
-        snapshot_file.YIELD_EVERY = 1 << 62
     while backend.loading() is not None:
         time.sleep(0.2)  # the layout is built in the background
     snapshot = backend.snapshot()
     with tempfile.TemporaryDirectory(prefix="kzc-bench-") as scratch:
         WRITES_FLAG.touch()
         while True:
-            snapshot_file.write_snapshot_file(snapshot, Path(scratch) / "snapshot.jsonl")
+            write_snapshot_file(snapshot, Path(scratch) / "snapshot.jsonl")
 
 
 def main() -> None:
@@ -54,7 +51,7 @@ def main() -> None:
     )
     warm = len(sys.argv) > 3 and sys.argv[3] == "warm"
     if len(sys.argv) > 4:
-        threading.Thread(target=write_forever, args=(backend, sys.argv[4] == "write-nopause"), daemon=True).start()
+        threading.Thread(target=write_forever, args=(backend,), daemon=True).start()
     KzcApp(ConnectionSettings(), config=UserConfig(theme="dark"), backend=backend, warm_spark=warm).run()
 
 
