@@ -142,7 +142,20 @@ class SparkEngine:
 
     @property
     def ready(self) -> bool:
-        """Whether Spark is up (``wait_ready`` would return at once)."""
+        """Whether Spark is up (``wait_ready`` would return at once); never waits."""
+        # The worker's "ready" may sit in the queue: nobody reads it before a run or wait_ready.
+        if self._ready is None and self._failed is None and self._lock.acquire(blocking=False):
+            try:
+                while self._ready is None and self._failed is None:
+                    event = self._events.get_nowait()
+                    if event.get("event") == "exited":
+                        self._failed = f"the Spark worker exited unexpectedly ({self._log_tail()})"
+                    else:
+                        self._handle(event)
+            except queue.Empty:
+                pass
+            finally:
+                self._lock.release()
         return self.started and self._ready is not None
 
     def wait_ready(self, timeout: float = START_TIMEOUT) -> float:
@@ -263,7 +276,7 @@ class SparkEngine:
     def _handle(self, event: dict[str, Any]) -> None:
         if event.get("event") == "ready":
             self._ready = event
-            self.start_seconds = time.monotonic() - self._started_at
+            self.start_seconds = float(event["_at"]) - self._started_at  # when it came, not when it was read
         elif event.get("event") == "start_failed":
             self._failed = f"Spark did not start: {event.get('message')} (Spark log: {self.log_path})"
 
@@ -272,9 +285,11 @@ class SparkEngine:
         # Runs on its own thread: only parses lines and queues them.
         for line in stdout:
             try:
-                events.put(json.loads(line))
+                event = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            event["_at"] = time.monotonic()
+            events.put(event)
         events.put({"event": "exited"})
 
     def _log_tail(self, lines: int = 5) -> str:
