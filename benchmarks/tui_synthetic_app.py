@@ -1,12 +1,19 @@
 """The console on a synthetic cluster (``TOPICS`` x ``PARTITIONS`` per topic), for the pty benchmarks.
 
-Run as ``python benchmarks/tui_synthetic_app.py 50000 4``: the layout is built in a worker after the
-first frame, exactly as a real backend's first read would be.
+Run as ``python benchmarks/tui_synthetic_app.py 50000 4 [warm|cold] [write]``: the layout is built in a
+worker after the first frame, exactly as a real backend's first read would be. With ``warm`` the console
+starts the Spark worker as it opens, as the CLI's console does (a recorded backend's console does not by
+default). With ``write`` a thread of the console's process writes the snapshot file a Spark run stages,
+over and over, from when the layout is built; the file ``<tmp>/kzc-bench-writes`` appears once the first
+write starts.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -15,6 +22,21 @@ from core.config import ConnectionSettings, UserConfig
 from core.console.recorded import RecordedBackend
 from core.testdata.snapshots import synthetic_snapshot
 from tui.app import KzcApp
+
+WRITES_FLAG = Path(tempfile.gettempdir()) / "kzc-bench-writes"
+
+
+def write_forever(backend: RecordedBackend) -> None:
+    """What a Spark run does in the console's process: write the snapshot to a file (a worker thread)."""
+    from core.snapshot.file import write_snapshot_file
+
+    while backend.loading() is not None:
+        time.sleep(0.2)  # the layout is built in the background
+    snapshot = backend.snapshot()
+    with tempfile.TemporaryDirectory(prefix="kzc-bench-") as scratch:
+        WRITES_FLAG.touch()
+        while True:
+            write_snapshot_file(snapshot, Path(scratch) / "snapshot.jsonl")
 
 
 def main() -> None:
@@ -27,7 +49,10 @@ def main() -> None:
         name=f"synthetic {topics}x{per_topic}",
         preview=synthetic_snapshot(topics=0),
     )
-    KzcApp(ConnectionSettings(), config=UserConfig(theme="dark"), backend=backend).run()
+    warm = len(sys.argv) > 3 and sys.argv[3] == "warm"
+    if len(sys.argv) > 4:
+        threading.Thread(target=write_forever, args=(backend,), daemon=True).start()
+    KzcApp(ConnectionSettings(), config=UserConfig(theme="dark"), backend=backend, warm_spark=warm).run()
 
 
 if __name__ == "__main__":

@@ -121,12 +121,14 @@ def make_finding(
 
 @dataclass(frozen=True, slots=True)
 class StageProgress:
-    """Progress of one stage: ``done`` of ``total`` units (``total`` 0 when unknown)."""
+    """Progress of one stage: ``done`` of ``total`` units (``total`` 0 when unknown); ``step`` says what the
+    stage does now when it has steps of its own (the Spark engine's ``load``: "starting Spark"...)."""
 
     stage: str
     done: int
     total: int
     finished: bool = False
+    step: str = ""
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,9 @@ Stages, in order (each reported through the progress callback as it starts and f
 - ``snapshot``: read ZooKeeper into a ``ClusterSnapshot`` (skipped when a snapshot or a file is given);
 - ``broker metadata``: with ``--bootstrap-server`` on a live snapshot, what the brokers serve (for
   ``metadata_mismatch``); unreachable brokers are a note, not a failure: the checks run on ZooKeeper alone;
-- ``load``: the local engine reads the snapshot file into memory; the Spark engine writes an in-memory
-  snapshot to a file (``stage``) and Spark reads it;
+- ``load``: the local engine reads the snapshot file into memory (one unit); the Spark engine writes an
+  in-memory snapshot to a file (``stage``), waits for Spark if it is not up yet, and Spark reads the file,
+  each a step of the stage with its label (``StageProgress.step``: "starting Spark"...);
 - ``check <id>``: one per check, finished when the pass that computes it completes: the local engine's
   partition pass, then its cluster pass; the Spark engine's single job, so all of them at once.
 
@@ -30,12 +31,17 @@ from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.local_engine import run_local
 from core.consistency.params import CheckParams
 from core.consistency.spark_engine import SparkEngine
+from core.consistency.spark_frames import load_steps
 from core.errors import KzcError, UsageError
 from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.static_min_isr import read_static_min_isr
 
 ProgressCallback = Callable[[StageProgress], None]
+
+# The Spark engine's load steps on the console's side (``spark_frames.load_steps`` are the worker's).
+STEP_WRITE = "writing the snapshot file"
+STEP_START = "starting Spark"
 
 
 @dataclass
@@ -131,11 +137,19 @@ class SparkChecks:
     ) -> EngineResult:
         self.engine.start()  # no-op when already running: start-up overlaps the snapshot stage
         timings: dict[str, float] = {}
+        # The load's steps, counted before the first starts so its bar has a fixed total: the console's
+        # own (write the snapshot it holds in memory, wait for Spark), then the worker's.
+        ours = (*(() if data.snapshot_file else (STEP_WRITE,)), *(() if self.engine.ready else (STEP_START,)))
+        steps = (*ours, *load_steps(bool(self.engine.settings.stage_dir), data.served is not None))
+
+        def step(done: int, label: str) -> None:
+            progress(StageProgress("load", done, len(steps), step=label))
+
         with tempfile.TemporaryDirectory(prefix="kzc-check-") as scratch:
-            progress(StageProgress("load", 0, 1))
             path = data.snapshot_file
             if path is None:
                 assert data.snapshot is not None
+                step(steps.index(STEP_WRITE), STEP_WRITE)
                 started = time.monotonic()
                 path = Path(scratch) / "snapshot.jsonl"
                 write_snapshot_file(data.snapshot, path)
@@ -144,6 +158,8 @@ class SparkChecks:
             if data.served is not None:
                 served_path = Path(scratch) / "served.jsonl"
                 write_served_file(data.served, served_path)
+            if STEP_START in steps:
+                step(steps.index(STEP_START), STEP_START)
             started = time.monotonic()
             spark_start = self.engine.wait_ready()
             waited = time.monotonic() - started
@@ -154,11 +170,14 @@ class SparkChecks:
 
             def on_event(stage: str, ids: tuple[str, ...]) -> None:
                 if stage == "load":
-                    progress(StageProgress("load", 1, 1, finished=True))
+                    progress(StageProgress("load", len(steps), len(steps), finished=True))
                 else:
                     done(ids)
 
-            result = self.engine.run(path, served_path, params, checks, on_event)
+            def on_step(worker_done: int, label: str) -> None:
+                step(len(ours) + worker_done, label)
+
+            result = self.engine.run(path, served_path, params, checks, on_event, on_step=on_step)
         timings.update(result.timings)
         return EngineResult(result.findings, result.partitions, timings)
 

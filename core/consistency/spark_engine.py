@@ -2,10 +2,11 @@
 
 The console's process never hosts the JVM. ``SparkEngine.start()`` spawns
 ``python -m core.consistency.spark_worker`` and returns at once; the worker starts Spark (``local[*]`` by
-default, any ``--spark-master``, or Spark Connect with ``sc://host:port``) and warms it up with a tiny
-job while the caller goes on. ``run`` hands it a snapshot file and gets findings back over a pipe (one
-JSON object per line each way); the session stays warm for the next run until ``close``. The worker's
-own output (Spark's logs) goes to a log file, named in every error.
+default, any ``--spark-master``, or Spark Connect with ``sc://host:port``) while the caller goes on, says
+it is ready as soon as the session is up, then warms it up with synthetic runs in the background (a real
+run that arrives first interrupts the warm-up rather than wait for it). ``run`` hands it a snapshot file
+and gets findings back over a pipe (one JSON object per line each way); the session stays warm for the
+next run until ``close``. The worker's own output (Spark's logs) goes to a log file, named in every error.
 
 pyspark is never imported here: only the worker process imports it.
 """
@@ -35,6 +36,8 @@ START_TIMEOUT = 300.0
 
 ProgressEvent = Callable[[str, tuple[str, ...]], None]
 """Called with ("load", ()) when the data is loaded and ("checks", ids) as passes finish these checks."""
+StepEvent = Callable[[int, str], None]
+"""Called with (steps done, the step starting) as each step of the load starts (``spark_frames.load_steps``)."""
 
 
 class SparkEngineError(KzcError):
@@ -137,8 +140,26 @@ class SparkEngine:
         """Whether the worker process runs."""
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def ready(self) -> bool:
+        """Whether Spark is up (``wait_ready`` would return at once); never waits."""
+        # The worker's "ready" may sit in the queue: nobody reads it before a run or wait_ready.
+        if self._ready is None and self._failed is None and self._lock.acquire(blocking=False):
+            try:
+                while self._ready is None and self._failed is None:
+                    event = self._events.get_nowait()
+                    if event.get("event") == "exited":
+                        self._failed = f"the Spark worker exited unexpectedly ({self._log_tail()})"
+                    else:
+                        self._handle(event)
+            except queue.Empty:
+                pass
+            finally:
+                self._lock.release()
+        return self.started and self._ready is not None
+
     def wait_ready(self, timeout: float = START_TIMEOUT) -> float:
-        """Block until Spark is up and warm; return how long start-up took (seconds).
+        """Block until Spark's session is up; return how long start-up took (seconds).
 
         Raises:
             SparkEngineError: Spark did not start (the message says why and names the log file).
@@ -185,8 +206,10 @@ class SparkEngine:
         checks: Sequence[str],
         on_event: ProgressEvent | None = None,
         timeout: float = 3600.0,
+        on_step: StepEvent | None = None,
     ) -> SparkRun:
-        """Run ``checks`` on ``snapshot_file`` (and the brokers' metadata in ``served_file``).
+        """Run ``checks`` on ``snapshot_file`` (and the brokers' metadata in ``served_file``); ``on_event``
+        hears the load's end and the checks as they finish, ``on_step`` each step of the load as it starts.
 
         Raises:
             SparkEngineError: the worker died or the Spark job failed.
@@ -213,6 +236,8 @@ class SparkEngine:
                 kind = event.get("event")
                 if kind == "progress" and on_event is not None:
                     on_event(str(event["stage"]), tuple(event.get("checks", ())))
+                elif kind == "step" and on_step is not None:
+                    on_step(int(event["done"]), str(event["step"]))
                 elif kind == "findings":
                     findings.extend(_finding(row) for row in event["rows"])
                 elif kind == "done":
@@ -251,7 +276,7 @@ class SparkEngine:
     def _handle(self, event: dict[str, Any]) -> None:
         if event.get("event") == "ready":
             self._ready = event
-            self.start_seconds = time.monotonic() - self._started_at
+            self.start_seconds = float(event["_at"]) - self._started_at  # when it came, not when it was read
         elif event.get("event") == "start_failed":
             self._failed = f"Spark did not start: {event.get('message')} (Spark log: {self.log_path})"
 
@@ -260,9 +285,11 @@ class SparkEngine:
         # Runs on its own thread: only parses lines and queues them.
         for line in stdout:
             try:
-                events.put(json.loads(line))
+                event = json.loads(line)
             except json.JSONDecodeError:
                 continue
+            event["_at"] = time.monotonic()
+            events.put(event)
         events.put({"event": "exited"})
 
     def _log_tail(self, lines: int = 5) -> str:

@@ -13,6 +13,7 @@ Every pyspark import is inside a function.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -108,8 +109,28 @@ class Frames:
             df.unpersist()
 
 
-def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | None) -> Frames:
+STEP_STAGE = "copying the snapshot to the stage directory"
+STEP_PARQUET = "converting the snapshot to Parquet"
+STEP_READ = "reading the snapshot"
+STEP_SERVED = "reading the brokers' metadata"
+
+
+def load_steps(staged: bool, served: bool) -> tuple[str, ...]:
+    """The steps ``load_frames`` takes, in order, as progress labels (the worker reports them as it goes; the
+    pipeline counts them into its ``load`` bar before the worker starts)."""
+    return (*((STEP_STAGE, STEP_PARQUET) if staged else ()), STEP_READ, *((STEP_SERVED,) if served else ()))
+
+
+def load_frames(
+    spark: Any,
+    snapshot: str,
+    served: str | None,
+    stage_dir: str | None,
+    on_step: Callable[[int, str], None] | None = None,
+) -> Frames:
     """Read ``snapshot`` (and ``served``) into ``Frames``; the records other than partitions are cached.
+
+    ``on_step`` hears (steps done, the step starting) as each of ``load_steps`` starts.
 
     Raises:
         ValueError: the file is not a kzc snapshot of a version this kzc reads.
@@ -119,13 +140,22 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
     from core.snapshot.file import FORMAT_NAME
     from core.snapshot.model import READABLE_FORMAT_VERSIONS
 
+    steps = load_steps(bool(stage_dir), bool(served))
+
+    def step(label: str) -> None:
+        if on_step is not None:
+            on_step(steps.index(label), label)
+
     source = _local_uri(snapshot)
     parquet = None
     if stage_dir:
+        step(STEP_STAGE)
         source = _stage(spark, source, stage_dir)
         # Converted to Parquet once (with the file order): the reads below then read columns.
+        step(STEP_PARQUET)
         parquet = f"{stage_dir.rstrip('/')}/kzc-check-{uuid.uuid4().hex}.parquet"
         _with_line_order(_read_json(spark, source, (*NEEDED, "format"))).write.parquet(parquet)
+    step(STEP_READ)
 
     def read(fields: tuple[str, ...], where: Any, ordered: bool = False) -> DataFrame:
         # The filter comes first: Spark's JSON reader applies it while parsing a line, so it skips the
@@ -215,6 +245,7 @@ def load_frames(spark: Any, snapshot: str, served: str | None, stage_dir: str | 
         cached=[raw],
     )
     if served:
+        step(STEP_SERVED)
         served_raw = spark.read.schema(SERVED_SCHEMA).json(_local_uri(served) if not stage_dir else _stage(
             spark, _local_uri(served), stage_dir)).cache()  # fmt: skip
         frames.cached.append(served_raw)

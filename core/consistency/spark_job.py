@@ -16,7 +16,9 @@ Every pyspark import is inside a function: importing this module never loads pys
 
 from __future__ import annotations
 
+import shutil
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -82,29 +84,42 @@ def start_session(master: str, conf: dict[str, str]) -> Any:
     return spark
 
 
-def warm_up(spark: Any, scratch: Path) -> None:
+def warm_up(spark: Any, scratch: Path, cancelled: threading.Event) -> None:
     """Run the whole job on synthetic snapshots so that the first real run finds Spark warm: once on a
     tiny one holding every fault (every code path), then on ``WARM_UP_PARTITIONS`` partitions, enough for
-    the JVM to compile the hot loops (the JSON reader, the cache, the aggregations). It runs while the
-    console starts, off the critical path."""
+    the JVM to compile the hot loops (the JSON reader, the cache, the aggregations). It runs after the
+    worker said it is ready, in the background; ``cancelled`` stops it between steps (a real run arrived:
+    the worker also interrupts the job in flight). ``scratch`` is removed at the end."""
     from core.testdata.synthetic import FaultMix, write_synthetic
 
-    tiny = scratch / "warm-tiny.jsonl"
-    write_synthetic(tiny, partitions=300, topics=30, brokers=6, faults=FaultMix.every_fault(), seed=1)
-    run_job(spark, JobRequest(str(tiny), None, CHECK_IDS, CheckParams()), lambda _s, _c: None)
-    larger = scratch / "warm.jsonl"
-    write_synthetic(larger, partitions=WARM_UP_PARTITIONS, faults=FaultMix.default(), seed=1)
-    run_job(spark, JobRequest(str(larger), None, CHECK_IDS, CheckParams()), lambda _s, _c: None)
-    tiny.unlink()
-    larger.unlink()
+    try:
+        for name, partitions, topics, faults in (
+            ("warm-tiny.jsonl", 300, 30, FaultMix.every_fault()),
+            ("warm.jsonl", WARM_UP_PARTITIONS, None, FaultMix.default()),
+        ):
+            if cancelled.is_set():
+                return
+            path = scratch / name
+            if topics is None:
+                write_synthetic(path, partitions=partitions, faults=faults, seed=1)
+            else:
+                write_synthetic(path, partitions=partitions, topics=topics, brokers=6, faults=faults, seed=1)
+            if cancelled.is_set():
+                return
+            run_job(spark, JobRequest(str(path), None, CHECK_IDS, CheckParams()), lambda _s, _c: None)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
-def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
+def run_job(
+    spark: Any, request: JobRequest, progress: Progress, on_step: Callable[[int, str], None] | None = None
+) -> JobResult:
     """Load the snapshot, run the passes that produce the requested checks, return their finding rows.
 
     ``progress`` hears ``("load", ())`` once the input is read, then ``("checks", ids)`` as passes finish
-    the checks they produce. Passes run a few at a time (``PARALLEL_PASSES``): a small pass is mostly
-    fixed costs (planning, scheduling, code generation) that overlap with the others' work. The first
+    the checks they produce; ``on_step`` hears the load's steps as they start (``spark_frames.load_frames``).
+    Passes run a few at a time (``PARALLEL_PASSES``): a small pass is mostly fixed costs (planning,
+    scheduling, code generation) that overlap with the others' work. The first
     pass that reads the partition rows runs alongside the small ones and caches those rows; the other
     partition passes start when it is done, so they never compute the cache twice. Each pass's time goes
     to the worker's log.
@@ -114,7 +129,7 @@ def run_job(spark: Any, request: JobRequest, progress: Progress) -> JobResult:
 
     timings: dict[str, float] = {}
     started = time.monotonic()
-    frames = load_frames(spark, request.snapshot, request.served, request.stage_dir)
+    frames = load_frames(spark, request.snapshot, request.served, request.stage_dir, on_step)
     timings["load"] = time.monotonic() - started
     progress("load", ())
     started = time.monotonic()

@@ -97,7 +97,7 @@ class CheckEngines:
                 if self._spark is None:
                     self._spark = SparkEngine(self.spark_settings, log_path=self._spark_log)
                 spark = self._spark
-            if not spark.started or spark.start_seconds is None:
+            if not spark.ready:
                 # The first run waits for Spark's JVM: say so, as a stage of its own with its own progress.
                 progress(StageProgress(START_STAGE, 0, 1))
                 started = time.monotonic()

@@ -10,6 +10,7 @@ so Spark starts once.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,9 +21,11 @@ from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS, parse_only, selected
 from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks, run_checks
+from core.consistency.pipeline import STEP_START, STEP_WRITE, CheckInput, LocalEngine, SparkChecks, run_checks
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
+from core.consistency.spark_frames import STEP_READ
+from core.consistency.spark_worker import NICENESS
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.checks import (
     CASES,
@@ -223,6 +226,44 @@ def test_spark_reports_progress_and_honours_only(spark: SparkEngine, tmp_path: P
     finished = {p.stage for p in stages if p.finished}
     assert finished == {"load"} | {f"check {c}" for c in only}
     assert {"load", "checks"} <= set(remote.timings) and remote.timings["checks"] > 0
+
+
+def test_the_spark_load_reports_its_steps_in_order_before_any_check(spark: SparkEngine) -> None:
+    stages: list[StageProgress] = []
+    run_checks(SparkChecks(spark), snapshot=healthy(), progress=stages.append)  # in memory, as the console's
+    load = [p for p in stages if p.stage == "load"]
+    first_check = next(i for i, p in enumerate(stages) if p.stage.startswith("check "))
+    assert all(stages.index(p) < first_check for p in load)
+    total = load[0].total
+    assert total >= 2 and all(p.total == total for p in load)
+    assert [p.done for p in load] == sorted(p.done for p in load) and load[0].done == 0
+    assert any(0 < p.done < total for p in load)  # the bar moves before the load ends
+    assert load[-1] == StageProgress("load", total, total, finished=True)
+    steps = [p.step for p in load[:-1] if p.step != STEP_START]  # Spark may be up already
+    assert steps == [STEP_WRITE, STEP_READ]
+
+
+def test_a_run_right_after_start_up_interrupts_the_warm_up_and_finds_the_same(tmp_path: Path) -> None:
+    log = tmp_path / "spark.log"
+    engine = SparkEngine(SparkSettings(), log_path=log)
+    engine.start()
+    try:
+        local, remote = both(engine, snapshot=healthy())  # sent as soon as the session is up
+        assert_same(local, remote)
+    finally:
+        engine.close()
+    text = log.read_text()
+    assert "kzc: warm-up interrupted by a run" in text and "kzc: warm-up done" not in text
+
+
+def test_the_spark_worker_and_its_jvm_run_below_the_console_s_priority(spark: SparkEngine) -> None:
+    spark.wait_ready()
+    assert spark.pid is not None
+    children = Path(f"/proc/{spark.pid}/task/{spark.pid}/children").read_text().split()
+    assert children  # Spark's JVM
+    expected = min(19, os.getpriority(os.PRIO_PROCESS, 0) + NICENESS)
+    for pid in (spark.pid, *map(int, children)):
+        assert os.getpriority(os.PRIO_PROCESS, pid) == expected
 
 
 def test_spark_reports_checks_as_their_passes_finish(spark: SparkEngine, tmp_path: Path) -> None:

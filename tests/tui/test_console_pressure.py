@@ -202,6 +202,40 @@ class TestChecks:  # point 6
             assert "running with spark: start Spark" in summary and "elapsed" in summary
             assert text(screen.query_one(".elapsed", Label)).startswith("running ")
 
+    async def test_the_summary_says_which_step_of_the_load_the_run_waits_on(self, make_app: MakeApp) -> None:
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            await pilot.press("x")
+            await settle(pilot)
+            app.checks = ChecksRun(running=True, engine="spark", started_at=0.0)
+            app.post_message(ChecksProgressed(StageProgress("load", 1, 3, step="starting Spark")))
+            await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, ChecksScreen)
+            screen.show_run(app.checks)
+            await pilot.pause()
+            summary = text(screen.query_one("#checks-summary", Label))
+            assert "running with spark: load: starting Spark, step 2 of 3" in summary
+
+    async def test_a_checks_screen_opened_after_a_run_shows_its_report(self, make_app: MakeApp) -> None:
+        app = make_app()
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("t", "x")  # checks above topics: going back to topics closes the checks screen
+            await settle(pilot)
+            app.checks = ChecksRun(running=True, engine="local")
+            app.post_message(ChecksFinished(CheckReport((), 800, (), "local", {"total": 0.2})))
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+            assert not any(isinstance(s, ChecksScreen) for s in app.screen_stack)
+            await pilot.press("x")
+            await settle(pilot)
+            assert text(app.screen.query_one("#checks-summary", Label)).startswith("0 findings: 0 errors")
+            table = app.screen.query_one("#findings", VirtualTable)
+            assert table.empty_text.startswith("no findings: every check passed")
+
     async def test_a_clean_run_says_no_findings(self, make_app: MakeApp) -> None:
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:

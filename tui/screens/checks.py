@@ -56,6 +56,16 @@ def _seconds(value: float) -> str:
     return f"{whole // 60} m {whole % 60:02d} s" if whole >= 60 else f"{whole} s"
 
 
+def _doing(current: tuple[str, StageProgress] | None) -> str:
+    """What the run waits on: the stage, and its step when it has steps (``load: starting Spark, step 2 of 3``)."""
+    if current is None:
+        return "starting"
+    stage, progress = current
+    if not progress.step or progress.finished:
+        return stage
+    return f"{stage}: {progress.step}, step {min(progress.done + 1, progress.total)} of {progress.total}"
+
+
 def finding_rows(findings: tuple[Finding, ...]) -> list[Row]:
     """Findings in the report's order: errors first, then the catalog's order of checks."""
     rows = []
@@ -95,7 +105,7 @@ class ChecksScreen(KzcScreen):
     def on_mount(self) -> None:
         self.query_one("#findings").border_title = "Findings"
         self.query_one("#findings", VirtualTable).focus()
-        self.show_run(self.checks_run)
+        self._render_run(self.checks_run)  # a screen opened after a run shows it (is_mounted is False here)
         self.set_interval(1.0, self._tick)
 
     def _tick(self) -> None:
@@ -117,9 +127,9 @@ class ChecksScreen(KzcScreen):
             label.update(f"{state} {_seconds(stop - started)}")
         summary = self.query_one("#checks-summary", Label)
         if run.running:
-            current = next((s for s, p in reversed(stages) if not p.finished), stages[-1][0] if stages else "starting")
+            current = next(((s, p) for s, p in reversed(stages) if not p.finished), stages[-1] if stages else None)
             summary.update(
-                f"running with {run.engine}: {current} · {_seconds(end - run.started_at)} elapsed "
+                f"running with {run.engine}: {_doing(current)} · {_seconds(end - run.started_at)} elapsed "
                 "(the console stays usable; results appear here)"
             )
 
@@ -130,8 +140,10 @@ class ChecksScreen(KzcScreen):
     def show_run(self, run: ChecksRun) -> None:
         """Render the app's current run."""
         self.checks_run = run
-        if not self.is_mounted:
-            return  # on_mount renders it
+        if self.is_mounted:
+            self._render_run(run)  # else on_mount renders it
+
+    def _render_run(self, run: ChecksRun) -> None:
         stages = self.query_one("#stages", Vertical)
         if not run.progress and self._bars:
             stages.remove_children()

@@ -123,8 +123,9 @@ class EventLog(VirtualTable):
             self.action_first()
 
     def _tick(self) -> None:
-        # Redraw when the app's log changed while this one was not told (hidden screen), and let ages tick.
-        if not self.display or not self.is_on_screen:
+        # Redraw when the app's log changed while this one was not told (hidden screen), and let ages tick;
+        # not while another screen is up: a hidden screen's redraw repaints the current one (every second).
+        if not self.display or not self.is_on_screen or self.app.screen is not self.screen:
             return
         source = getattr(self.app, "event_lines", None)
         if source is not None and (len(source) != len(self._lines) or (source and source[-1] != self._lines[-1])):

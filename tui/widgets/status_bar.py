@@ -41,6 +41,13 @@ _STATE_TEXT = {
 }
 
 
+def _set(label: Label, text: str) -> None:
+    """Update ``label`` only when its text changes: an update lays the whole screen out again and redraws
+    it, which the once-a-second tick would otherwise do on every screen (bytes over SSH, time off keys)."""
+    if label.content != text:
+        label.update(text)
+
+
 class StatusBar(Horizontal):
     """The status line; the app calls ``show`` whenever something in it changes."""
 
@@ -69,9 +76,9 @@ class StatusBar(Horizontal):
     def show(self, info: StatusInfo) -> None:
         """Render ``info``."""
         context = info.context if len(info.context) <= 24 else "…" + info.context[-23:]
-        self.query_one("#status-context", Label).update(context)
+        _set(self.query_one("#status-context", Label), context)
         zk = self.query_one("#status-zk", Label)
-        zk.update(f"ZK {_STATE_TEXT[info.state]}")
+        _set(zk, f"ZK {_STATE_TEXT[info.state]}")
         for state in ConnectionState:
             zk.set_class(state is info.state, f"-{state.value}")
         if info.controller is not None:
@@ -80,10 +87,10 @@ class StatusBar(Horizontal):
         else:
             controller = "no controller" if info.state is ConnectionState.CONNECTED else ""
         ctrl = self.query_one("#status-controller", Label)
-        ctrl.update(controller)
+        _set(ctrl, controller)
         ctrl.set_class(info.controller is None and info.state is ConnectionState.CONNECTED, "-missing")
         self.query_one("#status-ro", Label).display = info.read_only
-        self.query_one("#status-last", Label).update(info.note or self._times(info))
+        _set(self.query_one("#status-last", Label), info.note or self._times(info))
 
     def _times(self, info: StatusInfo) -> str:
         clock = getattr(self.app, "now_ms", None)
