@@ -27,8 +27,9 @@ WRITES_FLAG = Path(tempfile.gettempdir()) / "kzc-bench-writes"
 
 
 def write_forever(backend: RecordedBackend) -> None:
-    """What a Spark run does in the console's process: write the snapshot to a file (a worker thread)."""
-    from core.snapshot.file import write_snapshot_file
+    """What a Spark run does in the console's process: write the snapshot to a file (from a worker thread,
+    through the pipeline's writer, which forks a child for it where it can)."""
+    from core.consistency.pipeline import write_snapshot_file
 
     while backend.loading() is not None:
         time.sleep(0.2)  # the layout is built in the background

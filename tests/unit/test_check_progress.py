@@ -44,3 +44,15 @@ def test_the_spark_load_steps_follow_what_the_worker_reads() -> None:
     assert load_steps(staged=False, served=False) == (STEP_READ,)
     assert load_steps(staged=False, served=True) == (STEP_READ, STEP_SERVED)
     assert load_steps(staged=True, served=True) == (STEP_STAGE, STEP_PARQUET, STEP_READ, STEP_SERVED)
+
+
+def test_the_snapshot_file_written_off_the_process_is_the_writers_own(tmp_path: Path) -> None:
+    # The Spark run's snapshot file is written in a forked child (the console's keys keep the GIL): the file
+    # must be byte for byte what the writer writes in-process.
+    from core.consistency.pipeline import _write_in_child
+    from core.snapshot.file import write_snapshot_file as write_here
+
+    snapshot = healthy()
+    assert _write_in_child(snapshot, tmp_path / "child.jsonl")  # the child wrote it and exited 0
+    write_here(snapshot, tmp_path / "here.jsonl")
+    assert (tmp_path / "child.jsonl").read_bytes() == (tmp_path / "here.jsonl").read_bytes()

@@ -9,6 +9,7 @@ others (``latest_view``), which a screen that comes back (``ScreenResume``) catc
 
 from __future__ import annotations
 
+import threading
 from typing import Any, ClassVar
 
 from textual import events, on
@@ -59,7 +60,9 @@ class KzcScreen(Screen[None]):
     # acted, so they reach the new screen (or this one again, if the app refused).
 
     def post_message(self, message: Message) -> bool:
-        if isinstance(message, OpenRequested) and self._held_keys is None:
+        # Only a request made on the UI thread follows a key (a worker's message is posted from its own thread).
+        on_ui_thread = threading.current_thread() is threading.main_thread()
+        if isinstance(message, OpenRequested) and self._held_keys is None and on_ui_thread:
             self._held_keys = []
             self.set_timer(HOLD_AT_MOST_S, self.release_keys)  # never a console stuck holding keys
         return super().post_message(message)
