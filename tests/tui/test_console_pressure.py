@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input, Label, OptionList, Static
 
 from core.consistency.findings import CheckReport, StageProgress
@@ -315,15 +316,20 @@ class TestBrokersAndOffsets:  # point 9
         assert partition_table_row(led, None, loading=False).cells[8:10] == ("", "")
 
 
+async def open_create_form(app: KzcApp, pilot: Pilot[None]) -> CreateTopicScreen:
+    """The create-topic form, open and settled."""
+    await settle(pilot)
+    app.post_message(CreateTopicRequested())
+    await settle(pilot)
+    assert isinstance(app.screen, CreateTopicScreen)
+    return app.screen
+
+
 class TestCreateForm:  # point 10
     async def test_internal_names_warn_and_an_invalid_name_clears_the_preview(self, make_app: MakeApp) -> None:
         app = make_app(read_only=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            app.post_message(CreateTopicRequested())
-            await settle(pilot)
-            screen = app.screen
-            assert isinstance(screen, CreateTopicScreen)
+            screen = await open_create_form(app, pilot)
             name = screen.query_one("#name", Input)
             name.value = "__transaction_state"
             await settle(pilot)
@@ -338,11 +344,7 @@ class TestCreateForm:  # point 10
     async def test_fast_typing_fills_each_field_and_the_preview_uses_it(self, make_app: MakeApp) -> None:
         app = make_app(read_only=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            app.post_message(CreateTopicRequested())
-            await settle(pilot)
-            screen = app.screen
-            assert isinstance(screen, CreateTopicScreen)
+            screen = await open_create_form(app, pilot)
             # All at once, as over SSH: the keys after a tab belong to the next field (tab selects its value).
             type_fast(app, *"clicks.raw", "tab", "backspace", *"12", "tab", "backspace", "2")
             await settle(pilot)
@@ -374,10 +376,7 @@ class TestCreateForm:  # point 10
     async def test_a_long_name_stays_inside_the_screen_and_shows_its_end(self, make_app: MakeApp) -> None:
         app = make_app(read_only=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            app.post_message(CreateTopicRequested())
-            await settle(pilot)
-            name = app.screen.query_one("#name", Input)
+            name = (await open_create_form(app, pilot)).query_one("#name", Input)
             type_fast(app, *("payments.ledger." * 5), *"END")
             await settle(pilot)
             assert name.region.right <= 80
