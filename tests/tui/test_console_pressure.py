@@ -185,38 +185,33 @@ class TestReadOnly:  # point 5
             assert hits and all("not available in read-only mode" in h for h in hits)
 
 
+async def spark_run_shown(app: KzcApp, pilot: Pilot[None], progress: StageProgress) -> tuple[ChecksScreen, str]:
+    """The checks screen showing a running Spark run that reported ``progress``, and its summary line."""
+    await settle(pilot)
+    await pilot.press("x")
+    await settle(pilot)
+    app.checks = ChecksRun(running=True, engine="spark", started_at=0.0)
+    app.post_message(ChecksProgressed(progress))
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, ChecksScreen)
+    screen.show_run(app.checks)
+    await pilot.pause()
+    return screen, text(screen.query_one("#checks-summary", Label))
+
+
 class TestChecks:  # point 6
     async def test_progress_shows_the_stage_and_elapsed_time(self, make_app: MakeApp) -> None:
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot)
-            await pilot.press("x")
-            await settle(pilot)
-            app.checks = ChecksRun(running=True, engine="spark", started_at=0.0)
-            app.post_message(ChecksProgressed(StageProgress("start Spark", 0, 1)))
-            await settle(pilot)
-            screen = app.screen
-            assert isinstance(screen, ChecksScreen)
-            screen.show_run(app.checks)
-            await pilot.pause()
-            summary = text(screen.query_one("#checks-summary", Label))
+            screen, summary = await spark_run_shown(app, pilot, StageProgress("start Spark", 0, 1))
             assert "running with spark: start Spark" in summary and "elapsed" in summary
             assert text(screen.query_one(".elapsed", Label)).startswith("running ")
 
     async def test_the_summary_says_which_step_of_the_load_the_run_waits_on(self, make_app: MakeApp) -> None:
         app = make_app()
         async with app.run_test(size=(80, 24)) as pilot:
-            await settle(pilot)
-            await pilot.press("x")
-            await settle(pilot)
-            app.checks = ChecksRun(running=True, engine="spark", started_at=0.0)
-            app.post_message(ChecksProgressed(StageProgress("load", 1, 3, step="starting Spark")))
-            await settle(pilot)
-            screen = app.screen
-            assert isinstance(screen, ChecksScreen)
-            screen.show_run(app.checks)
-            await pilot.pause()
-            summary = text(screen.query_one("#checks-summary", Label))
+            _, summary = await spark_run_shown(app, pilot, StageProgress("load", 1, 3, step="starting Spark"))
             assert "running with spark: load: starting Spark, step 2 of 3" in summary
 
     async def test_a_checks_screen_opened_after_a_run_shows_its_report(self, make_app: MakeApp) -> None:
