@@ -13,7 +13,7 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, parse_timeout
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
@@ -56,7 +56,7 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     with ExitStack() as stack:
         with audit.attempt("elect preferred", raw) as attempt:
             partitions = [_int("--partition", p) for p in args.partition]
-            timeout = _timeout(args.timeout)
+            timeout = parse_timeout(args.timeout)
             ops = stack.enter_context(open_election_ops(settings, audit=audit))
             plan = ops.plan_preferred(args.topic, partitions)
             writes = planned_writes(plan) if plan.sent else ()
@@ -153,16 +153,6 @@ def _int(option: str, text: str) -> int:
         return int(text)
     except ValueError:
         raise UsageError(f"{option} takes an integer, got '{text}'") from None
-
-
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"--timeout must be a number of seconds, got '{text}'") from None
-    if not value > 0:
-        raise UsageError("--timeout must be positive")
-    return value
 
 
 def _say(args: argparse.Namespace, text: str) -> None:

@@ -190,3 +190,14 @@ def add_command(sub: Any, name: str, help_text: str, json_flag: bool = True) -> 
     if json_flag:
         parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     return parser
+
+
+def parse_timeout(text: str) -> float:
+    """``--timeout SECONDS``: a positive number of seconds (``not > 0`` also refuses nan)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"--timeout must be a number of seconds, got '{text}'") from None
+    if not value > 0:
+        raise UsageError("--timeout must be positive")
+    return value

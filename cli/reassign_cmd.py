@@ -16,7 +16,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, parse_timeout
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
@@ -105,7 +105,7 @@ def _apply(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     with ExitStack() as stack:
         with audit.attempt("reassign apply", raw) as attempt:
             throttle = _throttle(args.throttle)
-            timeout = _timeout(args.timeout)
+            timeout = parse_timeout(args.timeout)
             if args.file and (args.move_off or args.onto):
                 raise UsageError("give a FILE or --move-off/--onto, not both")
             if not args.file and not (args.move_off or args.onto):
@@ -297,16 +297,6 @@ def _throttle(text: str | None) -> int | None:
     value = _int_option("--throttle", text)
     if value < 0:
         raise UsageError("--throttle must be at least 0 bytes per second")
-    return value
-
-
-def _timeout(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise UsageError(f"--timeout must be a number of seconds, got '{text}'") from None
-    if not value > 0:
-        raise UsageError("--timeout must be positive")
     return value
 
 

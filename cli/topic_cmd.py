@@ -16,10 +16,10 @@ from contextlib import ExitStack
 from typing import Any, TextIO
 
 from cli.assign_cmd import render_assignment
-from cli.options import add_command, global_parent
+from cli.options import add_command, global_parent, parse_timeout
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
-from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
+from core.errors import GuardError, KzcError, ReadOnlyError
 from core.kafka.topic_rules import parse_configs, parse_option_int, plural
 from core.topics.ops import TopicOps, cluster_name, open_topic_ops, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
@@ -124,7 +124,7 @@ def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 config=parse_configs(args.topic_config),
                 rack_aware=not args.disable_rack_aware,
             )
-            timeout = _timeout(args)
+            timeout = parse_timeout(args.timeout)
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             # One plan: the preview shows its random start, and exactly this plan is applied.
@@ -150,7 +150,7 @@ def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 rack_aware=not args.disable_rack_aware,
                 keep_unknown_fields=args.keep_unknown_fields,
             )
-            timeout = _timeout(args)
+            timeout = parse_timeout(args.timeout)
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_expand(request)
@@ -168,7 +168,7 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     request = DeleteRequest(tuple(args.names), args.regex)
     with ExitStack() as stack:
         with audit.attempt("topic delete", {**request.to_json(), **_raw_arguments(args)}) as attempt:
-            timeout = _timeout(args)
+            timeout = parse_timeout(args.timeout)
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_delete(request)
@@ -305,16 +305,6 @@ def _raw_arguments(args: argparse.Namespace, *names: str) -> dict[str, Any]:
     if hasattr(args, "disable_rack_aware"):
         raw["rack_aware"] = not args.disable_rack_aware
     return {**raw, "timeout": args.timeout, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
-
-
-def _timeout(args: argparse.Namespace) -> float:
-    try:
-        value = float(args.timeout)
-    except ValueError:
-        raise UsageError(f"--timeout must be a number of seconds, got '{args.timeout}'") from None
-    if not value > 0:  # also refuses nan
-        raise UsageError("--timeout must be positive")
-    return value
 
 
 def _arguments(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:

@@ -56,7 +56,7 @@ def test_traffic_pid_knows_a_traffic_process_from_the_moment_it_was_started(tmp_
     # stopping it later left it behind. How often it shows depends on the load; 300 fresh starts each time.
     for _ in range(300):
         process = subprocess.Popen(
-            [sys.executable, "-c", "import time; time.sleep(30)", "core.sandbox.traffic", "--dir", str(tmp_path)],
+            [sys.executable, "-c", "import signal; signal.pause()", "core.sandbox.traffic", "--dir", str(tmp_path)],
             stdin=subprocess.DEVNULL,
             start_new_session=True,
         )
