@@ -149,13 +149,19 @@ def test_both_engines_apply_the_same_thresholds(spark: SparkEngine, case: str) -
 
 
 def test_metadata_mismatch_is_the_same_on_both_engines(spark: SparkEngine) -> None:
-    snapshot = healthy(markers={"gone": NOW - MINUTE})
     served = ServedMetadata(
         frozenset({1, 2}),
         {
-            "orders": {0: ServedPartition(2, (1, 2, 3), (2, 1)), 1: ServedPartition(2, (3, 2, 1), (2, 3, 1))},
+            # Partition 1: another replica set; partition 2 below: the same set in another order (as 0.10.x
+            # brokers serve it), no finding.
+            "orders": {0: ServedPartition(2, (1, 2, 3), (2, 1)), 1: ServedPartition(2, (2, 3, 4), (2, 3, 1))},
             "ghost": {0: ServedPartition(1, (1,), (1,))},
+            "other": {0: ServedPartition(1, (3, 2, 1), (1, 2, 3))},
         },
+    )
+    snapshot = healthy(
+        markers={"gone": NOW - MINUTE},
+        topics={"orders": topic_json({0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}), "other": topic_json({0: [1, 2, 3]})},
     )
     data = CheckInput(snapshot=snapshot, served=served)
     checks = selected(None, with_brokers=True)

@@ -261,6 +261,23 @@ def test_metadata_mismatch_compares_what_brokers_serve() -> None:
     }
 
 
+def test_metadata_mismatch_compares_replicas_as_sets_as_0_10_brokers_serve_them() -> None:
+    # 0.10.x brokers keep a partition's replicas as a set: the order they serve is not the assignment's.
+    snapshot = healthy()
+    reordered = ServedMetadata(
+        frozenset({1, 2, 3}),
+        {"orders": {p: ServedPartition(r[0], tuple(reversed(r)), tuple(r)) for p, r in RF3.items()}},
+    )
+    assert run(snapshot, served=reordered) == []
+    other_set = ServedMetadata(
+        frozenset({1, 2, 3}),
+        {"orders": {p: ServedPartition(r[0], (*r[:2], 4) if p == 1 else tuple(r), tuple(r)) for p, r in RF3.items()}},
+    )
+    (mismatch,) = run(snapshot, served=other_set)
+    assert (mismatch.partition, mismatch.evidence_dict["differs"]) == (1, ("replicas",))
+    assert (mismatch.evidence_dict["zk_replicas"], mismatch.evidence_dict["served_replicas"]) == ((2, 3, 1), (2, 3, 4))
+
+
 def test_metadata_mismatch_runs_only_with_broker_metadata() -> None:
     assert "metadata_mismatch" not in {f.check for f in run(healthy(controller=None))}
 
