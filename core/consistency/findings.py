@@ -1,9 +1,9 @@
 """Findings and the check report: the one shape both engines produce, and its JSON form.
 
-An engine only decides *that* a check fires and with which evidence; ``make_finding`` fills in the
-severity from the catalog and the one-sentence detail from ``core.consistency.details``, so the local
-and the Spark engine cannot word the same finding differently. Evidence is canonical (keys sorted,
-``None`` dropped, lists as tuples) so findings compare and hash by value.
+An engine only decides *that* a check fires and with which evidence record (``core.consistency.checks``);
+``make_finding`` fills in the severity from the catalog and the one-sentence detail from the record's
+``sentence``, so the local and the Spark engine cannot word the same finding differently. Evidence is
+canonical (keys sorted, ``None`` dropped, lists as tuples) so findings compare and hash by value.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.consistency.catalog import BY_ID, ORDER, Severity
-from core.consistency.details import describe
+from core.consistency.checks.unit import Evidence as EvidenceRecord
+from core.consistency.checks.unit import Where
 
 EvidenceValue = int | str | bool | tuple[int, ...] | tuple[str, ...]
 Evidence = tuple[tuple[str, EvidenceValue], ...]
@@ -92,30 +93,28 @@ def canonical_evidence(values: Mapping[str, object]) -> Evidence:
 
 
 def make_finding(
-    check: str,
+    record: EvidenceRecord,
     path: str,
     *,
     topic: str | None = None,
     partition: int | None = None,
     broker: int | None = None,
-    evidence: Mapping[str, object] | None = None,
 ) -> Finding:
-    """A finding of ``check`` with its catalog severity and rendered detail.
+    """A finding of ``record``'s check with its catalog severity and the record's sentence as detail.
 
     Raises:
-        KeyError: ``check`` is not in the catalog (a programming error).
+        KeyError: the record's check is not in the catalog (a programming error).
     """
-    canonical = canonical_evidence(evidence or {})
-    spec = BY_ID[check]
+    spec = BY_ID[record.check]
     return Finding(
-        check=check,
+        check=record.check,
         severity=spec.severity,
         topic=topic,
         partition=partition,
         broker=broker,
         path=path,
-        detail=describe(check, topic, partition, broker, path, dict(canonical)),
-        evidence=canonical,
+        detail=record.sentence(Where(path, topic, partition, broker)),
+        evidence=canonical_evidence(record.values()),
     )
 
 

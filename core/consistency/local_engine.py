@@ -13,10 +13,54 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from core.brokers.metadata import ServedMetadata, ServedPartition
-from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS, selected
+from core.consistency.catalog import MIGRATION_CHECKS, selected
+from core.consistency.checks import REGISTRY
+from core.consistency.checks.cluster import (
+    BrokerRegistrationInvalid,
+    ControllerNotRegistered,
+    NoController,
+    NotificationBacklog,
+    OrphanTopicConfig,
+    StaleDeletionMarker,
+    UnreadableZnode,
+)
+from core.consistency.checks.deletions import DELETION_CODES, DeletionPending, DeletionStuck
+from core.consistency.checks.migration import (
+    MigrationClusterIdMissing,
+    MigrationDelegationTokens,
+    MigrationDeletionPending,
+    MigrationLeaderlessPartition,
+    MigrationProtocolTooOld,
+    MigrationReassignmentPending,
+)
+from core.consistency.checks.partitions import (
+    ControllerEpochAhead,
+    DuplicateReplica,
+    EmptyIsr,
+    IsrNotSubsetOfReplicas,
+    LeaderImbalance,
+    LeaderNotInIsr,
+    OfflinePartition,
+    OrphanPartitionState,
+    PartitionStateMissing,
+    PreferredLeaderNotLeader,
+    RackViolation,
+    ReplicaOnUnknownBroker,
+    UnderMinIsr,
+    UnderReplicated,
+)
+from core.consistency.checks.reassignments import InvalidReassignmentRequest, ReassignmentInProgress
+from core.consistency.checks.served import MetadataMismatch
+from core.consistency.checks.topics import (
+    InconsistentReplicationFactor,
+    NonContiguousPartitions,
+    TopicNameCollision,
+    TopicNameInvalid,
+)
+from core.consistency.checks.unit import Evidence
 from core.consistency.findings import Finding, make_finding
 from core.consistency.params import CheckParams
 from core.kafka.names import name_problem, unify_collision_chars
@@ -39,31 +83,15 @@ from core.snapshot.health import (
 )
 from core.snapshot.model import ClusterSnapshot, Notification, TopicEntry
 
-# The check's reason codes for core.snapshot.health.deletion_blockers' codes (docs/checks.md).
-DELETION_CODES = {
-    "no_controller": "no_controller",
-    "assignment_unreadable": "assignment_unreadable",
-    "replica_on_dead_broker": "offline_replicas",
-    "reassignment_in_progress": "reassignment",
-}
-
 DoneCallback = Callable[[tuple[str, ...]], None]
 """Called with the check ids a pass has finished, as soon as it finishes."""
 
 _STATE_PATH = re.compile(r"/brokers/topics/([^/]+)/partitions/([0-9]+)/state")
 _TOPIC_PATH = re.compile(r"/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)")
 
-# Which checks each pass produces, for progress reporting.
-CLUSTER_PASS = (
-    "no_controller",
-    "controller_not_registered",
-    "broker_registration_invalid",
-    "unreadable_znode",
-    "notification_backlog",
-    "stale_deletion_marker",
-    "orphan_topic_config",
-)
-PARTITION_PASS = tuple(c for c in CHECK_IDS if c not in CLUSTER_PASS and c not in MIGRATION_CHECKS)
+# Which checks each pass produces, for progress reporting (each check's unit names its pass).
+PARTITION_PASS = tuple(unit.id for unit in REGISTRY if unit.local_pass == "partitions")
+CLUSTER_PASS = tuple(unit.id for unit in REGISTRY if unit.local_pass == "cluster")
 
 
 def topic_path(topic: str) -> str:
@@ -189,18 +217,15 @@ class _LocalRun:
 
     def emit(
         self,
-        check: str,
+        record: Evidence,
         path: str,
         *,
         topic: str | None = None,
         partition: int | None = None,
         broker: int | None = None,
-        **evidence: object,
     ) -> None:
-        if check in self.want:
-            self.out.append(
-                make_finding(check, path, topic=topic, partition=partition, broker=broker, evidence=evidence)
-            )
+        if record.check in self.want:
+            self.out.append(make_finding(record, path, topic=topic, partition=partition, broker=broker))
 
     def run(self) -> list[Finding]:
         self.partition_pass()
@@ -218,13 +243,11 @@ class _LocalRun:
         s = self.s
         if s.cluster_id is None or isinstance(s.cluster_id, Unreadable):
             reason = "missing" if s.cluster_id is None else f"unreadable ({s.cluster_id.reason})"
-            self.emit("migration_cluster_id_missing", "/cluster/id", reason=reason)
+            self.emit(MigrationClusterIdMissing(reason=reason), "/cluster/id")
         for broker_id, broker in sorted(s.brokers.items()):
             reg = broker.registration
             if isinstance(reg, BrokerRegistration) and reg.version < 5:
-                self.emit(
-                    "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, version=reg.version
-                )
+                self.emit(MigrationProtocolTooOld(version=reg.version), f"/brokers/ids/{broker_id}", broker=broker_id)
         moving: dict[str, set[int]] = defaultdict(set)
         for name, entry in s.topics.items():
             if isinstance(entry.assignment, TopicAssignment):
@@ -235,27 +258,24 @@ class _LocalRun:
             requested = name in self.requested_topics
             path = "/admin/reassign_partitions" if requested else topic_path(name)
             self.emit(
-                "migration_reassignment_pending",
+                MigrationReassignmentPending(partitions=tuple(sorted(moving[name])), requested=requested),
                 path,
                 topic=name,
-                partitions=tuple(sorted(moving[name])),
-                requested=requested,
             )
         for name in sorted(s.deletion_markers):
-            self.emit("migration_deletion_pending", f"/admin/delete_topics/{name}", topic=name)
+            self.emit(MigrationDeletionPending(), f"/admin/delete_topics/{name}", topic=name)
         tokens = s.delegation_tokens
         if isinstance(tokens, Unreadable):
-            self.emit("migration_delegation_tokens", TOKENS, reason=tokens.reason)
+            self.emit(MigrationDelegationTokens(reason=tokens.reason), TOKENS)
         elif tokens:
-            self.emit("migration_delegation_tokens", TOKENS, tokens=tokens)
+            self.emit(MigrationDelegationTokens(tokens=tokens), TOKENS)
         for topic, partition, _replicas, state in s.iter_partitions():
             if isinstance(state, PartitionState) and state.leader == -1:
                 self.emit(
-                    "migration_leaderless_partition",
+                    MigrationLeaderlessPartition(isr=state.isr),
                     state_path(topic, partition),
                     topic=topic,
                     partition=partition,
-                    isr=state.isr,
                 )
 
     def done(self, checks: tuple[str, ...]) -> None:
@@ -268,16 +288,14 @@ class _LocalRun:
         s = self.s
         registered = tuple(sorted(self.registered))
         if s.controller is None:
-            self.emit("no_controller", "/controller", registered_brokers=registered)
+            self.emit(NoController(registered_brokers=registered), "/controller")
         elif isinstance(s.controller, ControllerInfo):
             c = s.controller
             if not c.is_kraft and c.broker_id not in self.registered:
                 self.emit(
-                    "controller_not_registered",
+                    ControllerNotRegistered(controller=c.broker_id, registered_brokers=registered),
                     "/controller",
                     broker=c.broker_id,
-                    controller=c.broker_id,
-                    registered_brokers=registered,
                 )
         self.broker_pass()
         self.unreadable_pass()
@@ -286,10 +304,10 @@ class _LocalRun:
         self.notifications("/config/changes", s.config_change_notifications, from_newest=True)
         for name in sorted(s.deletion_markers):
             if name not in s.topics:
-                self.emit("stale_deletion_marker", f"/admin/delete_topics/{name}", topic=name)
+                self.emit(StaleDeletionMarker(), f"/admin/delete_topics/{name}", topic=name)
         for name in sorted(s.topic_configs):
             if name not in s.topics:
-                self.emit("orphan_topic_config", f"/config/topics/{name}", topic=name)
+                self.emit(OrphanTopicConfig(), f"/config/topics/{name}", topic=name)
 
     def broker_pass(self) -> None:
         endpoints: dict[str, list[int]] = defaultdict(list)
@@ -303,8 +321,9 @@ class _LocalRun:
             path = f"/brokers/ids/{broker_id}"
             reg = entry.registration
             if isinstance(reg, Unreadable):
-                self.emit("broker_registration_invalid", path, broker=broker_id, problems=("unreadable",),
-                          reason=reg.reason)  # fmt: skip
+                self.emit(
+                    BrokerRegistrationInvalid(problems=("unreadable",), reason=reg.reason), path, broker=broker_id
+                )
                 continue
             problems = registration_problems(reg)
             mine = sorted(a for a, ids in shared.items() if broker_id in ids)
@@ -313,27 +332,37 @@ class _LocalRun:
                 problems.append("duplicate_endpoint")
             if problems:
                 self.emit(
-                    "broker_registration_invalid",
+                    BrokerRegistrationInvalid(
+                        problems=tuple(problems),
+                        version=reg.version,
+                        duplicate_endpoints=tuple(mine) if mine else None,
+                        shared_with=tuple(others) if others else None,
+                    ),
                     path,
                     broker=broker_id,
-                    problems=tuple(problems),
-                    version=reg.version,
-                    duplicate_endpoints=tuple(mine) if mine else None,
-                    shared_with=tuple(others) if others else None,
                 )
         with_rack = sorted(b for b, r in self.racks.items() if r is not None)
         without = sorted(b for b, r in self.racks.items() if r is None)
         if with_rack and without:
-            self.emit("rack_violation", "/brokers/ids", brokers_with_rack=tuple(with_rack),
-                      brokers_without_rack=tuple(without))  # fmt: skip
+            self.emit(
+                RackViolation(brokers_with_rack=tuple(with_rack), brokers_without_rack=tuple(without)), "/brokers/ids"
+            )
 
     def unreadable_pass(self) -> None:
         s = self.s
         seen: set[str] = set()
         candidates: list[object] = [
-            s.cluster_id, s.controller, s.controller_epoch, s.reassignment, s.preferred_election, s.feature,
-            s.migration, s.producer_id_block, *s.topic_configs.values(), *s.broker_configs.values(),
-        ]  # fmt: skip
+            s.cluster_id,
+            s.controller,
+            s.controller_epoch,
+            s.reassignment,
+            s.preferred_election,
+            s.feature,
+            s.migration,
+            s.producer_id_block,
+            *s.topic_configs.values(),
+            *s.broker_configs.values(),
+        ]
         for notes in (s.isr_change_notifications, s.log_dir_event_notifications, s.config_change_notifications):
             candidates.extend(n.value for n in notes)
         candidates.extend(entry.assignment for entry in s.topics.values())
@@ -345,7 +374,7 @@ class _LocalRun:
                 continue
             seen.add(value.path)
             topic, partition = located(value.path)
-            self.emit("unreadable_znode", value.path, topic=topic, partition=partition, reason=value.reason)
+            self.emit(UnreadableZnode(reason=value.reason), value.path, topic=topic, partition=partition)
 
     def notifications(self, parent: str, notes: tuple[Notification, ...], from_newest: bool) -> None:
         if not notes:
@@ -356,12 +385,13 @@ class _LocalRun:
         if stale:
             oldest = min(n.ctime_ms for n in stale)
             self.emit(
-                "notification_backlog",
+                NotificationBacklog(
+                    stale=len(stale),
+                    total=len(notes),
+                    oldest_age_s=(reference - oldest) // 1000,
+                    measured_from="newest" if from_newest else "snapshot",
+                ),
                 parent,
-                stale=len(stale),
-                total=len(notes),
-                oldest_age_s=(reference - oldest) // 1000,
-                measured_from="newest" if from_newest else "snapshot",
             )
 
     # ---- topics and partitions, one fused pass -----------------------------------------------------
@@ -377,11 +407,11 @@ class _LocalRun:
             entry = s.topics[name]
             problem = name_problem(name)
             if problem is not None:
-                self.emit("topic_name_invalid", topic_path(name), topic=name, reason=problem)
+                self.emit(TopicNameInvalid(reason=problem), topic_path(name), topic=name)
             group = collisions[unify_collision_chars(name)]
             if len(group) > 1:
                 others = tuple(sorted(n for n in group if n != name))
-                self.emit("topic_name_collision", topic_path(name), topic=name, colliding_with=others)
+                self.emit(TopicNameCollision(colliding_with=others), topic_path(name), topic=name)
             self.topic(name, entry, preferred_total, preferred_elsewhere)
         for facts in self.memo.values():
             if facts.uses and facts.preferred is not None:
@@ -391,12 +421,13 @@ class _LocalRun:
             elsewhere = preferred_elsewhere.get(broker, 0)
             if total and elsewhere * 100 > self.params.imbalance_percent * total:
                 self.emit(
-                    "leader_imbalance",
+                    LeaderImbalance(
+                        preferred_partitions=total,
+                        led_elsewhere=elsewhere,
+                        threshold_percent=self.params.imbalance_percent,
+                    ),
                     f"/brokers/ids/{broker}",
                     broker=broker,
-                    preferred_partitions=total,
-                    led_elsewhere=elsewhere,
-                    threshold_percent=self.params.imbalance_percent,
                 )
         self.request_pass()
         if self.served is not None:
@@ -465,12 +496,20 @@ class _LocalRun:
         if offline:
             t.offline_all.update(offline)
         if facts.duplicates:
-            emit("duplicate_replica", topic_path(name), topic=name, partition=p, replicas=replicas,
-                 duplicates=facts.duplicates)  # fmt: skip
+            emit(
+                DuplicateReplica(replicas=replicas, duplicates=facts.duplicates),
+                topic_path(name),
+                topic=name,
+                partition=p,
+            )
         if facts.rack is not None:
             racks, distinct, expected = facts.rack
-            emit("rack_violation", topic_path(name), topic=name, partition=p, replicas=replicas,
-                 replica_racks=racks, distinct_racks=distinct, expected_racks=expected)  # fmt: skip
+            emit(
+                RackViolation(replicas=replicas, replica_racks=racks, distinct_racks=distinct, expected_racks=expected),
+                topic_path(name),
+                topic=name,
+                partition=p,
+            )
         requested = self.requests.get((name, p))
         if add or rem or requested:
             t.reassigning = True
@@ -481,8 +520,12 @@ class _LocalRun:
         h = self.health(t, p, replicas, add, offline, st)
         if type(st) is not PartitionState:
             if st is None:
-                emit("partition_state_missing", state_path(name, p), topic=name, partition=p,
-                     replicas=replicas, offline_replicas=offline)  # fmt: skip
+                emit(
+                    PartitionStateMissing(replicas=replicas, offline_replicas=offline),
+                    state_path(name, p),
+                    topic=name,
+                    partition=p,
+                )
             elif isinstance(st, Unreadable):
                 self.unreadable_states.append(st)  # reported by the unreadable pass
             return
@@ -494,26 +537,42 @@ class _LocalRun:
             t.preferred_elsewhere[preferred] += 1
         epoch = self.controller_epoch
         if epoch is not None and st.controller_epoch > epoch:
-            emit("controller_epoch_ahead", path, topic=name, partition=p,
-                 state_controller_epoch=st.controller_epoch, controller_epoch=epoch)  # fmt: skip
+            emit(
+                ControllerEpochAhead(state_controller_epoch=st.controller_epoch, controller_epoch=epoch),
+                path,
+                topic=name,
+                partition=p,
+            )
         if not isr:
-            emit("empty_isr", path, topic=name, partition=p, leader=leader, replicas=replicas)
+            emit(EmptyIsr(leader=leader, replicas=replicas), path, topic=name, partition=p)
             return
         if leader >= 0 and leader not in isr:
-            emit("leader_not_in_isr", path, topic=name, partition=p, leader=leader, isr=isr)
+            emit(LeaderNotInIsr(leader=leader, isr=isr), path, topic=name, partition=p)
         if not members.issuperset(isr):
             strangers = tuple(dict.fromkeys(b for b in isr if b not in members))
-            emit("isr_not_subset_of_replicas", path, topic=name, partition=p, isr=isr, replicas=replicas,
-                 not_replicas=strangers)  # fmt: skip
+            emit(
+                IsrNotSubsetOfReplicas(isr=isr, replicas=replicas, not_replicas=strangers),
+                path,
+                topic=name,
+                partition=p,
+            )
         if t.deleting or h.offline is not None:
             return
         if not h.under_replicated and not h.under_min_isr:
             for broker in offline:
-                emit("replica_on_unknown_broker", topic_path(name), topic=name, partition=p, broker=broker,
-                     replicas=replicas)  # fmt: skip
+                emit(
+                    ReplicaOnUnknownBroker(replicas=replicas), topic_path(name), topic=name, partition=p, broker=broker
+                )
         if preferred is not None and leader != preferred:
-            emit("preferred_leader_not_leader", path, topic=name, partition=p, broker=preferred, leader=leader,
-                 preferred_live=preferred in live, preferred_in_isr=preferred in isr)  # fmt: skip
+            emit(
+                PreferredLeaderNotLeader(
+                    leader=leader, preferred_live=preferred in live, preferred_in_isr=preferred in isr
+                ),
+                path,
+                topic=name,
+                partition=p,
+                broker=preferred,
+            )
 
     def min_isr(self, t: _Topic, leader: int | None) -> MinIsr:
         """The ``min.insync.replicas`` a live ``leader`` (None: none) applies to ``t``, memoised per topic."""
@@ -536,17 +595,42 @@ class _LocalRun:
         leader = state.leader if isinstance(state, PartitionState) else None
         queued = True if t.deleting else None
         if h.offline is not None:
-            self.emit("offline_partition", path, topic=name, partition=p, leader=leader, isr=h.isr, replicas=replicas,
-                      offline_replicas=offline, queued_for_deletion=queued)  # fmt: skip
+            self.emit(
+                OfflinePartition(
+                    leader=leader, isr=h.isr, replicas=replicas, offline_replicas=offline, queued_for_deletion=queued
+                ),
+                path,
+                topic=name,
+                partition=p,
+            )
         if h.under_replicated:
-            self.emit("under_replicated", path, topic=name, partition=p, isr=h.isr, replicas=replicas,
-                      replication_factor=replication_factor(replicas, add), offline_replicas=offline,
-                      queued_for_deletion=queued)  # fmt: skip
+            self.emit(
+                UnderReplicated(
+                    isr=h.isr,
+                    replicas=replicas,
+                    replication_factor=replication_factor(replicas, add),
+                    offline_replicas=offline,
+                    queued_for_deletion=queued,
+                ),
+                path,
+                topic=name,
+                partition=p,
+            )
         if h.under_min_isr:
-            self.emit("under_min_isr", path, topic=name, partition=p, isr=h.isr, replicas=replicas,
-                      min_insync_replicas=h.min_isr.value, min_isr_source=h.min_isr.source,
-                      has_live_leader=h.offline is None, offline_replicas=offline,
-                      queued_for_deletion=queued)  # fmt: skip
+            self.emit(
+                UnderMinIsr(
+                    isr=h.isr,
+                    replicas=replicas,
+                    min_insync_replicas=h.min_isr.value,
+                    min_isr_source=h.min_isr.source,
+                    has_live_leader=h.offline is None,
+                    offline_replicas=offline,
+                    queued_for_deletion=queued,
+                ),
+                path,
+                topic=name,
+                partition=p,
+            )
         return h
 
     def topic_end(self, t: _Topic) -> None:
@@ -564,24 +648,26 @@ class _LocalRun:
                 if isinstance(state, Unreadable):
                     self.unreadable_states.append(state)
                 where = state_path(name, p) if state is not None else f"{topic_path(name)}/partitions/{p}"
-                emit("orphan_partition_state", where, topic=name, partition=p, partition_count=n_assigned)
+                emit(OrphanPartitionState(partition_count=n_assigned), where, topic=name, partition=p)
         if assigned != tuple(range(n_assigned)):
             ids = set(assigned)
             emit(
-                "non_contiguous_partitions",
+                NonContiguousPartitions(
+                    partition_count=n_assigned,
+                    missing=tuple(i for i in range(n_assigned) if i not in ids),
+                    unexpected=tuple(i for i in assigned if i >= n_assigned),
+                ),
                 topic_path(name),
                 topic=name,
-                partition_count=n_assigned,
-                missing=tuple(i for i in range(n_assigned) if i not in ids),
-                unexpected=tuple(i for i in assigned if i >= n_assigned),
             )
         if len(t.rfs) > 1:
             emit(
-                "inconsistent_replication_factor",
+                InconsistentReplicationFactor(
+                    replication_factors=tuple(sorted(t.rfs)),
+                    partition_0_replication_factor=len(a.replicas(0)) if 0 in a.partition_ids else None,
+                ),
                 topic_path(name),
                 topic=name,
-                replication_factors=tuple(sorted(t.rfs)),
-                partition_0_replication_factor=len(a.replicas(0)) if 0 in a.partition_ids else None,
             )
         if t.deleting:
             self.deletion(name, t.offline_all, t.reassigning)
@@ -620,17 +706,19 @@ class _LocalRun:
         if set(add) & set(rem):
             problems.append("adding_and_removing")
         if problems:
-            self.emit("invalid_reassignment_request", topic_path(name), topic=name, partition=p,
-                      replicas=replicas, adding=add, removing=rem, problems=tuple(problems))  # fmt: skip
+            self.emit(
+                InvalidReassignmentRequest(replicas=replicas, adding=add, removing=rem, problems=tuple(problems)),
+                topic_path(name),
+                topic=name,
+                partition=p,
+            )
         self.emit(
-            "reassignment_in_progress",
+            ReassignmentInProgress(
+                replicas=replicas, adding=add, removing=rem, requested=requested[-1] if requested else None
+            ),
             topic_path(name),
             topic=name,
             partition=p,
-            replicas=replicas,
-            adding=add,
-            removing=rem,
-            requested=requested[-1] if requested else None,  # the controller reads the entries into a map
         )
 
     def request_problems(
@@ -662,14 +750,15 @@ class _LocalRun:
             problems, duplicates, unknown = self.request_problems(topic, partition, replicas)
             if problems:
                 self.emit(
-                    "invalid_reassignment_request",
+                    InvalidReassignmentRequest(
+                        requested=replicas,
+                        problems=problems,
+                        duplicates=duplicates or None,
+                        unknown_brokers=unknown or None,
+                    ),
                     "/admin/reassign_partitions",
                     topic=topic,
                     partition=partition,
-                    requested=replicas,
-                    problems=problems,
-                    duplicates=duplicates or None,
-                    unknown_brokers=unknown or None,
                 )
 
     def deletion(self, name: str, offline: Iterable[int], reassigning: bool) -> None:
@@ -684,19 +773,28 @@ class _LocalRun:
             reasons.append("old_marker")
         path = f"/admin/delete_topics/{name}"
         if reasons:
-            self.emit("deletion_stuck", path, topic=name, reasons=tuple(reasons), offline_replicas=offline_ids or None,
-                      queued_s=age_ms // 1000)  # fmt: skip
+            self.emit(
+                DeletionStuck(reasons=tuple(reasons), offline_replicas=offline_ids or None, queued_s=age_ms // 1000),
+                path,
+                topic=name,
+            )
         else:
-            self.emit("deletion_pending", path, topic=name, queued_s=age_ms // 1000)
+            self.emit(DeletionPending(queued_s=age_ms // 1000), path, topic=name)
 
     # ---- what the brokers serve ---------------------------------------------------------------------
 
     def served_pass(self, served: ServedMetadata) -> None:
         if served.brokers != self.live:
-            self.emit("metadata_mismatch", "/brokers/ids", differs=("brokers",),
-                      zk_brokers=tuple(sorted(self.live)), served_brokers=tuple(sorted(served.brokers)))  # fmt: skip
+            self.emit(
+                MetadataMismatch(
+                    differs=("brokers",),
+                    zk_brokers=tuple(sorted(self.live)),
+                    served_brokers=tuple(sorted(served.brokers)),
+                ),
+                "/brokers/ids",
+            )
         for name in sorted(set(served.topics) - set(self.s.topics)):
-            self.emit("metadata_mismatch", topic_path(name), topic=name, differs=("topic",), side="brokers")
+            self.emit(MetadataMismatch(differs=("topic",), side="brokers"), topic_path(name), topic=name)
         for name in sorted(self.s.topics):
             entry = self.s.topics[name]
             a = entry.assignment
@@ -706,13 +804,17 @@ class _LocalRun:
             topic_served = served.topics.get(name)
             if topic_served is None:
                 if with_state:
-                    self.emit("metadata_mismatch", topic_path(name), topic=name, differs=("topic",), side="zookeeper")
+                    self.emit(MetadataMismatch(differs=("topic",), side="zookeeper"), topic_path(name), topic=name)
                 continue
             for p in with_state:
                 self.compare_partition(name, p, a.replicas(p), entry.states[p], topic_served.get(p))
             for p in sorted(set(topic_served) - set(a.partition_ids)):
-                self.emit("metadata_mismatch", state_path(name, p), topic=name, partition=p, differs=("partition",),
-                          side="brokers")  # fmt: skip
+                self.emit(
+                    MetadataMismatch(differs=("partition",), side="brokers"),
+                    state_path(name, p),
+                    topic=name,
+                    partition=p,
+                )
 
     def compare_partition(
         self, name: str, p: int, replicas: tuple[int, ...], state: object, part: ServedPartition | None
@@ -720,23 +822,27 @@ class _LocalRun:
         assert isinstance(state, PartitionState)
         path = state_path(name, p)
         if part is None:
-            self.emit("metadata_mismatch", path, topic=name, partition=p, differs=("partition",), side="zookeeper")
+            self.emit(MetadataMismatch(differs=("partition",), side="zookeeper"), path, topic=name, partition=p)
             return
-        evidence: dict[str, object] = {}
-        differs = []
+        record = MetadataMismatch(differs=())
         if state.leader != part.leader:
-            differs.append("leader")
-            evidence.update(zk_leader=state.leader, served_leader=part.leader)
+            record = replace(
+                record, differs=(*record.differs, "leader"), zk_leader=state.leader, served_leader=part.leader
+            )
         if sorted(state.isr) != sorted(part.isr):
-            differs.append("isr")
-            evidence.update(zk_isr=tuple(sorted(state.isr)), served_isr=tuple(sorted(part.isr)))
+            record = replace(
+                record,
+                differs=(*record.differs, "isr"),
+                zk_isr=tuple(sorted(state.isr)),
+                served_isr=tuple(sorted(part.isr)),
+            )
         # As sets: 0.10.x brokers keep a partition's replicas as a set and serve them in another order.
         if set(replicas) != set(part.replicas):
-            differs.append("replicas")
-            evidence.update(zk_replicas=replicas, served_replicas=part.replicas)
-        if differs and "metadata_mismatch" in self.want:
-            evidence["differs"] = tuple(differs)
-            self.out.append(make_finding("metadata_mismatch", path, topic=name, partition=p, evidence=evidence))
+            record = replace(
+                record, differs=(*record.differs, "replicas"), zk_replicas=replicas, served_replicas=part.replicas
+            )
+        if record.differs:
+            self.emit(record, path, topic=name, partition=p)
 
 
 def registration_problems(reg: BrokerRegistration) -> list[str]:

@@ -19,6 +19,50 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from core.consistency.checks import REGISTRY
+from core.consistency.checks.cluster import (
+    BrokerRegistrationInvalid,
+    ControllerNotRegistered,
+    NoController,
+    NotificationBacklog,
+    OrphanTopicConfig,
+    StaleDeletionMarker,
+    UnreadableZnode,
+)
+from core.consistency.checks.deletions import DeletionPending, DeletionStuck
+from core.consistency.checks.migration import (
+    MigrationClusterIdMissing,
+    MigrationDelegationTokens,
+    MigrationDeletionPending,
+    MigrationLeaderlessPartition,
+    MigrationProtocolTooOld,
+    MigrationReassignmentPending,
+)
+from core.consistency.checks.partitions import (
+    ControllerEpochAhead,
+    DuplicateReplica,
+    EmptyIsr,
+    IsrNotSubsetOfReplicas,
+    LeaderImbalance,
+    LeaderNotInIsr,
+    OfflinePartition,
+    OrphanPartitionState,
+    PartitionStateMissing,
+    PreferredLeaderNotLeader,
+    RackViolation,
+    ReplicaOnUnknownBroker,
+    UnderMinIsr,
+    UnderReplicated,
+)
+from core.consistency.checks.reassignments import InvalidReassignmentRequest, ReassignmentInProgress
+from core.consistency.checks.served import MetadataMismatch
+from core.consistency.checks.topics import (
+    InconsistentReplicationFactor,
+    NonContiguousPartitions,
+    TopicNameCollision,
+    TopicNameInvalid,
+)
+from core.consistency.checks.unit import SPARK_PASSES, Evidence
 from core.consistency.params import CheckParams
 from core.consistency.spark_frames import Frames
 from core.snapshot.health import MinIsrResolver
@@ -29,32 +73,11 @@ DataFrame = Any
 QUIET_MAX_REPLICAS = 6  # replica lists up to this long can take the partition pass's fast path
 
 
-# The passes, in the order they run, and the checks each produces. Each pass is one Spark action, so
-# a check is done (for progress) when every pass producing it has run.
+# The passes, in the order they run, and the checks each produces (each check's unit names its passes).
+# Each pass is one Spark action, so a check is done (for progress) when every pass producing it has run.
 PASSES: dict[str, tuple[str, ...]] = {
-    "partitions": (
-        "duplicate_replica", "partition_state_missing", "orphan_partition_state", "controller_epoch_ahead",
-        "empty_isr", "leader_not_in_isr", "isr_not_subset_of_replicas", "offline_partition", "under_min_isr",
-        "under_replicated", "preferred_leader_not_leader", "reassignment_in_progress",
-        "invalid_reassignment_request", "rack_violation", "replica_on_unknown_broker",
-    ),
-    "topics": ("non_contiguous_partitions", "inconsistent_replication_factor"),
-    "leaders": ("leader_imbalance",),
-    "deletions": ("deletion_stuck", "deletion_pending"),
-    "names": ("topic_name_invalid", "topic_name_collision"),
-    "reassignment requests": ("invalid_reassignment_request",),
-    "cluster": (
-        "no_controller", "controller_not_registered", "broker_registration_invalid", "rack_violation",
-        "stale_deletion_marker", "orphan_topic_config",
-    ),
-    "notifications": ("notification_backlog",),
-    "unreadable": ("unreadable_znode",),
-    "served": ("metadata_mismatch",),
-    "migration": (
-        "migration_cluster_id_missing", "migration_protocol_too_old", "migration_reassignment_pending",
-        "migration_deletion_pending", "migration_leaderless_partition", "migration_delegation_tokens",
-    ),
-}  # fmt: skip
+    name: tuple(unit.id for unit in REGISTRY if name in unit.spark_passes) for name in SPARK_PASSES
+}
 
 
 # Passes that read only the small records, not the partition rows.
@@ -110,16 +133,21 @@ def check_passes(frames: Frames, params: CheckParams, want: frozenset[str]) -> l
 # ---- building blocks -------------------------------------------------------------------------------
 
 
-def _finding(check: str, topic: Col, partition: Col, broker: Col, path: Col, **evidence: Col) -> Col:
-    """A finding struct; ``evidence`` values are columns (nulls are dropped by ``to_json``)."""
+def _finding(evidence: type[Evidence], topic: Col, partition: Col, broker: Col, path: Col, **values: Col) -> Col:
+    """A finding struct of ``evidence``'s check; ``values`` are columns named by the record's JSON keys (nulls
+    are dropped by ``to_json``; ``Evidence.from_json`` reads them back into the record).
+
+    Raises:
+        TypeError: a key is not a field of the record (while the pass is planned).
+    """
     from pyspark.sql import functions as F
 
-    if evidence:
-        ev = F.to_json(F.struct(*[value.alias(key) for key, value in sorted(evidence.items())]))
-    else:
-        ev = F.lit("{}")
+    unknown = set(values) - evidence.keys()
+    if unknown:
+        raise TypeError(f"{evidence.check}: no evidence key {', '.join(sorted(unknown))}")
+    ev = F.to_json(F.struct(*[value.alias(key) for key, value in sorted(values.items())])) if values else F.lit("{}")
     return F.struct(
-        F.lit(check).alias("check"),
+        F.lit(evidence.check).alias("check"),
         topic.cast("string").alias("topic"),
         partition.cast("int").alias("partition"),
         broker.cast("int").alias("broker"),
@@ -152,7 +180,7 @@ def _empty(spark_df: DataFrame) -> DataFrame:
     """A finding-shaped DataFrame without rows."""
     from pyspark.sql import functions as F
 
-    return _rows(spark_df.limit(0), _finding("unreadable_znode", F.lit(None), F.lit(None), F.lit(None), F.lit("")))
+    return _rows(spark_df.limit(0), _finding(UnreadableZnode, F.lit(None), F.lit(None), F.lit(None), F.lit("")))
 
 
 def _topic_path(topic: Col) -> Col:
@@ -362,48 +390,48 @@ class _PartitionChecks:
 
         findings: list[Col] = [
             when(assigned & (F.size(c("duplicates")) > 0),
-                 _finding("duplicate_replica", topic, part, F.lit(None), tpath, replicas=replicas,
+                 _finding(DuplicateReplica, topic, part, F.lit(None), tpath, replicas=replicas,
                           duplicates=c("duplicates"))),
             when(assigned & (c("state") == "missing"),
-                 _finding("partition_state_missing", topic, part, F.lit(None), spath, replicas=replicas,
+                 _finding(PartitionStateMissing, topic, part, F.lit(None), spath, replicas=replicas,
                           offline_replicas=offline)),
             when(~assigned,
-                 _finding("orphan_partition_state", topic, part, F.lit(None),
+                 _finding(OrphanPartitionState, topic, part, F.lit(None),
                           F.when(c("state") == "missing",
                                  F.concat(tpath, F.lit("/partitions/"), part.cast("string"))).otherwise(spath),
                           partition_count=c("partition_count"))),
             when(assigned & has_state & F.lit(epoch is not None)
                  & (c("state_controller_epoch") > F.lit(epoch if epoch is not None else 0)),
-                 _finding("controller_epoch_ahead", topic, part, F.lit(None), spath,
+                 _finding(ControllerEpochAhead, topic, part, F.lit(None), spath,
                           state_controller_epoch=c("state_controller_epoch"),
                           controller_epoch=F.lit(epoch))),
             when(assigned & has_state & ~nonempty_isr,
-                 _finding("empty_isr", topic, part, F.lit(None), spath, leader=leader, replicas=replicas)),
+                 _finding(EmptyIsr, topic, part, F.lit(None), spath, leader=leader, replicas=replicas)),
             when(assigned & has_state & nonempty_isr & (leader >= 0) & ~F.array_contains(isr, leader),
-                 _finding("leader_not_in_isr", topic, part, F.lit(None), spath, leader=leader, isr=isr)),
+                 _finding(LeaderNotInIsr, topic, part, F.lit(None), spath, leader=leader, isr=isr)),
             when(assigned & has_state & nonempty_isr
                  & (F.size(F.filter(isr, lambda x: ~F.array_contains(replicas, x))) > 0),
-                 _finding("isr_not_subset_of_replicas", topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
+                 _finding(IsrNotSubsetOfReplicas, topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
                           not_replicas=F.array_distinct(F.filter(isr, lambda x: ~F.array_contains(replicas, x))))),
             when(h_offline,
-                 _finding("offline_partition", topic, part, F.lit(None), spath, leader=F.when(has_state, leader),
+                 _finding(OfflinePartition, topic, part, F.lit(None), spath, leader=F.when(has_state, leader),
                           isr=h_isr, replicas=replicas, offline_replicas=offline, queued_for_deletion=queued)),
             when(h_under_min,
-                 _finding("under_min_isr", topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
+                 _finding(UnderMinIsr, topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
                           min_insync_replicas=h_min_isr, min_isr_source=h_source, has_live_leader=~h_offline,
                           offline_replicas=offline, queued_for_deletion=queued)),
             when(h_urp,
-                 _finding("under_replicated", topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
+                 _finding(UnderReplicated, topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
                           replication_factor=h_factor, offline_replicas=offline, queued_for_deletion=queued)),
             when(available & nonempty_isr & leader_live & (F.size(replicas) > 0) & (leader != preferred),
-                 _finding("preferred_leader_not_leader", topic, part, preferred, spath, leader=leader,
+                 _finding(PreferredLeaderNotLeader, topic, part, preferred, spath, leader=leader,
                           preferred_live=self.brokers.live(preferred),
                           preferred_in_isr=F.array_contains(isr, preferred))),
             when(assigned & reassigning,
-                 _finding("reassignment_in_progress", topic, part, F.lit(None), tpath, replicas=replicas,
+                 _finding(ReassignmentInProgress, topic, part, F.lit(None), tpath, replicas=replicas,
                           adding=adding, removing=removing, requested=c("requested"))),
             when(assigned & reassigning & self._bad_moves(),
-                 _finding("invalid_reassignment_request", topic, part, F.lit(None), tpath, replicas=replicas,
+                 _finding(InvalidReassignmentRequest, topic, part, F.lit(None), tpath, replicas=replicas,
                           adding=adding, removing=removing, problems=self._move_problems())),
         ]  # fmt: skip
         rack_map = self.rack_map
@@ -415,16 +443,14 @@ class _PartitionChecks:
                 when(assigned & (F.size(replicas) > 0) & (F.size(offline) == 0)
                      & (F.size(F.array_except(replicas, self.registered)) == 0)
                      & (F.size(F.array_distinct(racks)) < expected),
-                     _finding("rack_violation", topic, part, F.lit(None), tpath, replicas=replicas,
+                     _finding(RackViolation, topic, part, F.lit(None), tpath, replicas=replicas,
                               replica_racks=racks, distinct_racks=F.size(F.array_distinct(racks)),
                               expected_racks=expected))
             )  # fmt: skip
         unknown_ok = available & nonempty_isr & ~h_offline & ~h_urp & ~h_under_min
         unknown = F.transform(
             offline,
-            lambda b: F.when(
-                unknown_ok, _finding("replica_on_unknown_broker", topic, part, b, tpath, replicas=replicas)
-            ),
+            lambda b: F.when(unknown_ok, _finding(ReplicaOnUnknownBroker, topic, part, b, tpath, replicas=replicas)),
         )
         return _exploded(self._with_problems(self.p.where(~F.col("quiet"))), findings, [unknown])
 
@@ -522,10 +548,10 @@ class _PartitionChecks:
             detail,
             [
                 F.when(F.size(missing) + F.size(unexpected) > 0,
-                       _finding("non_contiguous_partitions", topic, F.lit(None), F.lit(None), tpath,
+                       _finding(NonContiguousPartitions, topic, F.lit(None), F.lit(None), tpath,
                                 partition_count=n, missing=missing, unexpected=unexpected)),
                 F.when(F.size(c("rfs")) > 1,
-                       _finding("inconsistent_replication_factor", topic, F.lit(None), F.lit(None), tpath,
+                       _finding(InconsistentReplicationFactor, topic, F.lit(None), F.lit(None), tpath,
                                 replication_factors=c("rfs"), partition_0_replication_factor=c("rf0"))),
             ],
         )  # fmt: skip
@@ -549,7 +575,7 @@ class _PartitionChecks:
         )  # fmt: skip
         invalid = _rows(
             topics.where(problem.isNotNull()),
-            _finding("topic_name_invalid", name, F.lit(None), F.lit(None), _topic_path(name), reason=problem),
+            _finding(TopicNameInvalid, name, F.lit(None), F.lit(None), _topic_path(name), reason=problem),
         )
         keyed = topics.select("topic", F.translate("topic", ".", "_").alias("key"))
         groups = keyed.groupBy("key").agg(F.collect_list("topic").alias("group")).where(F.size("group") > 1)
@@ -557,7 +583,7 @@ class _PartitionChecks:
         others = F.array_sort(F.filter(c("group"), lambda x: x != c("topic")))
         collisions = _rows(
             members,
-            _finding("topic_name_collision", name, F.lit(None), F.lit(None), _topic_path(name), colliding_with=others),
+            _finding(TopicNameCollision, name, F.lit(None), F.lit(None), _topic_path(name), colliding_with=others),
         )
         return invalid.unionByName(collisions)
 
@@ -599,10 +625,10 @@ class _PartitionChecks:
             markers,
             [
                 F.when(F.size(reasons) > 0,
-                       _finding("deletion_stuck", topic, F.lit(None), F.lit(None), path, reasons=reasons,
+                       _finding(DeletionStuck, topic, F.lit(None), F.lit(None), path, reasons=reasons,
                                 offline_replicas=F.when(F.size(offline) > 0, offline), queued_s=_floor_seconds(age))),
                 F.when(F.size(reasons) == 0,
-                       _finding("deletion_pending", topic, F.lit(None), F.lit(None), path,
+                       _finding(DeletionPending, topic, F.lit(None), F.lit(None), path,
                                 queued_s=_floor_seconds(age))),
             ],
         )  # fmt: skip
@@ -627,7 +653,7 @@ class _PartitionChecks:
         broker = c("broker")
         return _rows(
             flagged,
-            _finding("leader_imbalance", F.lit(None), F.lit(None), broker,
+            _finding(LeaderImbalance, F.lit(None), F.lit(None), broker,
                      F.concat(F.lit("/brokers/ids/"), broker.cast("string")), preferred_partitions=c("total"),
                      led_elsewhere=c("elsewhere"), threshold_percent=F.lit(threshold)),
         )  # fmt: skip
@@ -664,7 +690,7 @@ class _PartitionChecks:
         )
         return _rows(
             r.where(F.size(problems) > 0),
-            _finding("invalid_reassignment_request", c("topic"), c("partition"), F.lit(None),
+            _finding(InvalidReassignmentRequest, c("topic"), c("partition"), F.lit(None),
                      F.lit("/admin/reassign_partitions"), requested=replicas, problems=problems,
                      duplicates=F.when(F.size(duplicates) > 0, duplicates),
                      unknown_brokers=F.when(F.size(unknown) > 0, unknown)),
@@ -684,7 +710,7 @@ class _PartitionChecks:
             out.append(
                 _rows(
                     f.one_row,
-                    _finding("metadata_mismatch", F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
+                    _finding(MetadataMismatch, F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
                              differs=F.array(F.lit("brokers")), zk_brokers=_ints(sorted(facts.live)),
                              served_brokers=_ints(sorted(facts.served_brokers))),
                 )
@@ -692,7 +718,7 @@ class _PartitionChecks:
         served_topics = f.served_topics.select("topic")
         ghosts = served_topics.join(f.topics.select("topic"), "topic", "left_anti")
         out.append(
-            _rows(ghosts, _finding("metadata_mismatch", c("topic"), F.lit(None), F.lit(None), _topic_path(c("topic")),
+            _rows(ghosts, _finding(MetadataMismatch, c("topic"), F.lit(None), F.lit(None), _topic_path(c("topic")),
                                    differs=F.array(F.lit("topic")), side=F.lit("brokers")))
         )  # fmt: skip
         zk = self.p.where(c("assigned") & ~c("deleting"))
@@ -700,7 +726,7 @@ class _PartitionChecks:
         served_flag = served_topics.select("topic", F.lit(True).alias("served"))
         unserved = with_state.select("topic").distinct().join(served_flag, "topic", "left").where(c("served").isNull())
         out.append(
-            _rows(unserved, _finding("metadata_mismatch", c("topic"), F.lit(None), F.lit(None),
+            _rows(unserved, _finding(MetadataMismatch, c("topic"), F.lit(None), F.lit(None),
                                      _topic_path(c("topic")), differs=F.array(F.lit("topic")),
                                      side=F.lit("zookeeper")))
         )  # fmt: skip
@@ -732,10 +758,10 @@ class _PartitionChecks:
                 compared,
                 [
                     F.when(c("s_present").isNull(),
-                           _finding("metadata_mismatch", topic, part, F.lit(None), spath,
+                           _finding(MetadataMismatch, topic, part, F.lit(None), spath,
                                     differs=F.array(F.lit("partition")), side=F.lit("zookeeper"))),
                     F.when(c("s_present") & (F.size(differs) > 0),
-                           _finding("metadata_mismatch", topic, part, F.lit(None), spath, differs=differs,
+                           _finding(MetadataMismatch, topic, part, F.lit(None), spath, differs=differs,
                                     zk_leader=F.when(leader_differs, c("leader")),
                                     served_leader=F.when(leader_differs, c("s_leader")),
                                     zk_isr=F.when(isr_differs, F.array_sort("isr")),
@@ -750,7 +776,7 @@ class _PartitionChecks:
             zk.select("topic", "partition"), ["topic", "partition"], "left_anti"
         )
         out.append(
-            _rows(extra, _finding("metadata_mismatch", c("topic"), c("partition"), F.lit(None),
+            _rows(extra, _finding(MetadataMismatch, c("topic"), c("partition"), F.lit(None),
                                   _state_path(c("topic"), c("partition")), differs=F.array(F.lit("partition")),
                                   side=F.lit("brokers")))
         )  # fmt: skip
@@ -780,7 +806,7 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     out = [_empty(one)]
     if facts.controller_missing:
         out.append(
-            _rows(one, _finding("no_controller", F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
+            _rows(one, _finding(NoController, F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
                                 registered_brokers=registered))
         )  # fmt: skip
     elif (
@@ -790,7 +816,7 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     ):
         cid = F.lit(facts.controller_id)
         out.append(
-            _rows(one, _finding("controller_not_registered", F.lit(None), F.lit(None), cid, F.lit("/controller"),
+            _rows(one, _finding(ControllerNotRegistered, F.lit(None), F.lit(None), cid, F.lit("/controller"),
                                 controller=cid, registered_brokers=registered))
         )  # fmt: skip
     brokers = frames.brokers
@@ -828,12 +854,12 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     others = F.filter(F.coalesce(c("dup_ids"), _ints([])), lambda x: x != broker)
     out.append(
         _rows(b.where(~c("readable")),
-              _finding("broker_registration_invalid", F.lit(None), F.lit(None), broker, bpath,
+              _finding(BrokerRegistrationInvalid, F.lit(None), F.lit(None), broker, bpath,
                        problems=F.array(F.lit("unreadable")), reason=c("reason")))
     )  # fmt: skip
     out.append(
         _rows(b.where(c("readable") & (F.size(problems) > 0)),
-              _finding("broker_registration_invalid", F.lit(None), F.lit(None), broker, bpath, problems=problems,
+              _finding(BrokerRegistrationInvalid, F.lit(None), F.lit(None), broker, bpath, problems=problems,
                        version=version, duplicate_endpoints=c("dup_addresses"),
                        shared_with=F.when(F.size(others) > 0, others)))
     )  # fmt: skip
@@ -841,18 +867,18 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     without = sorted(k for k, r in facts.racks.items() if r is None)
     if with_rack and without:
         out.append(
-            _rows(one, _finding("rack_violation", F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
+            _rows(one, _finding(RackViolation, F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
                                 brokers_with_rack=_ints(with_rack), brokers_without_rack=_ints(without)))
         )  # fmt: skip
     topic_names = F.broadcast(frames.topics.select("topic"))
     stale = frames.markers.join(topic_names, "topic", "left_anti")
     out.append(
-        _rows(stale, _finding("stale_deletion_marker", c("topic"), F.lit(None), F.lit(None),
+        _rows(stale, _finding(StaleDeletionMarker, c("topic"), F.lit(None), F.lit(None),
                               F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
     )  # fmt: skip
     orphans = frames.topic_configs.select("topic").join(topic_names, "topic", "left_anti")
     out.append(
-        _rows(orphans, _finding("orphan_topic_config", c("topic"), F.lit(None), F.lit(None),
+        _rows(orphans, _finding(OrphanTopicConfig, c("topic"), F.lit(None), F.lit(None),
                                 F.concat(F.lit("/config/topics/"), c("topic"))))
     )  # fmt: skip
     result = out[0]
@@ -876,7 +902,7 @@ def _notification_findings(frames: Frames, params: CheckParams, want: frozenset[
     oldest = F.array_min(stale)
     return _rows(
         grouped.where(F.size(stale) > 0),
-        _finding("notification_backlog", F.lit(None), F.lit(None), F.lit(None), c("parent"), stale=F.size(stale),
+        _finding(NotificationBacklog, F.lit(None), F.lit(None), F.lit(None), c("parent"), stale=F.size(stale),
                  total=c("total").cast("int"), oldest_age_s=_floor_seconds(reference - oldest),
                  measured_from=F.when(from_newest, F.lit("newest")).otherwise(F.lit("snapshot"))),
     )  # fmt: skip
@@ -897,7 +923,7 @@ def _unreadable_findings(frames: Frames, want: frozenset[str]) -> DataFrame:
     rows = frames.unreadable.where(~path.isin(broker_paths)) if broker_paths else frames.unreadable
     return _rows(
         rows.dropDuplicates(["path"]),
-        _finding("unreadable_znode", topic, partition, F.lit(None), path, reason=c("reason")),
+        _finding(UnreadableZnode, topic, partition, F.lit(None), path, reason=c("reason")),
     )
 
 
@@ -912,13 +938,13 @@ def _migration_findings(frames: Frames) -> DataFrame:
     out = [_empty(one)]
     if frames.facts.cluster_id_reason is not None:
         out.append(
-            _rows(one, _finding("migration_cluster_id_missing", F.lit(None), F.lit(None), F.lit(None),
+            _rows(one, _finding(MigrationClusterIdMissing, F.lit(None), F.lit(None), F.lit(None),
                                 F.lit("/cluster/id"), reason=F.lit(frames.facts.cluster_id_reason)))
         )  # fmt: skip
     broker = c("broker")
     out.append(
         _rows(frames.brokers.where(c("readable") & (c("version") < 5)),
-              _finding("migration_protocol_too_old", F.lit(None), F.lit(None), broker,
+              _finding(MigrationProtocolTooOld, F.lit(None), F.lit(None), broker,
                        F.concat(F.lit("/brokers/ids/"), broker.cast("string")), version=c("version")))
     )  # fmt: skip
     parts = frames.parts.where(c("assigned"))
@@ -934,28 +960,28 @@ def _migration_findings(frames: Frames) -> DataFrame:
     was_asked = F.coalesce(c("requested"), F.lit(False))
     where = F.when(was_asked, F.lit("/admin/reassign_partitions")).otherwise(_topic_path(c("topic")))
     out.append(
-        _rows(grouped, _finding("migration_reassignment_pending", c("topic"), F.lit(None), F.lit(None), where,
+        _rows(grouped, _finding(MigrationReassignmentPending, c("topic"), F.lit(None), F.lit(None), where,
                                 partitions=c("partitions"), requested=was_asked))
     )  # fmt: skip
     out.append(
-        _rows(frames.markers, _finding("migration_deletion_pending", c("topic"), F.lit(None), F.lit(None),
+        _rows(frames.markers, _finding(MigrationDeletionPending, c("topic"), F.lit(None), F.lit(None),
                                        F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
     )  # fmt: skip
     out.append(
         _rows(parts.where((c("state") == "ok") & (c("leader") == -1)),
-              _finding("migration_leaderless_partition", c("topic"), c("partition"), F.lit(None),
+              _finding(MigrationLeaderlessPartition, c("topic"), c("partition"), F.lit(None),
                        _state_path(c("topic"), c("partition")), isr=c("isr")))
     )  # fmt: skip
     facts = frames.facts
     tokens_path = F.lit("/delegation_token/tokens")
     if facts.delegation_tokens_reason is not None:
         out.append(
-            _rows(one, _finding("migration_delegation_tokens", F.lit(None), F.lit(None), F.lit(None), tokens_path,
+            _rows(one, _finding(MigrationDelegationTokens, F.lit(None), F.lit(None), F.lit(None), tokens_path,
                                 reason=F.lit(facts.delegation_tokens_reason)))
         )  # fmt: skip
     elif facts.delegation_tokens:
         out.append(
-            _rows(one, _finding("migration_delegation_tokens", F.lit(None), F.lit(None), F.lit(None), tokens_path,
+            _rows(one, _finding(MigrationDelegationTokens, F.lit(None), F.lit(None), F.lit(None), tokens_path,
                                 tokens=F.lit(facts.delegation_tokens)))
         )  # fmt: skip
     result = out[0]

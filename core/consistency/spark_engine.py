@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from core.consistency.checks import EVIDENCE
 from core.consistency.findings import Finding, make_finding
 from core.consistency.params import CheckParams
 from core.errors import KzcError, MissingToolError
@@ -303,7 +304,9 @@ class SparkEngine:
 
 def _finding(row: list[Any]) -> Finding:
     check, topic, partition, broker, path, evidence = row
-    return make_finding(check, path, topic=topic, partition=partition, broker=broker, evidence=json.loads(evidence))
+    # The one place the Spark side's JSON evidence becomes the check's typed record.
+    record = EVIDENCE[check].from_json(json.loads(evidence))
+    return make_finding(record, path, topic=topic, partition=partition, broker=broker)
 
 
 def checks_arg(only: Collection[str] | None) -> list[str] | None:

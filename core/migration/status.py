@@ -17,6 +17,7 @@ from typing import Any
 from core.brokers.admin import KafkaAdmin
 from core.connect import HostPort
 from core.consistency.catalog import MIGRATION_CHECKS
+from core.consistency.checks.migration import MigrationProtocolTooOld
 from core.consistency.findings import make_finding
 from core.consistency.local_engine import run_local
 from core.errors import KzcError
@@ -257,9 +258,7 @@ def migration_status(
     for broker_id, config in sorted(brokers.configs.items()):
         ibp = config.get(IBP)
         if ibp is not None and ibp_supports_migration(ibp) is False:
-            f = make_finding(
-                "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp}
-            )
+            f = make_finding(MigrationProtocolTooOld(ibp=ibp), f"/brokers/ids/{broker_id}", broker=broker_id)
             blockers.append(Blocker(f.check, f.detail, f.path))
     for broker_id, config in sorted(brokers.configs.items()):
         dirs = [d for d in config.get(LOG_DIRS, "").split(",") if d.strip()]

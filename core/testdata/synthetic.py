@@ -55,6 +55,44 @@ TOPIC_FAULTS = (
 )
 CLUSTER_FAULTS = ("invalid_reassignment", "notification_backlog", "bad_broker", "no_controller")
 
+# What each fault the generator plants is reported as (docs/checks.md): every check of the registry
+# (``core.consistency.checks``) but the migration readiness ones is here or in NOT_PLANTABLE.
+PLANTED_AS = {
+    "offline": "offline_partition",
+    "under_replicated": "under_replicated",
+    "leader_not_in_isr": "leader_not_in_isr",
+    "isr_not_subset": "isr_not_subset_of_replicas",
+    "empty_isr": "empty_isr",
+    "state_missing": "partition_state_missing",
+    "unreadable_state": "unreadable_znode",
+    "duplicate_replica": "duplicate_replica",
+    "unknown_broker": "replica_on_unknown_broker",
+    "epoch_ahead": "controller_epoch_ahead",
+    "preferred_not_leader": "preferred_leader_not_leader",
+    "reassigning": "reassignment_in_progress",
+    "rack_violation": "rack_violation",
+    "orphan_state": "orphan_partition_state",
+    "non_contiguous": "non_contiguous_partitions",
+    "inconsistent_rf": "inconsistent_replication_factor",
+    "invalid_name": "topic_name_invalid",
+    "collision": "topic_name_collision",
+    "under_min_isr": "under_min_isr",
+    "deletion_pending": "deletion_pending",
+    "deletion_stuck": "deletion_stuck",
+    "stale_marker": "stale_deletion_marker",
+    "orphan_config": "orphan_topic_config",
+    "invalid_reassignment": "invalid_reassignment_request",
+    "notification_backlog": "notification_backlog",
+    "bad_broker": "broker_registration_invalid",
+    "no_controller": "no_controller",
+}
+# What the generator cannot plant, and why (the hand-built cases of core.testdata.checks fire them).
+NOT_PLANTABLE = {
+    "controller_not_registered": "the generator's controller is always broker 1",
+    "leader_imbalance": "planted faults are too sparse to unbalance a broker's preferred partitions",
+    "metadata_mismatch": "needs the brokers' metadata, which a snapshot file does not hold",
+}
+
 
 @dataclass(frozen=True)
 class FaultMix:

@@ -38,41 +38,8 @@ from core.testdata.checks import (
     topic_json,
     with_states,
 )
-from core.testdata.synthetic import FaultMix, write_synthetic
+from core.testdata.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_synthetic
 from tests.integration.engines import assert_same, both, both_staged
-
-# What each fault the generator plants is reported as (docs/checks.md).
-PLANTED_AS = {
-    "offline": "offline_partition",
-    "under_replicated": "under_replicated",
-    "leader_not_in_isr": "leader_not_in_isr",
-    "isr_not_subset": "isr_not_subset_of_replicas",
-    "empty_isr": "empty_isr",
-    "state_missing": "partition_state_missing",
-    "unreadable_state": "unreadable_znode",
-    "duplicate_replica": "duplicate_replica",
-    "unknown_broker": "replica_on_unknown_broker",
-    "epoch_ahead": "controller_epoch_ahead",
-    "preferred_not_leader": "preferred_leader_not_leader",
-    "reassigning": "reassignment_in_progress",
-    "rack_violation": "rack_violation",
-    "orphan_state": "orphan_partition_state",
-    "non_contiguous": "non_contiguous_partitions",
-    "inconsistent_rf": "inconsistent_replication_factor",
-    "invalid_name": "topic_name_invalid",
-    "collision": "topic_name_collision",
-    "under_min_isr": "under_min_isr",
-    "deletion_pending": "deletion_pending",
-    "deletion_stuck": "deletion_stuck",
-    "stale_marker": "stale_deletion_marker",
-    "orphan_config": "orphan_topic_config",
-    "invalid_reassignment": "invalid_reassignment_request",
-    "notification_backlog": "notification_backlog",
-    "bad_broker": "broker_registration_invalid",
-    "no_controller": "no_controller",
-}
-# What the generator cannot plant (the hand-built cases fire them).
-NOT_PLANTABLE = {"controller_not_registered", "leader_imbalance", "metadata_mismatch"}
 
 
 @pytest.fixture(scope="module")
@@ -215,7 +182,7 @@ def test_both_engines_agree_on_a_synthetic_snapshot_with_every_fault(
     if no_controller:
         planted.discard("deletion_pending")  # no controller: every queued deletion is stuck
     assert planted <= set(fired), planted - set(fired)
-    assert set(PLANTED_AS.values()) | NOT_PLANTABLE == set(CHECK_IDS) - set(MIGRATION_CHECKS)  # run when asked
+    assert set(PLANTED_AS.values()) | set(NOT_PLANTABLE) == set(CHECK_IDS) - set(MIGRATION_CHECKS)  # run when asked
     assert local.partitions == info.partitions
 
 
