@@ -1,13 +1,14 @@
-"""The check catalog as Spark column expressions over ``spark_frames.Frames`` (worker process only).
+"""The Spark engine's driver: the catalog as Spark column expressions over ``spark_frames.Frames`` (worker
+process only).
 
-Each check mirrors ``core.consistency.local_engine`` rule for rule, evidence key for evidence key: the
-two engines must return identical findings (``tests/integration/test_checks_engines.py`` runs both on
-every input). The catalog runs as the passes of ``PASSES``, one Spark action each. The partition rows,
-joined with their topic's facts through broadcast joins (the partitions are never shuffled) and flagged
-``quiet`` when no partition check can fire on them (the local engine's fast path), are cached once; the
-partition checks are one fused ``select`` that builds an array of finding structs per non-quiet row and
-explodes it; topic checks are plain aggregates per topic, with partition lists collected only for the
-few topics that need them; the rest are small joins over the small records.
+Each check's Spark rule lives in its unit (``core.consistency.checks``) beside its Python rule; this module
+derives what the rules read and runs them as the passes of ``PASSES``, one Spark action each. The two
+engines must return identical findings (``tests/integration/test_checks_engines.py`` runs both on every
+input). The partition rows, joined with their topic's facts through broadcast joins (the partitions are
+never shuffled) and flagged ``quiet`` when no partition check can fire on them (the local engine's fast
+path), are cached once; the partition rules are one fused ``select`` that builds an array of finding
+structs per non-quiet row and explodes it; topic rules read plain aggregates per topic, with partition
+lists collected only for the few topics that need them; the rest are small joins over the small records.
 
 A finding row is ``check, topic, partition, broker, path, evidence`` where ``evidence`` is
 ``to_json(struct(...))``: null fields are left out, as the local engine drops ``None`` evidence.
@@ -20,55 +21,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.consistency.checks import REGISTRY
-from core.consistency.checks.cluster import (
-    BrokerRegistrationInvalid,
-    ControllerNotRegistered,
-    NoController,
-    NotificationBacklog,
-    OrphanTopicConfig,
-    StaleDeletionMarker,
-    UnreadableZnode,
+from core.consistency.checks.cluster import UnreadableZnode
+from core.consistency.checks.columns import (
+    BrokerLookup,
+    Col,
+    DataFrame,
+    Many,
+    PartitionColumns,
+    duplicates_of,
+    empty,
+    exploded,
+    ints,
+    state_path,
+    topic_path,
+    union,
 )
-from core.consistency.checks.deletions import DeletionPending, DeletionStuck
-from core.consistency.checks.migration import (
-    MigrationClusterIdMissing,
-    MigrationDelegationTokens,
-    MigrationDeletionPending,
-    MigrationLeaderlessPartition,
-    MigrationProtocolTooOld,
-    MigrationReassignmentPending,
-)
-from core.consistency.checks.partitions import (
-    ControllerEpochAhead,
-    DuplicateReplica,
-    EmptyIsr,
-    IsrNotSubsetOfReplicas,
-    LeaderImbalance,
-    LeaderNotInIsr,
-    OfflinePartition,
-    OrphanPartitionState,
-    PartitionStateMissing,
-    PreferredLeaderNotLeader,
-    RackViolation,
-    ReplicaOnUnknownBroker,
-    UnderMinIsr,
-    UnderReplicated,
-)
-from core.consistency.checks.reassignments import InvalidReassignmentRequest, ReassignmentInProgress
-from core.consistency.checks.served import MetadataMismatch
-from core.consistency.checks.topics import (
-    InconsistentReplicationFactor,
-    NonContiguousPartitions,
-    TopicNameCollision,
-    TopicNameInvalid,
-)
-from core.consistency.checks.unit import SPARK_PASSES, Evidence
+from core.consistency.checks.deletions import deletion_rows
+from core.consistency.checks.topics import topic_rows
+from core.consistency.checks.unit import SPARK_PASSES
 from core.consistency.params import CheckParams
 from core.consistency.spark_frames import Frames
 from core.snapshot.health import MinIsrResolver
-
-Col = Any
-DataFrame = Any
 
 QUIET_MAX_REPLICAS = 6  # replica lists up to this long can take the partition pass's fast path
 
@@ -107,173 +80,57 @@ class Pass:
 
 def check_passes(frames: Frames, params: CheckParams, want: frozenset[str]) -> list[Pass]:
     """The passes that produce some of the ``want`` checks, in ``PASSES`` order (planned when run)."""
-    parts = _PartitionChecks(frames, params, want)
-    builders: dict[str, Callable[[], DataFrame]] = {
-        "partitions": parts.partition_findings,
-        "topics": parts.topic_findings,
-        "leaders": parts.imbalance_findings,
-        "deletions": parts.deletion_findings,
-        "names": parts.name_findings,
-        "reassignment requests": parts.request_findings,
-        "cluster": lambda: _cluster_findings(frames, params, want),
-        "notifications": lambda: _notification_findings(frames, params, want),
-        "unreadable": lambda: _unreadable_findings(frames, want),
-        "migration": lambda: _migration_findings(frames),
-    }
-    if frames.served_parts is not None:
-        builders["served"] = parts.served_findings
+    rows = PartitionRows(frames, params)
     passes = []
     for name, produced in PASSES.items():
         checks = frozenset(produced) & want
-        if checks and name in builders:
-            passes.append(Pass(name, checks, builders[name]))
+        if checks:
+            passes.append(Pass(name, checks, _builder(name, checks, rows)))
     return passes
 
 
-# ---- building blocks -------------------------------------------------------------------------------
+# Passes whose rules read one row's columns: the rows and their columns.
+_ROW_PASSES: dict[str, Callable[[PartitionRows], tuple[DataFrame, Any]]] = {
+    "partitions": lambda rows: rows.partition_columns(),
+    "topics": topic_rows,
+    "deletions": deletion_rows,
+}
 
 
-def _finding(evidence: type[Evidence], topic: Col, partition: Col, broker: Col, path: Col, **values: Col) -> Col:
-    """A finding struct of ``evidence``'s check; ``values`` are columns named by the record's JSON keys (nulls
-    are dropped by ``to_json``; ``Evidence.from_json`` reads them back into the record).
+def _builder(name: str, checks: frozenset[str], rows: PartitionRows) -> Callable[[], DataFrame]:
+    rules = [unit.spark[name] for unit in REGISTRY if unit.id in checks]
 
-    Raises:
-        TypeError: a key is not a field of the record (while the pass is planned).
-    """
-    from pyspark.sql import functions as F
+    def build() -> DataFrame:
+        if name in _ROW_PASSES:
+            df, columns = _ROW_PASSES[name](rows)
+            found = [found for rule in rules if (found := rule(columns)) is not None]
+            singles = [f for f in found if not isinstance(f, Many)]
+            arrays = [f.array for f in found if isinstance(f, Many)]
+            return exploded(df, singles, arrays) if found else empty(df, UnreadableZnode)
+        pieces = [piece for rule in rules if (piece := rule(rows)) is not None]
+        return union(pieces) if pieces else empty(rows.frames.one_row, UnreadableZnode)
 
-    unknown = set(values) - evidence.keys()
-    if unknown:
-        raise TypeError(f"{evidence.check}: no evidence key {', '.join(sorted(unknown))}")
-    ev = F.to_json(F.struct(*[value.alias(key) for key, value in sorted(values.items())])) if values else F.lit("{}")
-    return F.struct(
-        F.lit(evidence.check).alias("check"),
-        topic.cast("string").alias("topic"),
-        partition.cast("int").alias("partition"),
-        broker.cast("int").alias("broker"),
-        path.cast("string").alias("path"),
-        ev.alias("evidence"),
-    )
+    return build
 
 
-def _rows(df: DataFrame, finding: Col) -> DataFrame:
-    """The finding struct column of ``df`` flattened into finding rows."""
-    return df.select(finding.alias("f")).select("f.*")
+# ---- the partition rows and their facts as columns ----------------------------------------------
 
 
-def _exploded(df: DataFrame, findings: list[Col], arrays: list[Col] | None = None) -> DataFrame:
-    """One finding row per non-null struct in ``findings`` and per element of the ``arrays`` of structs."""
-    from pyspark.sql import functions as F
+class PartitionRows:
+    """The partition rows every partition pass reads (``columns.SparkInput``), and their facts as columns.
 
-    merged = F.filter(F.concat(F.array(*findings), *(arrays or [])), lambda x: x.isNotNull())
-    return df.select(F.explode(merged).alias("f")).select("f.*")
+    The rows are joined with their topic's facts through broadcast joins (the partitions are never
+    shuffled), flagged ``quiet`` when no partition rule can fire on them (the local engine's fast path),
+    and cached once by the first pass that reads them."""
 
-
-def _ints(values: list[int]) -> Col:
-    """A literal array<int> (typed even when empty)."""
-    from pyspark.sql import functions as F
-
-    return F.array(*[F.lit(v) for v in values]).cast("array<int>")
-
-
-def _empty(spark_df: DataFrame) -> DataFrame:
-    """A finding-shaped DataFrame without rows."""
-    from pyspark.sql import functions as F
-
-    return _rows(spark_df.limit(0), _finding(UnreadableZnode, F.lit(None), F.lit(None), F.lit(None), F.lit("")))
-
-
-def _topic_path(topic: Col) -> Col:
-    from pyspark.sql import functions as F
-
-    return F.concat(F.lit("/brokers/topics/"), topic)
-
-
-def _state_path(topic: Col, partition: Col) -> Col:
-    from pyspark.sql import functions as F
-
-    return F.concat(F.lit("/brokers/topics/"), topic, F.lit("/partitions/"), partition.cast("string"), F.lit("/state"))
-
-
-def _floor_seconds(ms: Col) -> Col:
-    """Python's ``ms // 1000`` (floor, also for negative values)."""
-    from pyspark.sql import functions as F
-
-    return F.floor(ms / F.lit(1000)).cast("long")
-
-
-class _BrokerLookup:
-    """Per-row questions about a broker id. When the registered ids are dense enough (the usual 0..n or
-    1001..n) they are answered by indexing a literal int array by the id; otherwise by scanning the list.
-    ``array_contains`` on a literal list and a map lookup both scan it, which on a million rows and a few
-    hundred brokers costs seconds; ``isin`` compiles into a switch per use, too big for Spark's code
-    generation. The table is written as ``split`` of a string literal, which Spark folds into one literal
-    array while planning: ``array(lit, lit, ...)`` would be one expression per broker id to analyse."""
-
-    DENSE_SPAN = 1 << 16
-
-    def __init__(self, live: frozenset[int], racks: dict[int, str | None]) -> None:
-        self.ids = sorted(live)
-        names = sorted({r for b, r in racks.items() if r is not None and b in live})
-        self.rack_index = {b: names.index(r) for b, r in racks.items() if r is not None and b in live}
-        self.low = self.ids[0] if self.ids else 0
-        self.span = self.ids[-1] - self.low + 1 if self.ids else 0
-        self.dense = 0 < self.span <= self.DENSE_SPAN
-
-    def _lookup(self, table: list[int], broker: Col) -> Col:
-        """``table[broker - low]`` (null when out of range)."""
+    def __init__(self, frames: Frames, params: CheckParams) -> None:
         from pyspark.sql import functions as F
 
-        array = F.split(F.lit(",".join(map(str, table))), ",").cast("array<int>")
-        index = broker - F.lit(self.low)
-        return F.when((index >= 0) & (index < len(table)), F.element_at(array, index + 1))
-
-    def live(self, broker: Col) -> Col:
-        """Whether ``broker`` is registered (false for null)."""
-        from pyspark.sql import functions as F
-
-        if not self.ids:
-            return F.lit(False)
-        if not self.dense:
-            return F.coalesce(F.array_contains(_ints(self.ids), broker), F.lit(False))
-        flags = [0] * self.span
-        for b in self.ids:
-            flags[b - self.low] = 1
-        return F.coalesce(self._lookup(flags, broker) == 1, F.lit(False))
-
-    def rack(self, broker: Col) -> Col:
-        """A number standing for the rack of ``broker``, equal for brokers on the same rack (null: no rack or
-        not registered)."""
-        from pyspark.sql import functions as F
-
-        if not self.rack_index:
-            return F.lit(None).cast("int")
-        if not self.dense:
-            pairs = [x for b, r in sorted(self.rack_index.items()) for x in (F.lit(b), F.lit(r))]
-            return F.try_element_at(F.create_map(*pairs), broker)
-        table = [-1] * self.span
-        for b, r in self.rack_index.items():
-            table[b - self.low] = r
-        rack = self._lookup(table, broker)
-        return F.when(rack >= 0, rack)
-
-
-# ---- partitions, topics, preferred leaders, reassignments, served metadata ------------------------
-
-
-class _PartitionChecks:
-    """Checks over the partition rows; shares the derived columns they all need."""
-
-    def __init__(self, frames: Frames, params: CheckParams, want: frozenset[str]) -> None:
-        from pyspark.sql import functions as F
-
-        self.f = frames
+        self.frames = frames
         self.params = params
-        self.want = want
         facts = frames.facts
-        self.live = _ints(sorted(facts.live))
-        self.registered = _ints(sorted(facts.registered))
-        self.brokers = _BrokerLookup(facts.live, facts.racks)
+        self.live = ints(sorted(facts.live))
+        self.brokers = BrokerLookup(facts.live, facts.racks)
         rack_pairs = [x for b, r in sorted(facts.racks.items()) if r is not None for x in (F.lit(b), F.lit(r))]
         self.rack_map = F.create_map(*rack_pairs) if rack_pairs else None
         # min.insync.replicas as core.snapshot.health resolves it, per live leader (None: no live leader);
@@ -336,7 +193,7 @@ class _PartitionChecks:
         pairs = [x for b, v in answers.items() for x in (F.lit(b), F.lit(v).cast(kind))]
         return F.when(live_leader.isNull(), none).otherwise(F.element_at(F.create_map(*pairs), live_leader))
 
-    def _with_problems(self, rows: DataFrame) -> DataFrame:
+    def with_problems(self, rows: DataFrame) -> DataFrame:
         """``rows`` with the replica lists the finding expressions need: offline and duplicate replicas."""
         from pyspark.sql import functions as F
 
@@ -344,115 +201,69 @@ class _PartitionChecks:
         return rows.select(
             "*",
             # array_except keeps the first occurrences in order, like the local engine's dict.fromkeys.
-            F.coalesce(F.array_except(replicas, self.live), _ints([])).alias("offline"),
-            F.when(
-                F.size(F.array_distinct(replicas)) < F.size(replicas),
-                F.array_sort(
-                    F.array_distinct(F.filter(replicas, lambda x: F.size(F.filter(replicas, lambda y: y == x)) > 1))
-                ),
-            ).otherwise(_ints([])).alias("duplicates"),
+            F.coalesce(F.array_except(replicas, self.live), ints([])).alias("offline"),
+            F.when(F.size(F.array_distinct(replicas)) < F.size(replicas), duplicates_of(replicas))
+            .otherwise(ints([])).alias("duplicates"),
         )  # fmt: skip
 
-    # -- per partition (one fused pass) --
-
-    def partition_findings(self) -> DataFrame:
+    def partition_columns(self) -> tuple[DataFrame, PartitionColumns]:
+        """The rows a partition rule may fire on (not quiet), with their facts as columns;
+        ``core.snapshot.health.partition_health`` as the ``h_*`` columns (the engine-equivalence tests hold
+        them equal to the local engine's)."""
         from pyspark.sql import functions as F
 
         c = F.col
+        facts = self.frames.facts
         topic, part = c("topic"), c("partition")
-        replicas, isr, leader, offline = c("replicas"), c("isr"), c("leader"), c("offline")
-        tpath, spath = _topic_path(topic), _state_path(topic, part)
+        replicas, isr, leader, adding = c("replicas"), c("isr"), c("leader"), c("adding")
         assigned = c("assigned")
         has_state = c("state") == "ok"
-        available = assigned & has_state & ~c("deleting")
-        nonempty_isr = F.size(isr) > 0
-        leader_live = (leader >= 0) & self.brokers.live(leader)
-        adding, removing = c("adding"), c("removing")
-        reassigning = (F.size(adding) > 0) | (F.size(removing) > 0) | c("requested").isNotNull()
-        epoch = self.f.facts.controller_epoch
-        preferred = F.element_at(replicas, 1)
-        no_finding = F.lit(None)
-        # core.snapshot.health.partition_health, as columns (the engine-equivalence tests hold them equal).
-        h_isr = F.when(has_state, isr).otherwise(_ints([]))
+        live = self.brokers.live
+        h_isr = F.when(has_state, isr).otherwise(ints([]))
         h_n = F.size(h_isr)
-        h_offline = assigned & ~(has_state & (leader >= 0) & self.brokers.live(leader))
+        h_offline = assigned & ~(has_state & (leader >= 0) & live(leader))
         h_factor = F.size(F.filter(replicas, lambda x: ~F.array_contains(adding, x)))
-        h_urp = assigned & (h_n < h_factor)
         h_min_isr = c("min_isr")
-        h_under_min = assigned & (h_offline | (h_min_isr.isNotNull() & (h_n < h_min_isr)))
-        h_source = F.when(c("min_isr_override").isNotNull(), F.lit("topic")).otherwise(
-            self._broker_min_isr(c("live_leader"), "source")
+        columns = PartitionColumns(
+            topic=topic,
+            partition=part,
+            replicas=replicas,
+            adding=adding,
+            removing=c("removing"),
+            isr=isr,
+            leader=leader,
+            offline=c("offline"),
+            duplicates=c("duplicates"),
+            tpath=topic_path(topic),
+            spath=state_path(topic, part),
+            state=c("state"),
+            assigned=assigned,
+            has_state=has_state,
+            available=assigned & has_state & ~c("deleting"),
+            nonempty_isr=F.size(isr) > 0,
+            leader_live=(leader >= 0) & live(leader),
+            preferred=F.element_at(replicas, 1),
+            requested=c("requested"),
+            reassigning=(F.size(adding) > 0) | (F.size("removing") > 0) | c("requested").isNotNull(),
+            partition_count=c("partition_count"),
+            state_controller_epoch=c("state_controller_epoch"),
+            controller_epoch=facts.controller_epoch,
+            h_isr=h_isr,
+            h_offline=h_offline,
+            h_factor=h_factor,
+            h_urp=assigned & (h_n < h_factor),
+            h_min_isr=h_min_isr,
+            h_under_min=assigned & (h_offline | (h_min_isr.isNotNull() & (h_n < h_min_isr))),
+            h_source=F.when(c("min_isr_override").isNotNull(), F.lit("topic")).otherwise(
+                self._broker_min_isr(c("live_leader"), "source")
+            ),
+            queued=F.when(c("deleting"), F.lit(True)),
+            inputs=self,
+            rack_map=self.rack_map,
+            racks_complete=facts.racks_complete,
+            rack_count=facts.rack_count,
         )
-        queued = F.when(c("deleting"), F.lit(True))
-
-        def when(cond: Col, finding: Col) -> Col:
-            return F.when(cond, finding).otherwise(no_finding)
-
-        findings: list[Col] = [
-            when(assigned & (F.size(c("duplicates")) > 0),
-                 _finding(DuplicateReplica, topic, part, F.lit(None), tpath, replicas=replicas,
-                          duplicates=c("duplicates"))),
-            when(assigned & (c("state") == "missing"),
-                 _finding(PartitionStateMissing, topic, part, F.lit(None), spath, replicas=replicas,
-                          offline_replicas=offline)),
-            when(~assigned,
-                 _finding(OrphanPartitionState, topic, part, F.lit(None),
-                          F.when(c("state") == "missing",
-                                 F.concat(tpath, F.lit("/partitions/"), part.cast("string"))).otherwise(spath),
-                          partition_count=c("partition_count"))),
-            when(assigned & has_state & F.lit(epoch is not None)
-                 & (c("state_controller_epoch") > F.lit(epoch if epoch is not None else 0)),
-                 _finding(ControllerEpochAhead, topic, part, F.lit(None), spath,
-                          state_controller_epoch=c("state_controller_epoch"),
-                          controller_epoch=F.lit(epoch))),
-            when(assigned & has_state & ~nonempty_isr,
-                 _finding(EmptyIsr, topic, part, F.lit(None), spath, leader=leader, replicas=replicas)),
-            when(assigned & has_state & nonempty_isr & (leader >= 0) & ~F.array_contains(isr, leader),
-                 _finding(LeaderNotInIsr, topic, part, F.lit(None), spath, leader=leader, isr=isr)),
-            when(assigned & has_state & nonempty_isr
-                 & (F.size(F.filter(isr, lambda x: ~F.array_contains(replicas, x))) > 0),
-                 _finding(IsrNotSubsetOfReplicas, topic, part, F.lit(None), spath, isr=isr, replicas=replicas,
-                          not_replicas=F.array_distinct(F.filter(isr, lambda x: ~F.array_contains(replicas, x))))),
-            when(h_offline,
-                 _finding(OfflinePartition, topic, part, F.lit(None), spath, leader=F.when(has_state, leader),
-                          isr=h_isr, replicas=replicas, offline_replicas=offline, queued_for_deletion=queued)),
-            when(h_under_min,
-                 _finding(UnderMinIsr, topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
-                          min_insync_replicas=h_min_isr, min_isr_source=h_source, has_live_leader=~h_offline,
-                          offline_replicas=offline, queued_for_deletion=queued)),
-            when(h_urp,
-                 _finding(UnderReplicated, topic, part, F.lit(None), spath, isr=h_isr, replicas=replicas,
-                          replication_factor=h_factor, offline_replicas=offline, queued_for_deletion=queued)),
-            when(available & nonempty_isr & leader_live & (F.size(replicas) > 0) & (leader != preferred),
-                 _finding(PreferredLeaderNotLeader, topic, part, preferred, spath, leader=leader,
-                          preferred_live=self.brokers.live(preferred),
-                          preferred_in_isr=F.array_contains(isr, preferred))),
-            when(assigned & reassigning,
-                 _finding(ReassignmentInProgress, topic, part, F.lit(None), tpath, replicas=replicas,
-                          adding=adding, removing=removing, requested=c("requested"))),
-            when(assigned & reassigning & self._bad_moves(),
-                 _finding(InvalidReassignmentRequest, topic, part, F.lit(None), tpath, replicas=replicas,
-                          adding=adding, removing=removing, problems=self._move_problems())),
-        ]  # fmt: skip
-        rack_map = self.rack_map
-        if rack_map is not None and self.f.facts.racks_complete:
-            distinct = F.array_distinct(replicas)
-            racks = F.transform(distinct, lambda b: F.element_at(rack_map, b))
-            expected = F.least(F.size(distinct), F.lit(self.f.facts.rack_count))
-            findings.append(
-                when(assigned & (F.size(replicas) > 0) & (F.size(offline) == 0)
-                     & (F.size(F.array_except(replicas, self.registered)) == 0)
-                     & (F.size(F.array_distinct(racks)) < expected),
-                     _finding(RackViolation, topic, part, F.lit(None), tpath, replicas=replicas,
-                              replica_racks=racks, distinct_racks=F.size(F.array_distinct(racks)),
-                              expected_racks=expected))
-            )  # fmt: skip
-        unknown_ok = available & nonempty_isr & ~h_offline & ~h_urp & ~h_under_min
-        unknown = F.transform(
-            offline,
-            lambda b: F.when(unknown_ok, _finding(ReplicaOnUnknownBroker, topic, part, b, tpath, replicas=replicas)),
-        )
-        return _exploded(self._with_problems(self.p.where(~F.col("quiet"))), findings, [unknown])
+        return self.with_problems(self.p.where(~c("quiet"))), columns
 
     def _with_quiet(self, rows: DataFrame) -> DataFrame:
         """``rows`` with ``quiet``: true for a partition none of the partition checks can fire on: in sync
@@ -464,7 +275,7 @@ class _PartitionChecks:
         from pyspark.sql import functions as F
 
         c = F.col
-        facts = self.f.facts
+        facts = self.frames.facts
         n = QUIET_MAX_REPLICAS
         replicas, leader = c("replicas"), c("leader")
         size = F.size(replicas)
@@ -492,499 +303,3 @@ class _PartitionChecks:
                 used = used + F.when((size > i) & new, 1).otherwise(0)
             quiet = quiet & (used >= F.least(size, F.lit(facts.rack_count)))
         return rows.select("*", F.coalesce(quiet, F.lit(False)).alias("quiet"))
-
-    def _move_problems(self) -> Col:
-        from pyspark.sql import functions as F
-
-        adding, removing, replicas = F.col("adding"), F.col("removing"), F.col("replicas")
-        tokens = [
-            F.when(F.size(F.array_except(adding, replicas)) > 0, F.lit("adding_not_in_replicas")),
-            F.when(F.size(F.array_except(removing, replicas)) > 0, F.lit("removing_not_in_replicas")),
-            F.when(F.size(F.array_intersect(adding, removing)) > 0, F.lit("adding_and_removing")),
-        ]
-        return F.filter(F.array(*tokens), lambda x: x.isNotNull())
-
-    def _bad_moves(self) -> Col:
-        from pyspark.sql import functions as F
-
-        return F.size(self._move_problems()) > 0
-
-    # -- per topic --
-
-    def topic_findings(self) -> DataFrame:
-        from pyspark.sql import functions as F
-
-        c = F.col
-        assigned = self.p.where(c("assigned"))
-        # A quiet partition's replicas are distinct and none is being removed: no set difference needed.
-        rf = F.when(c("quiet"), F.size("replicas")).otherwise(F.size(F.array_except("replicas", "removing")))
-        # Plain aggregates over every partition (compiled, no per-topic lists), then the lists only for the
-        # few topics that need them: partition ids are distinct, so they are 0..n-1 exactly when the
-        # smallest is 0 and the largest n-1.
-        agg = assigned.groupBy("topic").agg(
-            F.count(F.lit(1)).cast("int").alias("n"),
-            F.min("partition").alias("first"),
-            F.max("partition").alias("last"),
-            F.min(rf).alias("rf_min"),
-            F.max(rf).alias("rf_max"),
-            F.max(F.when(c("partition") == 0, F.size("replicas"))).alias("rf0"),
-        )
-        flagged = agg.where((c("first") != 0) | (c("last") != c("n") - 1) | (c("rf_min") != c("rf_max")))
-        lists = (
-            assigned.join(F.broadcast(flagged.select("topic")), "topic", "left_semi")
-            .groupBy("topic")
-            .agg(
-                F.array_sort(F.collect_list("partition")).alias("ids"),
-                F.array_sort(F.collect_set(rf)).alias("rfs"),
-            )
-        )
-        detail = lists.join(F.broadcast(flagged), "topic", "inner")
-        topic = c("topic")
-        tpath = _topic_path(topic)
-        ids, n = c("ids"), c("n")
-        missing = F.filter(F.sequence(F.lit(0), n - 1), lambda x: ~F.array_contains(ids, x))
-        unexpected = F.filter(ids, lambda x: x >= n)
-        per_topic = _exploded(
-            detail,
-            [
-                F.when(F.size(missing) + F.size(unexpected) > 0,
-                       _finding(NonContiguousPartitions, topic, F.lit(None), F.lit(None), tpath,
-                                partition_count=n, missing=missing, unexpected=unexpected)),
-                F.when(F.size(c("rfs")) > 1,
-                       _finding(InconsistentReplicationFactor, topic, F.lit(None), F.lit(None), tpath,
-                                replication_factors=c("rfs"), partition_0_replication_factor=c("rf0"))),
-            ],
-        )  # fmt: skip
-        return per_topic
-
-    def name_findings(self) -> DataFrame:
-        from pyspark.sql import functions as F
-
-        c = F.col
-        topics = self.f.topics
-        name = c("topic")
-        java_length = (F.octet_length(F.encode(name, "UTF-16LE")) / 2).cast("int")
-        problem = (
-            F.when(name == "", F.lit("Topic name is invalid: the empty string is not allowed"))
-            .when(name.isin(".", ".."), F.concat(F.lit("Topic name is invalid: '"), name, F.lit("' is not allowed")))
-            .when(java_length > 249, F.concat(F.lit("Topic name is invalid: the length of '"), name,
-                                              F.lit("' is longer than the max allowed length 249")))
-            .when(~name.rlike(r"^[a-zA-Z0-9._-]+\z"),
-                  F.concat(F.lit("Topic name is invalid: '"), name,
-                           F.lit("' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'")))
-        )  # fmt: skip
-        invalid = _rows(
-            topics.where(problem.isNotNull()),
-            _finding(TopicNameInvalid, name, F.lit(None), F.lit(None), _topic_path(name), reason=problem),
-        )
-        keyed = topics.select("topic", F.translate("topic", ".", "_").alias("key"))
-        groups = keyed.groupBy("key").agg(F.collect_list("topic").alias("group")).where(F.size("group") > 1)
-        members = groups.select(F.explode("group").alias("topic"), "group")
-        others = F.array_sort(F.filter(c("group"), lambda x: x != c("topic")))
-        collisions = _rows(
-            members,
-            _finding(TopicNameCollision, name, F.lit(None), F.lit(None), _topic_path(name), colliding_with=others),
-        )
-        return invalid.unionByName(collisions)
-
-    def deletion_findings(self) -> DataFrame:
-        from pyspark.sql import functions as F
-
-        c = F.col
-        facts = self.f.facts
-        moving = (F.size("adding") > 0) | (F.size("removing") > 0) | c("requested").isNotNull()
-        per_topic = (
-            self._with_problems(self.p.where(c("assigned") & c("deleting")))
-            .groupBy("topic")
-            .agg(
-                F.max(moving).alias("moving"),
-                F.array_sort(F.array_distinct(F.flatten(F.collect_list("offline")))).alias("offline_all"),
-            )
-        )
-        markers = self.f.markers.join(F.broadcast(self.f.topics.select("topic", "readable")), "topic", "inner")
-        markers = markers.join(F.broadcast(per_topic), "topic", "left").join(
-            F.broadcast(self.requested_topics.select("topic", F.lit(True).alias("requested_topic"))), "topic", "left"
-        )
-        readable = c("readable")
-        offline = F.when(readable, F.coalesce(c("offline_all"), _ints([]))).otherwise(_ints([]))
-        moving = readable & (F.coalesce(c("moving"), F.lit(False)) | F.coalesce(c("requested_topic"), F.lit(False)))
-        age = F.lit(facts.taken_at_ms) - c("ctime_ms")
-        reasons = F.filter(
-            F.array(
-                F.when(F.lit(facts.controller_missing), F.lit("no_controller")),
-                F.when(~readable, F.lit("assignment_unreadable")),
-                F.when(F.size(offline) > 0, F.lit("offline_replicas")),
-                F.when(moving, F.lit("reassignment")),
-                F.when(age > F.lit(self.params.deletion_stuck_after_ms), F.lit("old_marker")),
-            ),
-            lambda x: x.isNotNull(),
-        )
-        topic = c("topic")
-        path = F.concat(F.lit("/admin/delete_topics/"), topic)
-        return _exploded(
-            markers,
-            [
-                F.when(F.size(reasons) > 0,
-                       _finding(DeletionStuck, topic, F.lit(None), F.lit(None), path, reasons=reasons,
-                                offline_replicas=F.when(F.size(offline) > 0, offline), queued_s=_floor_seconds(age))),
-                F.when(F.size(reasons) == 0,
-                       _finding(DeletionPending, topic, F.lit(None), F.lit(None), path,
-                                queued_s=_floor_seconds(age))),
-            ],
-        )  # fmt: skip
-
-    # -- per preferred leader --
-
-    def imbalance_findings(self) -> DataFrame:
-        from pyspark.sql import functions as F
-
-        c = F.col
-        rows = self.p.where(c("assigned") & ~c("deleting") & (F.size("replicas") > 0))
-        preferred = F.element_at("replicas", 1)
-        led_elsewhere = (
-            (c("state") == "ok") & (c("leader") != preferred) & (c("leader") >= 0)
-            & self.brokers.live(c("leader"))
-        )  # fmt: skip
-        agg = rows.groupBy(preferred.alias("broker")).agg(
-            F.count(F.lit(1)).alias("total"), F.sum(F.when(led_elsewhere, 1).otherwise(0)).alias("elsewhere")
-        )
-        threshold = self.params.imbalance_percent
-        flagged = agg.where(self.brokers.live(c("broker")) & (c("elsewhere") * 100 > F.lit(threshold) * c("total")))
-        broker = c("broker")
-        return _rows(
-            flagged,
-            _finding(LeaderImbalance, F.lit(None), F.lit(None), broker,
-                     F.concat(F.lit("/brokers/ids/"), broker.cast("string")), preferred_partitions=c("total"),
-                     led_elsewhere=c("elsewhere"), threshold_percent=F.lit(threshold)),
-        )  # fmt: skip
-
-    # -- /admin/reassign_partitions --
-
-    def request_findings(self) -> DataFrame:
-        from pyspark.sql import functions as F
-
-        c = F.col
-        requests = self.f.requests
-        topics = self.f.topics.select("topic", "readable")
-        existing = (
-            self.p.where(c("assigned"))
-            .join(F.broadcast(requests.select("topic").distinct()), "topic", "inner")
-            .select("topic", "partition", F.lit(True).alias("partition_exists"))
-        )
-        r = requests.join(topics, "topic", "left").join(existing, ["topic", "partition"], "left")
-        replicas = c("replicas")
-        duplicates = F.array_sort(
-            F.array_distinct(F.filter(replicas, lambda x: F.size(F.filter(replicas, lambda y: y == x)) > 1))
-        )
-        unknown = F.array_distinct(F.filter(replicas, lambda x: (x >= 0) & ~self.brokers.live(x)))
-        problems = F.filter(
-            F.array(
-                F.when(c("readable").isNull(), F.lit("missing_topic")),
-                F.when(c("readable") & c("partition_exists").isNull(), F.lit("missing_partition")),
-                F.when(F.size(replicas) == 0, F.lit("empty")),
-                F.when(F.size(duplicates) > 0, F.lit("duplicates")),
-                F.when(F.exists(replicas, lambda x: x < 0), F.lit("negative_ids")),
-                F.when(F.size(unknown) > 0, F.lit("unknown_brokers")),
-            ),
-            lambda x: x.isNotNull(),
-        )
-        return _rows(
-            r.where(F.size(problems) > 0),
-            _finding(InvalidReassignmentRequest, c("topic"), c("partition"), F.lit(None),
-                     F.lit("/admin/reassign_partitions"), requested=replicas, problems=problems,
-                     duplicates=F.when(F.size(duplicates) > 0, duplicates),
-                     unknown_brokers=F.when(F.size(unknown) > 0, unknown)),
-        )  # fmt: skip
-
-    # -- what the brokers serve --
-
-    def served_findings(self) -> DataFrame:
-        from pyspark.sql import functions as F
-
-        c = F.col
-        f = self.f
-        assert f.served_parts is not None and f.served_topics is not None
-        facts = f.facts
-        out = []
-        if facts.served_brokers is not None and facts.served_brokers != facts.live:
-            out.append(
-                _rows(
-                    f.one_row,
-                    _finding(MetadataMismatch, F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
-                             differs=F.array(F.lit("brokers")), zk_brokers=_ints(sorted(facts.live)),
-                             served_brokers=_ints(sorted(facts.served_brokers))),
-                )
-            )  # fmt: skip
-        served_topics = f.served_topics.select("topic")
-        ghosts = served_topics.join(f.topics.select("topic"), "topic", "left_anti")
-        out.append(
-            _rows(ghosts, _finding(MetadataMismatch, c("topic"), F.lit(None), F.lit(None), _topic_path(c("topic")),
-                                   differs=F.array(F.lit("topic")), side=F.lit("brokers")))
-        )  # fmt: skip
-        zk = self.p.where(c("assigned") & ~c("deleting"))
-        with_state = zk.where(c("state") == "ok")
-        served_flag = served_topics.select("topic", F.lit(True).alias("served"))
-        unserved = with_state.select("topic").distinct().join(served_flag, "topic", "left").where(c("served").isNull())
-        out.append(
-            _rows(unserved, _finding(MetadataMismatch, c("topic"), F.lit(None), F.lit(None),
-                                     _topic_path(c("topic")), differs=F.array(F.lit("topic")),
-                                     side=F.lit("zookeeper")))
-        )  # fmt: skip
-        sp = f.served_parts.select(
-            "topic",
-            "partition",
-            c("leader").alias("s_leader"),
-            c("replicas").alias("s_replicas"),
-            c("isr").alias("s_isr"),
-            F.lit(True).alias("s_present"),
-        )
-        compared = with_state.join(served_flag, "topic", "inner").join(sp, ["topic", "partition"], "left")
-        topic, part = c("topic"), c("partition")
-        spath = _state_path(topic, part)
-        leader_differs = c("leader") != c("s_leader")
-        isr_differs = F.array_sort("isr") != F.array_sort("s_isr")
-        # As sets: 0.10.x brokers keep a partition's replicas as a set and serve them in another order.
-        replicas_differ = F.array_sort(F.array_distinct("replicas")) != F.array_sort(F.array_distinct("s_replicas"))
-        differs = F.filter(
-            F.array(
-                F.when(leader_differs, F.lit("leader")),
-                F.when(isr_differs, F.lit("isr")),
-                F.when(replicas_differ, F.lit("replicas")),
-            ),
-            lambda x: x.isNotNull(),
-        )
-        out.append(
-            _exploded(
-                compared,
-                [
-                    F.when(c("s_present").isNull(),
-                           _finding(MetadataMismatch, topic, part, F.lit(None), spath,
-                                    differs=F.array(F.lit("partition")), side=F.lit("zookeeper"))),
-                    F.when(c("s_present") & (F.size(differs) > 0),
-                           _finding(MetadataMismatch, topic, part, F.lit(None), spath, differs=differs,
-                                    zk_leader=F.when(leader_differs, c("leader")),
-                                    served_leader=F.when(leader_differs, c("s_leader")),
-                                    zk_isr=F.when(isr_differs, F.array_sort("isr")),
-                                    served_isr=F.when(isr_differs, F.array_sort("s_isr")),
-                                    zk_replicas=F.when(replicas_differ, c("replicas")),
-                                    served_replicas=F.when(replicas_differ, c("s_replicas")))),
-                ],
-            )
-        )  # fmt: skip
-        zk_topics = f.topics.where(c("readable")).join(self.deleting_topics, "topic", "left_anti").select("topic")
-        extra = f.served_parts.join(zk_topics, "topic", "inner").join(
-            zk.select("topic", "partition"), ["topic", "partition"], "left_anti"
-        )
-        out.append(
-            _rows(extra, _finding(MetadataMismatch, c("topic"), c("partition"), F.lit(None),
-                                  _state_path(c("topic"), c("partition")), differs=F.array(F.lit("partition")),
-                                  side=F.lit("brokers")))
-        )  # fmt: skip
-        result = out[0]
-        for piece in out[1:]:
-            result = result.unionByName(piece)
-        return result
-
-
-# ---- cluster-wide: controller, brokers, markers, configs, notifications, unreadable ---------------
-
-
-def _strings(values: list[str]) -> Col:
-    from pyspark.sql import functions as F
-
-    return F.array(*[F.lit(v) for v in values]).cast("array<string>")
-
-
-def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str]) -> DataFrame:
-    from pyspark.sql import functions as F
-
-    c = F.col
-    facts = frames.facts
-    one = frames.one_row
-    registered_ids = facts.registered
-    registered = _ints(sorted(registered_ids))
-    out = [_empty(one)]
-    if facts.controller_missing:
-        out.append(
-            _rows(one, _finding(NoController, F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
-                                registered_brokers=registered))
-        )  # fmt: skip
-    elif (
-        facts.controller_id is not None
-        and not facts.controller_is_kraft
-        and facts.controller_id not in facts.registered
-    ):
-        cid = F.lit(facts.controller_id)
-        out.append(
-            _rows(one, _finding(ControllerNotRegistered, F.lit(None), F.lit(None), cid, F.lit("/controller"),
-                                controller=cid, registered_brokers=registered))
-        )  # fmt: skip
-    brokers = frames.brokers
-    endpoints = (
-        brokers.where(c("readable"))
-        .select("broker", F.explode(F.array_distinct("endpoints")).alias("address"))
-        .where(~c("address").startswith(":"))
-    )
-    shared = (
-        endpoints.groupBy("address").agg(F.array_sort(F.collect_set("broker")).alias("ids")).where(F.size("ids") > 1)
-    )
-    mine = (
-        endpoints.join(shared, "address", "inner")
-        .groupBy("broker")
-        .agg(
-            F.array_sort(F.collect_set("address")).alias("dup_addresses"),
-            F.array_sort(F.array_distinct(F.flatten(F.collect_list("ids")))).alias("dup_ids"),
-        )
-    )
-    b = brokers.join(mine, "broker", "left")
-    version = c("version")
-    problems = F.filter(
-        F.array(
-            F.when(c("rack").isNotNull() & (version < 3), F.lit("rack_before_v3")),
-            F.when(c("has_protocol_map") & (version < 4), F.lit("protocol_map_before_v4")),
-            F.when(~c("has_protocol_map") & (version >= 4), F.lit("no_protocol_map")),
-            F.when(c("has_features") & (version < 5), F.lit("features_before_v5")),
-            F.when(~c("has_features") & (version >= 5), F.lit("no_features")),
-            F.when(c("dup_addresses").isNotNull(), F.lit("duplicate_endpoint")),
-        ),
-        lambda x: x.isNotNull(),
-    )
-    broker = c("broker")
-    bpath = F.concat(F.lit("/brokers/ids/"), broker.cast("string"))
-    others = F.filter(F.coalesce(c("dup_ids"), _ints([])), lambda x: x != broker)
-    out.append(
-        _rows(b.where(~c("readable")),
-              _finding(BrokerRegistrationInvalid, F.lit(None), F.lit(None), broker, bpath,
-                       problems=F.array(F.lit("unreadable")), reason=c("reason")))
-    )  # fmt: skip
-    out.append(
-        _rows(b.where(c("readable") & (F.size(problems) > 0)),
-              _finding(BrokerRegistrationInvalid, F.lit(None), F.lit(None), broker, bpath, problems=problems,
-                       version=version, duplicate_endpoints=c("dup_addresses"),
-                       shared_with=F.when(F.size(others) > 0, others)))
-    )  # fmt: skip
-    with_rack = sorted(k for k, r in facts.racks.items() if r is not None)
-    without = sorted(k for k, r in facts.racks.items() if r is None)
-    if with_rack and without:
-        out.append(
-            _rows(one, _finding(RackViolation, F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
-                                brokers_with_rack=_ints(with_rack), brokers_without_rack=_ints(without)))
-        )  # fmt: skip
-    topic_names = F.broadcast(frames.topics.select("topic"))
-    stale = frames.markers.join(topic_names, "topic", "left_anti")
-    out.append(
-        _rows(stale, _finding(StaleDeletionMarker, c("topic"), F.lit(None), F.lit(None),
-                              F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
-    )  # fmt: skip
-    orphans = frames.topic_configs.select("topic").join(topic_names, "topic", "left_anti")
-    out.append(
-        _rows(orphans, _finding(OrphanTopicConfig, c("topic"), F.lit(None), F.lit(None),
-                                F.concat(F.lit("/config/topics/"), c("topic"))))
-    )  # fmt: skip
-    result = out[0]
-    for piece in out[1:]:
-        result = result.unionByName(piece)
-    return result
-
-
-def _notification_findings(frames: Frames, params: CheckParams, want: frozenset[str]) -> DataFrame:
-    from pyspark.sql import functions as F
-
-    c = F.col
-    taken_at = frames.facts.taken_at_ms
-    limit = params.notification_max_age_ms
-    grouped = frames.notes.groupBy("parent").agg(
-        F.collect_list("ctime_ms").alias("ctimes"), F.max("ctime_ms").alias("newest"), F.count(F.lit(1)).alias("total")
-    )
-    from_newest = c("parent") == "/config/changes"
-    reference = F.when(from_newest, c("newest")).otherwise(F.lit(taken_at))
-    stale = F.filter("ctimes", lambda t: reference - t > F.lit(limit))
-    oldest = F.array_min(stale)
-    return _rows(
-        grouped.where(F.size(stale) > 0),
-        _finding(NotificationBacklog, F.lit(None), F.lit(None), F.lit(None), c("parent"), stale=F.size(stale),
-                 total=c("total").cast("int"), oldest_age_s=_floor_seconds(reference - oldest),
-                 measured_from=F.when(from_newest, F.lit("newest")).otherwise(F.lit("snapshot"))),
-    )  # fmt: skip
-
-
-def _unreadable_findings(frames: Frames, want: frozenset[str]) -> DataFrame:
-    from pyspark.sql import functions as F
-
-    c = F.col
-    path = c("path")
-    state_re = r"^/brokers/topics/([^/]+)/partitions/([0-9]{1,9})/state\z"
-    state = F.regexp_extract(path, state_re, 1)
-    state_partition = F.regexp_extract(path, state_re, 2)
-    topic_only = F.regexp_extract(path, r"^/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)\z", 1)
-    topic = F.when(state != "", state).when(topic_only != "", topic_only)
-    partition = F.when(state != "", state_partition.cast("int"))
-    broker_paths = [f"/brokers/ids/{b}" for b in sorted(frames.facts.registered)]
-    rows = frames.unreadable.where(~path.isin(broker_paths)) if broker_paths else frames.unreadable
-    return _rows(
-        rows.dropDuplicates(["path"]),
-        _finding(UnreadableZnode, topic, partition, F.lit(None), path, reason=c("reason")),
-    )
-
-
-# ---- readiness for a ZooKeeper-to-KRaft migration -------------------------------------------------
-
-
-def _migration_findings(frames: Frames) -> DataFrame:
-    from pyspark.sql import functions as F
-
-    c = F.col
-    one = frames.one_row
-    out = [_empty(one)]
-    if frames.facts.cluster_id_reason is not None:
-        out.append(
-            _rows(one, _finding(MigrationClusterIdMissing, F.lit(None), F.lit(None), F.lit(None),
-                                F.lit("/cluster/id"), reason=F.lit(frames.facts.cluster_id_reason)))
-        )  # fmt: skip
-    broker = c("broker")
-    out.append(
-        _rows(frames.brokers.where(c("readable") & (c("version") < 5)),
-              _finding(MigrationProtocolTooOld, F.lit(None), F.lit(None), broker,
-                       F.concat(F.lit("/brokers/ids/"), broker.cast("string")), version=c("version")))
-    )  # fmt: skip
-    parts = frames.parts.where(c("assigned"))
-    moving = parts.where((F.size("adding") > 0) | (F.size("removing") > 0)).select("topic", "partition")
-    requested = frames.requests.select("topic", "partition")
-    asked = requested.select("topic").distinct().withColumn("requested", F.lit(True))
-    grouped = (
-        moving.unionByName(requested)
-        .groupBy("topic")
-        .agg(F.array_sort(F.collect_set("partition")).alias("partitions"))
-        .join(asked, "topic", "left")
-    )
-    was_asked = F.coalesce(c("requested"), F.lit(False))
-    where = F.when(was_asked, F.lit("/admin/reassign_partitions")).otherwise(_topic_path(c("topic")))
-    out.append(
-        _rows(grouped, _finding(MigrationReassignmentPending, c("topic"), F.lit(None), F.lit(None), where,
-                                partitions=c("partitions"), requested=was_asked))
-    )  # fmt: skip
-    out.append(
-        _rows(frames.markers, _finding(MigrationDeletionPending, c("topic"), F.lit(None), F.lit(None),
-                                       F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
-    )  # fmt: skip
-    out.append(
-        _rows(parts.where((c("state") == "ok") & (c("leader") == -1)),
-              _finding(MigrationLeaderlessPartition, c("topic"), c("partition"), F.lit(None),
-                       _state_path(c("topic"), c("partition")), isr=c("isr")))
-    )  # fmt: skip
-    facts = frames.facts
-    tokens_path = F.lit("/delegation_token/tokens")
-    if facts.delegation_tokens_reason is not None:
-        out.append(
-            _rows(one, _finding(MigrationDelegationTokens, F.lit(None), F.lit(None), F.lit(None), tokens_path,
-                                reason=F.lit(facts.delegation_tokens_reason)))
-        )  # fmt: skip
-    elif facts.delegation_tokens:
-        out.append(
-            _rows(one, _finding(MigrationDelegationTokens, F.lit(None), F.lit(None), F.lit(None), tokens_path,
-                                tokens=F.lit(facts.delegation_tokens)))
-        )  # fmt: skip
-    result = out[0]
-    for piece in out[1:]:
-        result = result.unionByName(piece)
-    return result

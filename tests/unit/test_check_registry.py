@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.consistency import spark_checks
+from core.consistency import checks, spark_checks
 from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS
 from core.consistency.checks import REGISTRY, UNITS
 from core.consistency.checks.partitions import OfflinePartition
@@ -33,13 +33,19 @@ def test_the_registry_is_the_catalog_in_report_order() -> None:
 
 
 @pytest.mark.parametrize("unit", REGISTRY, ids=ids(REGISTRY))
-def test_each_check_has_its_evidence_record_and_both_engines_passes(unit: Check) -> None:
+def test_each_check_has_its_evidence_record_and_both_rules(unit: Check) -> None:
     assert unit.evidence.check == unit.id
     assert dataclasses.is_dataclass(unit.evidence) and unit.evidence.__dataclass_params__.frozen  # type: ignore[attr-defined]
     assert "sentence" in unit.evidence.__dict__, f"{unit.id}: no sentence of its own"
+    assert unit.local and all(callable(rule) for rule in unit.local.values())
+    assert unit.spark and all(callable(rule) for rule in unit.spark.values())
+    # The rules sit side by side in the check's module.
+    modules = {rule.__module__ for rule in (*unit.local.values(), *unit.spark.values())}
+    assert modules == {unit.evidence.__module__}
+    # The engines' pass lists derive from the rules.
     local = {"partitions": PARTITION_PASS, "cluster": CLUSTER_PASS, "migration": MIGRATION_CHECKS}
     assert unit.id in local[unit.local_pass]
-    assert unit.spark_passes and all(unit.id in spark_checks.PASSES[p] for p in unit.spark_passes)
+    assert all(unit.id in spark_checks.PASSES[p] for p in unit.spark)
 
 
 @pytest.mark.parametrize("unit", REGISTRY, ids=ids(REGISTRY))
@@ -63,23 +69,27 @@ def test_spark_json_is_read_back_into_the_same_record() -> None:
 
 
 def test_a_registered_check_names_a_record_of_its_own() -> None:
+    empty_isr = UNITS["empty_isr"]
     with pytest.raises(ValueError, match="is for offline_partition"):
-        Check(dataclasses.replace(UNITS["empty_isr"].spec), OfflinePartition, "partitions", ("partitions",))
+        Check(empty_isr.spec, OfflinePartition, empty_isr.local, empty_isr.spark)
+    with pytest.raises(ValueError, match="Spark rules need a pass"):
+        Check(empty_isr.spec, empty_isr.evidence, empty_isr.local, {})
 
 
-def test_every_evidence_key_the_spark_rules_build_is_a_field_of_the_record() -> None:
-    # The Spark rules name their record's class and its keys; read them from the source, no JVM needed
-    # (``spark_checks._finding`` raises the same when a pass is planned).
-    source = Path(spark_checks.__file__).read_text(encoding="utf-8")
+def test_every_evidence_key_a_spark_rule_builds_is_a_field_of_its_record() -> None:
+    # The Spark rules name their record's class and its keys: read them from the source, no JVM needed
+    # (``columns.finding`` raises the same when a pass is planned).
     records = {unit.evidence.__name__: unit.evidence for unit in REGISTRY}
-    seen = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_finding":
-            first = node.args[0]
-            if not isinstance(first, ast.Name) or first.id not in records:
-                continue  # _finding's own definition and helpers
-            record = records[first.id]
-            keys = {k.arg for k in node.keywords if k.arg is not None}
-            assert keys <= record.keys(), f"{record.check}: {sorted(keys - record.keys())}"
-            seen.add(record.check)
-    assert seen == set(CHECK_IDS)  # every check has a Spark rule
+    built = set()
+    for path in sorted(Path(checks.__file__).parent.glob("*.py")):
+        if path.name == "columns.py":
+            continue  # the helpers, generic over the record
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "finding":
+                first = node.args[0]
+                assert isinstance(first, ast.Name) and first.id in records, f"{path.name}:{node.lineno}"
+                record = records[first.id]
+                keys = {k.arg for k in node.keywords if k.arg is not None}
+                assert keys <= record.keys(), f"{path.name}:{node.lineno}: {sorted(keys - record.keys())}"
+                built.add(record.check)
+    assert built == set(CHECK_IDS)  # every check has a Spark rule that builds its findings

@@ -3,10 +3,15 @@ markers and topic configs, and notification backlogs."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.consistency.checks.columns import DataFrame, SparkInput, finding, floor_seconds, ints, rows
+from core.consistency.checks.facts import ClusterFacts, Found, located
 from core.consistency.checks.text import count, ids
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
+from core.kafka.znodes import BrokerRegistration, ControllerInfo, Unreadable
 
 Ints = tuple[int, ...]
 Strs = tuple[str, ...]
@@ -96,6 +101,258 @@ class NotificationBacklog(Evidence):
         )
 
 
+# ---- the rules ----------------------------------------------------------------------------------------
+
+
+def _no_controller(c: ClusterFacts) -> Iterator[Found]:
+    if c.snapshot.controller is None:
+        yield NoController(registered_brokers=tuple(sorted(c.registered))), Where("/controller")
+
+
+def _no_controller_spark(i: SparkInput) -> DataFrame | None:
+    from pyspark.sql import functions as F
+
+    facts = i.frames.facts
+    if not facts.controller_missing:
+        return None
+    return rows(i.frames.one_row, finding(NoController, F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
+                                          registered_brokers=ints(sorted(facts.registered))))  # fmt: skip
+
+
+def _controller_not_registered(c: ClusterFacts) -> Iterator[Found]:
+    controller = c.snapshot.controller
+    # A KRaft controller holds /controller during a migration: not a broker, not reported.
+    if isinstance(controller, ControllerInfo) and not controller.is_kraft and controller.broker_id not in c.registered:
+        record = ControllerNotRegistered(
+            controller=controller.broker_id, registered_brokers=tuple(sorted(c.registered))
+        )
+        yield record, Where("/controller", broker=controller.broker_id)
+
+
+def _controller_not_registered_spark(i: SparkInput) -> DataFrame | None:
+    from pyspark.sql import functions as F
+
+    facts = i.frames.facts
+    if facts.controller_missing or facts.controller_id is None or facts.controller_is_kraft:
+        return None
+    if facts.controller_id in facts.registered:
+        return None
+    cid = F.lit(facts.controller_id)
+    none = F.lit(None)
+    registered = ints(sorted(facts.registered))
+    one = finding(
+        ControllerNotRegistered, none, none, cid, F.lit("/controller"), controller=cid, registered_brokers=registered
+    )
+    return rows(i.frames.one_row, one)
+
+
+def registration_problems(reg: BrokerRegistration) -> list[str]:
+    """Fields that do not match the registration's version (zk-layout §2.3)."""
+    problems = []
+    if reg.rack is not None and reg.version < 3:
+        problems.append("rack_before_v3")
+    if reg.listener_security_protocol_map is not None and reg.version < 4:
+        problems.append("protocol_map_before_v4")
+    if reg.listener_security_protocol_map is None and reg.version >= 4:
+        problems.append("no_protocol_map")
+    if reg.features is not None and reg.version < 5:
+        problems.append("features_before_v5")
+    if reg.features is None and reg.version >= 5:
+        problems.append("no_features")
+    return problems
+
+
+def _registrations(c: ClusterFacts) -> Iterator[Found]:
+    brokers = c.snapshot.brokers
+    endpoints: dict[str, list[int]] = defaultdict(list)
+    for broker_id, entry in brokers.items():
+        reg = entry.registration
+        if isinstance(reg, BrokerRegistration):
+            for address in sorted({f"{e.host}:{e.port}" for e in reg.endpoints if e.host}):
+                endpoints[address].append(broker_id)
+    shared = {address: ids for address, ids in endpoints.items() if len(ids) > 1}
+    for broker_id, entry in sorted(brokers.items()):
+        at = Where(f"/brokers/ids/{broker_id}", broker=broker_id)
+        reg = entry.registration
+        if isinstance(reg, Unreadable):
+            yield BrokerRegistrationInvalid(problems=("unreadable",), reason=reg.reason), at
+            continue
+        problems = registration_problems(reg)
+        mine = sorted(a for a, ids in shared.items() if broker_id in ids)
+        others = sorted({other for a in mine for other in shared[a] if other != broker_id})
+        if mine:
+            problems.append("duplicate_endpoint")
+        if problems:
+            record = BrokerRegistrationInvalid(
+                problems=tuple(problems), version=reg.version, duplicate_endpoints=tuple(mine) if mine else None,
+                shared_with=tuple(others) if others else None,
+            )  # fmt: skip
+            yield record, at
+
+
+def _registrations_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    brokers = i.frames.brokers
+    endpoints = (
+        brokers.where(c("readable"))
+        .select("broker", F.explode(F.array_distinct("endpoints")).alias("address"))
+        .where(~c("address").startswith(":"))
+    )
+    shared = (
+        endpoints.groupBy("address").agg(F.array_sort(F.collect_set("broker")).alias("ids")).where(F.size("ids") > 1)
+    )
+    mine = (
+        endpoints.join(shared, "address", "inner")
+        .groupBy("broker")
+        .agg(
+            F.array_sort(F.collect_set("address")).alias("dup_addresses"),
+            F.array_sort(F.array_distinct(F.flatten(F.collect_list("ids")))).alias("dup_ids"),
+        )
+    )
+    b = brokers.join(mine, "broker", "left")
+    version = c("version")
+    problems = F.filter(
+        F.array(
+            F.when(c("rack").isNotNull() & (version < 3), F.lit("rack_before_v3")),
+            F.when(c("has_protocol_map") & (version < 4), F.lit("protocol_map_before_v4")),
+            F.when(~c("has_protocol_map") & (version >= 4), F.lit("no_protocol_map")),
+            F.when(c("has_features") & (version < 5), F.lit("features_before_v5")),
+            F.when(~c("has_features") & (version >= 5), F.lit("no_features")),
+            F.when(c("dup_addresses").isNotNull(), F.lit("duplicate_endpoint")),
+        ),
+        lambda x: x.isNotNull(),
+    )
+    broker = c("broker")
+    bpath = F.concat(F.lit("/brokers/ids/"), broker.cast("string"))
+    others = F.filter(F.coalesce(c("dup_ids"), ints([])), lambda x: x != broker)
+    unreadable = rows(
+        b.where(~c("readable")),
+        finding(BrokerRegistrationInvalid, F.lit(None), F.lit(None), broker, bpath,
+                problems=F.array(F.lit("unreadable")), reason=c("reason")),
+    )  # fmt: skip
+    invalid = rows(
+        b.where(c("readable") & (F.size(problems) > 0)),
+        finding(BrokerRegistrationInvalid, F.lit(None), F.lit(None), broker, bpath, problems=problems,
+                version=version, duplicate_endpoints=c("dup_addresses"),
+                shared_with=F.when(F.size(others) > 0, others)),
+    )  # fmt: skip
+    return unreadable.unionByName(invalid)
+
+
+def _unreadable(c: ClusterFacts) -> Iterator[Found]:
+    """Every unreadable znode once, but broker registrations (``broker_registration_invalid`` says it)."""
+    s = c.snapshot
+    candidates: list[object] = [
+        s.cluster_id, s.controller, s.controller_epoch, s.reassignment, s.preferred_election, s.feature,
+        s.migration, s.producer_id_block, *s.topic_configs.values(), *s.broker_configs.values(),
+    ]  # fmt: skip
+    for notes in (s.isr_change_notifications, s.log_dir_event_notifications, s.config_change_notifications):
+        candidates.extend(n.value for n in notes)
+    candidates.extend(entry.assignment for entry in s.topics.values())
+    candidates.extend(c.unreadable_states)
+    candidates.extend(s.unreadable)
+    seen = {f"/brokers/ids/{b}" for b in s.brokers}
+    for value in candidates:
+        if isinstance(value, Unreadable) and value.path not in seen:
+            seen.add(value.path)
+            topic, partition = located(value.path)
+            yield UnreadableZnode(reason=value.reason), Where(value.path, topic, partition)
+
+
+def _unreadable_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    path = c("path")
+    state_re = r"^/brokers/topics/([^/]+)/partitions/([0-9]{1,9})/state\z"
+    state = F.regexp_extract(path, state_re, 1)
+    state_partition = F.regexp_extract(path, state_re, 2)
+    topic_only = F.regexp_extract(path, r"^/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)\z", 1)
+    topic = F.when(state != "", state).when(topic_only != "", topic_only)
+    partition = F.when(state != "", state_partition.cast("int"))
+    broker_paths = [f"/brokers/ids/{b}" for b in sorted(i.frames.facts.registered)]
+    unreadable = i.frames.unreadable
+    candidates = unreadable.where(~path.isin(broker_paths)) if broker_paths else unreadable
+    return rows(
+        candidates.dropDuplicates(["path"]),
+        finding(UnreadableZnode, topic, partition, F.lit(None), path, reason=c("reason")),
+    )
+
+
+def _stale_markers(c: ClusterFacts) -> Iterator[Found]:
+    for name in sorted(c.snapshot.deletion_markers):
+        if name not in c.snapshot.topics:
+            yield StaleDeletionMarker(), Where(f"/admin/delete_topics/{name}", name)
+
+
+def _stale_markers_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    stale = i.frames.markers.join(F.broadcast(i.frames.topics.select("topic")), "topic", "left_anti")
+    return rows(stale, finding(StaleDeletionMarker, c("topic"), F.lit(None), F.lit(None),
+                               F.concat(F.lit("/admin/delete_topics/"), c("topic"))))  # fmt: skip
+
+
+def _orphan_configs(c: ClusterFacts) -> Iterator[Found]:
+    for name in sorted(c.snapshot.topic_configs):
+        if name not in c.snapshot.topics:
+            yield OrphanTopicConfig(), Where(f"/config/topics/{name}", name)
+
+
+def _orphan_configs_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    orphans = i.frames.topic_configs.select("topic").join(F.broadcast(i.frames.topics.select("topic")), "topic",
+                                                          "left_anti")  # fmt: skip
+    return rows(orphans, finding(OrphanTopicConfig, c("topic"), F.lit(None), F.lit(None),
+                                 F.concat(F.lit("/config/topics/"), c("topic"))))  # fmt: skip
+
+
+def _backlogs(c: ClusterFacts) -> Iterator[Found]:
+    """ISR-change and log-dir-event notifications measured from the snapshot, config changes from the newest
+    one (brokers purge the old ones only when they process a newer one)."""
+    s = c.snapshot
+    limit = c.params.notification_max_age_ms
+    for parent, notes, from_newest in (
+        ("/isr_change_notification", s.isr_change_notifications, False),
+        ("/log_dir_event_notification", s.log_dir_event_notifications, False),
+        ("/config/changes", s.config_change_notifications, True),
+    ):
+        if not notes:
+            continue
+        reference = max(n.ctime_ms for n in notes) if from_newest else s.taken_at_ms
+        stale = [n for n in notes if reference - n.ctime_ms > limit]
+        if stale:
+            oldest = min(n.ctime_ms for n in stale)
+            record = NotificationBacklog(
+                stale=len(stale), total=len(notes), oldest_age_s=(reference - oldest) // 1000,
+                measured_from="newest" if from_newest else "snapshot",
+            )  # fmt: skip
+            yield record, Where(parent)
+
+
+def _backlogs_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    grouped = i.frames.notes.groupBy("parent").agg(
+        F.collect_list("ctime_ms").alias("ctimes"), F.max("ctime_ms").alias("newest"), F.count(F.lit(1)).alias("total")
+    )
+    from_newest = c("parent") == "/config/changes"
+    reference = F.when(from_newest, c("newest")).otherwise(F.lit(i.frames.facts.taken_at_ms))
+    stale = F.filter("ctimes", lambda t: reference - t > F.lit(i.params.notification_max_age_ms))
+    return rows(
+        grouped.where(F.size(stale) > 0),
+        finding(NotificationBacklog, F.lit(None), F.lit(None), F.lit(None), c("parent"), stale=F.size(stale),
+                total=c("total").cast("int"), oldest_age_s=floor_seconds(reference - F.array_min(stale)),
+                measured_from=F.when(from_newest, F.lit("newest")).otherwise(F.lit("snapshot"))),
+    )  # fmt: skip
+
+
 NO_CONTROLLER = Check(
     CheckSpec(
         "no_controller",
@@ -107,8 +364,8 @@ NO_CONTROLLER = Check(
         "§2.1, §9.13",
     ),
     NoController,
-    "cluster",
-    ("cluster",),
+    local={"cluster": _no_controller},
+    spark={"cluster": _no_controller_spark},
 )
 CONTROLLER_NOT_REGISTERED = Check(
     CheckSpec(
@@ -121,8 +378,8 @@ CONTROLLER_NOT_REGISTERED = Check(
         "§2.1, §9.13",
     ),
     ControllerNotRegistered,
-    "cluster",
-    ("cluster",),
+    local={"cluster": _controller_not_registered},
+    spark={"cluster": _controller_not_registered_spark},
 )
 BROKER_REGISTRATION_INVALID = Check(
     CheckSpec(
@@ -135,8 +392,8 @@ BROKER_REGISTRATION_INVALID = Check(
         "§2.3, §9.14",
     ),
     BrokerRegistrationInvalid,
-    "cluster",
-    ("cluster",),
+    local={"cluster": _registrations},
+    spark={"cluster": _registrations_spark},
 )
 UNREADABLE_ZNODE = Check(
     CheckSpec(
@@ -148,8 +405,8 @@ UNREADABLE_ZNODE = Check(
         "§2",
     ),
     UnreadableZnode,
-    "cluster",
-    ("unreadable",),
+    local={"cluster": _unreadable},
+    spark={"unreadable": _unreadable_spark},
 )
 STALE_DELETION_MARKER = Check(
     CheckSpec(
@@ -162,8 +419,8 @@ STALE_DELETION_MARKER = Check(
         "§7.1, §9.8",
     ),
     StaleDeletionMarker,
-    "cluster",
-    ("cluster",),
+    local={"cluster": _stale_markers},
+    spark={"cluster": _stale_markers_spark},
 )
 ORPHAN_TOPIC_CONFIG = Check(
     CheckSpec(
@@ -176,8 +433,8 @@ ORPHAN_TOPIC_CONFIG = Check(
         "§5.1, §9.9",
     ),
     OrphanTopicConfig,
-    "cluster",
-    ("cluster",),
+    local={"cluster": _orphan_configs},
+    spark={"cluster": _orphan_configs_spark},
 )
 NOTIFICATION_BACKLOG = Check(
     CheckSpec(
@@ -191,6 +448,6 @@ NOTIFICATION_BACKLOG = Check(
         "§2.9, §2.10, §9.11",
     ),
     NotificationBacklog,
-    "cluster",
-    ("notifications",),
+    local={"cluster": _backlogs},
+    spark={"notifications": _backlogs_spark},
 )

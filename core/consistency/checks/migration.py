@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.consistency.checks.columns import DataFrame, SparkInput, finding, rows
+from core.consistency.checks.columns import state_path as state_path_col
+from core.consistency.checks.columns import topic_path as topic_path_col
+from core.consistency.checks.facts import ClusterFacts, Found, state_path, topic_path
 from core.consistency.checks.text import ids, tp
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
+from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment, Unreadable
 
 MIGRATION = "migration"
 
@@ -88,6 +95,132 @@ class MigrationDelegationTokens(Evidence):
         )
 
 
+# ---- the rules ----------------------------------------------------------------------------------------
+
+TOKENS = "/delegation_token/tokens"
+
+
+def _cluster_id(c: ClusterFacts) -> Iterator[Found]:
+    cluster_id = c.snapshot.cluster_id
+    if cluster_id is None or isinstance(cluster_id, Unreadable):
+        reason = "missing" if cluster_id is None else f"unreadable ({cluster_id.reason})"
+        yield MigrationClusterIdMissing(reason=reason), Where("/cluster/id")
+
+
+def _cluster_id_spark(i: SparkInput) -> DataFrame | None:
+    from pyspark.sql import functions as F
+
+    reason = i.frames.facts.cluster_id_reason
+    if reason is None:
+        return None
+    return rows(i.frames.one_row, finding(MigrationClusterIdMissing, F.lit(None), F.lit(None), F.lit(None),
+                                          F.lit("/cluster/id"), reason=F.lit(reason)))  # fmt: skip
+
+
+def _protocol(c: ClusterFacts) -> Iterator[Found]:
+    for broker_id, broker in sorted(c.snapshot.brokers.items()):
+        reg = broker.registration
+        if isinstance(reg, BrokerRegistration) and reg.version < 5:
+            yield MigrationProtocolTooOld(version=reg.version), Where(f"/brokers/ids/{broker_id}", broker=broker_id)
+
+
+def _protocol_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    broker = c("broker")
+    return rows(i.frames.brokers.where(c("readable") & (c("version") < 5)),
+                finding(MigrationProtocolTooOld, F.lit(None), F.lit(None), broker,
+                        F.concat(F.lit("/brokers/ids/"), broker.cast("string")), version=c("version")))  # fmt: skip
+
+
+def _reassignments(c: ClusterFacts) -> Iterator[Found]:
+    moving: dict[str, set[int]] = defaultdict(set)
+    for name, entry in c.snapshot.topics.items():
+        if isinstance(entry.assignment, TopicAssignment):
+            moving[name].update(entry.assignment.reassigning_partitions)
+    for topic, partition in c.requests:
+        moving[topic].add(partition)
+    for name in sorted(t for t, parts in moving.items() if parts):
+        requested = name in c.requested_topics
+        path = "/admin/reassign_partitions" if requested else topic_path(name)
+        yield (
+            MigrationReassignmentPending(partitions=tuple(sorted(moving[name])), requested=requested),
+            Where(path, name),
+        )
+
+
+def _reassignments_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    parts = i.frames.parts.where(c("assigned"))
+    moving = parts.where((F.size("adding") > 0) | (F.size("removing") > 0)).select("topic", "partition")
+    requested = i.frames.requests.select("topic", "partition")
+    asked = requested.select("topic").distinct().withColumn("requested", F.lit(True))
+    grouped = (
+        moving.unionByName(requested)
+        .groupBy("topic")
+        .agg(F.array_sort(F.collect_set("partition")).alias("partitions"))
+        .join(asked, "topic", "left")
+    )
+    was_asked = F.coalesce(c("requested"), F.lit(False))
+    where = F.when(was_asked, F.lit("/admin/reassign_partitions")).otherwise(topic_path_col(c("topic")))
+    return rows(grouped, finding(MigrationReassignmentPending, c("topic"), F.lit(None), F.lit(None), where,
+                                 partitions=c("partitions"), requested=was_asked))  # fmt: skip
+
+
+def _deletions(c: ClusterFacts) -> Iterator[Found]:
+    for name in sorted(c.snapshot.deletion_markers):
+        yield MigrationDeletionPending(), Where(f"/admin/delete_topics/{name}", name)
+
+
+def _deletions_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    return rows(i.frames.markers, finding(MigrationDeletionPending, c("topic"), F.lit(None), F.lit(None),
+                                          F.concat(F.lit("/admin/delete_topics/"), c("topic"))))  # fmt: skip
+
+
+def _leaderless(c: ClusterFacts) -> Iterator[Found]:
+    for topic, partition, _replicas, state in c.snapshot.iter_partitions():
+        if isinstance(state, PartitionState) and state.leader == -1:
+            yield MigrationLeaderlessPartition(isr=state.isr), Where(state_path(topic, partition), topic, partition)
+
+
+def _leaderless_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    parts = i.frames.parts.where(c("assigned"))
+    return rows(parts.where((c("state") == "ok") & (c("leader") == -1)),
+                finding(MigrationLeaderlessPartition, c("topic"), c("partition"), F.lit(None),
+                        state_path_col(c("topic"), c("partition")), isr=c("isr")))  # fmt: skip
+
+
+def _tokens(c: ClusterFacts) -> Iterator[Found]:
+    tokens = c.snapshot.delegation_tokens
+    if isinstance(tokens, Unreadable):
+        yield MigrationDelegationTokens(reason=tokens.reason), Where(TOKENS)
+    elif tokens:
+        yield MigrationDelegationTokens(tokens=tokens), Where(TOKENS)
+
+
+def _tokens_spark(i: SparkInput) -> DataFrame | None:
+    from pyspark.sql import functions as F
+
+    facts = i.frames.facts
+    none, path = F.lit(None), F.lit(TOKENS)
+    if facts.delegation_tokens_reason is not None:
+        reason = F.lit(facts.delegation_tokens_reason)
+        return rows(i.frames.one_row, finding(MigrationDelegationTokens, none, none, none, path, reason=reason))
+    if facts.delegation_tokens:
+        tokens = F.lit(facts.delegation_tokens)
+        return rows(i.frames.one_row, finding(MigrationDelegationTokens, none, none, none, path, tokens=tokens))
+    return None
+
+
 MIGRATION_CLUSTER_ID_MISSING = Check(
     CheckSpec(
         "migration_cluster_id_missing",
@@ -100,8 +233,8 @@ MIGRATION_CLUSTER_ID_MISSING = Check(
         group=MIGRATION,
     ),
     MigrationClusterIdMissing,
-    MIGRATION,
-    (MIGRATION,),
+    local={MIGRATION: _cluster_id},
+    spark={MIGRATION: _cluster_id_spark},
 )
 MIGRATION_PROTOCOL_TOO_OLD = Check(
     CheckSpec(
@@ -116,8 +249,8 @@ MIGRATION_PROTOCOL_TOO_OLD = Check(
         group=MIGRATION,
     ),
     MigrationProtocolTooOld,
-    MIGRATION,
-    (MIGRATION,),
+    local={MIGRATION: _protocol},
+    spark={MIGRATION: _protocol_spark},
 )
 MIGRATION_REASSIGNMENT_PENDING = Check(
     CheckSpec(
@@ -131,8 +264,8 @@ MIGRATION_REASSIGNMENT_PENDING = Check(
         group=MIGRATION,
     ),
     MigrationReassignmentPending,
-    MIGRATION,
-    (MIGRATION,),
+    local={MIGRATION: _reassignments},
+    spark={MIGRATION: _reassignments_spark},
 )
 MIGRATION_DELETION_PENDING = Check(
     CheckSpec(
@@ -146,8 +279,8 @@ MIGRATION_DELETION_PENDING = Check(
         group=MIGRATION,
     ),
     MigrationDeletionPending,
-    MIGRATION,
-    (MIGRATION,),
+    local={MIGRATION: _deletions},
+    spark={MIGRATION: _deletions_spark},
 )
 MIGRATION_LEADERLESS_PARTITION = Check(
     CheckSpec(
@@ -161,8 +294,8 @@ MIGRATION_LEADERLESS_PARTITION = Check(
         group=MIGRATION,
     ),
     MigrationLeaderlessPartition,
-    MIGRATION,
-    (MIGRATION,),
+    local={MIGRATION: _leaderless},
+    spark={MIGRATION: _leaderless_spark},
 )
 MIGRATION_DELEGATION_TOKENS = Check(
     CheckSpec(
@@ -178,6 +311,6 @@ MIGRATION_DELEGATION_TOKENS = Check(
         group=MIGRATION,
     ),
     MigrationDelegationTokens,
-    MIGRATION,
-    (MIGRATION,),
+    local={MIGRATION: _tokens},
+    spark={MIGRATION: _tokens_spark},
 )

@@ -1,12 +1,26 @@
 """Per-partition checks: replica lists, partition states, availability (``partition_health``), racks,
-preferred leaders and the leader balance of each broker."""
+preferred leaders and the leader balance of each broker; each with its Python rule (over
+``facts.PartitionFacts``) beside its Spark rule (over ``columns.PartitionColumns``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.consistency.checks.columns import Col, DataFrame, Many, PartitionColumns, SparkInput, finding, ints, rows
+from core.consistency.checks.facts import (
+    BrokerLeads,
+    ClusterFacts,
+    Found,
+    PartitionFacts,
+    TopicFacts,
+    state_path,
+    topic_path,
+)
 from core.consistency.checks.text import count, ids, names, offline_note, tp
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
+from core.kafka.znodes import PartitionState
+from core.snapshot.health import replication_factor
 
 Ints = tuple[int, ...]
 
@@ -234,6 +248,324 @@ class PreferredLeaderNotLeader(Evidence):
         )
 
 
+# ---- the rules: Python over facts.PartitionFacts (the slow path's partitions), Spark over
+# columns.PartitionColumns (the partition rows that are not quiet), side by side ----------------------
+
+
+def _rack_violation(f: PartitionFacts) -> Iterator[Found]:
+    if f.replica.rack is not None:
+        racks, distinct, expected = f.replica.rack
+        yield (
+            RackViolation(replicas=f.replicas, replica_racks=racks, distinct_racks=distinct, expected_racks=expected),
+            f.at_topic(),
+        )
+
+
+def _rack_violation_spark(c: PartitionColumns) -> Col | None:
+    from pyspark.sql import functions as F
+
+    rack_map = c.rack_map
+    if rack_map is None or not c.racks_complete:
+        return None
+    registered = ints(sorted(c.inputs.frames.facts.registered))
+    distinct = F.array_distinct(c.replicas)
+    racks = F.transform(distinct, lambda b: F.element_at(rack_map, b))
+    expected = F.least(F.size(distinct), F.lit(c.rack_count))
+    return F.when(
+        c.assigned & (F.size(c.replicas) > 0) & (F.size(c.offline) == 0)
+        & (F.size(F.array_except(c.replicas, registered)) == 0) & (F.size(F.array_distinct(racks)) < expected),
+        finding(RackViolation, c.topic, c.partition, F.lit(None), c.tpath, replicas=c.replicas, replica_racks=racks,
+                distinct_racks=F.size(F.array_distinct(racks)), expected_racks=expected),
+    )  # fmt: skip
+
+
+def _partial_racks(c: ClusterFacts) -> Iterator[Found]:
+    with_rack = tuple(sorted(b for b, r in c.racks.items() if r is not None))
+    without = tuple(sorted(b for b, r in c.racks.items() if r is None))
+    if with_rack and without:
+        yield RackViolation(brokers_with_rack=with_rack, brokers_without_rack=without), Where("/brokers/ids")
+
+
+def _partial_racks_spark(i: SparkInput) -> DataFrame | None:
+    from pyspark.sql import functions as F
+
+    racks = i.frames.facts.racks
+    with_rack = sorted(k for k, r in racks.items() if r is not None)
+    without = sorted(k for k, r in racks.items() if r is None)
+    if not (with_rack and without):
+        return None
+    none = F.lit(None)
+    one = finding(RackViolation, none, none, none, F.lit("/brokers/ids"), brokers_with_rack=ints(with_rack),
+                  brokers_without_rack=ints(without))  # fmt: skip
+    return rows(i.frames.one_row, one)
+
+
+def _duplicate_replica(f: PartitionFacts) -> Iterator[Found]:
+    if f.replica.duplicates:
+        yield DuplicateReplica(replicas=f.replicas, duplicates=f.replica.duplicates), f.at_topic()
+
+
+def _duplicate_replica_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.when(
+        c.assigned & (F.size(c.duplicates) > 0),
+        finding(DuplicateReplica, c.topic, c.partition, F.lit(None), c.tpath, replicas=c.replicas,
+                duplicates=c.duplicates),
+    )  # fmt: skip
+
+
+def _state_missing(f: PartitionFacts) -> Iterator[Found]:
+    if f.state is None:
+        yield PartitionStateMissing(replicas=f.replicas, offline_replicas=f.replica.offline), f.at_state()
+
+
+def _state_missing_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.when(
+        c.assigned & (c.state == "missing"),
+        finding(PartitionStateMissing, c.topic, c.partition, F.lit(None), c.spath, replicas=c.replicas,
+                offline_replicas=c.offline),
+    )  # fmt: skip
+
+
+def _orphan_states(t: TopicFacts) -> Iterator[Found]:
+    states = t.entry.states
+    assigned = t.assignment.partition_ids
+    if len(states) > len(assigned):  # states hold every assigned partition (TopicEntry), so extras are orphans
+        for p in sorted(states.keys() - set(assigned)):
+            where = state_path(t.name, p) if states[p] is not None else f"{topic_path(t.name)}/partitions/{p}"
+            yield OrphanPartitionState(partition_count=len(assigned)), Where(where, t.name, p)
+
+
+def _orphan_state_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    where = F.when(c.state == "missing", F.concat(c.tpath, F.lit("/partitions/"), c.partition.cast("string")))
+    return F.when(
+        ~c.assigned,
+        finding(OrphanPartitionState, c.topic, c.partition, F.lit(None), where.otherwise(c.spath),
+                partition_count=c.partition_count),
+    )  # fmt: skip
+
+
+def _empty_isr(f: PartitionFacts) -> Iterator[Found]:
+    st = f.ok
+    if st is not None and not st.isr:
+        yield EmptyIsr(leader=st.leader, replicas=f.replicas), f.at_state()
+
+
+def _empty_isr_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.when(
+        c.assigned & c.has_state & ~c.nonempty_isr,
+        finding(EmptyIsr, c.topic, c.partition, F.lit(None), c.spath, leader=c.leader, replicas=c.replicas),
+    )
+
+
+def _leader_not_in_isr(f: PartitionFacts) -> Iterator[Found]:
+    st = f.ok
+    if st is not None and st.isr and st.leader >= 0 and st.leader not in st.isr:
+        yield LeaderNotInIsr(leader=st.leader, isr=st.isr), f.at_state()
+
+
+def _leader_not_in_isr_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.when(
+        c.assigned & c.has_state & c.nonempty_isr & (c.leader >= 0) & ~F.array_contains(c.isr, c.leader),
+        finding(LeaderNotInIsr, c.topic, c.partition, F.lit(None), c.spath, leader=c.leader, isr=c.isr),
+    )
+
+
+def _isr_not_subset(f: PartitionFacts) -> Iterator[Found]:
+    st = f.ok
+    members = f.replica.members
+    if st is not None and st.isr and not members.issuperset(st.isr):
+        strangers = tuple(dict.fromkeys(b for b in st.isr if b not in members))
+        yield IsrNotSubsetOfReplicas(isr=st.isr, replicas=f.replicas, not_replicas=strangers), f.at_state()
+
+
+def _isr_not_subset_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    strangers = F.filter(c.isr, lambda x: ~F.array_contains(c.replicas, x))
+    return F.when(
+        c.assigned & c.has_state & c.nonempty_isr & (F.size(strangers) > 0),
+        finding(IsrNotSubsetOfReplicas, c.topic, c.partition, F.lit(None), c.spath, isr=c.isr, replicas=c.replicas,
+                not_replicas=F.array_distinct(strangers)),
+    )  # fmt: skip
+
+
+def _epoch_ahead(f: PartitionFacts) -> Iterator[Found]:
+    st = f.ok
+    epoch = f.cluster.controller_epoch
+    if st is not None and epoch is not None and st.controller_epoch > epoch:
+        yield ControllerEpochAhead(state_controller_epoch=st.controller_epoch, controller_epoch=epoch), f.at_state()
+
+
+def _epoch_ahead_spark(c: PartitionColumns) -> Col | None:
+    from pyspark.sql import functions as F
+
+    epoch = c.controller_epoch
+    if epoch is None:
+        return None
+    return F.when(
+        c.assigned & c.has_state & (c.state_controller_epoch > F.lit(epoch)),
+        finding(ControllerEpochAhead, c.topic, c.partition, F.lit(None), c.spath,
+                state_controller_epoch=c.state_controller_epoch, controller_epoch=F.lit(epoch)),
+    )  # fmt: skip
+
+
+def _queued(f: PartitionFacts) -> bool | None:
+    return True if f.deleting else None
+
+
+def _offline(f: PartitionFacts) -> Iterator[Found]:
+    h = f.health
+    if h.offline is not None:
+        st = f.ok
+        yield (
+            OfflinePartition(leader=st.leader if st is not None else None, isr=h.isr, replicas=f.replicas,
+                             offline_replicas=f.replica.offline, queued_for_deletion=_queued(f)),
+            f.at_state(),
+        )  # fmt: skip
+
+
+def _offline_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.when(
+        c.h_offline,
+        finding(OfflinePartition, c.topic, c.partition, F.lit(None), c.spath, leader=F.when(c.has_state, c.leader),
+                isr=c.h_isr, replicas=c.replicas, offline_replicas=c.offline, queued_for_deletion=c.queued),
+    )  # fmt: skip
+
+
+def _under_min_isr(f: PartitionFacts) -> Iterator[Found]:
+    h = f.health
+    if h.under_min_isr:
+        yield (
+            UnderMinIsr(isr=h.isr, replicas=f.replicas, min_insync_replicas=h.min_isr.value,
+                        min_isr_source=h.min_isr.source, has_live_leader=h.offline is None,
+                        offline_replicas=f.replica.offline, queued_for_deletion=_queued(f)),
+            f.at_state(),
+        )  # fmt: skip
+
+
+def _under_min_isr_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.when(
+        c.h_under_min,
+        finding(UnderMinIsr, c.topic, c.partition, F.lit(None), c.spath, isr=c.h_isr, replicas=c.replicas,
+                min_insync_replicas=c.h_min_isr, min_isr_source=c.h_source, has_live_leader=~c.h_offline,
+                offline_replicas=c.offline, queued_for_deletion=c.queued),
+    )  # fmt: skip
+
+
+def _under_replicated(f: PartitionFacts) -> Iterator[Found]:
+    h = f.health
+    if h.under_replicated:
+        yield (
+            UnderReplicated(isr=h.isr, replicas=f.replicas, replication_factor=replication_factor(f.replicas, f.adding),
+                            offline_replicas=f.replica.offline, queued_for_deletion=_queued(f)),
+            f.at_state(),
+        )  # fmt: skip
+
+
+def _under_replicated_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    return F.when(
+        c.h_urp,
+        finding(UnderReplicated, c.topic, c.partition, F.lit(None), c.spath, isr=c.h_isr, replicas=c.replicas,
+                replication_factor=c.h_factor, offline_replicas=c.offline, queued_for_deletion=c.queued),
+    )  # fmt: skip
+
+
+def _served_and_healthy(f: PartitionFacts) -> PartitionState | None:
+    """The readable state of a partition with an ISR and a live leader, not being deleted."""
+    st = f.ok
+    return st if st is not None and st.isr and not f.deleting and f.health.offline is None else None
+
+
+def _unknown_broker(f: PartitionFacts) -> Iterator[Found]:
+    # Only when no availability finding explains the replica (e.g. no controller shrank the ISR).
+    if _served_and_healthy(f) is not None and not f.health.under_replicated and not f.health.under_min_isr:
+        for broker in f.replica.offline:
+            yield ReplicaOnUnknownBroker(replicas=f.replicas), f.at_topic(broker)
+
+
+def _unknown_broker_spark(c: PartitionColumns) -> Many:
+    from pyspark.sql import functions as F
+
+    fires = c.available & c.nonempty_isr & ~c.h_offline & ~c.h_urp & ~c.h_under_min
+    return Many(
+        F.transform(
+            c.offline,
+            lambda b: F.when(fires, finding(ReplicaOnUnknownBroker, c.topic, c.partition, b, c.tpath,
+                                            replicas=c.replicas)),
+        )
+    )  # fmt: skip
+
+
+def _preferred_not_leader(f: PartitionFacts) -> Iterator[Found]:
+    st = _served_and_healthy(f)
+    preferred = f.replica.preferred
+    if st is not None and preferred is not None and st.leader != preferred:
+        live = f.cluster.live
+        yield (
+            PreferredLeaderNotLeader(leader=st.leader, preferred_live=preferred in live,
+                                     preferred_in_isr=preferred in st.isr),
+            f.at_state(preferred),
+        )  # fmt: skip
+
+
+def _preferred_not_leader_spark(c: PartitionColumns) -> Col:
+    from pyspark.sql import functions as F
+
+    live = c.inputs.brokers.live
+    return F.when(
+        c.available & c.nonempty_isr & c.leader_live & (F.size(c.replicas) > 0) & (c.leader != c.preferred),
+        finding(PreferredLeaderNotLeader, c.topic, c.partition, c.preferred, c.spath, leader=c.leader,
+                preferred_live=live(c.preferred), preferred_in_isr=F.array_contains(c.isr, c.preferred)),
+    )  # fmt: skip
+
+
+def _imbalance(b: BrokerLeads) -> Iterator[Found]:
+    if b.preferred and b.elsewhere * 100 > b.threshold_percent * b.preferred:
+        yield (
+            LeaderImbalance(preferred_partitions=b.preferred, led_elsewhere=b.elsewhere,
+                            threshold_percent=b.threshold_percent),
+            Where(f"/brokers/ids/{b.broker}", broker=b.broker),
+        )  # fmt: skip
+
+
+def _imbalance_spark(i: SparkInput) -> DataFrame:
+    from pyspark.sql import functions as F
+
+    c = F.col
+    live = i.brokers.live
+    preferred = F.element_at("replicas", 1)
+    led_elsewhere = (c("state") == "ok") & (c("leader") != preferred) & (c("leader") >= 0) & live(c("leader"))
+    agg = (
+        i.p.where(c("assigned") & ~c("deleting") & (F.size("replicas") > 0))
+        .groupBy(preferred.alias("broker"))
+        .agg(F.count(F.lit(1)).alias("total"), F.sum(F.when(led_elsewhere, 1).otherwise(0)).alias("elsewhere"))
+    )
+    threshold = i.params.imbalance_percent
+    broker = c("broker")
+    return rows(
+        agg.where(live(broker) & (c("elsewhere") * 100 > F.lit(threshold) * c("total"))),
+        finding(LeaderImbalance, F.lit(None), F.lit(None), broker, F.concat(F.lit("/brokers/ids/"),
+                broker.cast("string")), preferred_partitions=c("total"), led_elsewhere=c("elsewhere"),
+                threshold_percent=F.lit(threshold)),
+    )  # fmt: skip
+
+
 RACK_VIOLATION = Check(
     CheckSpec(
         "rack_violation",
@@ -245,8 +577,8 @@ RACK_VIOLATION = Check(
         "§3.1, §3.4, §3.6, §9.14",
     ),
     RackViolation,
-    "partitions",
-    ("partitions", "cluster"),
+    local={"partition": _rack_violation, "cluster": _partial_racks},
+    spark={"partitions": _rack_violation_spark, "cluster": _partial_racks_spark},
 )
 DUPLICATE_REPLICA = Check(
     CheckSpec(
@@ -258,8 +590,8 @@ DUPLICATE_REPLICA = Check(
         "§4.2, §9.1",
     ),
     DuplicateReplica,
-    "partitions",
-    ("partitions",),
+    local={"partition": _duplicate_replica},
+    spark={"partitions": _duplicate_replica_spark},
 )
 PARTITION_STATE_MISSING = Check(
     CheckSpec(
@@ -272,8 +604,8 @@ PARTITION_STATE_MISSING = Check(
         "§2.5, §9.5",
     ),
     PartitionStateMissing,
-    "partitions",
-    ("partitions",),
+    local={"partition": _state_missing},
+    spark={"partitions": _state_missing_spark},
 )
 ORPHAN_PARTITION_STATE = Check(
     CheckSpec(
@@ -285,8 +617,8 @@ ORPHAN_PARTITION_STATE = Check(
         "§9.7",
     ),
     OrphanPartitionState,
-    "partitions",
-    ("partitions",),
+    local={"topic": _orphan_states},
+    spark={"partitions": _orphan_state_spark},
 )
 EMPTY_ISR = Check(
     CheckSpec(
@@ -299,8 +631,8 @@ EMPTY_ISR = Check(
         "§2.5, §9.6",
     ),
     EmptyIsr,
-    "partitions",
-    ("partitions",),
+    local={"partition": _empty_isr},
+    spark={"partitions": _empty_isr_spark},
 )
 LEADER_NOT_IN_ISR = Check(
     CheckSpec(
@@ -312,8 +644,8 @@ LEADER_NOT_IN_ISR = Check(
         "§2.5, §9.6",
     ),
     LeaderNotInIsr,
-    "partitions",
-    ("partitions",),
+    local={"partition": _leader_not_in_isr},
+    spark={"partitions": _leader_not_in_isr_spark},
 )
 ISR_NOT_SUBSET_OF_REPLICAS = Check(
     CheckSpec(
@@ -325,8 +657,8 @@ ISR_NOT_SUBSET_OF_REPLICAS = Check(
         "§2.5, §9.6",
     ),
     IsrNotSubsetOfReplicas,
-    "partitions",
-    ("partitions",),
+    local={"partition": _isr_not_subset},
+    spark={"partitions": _isr_not_subset_spark},
 )
 CONTROLLER_EPOCH_AHEAD = Check(
     CheckSpec(
@@ -338,8 +670,8 @@ CONTROLLER_EPOCH_AHEAD = Check(
         "§2.2, §9.6",
     ),
     ControllerEpochAhead,
-    "partitions",
-    ("partitions",),
+    local={"partition": _epoch_ahead},
+    spark={"partitions": _epoch_ahead_spark},
 )
 OFFLINE_PARTITION = Check(
     CheckSpec(
@@ -351,8 +683,8 @@ OFFLINE_PARTITION = Check(
         "§2.5, §9.1",
     ),
     OfflinePartition,
-    "partitions",
-    ("partitions",),
+    local={"partition": _offline},
+    spark={"partitions": _offline_spark},
 )
 UNDER_MIN_ISR = Check(
     CheckSpec(
@@ -365,8 +697,8 @@ UNDER_MIN_ISR = Check(
         "§2.9",
     ),
     UnderMinIsr,
-    "partitions",
-    ("partitions",),
+    local={"partition": _under_min_isr},
+    spark={"partitions": _under_min_isr_spark},
 )
 UNDER_REPLICATED = Check(
     CheckSpec(
@@ -379,8 +711,8 @@ UNDER_REPLICATED = Check(
         "§2.4, §2.5",
     ),
     UnderReplicated,
-    "partitions",
-    ("partitions",),
+    local={"partition": _under_replicated},
+    spark={"partitions": _under_replicated_spark},
 )
 REPLICA_ON_UNKNOWN_BROKER = Check(
     CheckSpec(
@@ -392,8 +724,8 @@ REPLICA_ON_UNKNOWN_BROKER = Check(
         "§9.1",
     ),
     ReplicaOnUnknownBroker,
-    "partitions",
-    ("partitions",),
+    local={"partition": _unknown_broker},
+    spark={"partitions": _unknown_broker_spark},
 )
 LEADER_IMBALANCE = Check(
     CheckSpec(
@@ -406,8 +738,8 @@ LEADER_IMBALANCE = Check(
         "§2.5 (preferred replica election)",
     ),
     LeaderImbalance,
-    "partitions",
-    ("leaders",),
+    local={"leaders": _imbalance},
+    spark={"leaders": _imbalance_spark},
 )
 PREFERRED_LEADER_NOT_LEADER = Check(
     CheckSpec(
@@ -420,6 +752,6 @@ PREFERRED_LEADER_NOT_LEADER = Check(
         "§2.5, §3",
     ),
     PreferredLeaderNotLeader,
-    "partitions",
-    ("partitions",),
+    local={"partition": _preferred_not_leader},
+    spark={"partitions": _preferred_not_leader_spark},
 )

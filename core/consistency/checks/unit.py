@@ -9,7 +9,7 @@ directly (so a wrong key is a type error), the Spark engine from its JSON throug
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Self
 
@@ -100,32 +100,60 @@ class Evidence:
         return cls(**{key: tuple(value) if isinstance(value, list) else value for key, value in data.items()})
 
 
-# Passes of the local engine (one loop each over the snapshot) that produce a check.
+# The local engine's loops, in the order it runs them, and the progress pass each belongs to: a rule of
+# loop "partition" gets a ``facts.PartitionFacts``, "topic" a ``facts.TopicFacts``, "leaders" a
+# ``facts.BrokerLeads``, "deletion" a ``facts.QueuedTopic``, the others the run's ``facts.ClusterFacts``
+# ("served": with the brokers' metadata).
+LOCAL_LOOPS = {
+    "name": "partitions", "partition": "partitions", "topic": "partitions", "deletion": "partitions",
+    "leaders": "partitions", "requests": "partitions", "served": "partitions", "cluster": "cluster",
+    "migration": "migration",
+}  # fmt: skip
 LOCAL_PASSES = ("partitions", "cluster", "migration")
 
-# Passes of the Spark engine, in the order they are started; each is one Spark action.
+# The Spark engine's passes, in the order they are started; each is one Spark action. A rule of pass
+# "partitions" gets a ``columns.PartitionColumns`` and returns a finding column, "topics" the per-topic
+# aggregate's columns, "leaders" the per-broker ones, "deletions" the queued topics'; the others get the
+# ``columns.SparkInput`` and return finding rows.
 SPARK_PASSES = (
     "partitions", "topics", "leaders", "deletions", "names", "reassignment requests", "cluster", "notifications",
     "unreadable", "served", "migration",
 )  # fmt: skip
 
+LocalRule = Callable[[Any], Iterable[tuple[Evidence, Where]]]
+SparkRule = Callable[[Any], Any]
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True)
 class Check:
-    """One registered check: its spec, evidence record, and the passes of each engine that produce it."""
+    """One registered check: its spec, its evidence record, and its rules: ``local`` (plain Python) by the
+    local engine's loop that calls it, ``spark`` (columns) by the Spark pass that plans it."""
 
     spec: CheckSpec
     evidence: type[Evidence]
-    local_pass: str
-    spark_passes: tuple[str, ...]
+    local: Mapping[str, LocalRule]
+    spark: Mapping[str, SparkRule]
 
     def __post_init__(self) -> None:
         if self.evidence.check != self.spec.id:
             raise ValueError(f"{self.spec.id}: evidence {self.evidence.__name__} is for {self.evidence.check}")
-        if self.local_pass not in LOCAL_PASSES or not set(self.spark_passes) <= set(SPARK_PASSES):
-            raise ValueError(f"{self.spec.id}: unknown pass")
+        if not self.local or not set(self.local) <= set(LOCAL_LOOPS):
+            raise ValueError(f"{self.spec.id}: local rules need a loop of {sorted(LOCAL_LOOPS)}")
+        if not self.spark or not set(self.spark) <= set(SPARK_PASSES):
+            raise ValueError(f"{self.spec.id}: Spark rules need a pass of {list(SPARK_PASSES)}")
 
     @property
     def id(self) -> str:
         """The check's stable id."""
         return self.spec.id
+
+    @property
+    def local_pass(self) -> str:
+        """The local engine's pass after which every finding of this check is known (for progress)."""
+        passes = {LOCAL_LOOPS[loop] for loop in self.local}
+        return next(p for p in reversed(LOCAL_PASSES) if p in passes)
+
+    @property
+    def spark_passes(self) -> tuple[str, ...]:
+        """The Spark passes that produce this check, in run order."""
+        return tuple(p for p in SPARK_PASSES if p in self.spark)
