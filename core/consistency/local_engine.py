@@ -234,9 +234,8 @@ class _LocalRun:
 
     def topic_end(self, t: _Topic) -> None:
         """Topic-wide rules once all its partitions were seen."""
-        states = t.entry.states
-        for p in sorted(states.keys() - set(t.assignment.partition_ids)):
-            orphan = states[p]
+        for p in t.orphans():
+            orphan = t.entry.states[p]
             if isinstance(orphan, Unreadable):
                 self.c.unreadable_states.append(orphan)  # an orphan's unreadable state
         self.apply("topic", t)

@@ -156,6 +156,16 @@ class TopicFacts:
     entry: TopicEntry
     assignment: TopicAssignment
     rfs: set[int] = field(default_factory=set)  # replication factors (distinct replicas minus those removed)
+    partition_ids: tuple[int, ...] = ()  # the assignment's, ascending
+
+    def __post_init__(self) -> None:
+        self.partition_ids = self.assignment.partition_ids
+
+    def orphans(self) -> list[int]:
+        """Partitions with a ``partitions/<p>`` znode that the assignment does not list, ascending."""
+        states = self.entry.states
+        # States hold every assigned partition (TopicEntry), so only a topic with more has orphans.
+        return sorted(states.keys() - set(self.partition_ids)) if len(states) > len(self.partition_ids) else []
 
     def at(self) -> Where:
         """Where: the topic znode."""

@@ -332,11 +332,9 @@ def _state_missing_spark(c: PartitionColumns) -> Col:
 
 def _orphan_states(t: TopicFacts) -> Iterator[Found]:
     states = t.entry.states
-    assigned = t.assignment.partition_ids
-    if len(states) > len(assigned):  # states hold every assigned partition (TopicEntry), so extras are orphans
-        for p in sorted(states.keys() - set(assigned)):
-            where = state_path(t.name, p) if states[p] is not None else f"{topic_path(t.name)}/partitions/{p}"
-            yield OrphanPartitionState(partition_count=len(assigned)), Where(where, t.name, p)
+    for p in t.orphans():
+        where = state_path(t.name, p) if states[p] is not None else f"{topic_path(t.name)}/partitions/{p}"
+        yield OrphanPartitionState(partition_count=len(t.partition_ids)), Where(where, t.name, p)
 
 
 def _orphan_state_spark(c: PartitionColumns) -> Col:

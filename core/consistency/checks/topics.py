@@ -166,7 +166,7 @@ def topic_rows(i: SparkInput) -> tuple[DataFrame, TopicColumns]:
 
 
 def _non_contiguous(t: TopicFacts) -> Iterator[Found]:
-    assigned = t.assignment.partition_ids
+    assigned = t.partition_ids
     n = len(assigned)
     if assigned != tuple(range(n)):
         present = set(assigned)
@@ -191,8 +191,7 @@ def _non_contiguous_spark(t: TopicColumns) -> Col:
 
 def _inconsistent_rf(t: TopicFacts) -> Iterator[Found]:
     if len(t.rfs) > 1:
-        a = t.assignment
-        rf0 = len(a.replicas(0)) if 0 in a.partition_ids else None
+        rf0 = len(t.assignment.replicas(0)) if 0 in t.partition_ids else None
         yield (
             InconsistentReplicationFactor(replication_factors=tuple(sorted(t.rfs)), partition_0_replication_factor=rf0),
             t.at(),
