@@ -133,3 +133,25 @@ def route(
     if unknown is not None:
         return Route(VIA_ADMIN, f"{api.name} through the AdminClient (librdkafka negotiates the version; {unknown})")
     return Route(VIA_ADMIN, f"every broker serves {api.name}: sent through the AdminClient")
+
+
+class CapabilityCache:
+    """The brokers' ApiVersions for one command or console action: read on first use, then kept.
+
+    Args:
+        timeout: seconds each broker may take to answer; None when there is no AdminClient (every write
+            then goes through ZooKeeper and nothing is asked).
+        preset: capabilities already known (tests, or a caller that read them).
+    """
+
+    def __init__(self, timeout: float | None, preset: Capabilities | None = None) -> None:
+        self.timeout = timeout
+        self._value = preset
+
+    def get(self, brokers: Mapping[int, BrokerRegistration | Unreadable]) -> Capabilities | None:
+        """The registered brokers' ApiVersions (None without an AdminClient)."""
+        if self.timeout is None:
+            return None
+        if self._value is None:
+            self._value = read_capabilities(brokers, min(self.timeout, 5.0))
+        return self._value
