@@ -620,6 +620,8 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
         f"log.dirs={bdir / 'data'}",
         f"zookeeper.connect={info.zookeeper}",
         f"zookeeper.session.timeout.ms={_BROKER_SESSION_MS}",
+        # Connecting may take long on a loaded machine (the default is the 6 s session timeout); every release knows it.
+        "zookeeper.connection.timeout.ms=60000",
         "auto.create.topics.enable=false",
         *release.broker_properties(replication),
         *protocol_properties(release, oldest),
