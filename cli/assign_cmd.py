@@ -200,12 +200,16 @@ def parse_int_option(option: str, text: str | None) -> int | None:
 
 
 def parse_broker_list(text: str) -> list[int]:
-    """``0,1,2`` → ``[0, 1, 2]`` in the order given.
+    """``0,1,2`` → ``[0, 1, 2]`` in the order given; an empty list (``--brokers=``, what a cluster with no
+    registered broker gives) is ``[]``, which the assignment refuses with Kafka's own AdminUtils message
+    ("Replication factor: 1 larger than available brokers: 0.").
 
     Raises:
         UsageError: an entry is not an integer, or an id repeats.
     """
-    brokers = []
+    if not text.strip():
+        return []
+    brokers: list[int] = []
     for piece in text.split(","):
         value = parse_int_option("--brokers", piece)
         assert value is not None

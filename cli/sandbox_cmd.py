@@ -15,6 +15,7 @@ from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, ensure_tools_jars, java_executable
 from core.sandbox.migration import PHASES, SandboxMigration
+from core.sandbox.releases import KafkaRelease
 from core.sandbox.traffic import start_traffic
 
 
@@ -23,7 +24,9 @@ def register(sub: Any) -> None:
     sandbox = add_command(sub, "sandbox", "run a real ZooKeeper and Kafka brokers on 127.0.0.1", json_flag=False)
     actions = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
 
-    up = add_command(actions, "up", "start ZooKeeper and N Kafka 3.9 brokers (ZooKeeper mode, chroot /kafka)")
+    up = add_command(
+        actions, "up", "start ZooKeeper and N Kafka brokers, 0.10.2 to 3.9 (ZooKeeper mode, chroot /kafka)"
+    )
     up.add_argument("--brokers", type=int, default=DEFAULT_BROKERS, metavar="N", help="number of brokers (default 3)")
     up.add_argument("--racks", metavar="R1,R2,...", help="broker.rack per broker, in order (cycled)")
     up.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="start-up deadline")
@@ -33,6 +36,14 @@ def register(sub: Any) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="a static property for every broker's server.properties (repeatable), e.g. min.insync.replicas=2",
+    )
+    _version_option(up)
+    up.add_argument(
+        "--broker-version",
+        action="append",
+        default=[],
+        metavar="ID=VERSION",
+        help="run broker ID on another release (repeatable), e.g. 3=2.4.1: a rolling upgrade half done",
     )
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
@@ -48,6 +59,7 @@ def register(sub: Any) -> None:
         "fetch",
         "fetch the Kafka and ZooKeeper jars, and those of Kafka's own tools, through Maven (once; cached)",
     )
+    _version_option(fetch)
     fetch.set_defaults(handler=_fetch)
 
     status = add_command(actions, "status", "show which sandbox processes run and what ZooKeeper shows")
@@ -86,6 +98,25 @@ def register(sub: Any) -> None:
     migrate.set_defaults(handler=_migrate)
 
 
+def _version_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kafka-version",
+        default=KAFKA_VERSION,
+        metavar="VERSION",
+        help=f"Kafka release of the brokers, 0.10.2.2 to 3.9.x as on Maven Central (default {KAFKA_VERSION})",
+    )
+
+
+def _broker_versions(items: list[str]) -> dict[int, str]:
+    versions: dict[int, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip().isdigit() or not value.strip():
+            raise UsageError(f"--broker-version {item}: give ID=VERSION, e.g. 3=2.4.1")
+        versions[int(key)] = value.strip()
+    return versions
+
+
 def _dir_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", metavar="DIR", help="sandbox directory (default: ~/.local/state/kzc/sandbox)")
 
@@ -100,7 +131,14 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             raise UsageError(f"--broker-config {item}: give KEY=VALUE, e.g. min.insync.replicas=2")
         extra[key.strip()] = value.strip()
     box = Sandbox.up(
-        args.dir, brokers=args.brokers, racks=racks, timeout=args.timeout, log=progress, broker_config=extra
+        args.dir,
+        brokers=args.brokers,
+        racks=racks,
+        timeout=args.timeout,
+        log=progress,
+        broker_config=extra,
+        kafka_version=args.kafka_version,
+        broker_versions=_broker_versions(args.broker_version),
     )
     info = box.info()
     traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None
@@ -124,13 +162,24 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 
 def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    release = KafkaRelease.parse(args.kafka_version)
     java_executable()
     log = None if args.json else (lambda line: print(line, file=sys.stderr))
-    path, tools = ensure_jars(log), ensure_tools_jars(log)
+    zookeeper, tools = ensure_jars(log), ensure_tools_jars(log)
+    path = ensure_jars(log, release)
     if args.json:
-        print(json.dumps({"jars": str(path), "tools_jars": str(tools), "kafka_version": KAFKA_VERSION}))
+        print(
+            json.dumps(
+                {
+                    "jars": str(path),
+                    "zookeeper_jars": str(zookeeper),
+                    "tools_jars": str(tools),
+                    "kafka_version": release.version,
+                }
+            )
+        )
     else:
-        print(f"Kafka {KAFKA_VERSION} jars ready in {path}, its tools in {tools}")
+        print(f"Kafka {release.version} jars ready in {path}; ZooKeeper's in {zookeeper}, Kafka's tools in {tools}")
     return 0
 
 
@@ -206,12 +255,12 @@ def _migrate(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 def _describe(info: SandboxInfo) -> str:
     lines = [
-        f"Kafka {info.kafka_version} sandbox in {info.dir} (ZooKeeper mode, chroot /kafka)",
+        f"Kafka {' + '.join(info.versions)} sandbox in {info.dir} (ZooKeeper mode, chroot /kafka)",
         f"  ZooKeeper          {info.zookeeper:<28} pid {info.zookeeper_pid}",
     ]
     for b in info.brokers:
         rack = f"rack {b.rack}" if b.rack else "no rack"
-        lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid}")
+        lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid!s:<8} Kafka {b.kafka_version}")
     lines += [
         f"  bootstrap servers  {info.bootstrap_servers}",
         "",
@@ -229,5 +278,7 @@ def _describe_status(status: SandboxStatus) -> str:
         state = "running" if status.brokers_alive.get(b.id) else "stopped"
         reg = "registered" if b.id in status.registered else "not registered"
         ctrl = ", controller" if status.controller == b.id else ""
-        lines.append(f"  broker {b.id} (127.0.0.1:{b.port}, rack {b.rack or '-'}): {state}, {reg}{ctrl}")
+        lines.append(
+            f"  broker {b.id} (Kafka {b.kafka_version}, 127.0.0.1:{b.port}, rack {b.rack or '-'}): {state}, {reg}{ctrl}"
+        )
     return "\n".join(lines)

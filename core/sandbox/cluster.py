@@ -34,6 +34,7 @@ from core.errors import SandboxError, UsageError
 from core.interrupt import cleanup_on_interrupt
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
+from core.sandbox.releases import KafkaRelease, protocol_properties
 from core.sandbox.traffic import stop_traffic
 
 CHROOT = "/kafka"
@@ -66,6 +67,7 @@ class BrokerInfo:
     port: int
     rack: str | None
     pid: int | None
+    kafka_version: str = KAFKA_VERSION  # the release this broker runs (sandboxes before versions: 3.9.1)
 
 
 @dataclass(frozen=True)
@@ -78,8 +80,14 @@ class SandboxInfo:
     zookeeper_port: int
     zookeeper_pid: int | None
     brokers: tuple[BrokerInfo, ...]
-    kafka_version: str = KAFKA_VERSION
+    kafka_version: str = KAFKA_VERSION  # the release of every broker not given another (--broker-version)
     broker_config: dict[str, str] = field(default_factory=dict)  # extra server.properties, every broker
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """The releases the brokers run, oldest first, each once (two during a rolling upgrade)."""
+        releases = sorted({KafkaRelease.parse(b.kafka_version) for b in self.brokers})
+        return tuple(r.version for r in releases)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict (``brokers`` as a list of objects)."""
@@ -147,6 +155,8 @@ class Sandbox:
         timeout: float = 180.0,
         log: Callable[[str], None] | None = None,
         broker_config: Mapping[str, str] | None = None,
+        kafka_version: str = KAFKA_VERSION,
+        broker_versions: Mapping[int, str] | None = None,
     ) -> Sandbox:
         """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
         broker is registered and serves clients (it answers Metadata naming the controller and its peers).
@@ -154,6 +164,9 @@ class Sandbox:
         Racks are given to brokers in order, cycling when there are fewer racks than brokers.
         ``broker_config`` adds static properties to every broker's server.properties (a key the sandbox sets
         itself is replaced), e.g. ``{"min.insync.replicas": "2"}``.
+        Brokers run Kafka ``kafka_version`` (0.10.2 to 3.9), except those ``broker_versions`` gives another
+        release by id (a rolling upgrade half done: every broker then keeps ``inter.broker.protocol.version``
+        at the oldest release). ZooKeeper is always the one of the default release's jars.
 
         Raises:
             UsageError: bad broker count or rack names.
@@ -170,6 +183,15 @@ class Sandbox:
         for key, value in extra.items():
             if not key or key != key.strip() or "=" in key or any(c in key + value for c in "\r\n"):
                 raise UsageError(f"--broker-config {key}={value}: give KEY=VALUE, one property on one line")
+        default_release = KafkaRelease.parse(kafka_version)
+        ids = range(FIRST_BROKER_ID, FIRST_BROKER_ID + brokers)
+        releases = {i: default_release for i in ids}
+        for broker_id, version in (broker_versions or {}).items():
+            if broker_id not in releases:
+                raise UsageError(
+                    f"--broker-version {broker_id}={version}: the sandbox's brokers are {ids[0]}..{ids[-1]}"
+                )
+            releases[broker_id] = KafkaRelease.parse(version)
         box = cls(directory)
         if box._state_path().exists() and box._any_alive():
             raise SandboxError(
@@ -177,9 +199,9 @@ class Sandbox:
             )
         java = java_executable()
         jars = ensure_jars(log)
+        broker_jars = {r.version: str(ensure_jars(log, r)) for r in sorted(set(releases.values()))}
         box._prepare_dir()
         zk_port, *broker_ports = free_ports(1 + brokers)
-        ids = range(FIRST_BROKER_ID, FIRST_BROKER_ID + brokers)
         info = SandboxInfo(
             dir=str(box.dir),
             zookeeper=f"127.0.0.1:{zk_port}{CHROOT}",
@@ -187,12 +209,14 @@ class Sandbox:
             zookeeper_port=zk_port,
             zookeeper_pid=None,
             brokers=tuple(
-                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None)
+                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None, releases[i].version)
                 for n, (i, p) in enumerate(zip(ids, broker_ports, strict=True))
             ),
+            kafka_version=default_release.version,
             broker_config=extra,
         )
-        box._write_state(info, java=java, jars=str(jars))
+        # "jars" runs ZooKeeper (and a migration's KRaft controller); "broker_jars" each broker's release.
+        box._write_state(info, java=java, jars=str(jars), broker_jars=broker_jars)
         # Ctrl-C while starting: the command line's main thread stops what was started (core.interrupt).
         with cleanup_on_interrupt(partial(box.stop_quickly)):
             try:
@@ -429,12 +453,19 @@ class Sandbox:
         props = bdir / "server.properties"
         if not props.exists():
             props.write_text(_broker_properties(broker, info, bdir))
-        pid = self._spawn(bdir, BROKER_HEAP, "kafka.Kafka", props)
+        jars = self._read_state().get("broker_jars", {}).get(broker.kafka_version)
+        pid = self._spawn(bdir, BROKER_HEAP, "kafka.Kafka", props, jars=jars)
         self._set_pid(broker_id, pid)
         return pid
 
     def _command(
-        self, workdir: Path, heap: list[str], main: str, *args: str | Path, log: str = "server.log"
+        self,
+        workdir: Path,
+        heap: list[str],
+        main: str,
+        *args: str | Path,
+        log: str = "server.log",
+        jars: str | None = None,
     ) -> list[str]:
         raw = self._read_state()
         return [
@@ -442,11 +473,11 @@ class Sandbox:
             f"-Dkzc.sandbox={self.dir}",
             f"-Dlog4j.configuration=file:{self.dir / 'log4j.properties'}",
             f"-Dkzc.log.file={workdir / log}",
-            "-cp", f"{raw['jars']}/*", main, *map(str, args),
+            "-cp", f"{jars or raw['jars']}/*", main, *map(str, args),
         ]  # fmt: skip
 
-    def _spawn(self, workdir: Path, heap: list[str], main: str, *args: str | Path) -> int:
-        cmd = self._command(workdir, heap, main, *args)
+    def _spawn(self, workdir: Path, heap: list[str], main: str, *args: str | Path, jars: str | None = None) -> int:
+        cmd = self._command(workdir, heap, main, *args, jars=jars)
         with open(workdir / "stdout.log", "ab") as out:
             # A new session: the processes outlive the `kzc sandbox up` that started them.
             proc = subprocess.Popen(
@@ -559,7 +590,7 @@ class Sandbox:
             raise SandboxError(f"unreadable {self._state_path()}: {exc}") from exc
         return data
 
-    def _write_state(self, info: SandboxInfo, **extra: str) -> None:
+    def _write_state(self, info: SandboxInfo, **extra: Any) -> None:
         self._save({**info.to_json(), **extra})
 
     def _update_state(self, **changes: Any) -> None:
@@ -580,6 +611,8 @@ class Sandbox:
 
 def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str:
     replication = min(3, len(info.brokers))
+    release = KafkaRelease.parse(broker.kafka_version)
+    oldest = KafkaRelease.parse(info.versions[0])
     lines = [
         f"broker.id={broker.id}",
         f"listeners=PLAINTEXT://127.0.0.1:{broker.port}",
@@ -587,13 +620,11 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
         f"log.dirs={bdir / 'data'}",
         f"zookeeper.connect={info.zookeeper}",
         f"zookeeper.session.timeout.ms={_BROKER_SESSION_MS}",
-        "delete.topic.enable=true",
+        # Connecting may take long on a loaded machine (the default is the 6 s session timeout); every release knows it.
+        "zookeeper.connection.timeout.ms=60000",
         "auto.create.topics.enable=false",
-        f"offsets.topic.replication.factor={replication}",
-        "offsets.topic.num.partitions=3",
-        f"transaction.state.log.replication.factor={replication}",
-        "transaction.state.log.min.isr=1",
-        "group.initial.rebalance.delay.ms=0",
+        *release.broker_properties(replication),
+        *protocol_properties(release, oldest),
         # Few threads: a sandbox shares 2 cores with ZooKeeper, two other brokers and the tests.
         "num.network.threads=1",
         "num.io.threads=2",

@@ -28,6 +28,7 @@ from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.cluster import BROKER_HEAP, Sandbox, free_ports, log_tail
+from core.sandbox.jars import KAFKA_VERSION
 
 CONTROLLER_ID = 3000
 PHASES = ("controller", "dual-write", "kraft", "finalized")
@@ -107,6 +108,11 @@ class SandboxMigration:
         if phase not in PHASES:
             raise UsageError(f"--to {phase}: choose one of {', '.join(PHASES)}")
         info = self.box.info()
+        if info.versions != (KAFKA_VERSION,):
+            raise UsageError(
+                f"the sandbox's migration rolls Kafka {KAFKA_VERSION} brokers; this sandbox runs "
+                f"{' and '.join(info.versions)} (start one with kzc sandbox up --kafka-version {KAFKA_VERSION})"
+            )
         known = {b.id for b in info.brokers}
         if brokers is not None and (unknown := sorted(set(brokers) - known)):
             raise UsageError(f"the sandbox has no broker {', '.join(map(str, unknown))}")
