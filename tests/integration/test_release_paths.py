@@ -75,9 +75,14 @@ def partitions(zk: KazooClient, topic: str) -> dict[int, list[int]]:
     return {int(p): r for p, r in json.loads(data)["partitions"].items()}
 
 
-def leader(zk: KazooClient, topic: str, partition: int) -> int:
+def state(zk: KazooClient, topic: str, partition: int) -> dict[str, Any]:
     data, _ = zk.get(f"/brokers/topics/{topic}/partitions/{partition}/state")
-    return int(json.loads(data)["leader"])
+    value: dict[str, Any] = json.loads(data)
+    return value
+
+
+def leader(zk: KazooClient, topic: str, partition: int) -> int:
+    return int(state(zk, topic, partition)["leader"])
 
 
 def config(zk: KazooClient, path: str) -> dict[str, str]:
@@ -279,9 +284,12 @@ class TestKafka111:
         code, _, err = run(capsys, "reassign", "apply", str(swap), "--yes", "--wait", *admin_args(box), "--json")
         assert code == 0, err
         assert leader(zk, "lead111", 0) == first
-        code, _, err = run(capsys, "elect", "preferred", "--topic", "lead111", "--yes", "--wait",
+        # The controller elects the preferred replica only once it is in the ISR (kzc skips it before).
+        wait_until(lambda: sorted(state(zk, "lead111", 0)["isr"]) == sorted([first, second]), 120, "the full ISR")
+        code, out, err = run(capsys, "elect", "preferred", "--topic", "lead111", "--yes", "--wait",
                              *admin_args(box), "--json")  # fmt: skip
         assert code == 0, err
+        assert [(c["topic"], c["partition"]) for c in out["sent"]] == [("lead111", 0)], out
         wait_until(lambda: leader(zk, "lead111", 0) == second, 60, "the preferred leader")
         assert not zk.exists("/admin/preferred_replica_election")
         line = last(audit_file, "elect preferred", "applied")
@@ -296,7 +304,7 @@ class TestKafka111:
         assert "Kafka before 2.4 cannot cancel a reassignment" in out["error"]
         assert "has no AlterPartitionReassignments (Kafka 2.4.0+" in out["error"]
         create_topic(capsys, box, "unclean111", 1, 1)
-        code, out, _ = run(capsys, "elect", "unclean", "--topic", "unclean111", "--partition", "0", "--yes",
+        code, out, _ = run(capsys, "elect", "unclean", "--topic", "unclean111", "--partition", "0",
                            *admin_args(box), "--json")  # fmt: skip
         assert code == 2
         assert out["error"].startswith("Kafka before 2.4 has no unclean election request: broker 1 has no ElectLeaders")
