@@ -26,7 +26,7 @@ from typing import Any, TypeVar, overload
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
-from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, Api
+from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
 from core.brokers.capabilities import Capabilities, Route, read_capabilities, route
 from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
@@ -369,6 +369,11 @@ class TopicOps:
         """The controller's ``delete.topic.enable`` and where it came from (or why it is unknown)."""
         if self.admin is None:
             return None, "no --bootstrap-server: it is a static broker config, not readable through ZooKeeper"
+        caps = self.capabilities(facts)
+        lacking = None if caps is None else caps.lacking(DESCRIBE_CONFIGS)
+        if lacking is not None:
+            # Such a broker predates 0.11, and delete.topic.enable defaulted to false before 1.0.
+            return None, f"{lacking}; it defaults to false on such a broker unless server.properties sets it"
         candidates = [facts.controller_id()] if facts.controller_id() is not None else []
         candidates += [b for b in sorted(facts.broker_ids) if b not in candidates]
         problems = []
