@@ -194,6 +194,21 @@ class TestKafka0102:
     ) -> None:
         config_set_goes_through_zookeeper(capsys, box, zk, audit_file, "conf0102")
 
+    def test_create_and_delete_go_through_the_brokers_which_serve_them_since_0_10_1(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
+    ) -> None:
+        code, out, err = run(capsys, "topic", "create", "brokers0102", "--partitions", "2", "--replication-factor",
+                             "2", "--yes", "--wait", *admin_args(box), "--json")  # fmt: skip
+        assert code == 0, err
+        assert out["via"] == "admin" and len(partitions(zk, "brokers0102")) == 2
+        code, out, err = run(capsys, "topic", "delete", "brokers0102", "--dry-run", *admin_args(box))
+        assert code == 0, err
+        # No DescribeConfigs before 0.11: delete.topic.enable is unknown, and nothing was asked.
+        assert "broker 1 has no DescribeConfigs (Kafka 0.11.0+" in out
+        code, out, err = run(capsys, "topic", "delete", "brokers0102", "--yes", "--wait", *admin_args(box), "--json")
+        assert code == 0, err
+        assert not zk.exists("/brokers/topics/brokers0102")
+
     def test_log_sizes_are_unknown_with_the_reason(
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
     ) -> None:
