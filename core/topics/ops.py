@@ -27,7 +27,7 @@ from typing import Any, TypeVar, overload
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
-from core.brokers.capabilities import Capabilities, Route, read_capabilities, route
+from core.brokers.capabilities import Capabilities, CapabilityCache, Route, route
 from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
@@ -158,7 +158,7 @@ class TopicOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self._capabilities = capabilities
+        self._capabilities = CapabilityCache(admin.timeout if admin is not None else None, capabilities)
 
     @property
     def via(self) -> str:
@@ -167,12 +167,8 @@ class TopicOps:
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
     def capabilities(self, facts: ClusterFacts) -> Capabilities | None:
-        """The registered brokers' ApiVersions (None without an AdminClient), read once per ``TopicOps``."""
-        if self.admin is None:
-            return None
-        if self._capabilities is None:
-            self._capabilities = read_capabilities(facts.brokers, min(self.admin.timeout, 5.0))
-        return self._capabilities
+        """The registered brokers' ApiVersions (None without an AdminClient), read again when they change."""
+        return self._capabilities.get(facts.brokers)
 
     def route(self, facts: ClusterFacts, api: Api, kafka_tool: str) -> Route:
         """The path of a write served by ``api`` (``core.brokers.capabilities.route``)."""
