@@ -328,3 +328,51 @@ class TestKafka111:
 
     def test_no_broker_logged_a_request_it_could_not_parse(self, box: Sandbox) -> None:
         no_unparsed_requests(box)
+
+
+# ---- a rolling upgrade half done: brokers 1-2 on 1.1.1, broker 3 still on 0.10.2.2 ----------------------------
+
+
+class TestMixedCluster:
+    @pytest.fixture(scope="class")
+    @classmethod
+    def box(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
+        sandbox = Sandbox.up(
+            tmp_path_factory.mktemp("mixed"), brokers=3, kafka_version="1.1.1", broker_versions={3: "0.10.2.2"},
+            timeout=300,
+        )  # fmt: skip
+        try:
+            yield sandbox
+        finally:
+            sandbox.down()
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def zk(cls, box: Sandbox) -> Iterator[KazooClient]:
+        with zk_client(box.info().zookeeper) as client:
+            yield client
+
+    def test_the_oldest_broker_decides_the_path_and_log_sizes_say_which_broker_lacks_them(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient, audit_file: Path
+    ) -> None:
+        create_topic(capsys, box, "mixed", 3, 2)
+        code, out, err = run(
+            capsys, "topic", "expand", "mixed", "--partitions", "4", "--yes", "--wait", *admin_args(box), "--json"
+        )
+        assert code == 0, err
+        assert out["via"] == "zookeeper" and len(partitions(zk, "mixed")) == 4
+        intent = last(audit_file, "topic expand", "intent")
+        assert intent["details"]["path"].startswith("broker 3 has no CreatePartitions (Kafka 1.0.0+")
+        # A partition whose only replica is on the 0.10.2 broker: its size is unknown, and the plan says why.
+        code, _, err = run(capsys, "topic", "create", "solo3", "--replica-assignment", "3", *zk_args(box), "--yes",
+                           "--wait", "--json")  # fmt: skip
+        assert code == 0, err
+        code, out, err = run(capsys, "reassign", "plan", "--move-off", "3", "--topic", "solo3", *admin_args(box),
+                             "--json")  # fmt: skip
+        assert code == 0, err
+        metrics = out["kzc"]["metrics"]
+        assert metrics["bytes_to_move"] is None
+        assert "broker 3 has no DescribeLogDirs (Kafka 1.0.0+" in metrics["bytes_to_move_unknown"]
+
+    def test_no_broker_logged_a_request_it_could_not_parse(self, box: Sandbox) -> None:
+        no_unparsed_requests(box)
