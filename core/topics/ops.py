@@ -207,7 +207,7 @@ class TopicOps:
             config_zk_version=orphan,
             znode_limit=self.settings.jute_maxbuffer,
         )
-        plan = _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
+        plan = _with_path(plan, path)
         size = len(encode_new_topic(plan.assignment, plan.topic_znode_version))
         check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this assignment", exact=True)
         if self.admin is not None and plan.via == VIA_ADMIN and plan.blocked is None:
@@ -257,7 +257,7 @@ class TopicOps:
         plan = plan_expand(
             facts, live, request, via=via, blocked=self.blocked(facts, via), znode_limit=self.settings.jute_maxbuffer
         )
-        plan = _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
+        plan = _with_path(plan, path)
         unknown = unknown_topic_fields(plan.topic_raw)
         if via == VIA_ADMIN and unknown:
             plan = replace(
@@ -335,7 +335,7 @@ class TopicOps:
             delete_topic_enable_source=source,
             blocked=self.blocked(facts, path.via),
         )
-        return _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
+        return _with_path(plan, path)
 
     def apply_delete(self, plan: DeletePlan, before_write: BeforeWrite | None = None) -> DeleteResult:
         """Mark the planned topics for deletion (AdminClient DeleteTopics, or the ZooKeeper markers).
@@ -553,6 +553,11 @@ def plan_summary(plan: Plan) -> dict[str, Any]:
 
 def _with_check(plan: PlanT, check: Check) -> PlanT:
     return replace(plan, checks=(*plan.checks, check))
+
+
+def _with_path(plan: PlanT, path: Route) -> PlanT:
+    """The plan with the "write path" check first: which path and why."""
+    return replace(plan, checks=(Check(WRITE_PATH, "ok", path.reason), *plan.checks))
 
 
 WRITE_PATH = "write path"

@@ -98,3 +98,16 @@ def test_throttles_go_through_incremental_alter_configs_only_where_every_broker_
     ops = _ops(ReassignOps, release)
     assert ops.throttle_route(FACTS).via == via
     assert ops.path_reason(1000, FACTS).startswith("/admin/reassign_partitions, as kafka-reassign-partitions")
+
+
+@pytest.mark.parametrize(
+    ("release", "message"),
+    [
+        ("1.1", "There is an existing assignment running."),
+        ("2.2", "There is an existing assignment running."),
+        ("3.9", "Cannot execute because there is an existing partition assignment."),
+    ],
+)
+def test_a_second_reassignment_is_refused_in_the_words_of_that_releases_tool(release: str, message: str) -> None:
+    refusal = _ops(ReassignOps, release)._existing(FACTS)
+    assert str(refusal).startswith(message)
