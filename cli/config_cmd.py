@@ -70,6 +70,8 @@ def _show(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     print(f"{shown['entity']} ({shown['path']}, znode version {shown['zk_version']}):")
     overrides = shown["overrides"]
     print("\n".join(f"  {k}={v}" for k, v in sorted(overrides.items())) or "  no overrides")
+    if "described_unknown" in shown:
+        print(shown["described_unknown"])
     described = [d for d in shown.get("described", []) if not d["default"]]
     if described:
         print("as the brokers report them (non-default):")
@@ -103,10 +105,10 @@ def _change(
         elif not args.json:
             print("\n".join(plan.describe()))
             if args.dry_run and writes:
-                print("\n".join(describe_writes(writes)))
+                print("\n".join(describe_writes(writes, plan.via_reason)))
         before = plan.before.to_json()
         if args.dry_run:
-            attempt.dry_run("diff shown, nothing written", before=before)
+            attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
             return 0
         if plan.blocked:
             raise ReadOnlyError(plan.blocked)
@@ -124,7 +126,13 @@ def _change(
                 attempt.cancelled(f"confirmation did not match (expected {plan.topic!r})")
                 raise Cancelled(f"confirmation did not match '{plan.topic}': nothing was changed")
         stored = ops.apply(plan)
-        attempt.applied(f"changed the config of {plan.topic}", before=before, after=stored.as_dict(), via=plan.via)
+        attempt.applied(
+            f"changed the config of {plan.topic}",
+            before=before,
+            after=stored.as_dict(),
+            via=plan.via,
+            path=plan.via_reason,
+        )
     if args.json:
         print(json.dumps({"applied": True, **plan.to_json(), "stored": stored.as_dict()}))
     else:

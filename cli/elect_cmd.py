@@ -65,10 +65,10 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             elif not args.json:
                 print("\n".join(plan.describe()))
                 if args.dry_run and writes:
-                    print("\n".join(describe_writes(writes)))
+                    print("\n".join(describe_writes(writes, plan.via_reason)))
             before = [c.to_json() for c in plan.sent]
             if args.dry_run:
-                attempt.dry_run("plan shown, nothing written", before=before)
+                attempt.dry_run("plan shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
                 return 0
             if plan.blocked:
                 raise ReadOnlyError(plan.blocked)
@@ -81,7 +81,13 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             _confirm(args, str(len(plan.sent)), "the number of partitions", "elect their preferred leaders", attempt)
             outcome = ops.apply_preferred(plan)
             errors = {f"{t}-{p}": e for (t, p), e in outcome.items() if e is not None}
-            attempt.applied(f"preferred election sent for {len(plan.sent)} partition(s)", before=before, errors=errors)
+            attempt.applied(
+                f"preferred election sent for {len(plan.sent)} partition(s)",
+                before=before,
+                errors=errors,
+                via=plan.via,
+                path=plan.via_reason,
+            )
         _say(args, f"Preferred leader election sent for {len(plan.sent)} partition(s) via {plan.via}.")
         for name, error in errors.items():
             print(f"kzc: {name}: {error}", file=sys.stderr)

@@ -123,12 +123,14 @@ def _apply(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 print(render_plan(plan))
             facts = ops.check_applicable(plan)
             writes = ops.planned_writes(plan, throttle, facts)
+            path = ops.path_reason(throttle, facts)
             if args.dry_run:
                 if args.json:
-                    print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
+                    writes_json = [w.to_json() for w in writes]
+                    print(json.dumps({"dry_run": True, **plan.to_json(), "path": path, "writes": writes_json}))
                 else:
-                    print("\n".join(describe_writes(writes)))
-                attempt.dry_run("plan shown, nothing written", before=before)
+                    print("\n".join(describe_writes(writes, path)))
+                attempt.dry_run("plan shown, nothing written", before=before, path=path)
                 return 0
             _confirm(args, len(plan.moves), attempt)
             ops.apply(plan, throttle)
@@ -136,6 +138,7 @@ def _apply(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 f"started the reassignment of {len(plan.moves)} partition(s)",
                 before=before,
                 throttle=throttle,
+                path=path,
             )
         _say(args, f"Started the reassignment of {len(plan.moves)} partition(s) (/admin/reassign_partitions).")
         if throttle is not None:

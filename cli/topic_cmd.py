@@ -21,7 +21,7 @@ from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings
 from core.errors import GuardError, KzcError, ReadOnlyError
 from core.kafka.topic_rules import parse_configs, parse_option_int, plural
-from core.topics.ops import TopicOps, cluster_name, open_topic_ops, plan_summary
+from core.topics.ops import TopicOps, cluster_name, open_topic_ops, path_reason, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
 from core.topics.write import describe_writes, planned_writes
@@ -197,9 +197,9 @@ def _preview(args: argparse.Namespace, plan: CreatePlan | ExpandPlan | DeletePla
     if args.json and args.dry_run:
         print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
     elif not args.json:
-        print("\n".join([text, *describe_writes(writes)]) if writes else text)
+        print("\n".join([text, *describe_writes(writes, path_reason(plan))]) if writes else text)
     if args.dry_run:
-        attempt.dry_run("plan shown, nothing written", plan=plan_summary(plan))
+        attempt.dry_run("plan shown, nothing written", plan=plan_summary(plan), path=path_reason(plan))
         if plan.blocked and not args.json:
             print(f"Note: this plan cannot be applied now: {plan.blocked}")
         return True

@@ -12,8 +12,15 @@ The multi-op also checks that no moving topic's znode changed since the plan (so
 true) and, when configs are written, ``/controller``'s version (Kafka 3.7.1+'s fence).
 
 Why ZooKeeper even with ``--bootstrap-server``: confluent-kafka 2.16 has no AlterPartitionReassignments,
-and every ZooKeeper-mode controller (through 3.9) acts on ``/admin/reassign_partitions``. Throttles then go
-through IncrementalAlterConfigs (as the tool's AdminClient path sets them) before the znode is written.
+and every ZooKeeper-mode controller (through 3.9) acts on ``/admin/reassign_partitions``, whose JSON is the
+same in every release (``ZkUtils.formatAsReassignmentJson`` 0.10, ``ReassignPartitionsZNode`` 1.1+). Throttles
+then go through IncrementalAlterConfigs (as the tool's AdminClient path sets them) before the znode is
+written, where every broker serves it (2.3+); before, they are config changes in the multi-op, as the tool of
+those releases wrote them (``ReassignPartitionsCommand`` through ``AdminZkClient``/``AdminUtils``).
+
+Cancelling needs AlterPartitionReassignments (2.4+). Before 2.4 Kafka had no cancel at all, and kzc refuses
+with what Kafka offered instead. Log sizes (bytes to move) are DescribeLogDirs, negotiated per broker
+(``core.brokers.logdirs``); a broker before 1.0 has none and the sizes are unknown with that reason.
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.audit import AuditLog
+from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, INCREMENTAL_ALTER_CONFIGS, NoVersion
+from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, plaintext_endpoint, route
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
@@ -71,6 +80,18 @@ ZOOKEEPER_CANNOT_CANCEL = (
     "brokers 2.4+): give --bootstrap-server. Without it: let the reassignment finish, then apply the rollback "
     '(the "current" replicas of each entry of the plan\'s file)'
 )
+# Before 2.4 nothing in Kafka cancels: kafka-reassign-partitions of 0.10 to 2.3 has no --cancel.
+NO_CANCEL_BEFORE_2_4 = (
+    "Kafka before 2.4 cannot cancel a reassignment: {lacking}. kafka-reassign-partitions of those releases has no "
+    "--cancel, and the controller finishes every partition it took from /admin/reassign_partitions (deleting the "
+    "znode stops nothing). What Kafka offered instead: let it finish (kzc reassign status), then apply the "
+    'rollback, the "current" replicas of each entry of the plan\'s file (kzc reassign apply FILE)'
+)
+REASSIGN_PATH = (
+    "/admin/reassign_partitions, as kafka-reassign-partitions --zookeeper writes it: every ZooKeeper-mode "
+    "controller (0.10 to 3.9) acts on it, and confluent-kafka has no AlterPartitionReassignments"
+)
+THROTTLE_TOOL = "as kafka-reassign-partitions --throttle did before 2.3 (AdminZkClient config changes)"
 
 
 @dataclass(frozen=True)
@@ -119,6 +140,17 @@ class ReassignOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
+        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
+
+    def throttle_route(self, facts: ClusterFacts) -> Route:
+        """The path of the throttles: IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper."""
+        return route(self.capabilities.get(facts.brokers), INCREMENTAL_ALTER_CONFIGS, THROTTLE_TOOL)
+
+    def path_reason(self, throttle: int | None, facts: ClusterFacts) -> str:
+        """Which path the writes of ``apply`` take and why, for the dry run and the audit line."""
+        if throttle is None:
+            return REASSIGN_PATH
+        return f"{REASSIGN_PATH}; throttles: {self.throttle_route(facts).reason}"
 
     # ---- reading ---------------------------------------------------------------------------------
 
@@ -230,15 +262,16 @@ class ReassignOps:
         sizes: dict[Key, int] = {}
         problems = []
         for broker, partitions in sorted(wanted.items()):
-            registration = facts.brokers.get(broker)
-            endpoint = None
-            if isinstance(registration, BrokerRegistration):
-                endpoint = next((e for e in registration.endpoints if e.security_protocol == "PLAINTEXT"), None)
+            endpoint = plaintext_endpoint(facts.brokers.get(broker))
             if endpoint is None:
                 problems.append(f"broker {broker}: not registered or no PLAINTEXT listener")
                 continue
             try:
-                found = log_sizes(endpoint.host or "127.0.0.1", endpoint.port, partitions, self.admin.timeout)
+                host = endpoint.host or "127.0.0.1"
+                found = log_sizes(host, endpoint.port, partitions, self.admin.timeout, f"broker {broker}")
+            except NoVersion as exc:
+                problems.append(str(exc))
+                continue
             except (OSError, ValueError) as exc:
                 problems.append(f"broker {broker}: {exc}")
                 continue
@@ -292,7 +325,7 @@ class ReassignOps:
         ]
         if throttle is not None:
             topics, brokers = self._throttle_targets(plan, throttle)
-            if self.admin is not None:
+            if self.throttle_route(facts).via == VIA_ADMIN:
                 for topic in topics:
                     values = topic_throttles(plan.moves)[topic]
                     writes.append(_admin_write(TOPICS, topic, values))
@@ -329,7 +362,7 @@ class ReassignOps:
             raise UsageError("--throttle must be at least 0 bytes per second")
         facts = self.check_applicable(plan)
         writes = self.planned_writes(plan, throttle, facts)
-        if self.admin is not None:
+        if self.admin is not None:  # the throttles' IncrementalAlterConfigs, when planned_writes chose them
             for write in writes:
                 if write.op == "admin":
                     arguments = json.loads(write.data)
@@ -348,10 +381,15 @@ class ReassignOps:
         """The partitions a cancel would revert (everything being reassigned now).
 
         Raises:
-            GuardError: no ``--bootstrap-server``: ZooKeeper offers no cancel (what Kafka allows instead).
+            GuardError: no ``--bootstrap-server``: ZooKeeper offers no cancel; brokers before 2.4: Kafka had
+                no cancel (each with what Kafka allows instead).
         """
         if self.admin is None:
             raise GuardError(ZOOKEEPER_CANNOT_CANCEL)
+        caps = self.capabilities.get(self.reader.facts().brokers)
+        lacking = None if caps is None else caps.lacking(ALTER_PARTITION_REASSIGNMENTS)
+        if lacking is not None:
+            raise GuardError(NO_CANCEL_BEFORE_2_4.format(lacking=lacking))
         return self.progress()
 
     def cancel(self, progress: ReassignProgress, timeout: float = 30.0) -> dict[Key, str | None]:
@@ -373,7 +411,7 @@ class ReassignOps:
         registration = facts.brokers.get(controller) if controller is not None else None
         if not isinstance(registration, BrokerRegistration):
             raise GuardError("no active controller (or its registration is unreadable): nothing can cancel now")
-        endpoint = next((e for e in registration.endpoints if e.security_protocol == "PLAINTEXT"), None)
+        endpoint = plaintext_endpoint(registration)
         if endpoint is None:
             raise GuardError(
                 f"controller {controller} has no PLAINTEXT listener and kzc's own AlterPartitionReassignments request "
@@ -381,7 +419,10 @@ class ReassignOps:
                 "--reassignment-json-file FILE"
             )
         try:
-            answer = cancel_reassignments(endpoint.host or "127.0.0.1", endpoint.port, keys, timeout)
+            who = f"the controller (broker {controller})"
+            answer = cancel_reassignments(endpoint.host or "127.0.0.1", endpoint.port, keys, timeout, who)
+        except NoVersion as exc:
+            raise GuardError(NO_CANCEL_BEFORE_2_4.format(lacking=exc)) from None
         except (OSError, ValueError) as exc:
             raise ConnectError(f"controller {controller} ({endpoint}) did not answer the cancellation: {exc}") from exc
         code, message = answer.error
@@ -442,7 +483,7 @@ class ReassignOps:
             present = [k for k in keys if k in stored.as_dict()]
             if not present:
                 continue
-            if self.admin is not None:
+            if self.admin is not None and self.throttle_route(facts).via == VIA_ADMIN:
                 self.admin.alter_config(entity_type, name, {}, present)
             else:
                 config = {k: v for k, v in stored.as_dict().items() if k not in keys}

@@ -3,9 +3,12 @@
 ``TopicOps`` ties the pieces together for one cluster: ``core.topics.facts`` reads, ``core.topics.plan``
 validates and builds the plan, ``core.topics.write`` writes it (through the AdminClient when a
 ``--bootstrap-server`` is known, else through ZooKeeper as Kafka's ZooKeeper tools do) and
-``core.topics.progress`` follows the controller. Every ``apply_*`` re-reads the cluster first and refuses
-in read-only mode or during a ZooKeeper-to-KRaft migration, whatever the plan says; after writing it reads
-back ``/brokers/topics/<t>`` and fails loudly if the cluster holds anything other than the plan.
+``core.topics.progress`` follows the controller. Where the brokers lack the API of a write (CreatePartitions
+before 1.0; CreateTopics and DeleteTopics before 0.10.1), it goes through ZooKeeper, as Kafka's own tools of
+that release did, and the plan says so (``core.brokers.capabilities.route``: the check "write path"). Every
+``apply_*`` re-reads the cluster first and refuses in read-only mode or during a ZooKeeper-to-KRaft migration,
+whatever the plan says; after writing it reads back ``/brokers/topics/<t>`` and fails loudly if the cluster
+holds anything other than the plan.
 
 ``TopicOps.apply`` is the one plan -> audit -> apply sequence every surface uses (the command line, the
 console): right before the write is sent it writes the audit intent line, with the before-state of what
@@ -23,6 +26,8 @@ from typing import Any, TypeVar, overload
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
+from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, Api
+from core.brokers.capabilities import Capabilities, Route, read_capabilities, route
 from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
@@ -136,6 +141,8 @@ class TopicOps:
         admin: the brokers' AdminClient, or None for clusters reachable only through ZooKeeper.
         settings: read-only mode, context name and the cluster's name for the audit log.
         audit: where attempts are recorded; the default audit file when None.
+        capabilities: the brokers' ApiVersions when already known; read from the brokers on first use when
+            None (and there is an AdminClient).
     """
 
     def __init__(
@@ -144,21 +151,37 @@ class TopicOps:
         admin: KafkaAdmin | None,
         settings: ConnectionSettings,
         audit: AuditLog | None = None,
+        capabilities: Capabilities | None = None,
     ) -> None:
         self.session = session
         self.admin = admin
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
+        self._capabilities = capabilities
 
     @property
     def via(self) -> str:
-        """``admin`` when writes go through the brokers, ``zookeeper`` otherwise."""
+        """``admin`` when writes may go through the brokers, ``zookeeper`` otherwise (each plan's ``via`` is
+        what it takes: ``route``)."""
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
-    def blocked(self, facts: ClusterFacts) -> str | None:
-        """Why nothing may be applied now (read-only mode, migration), or None."""
-        return read_only_reason(self.settings.read_only, self.settings.context, facts, via_admin=self.admin is not None)
+    def capabilities(self, facts: ClusterFacts) -> Capabilities | None:
+        """The registered brokers' ApiVersions (None without an AdminClient), read once per ``TopicOps``."""
+        if self.admin is None:
+            return None
+        if self._capabilities is None:
+            self._capabilities = read_capabilities(facts.brokers, min(self.admin.timeout, 5.0))
+        return self._capabilities
+
+    def route(self, facts: ClusterFacts, api: Api, kafka_tool: str) -> Route:
+        """The path of a write served by ``api`` (``core.brokers.capabilities.route``)."""
+        return route(self.capabilities(facts), api, kafka_tool)
+
+    def blocked(self, facts: ClusterFacts, via: str | None = None) -> str | None:
+        """Why nothing may be applied now through ``via`` (read-only mode, migration), or None."""
+        via_admin = (via or self.via) == VIA_ADMIN
+        return read_only_reason(self.settings.read_only, self.settings.context, facts, via_admin=via_admin)
 
     # ---- create ---------------------------------------------------------------------------------
 
@@ -179,17 +202,19 @@ class TopicOps:
         if request.topic not in facts.topic_names and is_valid_topic_name(request.topic):
             found = self.reader.topic_config(request.topic)
             orphan = found[1] if found else None
+        path = self.route(facts, CREATE_TOPICS, _CREATE_TOOL)
         plan = plan_create(
             facts,
             request,
-            via=self.via,
-            blocked=self.blocked(facts),
+            via=path.via,
+            blocked=self.blocked(facts, path.via),
             config_zk_version=orphan,
             znode_limit=self.settings.jute_maxbuffer,
         )
+        plan = _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
         size = len(encode_new_topic(plan.assignment, plan.topic_znode_version))
         check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this assignment", exact=True)
-        if self.admin is not None and plan.blocked is None:
+        if self.admin is not None and plan.via == VIA_ADMIN and plan.blocked is None:
             self.admin.create_topic(plan.topic, [r for _, r in plan.assignment], dict(plan.config), validate_only=True)
             plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
         return plan
@@ -203,13 +228,13 @@ class TopicOps:
             ConcurrentChangeError: the ZooKeeper path lost a race (nothing written).
             KzcError: the cluster holds a different assignment than planned.
         """
-        facts = self._writable_facts()
+        facts = self._writable_facts(plan.via)
         check_not_marked_for_deletion(facts, plan.topic)
         if plan.topic in facts.topic_names:
             raise KafkaRuleError(f"Topic '{plan.topic}' already exists.", "TopicExistsException")
         if before_write is not None:
             before_write({})
-        if self.admin is not None:
+        if self.admin is not None and plan.via == VIA_ADMIN:
             create_via_admin(self.admin, plan)
         else:
             create_via_zookeeper(self.session, plan, facts)
@@ -228,10 +253,15 @@ class TopicOps:
         validate_topic_name(request.topic)  # Kafka's message, before '..' becomes a path
         facts = self.reader.facts()
         live = self.reader.topic(request.topic)
-        via = VIA_ZOOKEEPER if request.keep_unknown_fields else self.via
+        if request.keep_unknown_fields:
+            path = Route(VIA_ZOOKEEPER, "--keep-unknown-fields: written through ZooKeeper, which keeps every byte")
+        else:
+            path = self.route(facts, CREATE_PARTITIONS, _EXPAND_TOOL)
+        via = path.via
         plan = plan_expand(
-            facts, live, request, via=via, blocked=self.blocked(facts), znode_limit=self.settings.jute_maxbuffer
+            facts, live, request, via=via, blocked=self.blocked(facts, via), znode_limit=self.settings.jute_maxbuffer
         )
+        plan = _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
         unknown = unknown_topic_fields(plan.topic_raw)
         if via == VIA_ADMIN and unknown:
             plan = replace(
@@ -261,7 +291,7 @@ class TopicOps:
             ConcurrentChangeError: the topic znode changed since the plan (nothing written).
             KzcError: the cluster holds a different assignment than planned.
         """
-        facts = self._writable_facts()
+        facts = self._writable_facts(plan.via)
         check_not_marked_for_deletion_on_expand(facts, plan.topic)
         if before_write is not None:
             before_write(self.before_state([plan.topic]))
@@ -298,16 +328,18 @@ class TopicOps:
         live = self.reader.topics(t for t in topics if t in facts.topic_names)
         check_deletable(facts, topics, live)
         enabled, source = self.delete_topic_enable(facts)
-        return plan_delete(
+        path = self.route(facts, DELETE_TOPICS, _DELETE_TOOL)
+        plan = plan_delete(
             facts,
             request,
             topics,
             live,
-            via=self.via,
+            via=path.via,
             delete_topic_enable=enabled,
             delete_topic_enable_source=source,
-            blocked=self.blocked(facts),
+            blocked=self.blocked(facts, path.via),
         )
+        return _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
 
     def apply_delete(self, plan: DeletePlan, before_write: BeforeWrite | None = None) -> DeleteResult:
         """Mark the planned topics for deletion (AdminClient DeleteTopics, or the ZooKeeper markers).
@@ -316,11 +348,11 @@ class TopicOps:
             ReadOnlyError: read-only mode or a migration.
             GuardError, KafkaRuleError: a topic vanished, became internal-looking or was marked meanwhile.
         """
-        facts = self._writable_facts()
+        facts = self._writable_facts(plan.via)
         check_deletable(facts, plan.topics)
         if before_write is not None:
             before_write(self.before_state(plan.topics))
-        if self.admin is None:
+        if self.admin is None or plan.via != VIA_ADMIN:
             delete_via_zookeeper(self.session, plan)
             return DeleteResult(plan, plan.topics)
         outcome = delete_via_admin(self.admin, plan)
@@ -382,7 +414,7 @@ class TopicOps:
         operation = _operation(plan)
 
         def intent(before: dict[str, Any]) -> None:
-            details: dict[str, Any] = {"via": plan.via, "plan": plan_summary(plan)}
+            details: dict[str, Any] = {"via": plan.via, "path": path_reason(plan), "plan": plan_summary(plan)}
             if before:
                 details["before"] = before
             attempt.intent(f"sending the {operation} via {plan.via}", **details)
@@ -453,9 +485,9 @@ class TopicOps:
 
     # ---- internals ------------------------------------------------------------------------------
 
-    def _writable_facts(self) -> ClusterFacts:
+    def _writable_facts(self, via: str) -> ClusterFacts:
         facts = self.reader.facts()
-        reason = self.blocked(facts)
+        reason = self.blocked(facts, via)
         if reason is not None:
             raise ReadOnlyError(reason)
         if self.admin is not None:
@@ -499,7 +531,7 @@ def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
 
 _LAND_WAIT_S = 10.0  # how long an acknowledged change through the brokers may take to show in ZooKeeper
 
-PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan)
+PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan, DeletePlan)
 Plan = CreatePlan | ExpandPlan | DeletePlan
 Result = CreateResult | ExpandResult | DeleteResult
 BeforeWrite = Callable[[dict[str, Any]], None]
@@ -520,6 +552,21 @@ def plan_summary(plan: Plan) -> dict[str, Any]:
 
 def _with_check(plan: PlanT, check: Check) -> PlanT:
     return replace(plan, checks=(*plan.checks, check))
+
+
+WRITE_PATH = "write path"
+# What Kafka's own tools did where the brokers lack the API (each release's TopicCommand / AdminUtils).
+_CREATE_TOOL = "as kafka-topics --create --zookeeper did before 0.10.1 (/config/topics/<t>, then /brokers/topics/<t>)"
+_EXPAND_TOOL = (
+    "as kafka-topics --alter --zookeeper did before 1.0 (AdminUtils.addPartitions: /brokers/topics/<t> rewritten "
+    "with the new partitions; kzc sets it at the version it read)"
+)
+_DELETE_TOOL = "as kafka-topics --delete --zookeeper did before 0.10.1 (/admin/delete_topics/<t>)"
+
+
+def path_reason(plan: CreatePlan | ExpandPlan | DeletePlan) -> str | None:
+    """Why the plan writes through ``plan.via`` (its "write path" check), for the dry run and the audit."""
+    return next((c.detail for c in plan.checks if c.name == WRITE_PATH), None)
 
 
 def cluster_name(settings: ConnectionSettings) -> str:

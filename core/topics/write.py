@@ -111,12 +111,15 @@ def planned_writes(plan: CreatePlan | ExpandPlan | DeletePlan) -> tuple[PlannedW
     return tuple(PlannedWrite("create", f"{DELETE_TOPICS}/{t}", b"") for t in plan.topics)
 
 
-def describe_writes(writes: Sequence[PlannedWrite]) -> list[str]:
-    """A dry run's lines: what would be sent to the brokers, or which znodes would be written."""
+def describe_writes(writes: Sequence[PlannedWrite], path: str | None = None) -> list[str]:
+    """A dry run's lines: what would be sent to the brokers, or which znodes would be written; ``path`` says
+    why that path (``core.brokers.capabilities.Route.reason``)."""
     if writes and all(w.op == "admin" for w in writes):
         lines = ["DRY RUN: nothing is sent. This request would go to the brokers (AdminClient):"]
     else:
         lines = ["DRY RUN: nothing is written. These znodes would be written in one ZooKeeper multi-op:"]
+    if path:
+        lines.insert(1, f"Path: {path}")
     for write in writes:
         version = f" (if version is {write.expected_version})" if write.expected_version is not None else ""
         lines.append(write.path if write.op == "admin" else f"{write.op} {write.path}{version}")
