@@ -34,7 +34,7 @@ from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
-from core.sandbox.releases import KafkaRelease
+from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease
 from tests.integration.sandbox_tools import eventually
 from tests.integration.versions_record import record, reported_path
 from tests.integration.zk_server import zk_client
@@ -45,9 +45,8 @@ pytestmark = pytest.mark.integration
 # CI: the two releases whose paths differ most from 3.9 and from each other (docs/development.md says why);
 # 3.9 itself is what the rest of the suite runs on.
 DEFAULT_VERSIONS = ("0.10.2.2", "1.1.1")
-VERSIONS = tuple(
-    v.strip() for v in (os.environ.get("KZC_TEST_KAFKA_VERSIONS") or ",".join(DEFAULT_VERSIONS)).split(",") if v.strip()
-)
+_CHOSEN = os.environ.get("KZC_TEST_KAFKA_VERSIONS") or ",".join(DEFAULT_VERSIONS)
+VERSIONS = TESTED_VERSIONS if _CHOSEN.strip() == "all" else tuple(v.strip() for v in _CHOSEN.split(",") if v.strip())
 SURFACES = ("--zookeeper", "--bootstrap-server")
 # What a broker logs when it cannot parse a request (kafka.network.Processor / RequestChannel, by release).
 UNPARSEABLE = (
