@@ -479,6 +479,7 @@ async def test_the_console_opens_and_shows_the_counts(cluster: Cluster, capsys: 
 def test_check_finds_nothing_on_a_healthy_cluster_and_the_loss_of_a_broker(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    create(capsys, cluster, unique("checked"), "--partitions", "3", "--replication-factor", "3")
     with observing(cluster, "check healthy") as seen:
         bad = [f for f in findings(capsys, cluster) if f["severity"] in ("error", "warning")]
         assert bad == []
@@ -500,7 +501,7 @@ def test_check_finds_nothing_on_a_healthy_cluster_and_the_loss_of_a_broker(
             # Every finding is about what broker 3's loss did, nothing else.
             unrelated = [f for f in found if f["severity"] in ("error", "warning") and f["broker"] not in (3, None)]
             assert unrelated == [], unrelated
-            seen.set("ok: " + ", ".join(sorted(checks)))
+            seen.set("ok: " + ", ".join(sorted(checks)), None, "; ".join(f["detail"] for f in found)[:600])
         finally:
             cluster.box.start_broker(3)
 
@@ -517,3 +518,36 @@ def test_no_broker_logged_a_request_it_could_not_parse(cluster: Cluster) -> None
                 ]
         assert hits == [], "\n".join(hits[:20])
         seen.set("ok: none")
+
+
+# ---- a rolling upgrade half done ---------------------------------------------------------------------
+
+
+def test_a_half_upgraded_cluster_runs_both_releases_and_kzc_takes_the_oldest_brokers_path(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``kzc sandbox up --kafka-version 0.10.2.2 --broker-version 3=1.1.1``: broker 3 upgraded, the others not.
+    A request may land on any broker, so the oldest decides: expand goes through ZooKeeper."""
+    directory = tmp_path / "mixed"
+    code, up, err = run(capsys, "sandbox", "up", "--dir", str(directory), "--kafka-version", "0.10.2.2",
+                        "--broker-version", "3=1.1.1", "--timeout", "300", "--json")  # fmt: skip
+    try:
+        assert code == 0, err
+        assert {b["id"]: b["kafka_version"] for b in up["brokers"]} == {1: "0.10.2.2", 2: "0.10.2.2", 3: "1.1.1"}
+        properties = (directory / "broker-3" / "server.properties").read_text().splitlines()
+        assert "inter.broker.protocol.version=0.10.2" in properties
+        code, status, err = run(capsys, "sandbox", "status", "--dir", str(directory), "--json")
+        assert code == 0, err
+        assert status["registered"] == [1, 2, 3]
+        assert [b["kafka_version"] for b in status["brokers"]] == ["0.10.2.2", "0.10.2.2", "1.1.1"]
+        admin = ["--zookeeper", up["zookeeper"], "--bootstrap-server", up["bootstrap_servers"]]
+        name = unique("mixed")
+        code, _, err = run(capsys, "topic", "create", name, "--partitions", "1", "--replication-factor", "3",
+                           "--yes", "--wait", "--json", *admin)  # fmt: skip
+        assert code == 0, err
+        code, plan, err = run(capsys, "topic", "expand", name, "--partitions", "2", "--dry-run", "--json", *admin)
+        assert code == 0, err
+        via, why = reported_path(plan)
+        assert via == "zookeeper" and why is not None and "CreatePartitions" in why, (via, why)
+    finally:
+        Sandbox(directory).down()
