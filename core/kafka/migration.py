@@ -272,3 +272,38 @@ def ibp_supports_migration(value: str) -> bool | None:
     """Whether a broker at this IBP can enter migration mode (3.4+); None when the value is not a version."""
     parsed = ibp_tuple(value)
     return None if parsed is None else parsed >= MIN_MIGRATION_IBP
+
+
+# The release to reach before migrating: the last with ZooKeeper, whose migration is the most complete
+# (delegation tokens from 3.6, JBOD from 3.8); Kafka's upgrade notes take any release from 0.8.x straight to it.
+UPGRADE_TARGET = "3.9"
+
+
+def upgrade_path(ibps: Collection[str]) -> str:
+    """What a cluster whose brokers cannot migrate (an ``inter.broker.protocol.version`` below 3.4, or a
+    release before 3.4) does first: Kafka's rolling upgrade (its upgrade notes, "Upgrading ZooKeeper-based
+    clusters"), then the protocol bump that the migration needs.
+
+    Args:
+        ibps: the protocol versions the brokers report (empty when they cannot say, e.g. 0.10 has no
+            DescribeConfigs).
+    """
+    parsed = [p for p in (ibp_tuple(v) for v in ibps) if p is not None]
+    current = ", ".join(sorted(set(ibps))) if ibps else "its current value"
+    old_format = not parsed or min(parsed) < (3, 0)
+    keep = f"{IBP}={current}" + (
+        " and log.message.format.version at its current value (set it to the running release before 0.11)"
+        if old_format
+        else ""
+    )
+    irreversible = (
+        "; from then on a downgrade below 2.1 is impossible (the offsets schema changes)"
+        if not parsed or min(parsed) < (2, 1)
+        else ""
+    )
+    return (
+        f"upgrade first: migration needs Kafka 3.4 or newer at {IBP} 3.4 or higher. Roll every broker to Kafka "
+        f"{UPGRADE_TARGET} (3.4 at least; any release from 0.8 upgrades to it directly), keeping {keep} in "
+        f"server.properties; once every broker runs it, set {IBP}={UPGRADE_TARGET} and restart the brokers one "
+        f"by one{irreversible}; then start the migration"
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.brokers.admin import KafkaAdmin
@@ -31,6 +31,7 @@ from core.kafka.migration import (
     derive_phase,
     ibp_migrates_delegation_tokens,
     ibp_supports_migration,
+    upgrade_path,
 )
 from core.kafka.znodes import ControllerInfo, MigrationState
 from core.snapshot.kraft import broker_sets, kraft_broker_ids
@@ -40,6 +41,7 @@ from core.zookeeper.session import ZkSession
 MIGRATION = "/migration"
 LOG_DIRS = "log.dirs"
 TOKENS_CHECK = "migration_delegation_tokens"
+PROTOCOL_CHECK = "migration_protocol_too_old"
 # /migration moves with every KRaft batch, at least every 500 ms (the controller's NoOpRecord,
 # metadata.max.idle.interval.ms): two seconds without a change means it is frozen.
 ADVANCE_WINDOW_S = 2.0
@@ -257,10 +259,12 @@ def migration_status(
     for broker_id, config in sorted(brokers.configs.items()):
         ibp = config.get(IBP)
         if ibp is not None and ibp_supports_migration(ibp) is False:
-            f = make_finding(
-                "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp}
-            )
+            f = make_finding(PROTOCOL_CHECK, f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp})
             blockers.append(Blocker(f.check, f.detail, f.path))
+    if view.phase is Phase.NOT_STARTED and any(b.check == PROTOCOL_CHECK for b in blockers):
+        # A release that cannot migrate: the next step is the upgrade, not the KRaft controllers.
+        ibps = [c[IBP] for c in brokers.configs.values() if IBP in c]
+        view = replace(view, next_step=upgrade_path(ibps))
     for broker_id, config in sorted(brokers.configs.items()):
         dirs = [d for d in config.get(LOG_DIRS, "").split(",") if d.strip()]
         if len(dirs) > 1:

@@ -26,8 +26,8 @@ _VERSION = re.compile(r"^\d+(\.\d+){2,3}$")
 _JAXB = "javax.xml.bind:jaxb-api:2.3.1"
 _SLF4J_LOG4J12 = "org.slf4j:slf4j-log4j12:1.7.30"
 _SLF4J_RELOAD4J = "org.slf4j:slf4j-reload4j:1.7.36"
-# ZooKeeper's 3.4.11-3.4.14 clients (Kafka 2.0 to 2.3) cannot connect on Java 14+ (UnresolvedAddressException,
-# ZOOKEEPER-3779); 3.4.10, the client of Kafka 1.1, can and speaks the same API.
+# ZooKeeper's 3.4.13-3.4.14 clients (Kafka 2.0 to 2.3) cannot connect on Java 17 here (UnresolvedAddressException;
+# 3.4.14: "Unable to canonicalize address"); 3.4.10, the client of Kafka 1.1, can and speaks the same API.
 _ZOOKEEPER_CLIENT = "org.apache.zookeeper:zookeeper:3.4.10"
 
 
