@@ -129,6 +129,8 @@ def route(
     missing = capabilities.lacking(api, ours, needs)
     if missing is not None:
         return Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {kafka_tool}")
+    if not capabilities.brokers:
+        return Route(VIA_ADMIN, f"no broker is registered to ask: {api.name} through the AdminClient")
     unknown = capabilities.unknown()
     if unknown is not None:
         return Route(VIA_ADMIN, f"{api.name} through the AdminClient (librdkafka negotiates the version; {unknown})")

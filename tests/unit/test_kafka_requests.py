@@ -223,3 +223,11 @@ def test_the_capabilities_are_read_again_when_a_broker_registers_anew(monkeypatc
     restarted = {**brokers, 2: replace(brokers[2], timestamp_ms=1)}
     assert cache.get(restarted) == _caps(b1="3.9", b2="3.9") and reads == [[1, 2]]
     assert capabilities.CapabilityCache(None).get(brokers) is None  # no AdminClient: nothing is asked
+
+
+def test_with_no_registered_broker_the_path_does_not_claim_every_broker_serves_the_api() -> None:
+    chosen = route(Capabilities(()), CREATE_PARTITIONS, "x")
+    assert (chosen.via, chosen.reason) == (
+        VIA_ADMIN,
+        "no broker is registered to ask: CreatePartitions through the AdminClient",
+    )
