@@ -61,8 +61,8 @@ LIMITS: dict[ChangeKind, str] = {
     "the controller epoch, not dated",
     ChangeKind.BROKER_REGISTERED: "when the broker last started; when it stopped before that is not in ZooKeeper",
     ChangeKind.TOPIC_CREATED: "creation time; a deleted topic leaves nothing",
-    ChangeKind.ASSIGNMENT_CHANGED: "the last rewrite of the assignment only (partitions added or a reassignment "
-    "completed)",
+    ChangeKind.ASSIGNMENT_CHANGED: "the last rewrite of the assignment only (partitions added, a reassignment "
+    "completed, or the controller adding the topic id)",
     ChangeKind.PARTITION_STATE: "the last leader or ISR change only; earlier ones are counted by the znode's "
     "version, not dated",
     ChangeKind.TOPIC_CONFIG: "the last config change only; earlier values are not kept",
@@ -219,7 +219,7 @@ def _topic(topic: TopicEntry) -> list[Change]:
         all_brokers = tuple(sorted({b for replicas in replicas_of.values() for b in replicas}))
     out: list[Change] = []
     times = topic.times
-    if times.ctime_ms > 0:
+    if times.czxid > 0:  # 0: a topic the console saw appear live, dated by its live event instead
         count = len(replicas_of)
         out.append(
             Change(
@@ -236,8 +236,8 @@ def _topic(topic: TopicEntry) -> list[Change]:
                 Change(
                     times.mtime_ms,
                     ChangeKind.ASSIGNMENT_CHANGED,
-                    f"topic {name}: replica assignment rewritten ({times.version} time(s) since creation; "
-                    "partitions added or a reassignment completed)",
+                    f"topic {name}: replica assignment rewritten ({times.version} time(s) since creation: "
+                    "partitions added, a reassignment completed, or the controller adding the topic id)",
                     f"/brokers/topics/{name} mtime",
                     topic=name,
                     brokers=all_brokers,
@@ -417,20 +417,32 @@ def bursts(changes: Sequence[Change], gap_ms: int = BURST_GAP_MS) -> list[Burst]
     return out
 
 
-_NAMED_IN_BURST = (ChangeKind.CONTROLLER_ELECTED, ChangeKind.BROKER_REGISTERED, ChangeKind.LOG_DIR_EVENT)
+_NAMED_UP_TO = 3  # of one kind, a burst names this many changes one by one, and counts more
+# Named whatever their number: a controller move, a broker's start, a log dir failure each matter on their own.
+_ALWAYS_NAMED = (ChangeKind.CONTROLLER_ELECTED, ChangeKind.BROKER_REGISTERED, ChangeKind.LOG_DIR_EVENT)
+_COUNTED = {
+    ChangeKind.TOPIC_CREATED: "topic(s) created",
+    ChangeKind.ASSIGNMENT_CHANGED: "assignment(s) rewritten",
+    ChangeKind.TOPIC_CONFIG: "topic config(s) changed",
+    ChangeKind.BROKER_CONFIG: "broker config(s) changed",
+    ChangeKind.CONFIG_NOTIFICATION: "config change notification(s)",
+    ChangeKind.DELETION_QUEUED: "deletion(s) queued",
+    ChangeKind.REASSIGNMENT: "reassignment request",
+    ChangeKind.PREFERRED_ELECTION: "preferred election request",
+    ChangeKind.ISR_NOTIFICATION: "ISR change notification(s)",
+    ChangeKind.LIVE: "live event(s)",
+}
 
 
 def _burst(group: list[Change]) -> Burst:
     newest_first = tuple(sorted(group, key=lambda c: (-c.at_ms, c.text)))
     start, end = group[0].at_ms, group[-1].at_ms
+    states = [c for c in newest_first if c.kind is ChangeKind.PARTITION_STATE]
+    shared = _shared_out_of_isr(states) if states else ()
     if len(group) == 1:
-        return Burst(start, end, newest_first, group[0].text)
-    states = [c for c in group if c.kind is ChangeKind.PARTITION_STATE]
-    # Named one by one: a controller move, a broker's start, a log dir failure each matter on their own.
-    parts = [c.text for c in group if c.kind in _NAMED_IN_BURST]
-    shared: tuple[int, ...] = ()
+        return Burst(start, end, newest_first, group[0].text, shared)
+    parts = [c.text for c in newest_first if c.kind in _ALWAYS_NAMED]
     if states:
-        shared = _shared_out_of_isr(states)
         offline = sum(1 for c in states if c.leader == _NO_LEADER)
         line = f"leader/ISR changed on {len(states)} partition(s)"
         if shared:
@@ -444,22 +456,12 @@ def _burst(group: list[Change]) -> Burst:
         if offline:
             line += f", {offline} offline"
         parts.append(line)
-    counted = {
-        ChangeKind.TOPIC_CREATED: "topic(s) created",
-        ChangeKind.ASSIGNMENT_CHANGED: "assignment(s) rewritten",
-        ChangeKind.TOPIC_CONFIG: "topic config(s) changed",
-        ChangeKind.BROKER_CONFIG: "broker config(s) changed",
-        ChangeKind.CONFIG_NOTIFICATION: "config change notification(s)",
-        ChangeKind.DELETION_QUEUED: "deletion(s) queued",
-        ChangeKind.REASSIGNMENT: "reassignment request",
-        ChangeKind.PREFERRED_ELECTION: "preferred election request",
-        ChangeKind.ISR_NOTIFICATION: "ISR change notification(s)",
-        ChangeKind.LIVE: "live event(s)",
-    }
-    for kind, label in counted.items():
-        count = sum(1 for c in group if c.kind is kind)
-        if count:
-            parts.append(f"{count} {label}")
+    for kind, label in _COUNTED.items():
+        of_kind = [c.text for c in newest_first if c.kind is kind]
+        if len(of_kind) > _NAMED_UP_TO:
+            parts.append(f"{len(of_kind)} {label}")
+        else:
+            parts.extend(of_kind)
     return Burst(start, end, newest_first, "; ".join(parts), shared)
 
 
