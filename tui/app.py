@@ -48,6 +48,7 @@ from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
+from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
@@ -82,6 +83,7 @@ class KzcApp(App[None]):
         Binding("z", "open('zk')", "ZooKeeper", show=False, id="show_zookeeper"),
         Binding("x", "open('checks')", "Checks", show=False, id="show_checks"),
         Binding("g", "open('groups')", "Groups", show=False, id="show_groups"),
+        Binding("W", "open('timeline')", "What changed", show=False, id="show_timeline"),
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
@@ -109,7 +111,7 @@ class KzcApp(App[None]):
         return LiveLink(self, self.backend, generation, self.now_ms, self._events_logged)
 
     def _events_logged(self) -> None:
-        if self.screen_stack and isinstance(self.screen, ClusterScreen):
+        if self.screen_stack and isinstance(self.screen, ClusterScreen | TimelineScreen):
             self.screen.show_events()
 
     @property
@@ -224,7 +226,7 @@ class KzcApp(App[None]):
         self.push_screen(self._with_view(screen))
 
     def action_open(self, what: str, focus: str | None = None) -> None:
-        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``, ``groups``)."""
+        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``, ``groups``, ``timeline``)."""
         self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
 
     @on(m.ScreenChosen)
@@ -265,6 +267,8 @@ class KzcApp(App[None]):
                 show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
             case m.ScreenChosen("groups"):
                 show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend)))
+            case m.ScreenChosen("timeline"):
+                show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms)))
             case m.GroupChosen(group):
                 push(GroupDetailScreen(group, backend))
             case m.ScreenChosen(_, focus):

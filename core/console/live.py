@@ -309,7 +309,9 @@ class LiveCluster:
                 if isinstance(followed.assignment, TopicAssignment):
                     for partition, state in entry.states.items():
                         states.setdefault(partition, state)
-                topics[name] = replace(entry, assignment=followed.assignment, states=states)
+                # A state re-read live is no longer the one its stat dated (the timeline has the live event).
+                stamps = {p: s for p, s in entry.state_stamps.items() if states.get(p) == entry.states.get(p)}
+                topics[name] = replace(entry, assignment=followed.assignment, states=states, state_stamps=stamps)
         markers = {name: base.deletion_markers.get(name) or self._marker_times(name, now) for name in live.deletions}
         snapshot = replace(
             base,
@@ -630,8 +632,10 @@ def _patched(base: ClusterSnapshot, values: dict[str, object]) -> ClusterSnapsho
             if entry is None:
                 continue
             states = dict(entry.states)
-            states[int(match.group(2))] = value  # type: ignore[assignment]
-            topics[entry.name] = replace(entry, states=states)
+            partition = int(match.group(2))
+            states[partition] = value  # type: ignore[assignment]
+            stamps = {p: s for p, s in entry.state_stamps.items() if p != partition}  # dated by the live event now
+            topics[entry.name] = replace(entry, states=states, state_stamps=stamps)
         elif match := _TOPIC_PATH.fullmatch(path):
             name = match.group(1)
             if value is None:

@@ -65,7 +65,7 @@ from core.kafka.znodes import (
     parse_topic,
 )
 from core.polling import DeadlineExceeded, wait_until
-from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
+from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, StateStamp, TopicEntry, ZnodeTimes
 from core.zookeeper.session import ZkSession
 
 DEFAULT_MAX_IN_FLIGHT = 2000
@@ -258,12 +258,13 @@ class SnapshotReader:
 class _TopicBuild:
     """A topic while it is being read: its znode's raw answer, then the raw data of its partition states."""
 
-    __slots__ = ("name", "raw", "states")
+    __slots__ = ("name", "raw", "stamps", "states")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.raw: Any = _MISSING  # the answer for /brokers/topics/<t>: (data, stat), _Denied or _MISSING
         self.states: dict[int, Any] = {}  # partition -> its state znode's data, _MISSING or _Denied
+        self.stamps: dict[int, StateStamp] = {}  # partition -> its state znode's mtime and version
 
 
 # A queued request: (op, path, handler kind, context); plain ints, compared on the hot path.
@@ -301,6 +302,7 @@ class _Attempt:
         self.markers: dict[str, ZnodeTimes] = {}
         self.topic_configs: dict[str, EntityConfig | Unreadable] = {}
         self.broker_configs: dict[str, EntityConfig | Unreadable] = {}
+        self.config_times: dict[int, dict[str, ZnodeTimes]] = {_TOPIC_CONFIG: {}, _BROKER_CONFIG: {}}
         self.notes: dict[str, list[Notification]] = {parent: [] for parent in _NOTIFICATION_PARSERS}
         self.unreadable: list[Unreadable] = []
         self.partitions = 0
@@ -385,7 +387,11 @@ class _Attempt:
             if kind == _STATE:
                 # Hot path, once per partition: keep the raw data (not the stat); parsing waits until the
                 # reading is done, so this thread does not compete with kazoo's for the GIL meanwhile.
-                ctx[0][ctx[1]] = value[0] if type(value) is tuple else value
+                if type(value) is tuple:
+                    ctx[0][ctx[1]] = value[0]
+                    ctx[2][ctx[1]] = StateStamp(value[1].mtime, value[1].version)
+                else:
+                    ctx[0][ctx[1]] = value
             else:
                 self._handle(kind, path, value, ctx)
             if self.progress is not None and self.done >= progress_at:
@@ -443,14 +449,12 @@ class _Attempt:
         elif kind == _MARKER:
             if value is not _MISSING and type(value) is not _Denied:
                 self.markers[ctx] = times_of(value[1])
-        elif kind == _TOPIC_CONFIG:
+        elif kind in (_TOPIC_CONFIG, _BROKER_CONFIG):
             parsed = self._entity_config(path, value)
             if parsed is not None:
-                self.topic_configs[ctx] = parsed
-        elif kind == _BROKER_CONFIG:
-            parsed = self._entity_config(path, value)
-            if parsed is not None:
-                self.broker_configs[ctx] = parsed
+                (self.topic_configs if kind == _TOPIC_CONFIG else self.broker_configs)[ctx] = parsed
+            if type(value) is tuple:
+                self.config_times[kind][ctx] = times_of(value[1])
         elif kind == _NOTE:
             self._notification(ctx, path, value)
 
@@ -500,7 +504,7 @@ class _Attempt:
         for child in value:
             if child.isascii() and child.isdigit() and (child == "0" or child[0] != "0"):
                 partition = int(child)
-                self.todo.append((_GET, f"{base}{partition}/state", _STATE, (states, partition)))
+                self.todo.append((_GET, f"{base}{partition}/state", _STATE, (states, partition, topic.stamps)))
                 self.partitions += 1
             else:
                 self._unreadable(Unreadable(base + child, b"", f"'{child[:40]}' is not a partition number"))
@@ -615,6 +619,7 @@ class _Attempt:
                 times=times,
                 states=MappingProxyType(states),
                 config=topic_configs.get(name),
+                state_stamps=MappingProxyType(build.stamps),
             )
         return ClusterSnapshot(
             taken_at_ms=int(time.time() * 1000),
@@ -633,6 +638,9 @@ class _Attempt:
             log_dir_event_notifications=_sorted_notes(self.notes["/log_dir_event_notification"]),
             config_change_notifications=_sorted_notes(self.notes["/config/changes"]),
             delegation_tokens=self._child_count(DELEGATION_TOKENS),
+            controller_times=self._single_times("/controller"),
+            topic_config_times=MappingProxyType(dict(sorted(self.config_times[_TOPIC_CONFIG].items()))),
+            broker_config_times=MappingProxyType(dict(sorted(self.config_times[_BROKER_CONFIG].items()))),
             unreadable=tuple(sorted(self.unreadable, key=lambda u: u.path)),
             **singles,
         )

@@ -17,6 +17,7 @@ from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
+from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
@@ -40,6 +41,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("checks", ChecksScreen),
     ("groups", GroupsScreen),
     ("group detail", GroupDetailScreen),
+    ("timeline", TimelineScreen),
     ("tables", VirtualTable),
     ("filter bar", FilterBar),
     ("help", HelpScreen),
