@@ -13,12 +13,11 @@ from typing import Any
 from cli.options import add_command, global_parent
 from cli.topic_cmd import Cancelled, ask
 from core.audit import AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name
 from core.configs.ops import open_config_ops, planned_writes
 from core.configs.plan import parse_request
 from core.configs.zk import BROKER_DEFAULT, BROKERS, TOPICS
 from core.errors import GuardError, ReadOnlyError, UsageError
-from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
 
 

@@ -16,11 +16,10 @@ from typing import Any
 from cli.options import add_command, parse_timeout
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name
 from core.elections.ops import ElectionTimeout, candidates_json, open_election_ops, planned_writes
 from core.elections.plan import Candidate
 from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
-from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
 
 DEFAULT_WAIT = 60.0

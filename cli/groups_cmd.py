@@ -20,12 +20,11 @@ from typing import Any
 from cli.options import add_command
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name
 from core.errors import GuardError, ReadOnlyError, UsageError
 from core.groups.lag import GroupLag
 from core.groups.ops import GroupsOverview, ResetResult, open_group_ops
 from core.groups.reset import ResetPlan, ResetRequest
-from core.topics.ops import cluster_name
 
 _SCENARIOS = (
     ("--to-earliest", None, "reset to the log-start offset"),

@@ -19,12 +19,11 @@ from typing import Any
 from cli.options import add_command, parse_timeout
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name
 from core.errors import GuardError, UsageError
 from core.reassign.ops import ReassignOps, open_reassign_ops
 from core.reassign.plan import ReassignPlan, describe_plan, parse_reassignment_file
 from core.reassign.progress import ReassignProgress, ReassignTimeout
-from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
 
 DEFAULT_WAIT = 600.0

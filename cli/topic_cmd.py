@@ -18,10 +18,10 @@ from typing import Any, TextIO
 from cli.assign_cmd import render_assignment
 from cli.options import add_command, global_parent, parse_timeout
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name
 from core.errors import GuardError, KzcError, ReadOnlyError
 from core.kafka.topic_rules import parse_configs, parse_option_int, plural
-from core.topics.ops import TopicOps, cluster_name, open_topic_ops, plan_summary
+from core.topics.ops import TopicOps, open_topic_ops, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
 from core.topics.write import describe_writes, planned_writes

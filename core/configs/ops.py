@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from core.audit import AuditLog
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigPlan, ConfigRequest, plan_change
 from core.configs.zk import (
     BROKER_DEFAULT,
@@ -31,8 +31,8 @@ from core.configs.zk import (
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 
@@ -107,7 +107,7 @@ class ConfigOps:
         """
         facts = self.reader.facts()
         before = self.stored(TOPICS, request.topic)
-        blocked = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        blocked = read_only_reason(read_only_cause(self.settings), facts)
         plan = plan_change(request, before, request.topic in facts.topic_names, self.via, blocked)
         if self.admin is not None and blocked is None and plan.changes:
             arguments = _admin_arguments(plan)
@@ -123,7 +123,7 @@ class ConfigOps:
             KzcError: the znode holds something else than the plan after the write.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         now = self.stored(TOPICS, plan.topic)
@@ -156,15 +156,14 @@ def open_ops(
     admin_timeout: float = 15.0,
     audit: AuditLog | None = None,
 ) -> Iterator[OpsT]:
-    """``make(session, admin, settings, audit)`` on a fresh ZooKeeper session (and an AdminClient when
-    bootstrap servers are set), the session closed after: the fix commands' one way to reach a cluster."""
-    session = ZkSession(settings)
-    session.start()
-    try:
+    """``make(session, admin, settings, audit)`` on a fresh session that holds a Kafka cluster
+    (``open_kafka_session``), and an AdminClient when bootstrap servers are set: the fix commands' one way
+    to reach a cluster. ``audit`` (the default log for this cluster when None) learns the cluster id."""
+    audit = audit or AuditLog(cluster_name(settings))
+    with open_kafka_session(settings) as session:
+        audit.cluster_id = read_cluster_id(session)
         admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
         yield make(session, admin, settings, audit)
-    finally:
-        session.stop()
 
 
 def open_config_ops(

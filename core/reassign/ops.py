@@ -29,7 +29,7 @@ from core.audit import AuditLog
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.ops import open_ops
 from core.configs.zk import BROKERS, TOPICS, StoredConfig, change_writes, controller_fence, execute, read_config
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
@@ -53,7 +53,6 @@ from core.reassign.plan import (
 from core.reassign.progress import ReassignProgress, in_progress, read_progress, wait_done
 from core.topics.facts import REASSIGN, ClusterFacts, TopicStateReader, topic_path
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -263,7 +262,7 @@ class ReassignOps:
                 progress (``cannotExecuteBecauseOfExistingMessage``).
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         if not plan.moves:
@@ -363,7 +362,7 @@ class ReassignOps:
             ConnectError: the controller did not answer. KzcError: it refused the whole request.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         keys = [(p.topic, p.partition) for p in progress.moving]
@@ -429,7 +428,7 @@ class ReassignOps:
             ReadOnlyError: read-only mode or a migration.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         changed = []

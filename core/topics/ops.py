@@ -23,7 +23,7 @@ from typing import Any, TypeVar, overload
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
 from core.kafka.znode_size import check_topic_znode_size
@@ -66,7 +66,7 @@ from core.topics.write import (
     expand_via_admin,
     expand_via_zookeeper,
 )
-from core.zookeeper.kafka_root import require_kafka_cluster
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 
@@ -158,7 +158,7 @@ class TopicOps:
 
     def blocked(self, facts: ClusterFacts) -> str | None:
         """Why nothing may be applied now (read-only mode, migration), or None."""
-        return read_only_reason(self.settings.read_only, self.settings.context, facts, via_admin=self.admin is not None)
+        return read_only_reason(read_only_cause(self.settings), facts, via_admin=self.admin is not None)
 
     # ---- create ---------------------------------------------------------------------------------
 
@@ -522,12 +522,6 @@ def _with_check(plan: PlanT, check: Check) -> PlanT:
     return replace(plan, checks=(*plan.checks, check))
 
 
-def cluster_name(settings: ConnectionSettings) -> str:
-    """How the audit log names a cluster: the context (if any) and the ZooKeeper connect string."""
-    target = str(settings.zookeeper) if settings.zookeeper else "no ZooKeeper"
-    return f"{settings.context} ({target})" if settings.context else target
-
-
 @contextmanager
 def open_topic_ops(
     settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
@@ -541,13 +535,10 @@ def open_topic_ops(
         UsageError: no ZooKeeper connect string.
         ConnectError: ZooKeeper unreachable.
     """
-    session = ZkSession(settings)
-    session.start()
-    try:
-        require_kafka_cluster(session)
+    audit = audit or AuditLog(cluster_name(settings))
+    with open_kafka_session(settings) as session:
+        audit.cluster_id = read_cluster_id(session)
         admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
         if admin is not None:
             admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
         yield TopicOps(session, admin, settings, audit)
-    finally:
-        session.stop()
