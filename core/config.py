@@ -275,8 +275,19 @@ def cluster_name(settings: ConnectionSettings) -> str:
 
 def cluster_banner(settings: ConnectionSettings, cluster_id: str | None) -> str:
     """The first line of every preview: which cluster this command acts on (id and connect string)."""
-    named = f"cluster {cluster_id}" if cluster_id else "cluster without /cluster/id"
+    named = (
+        f"cluster {cluster_id}" if cluster_id else "cluster without /cluster/id" if settings.zookeeper else "cluster"
+    )
     return f"Cluster: {named} at {cluster_name(settings)}"
+
+
+def cluster_json(settings: ConnectionSettings, cluster_id: str | None) -> dict[str, str | None]:
+    """``cluster_banner`` for ``--json`` previews: ``{"id", "zookeeper", "context"}``."""
+    return {
+        "id": cluster_id,
+        "zookeeper": str(settings.zookeeper) if settings.zookeeper else None,
+        "context": settings.context,
+    }
 
 
 def _table(raw: Mapping[str, Any], key: str, path: Path) -> dict[str, Any]:

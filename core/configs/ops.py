@@ -83,8 +83,9 @@ class ConfigOps:
         return read_config(self.session, entity_type, name)
 
     def show(self, entity_type: str, name: str) -> dict[str, Any]:
-        """The overrides in ZooKeeper and, with an AdminClient, every config the brokers report with its
-        source (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``, ``DEFAULT_CONFIG``...)."""
+        """The overrides in ZooKeeper (``zk_version`` None: no config znode) and, with an AdminClient, the
+        configs the brokers report that are not Kafka's defaults, with their source
+        (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``...): the text and the JSON show the same list."""
         if entity_type == TOPICS and not self.reader.exists(f"/brokers/topics/{name}"):
             raise KafkaRuleError(f"Topic '{name}' does not exist.", "UnknownTopicOrPartitionException")
         stored = self.stored(entity_type, name)
@@ -96,7 +97,7 @@ class ConfigOps:
         }
         if self.admin is not None and not (entity_type == BROKERS and name == BROKER_DEFAULT):
             values: list[ConfigValue] = self.admin.describe_config(entity_type, name)
-            result["described"] = [v.to_json() for v in values]
+            result["described"] = [d for d in (v.to_json() for v in values) if not d["default"]]
         return result
 
     def plan(self, request: ConfigRequest) -> ConfigPlan:

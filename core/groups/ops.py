@@ -32,7 +32,7 @@ from core.groups.reset import (
     parse_topic_args,
     plan_reset,
 )
-from core.zookeeper.kafka_root import open_kafka_session
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 NEEDS_BROKERS = "the end offsets (and Kafka-stored groups) need --bootstrap-server"
@@ -339,4 +339,6 @@ def open_group_ops(
         admin.check_reachable()
     with ExitStack() as stack:
         session = stack.enter_context(open_kafka_session(settings)) if settings.zookeeper else None
+        if session is not None and audit is not None:
+            audit.cluster_id = read_cluster_id(session)
         yield GroupOps(admin, session, settings, audit)
