@@ -66,7 +66,7 @@ def render(status: MigrationStatus) -> str:
         f"{b.id} {b.mode.value}" + ("" if b.source == "zookeeper" else f" ({b.source})") for b in status.brokers
     )
     lines.append(f"Brokers      {modes or 'none'}")
-    lines.append(f"Next         {status.view.next_step}")
+    lines.append(f"Next         {status.next_step}")
     lines.append(f"Rollback     {status.view.rollback}")
     if status.blockers:
         lines.append(f"Blockers     {len(status.blockers)}")
