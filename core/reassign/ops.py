@@ -49,6 +49,7 @@ from core.reassign.plan import (
     plan_onto,
     reassigning_brokers,
     topic_throttles,
+    with_balance,
 )
 from core.reassign.progress import ReassignProgress, in_progress, read_progress, wait_done
 from core.topics.facts import REASSIGN, ClusterFacts, TopicStateReader, topic_path
@@ -212,6 +213,7 @@ class ReassignOps:
     def _pinned(self, plan: ReassignPlan, scope: Scope) -> ReassignPlan:
         moving = sorted({m.topic for m in plan.moves})
         plan = replace(plan, topic_versions=tuple((t, scope.versions[t]) for t in moving))
+        plan = with_balance(plan, scope.assignment, scope.facts.broker_ids)
         return self._with_bytes(plan, scope.facts)
 
     def _with_bytes(self, plan: ReassignPlan, facts: ClusterFacts) -> ReassignPlan:
