@@ -195,7 +195,7 @@ def _preview(
     args: argparse.Namespace, ops: TopicOps, plan: CreatePlan | ExpandPlan | DeletePlan, text: str, attempt: Attempt
 ) -> bool:
     """Show the plan under the cluster it is for; True when this is a dry run (recorded, nothing more to do)."""
-    writes = planned_writes(plan) if args.dry_run else ()
+    writes = planned_writes(plan, ops.reader.facts()) if args.dry_run else ()
     if args.json and args.dry_run:
         cluster = cluster_json(ops.settings, ops.audit.cluster_id)
         print(
