@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import load_config, read_only_cause, resolve_settings
+from core.config import cluster_banner, cluster_json, load_config, read_only_cause, resolve_settings
 from core.connect import parse_zookeeper
 from core.errors import ConfigError, UsageError
 
@@ -136,3 +136,12 @@ def test_invalid_config_files_are_rejected_with_the_reason(tmp_path: Path, text:
     path.write_text(text)
     with pytest.raises(ConfigError, match=fragment):
         load_config(path)
+
+
+def test_every_preview_names_the_cluster_by_id_connect_string_and_context(config_file: Path) -> None:
+    config = load_config(config_file)
+    plain = resolve_settings(config, zookeeper="127.0.0.1:2181/kafka")
+    assert cluster_banner(plain, "abc") == "Cluster: cluster abc at 127.0.0.1:2181/kafka"
+    assert cluster_banner(plain, None) == "Cluster: cluster without /cluster/id at 127.0.0.1:2181/kafka"
+    assert cluster_banner(resolve_settings(config), "abc") == "Cluster: cluster abc at prod (zk1:2181,zk2:2181/kafka)"
+    assert cluster_json(plain, "abc") == {"id": "abc", "zookeeper": "127.0.0.1:2181/kafka", "context": None}
