@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -109,6 +110,19 @@ class KzcArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise MalformedArguments(f"{message} (see {self.prog} --help)")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse, but arguments left over point at the help of the command they were given to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            words = [w for w in (command, getattr(parsed, f"{command}_command", None)) if w]
+            raise MalformedArguments(
+                f"unrecognized arguments: {' '.join(extras)} (see {' '.join([self.prog, *words])} --help)"
+            )
+        return parsed
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:

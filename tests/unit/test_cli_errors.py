@@ -62,7 +62,7 @@ def test_an_unknown_option_is_one_line_and_one_json_object(
     argv = [*command.split(), "--no-such-option", *(["--json"] if as_json else []), *NOWHERE]
     line = _assert_one_line(*_run(argv, capsys), as_json)
     # argparse names what is wrong first: a missing required argument, else the unknown option.
-    assert ("--no-such-option" in line or "required" in line) and "--help)" in line
+    assert ("--no-such-option" in line or "required" in line) and f"(see kzc {command} --help)" in line
 
 
 @pytest.mark.parametrize(("command", "option", "value"), _typed_options())
