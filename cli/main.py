@@ -78,8 +78,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(exc, as_json)
     except KeyboardInterrupt:
         interrupt()
-        if as_json:
-            print(json.dumps({"error": "interrupted"}), flush=True)
         print("kzc: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
