@@ -20,7 +20,7 @@ from typing import Any
 
 from cli import commands
 from cli.audit_args import audit_rejected
-from cli.options import add_global_options, add_spark_options, resolve
+from cli.options import KzcArgumentParser, MalformedArguments, add_global_options, add_spark_options, resolve
 from core import __version__
 from core.errors import KzcError
 from core.interrupt import interrupt, interrupted
@@ -31,7 +31,7 @@ _GRACE_S = 1.0  # how long the interrupted command may take to unwind before kzc
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (every subcommand registered)."""
-    parser = argparse.ArgumentParser(
+    parser = KzcArgumentParser(
         prog="kzc",
         description="kzc: a terminal console for Apache Kafka clusters that keep their metadata in ZooKeeper. "
         "Without a command it opens the console.",
@@ -56,10 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(arguments)
-    except SystemExit as exc:
-        if exc.code not in (0, None):
-            audit_rejected(arguments, "the command line was rejected (see the usage message)")
-        raise
+    except MalformedArguments as exc:
+        audit_rejected(arguments, str(exc))
+        return _error(exc, "--json" in arguments)
     as_json = bool(getattr(args, "json", False))
     try:
         try:
@@ -76,10 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return open_console(settings)
         return run_interruptibly(lambda: int(handler(args, settings)))
     except KzcError as exc:
-        if as_json:
-            print(json.dumps({"error": str(exc)}))
-        print(f"kzc: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _error(exc, as_json)
     except KeyboardInterrupt:
         interrupt()
         print("kzc: interrupted", file=sys.stderr)
@@ -88,6 +84,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python from complaining at exit.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115
         return 0
+
+
+def _error(exc: KzcError, as_json: bool) -> int:
+    """Every refusal and failure, on every path: one line on stderr and, with ``--json``, one object on stdout."""
+    if as_json:
+        print(json.dumps({"error": str(exc)}), flush=True)
+    print(f"kzc: error: {exc}", file=sys.stderr)
+    return exc.exit_code
 
 
 def run_interruptibly(command: Callable[[], int]) -> int:

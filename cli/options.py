@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from core.config import (
     CREDENTIAL_ENV,
@@ -94,6 +95,34 @@ _SPARK_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
 _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
               "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
               "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer")  # fmt: skip
+
+
+class MalformedArguments(UsageError):
+    """argparse refused the command line; ``str()`` is its one-line reason with a pointer to ``--help``."""
+
+
+class KzcArgumentParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose refusals are one line, not a usage block: it raises ``MalformedArguments``
+    (exit 2, printed by ``cli.main`` as ``kzc: error: ...`` or, with ``--json``, ``{"error": ...}``).
+
+    Subcommand parsers are of this class too (argparse builds them with their parent's class).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        raise MalformedArguments(f"{message} (see {self.prog} --help)")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse, but arguments left over point at the help of the command they were given to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            words = [w for w in (command, getattr(parsed, f"{command}_command", None)) if w]
+            raise MalformedArguments(
+                f"unrecognized arguments: {' '.join(extras)} (see {' '.join([self.prog, *words])} --help)"
+            )
+        return parsed
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:

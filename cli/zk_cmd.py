@@ -85,7 +85,8 @@ def _ls(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                     "listed": page.listed,
                     "offset": page.offset,
                     "children": list(page.names),
-                    "more": page.next_cursor is not None,
+                    # Not listed (over the limit, no --all): every name is still to come.
+                    "more": page.next_cursor is not None or (not page.listed and page.total > 0),
                 }
             )
         )

@@ -25,7 +25,7 @@ from core.audit import AuditLog
 from core.brokers.apiversions import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
 from core.brokers.capabilities import CapabilityCache, Route, route
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigPlan, ConfigRequest, plan_change
 from core.configs.zk import (
     BROKER_DEFAULT,
@@ -41,8 +41,8 @@ from core.configs.zk import (
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 # What Kafka's own tool did before IncrementalAlterConfigs (ConfigCommand / AdminUtils / AdminZkClient).
@@ -104,8 +104,9 @@ class ConfigOps:
         return read_config(self.session, entity_type, name)
 
     def show(self, entity_type: str, name: str) -> dict[str, Any]:
-        """The overrides in ZooKeeper and, with an AdminClient, every config the brokers report with its
-        source (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``, ``DEFAULT_CONFIG``...)."""
+        """The overrides in ZooKeeper (``zk_version`` None: no config znode) and, with an AdminClient, the
+        configs the brokers report that are not Kafka's defaults, with their source
+        (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``...): the text and the JSON show the same list."""
         if entity_type == TOPICS and not self.reader.exists(f"/brokers/topics/{name}"):
             raise KafkaRuleError(f"Topic '{name}' does not exist.", "UnknownTopicOrPartitionException")
         stored = self.stored(entity_type, name)
@@ -121,7 +122,7 @@ class ConfigOps:
                 result["described_unknown"] = f"sources unknown: {lacking}"
                 return result
             values: list[ConfigValue] = self.admin.describe_config(entity_type, name)
-            result["described"] = [v.to_json() for v in values]
+            result["described"] = [d for d in (v.to_json() for v in values) if not d["default"]]
         return result
 
     def _lacking_describe(self) -> str | None:
@@ -136,7 +137,7 @@ class ConfigOps:
         """
         facts = self.reader.facts()
         before = self.stored(TOPICS, request.topic)
-        blocked = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        blocked = read_only_reason(read_only_cause(self.settings), facts)
         path = self.route(facts)
         plan = plan_change(request, before, request.topic in facts.topic_names, path.via, blocked, path.reason)
         if self.admin is not None and plan.via == VIA_ADMIN and blocked is None and plan.changes:
@@ -153,7 +154,7 @@ class ConfigOps:
             KzcError: the znode holds something else than the plan after the write.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         now = self.stored(TOPICS, plan.topic)
@@ -186,15 +187,14 @@ def open_ops(
     admin_timeout: float = 15.0,
     audit: AuditLog | None = None,
 ) -> Iterator[OpsT]:
-    """``make(session, admin, settings, audit)`` on a fresh ZooKeeper session (and an AdminClient when
-    bootstrap servers are set), the session closed after: the fix commands' one way to reach a cluster."""
-    session = ZkSession(settings)
-    session.start()
-    try:
+    """``make(session, admin, settings, audit)`` on a fresh session that holds a Kafka cluster
+    (``open_kafka_session``), and an AdminClient when bootstrap servers are set: the fix commands' one way
+    to reach a cluster. ``audit`` (the default log for this cluster when None) learns the cluster id."""
+    audit = audit or AuditLog(cluster_name(settings))
+    with open_kafka_session(settings) as session:
+        audit.cluster_id = read_cluster_id(session)
         admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
         yield make(session, admin, settings, audit)
-    finally:
-        session.stop()
 
 
 def open_config_ops(

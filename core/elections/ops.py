@@ -20,7 +20,7 @@ from core.audit import AuditLog
 from core.brokers.apiversions import ELECT_LEADERS
 from core.brokers.capabilities import CapabilityCache, Route, route
 from core.brokers.changes import PREFERRED, UNCLEAN, ChangeAdmin
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.ops import open_ops
 from core.configs.zk import execute
 from core.elections.plan import (
@@ -39,7 +39,6 @@ from core.kafka.znodes import PartitionState, Unreadable
 from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -243,7 +242,7 @@ class ElectionOps:
         return None if error is None else str(error)
 
     def _blocked(self, facts: ClusterFacts) -> str | None:
-        return read_only_reason(self.settings.read_only, self.settings.context, facts)
+        return read_only_reason(read_only_cause(self.settings), facts)
 
     def _writable(self) -> None:
         reason = self._blocked(self.reader.facts())

@@ -14,13 +14,13 @@ intent line with the committed offsets as they were, commits, and records the ou
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import GroupDescription, KafkaAdmin, TopicPartitionKey
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConnectError, KzcError, ReadOnlyError, UsageError
 from core.groups.lag import KAFKA, ZOOKEEPER, GroupLag, Member, group_rows
 from core.groups.legacy import LegacyGroup, list_legacy_groups, read_legacy_groups
@@ -32,7 +32,7 @@ from core.groups.reset import (
     parse_topic_args,
     plan_reset,
 )
-from core.topics.ops import cluster_name
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 NEEDS_BROKERS = "the end offsets (and Kafka-stored groups) need --bootstrap-server"
@@ -265,9 +265,8 @@ class GroupOps:
 
     def blocked(self) -> str | None:
         """Why no reset may be applied now (read-only mode), or None."""
-        if self.settings.read_only:
-            return "read-only mode: resetting offsets is refused (started with --read-only or a read-only context)"
-        return None
+        cause = read_only_cause(self.settings)
+        return None if cause is None else f"kzc is read-only ({cause}): resetting offsets is refused"
 
     def apply(self, plan: ResetPlan, attempt: Attempt | None = None) -> ResetResult:
         """Commit the planned offsets, audited: intent line (offsets as they were), write, outcome line.
@@ -338,11 +337,8 @@ def open_group_ops(
     admin = KafkaAdmin(settings.bootstrap_servers, timeout) if settings.bootstrap_servers else None
     if admin is not None:
         admin.check_reachable()
-    session = ZkSession(settings) if settings.zookeeper else None
-    if session is not None:
-        session.start()
-    try:
+    with ExitStack() as stack:
+        session = stack.enter_context(open_kafka_session(settings)) if settings.zookeeper else None
+        if session is not None and audit is not None:
+            audit.cluster_id = read_cluster_id(session)
         yield GroupOps(admin, session, settings, audit)
-    finally:
-        if session is not None:
-            session.stop()

@@ -78,6 +78,9 @@ WRITES_DURING_MIGRATION = (
 )
 
 
+FIX_BLOCKERS = "fix the blockers, then "  # how core.kafka.migration opens a next step that blockers hold up
+
+
 @dataclass(frozen=True)
 class MigrationStatus:
     """The migration as kzc sees it now."""
@@ -99,6 +102,15 @@ class MigrationStatus:
     def ready(self) -> bool:
         """No blocker is known."""
         return not self.blockers
+
+    @property
+    def next_step(self) -> str:
+        """The phase's next step, agreeing with the blockers: "fix the blockers" only when there are some."""
+        step = self.view.next_step
+        if step.startswith(FIX_BLOCKERS):
+            rest = step.removeprefix(FIX_BLOCKERS)
+            return f"fix the {len(self.blockers)} blocker(s) below, then {rest}" if self.blockers else rest
+        return step
 
     @property
     def kraft_brokers(self) -> frozenset[int]:
@@ -170,7 +182,7 @@ class MigrationStatus:
         if (moving := self.migration_line()) is not None:
             lines.append(moving)
         lines.append("brokers: " + (", ".join(f"{b.id} {b.mode.value}" for b in self.brokers) or "none"))
-        lines.append(f"next: {self.view.next_step}")
+        lines.append(f"next: {self.next_step}")
         lines.append(f"rollback: {self.view.rollback}")
         lines.append(self.writes())
         return lines
@@ -183,7 +195,7 @@ class MigrationStatus:
             "reason": self.view.reason,
             "kraft_controller": self.kraft_controller_json(),
             "brokers": [b.to_json() for b in self.brokers],
-            "next": self.view.next_step,
+            "next": self.next_step,
             "rollback_possible": self.view.rollback_possible,
             "rollback": self.view.rollback,
             "ready": self.ready,

@@ -32,6 +32,9 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kazoo.exceptions import KazooException
+from kazoo.handlers.threading import KazooTimeoutError
+
 from core.audit import AuditLog
 from core.brokers.apiversions import (
     ALTER_PARTITION_REASSIGNMENTS,
@@ -43,11 +46,20 @@ from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, plainte
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.ops import open_ops
-from core.configs.zk import BROKERS, TOPICS, StoredConfig, change_writes, controller_fence, execute, read_config
+from core.configs.zk import (
+    BROKERS,
+    TOPICS,
+    StoredConfig,
+    change_writes,
+    config_path,
+    controller_fence,
+    execute,
+    read_config,
+)
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
-from core.kafka.znodes import BrokerRegistration, Unreadable
+from core.kafka.znodes import BrokerRegistration, EntityConfig, Unreadable, parse_entity_config
 from core.reassign.plan import (
     BROKER_THROTTLES,
     FOLLOWER_THROTTLED_RATE,
@@ -63,11 +75,11 @@ from core.reassign.plan import (
     plan_onto,
     reassigning_brokers,
     topic_throttles,
+    with_balance,
 )
 from core.reassign.progress import ReassignProgress, in_progress, read_progress, wait_done
 from core.topics.facts import REASSIGN, ClusterFacts, TopicStateReader, topic_path
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -253,6 +265,7 @@ class ReassignOps:
     def _pinned(self, plan: ReassignPlan, scope: Scope) -> ReassignPlan:
         moving = sorted({m.topic for m in plan.moves})
         plan = replace(plan, topic_versions=tuple((t, scope.versions[t]) for t in moving))
+        plan = with_balance(plan, scope.assignment, scope.facts.broker_ids)
         return self._with_bytes(plan, scope.facts)
 
     def _with_bytes(self, plan: ReassignPlan, facts: ClusterFacts) -> ReassignPlan:
@@ -304,7 +317,7 @@ class ReassignOps:
                 progress (``cannotExecuteBecauseOfExistingMessage``).
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         if not plan.moves:
@@ -417,7 +430,7 @@ class ReassignOps:
             ConnectError: the controller did not answer. KzcError: it refused the whole request.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         keys = [(p.topic, p.partition) for p in progress.moving]
@@ -456,9 +469,30 @@ class ReassignOps:
         return self.progress_of(None if plan is None else {m.key: m.target for m in plan.moves})
 
     def progress_of(self, targets: Mapping[Key, Sequence[int]] | None) -> ReassignProgress:
-        """One look at ``targets`` (partition -> target replicas; None: whatever is being reassigned now)."""
-        topics = None if targets is None else sorted({t for t, _ in targets})
+        """One look at ``targets`` (partition -> target replicas; None: whatever is being reassigned now, and
+        the throttles left on any topic, as ``apply`` listed them)."""
+        if targets is None:
+            return read_progress(self.reader, None, lambda: self.throttles_left(self.throttled_topics()))
+        topics = sorted({t for t, _ in targets})
         return read_progress(self.reader, targets, lambda: self.throttles_left(topics))
+
+    def throttled_topics(self, batch: int = 1000) -> list[str]:
+        """Topics whose config holds a reassignment throttle: every ``/config/topics`` znode, read pipelined
+        ``batch`` at a time (a reassignment that finished is no longer in ZooKeeper; its throttles are)."""
+        found = []
+        names = sorted(self.session.read_children("/config/topics") or [])
+        for start in range(0, len(names), batch):
+            chunk = names[start : start + batch]
+            pending = [(name, self.session.client.get_async(config_path(TOPICS, name))) for name in chunk]
+            for name, result in pending:
+                try:
+                    data, _ = result.get(timeout=self.settings.session_timeout)
+                except (KazooException, KazooTimeoutError):
+                    continue  # gone, or unreadable: read_config says so when it matters
+                value = parse_entity_config(config_path(TOPICS, name), data or b"")
+                if isinstance(value, EntityConfig) and any(k in value.as_dict() for k in TOPIC_THROTTLES):
+                    found.append(name)
+        return found
 
     def wait(
         self, plan: ReassignPlan, timeout: float, on_change: Callable[[ReassignProgress], None] | None = None
@@ -486,7 +520,7 @@ class ReassignOps:
             ReadOnlyError: read-only mode or a migration.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         changed = []

@@ -12,7 +12,7 @@ from typing import Any
 
 from core.human_time import utc_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, ControllerInfo, TopicAssignment, Unreadable
-from core.snapshot.health import DELETION_INELIGIBLE, HealthReport, QueuedDeletion, assess
+from core.snapshot.health import DELETION_INELIGIBLE, HealthReport, QueuedDeletion, assess, replica_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot
 
 
@@ -150,6 +150,7 @@ class ClusterSummary:
     pending: PendingWork
     health: HealthCounts
     kraft_brokers: tuple[int, ...] = ()  # during a migration: running KRaft, alive though not in /brokers/ids
+    missing_brokers: tuple[int, ...] = ()  # hold replicas (or lead the controller) but are not registered
 
     def to_json(self) -> dict[str, Any]:
         """The summary as a JSON object (``kzc describe --json``; documented in docs/cli.md)."""
@@ -164,6 +165,7 @@ class ClusterSummary:
             "controller": self.controller.to_json(),
             "brokers": [b.to_json() for b in self.brokers],
             "kraft_brokers": list(self.kraft_brokers),
+            "missing_brokers": list(self.missing_brokers),
             "topics": self.topics,
             "partitions": self.partitions,
             "pending": self.pending.to_json(),
@@ -184,6 +186,7 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
         controller=controller_summary(snapshot),
         brokers=tuple(broker_summary(b) for b in snapshot.brokers.values()),
         kraft_brokers=tuple(sorted(snapshot.kraft_brokers or ())),
+        missing_brokers=tuple(sorted(replica_brokers(snapshot) - snapshot.live_broker_ids())),
         topics=len(snapshot.topics),
         partitions=snapshot.partition_count,
         pending=_pending(snapshot, report.deletions),

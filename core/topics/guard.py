@@ -36,19 +36,20 @@ def is_internal_topic(name: str) -> bool:
     return is_internal(name)
 
 
-def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts, via_admin: bool = False) -> str | None:
+def read_only_reason(read_only: str | None, facts: ClusterFacts, via_admin: bool = False) -> str | None:
     """Why no mutation may be applied to this cluster now, or None.
 
-    Read-only mode comes first; then a ZooKeeper-to-KRaft migration: a KRaft controller registered in
-    ``/controller`` (with ``/migration`` present, or unreadable) owns the metadata, and writes made through
-    ZooKeeper would bypass it. Through the brokers (``via_admin``) Kafka allows CreateTopics, CreatePartitions
-    and DeleteTopics while the controller dual-writes (ZooKeeper-mode brokers forward them to it): allowed
-    while ``/migration`` records an offset and a broker is still in ``/brokers/ids`` (kzc reads the result back
-    from ZooKeeper, which a finalized controller no longer writes).
+    ``read_only`` is what made kzc read-only, in words (``core.config.read_only_cause``: the flag, or the
+    context that set ``read_only``), or None. Read-only mode comes first; then a ZooKeeper-to-KRaft
+    migration: a KRaft controller registered in ``/controller`` (with ``/migration`` present, or
+    unreadable) owns the metadata, and writes made through ZooKeeper would bypass it. Through the brokers
+    (``via_admin``) Kafka allows CreateTopics, CreatePartitions and DeleteTopics while the controller
+    dual-writes (ZooKeeper-mode brokers forward them to it): allowed while ``/migration`` records an offset
+    and a broker is still in ``/brokers/ids`` (kzc reads the result back from ZooKeeper, which a finalized
+    controller no longer writes).
     """
-    if read_only:
-        where = f"context '{context}' has read_only = true" if context else "--read-only was given"
-        return f"kzc is read-only ({where}): refusing every mutation"
+    if read_only is not None:
+        return f"kzc is read-only ({read_only}): refusing every mutation"
     controller = facts.controller
     migration = facts.migration
     kraft = isinstance(controller, ControllerInfo) and controller.is_kraft
@@ -83,7 +84,7 @@ def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts, 
 
 def migration_warnings(facts: ClusterFacts) -> list[str]:
     """Warnings about ``/migration`` that do not block (a ZooKeeper controller is active)."""
-    if facts.migration is None or read_only_reason(False, None, facts) is not None:
+    if facts.migration is None or read_only_reason(None, facts) is not None:
         return []
     return [
         "/migration exists but a ZooKeeper controller is active (a migration not started yet, or rolled back): "

@@ -28,7 +28,7 @@ from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
 from core.brokers.capabilities import Capabilities, CapabilityCache, Route, route
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
 from core.kafka.znode_size import check_topic_znode_size
@@ -71,7 +71,7 @@ from core.topics.write import (
     expand_via_admin,
     expand_via_zookeeper,
 )
-from core.zookeeper.kafka_root import require_kafka_cluster
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 
@@ -177,7 +177,7 @@ class TopicOps:
     def blocked(self, facts: ClusterFacts, via: str | None = None) -> str | None:
         """Why nothing may be applied now through ``via`` (read-only mode, migration), or None."""
         via_admin = (via or self.via) == VIA_ADMIN
-        return read_only_reason(self.settings.read_only, self.settings.context, facts, via_admin=via_admin)
+        return read_only_reason(read_only_cause(self.settings), facts, via_admin=via_admin)
 
     # ---- create ---------------------------------------------------------------------------------
 
@@ -575,12 +575,6 @@ def path_reason(plan: CreatePlan | ExpandPlan | DeletePlan) -> str | None:
     return next((c.detail for c in plan.checks if c.name == WRITE_PATH), None)
 
 
-def cluster_name(settings: ConnectionSettings) -> str:
-    """How the audit log names a cluster: the context (if any) and the ZooKeeper connect string."""
-    target = str(settings.zookeeper) if settings.zookeeper else "no ZooKeeper"
-    return f"{settings.context} ({target})" if settings.context else target
-
-
 @contextmanager
 def open_topic_ops(
     settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
@@ -594,13 +588,10 @@ def open_topic_ops(
         UsageError: no ZooKeeper connect string.
         ConnectError: ZooKeeper unreachable.
     """
-    session = ZkSession(settings)
-    session.start()
-    try:
-        require_kafka_cluster(session)
+    audit = audit or AuditLog(cluster_name(settings))
+    with open_kafka_session(settings) as session:
+        audit.cluster_id = read_cluster_id(session)
         admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
         if admin is not None:
             admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
         yield TopicOps(session, admin, settings, audit)
-    finally:
-        session.stop()

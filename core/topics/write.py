@@ -78,11 +78,14 @@ class PlannedWrite:
         return {"op": self.op, "path": self.path, "data": self.text, "expected_version": self.expected_version}
 
 
-def planned_writes(plan: CreatePlan | ExpandPlan | DeletePlan) -> tuple[PlannedWrite, ...]:
+def planned_writes(
+    plan: CreatePlan | ExpandPlan | DeletePlan, facts: ClusterFacts | None = None
+) -> tuple[PlannedWrite, ...]:
     """What applying ``plan`` writes, in order, through the path the plan was made for.
 
-    The ZooKeeper path also checks, in the same multi-op, that ``/controller`` is unchanged (create) and
-    that every topic exists (delete); those checks are preconditions, not writes.
+    With ``facts``, a ZooKeeper create starts with the ``/controller`` version check of the same multi-op
+    (Kafka 3.7.1+'s fence, ``create_via_zookeeper`` sends exactly these), as the config dry run lists it. A
+    delete also checks that every topic exists; that check is a precondition, not listed.
 
     Raises:
         GuardError: the topic znode cannot be extended faithfully (expand).
@@ -93,7 +96,10 @@ def planned_writes(plan: CreatePlan | ExpandPlan | DeletePlan) -> tuple[PlannedW
             return (PlannedWrite("admin", "CreateTopics", _compact(_create_arguments(plan))),)
         config_path = f"{TOPIC_CONFIGS}/{plan.topic}"
         config = encode_topic_config(plan.config)
+        fenced = facts is not None and facts.controller is not None and facts.controller_zk_version is not None
+        fence = (PlannedWrite("check", CONTROLLER, b"", facts.controller_zk_version),) if fenced and facts else ()
         return (
+            *fence,
             PlannedWrite("create", config_path, config)
             if plan.config_zk_version is None
             else PlannedWrite("set", config_path, config, plan.config_zk_version),
@@ -193,11 +199,8 @@ def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFac
     _zk(session, "prepare the parent znodes", lambda: (client.ensure_path(TOPIC_CONFIGS), client.ensure_path(TOPICS)))
     transaction = client.transaction()
     labels: list[str] = []
-    if fenced:
-        transaction.check(CONTROLLER, facts.controller_zk_version)
-        labels.append(CONTROLLER)
-    # else: a Kafka older than 3.7.1 writes without the fence (ZooKeeper has no "is absent" check op).
-    writes = planned_writes(plan)
+    # Without a controller, a Kafka older than 3.7.1 writes unfenced (ZooKeeper has no "is absent" check op).
+    writes = planned_writes(plan, facts)
     for write in writes:
         _add(session, transaction, write)
         labels.append(write.path)
@@ -300,8 +303,10 @@ def delete_via_zookeeper(session: ZkSession, plan: DeletePlan) -> None:
 
 
 def _add(session: ZkSession, transaction: Any, write: PlannedWrite) -> None:
-    """Add one planned znode write to a multi-op; a new znode gets its parent's ACL."""
-    if write.op == "create":
+    """Add one planned znode write (or version check) to a multi-op; a new znode gets its parent's ACL."""
+    if write.op == "check":
+        transaction.check(write.path, write.expected_version)
+    elif write.op == "create":
         parent = write.path.rsplit("/", 1)[0]
         transaction.create(write.path, write.data, acl=_acl_of(session, parent))
     elif write.op == "set":

@@ -11,7 +11,7 @@ import io
 import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -160,7 +160,11 @@ class FakeAdmin:
 def _ops(
     reader: FakeReader, admin: FakeAdmin | None, audit_file: Path, read_only: bool = False, release: str = "3.9"
 ) -> TopicOps:
-    settings = ConnectionSettings(zookeeper=parse_zookeeper("127.0.0.1:1"), read_only=read_only)
+    settings = ConnectionSettings(
+        zookeeper=parse_zookeeper("127.0.0.1:1"),
+        read_only=read_only,
+        read_only_by="--read-only was given" if read_only else None,
+    )
     # The brokers' ApiVersions as brokers of ``release`` answer them (no socket in unit tests).
     caps = Capabilities(tuple(BrokerApis(b, RELEASE_APIS[release]) for b in sorted(reader.facts().brokers)))
     audit = AuditLog("test", audit_file)
@@ -315,8 +319,7 @@ def test_kzc_assign_takes_disable_rack_aware_offline_and_with_topic(
         seen.append(request)
         return plan_expand(_facts(PARTIAL), _live("t", {0: [2, 3]}), request, via=via, znode_limit=znode_limit)
 
-    monkeypatch.setattr(cli.assign_cmd, "ZkSession", Session)
-    monkeypatch.setattr(cli.assign_cmd, "require_kafka_cluster", lambda session: None)
+    monkeypatch.setattr(cli.assign_cmd, "open_kafka_session", lambda settings: nullcontext(Session(settings)))
     monkeypatch.setattr(cli.assign_cmd, "TopicStateReader", lambda session: FakeReader(_facts(PARTIAL)))
     monkeypatch.setattr(cli.assign_cmd, "plan_expand", fake_plan_expand)
     code, out, _ = _run(capsys, "assign", "--topic", "t", "--partitions", "3", "--disable-rack-aware", "--json", *ZK)
