@@ -128,7 +128,11 @@ def _apply(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 if args.json:
                     cluster = cluster_json(settings, audit.cluster_id)
                     writes_json = [w.to_json() for w in writes]
-                    print(json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "path": path, "writes": writes_json}))
+                    print(
+                        json.dumps(
+                            {"dry_run": True, "cluster": cluster, **plan.to_json(), "path": path, "writes": writes_json}
+                        )
+                    )
                 else:
                     print("\n".join(describe_writes(writes, path)))
                 attempt.dry_run("plan shown, nothing written", before=before, path=path)

@@ -202,7 +202,11 @@ def _preview(
             json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": [w.to_json() for w in writes]})
         )
     elif not args.json:
-        print("\n".join([cluster_banner(ops.settings, ops.audit.cluster_id), text, *describe_writes(writes, path_reason(plan))]))
+        print(
+            "\n".join(
+                [cluster_banner(ops.settings, ops.audit.cluster_id), text, *describe_writes(writes, path_reason(plan))]
+            )
+        )
     if args.dry_run:
         attempt.dry_run("plan shown, nothing written", plan=plan_summary(plan), path=path_reason(plan))
         if plan.blocked and not args.json:
