@@ -31,6 +31,7 @@ from contextlib import suppress
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from core.config import ConnectionSettings
 from core.connect import HostPort, ZkConnect
 
 WORDS = ("srvr", "mntr", "conf")
@@ -416,6 +417,16 @@ def zxid_epoch(zxid: int) -> int:
     return zxid >> 32
 
 
+def zxid_lag(leader: int, member: int) -> int:
+    """Transactions ``member`` has not shown of those ``leader`` has. Both are read in the same probe (in
+    parallel): a member read a moment later may be ahead, which counts as 0. A member still on an earlier
+    epoch has processed none of the leader's epoch: a follower's zxid stays on the old epoch until the new
+    leader's first transaction, so right after an election that is 0 too."""
+    if zxid_epoch(member) < zxid_epoch(leader):
+        return leader & 0xFFFFFFFF
+    return max(0, leader - member)
+
+
 def _voting_members(members: Sequence[str]) -> int:
     """Participants among ``conf``'s ``server.N=host:quorum:election[:role][;client]`` lines (observers don't vote)."""
     return sum(1 for m in members if ":observer" not in m.split(";", 1)[0])
@@ -437,8 +448,7 @@ def assess(servers: Sequence[ServerHealth], at_ms: int, kafka: KafkaSessionTimeo
     for s in servers:
         lag = None
         if leader is not None and s.zxid is not None and leader.zxid is not None and s.voter:
-            # Both read in the same probe (in parallel); a member read a moment later may be ahead: 0.
-            lag = max(0, leader.zxid - s.zxid) if zxid_epoch(s.zxid) == zxid_epoch(leader.zxid) else None
+            lag = zxid_lag(leader.zxid, s.zxid)
         with_lag.append(replace(s, lag=lag))
     servers = with_lag
 
@@ -508,8 +518,9 @@ def assess(servers: Sequence[ServerHealth], at_ms: int, kafka: KafkaSessionTimeo
 
 def _ensemble_size(servers: Sequence[ServerHealth]) -> tuple[int | None, str]:
     for s in servers:
-        if s.members:
-            return _voting_members(s.members), "conf"
+        members = s.members or (s.last_seen.members if s.last_seen is not None else ())
+        if members:
+            return _voting_members(members), "conf"
     for s in servers:
         if s.quorum_size:
             return s.quorum_size, "mntr"
@@ -528,18 +539,11 @@ def _server_alarms(s: ServerHealth, leader: ServerHealth | None) -> list[Alarm]:
                   s.server)
         )  # fmt: skip
         return out
-    if leader is not None and s is not leader and s.zxid is not None and leader.zxid is not None and s.voter:
-        if zxid_epoch(s.zxid) != zxid_epoch(leader.zxid):
-            out.append(
-                Alarm("behind", "warning",
-                      f"{s.server} is on epoch {zxid_epoch(s.zxid)}, the leader on {zxid_epoch(leader.zxid)}",
-                      s.server)
-            )  # fmt: skip
-        elif s.lag is not None and s.lag >= BEHIND_TXNS:
-            out.append(
-                Alarm("behind", "warning",
-                      f"{s.server} is {s.lag:,} transactions behind the leader (threshold {BEHIND_TXNS:,})", s.server)
-            )  # fmt: skip
+    if leader is not None and s is not leader and s.lag is not None and s.lag >= BEHIND_TXNS:
+        out.append(
+            Alarm("behind", "warning",
+                  f"{s.server} is {s.lag:,} transactions behind the leader (threshold {BEHIND_TXNS:,})", s.server)
+        )  # fmt: skip
     if s.latency_avg is not None and s.latency_avg >= LATENCY_AVG_HIGH_MS:
         out.append(
             Alarm("latency-high", "warning",
@@ -571,11 +575,8 @@ def _session_alarms(servers: Sequence[ServerHealth], kafka: KafkaSessionTimeouts
     """Kafka's ``zookeeper.session.timeout.ms`` against what each server grants: ZooKeeper clamps a client's
     requested timeout into ``[minSessionTimeout, maxSessionTimeout]`` (``ZooKeeperServer.processConnectRequest``)."""
     out: list[Alarm] = []
-    by_value: dict[int, list[int]] = {}
-    for broker, value in sorted(kafka.by_broker.items()):
-        by_value.setdefault(value, []).append(broker)
-    for value, brokers in sorted(by_value.items()):
-        who = f"broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))}"
+    for value, brokers in _brokers_by_value(kafka).items():
+        who = _brokers_text(brokers)
         for s in servers:
             if s.max_session_timeout is not None and value > s.max_session_timeout:
                 out.append(
@@ -592,6 +593,18 @@ def _session_alarms(servers: Sequence[ServerHealth], kafka: KafkaSessionTimeouts
                           f"only after {s.min_session_timeout / 1000:g} s", s.server)
                 )  # fmt: skip
     return out
+
+
+def _brokers_by_value(kafka: KafkaSessionTimeouts) -> dict[int, list[int]]:
+    """The brokers asking for each session timeout, by value."""
+    by_value: dict[int, list[int]] = {}
+    for broker, value in sorted(kafka.by_broker.items()):
+        by_value.setdefault(value, []).append(broker)
+    return dict(sorted(by_value.items()))
+
+
+def _brokers_text(brokers: Sequence[int]) -> str:
+    return f"broker{'s' if len(brokers) > 1 else ''} {', '.join(map(str, brokers))}"
 
 
 # ---- probing (network) -------------------------------------------------------------------------------------
@@ -635,7 +648,10 @@ def ask_admin(host: str, port: int, command: str, timeout: float = PROBE_TIMEOUT
     except urllib.error.HTTPError as exc:
         raise OSError(f"{url} answered HTTP {exc.code}") from None
     except urllib.error.URLError as exc:
-        raise OSError(f"{url}: {exc.reason}") from None
+        reason = _os_error(exc.reason) if isinstance(exc.reason, OSError) else str(exc.reason)
+        raise OSError(f"{url}: {reason}") from None
+    except OSError as exc:
+        raise OSError(f"{url}: {_os_error(exc)}") from None
     try:
         data = json.loads(body)
     except ValueError:
@@ -668,7 +684,7 @@ def probe_server(
         try:
             facts[word] = parse_admin(command, ask_admin(server.host, admin_port, command, timeout))
         except (OSError, ValueError) as exc:
-            problems.append(f"{word}: AdminServer /commands/{command} on port {admin_port}: {exc}")
+            problems.append(f"{word}: AdminServer {exc}")
             return False
         sources[word] = "admin"
         return True
@@ -746,3 +762,111 @@ def probe_ensemble(
             old = earlier[s.server]
             servers[i] = replace(s, last_seen=old if old.reachable else old.last_seen)
     return assess(servers, at, kafka)
+
+
+def tls_context(settings: ConnectionSettings) -> ssl.SSLContext | None:
+    """The TLS context for the four-letter words when the connection uses TLS (the secure client port answers
+    them over TLS), with the same CA, client certificate and hostname rule as the ZooKeeper session."""
+    if not settings.zk_tls:
+        return None
+    context = ssl.create_default_context(cafile=settings.zk_tls_ca)
+    context.check_hostname = settings.zk_tls_verify_hostname
+    if settings.zk_tls_cert and settings.zk_tls_key:
+        context.load_cert_chain(settings.zk_tls_cert, settings.zk_tls_key)
+    return context
+
+
+# ---- the texts every surface shows (kzc zk health, the console's panel and screen) -------------------------
+
+COLUMNS = (
+    ("server", "server"), ("mode", "mode"), ("zxid", "zxid"), ("behind", "behind"),
+    ("latency", "latency min/avg/max ms"), ("outstanding", "outst"), ("connections", "conns"),
+    ("znodes", "znodes"), ("watches", "watches"), ("ephemerals", "ephem"), ("data_size", "data"),
+    ("fds", "fds open/max"), ("fsync", "fsync>thr"), ("followers", "synced/followers"), ("source", "source"),
+)  # fmt: skip
+UNKNOWN = "?"
+
+
+def _count(value: int | None) -> str:
+    return UNKNOWN if value is None else f"{value:,}"
+
+
+def _ms(value: float | None) -> str:
+    return UNKNOWN if value is None else f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+def size_text(value: int | None) -> str:
+    """Bytes, short: ``182 B``, ``12.4 KiB``, ``3.1 MiB``."""
+    if value is None:
+        return UNKNOWN
+    size = float(value)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{value} B"  # not reached
+
+
+def mode_text(s: ServerHealth) -> str:
+    """``leader``, ``follower``, ``observer``, ``standalone``; ``not serving``; ``unreachable``."""
+    if not s.reachable:
+        return "unreachable"
+    if s.serving is False:
+        return "not serving"
+    return s.mode or UNKNOWN
+
+
+def server_cells(s: ServerHealth) -> dict[str, str]:
+    """The text of each of ``COLUMNS`` for one server (``?`` where no source said; ``-`` where it does not
+    apply, e.g. the followers of a follower)."""
+    if not s.reachable or s.serving is False:
+        cells = dict.fromkeys((key for key, _ in COLUMNS), "-")
+        cells.update(server=s.server, mode=mode_text(s), source="-")
+        return cells
+    source = "+".join(sorted({v for v in s.sources.values() if v})) or "-"
+    followers = "-"
+    if s.mode == "leader":
+        followers = f"{_count(s.synced_followers)}/{_count(s.followers)}"
+    return {
+        "server": s.server,
+        "mode": mode_text(s),
+        "zxid": hex(s.zxid) if s.zxid is not None else UNKNOWN,
+        "behind": "-" if s.mode in ("leader", "standalone") else _count(s.lag),
+        "latency": f"{_ms(s.latency_min)}/{_ms(s.latency_avg)}/{_ms(s.latency_max)}",
+        "outstanding": _count(s.outstanding),
+        "connections": _count(s.connections),
+        "znodes": _count(s.znodes),
+        "watches": _count(s.watches),
+        "ephemerals": _count(s.ephemerals),
+        "data_size": size_text(s.data_size),
+        "fds": f"{_count(s.open_fds)}/{_count(s.max_fds)}",
+        "fsync": _count(s.fsync_exceeded),
+        "followers": followers,
+        "source": source,
+    }
+
+
+def summary_line(health: EnsembleHealth) -> str:
+    """One line: how many servers serve, the quorum, the leader, e.g.
+    ``3 servers · 2 of 3 voting serve (quorum 2) · leader 127.0.0.3:2181``."""
+    parts = [f"{len(health.servers)} server{'s' if len(health.servers) != 1 else ''}"]
+    if health.serving_voters is not None and health.ensemble_size:
+        parts.append(f"{health.serving_voters} of {health.ensemble_size} voting serve (quorum {health.quorum})")
+    elif any(s.mode == "standalone" for s in health.servers):
+        parts.append("standalone")
+    parts.append(f"leader {health.leader}" if health.leader else "no leader")
+    return " · ".join(parts)
+
+
+def session_line(health: EnsembleHealth) -> str:
+    """What the servers grant for session timeouts and what Kafka's brokers ask for."""
+    mins = {s.min_session_timeout for s in health.servers if s.min_session_timeout is not None}
+    maxs = {s.max_session_timeout for s in health.servers if s.max_session_timeout is not None}
+    grant = (
+        f"servers grant {'/'.join(f'{v:,}' for v in sorted(mins))}-{'/'.join(f'{v:,}' for v in sorted(maxs))} ms"
+        if mins and maxs
+        else "servers' session bounds unknown (conf not read)"
+    )
+    asked = "; ".join(f"{v:,} ms ({_brokers_text(b)})" for v, b in _brokers_by_value(health.kafka).items())
+    kafka = f"Kafka asks {asked}" if asked else (health.kafka.reason or "Kafka's value unknown")
+    return f"session timeouts: {grant}; {kafka}"
