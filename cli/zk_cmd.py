@@ -21,7 +21,6 @@ from core.human_time import since_text
 from core.snapshot.zk_session_timeout import read_kafka_session_timeouts
 from core.zookeeper.health import (
     COLUMNS,
-    DEFAULT_ADMIN_PORT,
     PROBE_TIMEOUT_S,
     EnsembleHealth,
     probe_ensemble,
@@ -64,10 +63,8 @@ def register(sub: Any) -> None:
         "(srvr/mntr/conf, else the AdminServer); exits 1 when an alarm is an error",
     )
     health.add_argument(
-        "--admin-port", type=int, default=DEFAULT_ADMIN_PORT, metavar="PORT",
-        help=f"the servers' AdminServer port, asked where a word is not whitelisted (default {DEFAULT_ADMIN_PORT})",
-    )  # fmt: skip
-    health.add_argument("--no-admin", action="store_true", help="never ask the AdminServer")
+        "--no-admin", action="store_true", help="never ask the AdminServer (its port: --zk-admin-port, default 8080)"
+    )
     health.add_argument(
         "--timeout", type=float, default=PROBE_TIMEOUT_S, metavar="SECONDS", help="per request to a server"
     )
@@ -184,14 +181,14 @@ def render(view: ZnodeView, now_ms: int | None = None) -> str:
 def _health(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if settings.zookeeper is None:
         raise UsageError("no ZooKeeper to probe: give --zookeeper HOST:PORT[,...] or --context NAME")
-    if args.timeout <= 0 or not 1 <= args.admin_port <= 65535:
-        raise UsageError("--timeout must be above 0 and --admin-port between 1 and 65535")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be above 0 seconds")
     # No ZooKeeper session: the words work when the quorum is lost, which is when this is asked.
     kafka = read_kafka_session_timeouts(settings.bootstrap_servers)
     health = probe_ensemble(
         settings.zookeeper,
         timeout=args.timeout,
-        admin_port=None if args.no_admin else args.admin_port,
+        admin_port=None if args.no_admin else settings.zk_admin_port,
         tls=tls_context(settings),
         kafka=kafka,
     )

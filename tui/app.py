@@ -51,9 +51,11 @@ from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
+from tui.screens.zk_health import ZkHealthScreen
 from tui.setup import apply_config, read_config
 from tui.terminal import check_terminal
 from tui.widgets.status_bar import StatusInfo
+from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 
 S = TypeVar("S", bound=KzcScreen)
 
@@ -82,6 +84,7 @@ class KzcApp(App[None]):
         Binding("z", "open('zk')", "ZooKeeper", show=False, id="show_zookeeper"),
         Binding("x", "open('checks')", "Checks", show=False, id="show_checks"),
         Binding("g", "open('groups')", "Groups", show=False, id="show_groups"),
+        Binding("Z", "open('zk-health')", "ZooKeeper health", show=False, id="show_zk_health"),
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
@@ -99,6 +102,7 @@ class KzcApp(App[None]):
         self.check_runs = CheckRuns(self)
         self.last_export: str | None = None
         self.live = self._link(0)
+        self.zk_health = ZkHealthPoll(self, self.backend, 0, self.now_ms)
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         """Run the console; raises ``UsageError`` (one line, pointing to the CLI) where it cannot be drawn."""
@@ -143,11 +147,13 @@ class KzcApp(App[None]):
             self.notify(problem, severity="error", timeout=15)
         self.push_screen(self._cluster_screen())
         self.live.connect()
+        self.zk_health.start()
         if self.warm_spark:
             self.check_runs.warm_up(self.backend)
 
     def on_screen_resume(self) -> None:
         self.live.set_status()  # the status line of the screen that came back
+        self.zk_health.draw()
 
     def action_command_palette(self) -> None:
         """The palette, with a plain ``:`` for its icon."""
@@ -189,10 +195,13 @@ class KzcApp(App[None]):
             return
         old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
         self.live = self._link(self.live.generation + 1)
+        self.zk_health.stop()
+        self.zk_health = ZkHealthPoll(self, self.backend, self.live.generation, self.now_ms)
         pop_to_root(self)
         self.live.set_status()
         self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
         self.live.connect()
+        self.zk_health.start()
         if self.warm_spark:
             self.check_runs.warm_up(self.backend)
 
@@ -205,6 +214,10 @@ class KzcApp(App[None]):
     @on(m.ClusterEventSeen)
     def _live(self, message: LiveMessage) -> None:
         self.live.take(message)
+
+    @on(ZkHealthRead)
+    def _zk_health_read(self, message: ZkHealthRead) -> None:
+        self.zk_health.take(message)
 
     @on(m.ViewRefreshed)
     def _view_refreshed(self, message: m.ViewRefreshed) -> None:
@@ -224,7 +237,7 @@ class KzcApp(App[None]):
         self.push_screen(self._with_view(screen))
 
     def action_open(self, what: str, focus: str | None = None) -> None:
-        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``, ``groups``)."""
+        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``zk-health``, ``checks``, ``groups``)."""
         self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
 
     @on(m.ScreenChosen)
@@ -265,6 +278,10 @@ class KzcApp(App[None]):
                 show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
             case m.ScreenChosen("groups"):
                 show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend)))
+            case m.ScreenChosen("zk-health"):
+                poll = self.zk_health
+                show_screen(self, ZkHealthScreen,
+                            lambda: ZkHealthScreen(poll.latest, poll.stale(), poll.problem, self.now_ms))  # fmt: skip
             case m.GroupChosen(group):
                 push(GroupDetailScreen(group, backend))
             case m.ScreenChosen(_, focus):

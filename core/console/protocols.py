@@ -24,6 +24,7 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.trend import LagTrend
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeView
 
@@ -325,6 +326,15 @@ class GroupSource(Protocol):
         ...
 
 
+class ZkHealthSource(Protocol):
+    """ZooKeeper's own health: every server of the connect string (``core.zookeeper.health``)."""
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """Probe every server now (blocks up to a few seconds; needs no ZooKeeper session, so it answers
+        when the quorum is lost). An unreachable server keeps its last reading as ``last_seen``."""
+        ...
+
+
 class ClusterBackend(
     Connection,
     SnapshotSource,
@@ -336,6 +346,7 @@ class ClusterBackend(
     OffsetSource,
     FixSource,
     GroupSource,
+    ZkHealthSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

@@ -48,6 +48,7 @@ from core.topics.plan import (
     plan_expand,
     select_topics,
 )
+from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
 
@@ -58,7 +59,8 @@ RECORDED_REFUSAL = "this is a recorded snapshot: nothing can be changed"
 class RecordedBackend:
     """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
     ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
-    ``groups`` (with ``trends``) are the consumer groups it serves, none by default."""
+    ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
+    ZooKeeper ensemble health it serves (none by default)."""
 
     def __init__(
         self,
@@ -72,8 +74,10 @@ class RecordedBackend:
         stage_dir: str | None = None,
         groups: Sequence[GroupLag] = (),
         trends: Mapping[str, LagTrend] | None = None,
+        zk_health: EnsembleHealth | None = None,
     ) -> None:
         self._groups = tuple(groups)
+        self._zk_health = zk_health
         self._trends = dict(trends or {})
         self._source = snapshot
         self._snapshot: ClusterSnapshot | None = snapshot if isinstance(snapshot, ClusterSnapshot) else None
@@ -299,6 +303,15 @@ class RecordedBackend:
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
         """The given groups with partitions of ``topic``."""
         return self.group_overview().of_topic(topic)
+
+    # ---- ZkHealthSource ------------------------------------------------------------------------------
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """The ensemble health given at construction; else none (a recording has no servers to probe)."""
+        if self._zk_health is not None:
+            return self._zk_health
+        now = self._now_ms() if self._now_ms else 0
+        return EnsembleHealth((), (), ("a recording has no ZooKeeper servers to probe",), at_ms=now)
 
 
 # ---- the tree rebuilt from a snapshot ----------------------------------------------------------------

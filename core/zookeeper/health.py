@@ -870,3 +870,15 @@ def session_line(health: EnsembleHealth) -> str:
     asked = "; ".join(f"{v:,} ms ({_brokers_text(b)})" for v, b in _brokers_by_value(health.kafka).items())
     kafka = f"Kafka asks {asked}" if asked else (health.kafka.reason or "Kafka's value unknown")
     return f"session timeouts: {grant}; {kafka}"
+
+
+def headline(health: EnsembleHealth) -> tuple[str, str] | None:
+    """The one line the cluster screen shows, and its severity (``ok``, ``warning``, ``error``); ``None``
+    when there is no server to show (a recording). The worst alarm first, then how many more."""
+    if not health.servers:
+        return None
+    ordered = sorted(health.alarms, key=lambda a: a.severity != "error")
+    if not ordered:
+        return f"ZooKeeper: {summary_line(health)} · no alarm", "ok"
+    more = f" (+{len(ordered) - 1} more)" if len(ordered) > 1 else ""
+    return f"ZooKeeper: {ordered[0].text}{more}", ordered[0].severity

@@ -187,12 +187,18 @@ def test_member_behind_latency_outstanding_fsync_fds() -> None:
     servers = [
         _server("a:1", "leader", 0x1_0000_2000, synced_followers=2, members=MEMBERS, fsync_exceeded=3),
         _server("b:1", "follower", 0x1_0000_0000, latency_avg=75.0, outstanding=120),
-        _server("c:1", "follower", 0x0_0000_2000, open_fds=950, max_fds=1000),
+        _server("c:1", "follower", 0x0_0000_2000, open_fds=950, max_fds=1000),  # an epoch behind
     ]
     health = assess(servers, 1)
     assert _kinds(health) == ["fsync-slow", "behind", "latency-high", "outstanding-high", "behind", "fds-high"]
     assert "8,192 transactions behind" in health.alarms[1].text
-    assert "epoch 0, the leader on 1" in health.alarms[4].text
+    assert "c:1 is 8,192 transactions behind" in health.alarms[4].text
+
+
+def test_a_follower_on_the_previous_epoch_right_after_an_election_is_not_behind() -> None:
+    # Real: after the leader was killed, the new leader showed 0x200000000 and a follower 0x100000022.
+    servers = [_server("a:1", "leader", 0x2_0000_0000), _server("b:1", "follower", 0x1_0000_0022)]
+    assert [s.lag for s in assess(servers, 1).servers] == [0, 0]
 
 
 def test_kafka_session_timeout_beyond_what_the_servers_grant() -> None:

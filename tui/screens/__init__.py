@@ -20,6 +20,7 @@ from tui.screens.partitions import PartitionsScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
+from tui.screens.zk_health import ZkHealthScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.virtual_table import VirtualTable
 
@@ -31,6 +32,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("topics", TopicsScreen),
     ("topic detail", TopicDetailScreen),
     ("zookeeper", ZkBrowserScreen),
+    ("zookeeper health", ZkHealthScreen),
     ("create", CreateTopicScreen),
     ("expand", ExpandScreen),
     ("delete", DeleteScreen),

@@ -16,6 +16,7 @@ from textual.widgets import Label, Static
 from core.console.protocols import GroupSource, GroupsView
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
+from core.zookeeper.health import EnsembleHealth, headline
 from tui.journal import EventJournal
 from tui.keymap import MUTATION_IDS
 from tui.messages import ElectionRequested, MoveOffRequested, PartitionsChosen, TopicChosen, ZnodeChosen
@@ -126,6 +127,7 @@ class ClusterScreen(KzcScreen):
                     yield HealthCounter(key, label)
         yield Static("", id="migration-panel", classes="panel")  # shown while ZooKeeper shows a migration
         yield Label("", id="health-totals")
+        yield Label("", id="zk-health-line")  # ZooKeeper's own health (tui.zk_health_poll), hidden until probed
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
         yield EventLog(id="events")
@@ -246,6 +248,20 @@ class ClusterScreen(KzcScreen):
         totals_label = self.query_one("#health-totals", Label)
         totals_label.update(totals)
         totals_label.set_class(h.unreadable_znodes > 0, "-unreadable")
+
+    def show_zk_health(self, health: EnsembleHealth | None, stale: bool, problem: str | None) -> None:
+        """ZooKeeper's own health in one line: the worst alarm (or none), when probed; ``Z`` opens the screen."""
+        line = self.query_one("#zk-health-line", Label)
+        head = headline(health) if health is not None else None
+        line.display = head is not None
+        if health is None or head is None:
+            return
+        text, severity = head
+        when = f"STALE since {clock_text(health.at_ms)}" if stale else clock_text(health.at_ms)
+        line.update(f"{text} · {when} (Z)")
+        for name in ("ok", "warning", "error"):
+            line.set_class(severity == name, f"-{name}")
+        line.set_class(stale, "-stale")
 
     def show_events(self) -> None:
         """Show the app's event log (called when events arrive while this screen is active)."""
