@@ -7,6 +7,7 @@ from typing import Any
 
 from cli import (
     assign_cmd,
+    broker_cmd,
     check_cmd,
     config_cmd,
     describe_cmd,
@@ -25,4 +26,4 @@ REGISTRY: list[Callable[[Any], None]] = [sandbox_cmd.register, watch_cmd.registe
 REGISTRY += [assign_cmd.register, topic_cmd.register]
 REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, check_cmd.register]
 REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]
-REGISTRY += [migration_cmd.register]
+REGISTRY += [migration_cmd.register, broker_cmd.register]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
 from core.snapshot.health import MinIsrResolver, PartitionHealth, live_leader, partition_health
@@ -123,6 +124,43 @@ class StopCheck:
     def safe(self) -> bool:
         """Nothing goes offline and no ``acks=all`` producer fails (unknown counts as unsafe)."""
         return not self.offline and not self.under_min_isr and not self.min_isr_unknown
+
+    def to_json(self) -> dict[str, Any]:
+        """What ``kzc broker stop-check --json`` prints: the lists as ``TOPIC-PARTITION`` names, and every
+        touched partition."""
+
+        def names(changes: tuple[PartitionChange, ...]) -> list[str]:
+            return [f"{c.topic}-{c.partition}" for c in changes]
+
+        return {
+            "brokers": list(self.brokers),
+            "unknown_brokers": list(self.unknown_brokers),
+            "safe": self.safe,
+            "offline": names(self.offline),
+            "under_min_isr": names(self.under_min_isr),
+            "min_isr_unknown": names(self.min_isr_unknown),
+            "leader_moves": {f"{c.topic}-{c.partition}": [c.leader_before, c.leader_after] for c in self.leader_moves},
+            "single_copy": names(self.single_copy),
+            "unreadable_topics": list(self.unreadable_topics),
+            "changes": [
+                {
+                    "topic": c.topic,
+                    "partition": c.partition,
+                    "replicas": list(c.replicas),
+                    "leader_before": c.leader_before,
+                    "isr_before": list(c.isr_before),
+                    "leader_after": c.leader_after,
+                    "isr_after": list(c.isr_after),
+                    "isr_exact": c.isr_exact,
+                    "offline_after": c.after.offline,
+                    "under_min_isr_after": c.after.under_min_isr,
+                    "acks_all_after": c.after.acks_all_text,
+                    "min_insync_replicas": c.after.min_isr.value,
+                    "min_insync_replicas_source": c.after.min_isr.source,
+                }
+                for c in self.changes
+            ],
+        }
 
 
 def predict_state(

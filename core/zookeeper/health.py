@@ -44,7 +44,7 @@ WHITELIST_HINT = (
     "then restart the server"
 )
 MAX_REPLY = 4 << 20  # a mntr reply is ~20 KB; anything past this is not ZooKeeper talking
-PROBE_TIMEOUT_S = 2.0
+PROBE_TIMEOUT_S = 5.0  # per request; a dead server costs this once per probe (the words stop at srvr)
 
 # Alarm thresholds (docs/console.md "ZooKeeper health" says what each means).
 BEHIND_TXNS = 1000  # a member this many transactions behind the leader's zxid, read at the same time

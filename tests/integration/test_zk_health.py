@@ -5,6 +5,9 @@ to the AdminServer is in test_zk_health_fallback.py (an ensemble of its own)."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +19,6 @@ from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
-from tests.cli_runner import run
 from tests.integration.sandbox_tools import eventually, in_thread
 from tests.tui.helpers import settle
 from tui.app import KzcApp
@@ -40,14 +42,20 @@ def health_args(box: Sandbox) -> list[str]:
     info = box.info()
     return [
         "--zookeeper", info.zookeeper, "--bootstrap-server", info.bootstrap_servers,
-        "--zk-admin-port", str(info.ensemble[0].admin_port), "zk", "health",
+        "--zk-admin-port", str(info.ensemble[0].admin_port), "zk", "health", "--timeout", "15",
     ]  # fmt: skip
 
 
-def probe(box: Sandbox, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
-    code, out, err = run(capsys, *health_args(box), "--json")
-    assert isinstance(out, dict), (out, err)
-    return code, out
+def kzc(*args: str) -> tuple[int, str]:
+    """Run the real ``kzc`` (a process of its own: the console under test holds this one's stdout)."""
+    command = [str(Path(sys.executable).with_name("kzc")), *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    return done.returncode, done.stdout
+
+
+def probe(box: Sandbox) -> tuple[int, dict[str, Any]]:
+    code, out = kzc(*health_args(box), "--json")
+    return code, json.loads(out)
 
 
 def by_address(health: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -62,8 +70,8 @@ def kinds(health: dict[str, Any]) -> list[str]:
     return [a["kind"] for a in health["alarms"]]
 
 
-def test_every_server_of_a_healthy_ensemble(ensemble: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
-    code, health = probe(ensemble, capsys)
+def test_every_server_of_a_healthy_ensemble(ensemble: Sandbox) -> None:
+    code, health = probe(ensemble)
     assert code == 0 and health["alarms"] == []
     assert (health["ensemble_size"], health["ensemble_size_from"], health["quorum"]) == (3, "conf", 2)
     servers = by_address(health)
@@ -78,7 +86,7 @@ def test_every_server_of_a_healthy_ensemble(ensemble: Sandbox, capsys: pytest.Ca
         assert (s["min_session_timeout"], s["max_session_timeout"]) == (1000, 10000)  # tickTime 500
         assert s["znodes"] > 0 and s["max_fds"] > s["open_fds"] > 0 and s["lag"] is not None
     assert health["kafka_session_timeout_ms"] == {"1": 6000}
-    code, text, _ = run(capsys, *health_args(ensemble))
+    code, text = kzc(*health_args(ensemble))
     assert code == 0 and "3 of 3 voting serve (quorum 2)" in text and "Kafka asks 6,000 ms (broker 1)" in text
 
 
@@ -103,7 +111,7 @@ def alarm_texts(app: KzcApp) -> list[str]:
     return [row.cells[1] for table in tables for row in table.visible_rows()]
 
 
-async def test_one_then_two_servers_stopped(ensemble: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_one_then_two_servers_stopped(ensemble: Sandbox) -> None:
     app = console(ensemble)
     stopped: list[int] = []
     try:
@@ -111,14 +119,14 @@ async def test_one_then_two_servers_stopped(ensemble: Sandbox, capsys: pytest.Ca
             await eventually(pilot, lambda: "no alarm" in zk_line(app), 90, "the console's ZooKeeper line")
 
             # One member (the leader) stopped: a new leader, the quorum at risk.
-            _, health = await in_thread(lambda: probe(ensemble, capsys))
+            _, health = await in_thread(lambda: probe(ensemble))
             first = server_id(ensemble, health["leader"])
             await in_thread(lambda: ensemble.kill_zookeeper(first))
             stopped.append(first)
             gone = ensemble.info().zookeeper_server(first).address
 
             def re_elected() -> Any:
-                code, found = probe(ensemble, capsys)
+                code, found = probe(ensemble)
                 return (code, found) if found["leader"] is not None else None
 
             code, health = await in_thread(lambda: wait_until(re_elected, 90, "a new ZooKeeper leader"))
@@ -141,7 +149,7 @@ async def test_one_then_two_servers_stopped(ensemble: Sandbox, capsys: pytest.Ca
             stopped.append(second)
 
             def lost() -> Any:
-                code, found = probe(ensemble, capsys)
+                code, found = probe(ensemble)
                 return (code, found) if "quorum-lost" in kinds(found) else None
 
             code, health = await in_thread(lambda: wait_until(lost, 60, "the quorum to be lost"))
@@ -152,14 +160,14 @@ async def test_one_then_two_servers_stopped(ensemble: Sandbox, capsys: pytest.Ca
             assert modes == [False, False, True]
             await eventually(pilot, lambda: any(t.startswith("quorum lost") for t in alarm_texts(app)), 90,
                              "the console's health screen to show the quorum lost")  # fmt: skip
-            code, text, _ = await in_thread(lambda: run(capsys, *health_args(ensemble)))
+            code, text = await in_thread(lambda: kzc(*health_args(ensemble)))
             assert code == 1 and "ERROR   quorum lost: 0 of 3" in text
     finally:
         for n in reversed(stopped):
             await in_thread(lambda n=n: ensemble.start_zookeeper(n))  # type: ignore[misc]
 
     def whole() -> Any:
-        code, found = probe(ensemble, capsys)
+        code, found = probe(ensemble)
         return found if code == 0 else None
 
     health = await in_thread(lambda: wait_until(whole, 90, "the ensemble to be whole again"))
