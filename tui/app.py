@@ -48,6 +48,7 @@ from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
+from tui.screens.stop_check import StopCheckScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
@@ -250,6 +251,7 @@ class KzcApp(App[None]):
     @on(m.DeleteTopicsRequested)
     @on(m.MoveOffRequested)
     @on(m.ElectionRequested)
+    @on(m.StopCheckRequested)
     @on(m.ConfigEditRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
@@ -302,6 +304,8 @@ class KzcApp(App[None]):
                 push(DeleteScreen(DeleteRequest(topics=topics, regex=regex), backend, self.now_ms, hidden))
             case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
+            case m.StopCheckRequested(broker):
+                push(StopCheckScreen(broker, self.view.snapshot if self.view is not None else None))
             case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:
                 self.push_screen(ElectPreferredScreen(topic, fixes.elections))
             case m.ConfigEditRequested(topic) if (fixes := fixes_for("config changes")) is not None:

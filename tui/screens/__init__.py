@@ -17,6 +17,7 @@ from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
+from tui.screens.stop_check import StopCheckScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
@@ -33,6 +34,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("topic detail", TopicDetailScreen),
     ("zookeeper", ZkBrowserScreen),
     ("zookeeper health", ZkHealthScreen),
+    ("stop check", StopCheckScreen),
     ("create", CreateTopicScreen),
     ("expand", ExpandScreen),
     ("delete", DeleteScreen),

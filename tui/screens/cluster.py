@@ -19,7 +19,14 @@ from core.errors import KzcError
 from core.zookeeper.health import EnsembleHealth, headline
 from tui.journal import EventJournal
 from tui.keymap import MUTATION_IDS
-from tui.messages import ElectionRequested, MoveOffRequested, PartitionsChosen, TopicChosen, ZnodeChosen
+from tui.messages import (
+    ElectionRequested,
+    MoveOffRequested,
+    PartitionsChosen,
+    StopCheckRequested,
+    TopicChosen,
+    ZnodeChosen,
+)
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import EventLog, LogLine, clock_text
 from tui.widgets.filter_bar import FilterBar
@@ -95,6 +102,7 @@ class ClusterScreen(KzcScreen):
         Binding("v", "focus_table('events')", "Events", id="focus_events"),
         Binding("h", "focus_table('health-offline')", "Health", id="focus_health"),
         Binding("m", "move_off", "Move off broker", id="move_off"),
+        Binding("i", "stop_check", "Stop impact", id="stop_check"),
         Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
     ]
 
@@ -192,6 +200,14 @@ class ClusterScreen(KzcScreen):
             self.notify("no broker highlighted: b focuses the brokers", severity="warning")
             return
         self.post_message(MoveOffRequested(int(row.key)))
+
+    def action_stop_check(self) -> None:
+        """What stopping the highlighted broker now would do (offline, under min ISR, leaders moved)."""
+        row = self.query_one("#brokers", VirtualTable).current_row
+        if row is None:
+            self.notify("no broker highlighted: b focuses the brokers", severity="warning")
+            return
+        self.post_message(StopCheckRequested(int(row.key)))
 
     def action_elect_preferred(self) -> None:
         """Preview a preferred leader election of every topic (the leader imbalance)."""
