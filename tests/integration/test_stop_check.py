@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 from cli.snapshot_cmd import take_snapshot
 from core.brokers.admin import KafkaAdmin
@@ -60,7 +61,10 @@ def states(zk: KazooClient) -> dict[str, tuple[int, list[int]]]:
     found = {}
     for name, (assignment, _) in TOPICS.items():
         for p in range(len(assignment)):
-            raw = zk.get(f"/brokers/topics/{name}/partitions/{p}/state")[0]
+            try:
+                raw = zk.get(f"/brokers/topics/{name}/partitions/{p}/state")[0]
+            except NoNodeError:
+                continue  # a topic just created: the controller has not written its states yet
             data = json.loads(raw)
             found[f"{name}-{p}"] = (int(data["leader"]), [int(b) for b in data["isr"]])
     return found
@@ -69,7 +73,7 @@ def states(zk: KazooClient) -> dict[str, tuple[int, list[int]]]:
 def all_in_sync(zk: KazooClient) -> bool:
     now = states(zk)
     return all(
-        sorted(now[f"{name}-{p}"][1]) == sorted(replicas) and now[f"{name}-{p}"][0] >= 0
+        f"{name}-{p}" in now and sorted(now[f"{name}-{p}"][1]) == sorted(replicas) and now[f"{name}-{p}"][0] >= 0
         for name, (assignment, _) in TOPICS.items()
         for p, replicas in enumerate(assignment)
     )
