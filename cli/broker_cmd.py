@@ -1,6 +1,7 @@
-"""``kzc broker stop-check ID [ID...]``: is it safe to stop these brokers now? Which partitions would go offline,
-fall under ``min.insync.replicas`` (``acks=all`` fails), be left with one in-sync copy, and which leaders move
-where (``core.snapshot.stop_check``, on a snapshot read from ZooKeeper now)."""
+"""``kzc broker ID``: one broker (``core.snapshot.broker_view``). ``kzc broker stop-check ID [ID...]``: is it
+safe to stop these brokers now? Which partitions would go offline, fall under ``min.insync.replicas``
+(``acks=all`` fails), be left with one in-sync copy, and which leaders move where (``core.snapshot.stop_check``,
+on a snapshot read from ZooKeeper now)."""
 
 from __future__ import annotations
 
@@ -12,34 +13,105 @@ from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
+from core.human_time import since_text
+from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
+from core.zookeeper.session import ZkSession
 
 SHOWN = 50  # partitions listed per section in the text form (--json lists them all)
 
 
 def register(sub: Any) -> None:
-    """Declare ``kzc broker`` and its subcommands."""
-    broker = add_command(sub, "broker", "one broker: is it safe to stop", json_flag=False)
-    actions = broker.add_subparsers(dest="broker_command", metavar="ACTION", required=True)
-    check = add_command(
-        actions,
-        "stop-check",
-        "what stopping these brokers now would do: partitions offline, under min.insync.replicas, leaders moved; "
-        "exits 0 when safe, 1 when not",
+    """Declare ``kzc broker ID`` and ``kzc broker stop-check ID [ID...]``."""
+    broker = add_command(
+        sub,
+        "broker",
+        "one broker: kzc broker ID (what it leads and hosts, out-of-ISR and offline replicas, registration, "
+        "session, log sizes); kzc broker stop-check ID [ID...] (is it safe to stop: exits 0 when safe, 1 when not)",
     )
-    check.add_argument("ids", type=int, nargs="+", metavar="ID", help="broker ids (several: as for a rack)")
-    check.add_argument(
+    broker.add_argument("what", metavar="ID|stop-check", help="a broker id, or stop-check followed by broker ids")
+    broker.add_argument("ids", type=int, nargs="*", metavar="ID", help="with stop-check: the brokers (several: a rack)")
+    broker.add_argument(
         "--min-insync-replicas",
         type=int,
         metavar="N",
         help="the brokers' static min.insync.replicas, where no topic or dynamic override exists and "
         "--bootstrap-server does not report it (without either, acks=all is unknown and not called safe)",
     )
-    add_read_options(check)
-    check.set_defaults(handler=_stop_check)
+    add_read_options(broker)
+    broker.set_defaults(handler=_broker)
+
+
+def _broker(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.what == "stop-check":
+        if not args.ids:
+            raise UsageError("kzc broker stop-check needs at least one broker id")
+        return _stop_check(args, settings)
+    if not args.what.isdigit() or args.ids:
+        raise UsageError("give one broker id (kzc broker ID) or: kzc broker stop-check ID [ID...]")
+    return _show(int(args.what), args, settings)
+
+
+def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if settings.zookeeper is None:
+        raise UsageError("no cluster: give --zookeeper HOST:PORT[/chroot] or --context NAME")
+    snapshot, _ = take_snapshot(settings, args.max_in_flight)
+    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)
+    view = broker_view(snapshot, broker_id)
+    if not view.registered and not view.hosted:
+        raise UsageError(f"broker {broker_id} is not registered and holds no replica")
+    session = ZkSession(settings)
+    session.start()
+    try:
+        live = read_broker_live(session, view)
+    finally:
+        session.stop()
+    if args.json:
+        print(json.dumps({**view.to_json(), **live.to_json()}))
+    else:
+        print(render_broker(view, live, snapshot.taken_at_ms))
+    return 0
+
+
+def render_broker(view: BrokerView, live: BrokerLive, now_ms: int) -> str:
+    """The text form of ``kzc broker ID``."""
+    lines = [f"Broker {view.broker_id}" + ("" if view.registered else "  NOT REGISTERED")]
+    if view.problem:
+        lines.append(f"  {view.problem}")
+    if view.registered and not view.problem:
+        since = since_text(view.registered_ms, now_ms) if view.registered_ms else "-"
+        lines += [
+            f"  endpoints     {', '.join(view.endpoints) or '-'}",
+            f"  rack          {view.rack or '-'}",
+            f"  registered    {since} (registration JSON v{view.registration_version}, broker epoch "
+            f"{view.broker_epoch})",
+        ]
+    session = hex(live.session_id) if live.session_id is not None else f"unknown ({live.session_note})"
+    lines.append(f"  ZK session    {session} (ephemeralOwner of /brokers/ids/{view.broker_id})")
+    size = f"{live.total_bytes:,} bytes" if live.total_bytes is not None else "unknown"
+    lines.append(f"  log size      {size}" + (f" ({live.log_note})" if live.log_note else ""))
+    lines.append(f"  hosts {len(view.hosted):,} partitions, leads {len(view.leads):,}")
+    lines += _listed(
+        "replicas out of the ISR",
+        [
+            f"{r.name}  leader {r.leader if r.leader is not None else 'none'}, ISR {_ids(r.isr)}"
+            for r in view.out_of_isr
+        ],
+    )
+    lines += _listed("offline partitions it hosts", [f"{r.name}  {r.offline}" for r in view.offline])
+    return "\n".join(lines)
+
+
+def _listed(title: str, items: list[str]) -> list[str]:
+    if not items:
+        return [f"  {title}: none"]
+    lines = [f"  {title} ({len(items):,}):"] + [f"    {i}" for i in items[:SHOWN]]
+    if len(items) > SHOWN:
+        lines.append(f"    ... and {len(items) - SHOWN:,} more (--json lists them all)")
+    return lines
 
 
 def _stop_check(args: argparse.Namespace, settings: ConnectionSettings) -> int:

@@ -104,6 +104,21 @@ def observed(now: dict[str, tuple[int, list[int]]], killed: int) -> dict[str, An
     return {k: ("offline" if leader in (-1, killed) else leader, isr) for k, (leader, isr) in now.items()}
 
 
+def test_the_broker_view_of_a_live_broker(four: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
+    info = four.info()
+    with zk_client(info.zookeeper) as zk:
+        wait_until(lambda: all_in_sync(zk), 180, "every ISR to be full")
+        code, view, err = run(capsys, "--zookeeper", info.zookeeper, "broker", "2", "--json")
+        assert code == 0 and isinstance(view, dict), err
+        hosted = {f"{n}-{p}" for n, (a, _) in TOPICS.items() for p, r in enumerate(a) if 2 in r}
+        now = states(zk)
+        assert set(view["leads"]) == {k for k, (leader, _) in now.items() if leader == 2}
+        assert view["hosts"] == len(hosted) and view["out_of_isr"] == [] and view["offline"] == []
+        assert view["registered"] and view["endpoints"] == [f"127.0.0.1:{info.broker(2).port}"]
+        assert view["session_id"] == hex(zk.exists("/brokers/ids/2").ephemeralOwner)
+        assert set(view["log_sizes"]) == hosted and view["log_size_bytes"] == sum(view["log_sizes"].values())
+
+
 def test_every_prediction_equals_what_the_controller_does(four: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
     info = four.info()
     with zk_client(info.zookeeper) as zk:
@@ -135,4 +150,11 @@ def test_every_prediction_equals_what_the_controller_does(four: Sandbox, capsys:
             assert {f"{o.topic}-{o.partition}" for o in report.offline} == set(prediction["offline"])
             under = {f"{u.topic}-{u.partition}" for u in report.under_min_isr}
             assert under == set(prediction["under_min_isr"]) | set(prediction["offline"])
+            # The killed broker's view: not registered, its replicas out of the ISR and the offline ones named.
+            code, gone, _ = run(capsys, "--zookeeper", info.zookeeper, "broker", str(broker), "--json")
+            assert code == 0 and not gone["registered"] and gone["session_id"] is None
+            held = states(zk)
+            hosted = {f"{n}-{p}" for n, (a, _) in TOPICS.items() for p, r in enumerate(a) if broker in r}
+            assert {r["partition"] for r in gone["out_of_isr"]} == {k for k in hosted if broker not in held[k][1]}
+            assert {r["partition"] for r in gone["offline"]} == set(prediction["offline"])
             four.start_broker(broker)
