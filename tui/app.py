@@ -37,6 +37,7 @@ from tui.live_link import LiveLink, LiveMessage
 from tui.navigation import fix_actions, go_back, pop_to_root, refused, show_screen
 from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
+from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
 from tui.screens.config_edit import ConfigEditScreen
@@ -252,6 +253,7 @@ class KzcApp(App[None]):
     @on(m.MoveOffRequested)
     @on(m.ElectionRequested)
     @on(m.StopCheckRequested)
+    @on(m.BrokerChosen)
     @on(m.ConfigEditRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
@@ -304,6 +306,8 @@ class KzcApp(App[None]):
                 push(DeleteScreen(DeleteRequest(topics=topics, regex=regex), backend, self.now_ms, hidden))
             case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
+            case m.BrokerChosen(broker):
+                push(BrokerScreen(broker, backend, self.now_ms))
             case m.StopCheckRequested(broker):
                 push(StopCheckScreen(broker, self.view.snapshot if self.view is not None else None))
             case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:

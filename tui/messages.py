@@ -167,6 +167,13 @@ class MoveOffRequested(OpenRequested):
 
 
 @dataclass
+class BrokerChosen(OpenRequested):
+    """The user opened one broker (its view)."""
+
+    broker: int
+
+
+@dataclass
 class StopCheckRequested(OpenRequested):
     """The user asked what stopping ``broker`` now would do (``core.snapshot.stop_check``)."""
 

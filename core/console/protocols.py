@@ -22,6 +22,7 @@ from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.trend import LagTrend
+from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.zookeeper.health import EnsembleHealth
@@ -335,6 +336,14 @@ class ZkHealthSource(Protocol):
         ...
 
 
+class BrokerSource(Protocol):
+    """What only live sources say about one broker (``core.snapshot.broker_view``)."""
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """The session owning its registration and its log sizes, read now (blocks)."""
+        ...
+
+
 class ClusterBackend(
     Connection,
     SnapshotSource,
@@ -347,6 +356,7 @@ class ClusterBackend(
     FixSource,
     GroupSource,
     ZkHealthSource,
+    BrokerSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

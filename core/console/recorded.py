@@ -34,6 +34,7 @@ from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
+from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.facts import ClusterFacts, LiveTopic
 from core.topics.plan import (
@@ -303,6 +304,12 @@ class RecordedBackend:
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
         """The given groups with partitions of ``topic``."""
         return self.group_overview().of_topic(topic)
+
+    # ---- BrokerSource --------------------------------------------------------------------------------
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """Nothing live behind a recording."""
+        return BrokerLive(session_note="a recording has no ZooKeeper session", log_note="a recording has no brokers")
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ from core.errors import ConnectError, GuardError, KzcError
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import GroupOps
 from core.groups.trend import LagHistory
+from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.static_min_isr import read_static_min_isr
@@ -420,6 +421,12 @@ class ZkBackend:
             raise ConnectError(f"the brokers did not return offsets for {topic}: {exc}") from exc
 
     # ---- GroupSource ---------------------------------------------------------------------------------
+
+    # ---- BrokerSource --------------------------------------------------------------------------------
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
+        return read_broker_live(self._session, view)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from textual.dom import DOMNode
 
 from tui.dialogs.jump import JumpDialog
 from tui.screens.base import KzcScreen
+from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen, HealthCounter
 from tui.screens.config_edit import ConfigEditScreen
@@ -35,6 +36,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("zookeeper", ZkBrowserScreen),
     ("zookeeper health", ZkHealthScreen),
     ("stop check", StopCheckScreen),
+    ("broker", BrokerScreen),
     ("create", CreateTopicScreen),
     ("expand", ExpandScreen),
     ("delete", DeleteScreen),

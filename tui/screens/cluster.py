@@ -20,6 +20,7 @@ from core.zookeeper.health import EnsembleHealth, headline
 from tui.journal import EventJournal
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
+    BrokerChosen,
     ElectionRequested,
     MoveOffRequested,
     PartitionsChosen,
@@ -300,8 +301,7 @@ class ClusterScreen(KzcScreen):
 
     @on(VirtualTable.Selected, "#brokers")
     def _broker_selected(self, event: VirtualTable.Selected) -> None:
-        broker = int(event.row.key)
-        self.post_message(PartitionsChosen(f"partitions on broker {broker}", None, broker))
+        self.post_message(BrokerChosen(int(event.row.key)))
 
     def export_payload(self) -> dict[str, Any] | None:
         """The whole cluster view: controller, health, brokers, pending work and events."""
