@@ -114,7 +114,7 @@ def test_the_broker_view_of_a_live_broker(four: Sandbox, capsys: pytest.CaptureF
         now = states(zk)
         assert set(view["leads"]) == {k for k, (leader, _) in now.items() if leader == 2}
         assert view["hosts"] == len(hosted) and view["out_of_isr"] == [] and view["offline"] == []
-        assert view["registered"] and view["endpoints"] == [f"127.0.0.1:{info.broker(2).port}"]
+        assert view["registered"] and view["endpoints"] == [f"PLAINTEXT://127.0.0.1:{info.broker(2).port}"]
         assert view["session_id"] == hex(zk.exists("/brokers/ids/2").ephemeralOwner)
         assert set(view["log_sizes"]) == hosted and view["log_size_bytes"] == sum(view["log_sizes"].values())
 
