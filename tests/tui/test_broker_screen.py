@@ -35,7 +35,7 @@ async def test_enter_on_a_broker_row_opens_its_view(make_app: MakeApp, small_sna
         assert ranks == sorted(ranks)  # offline first, then out of the ISR
         header = str(app.screen.query_one("#broker-header", Static).render())
         assert f"hosts {len(expected.hosted):,} · leads {len(expected.leads):,}" in header
-        assert "unknown (a recording has no ZooKeeper session)" in header
+        assert "registration owned by: unknown (a recording has no ZooKeeper session)" in header
         await pilot.press("i")
         await settle(pilot)
         assert isinstance(app.screen, StopCheckScreen) and app.screen.broker == 2

@@ -144,3 +144,20 @@ class TestZkHealth:
         now = int(FROZEN_NOW * 1000)
         health = ensemble_health(now, stopped=(3,), kafka={1: 18000}, last_seen_ms=now - 45_000)
         await snapshot(partial(make_app, zk_health=health), size, "zk-health", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestBrokerScreens:
+    """The broker screen and the stop check of broker 2 of the recorded cluster."""
+
+    async def test_broker(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("b", "down", "enter")
+
+        await snapshot(make_app, size, "broker", tmp_path, steps)
+
+    async def test_stop_check(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("b", "down", "i")
+
+        await snapshot(make_app, size, "stop-check", tmp_path, steps)

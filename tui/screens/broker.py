@@ -66,9 +66,10 @@ def header_lines(view: BrokerView, live: BrokerLive | None, now_ms: int) -> list
     if live is None:
         lines.append("ZooKeeper session and log sizes: reading…")
     else:
-        session = hex(live.session_id) if live.session_id is not None else f"unknown ({live.session_note})"
+        owner = f"ZooKeeper session {hex(live.session_id)}" if live.session_id is not None else "unknown"
+        owner += f" ({live.session_note})" if live.session_note else ""
         size = size_text(live.total_bytes) if live.total_bytes is not None else "unknown"
-        lines.append(f"session {session} owns /brokers/ids/{view.broker_id} · log size {size}")
+        lines.append(f"registration owned by: {owner} · log size {size}")
         if live.log_note:
             lines.append(live.log_note)
     lines.append(
