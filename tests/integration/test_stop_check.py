@@ -108,9 +108,15 @@ def test_the_broker_view_of_a_live_broker(four: Sandbox, capsys: pytest.CaptureF
     info = four.info()
     with zk_client(info.zookeeper) as zk:
         wait_until(lambda: all_in_sync(zk), 180, "every ISR to be full")
-        code, view, err = run(capsys, "--zookeeper", info.zookeeper, "broker", "2", "--json")
-        assert code == 0 and isinstance(view, dict), err
         hosted = {f"{n}-{p}" for n, (a, _) in TOPICS.items() for p, r in enumerate(a) if 2 in r}
+
+        def logs_created() -> Any:
+            # The controller writes full ISRs as it creates a topic; the broker creates the logs right after.
+            code, view, err = run(capsys, "--zookeeper", info.zookeeper, "broker", "2", "--json")
+            assert code == 0 and isinstance(view, dict), err
+            return view if set(view["log_sizes"] or ()) == hosted else None
+
+        view = wait_until(logs_created, 60, "broker 2 to have created the logs of its replicas")
         now = states(zk)
         assert set(view["leads"]) == {k for k, (leader, _) in now.items() if leader == 2}
         assert view["hosts"] == len(hosted) and view["out_of_isr"] == [] and view["offline"] == []
