@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -16,6 +17,7 @@ from textual.widgets import Label, Static
 from core.console.protocols import GroupSource, GroupsView
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
+from core.snapshot.likely_cause import LikelyCause, likely_cause
 from core.zookeeper.health import EnsembleHealth, headline
 from tui.journal import EventJournal
 from tui.keymap import MUTATION_IDS
@@ -136,6 +138,7 @@ class ClusterScreen(KzcScreen):
                     yield HealthCounter(key, label)
         yield Static("", id="migration-panel", classes="panel")  # shown while ZooKeeper shows a migration
         yield Label("", id="health-totals")
+        yield Label("", id="likely-cause")  # the smallest explanation of what is unhealthy (core.snapshot.likely_cause)
         yield Label("", id="zk-health-line")  # ZooKeeper's own health (tui.zk_health_poll), hidden until probed
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
@@ -216,9 +219,27 @@ class ClusterScreen(KzcScreen):
 
     # ---- rendering -----------------------------------------------------------------------------------
 
+    def prepare(self, view: ClusterView) -> object:
+        """The likely cause, off the UI thread (it reads every partition), only when something is unhealthy."""
+        return _Cause(likely_cause(view.snapshot) if _unhealthy(view) else None)
+
+    def _show_cause(self, view: ClusterView, prepared: object) -> None:
+        line = self.query_one("#likely-cause", Label)
+        if isinstance(prepared, _Cause):
+            cause = prepared.cause
+        elif not _unhealthy(view):
+            cause = None
+        elif view.health.partitions <= CAUSE_ON_UI_THREAD_MAX:
+            cause = likely_cause(view.snapshot)
+        else:
+            return  # caught up on return to the screen: the next refresh (in the worker) brings it
+        line.display = cause is not None
+        line.update(f"likely cause: {cause.text}" if cause is not None else "")
+
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the controller, health, brokers and pending work of ``view``."""
         now = self.clock_ms()
+        self._show_cause(view, prepared)
         self._show_controller(view, now)
         self._show_health(view)
         panel = self.query_one("#migration-panel", Static)
@@ -331,6 +352,20 @@ class ClusterScreen(KzcScreen):
             "events": [{"time_ms": line.at_ms, "event": line.text} for line in self.journal.lines],
             "exported_at_ms": int(time.time() * 1000),
         }
+
+
+@dataclass(frozen=True)
+class _Cause:
+    """What ``prepare`` derived: the likely cause (None: nothing unhealthy)."""
+
+    cause: LikelyCause | None
+
+
+CAUSE_ON_UI_THREAD_MAX = 20_000  # partitions: below this, a screen catching up derives the cause itself
+
+
+def _unhealthy(view: ClusterView) -> bool:
+    return view.health.offline > 0 or view.health.under_replicated > 0
 
 
 def _broker_row(b: BrokerRow, now: int) -> Row:
