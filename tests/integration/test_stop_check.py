@@ -2,11 +2,14 @@
 min.insync.replicas 1 to 3; for every broker in turn, ``kzc broker stop-check ID --json`` predicts, the broker
 is killed (SIGKILL), and what ZooKeeper then holds must equal the prediction exactly: every touched
 partition's leader (or no leader) and ISR, every other partition unchanged, and the offline and
-under-min-ISR sets. Then the broker is restarted and the test waits until every ISR is full again."""
+under-min-ISR sets. Then the broker is restarted and the test waits until every ISR is full again. On the same
+cluster: ``kzc broker ID`` (live and killed), and a paused (SIGSTOP) follower named as the likely cause."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.snapshot.health import HealthReport, assess
+from core.snapshot.likely_cause import LikelyCause, likely_cause
 from core.snapshot.static_min_isr import read_static_min_isr
 from tests.cli_runner import run
 from tests.integration.zk_server import zk_client
@@ -164,3 +168,28 @@ def test_every_prediction_equals_what_the_controller_does(four: Sandbox, capsys:
             assert {r["partition"] for r in gone["out_of_isr"]} == {k for k in hosted if broker not in held[k][1]}
             assert {r["partition"] for r in gone["offline"]} == set(prediction["offline"])
             four.start_broker(broker)
+
+
+def test_a_paused_follower_is_named_as_the_likely_cause(four: Sandbox) -> None:
+    """SIGSTOP one broker: the partitions it follows lose it from their ISR, and the likely-cause line names it."""
+    info = four.info()
+    with zk_client(info.zookeeper) as zk:
+        wait_until(lambda: all_in_sync(zk), 180, "every ISR to be full")
+        paused = 3
+        pid = info.broker(paused).pid
+        assert pid is not None and four.alive(pid)
+        settings = ConnectionSettings(zookeeper=parse_zookeeper(info.zookeeper))
+
+        def named() -> LikelyCause | None:
+            cause = likely_cause(take_snapshot(settings, 100)[0])
+            return cause if cause is not None and cause.kind == "broker" and cause.subject == str(paused) else None
+
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            cause = wait_until(named, 120, f"the likely cause to name the paused broker {paused}")
+            assert cause is not None and cause.affected == cause.explained > 0  # every affected ISR lacks it
+            assert cause.text.startswith(f"{cause.affected} of {cause.affected} ")
+            assert f"lack broker {paused} in their ISR; broker {paused} is" in cause.text
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        wait_until(lambda: all_in_sync(zk), 180, "the resumed broker to catch up")
