@@ -187,6 +187,8 @@ def fake_cluster(monkeypatch: pytest.MonkeyPatch, audit_file: Path) -> dict[str,
     return state
 
 
+
+
 # ---- 1. numbers outside Java's int range ----------------------------------------------------------------
 
 
