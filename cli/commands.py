@@ -8,6 +8,7 @@ from typing import Any
 
 from cli import (
     assign_cmd,
+    broker_cmd,
     changes_cmd,
     check_cmd,
     config_cmd,
@@ -27,7 +28,7 @@ REGISTRY: list[Callable[[Any], None]] = [sandbox_cmd.register, watch_cmd.registe
 REGISTRY += [assign_cmd.register, topic_cmd.register]
 REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, check_cmd.register]
 REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]
-REGISTRY += [migration_cmd.register, changes_cmd.register]
+REGISTRY += [migration_cmd.register, changes_cmd.register, broker_cmd.register]
 
 
 def runnable_commands(parser: argparse.ArgumentParser) -> dict[tuple[str, ...], argparse.ArgumentParser]:

@@ -71,6 +71,15 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
             "help": "the ZooKeeper servers' jute.maxbuffer: writes above it are refused up front (default 1 MiB)",
         },
     ),
+    (
+        ("--zk-admin-port",),
+        {
+            "type": int,
+            "metavar": "PORT",
+            "help": "the ZooKeeper servers' AdminServer port, for their health where four-letter words are not "
+            "whitelisted (default 8080)",
+        },
+    ),
 ]
 # Where the Spark engine of the checks runs: on the console's command line and on `kzc check`'s, nowhere
 # else. They map onto the ConnectionSettings fields (and context keys) spark_master and stage_dir.
@@ -94,7 +103,7 @@ _SPARK_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
 ]
 _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
               "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
-              "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer")  # fmt: skip
+              "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer", "zk_admin_port")  # fmt: skip
 
 
 class MalformedArguments(UsageError):
@@ -200,6 +209,8 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
             warnings.append(warning)
     if (limit := overrides.get("jute_maxbuffer")) is not None and not (isinstance(limit, int) and limit > 0):
         raise UsageError("--jute-maxbuffer must be a positive number of bytes")
+    if (port := overrides.get("zk_admin_port")) is not None and not (isinstance(port, int) and 1 <= port <= 65535):
+        raise UsageError("--zk-admin-port must be a port number (1-65535)")
     settings = resolve_settings(
         config,
         context=args.context,

@@ -1,4 +1,5 @@
-"""``kzc sandbox up|status|down|kill-broker|start-broker|migrate``: the local cluster on 127.0.0.1."""
+"""``kzc sandbox up|status|down|kill-broker|start-broker|kill-zookeeper|start-zookeeper|migrate``: the local
+cluster on 127.0.0.1 (an ensemble's server N on 127.0.0.N)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
+from core.sandbox.ensemble import DEFAULT_WORDS
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, ensure_tools_jars, java_executable
 from core.sandbox.migration import PHASES, SandboxMigration
 from core.sandbox.releases import KafkaRelease
@@ -45,6 +47,14 @@ def register(sub: Any) -> None:
         metavar="ID=VERSION",
         help="run broker ID on another release (repeatable), e.g. 3=2.4.1: a rolling upgrade half done",
     )
+    up.add_argument(
+        "--zookeepers", type=int, default=1, metavar="N",
+        help="ZooKeeper servers: 1 (default, standalone) or an ensemble of N (server K on 127.0.0.K, AdminServer on)",
+    )  # fmt: skip
+    up.add_argument(
+        "--zk-words", metavar="W1,W2,...",
+        help=f"with --zookeepers N: the servers' 4lw.commands.whitelist (default {DEFAULT_WORDS})",
+    )  # fmt: skip
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
         "--traffic",
@@ -79,6 +89,16 @@ def register(sub: Any) -> None:
     start.add_argument("id", type=int, metavar="ID")
     _dir_option(start)
     start.set_defaults(handler=_start)
+
+    kill_zk = add_command(actions, "kill-zookeeper", "kill one ZooKeeper server of the ensemble hard (SIGKILL)")
+    kill_zk.add_argument("id", type=int, metavar="N")
+    _dir_option(kill_zk)
+    kill_zk.set_defaults(handler=_kill_zookeeper)
+
+    start_zk = add_command(actions, "start-zookeeper", "restart a stopped ZooKeeper server of the ensemble")
+    start_zk.add_argument("id", type=int, metavar="N")
+    _dir_option(start_zk)
+    start_zk.set_defaults(handler=_start_zookeeper)
 
     migrate = add_command(
         actions, "migrate", "drive a real ZooKeeper-to-KRaft migration of the sandbox up to a phase (docs/migration.md)"
@@ -139,6 +159,8 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         broker_config=extra,
         kafka_version=args.kafka_version,
         broker_versions=_broker_versions(args.broker_version),
+        zookeepers=args.zookeepers,
+        zk_words=args.zk_words,
     )
     info = box.info()
     traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None
@@ -236,6 +258,25 @@ def _start(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     return 0
 
 
+def _kill_zookeeper(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    server = Sandbox(args.dir).kill_zookeeper(args.id)
+    if args.json:
+        print(json.dumps({"killed": server.id, "address": server.address}))
+    else:
+        restart = f"kzc sandbox start-zookeeper {server.id}"
+        print(f"ZooKeeper {server.id} ({server.address}) killed (SIGKILL); restart it with: {restart}")
+    return 0
+
+
+def _start_zookeeper(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    server = Sandbox(args.dir).start_zookeeper(args.id)
+    if args.json:
+        print(json.dumps({"started": server.id, "address": server.address, "pid": server.pid}))
+    else:
+        print(f"ZooKeeper {server.id} running again on {server.address} (pid {server.pid}), serving")
+    return 0
+
+
 def _migrate(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     progress = None if args.json else (lambda line: print(line, file=sys.stderr))
     box = Sandbox(args.dir)
@@ -256,8 +297,13 @@ def _migrate(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 def _describe(info: SandboxInfo) -> str:
     lines = [
         f"Kafka {' + '.join(info.versions)} sandbox in {info.dir} (ZooKeeper mode, chroot /kafka)",
-        f"  ZooKeeper          {info.zookeeper:<28} pid {info.zookeeper_pid}",
     ]
+    if info.ensemble:
+        lines += [
+            f"  ZooKeeper {z.id:<8} {z.address:<28} pid {z.pid}, AdminServer port {z.admin_port}" for z in info.ensemble
+        ]
+    else:
+        lines.append(f"  ZooKeeper          {info.zookeeper:<28} pid {info.zookeeper_pid}")
     for b in info.brokers:
         rack = f"rack {b.rack}" if b.rack else "no rack"
         lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid!s:<8} Kafka {b.kafka_version}")
@@ -274,6 +320,9 @@ def _describe_status(status: SandboxStatus) -> str:
     info = status.info
     zk = "running" if status.zookeeper_alive else "stopped"
     lines = [f"sandbox {info.dir}", f"  ZooKeeper {info.zookeeper}: {zk}"]
+    for z in info.ensemble:
+        running = "running" if status.zookeepers_alive.get(z.id) else "stopped"
+        lines.append(f"    server {z.id} ({z.address}, AdminServer port {z.admin_port}): {running}")
     for b in info.brokers:
         state = "running" if status.brokers_alive.get(b.id) else "stopped"
         reg = "registered" if b.id in status.registered else "not registered"

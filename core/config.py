@@ -74,6 +74,7 @@ class ConnectionSettings:
     stage_dir: str | None = None
     jute_maxbuffer: int = JUTE_MAXBUFFER
     read_only_by: str | None = None  # what made it read-only, in words: "--read-only", "context 'x' has ..."
+    zk_admin_port: int = 8080  # the servers' AdminServer, asked where a four-letter word is not whitelisted
 
 
 # Context keys in the TOML file -> ConnectionSettings field; everything else is rejected, so typos show.
@@ -92,7 +93,8 @@ _CONTEXT_STRINGS = (
 )
 _CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname")
 _CONTEXT_KEYS = {
-    "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", *CREDENTIAL_FILES, *_CONTEXT_STRINGS,
+    "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", "zk_admin_port", *CREDENTIAL_FILES,
+    *_CONTEXT_STRINGS,
     *_CONTEXT_BOOLS,
 }  # fmt: skip
 _SASL_MECHANISMS = ("DIGEST-MD5", "GSSAPI")
@@ -320,6 +322,11 @@ def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSetti
         if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
             raise ConfigError(f"{where}: jute_maxbuffer must be a positive number of bytes")
         values["jute_maxbuffer"] = limit
+    if "zk_admin_port" in table:
+        port = table["zk_admin_port"]
+        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+            raise ConfigError(f"{where}: zk_admin_port must be a port number (1-65535)")
+        values["zk_admin_port"] = port
     for key in _CONTEXT_STRINGS:
         if key in table:
             values[key] = _typed(table, key, str, where)

@@ -58,6 +58,7 @@ class KzcCommands(Provider):
             ("brokers", post(ScreenChosen("cluster", focus="brokers")), "the brokers table"),
             ("topics", post(ScreenChosen("topics")), "every topic, filterable"),
             ("zk /", post(ZnodeChosen("/")), "browse ZooKeeper (zk /some/path jumps there)"),
+            ("zk health", post(ScreenChosen("zk-health")), "ZooKeeper's own health: servers, quorum, alarms"),
             ("checks", post(ScreenChosen("checks")), "run the consistency checks"),
             ("groups", post(ScreenChosen("groups")), "consumer groups and their lag"),
             ("timeline", post(ScreenChosen("timeline")), "what changed: every change ZooKeeper dates, live ones"),

@@ -167,6 +167,20 @@ class MoveOffRequested(OpenRequested):
 
 
 @dataclass
+class BrokerChosen(OpenRequested):
+    """The user opened one broker (its view)."""
+
+    broker: int
+
+
+@dataclass
+class StopCheckRequested(OpenRequested):
+    """The user asked what stopping ``broker`` now would do (``core.snapshot.stop_check``)."""
+
+    broker: int
+
+
+@dataclass
 class ElectionRequested(OpenRequested):
     """The user asked for a preferred leader election, of ``topic`` or of every topic (None)."""
 

@@ -22,8 +22,10 @@ from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.trend import LagTrend
+from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeView
 
@@ -325,6 +327,23 @@ class GroupSource(Protocol):
         ...
 
 
+class ZkHealthSource(Protocol):
+    """ZooKeeper's own health: every server of the connect string (``core.zookeeper.health``)."""
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """Probe every server now (blocks up to a few seconds; needs no ZooKeeper session, so it answers
+        when the quorum is lost). An unreachable server keeps its last reading as ``last_seen``."""
+        ...
+
+
+class BrokerSource(Protocol):
+    """What only live sources say about one broker (``core.snapshot.broker_view``)."""
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """The session owning its registration and its log sizes, read now (blocks)."""
+        ...
+
+
 class ClusterBackend(
     Connection,
     SnapshotSource,
@@ -336,6 +355,8 @@ class ClusterBackend(
     OffsetSource,
     FixSource,
     GroupSource,
+    ZkHealthSource,
+    BrokerSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

@@ -12,7 +12,10 @@
   ``spark_master`` and ``stage_dir``);
 - offsets: confluent-kafka's AdminClient ``list_offsets`` when bootstrap servers are set;
 - consumer groups: ``core.groups.ops.GroupOps`` (brokers and ``/consumers``), each read added to the lag
-  trend (``core.groups.trend.LagHistory``).
+  trend (``core.groups.trend.LagHistory``);
+- ZooKeeper's own health: ``core.zookeeper.health.probe_ensemble`` (four-letter words, the AdminServer), with
+  the brokers' ``zookeeper.session.timeout.ms`` (``core.snapshot.zk_session_timeout``) read again every
+  ``KAFKA_SESSION_EVERY_S``.
 """
 
 from __future__ import annotations
@@ -51,9 +54,11 @@ from core.errors import ConnectError, GuardError, KzcError
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import GroupOps
 from core.groups.trend import LagHistory
+from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.static_min_isr import read_static_min_isr
+from core.snapshot.zk_session_timeout import read_kafka_session_timeouts
 from core.topics.ops import TopicOps
 from core.topics.plan import (
     CreatePlan,
@@ -65,12 +70,14 @@ from core.topics.plan import (
     assignment_json,
 )
 from core.zookeeper import tree as zk_tree
+from core.zookeeper.health import EnsembleHealth, KafkaSessionTimeouts, probe_ensemble, tls_context
 from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ConnectionState, ZkSession
 from core.zookeeper.tree import ChildPage, ZnodeView
 
 # librdkafka's log lines go nowhere: the console reports failures itself.
 _QUIET = logging.getLogger("kzc.console.kafka")
+KAFKA_SESSION_EVERY_S = 300.0  # a static broker config: it changes only with a broker restart
 CHILD_LISTS_KEPT = 8  # child lists remembered for paging (a 300k list holds ~20 MB of names)
 _QUIET.addHandler(logging.NullHandler())
 _QUIET.propagate = False
@@ -98,6 +105,9 @@ class ZkBackend:
         self._lock = threading.Lock()
         # The browser's last fetched child lists, so later pages of a huge list are slices, not refetches.
         self._child_lists: OrderedDict[str, zk_tree.ChildCursor] = OrderedDict()
+        self._health_lock = threading.Lock()  # one probe at a time: each carries the previous one's readings
+        self._health: EnsembleHealth | None = None
+        self._kafka_sessions: tuple[float, KafkaSessionTimeouts] | None = None
 
     # ---- Connection ----------------------------------------------------------------------------------
 
@@ -411,6 +421,33 @@ class ZkBackend:
             raise ConnectError(f"the brokers did not return offsets for {topic}: {exc}") from exc
 
     # ---- GroupSource ---------------------------------------------------------------------------------
+
+    # ---- BrokerSource --------------------------------------------------------------------------------
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
+        return read_broker_live(self._session, view)
+
+    # ---- ZkHealthSource ------------------------------------------------------------------------------
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """Probe every server of the connect string now (no ZooKeeper session needed)."""
+        target = self._settings.zookeeper
+        if target is None:
+            raise ConnectError("no ZooKeeper connect string")
+        with self._health_lock:
+            now = time.monotonic()
+            if self._kafka_sessions is None or now - self._kafka_sessions[0] > KAFKA_SESSION_EVERY_S:
+                self._kafka_sessions = (now, read_kafka_session_timeouts(self._settings.bootstrap_servers))
+            self._health = probe_ensemble(
+                target,
+                now_ms=self._now_ms,
+                admin_port=self._settings.zk_admin_port,
+                tls=tls_context(self._settings),
+                kafka=self._kafka_sessions[1],
+                previous=self._health,
+            )
+            return self._health
 
     def _group_ops(self) -> GroupOps:
         ops = self._groups

@@ -146,3 +146,20 @@ def _fetch(
             shutil.rmtree(target)
         staging.rename(target)
     return target
+
+
+# The AdminServer of ZooKeeper (its /commands/... HTTP API, used by a sandbox ensemble) needs Jetty, which
+# ZooKeeper declares "provided" and Kafka does not ship; 9.4.x is the line ZooKeeper 3.8 is built with.
+JETTY_VERSION = "9.4.57.v20241219"
+_JETTY = (f"org.eclipse.jetty:jetty-server:{JETTY_VERSION}", f"org.eclipse.jetty:jetty-servlet:{JETTY_VERSION}")
+
+
+def ensure_admin_server_jars(log: Callable[[str], None] | None = None) -> Path:
+    """Return the jar directory of Jetty for ZooKeeper's AdminServer, fetching it through Maven the first time.
+
+    Raises:
+        MissingToolError: the jars are not cached yet and ``mvn`` is not installed.
+        SandboxError: Maven failed.
+    """
+    target = cache_dir() / "jars" / f"jetty-{JETTY_VERSION}"
+    return _fetch(_JETTY, target, "jetty-server-*.jar", "ZooKeeper AdminServer (Jetty)", log)

@@ -446,7 +446,7 @@ class TestDrillDowns:  # point 12
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            await pilot.press("b", "enter")
+            await pilot.press("b", "enter", "p")  # Enter opens the broker, p its partitions
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, PartitionsScreen) and app.view is not None

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from core.config import UserConfig
-from tests.tui.helpers import settle
+from core.testdata.zk_health import ensemble_health
+from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.messages import CreateTopicRequested, TopicChosen, ZnodeChosen
 from tui.screens.checks import ChecksScreen
@@ -122,3 +124,40 @@ class TestChecksScreen:
             app.screen.show_run(app.checks)
 
         await snapshot(make_app, size, "checks", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestZkHealth:
+    """ZooKeeper's health: the cluster screen's line and the health screen, one server of three stopped."""
+
+    async def test_cluster_line(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            return None
+
+        health = ensemble_health(int(FROZEN_NOW * 1000), stopped=(3,), kafka={1: 18000})
+        await snapshot(partial(make_app, zk_health=health), size, "cluster-zk-line", tmp_path, steps)
+
+    async def test_health_screen(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("Z")
+
+        now = int(FROZEN_NOW * 1000)
+        health = ensemble_health(now, stopped=(3,), kafka={1: 18000}, last_seen_ms=now - 45_000)
+        await snapshot(partial(make_app, zk_health=health), size, "zk-health", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestBrokerScreens:
+    """The broker screen and the stop check of broker 2 of the recorded cluster."""
+
+    async def test_broker(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("b", "down", "enter")
+
+        await snapshot(make_app, size, "broker", tmp_path, steps)
+
+    async def test_stop_check(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("b", "down", "i")
+
+        await snapshot(make_app, size, "stop-check", tmp_path, steps)

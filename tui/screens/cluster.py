@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -16,9 +17,19 @@ from textual.widgets import Label, Static
 from core.console.protocols import GroupSource, GroupsView
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
+from core.snapshot.likely_cause import LikelyCause, likely_cause
+from core.zookeeper.health import EnsembleHealth, headline
 from tui.journal import EventJournal
 from tui.keymap import MUTATION_IDS
-from tui.messages import ElectionRequested, MoveOffRequested, PartitionsChosen, TopicChosen, ZnodeChosen
+from tui.messages import (
+    BrokerChosen,
+    ElectionRequested,
+    MoveOffRequested,
+    PartitionsChosen,
+    StopCheckRequested,
+    TopicChosen,
+    ZnodeChosen,
+)
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import EventLog, LogLine, clock_text
 from tui.widgets.filter_bar import FilterBar
@@ -94,6 +105,7 @@ class ClusterScreen(KzcScreen):
         Binding("v", "focus_table('events')", "Events", id="focus_events"),
         Binding("h", "focus_table('health-offline')", "Health", id="focus_health"),
         Binding("m", "move_off", "Move off broker", id="move_off"),
+        Binding("i", "stop_check", "Stop impact", id="stop_check"),
         Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
     ]
 
@@ -126,6 +138,8 @@ class ClusterScreen(KzcScreen):
                     yield HealthCounter(key, label)
         yield Static("", id="migration-panel", classes="panel")  # shown while ZooKeeper shows a migration
         yield Label("", id="health-totals")
+        yield Label("", id="likely-cause")  # the smallest explanation of what is unhealthy (core.snapshot.likely_cause)
+        yield Label("", id="zk-health-line")  # ZooKeeper's own health (tui.zk_health_poll), hidden until probed
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
         yield EventLog(id="events")
@@ -191,15 +205,41 @@ class ClusterScreen(KzcScreen):
             return
         self.post_message(MoveOffRequested(int(row.key)))
 
+    def action_stop_check(self) -> None:
+        """What stopping the highlighted broker now would do (offline, under min ISR, leaders moved)."""
+        row = self.query_one("#brokers", VirtualTable).current_row
+        if row is None:
+            self.notify("no broker highlighted: b focuses the brokers", severity="warning")
+            return
+        self.post_message(StopCheckRequested(int(row.key)))
+
     def action_elect_preferred(self) -> None:
         """Preview a preferred leader election of every topic (the leader imbalance)."""
         self.post_message(ElectionRequested(None))
 
     # ---- rendering -----------------------------------------------------------------------------------
 
+    def prepare(self, view: ClusterView) -> object:
+        """The likely cause, off the UI thread (it reads every partition), only when something is unhealthy."""
+        return _Cause(likely_cause(view.snapshot) if _unhealthy(view) else None)
+
+    def _show_cause(self, view: ClusterView, prepared: object) -> None:
+        line = self.query_one("#likely-cause", Label)
+        if isinstance(prepared, _Cause):
+            cause = prepared.cause
+        elif not _unhealthy(view):
+            cause = None
+        elif view.health.partitions <= CAUSE_ON_UI_THREAD_MAX:
+            cause = likely_cause(view.snapshot)
+        else:
+            return  # caught up on return to the screen: the next refresh (in the worker) brings it
+        line.display = cause is not None
+        line.update(f"likely cause: {cause.text}" if cause is not None else "")
+
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the controller, health, brokers and pending work of ``view``."""
         now = self.clock_ms()
+        self._show_cause(view, prepared)
         self._show_controller(view, now)
         self._show_health(view)
         panel = self.query_one("#migration-panel", Static)
@@ -247,6 +287,20 @@ class ClusterScreen(KzcScreen):
         totals_label.update(totals)
         totals_label.set_class(h.unreadable_znodes > 0, "-unreadable")
 
+    def show_zk_health(self, health: EnsembleHealth | None, stale: bool, problem: str | None) -> None:
+        """ZooKeeper's own health in one line: the worst alarm (or none), when probed; ``Z`` opens the screen."""
+        line = self.query_one("#zk-health-line", Label)
+        head = headline(health) if health is not None else None
+        line.display = head is not None
+        if health is None or head is None:
+            return
+        text, severity = head
+        when = f"STALE since {clock_text(health.at_ms)}" if stale else clock_text(health.at_ms)
+        line.update(f"{text} · {when} (Z)")
+        for name in ("ok", "warning", "error"):
+            line.set_class(severity == name, f"-{name}")
+        line.set_class(stale, "-stale")
+
     def show_events(self) -> None:
         """Show the app's event log (called when events arrive while this screen is active)."""
         # Events also arrive while the screen is composing or being torn down (app exit): then there is no log.
@@ -268,8 +322,7 @@ class ClusterScreen(KzcScreen):
 
     @on(VirtualTable.Selected, "#brokers")
     def _broker_selected(self, event: VirtualTable.Selected) -> None:
-        broker = int(event.row.key)
-        self.post_message(PartitionsChosen(f"partitions on broker {broker}", None, broker))
+        self.post_message(BrokerChosen(int(event.row.key)))
 
     def export_payload(self) -> dict[str, Any] | None:
         """The whole cluster view: controller, health, brokers, pending work and events."""
@@ -299,6 +352,20 @@ class ClusterScreen(KzcScreen):
             "events": [{"time_ms": line.at_ms, "event": line.text} for line in self.journal.lines],
             "exported_at_ms": int(time.time() * 1000),
         }
+
+
+@dataclass(frozen=True)
+class _Cause:
+    """What ``prepare`` derived: the likely cause (None: nothing unhealthy)."""
+
+    cause: LikelyCause | None
+
+
+CAUSE_ON_UI_THREAD_MAX = 20_000  # partitions: below this, a screen catching up derives the cause itself
+
+
+def _unhealthy(view: ClusterView) -> bool:
+    return view.health.offline > 0 or view.health.under_replicated > 0
 
 
 def _broker_row(b: BrokerRow, now: int) -> Row:
