@@ -33,8 +33,6 @@ from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.interrupt import cleanup_on_interrupt
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
-from core.sandbox.releases import KafkaRelease, protocol_properties
 from core.sandbox.ensemble import (
     DEFAULT_WORDS,
     MAX_ZOOKEEPERS,
@@ -44,6 +42,7 @@ from core.sandbox.ensemble import (
     shared_free_ports,
 )
 from core.sandbox.jars import KAFKA_VERSION, ensure_admin_server_jars, ensure_jars, java_executable
+from core.sandbox.releases import KafkaRelease, protocol_properties
 from core.sandbox.traffic import stop_traffic
 
 CHROOT = "/kafka"

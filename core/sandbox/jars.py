@@ -162,4 +162,4 @@ def ensure_admin_server_jars(log: Callable[[str], None] | None = None) -> Path:
         SandboxError: Maven failed.
     """
     target = cache_dir() / "jars" / f"jetty-{JETTY_VERSION}"
-    return _fetch(_JETTY, target, "jetty-server-*.jar", "ZooKeeper AdminServer (Jetty)", log)
+    return _fetch(_JETTY, target, "jetty-server-*.jar", "ZooKeeper AdminServer (Jetty)", log, JETTY_VERSION)
