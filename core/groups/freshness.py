@@ -32,6 +32,19 @@ def as_of_text(group: GroupLag, now_ms: int) -> str:
     return f"{clock_text(group.as_of_ms)}, {age_text(max(now_ms - group.as_of_ms, 0) / 1000)} ago"
 
 
+def aged(group: GroupLag, now_ms: int, limit_s: float, failed: str | None = None) -> GroupLag:
+    """``group`` as it stands at ``now_ms``: stale since it was read when the latest read ``failed`` (its
+    reason), or when no read has finished for ``limit_s`` seconds; else unchanged."""
+    as_of = group.as_of_ms
+    if group.stale is not None or as_of is None:
+        return group
+    if failed is not None:
+        return replace(group, stale=Stale(as_of, failed))
+    if now_ms - as_of > limit_s * 1000:
+        return replace(group, stale=Stale(as_of, f"no read has finished for {age_text((now_ms - as_of) / 1000)}"))
+    return group
+
+
 class GroupBook:
     """The last good read of every group (not thread-safe: the backend calls it under its lock)."""
 

@@ -150,6 +150,13 @@ class LagHistory:
             self._lags.pop(gone, None)
             self._verdicts.pop(gone, None)
 
+    def retain(self, groups: set[str]) -> None:
+        """Forget every group but ``groups`` (the others are gone)."""
+        for gone in set(self._samples) - groups:
+            del self._samples[gone]
+            self._lags.pop(gone, None)
+            self._verdicts.pop(gone, None)
+
     def trend(self, group: str) -> LagTrend | None:
         """The group's trend, ``None`` until two samples share a partition whose lag was known in both."""
         samples = self._samples.get(group)

@@ -51,7 +51,7 @@ async def test_groups_screen_sorts_by_lag_unknown_first_and_filters(small_snapsh
         assert [r.key for r in rows] == ["reports", "audit", "billing", "legacy"]
         assert [r.cells[4] for r in rows] == ["unknown", "95", "60", "0"]
         assert "error" in rows[0].meanings and "warning" in rows[1].meanings
-        assert rows[2].cells[6] == "120/s in, 80/s out · catching up, 1s"
+        assert rows[2].cells[6] == "produced 80/s, consumed 120/s · catching up, lag gone in ~1s"
         count = app.screen.query_one("#groups-count", TextLine).text
         assert count.startswith("4 groups · 3 lagging · 2 empty with offsets")
         await pilot.press("slash", *"zookeeper")
