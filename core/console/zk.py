@@ -27,12 +27,14 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
+from functools import partial
 
 from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
+from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -53,6 +55,7 @@ from core.groups.freshness import GroupBook
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
+from core.kafka.znodes import EntityConfig
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.static_min_isr import read_static_min_isr
@@ -146,7 +149,7 @@ class ZkBackend:
         with self._lock:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
-            self._fixes = FixActions.of(session, self._settings, self._ops.audit)
+            self._fixes = FixActions.of(session, self._settings, self._ops.audit, partial(_config_read, live))
             # Reads (groups, offsets) have their own client with short per-call timeouts: a wedged read never
             # waits behind a write, nor a write behind it.
             self._reads = KafkaAdmin(bootstrap, GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
@@ -508,6 +511,12 @@ class ZkBackend:
 GROUPS_FRESH_S = 4.0  # a group read younger than this serves the topic detail too
 GROUP_READ_WAIT_S = 60.0  # a caller waiting for another thread's read gives up after this (reads are bounded)
 GROUPS_ADMIN_TIMEOUT_S = 8.0  # each AdminClient call of the groups and offsets reads
+
+
+def _config_read(live: LiveCluster, stored: StoredConfig) -> None:
+    """A topic config read back after a write from the console, into the live snapshot."""
+    config = EntityConfig(1, stored.config) if stored.zk_version is not None else None
+    live.topic_config_read(stored.name, config)
 
 
 def _offset(value: int | KzcError | None) -> int | None:
