@@ -82,7 +82,20 @@ _CONNECT_ERRORS = {
 
 
 # Errors after which a client is replaced: its metadata or connections may be what keeps it from answering.
-_WEDGED = {KafkaError._TIMED_OUT, KafkaError._ALL_BROKERS_DOWN, KafkaError.REQUEST_TIMED_OUT, KafkaError._DESTROY}
+# A long-lived client keeps sending to a partition's old leader epoch (FENCED_LEADER_EPOCH) until its periodic
+# metadata refresh, minutes later, while a fresh client asks the new leader at once.
+_WEDGED = {
+    KafkaError._TIMED_OUT,
+    KafkaError._ALL_BROKERS_DOWN,
+    KafkaError.REQUEST_TIMED_OUT,
+    KafkaError._DESTROY,
+    KafkaError.FENCED_LEADER_EPOCH,
+    KafkaError.UNKNOWN_LEADER_EPOCH,
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError.NOT_COORDINATOR,
+    KafkaError.COORDINATOR_NOT_AVAILABLE,
+}
 
 
 # Kafka's names of the consumer group states (ConsumerGroupState.toString), by confluent-kafka's enum name.

@@ -23,13 +23,16 @@ def missing_part(group: GroupLag) -> str | None:
     return next((row.unknown for row in group.partitions if row.unknown), None)
 
 
-def as_of_text(group: GroupLag, now_ms: int) -> str:
-    """The freshness cell: ``stale since 14:36:32 (reason)``, or when the numbers were read (``14:36:40, 3s ago``)."""
+def as_of_text(group: GroupLag) -> str:
+    """The freshness cell: ``stale since 14:36:32 (reason)``, or when the numbers were read (``14:36:40``)."""
     if group.stale is not None:
         return group.stale.text()
-    if group.as_of_ms is None:
-        return "-"
-    return f"{clock_text(group.as_of_ms)}, {age_text(max(now_ms - group.as_of_ms, 0) / 1000)} ago"
+    return "-" if group.as_of_ms is None else clock_text(group.as_of_ms)
+
+
+def read_text(at_ms: int, now_ms: int) -> str:
+    """``read 14:36:40 (3s ago)``: when numbers were read, and how long ago."""
+    return f"read {clock_text(at_ms)} ({age_text(max(now_ms - at_ms, 0) / 1000)} ago)"
 
 
 def aged(group: GroupLag, now_ms: int, limit_s: float, failed: str | None = None) -> GroupLag:

@@ -167,7 +167,7 @@ async def test_groups_that_stop_answering_say_since_when_they_are_stale_and_why(
         await pilot.press("g")
         await settle(pilot)
         assert isinstance(app.screen, GroupsScreen)
-        assert as_of_cells(app)["billing"] == f"{read_at}, 0s ago"
+        assert as_of_cells(app)["billing"] == read_at
         backend.failing = "the brokers did not answer within 8 s"
         now[0] += 7
         await pilot.press("r")
@@ -181,7 +181,7 @@ async def test_groups_that_stop_answering_say_since_when_they_are_stale_and_why(
         backend.failing = None
         await pilot.press("r")
         await settle(pilot)
-        assert as_of_cells(app)["billing"] == f"{clock_text(int(now[0] * 1000))}, 0s ago"
+        assert as_of_cells(app)["billing"] == clock_text(int(now[0] * 1000))
 
 
 async def test_numbers_whose_read_never_finishes_turn_stale_as_time_passes(small_snapshot: ClusterSnapshot) -> None:

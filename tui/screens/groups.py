@@ -22,7 +22,7 @@ from textual.widgets import Label
 
 from core.console.protocols import GroupDetail, GroupSource, GroupsView
 from core.errors import KzcError
-from core.groups.freshness import aged, as_of_text
+from core.groups.freshness import aged, as_of_text, read_text
 from core.groups.lag import GroupLag, LagTotal, PartitionLag
 from core.groups.trend import LagTrend
 from core.human_time import age_text, clock_text
@@ -89,7 +89,7 @@ def trend_text(group: GroupLag, trend: LagTrend | None) -> str:
     return trend.short() if trend is not None else "(after the next reads)"
 
 
-def group_row(group: GroupLag, trend: LagTrend | None, now_ms: int) -> Row:
+def group_row(group: GroupLag, trend: LagTrend | None) -> Row:
     """One row of the groups table."""
     totals = group.lag_total
     cells = (
@@ -101,7 +101,7 @@ def group_row(group: GroupLag, trend: LagTrend | None, now_ms: int) -> Row:
         "-" if totals.max_lag is None else f"{totals.max_lag:,}",
         trend_text(group, trend),
         group.source,
-        as_of_text(group, now_ms),
+        as_of_text(group),
     )
     values = (group.group, group.state, len(group.members), list(group.topics), group.lag, totals.max_lag,
               trend.to_json() if trend else None, group.source, _as_of_json(group))  # fmt: skip
@@ -131,10 +131,10 @@ def partition_row(row: PartitionLag) -> Row:
     return Row(f"{row.topic}:{row.partition}", cells, meanings, values, row)
 
 
-def topic_group_row(group: GroupLag, total: LagTotal, now_ms: int) -> Row:
+def topic_group_row(group: GroupLag, total: LagTotal) -> Row:
     """One row of the groups consuming a topic (topic detail)."""
     cells = (group.group, group.state, lag_cell(total, group.error),
-             "-" if total.max_lag is None else f"{total.max_lag:,}", as_of_text(group, now_ms))  # fmt: skip
+             "-" if total.max_lag is None else f"{total.max_lag:,}", as_of_text(group))  # fmt: skip
     values = (group.group, group.state, total.lag, total.max_lag, _as_of_json(group))
     meanings = _lag_meanings(None if group.error else total.lag, group.stale is not None)
     return Row(group.group, cells, meanings, values, group)
@@ -251,13 +251,16 @@ class GroupsScreen(_Refreshing):
         return view.aged(self.clock_ms(), STALE_AFTER_S, self._failure[1] if self._failure else None)
 
     def redraw(self) -> None:
-        """Rows and count line with the ages as they are now."""
+        """Rows (when what they show changed: a new read, a failure, numbers turning stale) and the count
+        line with its age, as they are now."""
         view = self.current_view()
         if view is None:
             return
-        now = self.clock_ms()
         table = self.query_one("#groups", VirtualTable)
-        table.set_rows([group_row(g, view.trends.get(g.group), now) for g in view.groups])
+        drawn = (id(getattr(self, "_view", None)), self._failure, view.stale)
+        if drawn != getattr(self, "_drawn", None):
+            self._drawn = drawn
+            table.set_rows([group_row(g, view.trends.get(g.group)) for g in view.groups])
         self.filter_applied(table)
 
     def filter_applied(self, table: VirtualTable) -> None:
@@ -338,14 +341,17 @@ class GroupDetailScreen(_Refreshing):
         parts.append(f"lag {lag_cell(totals, group.error)}")
         if group.stale is None and detail.trend is not None:
             parts.append(detail.trend.describe())
-        parts.append(as_of_text(group, now) if group.stale else f"read {as_of_text(group, now)}")
+        parts.append(group.stale.text() if group.stale else read_text(group.as_of_ms or now, now))
         if group.error:
             parts.append(group.error)
         parts += list(group.notes)
         summary = self.query_one("#group-summary", Label)
         summary.update(" · ".join(parts))
         summary.set_class(group.lag is None or group.stale is not None, "-offline")
-        self.query_one("#group-partitions", VirtualTable).set_rows([partition_row(r) for r in group.partitions])
+        drawn = (id(detail), group.stale)
+        if drawn != getattr(self, "_drawn", None):  # between reads only the summary's age changes
+            self._drawn = drawn
+            self.query_one("#group-partitions", VirtualTable).set_rows([partition_row(r) for r in group.partitions])
 
     def show_error(self, text: str) -> None:
         """Say why the group could not be read: in the summary line (the numbers shown, if any, marked stale)."""

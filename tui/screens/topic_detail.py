@@ -289,7 +289,7 @@ class TopicDetailScreen(KzcScreen):
         failure = self._groups_failure
         now = self.clock_ms()
         rows = [(aged(g, now, STALE_AFTER_S, failure[1] if failure else None), t) for g, t in self._groups]
-        table.set_rows([topic_group_row(group, total, now) for group, total in rows])
+        table.set_rows([topic_group_row(group, total) for group, total in rows])
         if failure is not None and not rows:
             table.empty_text = f"consumer groups unknown since {clock_text(failure[0])}: {failure[1]}"
         else:
@@ -297,8 +297,11 @@ class TopicDetailScreen(KzcScreen):
         table.display = bool(rows) or failure is not None or table.display
 
     def _tick_group_ages(self) -> None:
-        if self.is_current and (self._groups or self._groups_failure):
-            self._draw_groups()
+        # Only numbers turning stale change the pane between reads.
+        if self.is_current and self._groups and self._groups_failure is None:
+            now = self.clock_ms()
+            if any(g.stale is None and aged(g, now, STALE_AFTER_S) is not g for g, _ in self._groups):
+                self._draw_groups()
 
     def _next_groups(self) -> None:
         if self.is_current:
