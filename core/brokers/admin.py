@@ -173,7 +173,9 @@ class _Client:
     def __del__(self) -> None:
         # Whichever thread drops the last reference (or the garbage collector), the client is destroyed on
         # the closer thread, never here: this may be a librdkafka thread.
-        _CLOSER.put(self.client)
+        client = getattr(self, "client", None)  # None: the constructor failed
+        if client is not None:
+            _CLOSER.put(client)
 
 
 def _close_clients() -> None:
@@ -207,7 +209,7 @@ class KafkaAdmin:
         self._config: dict[str, Any] = {
             "bootstrap.servers": self.bootstrap,
             "logger": _LOG,
-            "socket.connection.setup.timeout.ms": int(min(timeout, 30.0) * 1000),
+            "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
         }
         self._lock = threading.Lock()  # guards _current and the counts; never held across a network call
         self._current = _Client(self._config)
@@ -361,16 +363,21 @@ class KafkaAdmin:
         the other brokers listed are still there.
 
         Raises:
-            ConnectError: no broker answered within the timeout.
+            ConnectError: no broker answered within the timeout (or every one that did answered an error).
         """
         future = self._call(
             "list consumer groups", lambda: self._client.list_consumer_groups(request_timeout=self.timeout)
         )
         result = self._result(future, "list consumer groups")
+        errors = [e.args[0] if isinstance(e, KafkaException) and e.args else e for e in result.errors]
+        if any(isinstance(e, KafkaError) and e.code() in _WEDGED for e in errors):
+            self._wedged("a broker did not answer ListGroups")
+        if errors and not result.valid:
+            raise self._error(errors[0], "list consumer groups")
         groups = tuple(
             GroupListing(g.group_id, _state_name(g.state), bool(g.is_simple_consumer_group)) for g in result.valid
         )
-        return GroupListings(groups, tuple(str(e) for e in result.errors))
+        return GroupListings(groups, tuple(str(e) for e in errors))
 
     def describe_consumer_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription | KzcError]:
         """Each group's state, protocol, coordinator and members, or the error that group's coordinator gave.
