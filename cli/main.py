@@ -18,9 +18,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cli import commands
+from cli import commands, console_cmd
 from cli.audit_args import audit_rejected
-from cli.console_cmd import OpenConsole, open_console
+from cli.console_cmd import OpenConsole
 from cli.options import add_global_options, add_spark_options, resolve
 from core import __version__
 from core.errors import KzcError
@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The console opens here, on the main thread, whether asked for directly or by a command (sandbox up --open).
         outcome = OpenConsole(settings) if handler is None else run_interruptibly(lambda: handler(args, settings))
         if isinstance(outcome, OpenConsole):
-            return open_console(outcome.settings)
+            return console_cmd.open_console(outcome.settings)
         return outcome
     except KzcError as exc:
         if as_json:
