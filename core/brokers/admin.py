@@ -212,19 +212,31 @@ class KafkaAdmin:
             "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
         }
         self._lock = threading.Lock()  # guards _current and the counts; never held across a network call
-        self._current = _Client(self._config)
+        self._current: _Client | None = _Client(self._config)  # None: a fresh one is made by the next call
         self._local = threading.local()  # the client of this thread's call in progress / last call
-        self.renewed = 0  # clients replaced because they were wedged or could not reach the controller
+        self.renewed = 0  # clients retired because they were wedged or could not reach the controller
 
     @property
     def _client(self) -> AdminClient:
         """The client of this thread's call in progress (``_call``), else the current one."""
         holder: _Client | None = getattr(self._local, "inside", None)
-        return (holder or self._current).client
+        if holder is None:
+            with self._lock:
+                holder = self._current_client()
+        return holder.client
+
+    def _current_client(self) -> _Client:
+        """The current client, made when there is none (with ``_lock`` held)."""
+        if self._current is None:
+            self._current = _Client(self._config)
+        return self._current
 
     def close(self) -> None:
-        """Destroy the client (on the closer thread, once no call is inside it); later calls use a new one."""
-        self._renew(self._current, "closed")
+        """Destroy the client (on the closer thread, once no call is inside it); a later call makes a new one."""
+        with self._lock:
+            current = self._current
+        if current is not None:
+            self._renew(current, "closed")
 
     def check_reachable(self, timeout: float = 5.0) -> None:
         """Fail fast unless some bootstrap server accepts a TCP connection.
@@ -579,7 +591,9 @@ class KafkaAdmin:
 
     def _reconnect(self) -> None:
         """A fresh client: its first metadata request names the current controller."""
-        self._renew(getattr(self._local, "last", None) or self._current, "the controller did not receive the request")
+        holder: _Client | None = getattr(self._local, "last", None) or self._current
+        if holder is not None:
+            self._renew(holder, "the controller did not receive the request")
 
     def _renew(self, holder: _Client, why: str) -> None:
         """Replace ``holder`` by a fresh client unless that already happened; it is destroyed once idle."""
@@ -588,17 +602,17 @@ class KafkaAdmin:
                 return
             holder.retired = True
             if self._current is holder:
-                self._current = _Client(self._config)
+                self._current = None
                 self.renewed += 1
             idle = holder.inside == 0
-        _LOG.info("a fresh AdminClient for %s: %s", self.bootstrap, why)
+        _LOG.info("the next call to %s goes through a fresh AdminClient: %s", self.bootstrap, why)
         if idle:
             _CLOSER.put(holder.client)
 
     def _call(self, what: str, request: Any) -> Any:
         """Run ``request`` (it calls ``self._client``) with this thread counted inside the current client."""
         with self._lock:
-            holder = self._current
+            holder = self._current_client()
             holder.inside += 1
         self._local.inside = self._local.last = holder
         try:
