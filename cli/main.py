@@ -18,8 +18,9 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cli import commands
+from cli import commands, console_cmd
 from cli.audit_args import audit_rejected
+from cli.console_cmd import OpenConsole
 from cli.options import KzcArgumentParser, MalformedArguments, add_global_options, add_spark_options, resolve
 from core import __version__
 from core.errors import KzcError
@@ -69,11 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for warning in warnings:
             print(f"kzc: warning: {warning}", file=sys.stderr)
         handler = getattr(args, "handler", None)
-        if handler is None:
-            from cli.console_cmd import open_console
-
-            return open_console(settings)
-        return run_interruptibly(lambda: int(handler(args, settings)))
+        # The console opens here, on the main thread, whether asked for directly or by a command (sandbox up --open).
+        outcome = OpenConsole(settings) if handler is None else run_interruptibly(lambda: handler(args, settings))
+        if isinstance(outcome, OpenConsole):
+            return console_cmd.open_console(outcome.settings)
+        return outcome
     except KzcError as exc:
         return _error(exc, as_json)
     except KeyboardInterrupt:
@@ -94,7 +95,7 @@ def _error(exc: KzcError, as_json: bool) -> int:
     return exc.exit_code
 
 
-def run_interruptibly(command: Callable[[], int]) -> int:
+def run_interruptibly(command: Callable[[], int | OpenConsole]) -> int | OpenConsole:
     """Run ``command`` in a worker thread; Ctrl-C in the main thread ends kzc within ``_GRACE_S``.
 
     The main thread only waits, so it always receives Ctrl-C (kazoo's bare ``except:`` can swallow a
@@ -128,7 +129,8 @@ def run_interruptibly(command: Callable[[], int]) -> int:
         raise KeyboardInterrupt
     if "error" in outcome:
         raise outcome["error"]
-    return int(outcome["code"])
+    code = outcome["code"]
+    return code if isinstance(code, OpenConsole) else int(code)
 
 
 def _ignore_further_interrupts() -> None:

@@ -9,6 +9,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from cli.console_cmd import OpenConsole
 from cli.options import add_command
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
@@ -141,7 +142,7 @@ def _dir_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", metavar="DIR", help="sandbox directory (default: ~/.local/state/kzc/sandbox)")
 
 
-def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int | OpenConsole:
     racks = args.racks.split(",") if args.racks else None
     progress = None if args.json else (lambda line: print(line, file=sys.stderr))
     extra: dict[str, str] = {}
@@ -171,15 +172,15 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         if traffic is not None:
             print(f"Demo traffic: pid {traffic} (topics demo.*, groups demo-*; log {box.dir / 'traffic.log'})")
     if args.open:
-        from cli.console_cmd import open_console
-
-        settings = replace(
-            settings,
-            zookeeper=parse_zookeeper(info.zookeeper),
-            bootstrap_servers=parse_bootstrap(info.bootstrap_servers),
-            context=f"sandbox {info.dir}",
+        # Opened by cli.main on the main thread once this command's thread is done (Textual needs it).
+        return OpenConsole(
+            replace(
+                settings,
+                zookeeper=parse_zookeeper(info.zookeeper),
+                bootstrap_servers=parse_bootstrap(info.bootstrap_servers),
+                context=f"sandbox {info.dir}",
+            )
         )
-        return open_console(settings)
     return 0
 
 

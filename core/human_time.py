@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 
@@ -39,6 +40,11 @@ def since_text(ms: int | None, now_ms: int) -> str:
         return "-"
     age = age_text((now_ms - ms) / 1000)
     return f"{utc_text(ms)} ({age})" if age == "in the future" else f"{utc_text(ms)} ({age} ago)"
+
+
+def clock_text(ms: int) -> str:
+    """Epoch milliseconds as ``HH:MM:SS`` in local time (a moment of today's session, e.g. a stale mark)."""
+    return time.strftime("%H:%M:%S", time.localtime(ms / 1000))
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

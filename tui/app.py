@@ -284,7 +284,7 @@ class KzcApp(App[None]):
             case m.ScreenChosen("checks"):
                 show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
             case m.ScreenChosen("groups"):
-                show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend)))
+                show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend, self.now_ms)))
             case m.ScreenChosen("timeline"):
                 show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms)))
             case m.ScreenChosen("zk-health"):
@@ -292,7 +292,7 @@ class KzcApp(App[None]):
                 show_screen(self, ZkHealthScreen,
                             lambda: ZkHealthScreen(poll.latest, poll.stale(), poll.problem, self.now_ms))  # fmt: skip
             case m.GroupChosen(group):
-                push(GroupDetailScreen(group, backend))
+                push(GroupDetailScreen(group, backend, self.now_ms))
             case m.ScreenChosen(_, focus):
                 screen = show_screen(self, ClusterScreen, self._cluster_screen)
                 if focus:
@@ -300,7 +300,7 @@ class KzcApp(App[None]):
             case m.PartitionsChosen(title, health, broker):
                 push(PartitionsScreen(PartitionSelection(title, health, broker)))
             case m.TopicChosen(topic):
-                push(TopicDetailScreen(topic, backend, read_only))
+                push(TopicDetailScreen(topic, backend, read_only, self.now_ms))
             case m.ZnodeChosen(path):
                 show_screen(self, ZkBrowserScreen, lambda: self._with_view(ZkBrowserScreen(backend, path))).jump(path)
             case m.CreateTopicRequested() if not refuses("creating topics"):

@@ -8,7 +8,7 @@ the CLI plan, write and follow exactly alike. Every apply is audited as the CLI'
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,13 +35,20 @@ class FixActions:
     configs: ConfigActions
 
     @classmethod
-    def of(cls, session: ZkSession, settings: ConnectionSettings, audit: AuditLog) -> FixActions:
-        """The real ones for a connected session (the brokers' AdminClient when bootstrap servers are set)."""
+    def of(
+        cls,
+        session: ZkSession,
+        settings: ConnectionSettings,
+        audit: AuditLog,
+        config_read: Callable[[StoredConfig], None] | None = None,
+    ) -> FixActions:
+        """The real ones for a connected session (the brokers' AdminClient when bootstrap servers are set);
+        ``config_read`` receives each topic config read back after a write."""
         admin = ChangeAdmin(settings.bootstrap_servers) if settings.bootstrap_servers else None
         return cls(
             ReassignActions(session, admin, settings, audit),
             ElectionBackend(session, admin, settings, audit),
-            ConfigBackend(session, admin, settings, audit),
+            ConfigBackend(session, admin, settings, audit, config_read),
         )
 
 
@@ -157,13 +164,20 @@ class ConfigActions(Protocol):
 
 
 class ConfigBackend:
-    """``ConfigActions`` on a live cluster, audited."""
+    """``ConfigActions`` on a live cluster, audited; what a write left is read back and handed to
+    ``config_read`` (the console's live snapshot), so every view shows it at once."""
 
     def __init__(
-        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog
+        self,
+        session: ZkSession,
+        admin: ChangeAdmin | None,
+        settings: ConnectionSettings,
+        audit: AuditLog,
+        config_read: Callable[[StoredConfig], None] | None = None,
     ) -> None:
         self.ops = ConfigOps(session, admin, settings, audit)
         self.audit = audit
+        self.config_read = config_read
 
     def stored(self, topic: str) -> StoredConfig:
         return self.ops.stored(TOPICS, topic)
@@ -182,4 +196,6 @@ class ConfigBackend:
                 via=plan.via,
                 path=plan.via_reason,
             )
+        if self.config_read is not None:
+            self.config_read(stored)  # ConfigOps.apply read it back from ZooKeeper after the write
         return stored

@@ -45,6 +45,7 @@ from core.console.protocols import EventKind, Unsubscribe
 from core.errors import ConnectError, KzcError
 from core.kafka.znodes import (
     ControllerInfo,
+    EntityConfig,
     PartitionState,
     TopicAssignment,
     Unreadable,
@@ -492,6 +493,23 @@ class LiveCluster:
                 if known is None or partition not in known.states or known.states[partition] is None:
                     states[partition] = self._read_watched(f"{path}/partitions/{partition}/state")
         return (assignment, times_of(stat), states)
+
+    def topic_config_read(self, topic: str, config: EntityConfig | None) -> None:
+        """What ``/config/topics/<topic>`` holds, as read back after a write from the console: every later
+        snapshot carries it and the topic's followers are told (config znodes are not watched)."""
+        with self._lock:
+            base = self._base
+            if base is None:
+                return
+            configs = {name: value for name, value in base.topic_configs.items() if name != topic}
+            if config is not None:
+                configs[topic] = config
+            topics = dict(base.topics)
+            if topic in topics:
+                topics[topic] = replace(topics[topic], config=config)
+            self._base = replace(base, topic_configs=configs, topics=topics)
+        self._notify_followers(topic)
+        self._on_snapshot()
 
     def request_full_read(self) -> None:
         """Read the whole cluster again soon."""

@@ -14,6 +14,7 @@ intent line with the committed offsets as they were, commits, and records the ou
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,7 @@ class GroupsOverview:
 
     groups: tuple[GroupLag, ...]
     notes: tuple[str, ...] = ()
+    unlisted: str | None = None  # why some groups may be missing (a broker did not list its groups)
 
     def to_json(self) -> dict[str, Any]:
         """``kzc groups --json``: ``{"groups": [...], "notes": [...]}``."""
@@ -102,25 +104,36 @@ class GroupOps:
     def overview(self) -> GroupsOverview:
         """Every group with its lag: Kafka-stored ones (with brokers) and ZooKeeper-stored ones.
 
+        ZooKeeper and the brokers are read in parallel, and so are the groups' descriptions and committed
+        offsets; each AdminClient call is bounded by the admin's timeout. A broker that did not list its
+        groups leaves them out (``unlisted`` and the notes say which error), the others are still read.
+
         Raises:
             ConnectError: neither the brokers nor ZooKeeper could be read.
         """
         notes: list[str] = []
-        groups: list[GroupLag] = []
-        legacy: list[LegacyGroup] = []
-        if self.session is not None:
-            legacy = read_legacy_groups(self.session, list_legacy_groups(self.session))
-        if self.admin is None:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="kzc-groups") as pool:
+            legacy_read = pool.submit(self._legacy_all)
+            listing = self.admin.list_consumer_groups() if self.admin is not None else None
+            legacy = legacy_read.result()
+        if listing is None:
             if legacy:
                 notes.append(f"ZooKeeper-stored groups only: {NEEDS_BROKERS}")
             else:
                 notes.append("no ZooKeeper-stored groups; Kafka-stored groups need --bootstrap-server")
             groups = [self._legacy_lag(g, None) for g in legacy]
-        else:
-            listing = self.admin.list_consumer_groups()
-            ids = sorted(g.group_id for g in listing)
-            groups = self._kafka_groups(ids, legacy)
-        return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes))
+            return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes))
+        unlisted = None
+        if listing.problems:
+            unlisted = "not listed: " + "; ".join(listing.problems[:3])
+            notes.append(f"some brokers did not list their consumer groups ({'; '.join(listing.problems[:3])})")
+        groups = self._kafka_groups(sorted(g.group_id for g in listing.groups), legacy)
+        return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes), unlisted)
+
+    def _legacy_all(self) -> list[LegacyGroup]:
+        if self.session is None:
+            return []
+        return read_legacy_groups(self.session, list_legacy_groups(self.session))
 
     def describe(self, group: str) -> GroupLag:
         """One group with its partitions (Kafka-stored first; else ZooKeeper-stored).
@@ -146,9 +159,12 @@ class GroupOps:
         )
 
     def _kafka_groups(self, ids: Sequence[str], legacy: Sequence[LegacyGroup]) -> list[GroupLag]:
-        assert self.admin is not None
-        described = self.admin.describe_consumer_groups(ids)
-        committed = self.admin.list_consumer_group_offsets(ids) if ids else {}
+        admin = self.admin
+        assert admin is not None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kzc-groups") as pool:
+            offsets_read = pool.submit(admin.list_consumer_group_offsets, ids) if ids else None
+            described = admin.describe_consumer_groups(ids)
+            committed = offsets_read.result() if offsets_read is not None else {}
         wanted: set[TopicPartitionKey] = set()
         for group in ids:
             offsets = committed.get(group)
