@@ -129,6 +129,8 @@ def route(
     missing = capabilities.lacking(api, ours, needs)
     if missing is not None:
         return Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {kafka_tool}")
+    if not capabilities.brokers:
+        return Route(VIA_ADMIN, f"no broker is registered to ask: {api.name} through the AdminClient")
     unknown = capabilities.unknown()
     if unknown is not None:
         return Route(VIA_ADMIN, f"{api.name} through the AdminClient (librdkafka negotiates the version; {unknown})")
@@ -136,7 +138,9 @@ def route(
 
 
 class CapabilityCache:
-    """The brokers' ApiVersions for one command or console action: read on first use, then kept.
+    """The brokers' ApiVersions for one command or a console session: read on first use, then kept while
+    the registrations stay the same (a broker restarted on another release, during a rolling upgrade,
+    registers anew: its registration's timestamp changes and everything is read again).
 
     Args:
         timeout: seconds each broker may take to answer; None when there is no AdminClient (every write
@@ -147,11 +151,20 @@ class CapabilityCache:
     def __init__(self, timeout: float | None, preset: Capabilities | None = None) -> None:
         self.timeout = timeout
         self._value = preset
+        self._key: tuple[tuple[int, object], ...] | None = None
 
     def get(self, brokers: Mapping[int, BrokerRegistration | Unreadable]) -> Capabilities | None:
         """The registered brokers' ApiVersions (None without an AdminClient)."""
         if self.timeout is None:
             return None
-        if self._value is None:
+        key = tuple(sorted((b, _registration_key(r)) for b, r in brokers.items()))
+        if self._value is None or (self._key is not None and key != self._key):
             self._value = read_capabilities(brokers, min(self.timeout, 5.0))
+        self._key = key
         return self._value
+
+
+def _registration_key(registration: BrokerRegistration | Unreadable) -> object:
+    if isinstance(registration, BrokerRegistration):
+        return (registration.timestamp_ms, registration.endpoints)
+    return "unreadable"

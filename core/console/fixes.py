@@ -82,7 +82,8 @@ class ReassignActions:
         arguments = {"move_off": list(plan.brokers), "throttle": throttle, "from": "console"}
         with self.audit.attempt("reassign apply", arguments) as attempt:
             self.ops.apply(plan, throttle)
-            attempt.applied(f"started the reassignment of {len(plan.moves)} partition(s)", before=before)
+            path = self.ops.path_reason(throttle, self.ops.reader.facts())
+            attempt.applied(f"started the reassignment of {len(plan.moves)} partition(s)", before=before, path=path)
 
     def progress(self, plan: ReassignPlan) -> ReassignProgress:
         return self.ops.progress(plan)
@@ -127,7 +128,12 @@ class ElectionBackend:
         before = [c.to_json() for c in plan.sent]
         with self.audit.attempt("elect preferred", {"partitions": len(plan.sent), "from": "console"}) as attempt:
             outcome = self.ops.apply_preferred(plan)
-            attempt.applied(f"preferred election sent for {len(plan.sent)} partition(s)", before=before)
+            attempt.applied(
+                f"preferred election sent for {len(plan.sent)} partition(s)",
+                before=before,
+                via=plan.via,
+                path=plan.via_reason,
+            )
         return outcome
 
     def look(self, plan: PreferredPlan) -> list[Candidate]:
@@ -169,5 +175,11 @@ class ConfigBackend:
         arguments = {**plan.request.to_json(), "from": "console"}
         with self.audit.attempt("config set", arguments) as attempt:
             stored = self.ops.apply(plan)
-            attempt.applied(f"changed the config of {plan.topic}", before=plan.before.to_json(), after=stored.as_dict())
+            attempt.applied(
+                f"changed the config of {plan.topic}",
+                before=plan.before.to_json(),
+                after=stored.as_dict(),
+                via=plan.via,
+                path=plan.via_reason,
+            )
         return stored

@@ -33,7 +33,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.audit import AuditLog
-from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, INCREMENTAL_ALTER_CONFIGS, NoVersion
+from core.brokers.apiversions import (
+    ALTER_PARTITION_REASSIGNMENTS,
+    DESCRIBE_CLIENT_QUOTAS,
+    INCREMENTAL_ALTER_CONFIGS,
+    NoVersion,
+)
 from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, plaintext_endpoint, route
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
@@ -67,12 +72,15 @@ from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
 FILE = "file"
-# ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (2.5 to 3.9), word for word.
+# ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (2.6 to 3.9), word for word.
 EXISTING_REASSIGNMENT = (
     "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
     "create a new partition assignment in addition to the existing one. The --additional flag can also be used "
     "to change the throttle by resubmitting the current reassignment."
 )
+
+# What ReassignPartitionsCommand.executeAssignment printed up to 2.5 (0.10.2, 1.1.1, 2.3.0, 2.5.0), word for word.
+EXISTING_REASSIGNMENT_BEFORE_2_6 = "There is an existing assignment running."
 
 ZOOKEEPER_CANNOT_CANCEL = (
     "ZooKeeper offers no cancel: the controller finishes every partition it took from /admin/reassign_partitions "
@@ -311,8 +319,16 @@ class ReassignOps:
         check_partitions_and_brokers([(m.key, m.target) for m in plan.moves], existing, facts.broker_ids)
         assignments = [t.assignment for t in live.values() if not isinstance(t.assignment, Unreadable)]
         if facts.reassignment is not None or in_progress(facts, assignments):
-            raise KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException")
+            raise self._existing(facts)
         return facts
+
+    def _existing(self, facts: ClusterFacts) -> KafkaRuleError:
+        """Kafka's refusal of a second reassignment, in the words of the tool of the brokers' release: the
+        rewritten tool came with 2.6, whose brokers are the first with DescribeClientQuotas."""
+        caps = self.capabilities.get(facts.brokers)
+        if caps is not None and caps.lacking(DESCRIBE_CLIENT_QUOTAS) is not None:
+            return KafkaRuleError(EXISTING_REASSIGNMENT_BEFORE_2_6, "AdminOperationException")
+        return KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException")
 
     def planned_writes(self, plan: ReassignPlan, throttle: int | None, facts: ClusterFacts) -> tuple[PlannedWrite, ...]:
         """What ``apply`` writes, in order (the dry run prints exactly this).
@@ -371,7 +387,7 @@ class ReassignOps:
             execute(self.session, [w for w in writes if w.op != "admin"], "starting the reassignment")
         except KafkaRuleError as exc:
             if REASSIGN in str(exc):
-                raise KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException") from exc
+                raise self._existing(facts) from exc
             raise
         return writes
 

@@ -26,8 +26,8 @@ from typing import Any, TypeVar, overload
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
-from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, Api
-from core.brokers.capabilities import Capabilities, Route, read_capabilities, route
+from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
+from core.brokers.capabilities import Capabilities, CapabilityCache, Route, route
 from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
@@ -158,7 +158,7 @@ class TopicOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self._capabilities = capabilities
+        self._capabilities = CapabilityCache(admin.timeout if admin is not None else None, capabilities)
 
     @property
     def via(self) -> str:
@@ -167,12 +167,8 @@ class TopicOps:
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
     def capabilities(self, facts: ClusterFacts) -> Capabilities | None:
-        """The registered brokers' ApiVersions (None without an AdminClient), read once per ``TopicOps``."""
-        if self.admin is None:
-            return None
-        if self._capabilities is None:
-            self._capabilities = read_capabilities(facts.brokers, min(self.admin.timeout, 5.0))
-        return self._capabilities
+        """The registered brokers' ApiVersions (None without an AdminClient), read again when they change."""
+        return self._capabilities.get(facts.brokers)
 
     def route(self, facts: ClusterFacts, api: Api, kafka_tool: str) -> Route:
         """The path of a write served by ``api`` (``core.brokers.capabilities.route``)."""
@@ -211,7 +207,7 @@ class TopicOps:
             config_zk_version=orphan,
             znode_limit=self.settings.jute_maxbuffer,
         )
-        plan = _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
+        plan = _with_path(plan, path)
         size = len(encode_new_topic(plan.assignment, plan.topic_znode_version))
         check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this assignment", exact=True)
         if self.admin is not None and plan.via == VIA_ADMIN and plan.blocked is None:
@@ -261,7 +257,7 @@ class TopicOps:
         plan = plan_expand(
             facts, live, request, via=via, blocked=self.blocked(facts, via), znode_limit=self.settings.jute_maxbuffer
         )
-        plan = _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
+        plan = _with_path(plan, path)
         unknown = unknown_topic_fields(plan.topic_raw)
         if via == VIA_ADMIN and unknown:
             plan = replace(
@@ -339,7 +335,7 @@ class TopicOps:
             delete_topic_enable_source=source,
             blocked=self.blocked(facts, path.via),
         )
-        return _with_check(plan, Check(WRITE_PATH, "ok", path.reason))
+        return _with_path(plan, path)
 
     def apply_delete(self, plan: DeletePlan, before_write: BeforeWrite | None = None) -> DeleteResult:
         """Mark the planned topics for deletion (AdminClient DeleteTopics, or the ZooKeeper markers).
@@ -369,6 +365,11 @@ class TopicOps:
         """The controller's ``delete.topic.enable`` and where it came from (or why it is unknown)."""
         if self.admin is None:
             return None, "no --bootstrap-server: it is a static broker config, not readable through ZooKeeper"
+        caps = self.capabilities(facts)
+        lacking = None if caps is None else caps.lacking(DESCRIBE_CONFIGS)
+        if lacking is not None:
+            # Such a broker predates 0.11, and delete.topic.enable defaulted to false before 1.0.
+            return None, f"{lacking}; it defaults to false on such a broker unless server.properties sets it"
         candidates = [facts.controller_id()] if facts.controller_id() is not None else []
         candidates += [b for b in sorted(facts.broker_ids) if b not in candidates]
         problems = []
@@ -552,6 +553,11 @@ def plan_summary(plan: Plan) -> dict[str, Any]:
 
 def _with_check(plan: PlanT, check: Check) -> PlanT:
     return replace(plan, checks=(*plan.checks, check))
+
+
+def _with_path(plan: PlanT, path: Route) -> PlanT:
+    """The plan with the "write path" check first: which path and why."""
+    return replace(plan, checks=(Check(WRITE_PATH, "ok", path.reason), *plan.checks))
 
 
 WRITE_PATH = "write path"

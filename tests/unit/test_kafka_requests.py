@@ -5,6 +5,7 @@ nothing goes out at a version a broker of that release cannot parse (loopback st
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 
 import pytest
 
@@ -202,3 +203,31 @@ def test_capabilities_are_read_from_every_registered_broker() -> None:
     third = caps.of(3)
     assert third is not None and third.ranges is None and "no PLAINTEXT or SASL_PLAINTEXT" in (third.problem or "")
     assert caps.lacking(DESCRIBE_LOG_DIRS) is not None and caps.lacking(DESCRIBE_LOG_DIRS).startswith("broker 2 ")  # type: ignore[union-attr]
+
+
+def test_the_capabilities_are_read_again_when_a_broker_registers_anew(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A console open all day sees a rolling upgrade: a restarted broker re-registers with a new timestamp."""
+    import core.brokers.capabilities as capabilities
+
+    reads: list[list[int]] = []
+
+    def fake_read(brokers: dict[int, BrokerRegistration], timeout: float) -> Capabilities:
+        reads.append(sorted(brokers))
+        return _caps(b1="3.9", b2="3.9")
+
+    monkeypatch.setattr(capabilities, "read_capabilities", fake_read)
+    cache = capabilities.CapabilityCache(5.0, _caps(b1="3.9", b2="2.2"))
+    brokers = {1: _registration(1, 9091), 2: _registration(2, 9092)}
+    assert cache.get(brokers) == _caps(b1="3.9", b2="2.2")  # the preset, while nothing changes
+    assert cache.get(dict(brokers)) == _caps(b1="3.9", b2="2.2") and reads == []
+    restarted = {**brokers, 2: replace(brokers[2], timestamp_ms=1)}
+    assert cache.get(restarted) == _caps(b1="3.9", b2="3.9") and reads == [[1, 2]]
+    assert capabilities.CapabilityCache(None).get(brokers) is None  # no AdminClient: nothing is asked
+
+
+def test_with_no_registered_broker_the_path_does_not_claim_every_broker_serves_the_api() -> None:
+    chosen = route(Capabilities(()), CREATE_PARTITIONS, "x")
+    assert (chosen.via, chosen.reason) == (
+        VIA_ADMIN,
+        "no broker is registered to ask: CreatePartitions through the AdminClient",
+    )

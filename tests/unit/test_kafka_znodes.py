@@ -88,6 +88,26 @@ def replace_fields(name: str, **changes: Any) -> bytes:
 
 RECORDED: list[tuple[str, str, object]] = [
     ("controller_v1_2.8.json", "/controller", ControllerInfo(1, 1623839402156, 1, None)),
+    # Recorded from a real 0.10.2.2 sandbox (tests/integration/test_release_paths.py), as that release writes.
+    ("controller_v1_0.10.2.json", "/controller", ControllerInfo(2, 1795709969384, 1, None)),
+    (
+        "broker_v4_0.10.2.json",
+        "/brokers/ids/1",
+        BrokerRegistration(
+            broker_id=1,
+            version=4,
+            host="127.0.0.1",
+            port=40657,
+            jmx_port=-1,
+            timestamp_ms=1795709970710,
+            endpoints=(Endpoint("PLAINTEXT", "PLAINTEXT", "127.0.0.1", 40657),),
+            rack=None,
+            listener_security_protocol_map=(("PLAINTEXT", "PLAINTEXT"),),
+            features=None,
+        ),
+    ),
+    # The ISR shrunk to the leader: a follower that fell behind on a loaded machine.
+    ("state_0.10.2.json", "/brokers/topics/grow/partitions/0/state", PartitionState(3, 1, (3,), 1, 0, 1)),
     ("controller_v2_3.6.json", "/controller", ControllerInfo(2, 1700000000123, 2, -1)),
     ("controller_v2_kraft_migration.json", "/controller", ControllerInfo(3000, 1700000100000, 2, 7)),
     ("controller_epoch.txt", "/controller_epoch", 12),

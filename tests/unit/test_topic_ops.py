@@ -136,6 +136,7 @@ class FakeAdmin:
 
     calls: list[tuple[str, Any]] = field(default_factory=list)
     delete_errors: dict[str, KzcError | None] = field(default_factory=dict)
+    timeout: float = 1.0
 
     def create_topic(
         self, topic: str, replicas: Sequence[Sequence[int]], config: dict[str, str], validate_only: bool = False
