@@ -17,6 +17,8 @@ from __future__ import annotations
 import io
 import json
 import os
+import pty
+import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
@@ -26,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka import Consumer, Producer
 from kazoo.client import KazooClient
 
 from cli.main import main
@@ -42,6 +44,7 @@ from tui.app import KzcApp
 
 pytestmark = pytest.mark.integration
 
+KZC = str(Path(sys.executable).with_name("kzc"))
 # CI: the two releases whose paths differ most from 3.9 and from each other (docs/development.md says why);
 # 3.9 itself is what the rest of the suite runs on.
 DEFAULT_VERSIONS = ("0.10.2.2", "1.1.1")
@@ -360,7 +363,7 @@ def test_reassign_cancel_or_the_refusal(cluster: Cluster, capsys: pytest.Capture
 # ---- elections --------------------------------------------------------------------------------------
 
 
-def test_elect_preferred_and_unclean(cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_elect_preferred(cluster: Cluster, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     name = unique("elect")
     create(capsys, cluster, name, "--replica-assignment", "1:2:3")
     # The same replicas in another order: the leader (1) stays, the preferred leader becomes 2.
@@ -387,18 +390,56 @@ def test_elect_preferred_and_unclean(cluster: Cluster, capsys: pytest.CaptureFix
         with cluster.zookeeper() as zk:
             wait_until(lambda: (partition_state(zk, name, 0) or {}).get("leader") == 2, 60, "broker 2 to lead")
 
+
+def in_terminal(argv: list[str], answer: str, audit: Path) -> tuple[int, str]:
+    """Run kzc with a pseudo-terminal as stdin and type ``answer`` (a typed confirmation); (exit code, stderr)."""
+    master, slave = pty.openpty()
+    try:
+        process = subprocess.Popen([KZC, *argv], stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env={**os.environ, "KZC_AUDIT_LOG": str(audit)}, text=True)  # fmt: skip
+        os.write(master, (answer + "\n").encode())  # the terminal buffers the line until kzc reads it
+        _, err = process.communicate(timeout=120)
+    finally:
+        os.close(slave)
+        os.close(master)
+    return process.returncode, err
+
+
+def test_elect_unclean_or_the_refusal(cluster: Cluster, capsys: pytest.CaptureFixture[str], audit_file: Path) -> None:
+    name = unique("unclean")
+    create(capsys, cluster, name, "--replica-assignment", "3:2")
+    argv = ["elect", "unclean", "--topic", name, "--partition", "0", *cluster.admin]
     with observing(cluster, "elect unclean") as seen:
-        code, out, err = run(capsys, "elect", "unclean", "--topic", name, "--partition", "0", "--dry-run", "--json",
-                             *cluster.admin)  # fmt: skip
-        text = json.dumps(out) + err
-        if cluster.release.at_least(2, 4):
-            # The partition has a leader: Kafka's ElectLeaders (UNCLEAN) path exists, and refuses an elected one.
-            assert code != 0 or "leader" in text, text
-            seen.set("refused: the partition has a leader", "admin", out.get("error") if isinstance(out, dict) else err)
-        else:
-            assert code == 2, text
-            assert "before 2.4" in text and "unclean.leader.election.enable" in text, text
+        if not cluster.release.at_least(2, 4):
+            code, out, err = run(capsys, *argv, "--dry-run", "--json")
+            assert code == 2, (out, err)
+            assert "before 2.4" in out["error"] and "unclean.leader.election.enable" in out["error"], out
             seen.set("refused", None, out["error"])
+            return
+        # The follower goes, then the leader: no leader, last ISR [3]; broker 2 comes back outside the ISR.
+        with cluster.zookeeper() as zk:
+            try:
+                cluster.box.kill_broker(2)
+                wait_until(lambda: (partition_state(zk, name, 0) or {}).get("isr") == [3], 60, "the ISR shrunk to 3")
+                cluster.box.kill_broker(3)
+                wait_until(lambda: (partition_state(zk, name, 0) or {}).get("leader") == -1, 60, "no leader")
+                cluster.box.start_broker(2)
+                code, plan, err = run(capsys, *argv, "--dry-run", "--json")
+                assert code == 0, err
+                assert (plan["new_leader"], plan["last_isr"], plan["loses_data"]) == (2, [3], True), plan
+                via, why = reported_path(plan)
+                seen.set("ok", via or "admin", why or "ElectLeaders (UNCLEAN)")
+                code, err = in_terminal(argv, f"{name}-0", audit_file)
+                assert code == 0, err
+                wait_until(lambda: (partition_state(zk, name, 0) or {}).get("leader") == 2, 60, "broker 2 to lead")
+            finally:
+                for broker in (2, 3):
+                    if cluster.box.info().broker(broker).pid is None:
+                        cluster.box.start_broker(broker)
+            # Back to a healthy cluster for the next tests: full ISRs, then the preferred leaders.
+            wait_until(lambda: all(all_led(zk, t) for t in zk.get_children("/brokers/topics")), 120, "full ISRs")
+            code, out, err = run(capsys, "elect", "preferred", "--all", "--yes", "--wait", *cluster.admin, "--json")
+            assert code == 0 or "no partition needs a preferred leader election" in json.dumps(out), (out, err)
 
 
 # ---- consumer groups --------------------------------------------------------------------------------
@@ -408,19 +449,30 @@ def test_group_lag(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None
     name, group = unique("lag"), unique("group")
     create(capsys, cluster, name, "--partitions", "2", "--replication-factor", "2")
     produce(cluster, name, {0: 10, 1: 20})
+    # A member of the group reads everything and commits; 7 more messages arrive after it left: lag 7.
     consumer = Consumer({"bootstrap.servers": cluster.box.info().bootstrap_servers, "group.id": group,
-                         "enable.auto.commit": False})  # fmt: skip
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False})  # fmt: skip
+    seen_messages = 0
+
+    def consumed_all() -> bool:
+        nonlocal seen_messages
+        seen_messages += sum(1 for m in consumer.consume(100, timeout=0.5) if m.error() is None)
+        return seen_messages >= 30
+
     try:
-        consumer.commit(offsets=[TopicPartition(name, 0, 4), TopicPartition(name, 1, 20)], asynchronous=False)
+        consumer.subscribe([name])
+        wait_until(consumed_all, 90, "the consumer to read the 30 messages")
+        consumer.commit(asynchronous=False)
     finally:
         consumer.close()
+    produce(cluster, name, {0: 7})
     with observing(cluster, "group lag") as seen:
         code, out, err = run(capsys, "group", group, "--json", *cluster.admin)
         assert code == 0, err
         rows = {r["partition"]: (r["committed"], r["end"], r["lag"]) for r in out["partitions"] if r["topic"] == name}
-        assert rows == {0: (4, 10, 6), 1: (20, 20, 0)}
-        assert (out["source"], out["lag"]) == ("kafka", 6)
-        detail = "Kafka-stored group: lag 6 as committed"
+        assert rows == {0: (10, 17, 7), 1: (20, 20, 0)}
+        assert (out["source"], out["state"], out["lag"]) == ("kafka", "Empty", 7)
+        detail = "Kafka-stored group, consumed and committed, then 7 more produced: lag 7"
         if not cluster.release.at_least(2, 0):
             # The old (Scala) consumer of these releases stored offsets in ZooKeeper, as it writes them.
             zk_group = unique("zkgroup")
@@ -428,7 +480,7 @@ def test_group_lag(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None
                 zk.create(f"/consumers/{zk_group}/offsets/{name}/1", b"15", makepath=True)
             code, out, err = run(capsys, "group", zk_group, "--json", *cluster.admin)
             assert code == 0, err
-            assert (out["source"], out["lag"]) == ("zookeeper", 5), out
+            assert (out["source"], out["lag"]) == ("zookeeper", 5), out  # end of partition 1: 20
             detail += "; ZooKeeper-stored group (/consumers): lag 5"
         seen.set("ok", None, detail)
 
@@ -480,6 +532,8 @@ def test_check_finds_nothing_on_a_healthy_cluster_and_the_loss_of_a_broker(
     cluster: Cluster, capsys: pytest.CaptureFixture[str]
 ) -> None:
     create(capsys, cluster, unique("checked"), "--partitions", "3", "--replication-factor", "3")
+    with cluster.zookeeper() as zk:  # healthy: every partition led with its full ISR (brokers restarted above)
+        wait_until(lambda: all(all_led(zk, t) for t in zk.get_children("/brokers/topics")), 120, "a healthy cluster")
     with observing(cluster, "check healthy") as seen:
         bad = [f for f in findings(capsys, cluster) if f["severity"] in ("error", "warning")]
         assert bad == []
