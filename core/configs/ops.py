@@ -23,12 +23,12 @@ from core.configs.zk import (
     TOPICS,
     StoredConfig,
     change_writes,
-    config_path,
     controller_fence,
     execute,
     read_config,
 )
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
+from core.kafka.znodes.paths import config_path, topic_path
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.ops import cluster_name
@@ -85,7 +85,7 @@ class ConfigOps:
     def show(self, entity_type: str, name: str) -> dict[str, Any]:
         """The overrides in ZooKeeper and, with an AdminClient, every config the brokers report with its
         source (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``, ``DEFAULT_CONFIG``...)."""
-        if entity_type == TOPICS and not self.reader.exists(f"/brokers/topics/{name}"):
+        if entity_type == TOPICS and not self.reader.exists(topic_path(name)):
             raise KafkaRuleError(f"Topic '{name}' does not exist.", "UnknownTopicOrPartitionException")
         stored = self.stored(entity_type, name)
         result: dict[str, Any] = {

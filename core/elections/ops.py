@@ -31,6 +31,7 @@ from core.elections.plan import (
 )
 from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.znodes import PartitionState, Unreadable
+from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION
 from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
@@ -38,7 +39,6 @@ from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
-ELECTION_ZNODE = "/admin/preferred_replica_election"
 VIA_ADMIN = "admin"
 VIA_ZOOKEEPER = "zookeeper"
 
@@ -53,7 +53,7 @@ def planned_writes(plan: PreferredPlan) -> tuple[PlannedWrite, ...]:
         partitions = [{"topic": t, "partition": p} for t, p in plan.keys]
         data = json.dumps({"election_type": "PREFERRED", "partitions": partitions}, separators=(",", ":"))
         return (PlannedWrite("admin", "ElectLeaders", data.encode()),)
-    return (PlannedWrite("create", ELECTION_ZNODE, encode_preferred_election(plan.keys)),)
+    return (PlannedWrite("create", PREFERRED_REPLICA_ELECTION, encode_preferred_election(plan.keys)),)
 
 
 class ElectionOps:
@@ -126,7 +126,7 @@ class ElectionOps:
         try:
             execute(self.session, planned_writes(plan), "the preferred leader election")
         except KafkaRuleError:
-            pending = self.reader.exists(ELECTION_ZNODE)
+            pending = self.reader.exists(PREFERRED_REPLICA_ELECTION)
             raise KafkaRuleError(
                 "Preferred replica leader election currently in progress for "
                 f"{self._pending() if pending else 'some partitions'}. Aborting operation",
@@ -136,7 +136,7 @@ class ElectionOps:
 
     def _pending(self) -> str:
         try:
-            data, _ = self.session.client.get(ELECTION_ZNODE)
+            data, _ = self.session.client.get(PREFERRED_REPLICA_ELECTION)
             entries = json.loads(data)["partitions"]
             return ",".join(f"{e['topic']}-{e['partition']}" for e in entries)
         except Exception:  # a racing controller deletes it; the message then stays general
@@ -160,7 +160,7 @@ class ElectionOps:
                 on_change(looked)
             last[:] = [looked]
             # On the ZooKeeper path the request is done once the controller also removed the znode.
-            pending = self.via == VIA_ZOOKEEPER and self.reader.exists(ELECTION_ZNODE)
+            pending = self.via == VIA_ZOOKEEPER and self.reader.exists(PREFERRED_REPLICA_ELECTION)
             return looked if all(c.skipped is not None for c in looked) and not pending else None
 
         try:

@@ -34,6 +34,7 @@ from core.configs.ops import open_ops
 from core.configs.zk import BROKERS, TOPICS, StoredConfig, change_writes, controller_fence, execute, read_config
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.znodes import BrokerRegistration, Unreadable
+from core.kafka.znodes.paths import REASSIGN_PARTITIONS, topic_path
 from core.reassign.plan import (
     BROKER_THROTTLES,
     FOLLOWER_THROTTLED_RATE,
@@ -51,7 +52,7 @@ from core.reassign.plan import (
     topic_throttles,
 )
 from core.reassign.progress import ReassignProgress, in_progress, read_progress, wait_done
-from core.topics.facts import REASSIGN, ClusterFacts, TopicStateReader, topic_path
+from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
@@ -307,7 +308,7 @@ class ReassignOps:
                     writes += change_writes(read_config(self.session, TOPICS, topic), config)
                 for broker, config in brokers.items():
                     writes += change_writes(read_config(self.session, BROKERS, str(broker)), config)
-        writes.append(PlannedWrite("create", REASSIGN, encode_reassignment(plan.moves)))
+        writes.append(PlannedWrite("create", REASSIGN_PARTITIONS, encode_reassignment(plan.moves)))
         return tuple(writes)
 
     def _throttle_targets(
@@ -337,7 +338,7 @@ class ReassignOps:
         try:
             execute(self.session, [w for w in writes if w.op != "admin"], "starting the reassignment")
         except KafkaRuleError as exc:
-            if REASSIGN in str(exc):
+            if REASSIGN_PARTITIONS in str(exc):
                 raise KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException") from exc
             raise
         return writes
