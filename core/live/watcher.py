@@ -54,6 +54,18 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.kafka.znodes.paths import (
+    BROKER_IDS,
+    CONTROLLER,
+    CONTROLLER_EPOCH,
+    DELETE_TOPICS,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    MIGRATION,
+    PREFERRED_REPLICA_ELECTION,
+    REASSIGN_PARTITIONS,
+    TOPICS,
+)
 from core.live.events import LiveEvent, MigrationPhaseChanged, Resynced, SessionStateChanged
 from core.live.state import (
     FollowedTopic,
@@ -79,16 +91,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 EventListener = Callable[[LiveEvent], None]
 
-CONTROLLER = "/controller"
-CONTROLLER_EPOCH = "/controller_epoch"
-BROKER_IDS = "/brokers/ids"
-TOPICS = "/brokers/topics"
-DELETE_TOPICS = "/admin/delete_topics"
-REASSIGN = "/admin/reassign_partitions"
-PREFERRED_ELECTION = "/admin/preferred_replica_election"
-ISR_NOTIFICATIONS = "/isr_change_notification"
-LOG_DIR_EVENTS = "/log_dir_event_notification"
-MIGRATION = "/migration"
 # During dual write /migration is rewritten about twice a second. Once it records an offset, its watch is set
 # again at most this often (one read), and a watch that stayed silent this long means it stopped advancing.
 MIGRATION_REARM_S = 30.0
@@ -408,9 +410,9 @@ class ClusterWatcher:
             return self._update_topics()
         if path == DELETE_TOPICS:
             return self._update_deletions()
-        if path in (REASSIGN, PREFERRED_ELECTION):
+        if path in (REASSIGN_PARTITIONS, PREFERRED_REPLICA_ELECTION):
             return self._update_admin_request(path)
-        if path in (ISR_NOTIFICATIONS, LOG_DIR_EVENTS):
+        if path in (ISR_CHANGE_NOTIFICATIONS, LOG_DIR_EVENT_NOTIFICATIONS):
             return self._update_notifications(path)
         parts = path.split("/")
         if len(parts) == 4 and path.startswith(BROKER_IDS + "/") and parts[3].isdigit():
@@ -528,19 +530,19 @@ class ClusterWatcher:
         return events + diff_deletions(old, deletions, self._base.topics)
 
     def _update_admin_request(self, path: str) -> list[LiveEvent]:
-        if path == REASSIGN:
+        if path == REASSIGN_PARTITIONS:
             old_request = self._base.reassignment
-            request = self._read_value(REASSIGN, parse_reassignment)
+            request = self._read_value(REASSIGN_PARTITIONS, parse_reassignment)
             self._set_base(reassignment=request)
             return diff_reassignment(old_request, request)
         old_election = self._base.preferred_election
-        election = self._read_value(PREFERRED_ELECTION, parse_preferred_election)
+        election = self._read_value(PREFERRED_REPLICA_ELECTION, parse_preferred_election)
         self._set_base(preferred_election=election)
         return diff_preferred_election(old_election, election)
 
     def _update_notifications(self, path: str) -> list[LiveEvent]:
         count = len(self._read_children(path) or ())
-        if path == ISR_NOTIFICATIONS:
+        if path == ISR_CHANGE_NOTIFICATIONS:
             old = self._base.isr_notifications
             self._set_base(isr_notifications=count)
             return diff_isr_notifications(old, count)
@@ -615,10 +617,10 @@ class ClusterWatcher:
             broker_epochs=epochs,
             topics=frozenset(self._read_children(TOPICS) or ()),
             deletions=frozenset(self._read_children(DELETE_TOPICS) or ()),
-            reassignment=self._read_value(REASSIGN, parse_reassignment),
-            preferred_election=self._read_value(PREFERRED_ELECTION, parse_preferred_election),
-            isr_notifications=len(self._read_children(ISR_NOTIFICATIONS) or ()),
-            log_dir_events=len(self._read_children(LOG_DIR_EVENTS) or ()),
+            reassignment=self._read_value(REASSIGN_PARTITIONS, parse_reassignment),
+            preferred_election=self._read_value(PREFERRED_REPLICA_ELECTION, parse_preferred_election),
+            isr_notifications=len(self._read_children(ISR_CHANGE_NOTIFICATIONS) or ()),
+            log_dir_events=len(self._read_children(LOG_DIR_EVENT_NOTIFICATIONS) or ()),
             migration=self._read_value(MIGRATION, parse_migration),
         )
 
