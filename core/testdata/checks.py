@@ -22,6 +22,26 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.kafka.znodes.paths import (
+    CLUSTER_ID as CLUSTER_ID_ZNODE,
+)
+from core.kafka.znodes.paths import (
+    CONFIG_CHANGE_PREFIX,
+    CONFIG_CHANGES,
+    CONTROLLER,
+    DELEGATION_TOKENS,
+    ISR_CHANGE_NOTIFICATIONS,
+    ISR_CHANGE_PREFIX,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    LOG_DIR_EVENT_PREFIX,
+    REASSIGN_PARTITIONS,
+    broker_config_path,
+    broker_path,
+    child_path,
+    state_path,
+    topic_config_path,
+    topic_path,
+)
 from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
 
@@ -101,14 +121,14 @@ def build(
 
     broker_data = brokers if brokers is not None else {b: broker_json(b) for b in (1, 2, 3)}
     broker_entries = {
-        b: BrokerEntry(b, track(parse_broker(f"/brokers/ids/{b}", data)), times()) for b, data in broker_data.items()
+        b: BrokerEntry(b, track(parse_broker(broker_path(b), data)), times()) for b, data in broker_data.items()
     }
     configs = {
-        name: track(parse_entity_config(f"/config/topics/{name}", data)) for name, data in (topic_configs or {}).items()
+        name: track(parse_entity_config(topic_config_path(name), data)) for name, data in (topic_configs or {}).items()
     }
     topic_entries = {}
     for name, data in (topics or {}).items():
-        assignment = track(parse_topic(f"/brokers/topics/{name}", data))
+        assignment = track(parse_topic(topic_path(name), data))
         listed = () if isinstance(assignment, Unreadable) else assignment.partition_ids
         topic_states: dict[int, Any] = {}
         for p in listed:
@@ -123,7 +143,7 @@ def build(
         parsed = {
             p: None
             if spec is None
-            else track(parse_partition_state(f"/brokers/topics/{name}/partitions/{p}/state", spec))
+            else track(parse_partition_state(state_path(name, p), spec))
             for p, spec in sorted(topic_states.items())
         }
         topic_entries[name] = TopicEntry(name, assignment, times(), MappingProxyType(parsed), configs.get(name))
@@ -132,7 +152,7 @@ def build(
         out = []
         for seq, (data, ctime) in enumerate((items or {}).items()):
             name = f"{prefix}{seq:010d}"
-            out.append(Notification(name, ctime, track(parse(f"{parent}/{name}", data.encode()))))
+            out.append(Notification(name, ctime, track(parse(child_path(parent, name), data.encode()))))
         return tuple(out)
 
     return ClusterSnapshot(
@@ -140,8 +160,8 @@ def build(
         zookeeper="127.0.0.1:2181/kafka",
         zxid=100,
         session_id=1,
-        cluster_id=None if cluster_id is None else track(parse_cluster_id("/cluster/id", cluster_id)),
-        controller=None if controller is None else track(parse_controller("/controller", controller)),
+        cluster_id=None if cluster_id is None else track(parse_cluster_id(CLUSTER_ID_ZNODE, cluster_id)),
+        controller=None if controller is None else track(parse_controller(CONTROLLER, controller)),
         controller_epoch=controller_epoch,
         controller_epoch_zk_version=controller_epoch,
         brokers=MappingProxyType(broker_entries),
@@ -149,19 +169,19 @@ def build(
         deletion_markers=MappingProxyType({t: times(c) for t, c in (markers or {}).items()}),
         reassignment=None
         if reassignment is None
-        else track(parse_reassignment("/admin/reassign_partitions", reassignment)),
+        else track(parse_reassignment(REASSIGN_PARTITIONS, reassignment)),
         reassignment_times=None if reassignment is None else times(),
         preferred_election=None,
         preferred_election_times=None,
         topic_configs=MappingProxyType(configs),
         broker_configs=MappingProxyType(
-            {n: track(parse_entity_config(f"/config/brokers/{n}", d)) for n, d in (broker_configs or {}).items()}
+            {n: track(parse_entity_config(broker_config_path(n), d)) for n, d in (broker_configs or {}).items()}
         ),
-        isr_change_notifications=notes("/isr_change_notification", "isr_change_", parse_isr_change, isr_changes),
+        isr_change_notifications=notes(ISR_CHANGE_NOTIFICATIONS, ISR_CHANGE_PREFIX, parse_isr_change, isr_changes),
         log_dir_event_notifications=notes(
-            "/log_dir_event_notification", "log_dir_event_", parse_log_dir_event, log_dir_events
+            LOG_DIR_EVENT_NOTIFICATIONS, LOG_DIR_EVENT_PREFIX, parse_log_dir_event, log_dir_events
         ),
-        config_change_notifications=notes("/config/changes", "config_change_", parse_config_change, config_changes),
+        config_change_notifications=notes(CONFIG_CHANGES, CONFIG_CHANGE_PREFIX, parse_config_change, config_changes),
         feature=None,
         migration=None,
         producer_id_block=None,
@@ -481,7 +501,7 @@ MIGRATION_CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     "migration_delegation_tokens": (lambda: migration_ready(delegation_tokens=2), {"migration_delegation_tokens"}),
     "migration_delegation_tokens_uncounted": (
         lambda: migration_ready(
-            delegation_tokens=Unreadable("/delegation_token/tokens", b"", "kzc may not read it (NoAuth)")
+            delegation_tokens=Unreadable(DELEGATION_TOKENS, b"", "kzc may not read it (NoAuth)")
         ),
         {"migration_delegation_tokens"},
     ),
