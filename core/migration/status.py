@@ -33,11 +33,11 @@ from core.kafka.migration import (
     ibp_supports_migration,
 )
 from core.kafka.znodes import ControllerInfo, MigrationState
+from core.kafka.znodes.paths import MIGRATION, broker_path
 from core.snapshot.kraft import broker_sets, kraft_broker_ids
 from core.snapshot.model import ClusterSnapshot
 from core.zookeeper.session import ZkSession
 
-MIGRATION = "/migration"
 LOG_DIRS = "log.dirs"
 TOKENS_CHECK = "migration_delegation_tokens"
 # /migration moves with every KRaft batch, at least every 500 ms (the controller's NoOpRecord,
@@ -151,10 +151,10 @@ class MigrationStatus:
         if m is None or m.kraft_metadata_offset < 0:
             return None
         if self.advancing is True:
-            return "/migration advancing: the KRaft controller dual-writes to ZooKeeper"
+            return f"{MIGRATION} advancing: the KRaft controller dual-writes to ZooKeeper"
         if self.advancing is False:
-            return "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
-        return "/migration: not observed moving yet"
+            return f"{MIGRATION} frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
+        return f"{MIGRATION}: not observed moving yet"
 
     def panel_lines(self) -> list[str]:
         """What the console's migration panel shows."""
@@ -258,7 +258,7 @@ def migration_status(
         ibp = config.get(IBP)
         if ibp is not None and ibp_supports_migration(ibp) is False:
             f = make_finding(
-                "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp}
+                "migration_protocol_too_old", broker_path(broker_id), broker=broker_id, evidence={"ibp": ibp}
             )
             blockers.append(Blocker(f.check, f.detail, f.path))
     for broker_id, config in sorted(brokers.configs.items()):

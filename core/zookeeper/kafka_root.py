@@ -18,9 +18,10 @@ from kazoo.handlers.threading import KazooTimeoutError
 
 from core.connect import ZkConnect
 from core.errors import ConnectError, KzcError
+from core.kafka.znodes.paths import BROKER_IDS, CLUSTER_ID, CONTROLLER_EPOCH, TOPICS
 from core.zookeeper.session import ZkSession
 
-KAFKA_ZNODES = ("/brokers/ids", "/brokers/topics", "/controller_epoch", "/cluster/id")
+KAFKA_ZNODES = (BROKER_IDS, TOPICS, CONTROLLER_EPOCH, CLUSTER_ID)
 SEARCH_LIMIT = 100  # candidate chroots probed (each up to 4 exists requests)
 
 
