@@ -5,10 +5,10 @@ the counts on the cluster screen."""
 from __future__ import annotations
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend
 from core.groups.lag import GroupLag, Member, PartitionLag
 from core.groups.trend import LagTrend
 from core.snapshot.model import ClusterSnapshot
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.screens.cluster import ClusterScreen
