@@ -105,3 +105,11 @@ def test_located_names_the_topic_and_partition_of_a_topics_znode(
     path: str, where: tuple[str | None, int | None]
 ) -> None:
     assert layout.located(path) == where
+
+
+@pytest.mark.parametrize(
+    ("path", "broker"),
+    [("/brokers/ids/3", 3), ("/brokers/ids/x", None), ("/brokers/ids", None), ("/brokers/ids/3/x", None)],
+)
+def test_broker_path_parses_back(path: str, broker: int | None) -> None:
+    assert layout.parse_broker_path(path) == broker

@@ -148,11 +148,18 @@ def consumer_offset_path(group: str, topic: str, partition: int | str) -> str:
 
 # ---- path patterns ------------------------------------------------------------------------------------
 _NAME = r"([^/]+)"
+_BROKER_PATH = re.compile(re.escape(BROKER_IDS) + "/([0-9]+)")
 _TOPIC_PATH = re.compile(re.escape(TOPICS) + "/" + _NAME)
 _STATE_PATH = re.compile(re.escape(TOPICS) + "/" + _NAME + r"/partitions/([0-9]+)/state")
 _TOPIC_NAMED = re.compile(
     "(?:" + "|".join(re.escape(p) for p in (TOPICS, TOPIC_CONFIGS, DELETE_TOPICS)) + ")/" + _NAME
 )
+
+
+def parse_broker_path(path: str) -> int | None:
+    """The broker id of ``/brokers/ids/<id>``; None for any other path (or a child that is not a number)."""
+    match = _BROKER_PATH.fullmatch(path)
+    return int(match.group(1)) if match else None
 
 
 def parse_topic_path(path: str) -> str | None:
