@@ -65,6 +65,12 @@ from core.kafka.znodes.paths import (
     PREFERRED_REPLICA_ELECTION,
     REASSIGN_PARTITIONS,
     TOPICS,
+    broker_path,
+    parse_broker_path,
+    parse_state_path,
+    parse_topic_path,
+    state_path,
+    topic_path,
 )
 from core.live.events import LiveEvent, MigrationPhaseChanged, Resynced, SessionStateChanged
 from core.live.state import (
@@ -414,14 +420,12 @@ class ClusterWatcher:
             return self._update_admin_request(path)
         if path in (ISR_CHANGE_NOTIFICATIONS, LOG_DIR_EVENT_NOTIFICATIONS):
             return self._update_notifications(path)
-        parts = path.split("/")
-        if len(parts) == 4 and path.startswith(BROKER_IDS + "/") and parts[3].isdigit():
-            return self._update_broker(int(parts[3]))
-        if len(parts) == 4 and path.startswith(TOPICS + "/"):
-            return self._update_followed(parts[3])
-        is_state = len(parts) == 7 and parts[4] == "partitions" and parts[6] == "state" and parts[5].isdigit()
-        if is_state and path.startswith(TOPICS + "/"):
-            return self._update_partition(parts[3], int(parts[5]))
+        if (broker := parse_broker_path(path)) is not None:
+            return self._update_broker(broker)
+        if (topic := parse_topic_path(path)) is not None:
+            return self._update_followed(topic)
+        if state := parse_state_path(path):
+            return self._update_partition(*state)
         return []  # a watch left from a topic no longer followed
 
     # ---- incremental updates (dispatch thread) ---------------------------------------------------
@@ -554,7 +558,7 @@ class ClusterWatcher:
         tracked = self._followed.get(name)
         if tracked is None:
             return []
-        assignment = self._read_value(f"{TOPICS}/{name}", parse_topic)
+        assignment = self._read_value(topic_path(name), parse_topic)
         wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         entering = [p for p in wanted if p not in tracked.states]
         read = self._read_states(name, entering)
@@ -573,7 +577,7 @@ class ClusterWatcher:
         tracked = self._followed.get(name)
         if tracked is None or partition not in tracked.states:
             return []
-        path = _state_path(name, partition)
+        path = state_path(name, partition)
         new = self._read_value(path, parse_partition_state)
         old = tracked.states[partition]
         with self._lock:
@@ -634,7 +638,7 @@ class ClusterWatcher:
 
     def _read_brokers(self, ids: Iterable[int], brokers: dict[int, Any], epochs: dict[int, int]) -> None:
         """Read the registrations of ``ids`` into ``brokers``/``epochs``; one already gone is left out."""
-        paths = {broker_id: f"{BROKER_IDS}/{broker_id}" for broker_id in ids}
+        paths = {broker_id: broker_path(broker_id) for broker_id in ids}
         reads = self._read_many(list(paths.values()), watch_missing=False)
         for broker_id, path in paths.items():
             read = reads[path]
@@ -645,12 +649,12 @@ class ClusterWatcher:
                 epochs[broker_id] = read[1].czxid
 
     def _read_followed(self, name: str) -> _Tracked:
-        assignment = self._read_value(f"{TOPICS}/{name}", parse_topic)
+        assignment = self._read_value(topic_path(name), parse_topic)
         partitions = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         return _Tracked(assignment, self._read_states(name, partitions))
 
     def _read_states(self, name: str, partitions: Iterable[int]) -> dict[int, StateValue]:
-        paths = {p: _state_path(name, p) for p in partitions}
+        paths = {p: state_path(name, p) for p in partitions}
         reads = self._read_many(list(paths.values()), watch_missing=True)
         return {p: _parsed(path, reads[path], parse_partition_state) for p, path in paths.items()}
 
@@ -732,10 +736,6 @@ def _parsed(
 def _broker_ids(children: list[str] | None) -> set[int]:
     # Kafka reads each child as an int; anything else cannot be a broker and is left out.
     return {int(child) for child in children or () if child.isascii() and child.isdigit()}
-
-
-def _state_path(topic: str, partition: int) -> str:
-    return f"{TOPICS}/{topic}/partitions/{partition}/state"
 
 
 def _check_topic_name(name: str) -> None:
