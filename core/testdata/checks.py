@@ -23,9 +23,7 @@ from core.kafka.znodes import (
     parse_topic,
 )
 from core.kafka.znodes.paths import (
-    CLUSTER_ID as CLUSTER_ID_ZNODE,
-)
-from core.kafka.znodes.paths import (
+    CLUSTER_ID,
     CONFIG_CHANGE_PREFIX,
     CONFIG_CHANGES,
     CONTROLLER,
@@ -44,6 +42,7 @@ from core.kafka.znodes.paths import (
 )
 from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
+from core.testdata.builder import snapshot
 
 NOW = 1_700_000_000_000
 MINUTE = 60_000
@@ -155,38 +154,35 @@ def build(
             out.append(Notification(name, ctime, track(parse(child_path(parent, name), data.encode()))))
         return tuple(out)
 
-    return ClusterSnapshot(
+    return snapshot(
+        brokers=broker_entries.values(),
+        topics=topic_entries.values(),
+        controller=None if controller is None else track(parse_controller(CONTROLLER, controller)),
+        markers={t: times(c) for t, c in (markers or {}).items()},
+        reassignment=None
+        if reassignment is None
+        else track(parse_reassignment(REASSIGN_PARTITIONS, reassignment)),
+        broker_configs={
+            n: track(parse_entity_config(broker_config_path(n), d)) for n, d in (broker_configs or {}).items()
+        },
+        notifications={
+            "isr_change": notes(ISR_CHANGE_NOTIFICATIONS, ISR_CHANGE_PREFIX, parse_isr_change, isr_changes),
+            "log_dir_event": notes(
+                LOG_DIR_EVENT_NOTIFICATIONS, LOG_DIR_EVENT_PREFIX, parse_log_dir_event, log_dir_events
+            ),
+            "config_change": notes(CONFIG_CHANGES, CONFIG_CHANGE_PREFIX, parse_config_change, config_changes),
+        },
+        topic_configs=configs,
         taken_at_ms=NOW,
         zookeeper="127.0.0.1:2181/kafka",
         zxid=100,
         session_id=1,
-        cluster_id=None if cluster_id is None else track(parse_cluster_id(CLUSTER_ID_ZNODE, cluster_id)),
-        controller=None if controller is None else track(parse_controller(CONTROLLER, controller)),
+        cluster_id=None if cluster_id is None else track(parse_cluster_id(CLUSTER_ID, cluster_id)),
         controller_epoch=controller_epoch,
         controller_epoch_zk_version=controller_epoch,
-        brokers=MappingProxyType(broker_entries),
-        topics=MappingProxyType(topic_entries),
-        deletion_markers=MappingProxyType({t: times(c) for t, c in (markers or {}).items()}),
-        reassignment=None
-        if reassignment is None
-        else track(parse_reassignment(REASSIGN_PARTITIONS, reassignment)),
         reassignment_times=None if reassignment is None else times(),
-        preferred_election=None,
-        preferred_election_times=None,
-        topic_configs=MappingProxyType(configs),
-        broker_configs=MappingProxyType(
-            {n: track(parse_entity_config(broker_config_path(n), d)) for n, d in (broker_configs or {}).items()}
-        ),
-        isr_change_notifications=notes(ISR_CHANGE_NOTIFICATIONS, ISR_CHANGE_PREFIX, parse_isr_change, isr_changes),
-        log_dir_event_notifications=notes(
-            LOG_DIR_EVENT_NOTIFICATIONS, LOG_DIR_EVENT_PREFIX, parse_log_dir_event, log_dir_events
-        ),
-        config_change_notifications=notes(CONFIG_CHANGES, CONFIG_CHANGE_PREFIX, parse_config_change, config_changes),
-        feature=None,
-        migration=None,
-        producer_id_block=None,
         delegation_tokens=track(delegation_tokens),
-        unreadable=tuple(sorted(unreadable, key=lambda u: u.path)),
+        unreadable=tuple(sorted(unreadable, key=lambda u: u.path)),  # last: every part above is parsed first
     )
 
 
@@ -452,12 +448,12 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     "unreadable_notification": (lambda: healthy(isr_changes={"{": NOW}), {"unreadable_znode"}),
 }
 
-CLUSTER_ID = b'{"version":"1","id":"VWERpMGtRWKlQcCMpYd6AQ"}'
+CLUSTER_ID_JSON = b'{"version":"1","id":"VWERpMGtRWKlQcCMpYd6AQ"}'
 
 
 def migration_ready(**overrides: Any) -> ClusterSnapshot:
     """``healthy`` with a cluster id: nothing blocks a ZooKeeper-to-KRaft migration."""
-    return healthy(**{"cluster_id": CLUSTER_ID, **overrides})
+    return healthy(**{"cluster_id": CLUSTER_ID_JSON, **overrides})
 
 
 def _old_broker(broker_id: int) -> bytes:
