@@ -28,6 +28,7 @@ from core.kafka.znodes.paths import (
     broker_path,
     child_path,
     deletion_marker_path,
+    state_path,
     topic_config_path,
     topic_path,
 )
@@ -283,7 +284,7 @@ def _topic(
              **_times(TAKEN_AT_MS - 60 * MINUTE_MS))  # fmt: skip
     start = rng.randrange(n_brokers)
     prefix = f'{{"kind":"partition","topic":{quoted},"partition":'
-    path_prefix = json.dumps(base + "/partitions/")[:-1]
+    state_json = json.dumps(state_path(name, "%s"))  # the layout's state path as JSON, "%s" for the partition
     for position, p in enumerate(ids):
         kind = plan.get(index) if index >= 0 else None
         if index >= 0:
@@ -331,29 +332,29 @@ def _topic(
             if twin >= 1 and twin not in replicas:
                 replicas = [replicas[0], twin, *replicas[2:]]
                 isr = list(replicas)
-        state_path = f'{path_prefix}{p}/state"'
+        state_znode = state_json % p
         if not present:
             w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":false,"path":{state_path},"readable":null,'
+                   f'"removing":{_ints(removing)},"state_present":false,"path":{state_znode},"readable":null,'
                    '"problem":null,"raw_base64":null,"leader":null,"leader_epoch":null,"isr":null,'
                    '"controller_epoch":null,"leader_recovery_state":null,"version":null}')  # fmt: skip
         elif not readable:
             raw = base64.b64encode(b'{"leader":').decode()
             problem = "not JSON: Expecting value (line 1, column 11)"
-            unreadable.append((json.loads(state_path), problem, raw))
+            unreadable.append((json.loads(state_znode), problem, raw))
             w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_path},"readable":false,'
+                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_znode},"readable":false,'
                    f'"problem":{json.dumps(problem)},"raw_base64":"{raw}","leader":null,"leader_epoch":null,'
                    '"isr":null,"controller_epoch":null,"leader_recovery_state":null,"version":null}')  # fmt: skip
         else:
             w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_path},"readable":true,'
+                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_znode},"readable":true,'
                    f'"problem":null,"raw_base64":null,"leader":{leader},"leader_epoch":0,"isr":{_ints(isr)},'
                    f'"controller_epoch":{epoch},"leader_recovery_state":0,"version":1}}')  # fmt: skip
     if fault == "orphan_state":
         p = ids[-1] + 1 if ids else 0
         w.line(f'{prefix}{p},"in_assignment":false,"replicas":null,"adding":null,"removing":null,'
-               f'"state_present":true,"path":{path_prefix}{p}/state","readable":true,"problem":null,'
+               f'"state_present":true,"path":{state_json % p},"readable":true,"problem":null,'
                f'"raw_base64":null,"leader":1,"leader_epoch":0,"isr":[1],"controller_epoch":{EPOCH},'
                '"leader_recovery_state":0,"version":1}')  # fmt: skip
     return index
