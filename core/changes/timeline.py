@@ -30,6 +30,21 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.kafka.znodes.paths import (
+    CONFIG_CHANGES,
+    CONTROLLER,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    PREFERRED_REPLICA_ELECTION,
+    REASSIGN_PARTITIONS,
+    broker_config_path,
+    broker_path,
+    child_path,
+    deletion_marker_path,
+    state_path,
+    topic_config_path,
+    topic_path,
+)
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 
 # How Kafka's controller marks a partition without a leader in its state znode.
@@ -140,7 +155,7 @@ def dated_changes(snapshot: ClusterSnapshot) -> list[Change]:
                 times.mtime_ms,
                 ChangeKind.TOPIC_CONFIG,
                 f"topic {name}: config last changed ({_config_summary(snapshot.topic_configs.get(name))})",
-                f"/config/topics/{name} mtime",
+                f"{topic_config_path(name)} mtime",
                 topic=name,
                 writes=times.version + 1,
             )
@@ -152,7 +167,7 @@ def dated_changes(snapshot: ClusterSnapshot) -> list[Change]:
                 times.mtime_ms,
                 ChangeKind.BROKER_CONFIG,
                 f"{who}: dynamic config last changed ({_config_summary(snapshot.broker_configs.get(name))})",
-                f"/config/brokers/{name} mtime",
+                f"{broker_config_path(name)} mtime",
                 brokers=(int(name),) if name.isdigit() else (),
                 writes=times.version + 1,
             )
@@ -190,7 +205,7 @@ def _controller(snapshot: ClusterSnapshot) -> list[Change]:
             times.ctime_ms,
             ChangeKind.CONTROLLER_ELECTED,
             f"broker {info.broker_id} became the controller{counted}",
-            "/controller ctime",
+            f"{CONTROLLER} ctime",
             brokers=(info.broker_id,),
         )
     ]
@@ -204,7 +219,7 @@ def _broker(broker_id: int, registration: BrokerRegistration | Unreadable, ctime
         ctime_ms,
         ChangeKind.BROKER_REGISTERED,
         f"broker {broker_id} registered (started{rack})",
-        f"/brokers/ids/{broker_id} ctime",
+        f"{broker_path(broker_id)} ctime",
         brokers=(broker_id,),
     )
 
@@ -226,7 +241,7 @@ def _topic(topic: TopicEntry) -> list[Change]:
                 times.ctime_ms,
                 ChangeKind.TOPIC_CREATED,
                 f"topic {name} created" + (f" ({count} partition(s) now)" if count else ""),
-                f"/brokers/topics/{name} ctime",
+                f"{topic_path(name)} ctime",
                 topic=name,
                 brokers=all_brokers,
             )
@@ -238,7 +253,7 @@ def _topic(topic: TopicEntry) -> list[Change]:
                     ChangeKind.ASSIGNMENT_CHANGED,
                     f"topic {name}: replica assignment rewritten ({times.version} time(s) since creation: "
                     "partitions added, a reassignment completed, or the controller adding the topic id)",
-                    f"/brokers/topics/{name} mtime",
+                    f"{topic_path(name)} mtime",
                     topic=name,
                     brokers=all_brokers,
                     writes=times.version + 1,
@@ -255,7 +270,7 @@ def _topic(topic: TopicEntry) -> list[Change]:
                 stamp.mtime_ms,
                 ChangeKind.PARTITION_STATE,
                 _state_text(name, partition, state, out_of_isr, stamp.version),
-                f"/brokers/topics/{name}/partitions/{partition}/state mtime",
+                f"{state_path(name, partition)} mtime",
                 topic=name,
                 partition=partition,
                 brokers=tuple(sorted(set(replicas) | set(state.isr))),
@@ -297,7 +312,7 @@ def _admin(snapshot: ClusterSnapshot) -> list[Change]:
                 times.ctime_ms,
                 ChangeKind.DELETION_QUEUED,
                 f"topic {name} queued for deletion (still pending)",
-                f"/admin/delete_topics/{name} ctime",
+                f"{deletion_marker_path(name)} ctime",
                 topic=name,
             )
         )
@@ -315,7 +330,7 @@ def _admin(snapshot: ClusterSnapshot) -> list[Change]:
                 requested.ctime_ms,
                 ChangeKind.REASSIGNMENT,
                 f"partition reassignment requested ({what}; still in progress)",
-                "/admin/reassign_partitions ctime",
+                f"{REASSIGN_PARTITIONS} ctime",
                 brokers=brokers,
             )
         )
@@ -328,7 +343,7 @@ def _admin(snapshot: ClusterSnapshot) -> list[Change]:
                 asked.ctime_ms,
                 ChangeKind.PREFERRED_ELECTION,
                 f"preferred replica election requested ({what}; still in progress)",
-                "/admin/preferred_replica_election ctime",
+                f"{PREFERRED_REPLICA_ELECTION} ctime",
             )
         )
     return out
@@ -345,7 +360,11 @@ def _notifications(snapshot: ClusterSnapshot) -> list[Change]:
             what, topic = "config change notified (unreadable notification)", None
         out.append(
             Change(
-                note.ctime_ms, ChangeKind.CONFIG_NOTIFICATION, what, f"/config/changes/{note.name} ctime", topic=topic
+                note.ctime_ms,
+                ChangeKind.CONFIG_NOTIFICATION,
+                what,
+                f"{child_path(CONFIG_CHANGES, note.name)} ctime",
+                topic=topic,
             )
         )
     for note in snapshot.isr_change_notifications:
@@ -357,7 +376,7 @@ def _notifications(snapshot: ClusterSnapshot) -> list[Change]:
                 note.ctime_ms,
                 ChangeKind.ISR_NOTIFICATION,
                 f"ISR change notification ({what}) not yet processed by the controller",
-                f"/isr_change_notification/{note.name} ctime",
+                f"{child_path(ISR_CHANGE_NOTIFICATIONS, note.name)} ctime",
             )
         )
     for note in snapshot.log_dir_event_notifications:
@@ -368,7 +387,7 @@ def _notifications(snapshot: ClusterSnapshot) -> list[Change]:
                 note.ctime_ms,
                 ChangeKind.LOG_DIR_EVENT,
                 f"broker {broker} reported a log dir failure" if broker is not None else "log dir event (unreadable)",
-                f"/log_dir_event_notification/{note.name} ctime",
+                f"{child_path(LOG_DIR_EVENT_NOTIFICATIONS, note.name)} ctime",
                 brokers=(broker,) if broker is not None else (),
             )
         )

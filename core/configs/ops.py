@@ -33,12 +33,12 @@ from core.configs.zk import (
     TOPICS,
     StoredConfig,
     change_writes,
-    config_path,
     controller_fence,
     execute,
     read_config,
 )
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
+from core.kafka.znodes.paths import config_path, topic_path
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
@@ -107,7 +107,7 @@ class ConfigOps:
         """The overrides in ZooKeeper (``zk_version`` None: no config znode) and, with an AdminClient, the
         configs the brokers report that are not Kafka's defaults, with their source
         (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``...): the text and the JSON show the same list."""
-        if entity_type == TOPICS and not self.reader.exists(f"/brokers/topics/{name}"):
+        if entity_type == TOPICS and not self.reader.exists(topic_path(name)):
             raise KafkaRuleError(f"Topic '{name}' does not exist.", "UnknownTopicOrPartitionException")
         stored = self.stored(entity_type, name)
         result: dict[str, Any] = {

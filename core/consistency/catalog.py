@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from core.errors import UsageError
+from core.kafka.znodes.paths import CONTROLLER, deletion_marker_path, topic_config_path
 
 
 class Severity(enum.Enum):
@@ -65,7 +66,7 @@ CHECKS: tuple[CheckSpec, ...] = (
         Severity.ERROR,
         Scope.CLUSTER,
         "No active controller",
-        "/controller is an ephemeral znode held by the active controller; without it nothing elects leaders, "
+        f"{CONTROLLER} is an ephemeral znode held by the active controller; without it nothing elects leaders, "
         "shrinks ISRs, reassigns or deletes.",
         "§2.1, §9.13",
     ),
@@ -74,7 +75,7 @@ CHECKS: tuple[CheckSpec, ...] = (
         Severity.ERROR,
         Scope.CLUSTER,
         "Controller is not a registered broker",
-        "/controller brokerid must be a broker in /brokers/ids, unless a KRaft controller holds it during "
+        f"{CONTROLLER} brokerid must be a broker in /brokers/ids, unless a KRaft controller holds it during "
         "migration (kraftControllerEpoch >= 0).",
         "§2.1, §9.13",
     ),
@@ -263,7 +264,7 @@ CHECKS: tuple[CheckSpec, ...] = (
         Severity.INFO,
         Scope.TOPIC,
         "Topic queued for deletion",
-        "/admin/delete_topics/<t> is the deletion request; the controller removes it when the topic is gone.",
+        f"{deletion_marker_path('<t>')} is the deletion request; the controller removes it when the topic is gone.",
         "§2.6, §7",
     ),
     CheckSpec(
@@ -280,7 +281,7 @@ CHECKS: tuple[CheckSpec, ...] = (
         Severity.WARNING,
         Scope.TOPIC,
         "Topic config without a topic",
-        "/config/topics/<t> is written before /brokers/topics/<t> and deleted after it, not transactionally: "
+        f"{topic_config_path('<t>')} is written before /brokers/topics/<t> and deleted after it, not transactionally: "
         "a failed create or an interrupted delete leaves an orphan.",
         "§5.1, §9.9",
     ),

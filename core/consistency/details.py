@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER_EPOCH
+
 Ev = Mapping[str, object]
 
 
@@ -149,7 +151,7 @@ def _isr_not_subset(t: str | None, p: int | None, b: int | None, path: str, ev: 
 def _epoch_ahead(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
     return (
         f"Partition {_tp(t, p)} was written by controller epoch {ev.get('state_controller_epoch')}, ahead of "
-        f"/controller_epoch {ev.get('controller_epoch')}: the state was edited by hand or /controller_epoch reset."
+        f"{CONTROLLER_EPOCH} {ev.get('controller_epoch')}: the state was edited by hand or /controller_epoch reset."
     )
 
 
@@ -289,7 +291,7 @@ def _mismatch(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) ->
 
 def _migration_cluster_id(t: str | None, p: int | None, b: int | None, path: str, ev: Ev) -> str:
     return (
-        f"/cluster/id is {ev.get('reason', 'missing')}: the KRaft controllers need this cluster's id to be "
+        f"{CLUSTER_ID} is {ev.get('reason', 'missing')}: the KRaft controllers need this cluster's id to be "
         "formatted with (kafka-storage format -t)."
     )
 

@@ -10,7 +10,6 @@ thousand lists over millions of partitions.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
@@ -27,6 +26,23 @@ from core.kafka.znodes import (
     ReassignmentRequest,
     TopicAssignment,
     Unreadable,
+)
+from core.kafka.znodes.paths import (
+    BROKER_IDS,
+    CLUSTER_ID,
+    CONFIG_CHANGES,
+    CONTROLLER,
+    DELEGATION_TOKENS,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    REASSIGN_PARTITIONS,
+    broker_path,
+    deletion_marker_path,
+    located,
+    partition_path,
+    state_path,
+    topic_config_path,
+    topic_path,
 )
 from core.snapshot.health import (
     MinIsr,
@@ -50,8 +66,6 @@ DELETION_CODES = {
 DoneCallback = Callable[[tuple[str, ...]], None]
 """Called with the check ids a pass has finished, as soon as it finishes."""
 
-_STATE_PATH = re.compile(r"/brokers/topics/([^/]+)/partitions/([0-9]+)/state")
-_TOPIC_PATH = re.compile(r"/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)")
 
 # Which checks each pass produces, for progress reporting.
 CLUSTER_PASS = (
@@ -66,27 +80,7 @@ CLUSTER_PASS = (
 PARTITION_PASS = tuple(c for c in CHECK_IDS if c not in CLUSTER_PASS and c not in MIGRATION_CHECKS)
 
 
-def topic_path(topic: str) -> str:
-    """``/brokers/topics/<t>``."""
-    return f"/brokers/topics/{topic}"
-
-
-def state_path(topic: str, partition: int) -> str:
-    """``/brokers/topics/<t>/partitions/<p>/state``."""
-    return f"/brokers/topics/{topic}/partitions/{partition}/state"
-
-
-def located(path: str) -> tuple[str | None, int | None]:
-    """The topic and partition a znode path belongs to, when it is a topic's znode."""
-    if match := _STATE_PATH.fullmatch(path):
-        return match.group(1), int(match.group(2))
-    if match := _TOPIC_PATH.fullmatch(path):
-        return match.group(1), None
-    return None, None
-
-
 _INT_MAX = 2**31 - 1
-TOKENS = "/delegation_token/tokens"
 
 
 class _ReplicaFacts:
@@ -218,12 +212,12 @@ class _LocalRun:
         s = self.s
         if s.cluster_id is None or isinstance(s.cluster_id, Unreadable):
             reason = "missing" if s.cluster_id is None else f"unreadable ({s.cluster_id.reason})"
-            self.emit("migration_cluster_id_missing", "/cluster/id", reason=reason)
+            self.emit("migration_cluster_id_missing", CLUSTER_ID, reason=reason)
         for broker_id, broker in sorted(s.brokers.items()):
             reg = broker.registration
             if isinstance(reg, BrokerRegistration) and reg.version < 5:
                 self.emit(
-                    "migration_protocol_too_old", f"/brokers/ids/{broker_id}", broker=broker_id, version=reg.version
+                    "migration_protocol_too_old", broker_path(broker_id), broker=broker_id, version=reg.version
                 )
         moving: dict[str, set[int]] = defaultdict(set)
         for name, entry in s.topics.items():
@@ -233,7 +227,7 @@ class _LocalRun:
             moving[topic].add(partition)
         for name in sorted(t for t, parts in moving.items() if parts):
             requested = name in self.requested_topics
-            path = "/admin/reassign_partitions" if requested else topic_path(name)
+            path = REASSIGN_PARTITIONS if requested else topic_path(name)
             self.emit(
                 "migration_reassignment_pending",
                 path,
@@ -242,12 +236,12 @@ class _LocalRun:
                 requested=requested,
             )
         for name in sorted(s.deletion_markers):
-            self.emit("migration_deletion_pending", f"/admin/delete_topics/{name}", topic=name)
+            self.emit("migration_deletion_pending", deletion_marker_path(name), topic=name)
         tokens = s.delegation_tokens
         if isinstance(tokens, Unreadable):
-            self.emit("migration_delegation_tokens", TOKENS, reason=tokens.reason)
+            self.emit("migration_delegation_tokens", DELEGATION_TOKENS, reason=tokens.reason)
         elif tokens:
-            self.emit("migration_delegation_tokens", TOKENS, tokens=tokens)
+            self.emit("migration_delegation_tokens", DELEGATION_TOKENS, tokens=tokens)
         for topic, partition, _replicas, state in s.iter_partitions():
             if isinstance(state, PartitionState) and state.leader == -1:
                 self.emit(
@@ -268,28 +262,28 @@ class _LocalRun:
         s = self.s
         registered = tuple(sorted(self.registered))
         if s.controller is None:
-            self.emit("no_controller", "/controller", registered_brokers=registered)
+            self.emit("no_controller", CONTROLLER, registered_brokers=registered)
         elif isinstance(s.controller, ControllerInfo):
             c = s.controller
             if not c.is_kraft and c.broker_id not in self.registered:
                 self.emit(
                     "controller_not_registered",
-                    "/controller",
+                    CONTROLLER,
                     broker=c.broker_id,
                     controller=c.broker_id,
                     registered_brokers=registered,
                 )
         self.broker_pass()
         self.unreadable_pass()
-        self.notifications("/isr_change_notification", s.isr_change_notifications, from_newest=False)
-        self.notifications("/log_dir_event_notification", s.log_dir_event_notifications, from_newest=False)
-        self.notifications("/config/changes", s.config_change_notifications, from_newest=True)
+        self.notifications(ISR_CHANGE_NOTIFICATIONS, s.isr_change_notifications, from_newest=False)
+        self.notifications(LOG_DIR_EVENT_NOTIFICATIONS, s.log_dir_event_notifications, from_newest=False)
+        self.notifications(CONFIG_CHANGES, s.config_change_notifications, from_newest=True)
         for name in sorted(s.deletion_markers):
             if name not in s.topics:
-                self.emit("stale_deletion_marker", f"/admin/delete_topics/{name}", topic=name)
+                self.emit("stale_deletion_marker", deletion_marker_path(name), topic=name)
         for name in sorted(s.topic_configs):
             if name not in s.topics:
-                self.emit("orphan_topic_config", f"/config/topics/{name}", topic=name)
+                self.emit("orphan_topic_config", topic_config_path(name), topic=name)
 
     def broker_pass(self) -> None:
         endpoints: dict[str, list[int]] = defaultdict(list)
@@ -300,7 +294,7 @@ class _LocalRun:
                     endpoints[address].append(broker_id)
         shared = {address: ids for address, ids in endpoints.items() if len(ids) > 1}
         for broker_id, entry in sorted(self.s.brokers.items()):
-            path = f"/brokers/ids/{broker_id}"
+            path = broker_path(broker_id)
             reg = entry.registration
             if isinstance(reg, Unreadable):
                 self.emit("broker_registration_invalid", path, broker=broker_id, problems=("unreadable",),
@@ -324,7 +318,7 @@ class _LocalRun:
         with_rack = sorted(b for b, r in self.racks.items() if r is not None)
         without = sorted(b for b, r in self.racks.items() if r is None)
         if with_rack and without:
-            self.emit("rack_violation", "/brokers/ids", brokers_with_rack=tuple(with_rack),
+            self.emit("rack_violation", BROKER_IDS, brokers_with_rack=tuple(with_rack),
                       brokers_without_rack=tuple(without))  # fmt: skip
 
     def unreadable_pass(self) -> None:
@@ -339,7 +333,7 @@ class _LocalRun:
         candidates.extend(entry.assignment for entry in s.topics.values())
         candidates.extend(self.unreadable_states)
         candidates.extend(s.unreadable)
-        broker_paths = {f"/brokers/ids/{b}" for b in s.brokers}
+        broker_paths = {broker_path(b) for b in s.brokers}
         for value in candidates:
             if not isinstance(value, Unreadable) or value.path in seen or value.path in broker_paths:
                 continue
@@ -392,7 +386,7 @@ class _LocalRun:
             if total and elsewhere * 100 > self.params.imbalance_percent * total:
                 self.emit(
                     "leader_imbalance",
-                    f"/brokers/ids/{broker}",
+                    broker_path(broker),
                     broker=broker,
                     preferred_partitions=total,
                     led_elsewhere=elsewhere,
@@ -563,7 +557,7 @@ class _LocalRun:
                 state = states[p]
                 if isinstance(state, Unreadable):
                     self.unreadable_states.append(state)
-                where = state_path(name, p) if state is not None else f"{topic_path(name)}/partitions/{p}"
+                where = state_path(name, p) if state is not None else partition_path(name, p)
                 emit("orphan_partition_state", where, topic=name, partition=p, partition_count=n_assigned)
         if assigned != tuple(range(n_assigned)):
             ids = set(assigned)
@@ -663,7 +657,7 @@ class _LocalRun:
             if problems:
                 self.emit(
                     "invalid_reassignment_request",
-                    "/admin/reassign_partitions",
+                    REASSIGN_PARTITIONS,
                     topic=topic,
                     partition=partition,
                     requested=replicas,
@@ -682,7 +676,7 @@ class _LocalRun:
         age_ms = self.s.taken_at_ms - marker.ctime_ms
         if age_ms > self.params.deletion_stuck_after_ms:
             reasons.append("old_marker")
-        path = f"/admin/delete_topics/{name}"
+        path = deletion_marker_path(name)
         if reasons:
             self.emit("deletion_stuck", path, topic=name, reasons=tuple(reasons), offline_replicas=offline_ids or None,
                       queued_s=age_ms // 1000)  # fmt: skip
@@ -693,7 +687,7 @@ class _LocalRun:
 
     def served_pass(self, served: ServedMetadata) -> None:
         if served.brokers != self.live:
-            self.emit("metadata_mismatch", "/brokers/ids", differs=("brokers",),
+            self.emit("metadata_mismatch", BROKER_IDS, differs=("brokers",),
                       zk_brokers=tuple(sorted(self.live)), served_brokers=tuple(sorted(served.brokers)))  # fmt: skip
         for name in sorted(set(served.topics) - set(self.s.topics)):
             self.emit("metadata_mismatch", topic_path(name), topic=name, differs=("topic",), side="brokers")

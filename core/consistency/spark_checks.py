@@ -21,6 +21,20 @@ from typing import Any
 
 from core.consistency.params import CheckParams
 from core.consistency.spark_frames import Frames
+from core.kafka.znodes.paths import (
+    BROKER_IDS,
+    CLUSTER_ID,
+    CONFIG_CHANGES,
+    CONTROLLER,
+    DELEGATION_TOKENS,
+    REASSIGN_PARTITIONS,
+    broker_path,
+    deletion_marker_path,
+    partition_path,
+    state_path,
+    topic_config_path,
+    topic_path,
+)
 from core.snapshot.health import MinIsrResolver
 
 Col = Any
@@ -155,16 +169,16 @@ def _empty(spark_df: DataFrame) -> DataFrame:
     return _rows(spark_df.limit(0), _finding("unreadable_znode", F.lit(None), F.lit(None), F.lit(None), F.lit("")))
 
 
-def _topic_path(topic: Col) -> Col:
+# The layout's paths as format strings, one %s per column (topic names cannot contain %).
+_TOPIC = topic_path("%s")
+_STATE = state_path("%s", "%s")
+
+
+def _znode(path_format: str, *columns: Col) -> Col:
+    """A znode path column: ``path_format`` is the layout's path built with ``%s`` for each column."""
     from pyspark.sql import functions as F
 
-    return F.concat(F.lit("/brokers/topics/"), topic)
-
-
-def _state_path(topic: Col, partition: Col) -> Col:
-    from pyspark.sql import functions as F
-
-    return F.concat(F.lit("/brokers/topics/"), topic, F.lit("/partitions/"), partition.cast("string"), F.lit("/state"))
+    return F.format_string(path_format, *columns)
 
 
 def _floor_seconds(ms: Col) -> Col:
@@ -333,7 +347,7 @@ class _PartitionChecks:
         c = F.col
         topic, part = c("topic"), c("partition")
         replicas, isr, leader, offline = c("replicas"), c("isr"), c("leader"), c("offline")
-        tpath, spath = _topic_path(topic), _state_path(topic, part)
+        tpath, spath = _znode(_TOPIC, topic), _znode(_STATE, topic, part)
         assigned = c("assigned")
         has_state = c("state") == "ok"
         available = assigned & has_state & ~c("deleting")
@@ -370,7 +384,7 @@ class _PartitionChecks:
             when(~assigned,
                  _finding("orphan_partition_state", topic, part, F.lit(None),
                           F.when(c("state") == "missing",
-                                 F.concat(tpath, F.lit("/partitions/"), part.cast("string"))).otherwise(spath),
+                                 _znode(partition_path("%s", "%s"), topic, part)).otherwise(spath),
                           partition_count=c("partition_count"))),
             when(assigned & has_state & F.lit(epoch is not None)
                  & (c("state_controller_epoch") > F.lit(epoch if epoch is not None else 0)),
@@ -514,7 +528,7 @@ class _PartitionChecks:
         )
         detail = lists.join(F.broadcast(flagged), "topic", "inner")
         topic = c("topic")
-        tpath = _topic_path(topic)
+        tpath = _znode(_TOPIC, topic)
         ids, n = c("ids"), c("n")
         missing = F.filter(F.sequence(F.lit(0), n - 1), lambda x: ~F.array_contains(ids, x))
         unexpected = F.filter(ids, lambda x: x >= n)
@@ -549,7 +563,7 @@ class _PartitionChecks:
         )  # fmt: skip
         invalid = _rows(
             topics.where(problem.isNotNull()),
-            _finding("topic_name_invalid", name, F.lit(None), F.lit(None), _topic_path(name), reason=problem),
+            _finding("topic_name_invalid", name, F.lit(None), F.lit(None), _znode(_TOPIC, name), reason=problem),
         )
         keyed = topics.select("topic", F.translate("topic", ".", "_").alias("key"))
         groups = keyed.groupBy("key").agg(F.collect_list("topic").alias("group")).where(F.size("group") > 1)
@@ -557,7 +571,8 @@ class _PartitionChecks:
         others = F.array_sort(F.filter(c("group"), lambda x: x != c("topic")))
         collisions = _rows(
             members,
-            _finding("topic_name_collision", name, F.lit(None), F.lit(None), _topic_path(name), colliding_with=others),
+            _finding("topic_name_collision", name, F.lit(None), F.lit(None), _znode(_TOPIC, name),
+                     colliding_with=others),
         )
         return invalid.unionByName(collisions)
 
@@ -594,7 +609,7 @@ class _PartitionChecks:
             lambda x: x.isNotNull(),
         )
         topic = c("topic")
-        path = F.concat(F.lit("/admin/delete_topics/"), topic)
+        path = _znode(deletion_marker_path("%s"), topic)
         return _exploded(
             markers,
             [
@@ -628,7 +643,7 @@ class _PartitionChecks:
         return _rows(
             flagged,
             _finding("leader_imbalance", F.lit(None), F.lit(None), broker,
-                     F.concat(F.lit("/brokers/ids/"), broker.cast("string")), preferred_partitions=c("total"),
+                     _znode(broker_path("%s"), broker), preferred_partitions=c("total"),
                      led_elsewhere=c("elsewhere"), threshold_percent=F.lit(threshold)),
         )  # fmt: skip
 
@@ -665,7 +680,7 @@ class _PartitionChecks:
         return _rows(
             r.where(F.size(problems) > 0),
             _finding("invalid_reassignment_request", c("topic"), c("partition"), F.lit(None),
-                     F.lit("/admin/reassign_partitions"), requested=replicas, problems=problems,
+                     F.lit(REASSIGN_PARTITIONS), requested=replicas, problems=problems,
                      duplicates=F.when(F.size(duplicates) > 0, duplicates),
                      unknown_brokers=F.when(F.size(unknown) > 0, unknown)),
         )  # fmt: skip
@@ -684,7 +699,7 @@ class _PartitionChecks:
             out.append(
                 _rows(
                     f.one_row,
-                    _finding("metadata_mismatch", F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
+                    _finding("metadata_mismatch", F.lit(None), F.lit(None), F.lit(None), F.lit(BROKER_IDS),
                              differs=F.array(F.lit("brokers")), zk_brokers=_ints(sorted(facts.live)),
                              served_brokers=_ints(sorted(facts.served_brokers))),
                 )
@@ -692,8 +707,8 @@ class _PartitionChecks:
         served_topics = f.served_topics.select("topic")
         ghosts = served_topics.join(f.topics.select("topic"), "topic", "left_anti")
         out.append(
-            _rows(ghosts, _finding("metadata_mismatch", c("topic"), F.lit(None), F.lit(None), _topic_path(c("topic")),
-                                   differs=F.array(F.lit("topic")), side=F.lit("brokers")))
+            _rows(ghosts, _finding("metadata_mismatch", c("topic"), F.lit(None), F.lit(None),
+                                   _znode(_TOPIC, c("topic")), differs=F.array(F.lit("topic")), side=F.lit("brokers")))
         )  # fmt: skip
         zk = self.p.where(c("assigned") & ~c("deleting"))
         with_state = zk.where(c("state") == "ok")
@@ -701,7 +716,7 @@ class _PartitionChecks:
         unserved = with_state.select("topic").distinct().join(served_flag, "topic", "left").where(c("served").isNull())
         out.append(
             _rows(unserved, _finding("metadata_mismatch", c("topic"), F.lit(None), F.lit(None),
-                                     _topic_path(c("topic")), differs=F.array(F.lit("topic")),
+                                     _znode(_TOPIC, c("topic")), differs=F.array(F.lit("topic")),
                                      side=F.lit("zookeeper")))
         )  # fmt: skip
         sp = f.served_parts.select(
@@ -714,7 +729,7 @@ class _PartitionChecks:
         )
         compared = with_state.join(served_flag, "topic", "inner").join(sp, ["topic", "partition"], "left")
         topic, part = c("topic"), c("partition")
-        spath = _state_path(topic, part)
+        spath = _znode(_STATE, topic, part)
         leader_differs = c("leader") != c("s_leader")
         isr_differs = F.array_sort("isr") != F.array_sort("s_isr")
         replicas_differ = c("replicas") != c("s_replicas")
@@ -750,7 +765,7 @@ class _PartitionChecks:
         )
         out.append(
             _rows(extra, _finding("metadata_mismatch", c("topic"), c("partition"), F.lit(None),
-                                  _state_path(c("topic"), c("partition")), differs=F.array(F.lit("partition")),
+                                  _znode(_STATE, c("topic"), c("partition")), differs=F.array(F.lit("partition")),
                                   side=F.lit("brokers")))
         )  # fmt: skip
         result = out[0]
@@ -779,7 +794,7 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     out = [_empty(one)]
     if facts.controller_missing:
         out.append(
-            _rows(one, _finding("no_controller", F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
+            _rows(one, _finding("no_controller", F.lit(None), F.lit(None), F.lit(None), F.lit(CONTROLLER),
                                 registered_brokers=registered))
         )  # fmt: skip
     elif (
@@ -789,7 +804,7 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     ):
         cid = F.lit(facts.controller_id)
         out.append(
-            _rows(one, _finding("controller_not_registered", F.lit(None), F.lit(None), cid, F.lit("/controller"),
+            _rows(one, _finding("controller_not_registered", F.lit(None), F.lit(None), cid, F.lit(CONTROLLER),
                                 controller=cid, registered_brokers=registered))
         )  # fmt: skip
     brokers = frames.brokers
@@ -823,7 +838,7 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
         lambda x: x.isNotNull(),
     )
     broker = c("broker")
-    bpath = F.concat(F.lit("/brokers/ids/"), broker.cast("string"))
+    bpath = _znode(broker_path("%s"), broker)
     others = F.filter(F.coalesce(c("dup_ids"), _ints([])), lambda x: x != broker)
     out.append(
         _rows(b.where(~c("readable")),
@@ -840,19 +855,19 @@ def _cluster_findings(frames: Frames, params: CheckParams, want: frozenset[str])
     without = sorted(k for k, r in facts.racks.items() if r is None)
     if with_rack and without:
         out.append(
-            _rows(one, _finding("rack_violation", F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
+            _rows(one, _finding("rack_violation", F.lit(None), F.lit(None), F.lit(None), F.lit(BROKER_IDS),
                                 brokers_with_rack=_ints(with_rack), brokers_without_rack=_ints(without)))
         )  # fmt: skip
     topic_names = F.broadcast(frames.topics.select("topic"))
     stale = frames.markers.join(topic_names, "topic", "left_anti")
     out.append(
         _rows(stale, _finding("stale_deletion_marker", c("topic"), F.lit(None), F.lit(None),
-                              F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
+                              _znode(deletion_marker_path("%s"), c("topic"))))
     )  # fmt: skip
     orphans = frames.topic_configs.select("topic").join(topic_names, "topic", "left_anti")
     out.append(
         _rows(orphans, _finding("orphan_topic_config", c("topic"), F.lit(None), F.lit(None),
-                                F.concat(F.lit("/config/topics/"), c("topic"))))
+                                _znode(topic_config_path("%s"), c("topic"))))
     )  # fmt: skip
     result = out[0]
     for piece in out[1:]:
@@ -869,7 +884,7 @@ def _notification_findings(frames: Frames, params: CheckParams, want: frozenset[
     grouped = frames.notes.groupBy("parent").agg(
         F.collect_list("ctime_ms").alias("ctimes"), F.max("ctime_ms").alias("newest"), F.count(F.lit(1)).alias("total")
     )
-    from_newest = c("parent") == "/config/changes"
+    from_newest = c("parent") == CONFIG_CHANGES
     reference = F.when(from_newest, c("newest")).otherwise(F.lit(taken_at))
     stale = F.filter("ctimes", lambda t: reference - t > F.lit(limit))
     oldest = F.array_min(stale)
@@ -892,7 +907,7 @@ def _unreadable_findings(frames: Frames, want: frozenset[str]) -> DataFrame:
     topic_only = F.regexp_extract(path, r"^/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)\z", 1)
     topic = F.when(state != "", state).when(topic_only != "", topic_only)
     partition = F.when(state != "", state_partition.cast("int"))
-    broker_paths = [f"/brokers/ids/{b}" for b in sorted(frames.facts.registered)]
+    broker_paths = [broker_path(b) for b in sorted(frames.facts.registered)]
     rows = frames.unreadable.where(~path.isin(broker_paths)) if broker_paths else frames.unreadable
     return _rows(
         rows.dropDuplicates(["path"]),
@@ -912,13 +927,13 @@ def _migration_findings(frames: Frames) -> DataFrame:
     if frames.facts.cluster_id_reason is not None:
         out.append(
             _rows(one, _finding("migration_cluster_id_missing", F.lit(None), F.lit(None), F.lit(None),
-                                F.lit("/cluster/id"), reason=F.lit(frames.facts.cluster_id_reason)))
+                                F.lit(CLUSTER_ID), reason=F.lit(frames.facts.cluster_id_reason)))
         )  # fmt: skip
     broker = c("broker")
     out.append(
         _rows(frames.brokers.where(c("readable") & (c("version") < 5)),
               _finding("migration_protocol_too_old", F.lit(None), F.lit(None), broker,
-                       F.concat(F.lit("/brokers/ids/"), broker.cast("string")), version=c("version")))
+                       _znode(broker_path("%s"), broker), version=c("version")))
     )  # fmt: skip
     parts = frames.parts.where(c("assigned"))
     moving = parts.where((F.size("adding") > 0) | (F.size("removing") > 0)).select("topic", "partition")
@@ -931,22 +946,22 @@ def _migration_findings(frames: Frames) -> DataFrame:
         .join(asked, "topic", "left")
     )
     was_asked = F.coalesce(c("requested"), F.lit(False))
-    where = F.when(was_asked, F.lit("/admin/reassign_partitions")).otherwise(_topic_path(c("topic")))
+    where = F.when(was_asked, F.lit(REASSIGN_PARTITIONS)).otherwise(_znode(_TOPIC, c("topic")))
     out.append(
         _rows(grouped, _finding("migration_reassignment_pending", c("topic"), F.lit(None), F.lit(None), where,
                                 partitions=c("partitions"), requested=was_asked))
     )  # fmt: skip
     out.append(
         _rows(frames.markers, _finding("migration_deletion_pending", c("topic"), F.lit(None), F.lit(None),
-                                       F.concat(F.lit("/admin/delete_topics/"), c("topic"))))
+                                       _znode(deletion_marker_path("%s"), c("topic"))))
     )  # fmt: skip
     out.append(
         _rows(parts.where((c("state") == "ok") & (c("leader") == -1)),
               _finding("migration_leaderless_partition", c("topic"), c("partition"), F.lit(None),
-                       _state_path(c("topic"), c("partition")), isr=c("isr")))
+                       _znode(_STATE, c("topic"), c("partition")), isr=c("isr")))
     )  # fmt: skip
     facts = frames.facts
-    tokens_path = F.lit("/delegation_token/tokens")
+    tokens_path = F.lit(DELEGATION_TOKENS)
     if facts.delegation_tokens_reason is not None:
         out.append(
             _rows(one, _finding("migration_delegation_tokens", F.lit(None), F.lit(None), F.lit(None), tokens_path,

@@ -1,7 +1,7 @@
 """The contract between the console and a cluster: small capability protocols and the values they exchange.
 
 The TUI depends only on these protocols (as k9s' ``internal/dao/types.go`` capability interfaces or
-harlequin's ``adapter.py``), so its tests can hand it a recorded snapshot (``core.console.recorded``)
+harlequin's ``adapter.py``), so its tests can hand it a recorded snapshot (``tests.recorded_backend``)
 and the product hands it the real cluster (``core.console.zk``). Every method that talks to ZooKeeper,
 Kafka or Spark blocks: callers run it in a worker thread. Listener callbacks are called on a backend
 thread and must only hand the news on (post a message) and return.

@@ -36,13 +36,13 @@ from core.elections.plan import (
 )
 from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.znodes import PartitionState, Unreadable
+from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION
 from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
-ELECTION_ZNODE = "/admin/preferred_replica_election"
 VIA_ADMIN = "admin"
 VIA_ZOOKEEPER = "zookeeper"
 PREFERRED_TOOL = (
@@ -72,7 +72,7 @@ def planned_writes(plan: PreferredPlan) -> tuple[PlannedWrite, ...]:
         partitions = [{"topic": t, "partition": p} for t, p in plan.keys]
         data = json.dumps({"election_type": "PREFERRED", "partitions": partitions}, separators=(",", ":"))
         return (PlannedWrite("admin", "ElectLeaders", data.encode()),)
-    return (PlannedWrite("create", ELECTION_ZNODE, encode_preferred_election(plan.keys)),)
+    return (PlannedWrite("create", PREFERRED_REPLICA_ELECTION, encode_preferred_election(plan.keys)),)
 
 
 class ElectionOps:
@@ -152,7 +152,7 @@ class ElectionOps:
         try:
             execute(self.session, planned_writes(plan), "the preferred leader election")
         except KafkaRuleError:
-            pending = self.reader.exists(ELECTION_ZNODE)
+            pending = self.reader.exists(PREFERRED_REPLICA_ELECTION)
             raise KafkaRuleError(
                 "Preferred replica leader election currently in progress for "
                 f"{self._pending() if pending else 'some partitions'}. Aborting operation",
@@ -162,7 +162,7 @@ class ElectionOps:
 
     def _pending(self) -> str:
         try:
-            data, _ = self.session.client.get(ELECTION_ZNODE)
+            data, _ = self.session.client.get(PREFERRED_REPLICA_ELECTION)
             entries = json.loads(data)["partitions"]
             return ",".join(f"{e['topic']}-{e['partition']}" for e in entries)
         except Exception:  # a racing controller deletes it; the message then stays general
@@ -186,7 +186,7 @@ class ElectionOps:
                 on_change(looked)
             last[:] = [looked]
             # On the ZooKeeper path the request is done once the controller also removed the znode.
-            pending = plan.via == VIA_ZOOKEEPER and self.reader.exists(ELECTION_ZNODE)
+            pending = plan.via == VIA_ZOOKEEPER and self.reader.exists(PREFERRED_REPLICA_ELECTION)
             return looked if all(c.skipped is not None for c in looked) and not pending else None
 
         try:

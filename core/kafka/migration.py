@@ -25,6 +25,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from core.kafka.znodes import ControllerInfo, MigrationState, Unreadable
+from core.kafka.znodes.paths import MIGRATION
 
 MIGRATION_ENABLE = "zookeeper.metadata.migration.enable"
 IBP = "inter.broker.protocol.version"
@@ -123,17 +124,17 @@ def derive_phase(
     if migration is None:
         if kraft:
             return _view(Phase.UNKNOWN, "a KRaft controller holds /controller but /migration is absent")
-        return _view(Phase.NOT_STARTED, "/migration is absent and a ZooKeeper broker (or none) is controller")
+        return _view(Phase.NOT_STARTED, f"{MIGRATION} is absent and a ZooKeeper broker (or none) is controller")
     if not kraft:
         if migration.kraft_metadata_offset < 0:
             return _view(
                 Phase.WAITING_FOR_BROKERS,
-                "/migration exists with no metadata offset and a ZooKeeper broker is still controller: a KRaft "
+                f"{MIGRATION} exists with no metadata offset and a ZooKeeper broker is still controller: a KRaft "
                 "controller in migration mode waits for every broker to register with it",
             )
         return _view(
             Phase.ROLLED_BACK,
-            f"/migration records offset {migration.kraft_metadata_offset} but a ZooKeeper broker is controller again",
+            f"{MIGRATION} records offset {migration.kraft_metadata_offset} but a ZooKeeper broker is controller again",
         )
     assert isinstance(controller, ControllerInfo)
     who = f"KRaft controller {controller.broker_id} (epoch {controller.kraft_controller_epoch}) holds /controller"
@@ -180,7 +181,7 @@ _NEXT: dict[Phase, tuple[str, str, bool | None]] = {
     Phase.DUAL_WRITE: (
         "roll the brokers to KRaft (process.roles=broker, node.id, no zookeeper.* settings)",
         "possible: roll the brokers back without migration mode, stop the controllers, delete /controller and "
-        "/migration",
+        f"{MIGRATION}",
         True,
     ),
     Phase.BROKERS_TO_KRAFT: (

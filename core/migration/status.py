@@ -34,11 +34,11 @@ from core.kafka.migration import (
     upgrade_path,
 )
 from core.kafka.znodes import ControllerInfo, MigrationState
+from core.kafka.znodes.paths import MIGRATION, broker_path
 from core.snapshot.kraft import broker_sets, kraft_broker_ids
 from core.snapshot.model import ClusterSnapshot
 from core.zookeeper.session import ZkSession
 
-MIGRATION = "/migration"
 LOG_DIRS = "log.dirs"
 TOKENS_CHECK = "migration_delegation_tokens"
 PROTOCOL_CHECK = "migration_protocol_too_old"
@@ -165,10 +165,10 @@ class MigrationStatus:
         if m is None or m.kraft_metadata_offset < 0:
             return None
         if self.advancing is True:
-            return "/migration advancing: the KRaft controller dual-writes to ZooKeeper"
+            return f"{MIGRATION} advancing: the KRaft controller dual-writes to ZooKeeper"
         if self.advancing is False:
-            return "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
-        return "/migration: not observed moving yet"
+            return f"{MIGRATION} frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
+        return f"{MIGRATION}: not observed moving yet"
 
     def panel_lines(self) -> list[str]:
         """What the console's migration panel shows."""
@@ -271,7 +271,7 @@ def migration_status(
     for broker_id, config in sorted(brokers.configs.items()):
         ibp = config.get(IBP)
         if ibp is not None and ibp_supports_migration(ibp) is False:
-            f = make_finding(PROTOCOL_CHECK, f"/brokers/ids/{broker_id}", broker=broker_id, evidence={"ibp": ibp})
+            f = make_finding(PROTOCOL_CHECK, broker_path(broker_id), broker=broker_id, evidence={"ibp": ibp})
             blockers.append(Blocker(f.check, f.detail, f.path))
     if view.phase is Phase.NOT_STARTED and any(b.check == PROTOCOL_CHECK for b in blockers):
         # A release that cannot migrate: the next step is the upgrade, not the KRaft controllers.

@@ -53,13 +53,13 @@ from core.configs.zk import (
     TOPICS,
     StoredConfig,
     change_writes,
-    config_path,
     controller_fence,
     execute,
     read_config,
 )
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.znodes import BrokerRegistration, EntityConfig, Unreadable, parse_entity_config
+from core.kafka.znodes.paths import REASSIGN_PARTITIONS, TOPIC_CONFIGS, config_path, topic_path
 from core.reassign.plan import (
     BROKER_THROTTLES,
     FOLLOWER_THROTTLED_RATE,
@@ -78,7 +78,7 @@ from core.reassign.plan import (
     with_balance,
 )
 from core.reassign.progress import ReassignProgress, in_progress, read_progress, wait_done
-from core.topics.facts import REASSIGN, ClusterFacts, TopicStateReader, topic_path
+from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
@@ -108,7 +108,7 @@ NO_CANCEL_BEFORE_2_4 = (
     'rollback, the "current" replicas of each entry of the plan\'s file (kzc reassign apply FILE)'
 )
 REASSIGN_PATH = (
-    "/admin/reassign_partitions, as kafka-reassign-partitions --zookeeper writes it: every ZooKeeper-mode "
+    f"{REASSIGN_PARTITIONS}, as kafka-reassign-partitions --zookeeper writes it: every ZooKeeper-mode "
     "controller (0.10 to 3.9) acts on it, and confluent-kafka has no AlterPartitionReassignments"
 )
 THROTTLE_TOOL = "as kafka-reassign-partitions --throttle did before 2.3 (AdminZkClient config changes)"
@@ -369,7 +369,7 @@ class ReassignOps:
                     writes += change_writes(read_config(self.session, TOPICS, topic), config)
                 for broker, config in brokers.items():
                     writes += change_writes(read_config(self.session, BROKERS, str(broker)), config)
-        writes.append(PlannedWrite("create", REASSIGN, encode_reassignment(plan.moves)))
+        writes.append(PlannedWrite("create", REASSIGN_PARTITIONS, encode_reassignment(plan.moves)))
         return tuple(writes)
 
     def _throttle_targets(
@@ -399,7 +399,7 @@ class ReassignOps:
         try:
             execute(self.session, [w for w in writes if w.op != "admin"], "starting the reassignment")
         except KafkaRuleError as exc:
-            if REASSIGN in str(exc):
+            if REASSIGN_PARTITIONS in str(exc):
                 raise self._existing(facts) from exc
             raise
         return writes
@@ -480,7 +480,7 @@ class ReassignOps:
         """Topics whose config holds a reassignment throttle: every ``/config/topics`` znode, read pipelined
         ``batch`` at a time (a reassignment that finished is no longer in ZooKeeper; its throttles are)."""
         found = []
-        names = sorted(self.session.read_children("/config/topics") or [])
+        names = sorted(self.session.read_children(TOPIC_CONFIGS) or [])
         for start in range(0, len(names), batch):
             chunk = names[start : start + batch]
             pending = [(name, self.session.client.get_async(config_path(TOPICS, name))) for name in chunk]

@@ -32,6 +32,7 @@ from kazoo.retry import KazooRetry
 from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.interrupt import cleanup_on_interrupt
+from core.kafka.znodes.paths import BROKER_IDS, CONTROLLER, broker_path
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.ensemble import (
     DEFAULT_WORDS,
@@ -288,7 +289,7 @@ class Sandbox:
             raise SandboxError("ZooKeeper of this sandbox is not running; start a new one with kzc sandbox up")
         # A killed broker's ephemeral registration outlives it until its ZooKeeper session expires, and
         # Kafka refuses to start while it exists (NodeExists): wait for it to go first.
-        path = f"/brokers/ids/{broker_id}"
+        path = broker_path(broker_id)
         deadline = time.monotonic() + timeout
         with self._zk(30.0) as zk:
             try:
@@ -779,12 +780,12 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
 def _registration(zk: KazooClient) -> tuple[tuple[int, ...], int | None]:
     """Registered broker ids and the controller id, read from ZooKeeper."""
     ids: tuple[int, ...] = ()
-    if zk.exists("/brokers/ids"):
-        ids = tuple(sorted(int(c) for c in zk.get_children("/brokers/ids") if c.isdigit()))
+    if zk.exists(BROKER_IDS):
+        ids = tuple(sorted(int(c) for c in zk.get_children(BROKER_IDS) if c.isdigit()))
     controller = None
-    if zk.exists("/controller"):
+    if zk.exists(CONTROLLER):
         try:
-            controller = int(json.loads(zk.get("/controller")[0])["brokerid"])
+            controller = int(json.loads(zk.get(CONTROLLER)[0])["brokerid"])
         except (ValueError, KeyError, TypeError):
             controller = None
     return ids, controller

@@ -26,6 +26,7 @@ from typing import Any
 
 from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
+from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, MIGRATION
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.cluster import BROKER_HEAP, Sandbox, free_ports, log_tail
 from core.sandbox.jars import KAFKA_VERSION
@@ -138,9 +139,9 @@ class SandboxMigration:
         cdir = self.box.dir / f"controller-{CONTROLLER_ID}"
         cdir.mkdir(exist_ok=True)
         with self.box.zookeeper() as zk:
-            if not zk.exists("/cluster/id"):
-                raise SandboxError("/cluster/id is missing: no broker ever started, nothing to migrate")
-            cluster_id = str(json.loads(zk.get("/cluster/id")[0])["id"])
+            if not zk.exists(CLUSTER_ID):
+                raise SandboxError(f"{CLUSTER_ID} is missing: no broker ever started, nothing to migrate")
+            cluster_id = str(json.loads(zk.get(CLUSTER_ID)[0])["id"])
         props = cdir / "controller.properties"
         props.write_text(
             "\n".join([
@@ -176,7 +177,7 @@ class SandboxMigration:
         self._save(controller_id=CONTROLLER_ID, controller_port=port, phase="controller")
         self._log(f"KRaft controller {CONTROLLER_ID} starting on 127.0.0.1:{port} (pid {pid})")
         # Its migration driver creates /migration (all -1) once it leads the quorum: waiting for brokers.
-        self._wait(lambda zk: zk.exists("/migration") is not None, pid, timeout, "/migration to appear")
+        self._wait(lambda zk: zk.exists(MIGRATION) is not None, pid, timeout, f"{MIGRATION} to appear")
         self._timed("controller", started)
 
     def _dual_write(self, timeout: float) -> None:
@@ -299,10 +300,10 @@ class SandboxMigration:
 
 def _dual_writing(zk: Any) -> bool:
     """ZooKeeper's signature of dual write: a KRaft controller in ``/controller`` and an offset in ``/migration``."""
-    if not zk.exists("/controller") or not zk.exists("/migration"):
+    if not zk.exists(CONTROLLER) or not zk.exists(MIGRATION):
         return False
-    controller = json.loads(zk.get("/controller")[0])
-    migration = json.loads(zk.get("/migration")[0])
+    controller = json.loads(zk.get(CONTROLLER)[0])
+    migration = json.loads(zk.get(MIGRATION)[0])
     return int(controller.get("kraftControllerEpoch", -1)) >= 0 and int(migration["kraft_metadata_offset"]) >= 0
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from core.brokers.logdirs import log_sizes
 from core.errors import KzcError
 from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment
+from core.kafka.znodes.paths import broker_path
 from core.snapshot.health import MinIsrResolver, live_leader, partition_health
 from core.snapshot.model import ClusterSnapshot, StaticMinIsr
 from core.zookeeper.session import ZkSession
@@ -180,7 +181,7 @@ def read_broker_live(session: ZkSession | None, view: BrokerView, timeout: float
         session_note = "not registered: no session owns a registration"
     else:
         try:
-            stat = read_znode(session, f"/brokers/ids/{view.broker_id}").stat
+            stat = read_znode(session, broker_path(view.broker_id)).stat
             session_id = stat.ephemeral_owner
         except KzcError as exc:
             session_note = str(exc)

@@ -12,6 +12,7 @@ from typing import Any
 
 from core.human_time import utc_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, ControllerInfo, TopicAssignment, Unreadable
+from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, CONTROLLER_EPOCH
 from core.snapshot.health import DELETION_INELIGIBLE, HealthReport, QueuedDeletion, assess, replica_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot
 
@@ -207,9 +208,9 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
 
 def _cluster_id(value: ClusterId | Unreadable | None) -> tuple[str | None, str | None]:
     if value is None:
-        return None, "/cluster/id is missing (Kafka before 0.10.1, or no broker ever started)"
+        return None, f"{CLUSTER_ID} is missing (Kafka before 0.10.1, or no broker ever started)"
     if isinstance(value, Unreadable):
-        return None, f"/cluster/id is unreadable: {value.reason}"
+        return None, f"{CLUSTER_ID} is unreadable: {value.reason}"
     return value.id, None
 
 
@@ -218,13 +219,13 @@ def controller_summary(snapshot: ClusterSnapshot) -> ControllerSummary:
     epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
     problems = []
     if isinstance(snapshot.controller_epoch, Unreadable):
-        problems.append(f"/controller_epoch is unreadable: {snapshot.controller_epoch.reason}")
+        problems.append(f"{CONTROLLER_EPOCH} is unreadable: {snapshot.controller_epoch.reason}")
     value = snapshot.controller
     if value is None:
         problems.insert(0, "no active controller (/controller is missing)")
         return ControllerSummary(None, epoch, None, False, False, "; ".join(problems))
     if isinstance(value, Unreadable):
-        problems.insert(0, f"/controller is unreadable: {value.reason}")
+        problems.insert(0, f"{CONTROLLER} is unreadable: {value.reason}")
         return ControllerSummary(None, epoch, None, False, False, "; ".join(problems))
     assert isinstance(value, ControllerInfo)
     registered = value.broker_id in snapshot.brokers

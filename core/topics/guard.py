@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from core.errors import GuardError, KafkaRuleError
 from core.kafka.names import is_internal
 from core.kafka.znodes import ControllerInfo, MigrationState, TopicAssignment, Unreadable
+from core.kafka.znodes.paths import CONTROLLER, MIGRATION, REASSIGN_PARTITIONS
 from core.snapshot.health import deletion_blockers
 from core.topics.facts import ClusterFacts, LiveTopic
 
@@ -55,7 +56,7 @@ def read_only_reason(read_only: str | None, facts: ClusterFacts, via_admin: bool
     kraft = isinstance(controller, ControllerInfo) and controller.is_kraft
     if kraft and isinstance(controller, ControllerInfo):
         epoch = controller.kraft_controller_epoch
-        where = "/migration exists and " if migration is not None else ""
+        where = f"{MIGRATION} exists and " if migration is not None else ""
         owner = (
             f"a ZooKeeper-to-KRaft migration is in progress ({where}KRaft controller {controller.broker_id}, epoch "
             f"{epoch}, holds /controller): the KRaft controller owns the metadata and dual-writes ZooKeeper"
@@ -76,7 +77,7 @@ def read_only_reason(read_only: str | None, facts: ClusterFacts, via_admin: bool
         )
     if migration is not None and isinstance(controller, Unreadable):
         return (
-            f"/migration exists and /controller is unreadable ({controller.reason}): kzc cannot rule out a "
+            f"{MIGRATION} exists and /controller is unreadable ({controller.reason}): kzc cannot rule out a "
             "ZooKeeper-to-KRaft migration, so it is read-only on this cluster"
         )
     return None
@@ -87,7 +88,7 @@ def migration_warnings(facts: ClusterFacts) -> list[str]:
     if facts.migration is None or read_only_reason(None, facts) is not None:
         return []
     return [
-        "/migration exists but a ZooKeeper controller is active (a migration not started yet, or rolled back): "
+        f"{MIGRATION} exists but a ZooKeeper controller is active (a migration not started yet, or rolled back): "
         "make sure no KRaft controller is about to take over"
     ]
 
@@ -97,7 +98,7 @@ def controller_warnings(facts: ClusterFacts) -> list[str]:
     if facts.controller is None:
         return ["no active controller (/controller is missing): nothing happens until a controller is elected"]
     if isinstance(facts.controller, Unreadable):
-        return [f"/controller is unreadable ({facts.controller.reason})"]
+        return [f"{CONTROLLER} is unreadable ({facts.controller.reason})"]
     return []
 
 
@@ -105,7 +106,7 @@ def reassignment_warnings(facts: ClusterFacts) -> list[str]:
     """A warning when ``/admin/reassign_partitions`` cannot be read: kzc cannot tell what it moves."""
     if isinstance(facts.reassignment, Unreadable):
         return [
-            f"/admin/reassign_partitions is unreadable ({facts.reassignment.reason}): kzc cannot tell which "
+            f"{REASSIGN_PARTITIONS} is unreadable ({facts.reassignment.reason}): kzc cannot tell which "
             "partitions it asks the controller to move"
         ]
     return []

@@ -34,6 +34,7 @@ from core.kafka.names import is_valid_topic_name, validate_topic_name
 from core.kafka.znode_size import check_topic_znode_size
 from core.kafka.znodes import ControllerInfo, TopicAssignment
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic
+from core.kafka.znodes.paths import topic_path
 from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
@@ -296,7 +297,7 @@ class TopicOps:
             now = live.zk_version if live else "deleted"
             if now != plan.topic_zk_version:
                 raise ConcurrentChangeError(
-                    f"/brokers/topics/{plan.topic} changed since the plan was made (version "
+                    f"{topic_path(plan.topic)} changed since the plan was made (version "
                     f"{plan.topic_zk_version}, now {now}); nothing was written: make the plan again"
                 )
             expand_via_admin(self.admin, plan)
@@ -510,7 +511,7 @@ class TopicOps:
                 )
 
             with suppress(DeadlineExceeded):
-                wait_until(landed, _LAND_WAIT_S, f"/brokers/topics/{topic} to show the change", interval=0.1)
+                wait_until(landed, _LAND_WAIT_S, f"{topic_path(topic)} to show the change", interval=0.1)
         live = self.reader.topic(topic)
         if live is None:
             raise KzcError(f"the write was acknowledged but /brokers/topics/{topic} does not exist")
@@ -525,7 +526,7 @@ def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
     if planned != stored:
         differ = [p for (p, want), (_, got) in zip(planned, stored, strict=True) if want != got]
         raise KzcError(
-            f"/brokers/topics/{topic} holds a different assignment than the plan for partitions "
+            f"{topic_path(topic)} holds a different assignment than the plan for partitions "
             f"{', '.join(map(str, differ))}: check the cluster (was the request forwarded to a KRaft controller?)"
         )
 

@@ -43,15 +43,16 @@ from kazoo.handlers.threading import KazooTimeoutError
 from core.brokers.admin import KafkaAdmin
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, KzcError
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic, encode_topic_config
-from core.topics.facts import (
+from core.kafka.znodes.paths import (
     CONTROLLER,
     DELETE_TOPICS,
     TOPIC_CONFIGS,
     TOPICS,
-    ClusterFacts,
+    deletion_marker_path,
+    topic_config_path,
     topic_path,
-    zk_create_format,
 )
+from core.topics.facts import ClusterFacts, zk_create_format
 from core.topics.plan import VIA_ADMIN, CreatePlan, DeletePlan, ExpandPlan
 from core.zookeeper.session import ZkSession
 
@@ -94,7 +95,7 @@ def planned_writes(
     if isinstance(plan, CreatePlan):
         if admin:
             return (PlannedWrite("admin", "CreateTopics", _compact(_create_arguments(plan))),)
-        config_path = f"{TOPIC_CONFIGS}/{plan.topic}"
+        config_path = topic_config_path(plan.topic)
         config = encode_topic_config(plan.config)
         fenced = facts is not None and facts.controller is not None and facts.controller_zk_version is not None
         fence = (PlannedWrite("check", CONTROLLER, b"", facts.controller_zk_version),) if fenced and facts else ()
@@ -114,7 +115,7 @@ def planned_writes(
         return (PlannedWrite("set", topic_path(plan.topic), data, plan.topic_zk_version),)
     if admin:
         return (PlannedWrite("admin", "DeleteTopics", _compact(list(plan.topics))),)
-    return tuple(PlannedWrite("create", f"{DELETE_TOPICS}/{t}", b"") for t in plan.topics)
+    return tuple(PlannedWrite("create", deletion_marker_path(t), b"") for t in plan.topics)
 
 
 def describe_writes(writes: Sequence[PlannedWrite], path: str | None = None) -> list[str]:
@@ -194,7 +195,7 @@ def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFac
         raise KafkaRuleError(
             f"Cannot set entity configs for topics {topic} when there is no controller.", "ControllerMovedException"
         )
-    config_path = f"{TOPIC_CONFIGS}/{topic}"
+    config_path = topic_config_path(topic)
     client = session.client
     _zk(session, "prepare the parent znodes", lambda: (client.ensure_path(TOPIC_CONFIGS), client.ensure_path(TOPICS)))
     transaction = client.transaction()
@@ -278,14 +279,14 @@ def delete_via_zookeeper(session: ZkSession, plan: DeletePlan) -> None:
     """
     client = session.client
     topics = plan.topics
-    _zk(session, "prepare /admin/delete_topics", lambda: client.ensure_path(DELETE_TOPICS))
+    _zk(session, f"prepare {DELETE_TOPICS}", lambda: client.ensure_path(DELETE_TOPICS))
     transaction = client.transaction()
     for topic, write in zip(topics, planned_writes(plan), strict=True):
         transaction.check(topic_path(topic), -1)  # -1: any version, i.e. it exists
         _add(session, transaction, write)
 
     def landed() -> bool:
-        return all(_read(session, f"{DELETE_TOPICS}/{t}") is not None for t in topics)
+        return all(_read(session, deletion_marker_path(t)) is not None for t in topics)
 
     failure = _commit(session, transaction.commit, landed, "mark topics for deletion")
     if failure is None:

@@ -26,17 +26,15 @@ from core.config import ConnectionSettings
 from core.connect import ZkConnect
 from core.errors import ConnectError, KzcError
 from core.kafka.znodes.cluster import ClusterId, parse_cluster_id
+from core.kafka.znodes.paths import BROKER_IDS, CLUSTER_ID, CONTROLLER_EPOCH, TOPICS
 from core.zookeeper.session import ZkSession
 
-KAFKA_ZNODES = ("/brokers/ids", "/brokers/topics", "/controller_epoch", "/cluster/id")
+KAFKA_ZNODES = (BROKER_IDS, TOPICS, CONTROLLER_EPOCH, CLUSTER_ID)
 SEARCH_LIMIT = 100  # candidate chroots probed (each up to 4 exists requests)
 
 
 class NoKafkaCluster(ConnectError):
     """The connect string reaches ZooKeeper, but no Kafka cluster keeps its metadata there (exit code 1)."""
-
-
-CLUSTER_ID = "/cluster/id"
 
 
 @contextmanager

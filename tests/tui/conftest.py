@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.zookeeper.health import EnsembleHealth
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, recorded_events
 from tui.app import KzcApp
 

@@ -11,13 +11,13 @@ from textual.widgets import Label
 
 from core.config import ConnectionSettings, UserConfig
 from core.console.protocols import GroupDetail, GroupsView
-from core.console.recorded import RecordedBackend
 from core.errors import ConnectError
 from core.groups.lag import GroupLag, LagTotal, Member, PartitionLag
 from core.groups.trend import LagTrend
 from core.human_time import clock_text
 from core.snapshot.model import ClusterSnapshot
 from tests.integration.sandbox_tools import eventually
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.messages import GroupChosen

@@ -14,9 +14,9 @@ from textual.widgets import Input, Label, OptionList, Static
 from core.config import UserConfig
 from core.consistency.findings import CheckReport
 from core.console.protocols import ProgressListener
-from core.console.recorded import RecordedBackend
 from core.errors import ReadOnlyError
 from core.topics.plan import DeleteRequest
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.messages import CreateTopicRequested, DeleteTopicsRequested, TopicChosen, ZnodeChosen

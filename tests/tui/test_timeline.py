@@ -7,9 +7,9 @@ from dataclasses import replace
 from types import MappingProxyType
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend
 from core.snapshot.model import StateStamp
 from core.testdata import builder as b
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, recorded_events, settle
 from tui.app import KzcApp
 from tui.screens.timeline import TimelineScreen

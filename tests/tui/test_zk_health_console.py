@@ -10,9 +10,9 @@ from collections.abc import Callable
 from textual.widgets import Label, Static
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.zk_health import ensemble_health
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.screens.cluster import ClusterScreen

@@ -19,6 +19,7 @@ from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal
 from core.human_time import clock_text
 from core.kafka.znodes import TopicAssignment, Unreadable
+from core.kafka.znodes.paths import state_path, topic_path
 from core.snapshot.model import TopicEntry
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
@@ -331,11 +332,11 @@ class TopicDetailScreen(KzcScreen):
 
     def action_znode(self) -> None:
         """Open the topic's znode in the ZooKeeper browser."""
-        self.post_message(ZnodeChosen(f"/brokers/topics/{self.topic}"))
+        self.post_message(ZnodeChosen(topic_path(self.topic)))
 
     @on(VirtualTable.Selected, "#partitions")
     def _partition_znode(self, event: VirtualTable.Selected) -> None:
-        self.post_message(ZnodeChosen(f"/brokers/topics/{self.topic}/partitions/{event.row.key}/state"))
+        self.post_message(ZnodeChosen(state_path(self.topic, event.row.key)))
 
     def export_payload(self) -> dict[str, Any] | None:
         """Partitions and configs of the topic."""
