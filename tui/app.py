@@ -53,7 +53,7 @@ from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
 from tui.setup import apply_config, read_config
 from tui.terminal import check_terminal
-from tui.widgets.status_bar import StatusInfo
+from tui.widgets.status_bar import StatusBar, StatusInfo
 
 S = TypeVar("S", bound=KzcScreen)
 
@@ -106,11 +106,7 @@ class KzcApp(App[None]):
         super().run(*args, **kwargs)
 
     def _link(self, generation: int) -> LiveLink:
-        return LiveLink(self, self.backend, generation, self.now_ms, self._events_logged)
-
-    def _events_logged(self) -> None:
-        if self.screen_stack and isinstance(self.screen, ClusterScreen):
-            self.screen.show_events()
+        return LiveLink(self, self.backend, generation, self.now_ms)
 
     @property
     def view(self) -> ClusterView | None:
@@ -142,12 +138,22 @@ class KzcApp(App[None]):
         for problem in self.config_problems:
             self.notify(problem, severity="error", timeout=15)
         self.push_screen(self._cluster_screen())
+        # Ages tick from this one clock, on the current screen only; a screen that comes back is drawn at once.
+        self.set_interval(1.0, lambda: self.live.draw_screen())
+        self.screen_change_signal.subscribe(self, lambda _screen: self.live.draw_screen())
         self.live.connect()
         if self.warm_spark:
             self.check_runs.warm_up(self.backend)
 
-    def on_screen_resume(self) -> None:
-        self.live.set_status()  # the status line of the screen that came back
+    @on(StatusBar.Mounted)
+    def _status_bar_mounted(self, message: StatusBar.Mounted) -> None:
+        message.bar.show(self.status_info, self.now_ms())
+        if message.bar.screen is self.screen:
+            self.live.draw_screen()
+
+    @on(m.ChangeFinished)
+    def _change_finished(self, message: m.ChangeFinished) -> None:
+        self.live.append_event(self.now_ms(), message.text, message.severity, message.topic)
 
     def action_command_palette(self) -> None:
         """The palette, with a plain ``:`` for its icon."""
@@ -190,6 +196,9 @@ class KzcApp(App[None]):
         old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
         self.live = self._link(self.live.generation + 1)
         pop_to_root(self)
+        for screen in self.screen_stack:
+            if isinstance(screen, ClusterScreen):
+                screen.use_journal(self.journal)
         self.live.set_status()
         self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
         self.live.connect()

@@ -61,7 +61,7 @@ class TestClusterScreen:
         async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
             return None
 
-        await snapshot(make_app, size, "cluster", tmp_path, steps)
+        await snapshot(make_app, size, "cluster", tmp_path, steps, read_only=False)  # every key on the bar
 
 
 @pytest.mark.parametrize("size", SIZES)
