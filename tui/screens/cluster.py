@@ -241,6 +241,8 @@ class ClusterScreen(KzcScreen):
         """The ages (controller, brokers, pending work, events) as of ``now_ms``, and whether the live link is
         down; only what changed is redrawn."""
         self._link = link
+        if not self.query("#controller-text"):
+            return  # composing, or being torn down (the app exits)
         view = self._shown_view
         if view is not None:
             self._show_controller(view, now_ms)
@@ -262,7 +264,7 @@ class ClusterScreen(KzcScreen):
             line.show("")
         else:
             reason = link.note or f"ZooKeeper {STATE_TEXT[link.state]}"
-            line.show(f"STALE since {clock_text(down)} ({ago(now, down)} ago): {reason}; numbers as last seen")
+            line.show(f"STALE since {clock_text(down)} ({ago(now, down)} ago): {reason}")
         if line.has_class("-shown") != (down is not None):
             line.set_class(down is not None, "-shown")
             for selector, title in PANEL_TITLES.items():
@@ -270,7 +272,10 @@ class ClusterScreen(KzcScreen):
                 panel.set_class(down is not None, "-stale")
                 if selector == "#brokers" and self._shown_view is not None:
                     title = _brokers_title(self._shown_view.snapshot)
-                panel.border_title = title if down is None else f"{title} · stale since {clock_text(down)}"
+                if down is not None:
+                    stale = f"{title} · stale since {clock_text(down)}"
+                    title = stale if len(stale) + 4 <= panel.size.width else f"{title} · stale"  # the line says since
+                panel.border_title = title
 
     def _show_controller(self, view: ClusterView, now: int) -> None:
         c = view.controller

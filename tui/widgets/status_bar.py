@@ -125,6 +125,8 @@ class StatusBar(Horizontal):
     def show(self, info: StatusInfo, now_ms: int) -> None:
         """Render ``info`` with its ages as of ``now_ms``."""
         self._shown = (info, now_ms)
+        if not self.query("#status-last"):
+            return  # not composed yet (a screen being pushed): shown again once mounted (``Mounted``)
         context = info.context if len(info.context) <= 24 else "…" + info.context[-23:]
         _set(self.query_one("#status-context", Label), context)
         zk = self.query_one("#status-zk", Label)
