@@ -74,12 +74,12 @@ async def test_ages_tick_from_the_clock_without_reading_the_cluster_again(
         monkeypatch.setattr(RecordedBackend, "snapshot", lambda self: reads.append(1) or original(self))
         events = app.screen.query_one("#events", EventLog)
         assert events.visible_rows()[1].cells[1] == "9m 51s ago"
-        assert app.screen.query_one("#brokers").visible_rows()[0].cells[3] == "23h"  # type: ignore[attr-defined]
+        assert app.screen.query_one("#brokers").visible_rows()[0].cells[4] == "23h"  # type: ignore[attr-defined]
         now[0] += 300  # five minutes later, nothing happened in the cluster
         app.live.draw_screen()  # what the app's one-second clock runs
         await pilot.pause()
         assert events.visible_rows()[1].cells[1] == "14m 51s ago"
-        assert app.screen.query_one("#brokers").visible_rows()[0].cells[3] == "1d"  # type: ignore[attr-defined]
+        assert app.screen.query_one("#brokers").visible_rows()[0].cells[4] == "1d"  # type: ignore[attr-defined]
         controller = str(app.screen.query_one("#controller-text", Static).render())
         assert "since 20:13:20 (2h ago)" in controller
         assert app.screen.query_one(StatusBar).query_one("#status-last", TextLine).text.endswith("(14m 51s ago)")

@@ -39,11 +39,11 @@ BROKER_COLUMNS = (
     Column("id", "id", align="right"),
     Column("endpoints", "endpoints", max_width=48),
     Column("rack", "rack"),
+    Column("kafka", "kafka"),
     Column("registered", "since"),
     Column("replicas", "replicas", align="right"),
     Column("leaders", "leaders", align="right"),
     Column("alive", "alive"),
-    Column("kafka", "kafka"),
 )
 PENDING_COLUMNS = (
     Column("kind", "work"),
@@ -428,13 +428,13 @@ def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot) -> Row:
         str(b.id),
         endpoints + (gone if b.endpoints else ""),
         (b.rack + gone) if b.rack else "-",
+        release,
         since,
         f"{b.replicas:,}",
         f"{b.leaders:,}",
         "yes" if b.alive else "NO",
-        release,
     )
-    values = (b.id, list(b.endpoints), b.rack, b.registered_ms, b.replicas, b.leaders, b.alive, release)
+    values = (b.id, list(b.endpoints), b.rack, release, b.registered_ms, b.replicas, b.leaders, b.alive)
     return Row(str(b.id), cells, meanings, values, b)
 
 
