@@ -5,6 +5,7 @@ of the console's event log with its outcome."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any, cast
 
 from textual.app import App
@@ -148,12 +149,25 @@ async def test_config_edit_diff_confirm_and_write() -> None:
 
 
 async def test_the_election_confirmation_has_the_focus_and_takes_a_typed_burst() -> None:
-    actions = FakeElections()
+    class SlowElections(FakeElections):
+        def __init__(self) -> None:
+            super().__init__()
+            self.planned = threading.Event()
+
+        def plan_preferred(self, topic: str | None) -> PreferredPlan:
+            self.planned.wait(10)  # the cluster is slow: the plan comes when the test says
+            return super().plan_preferred(topic)
+
+    actions = SlowElections()
     app = Host(ElectPreferredScreen(None, actions, poll_interval=0))
     async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
         type_fast(app, "1", "ctrl+s")  # typed as the screen opens, before the plan is even shown
-        await settle(pilot)
+        await pilot.pause()
         assert app.screen.query_one("#confirm", Input).value == "1"
+        assert text(app, "#status").startswith("Still planning") and actions.sent == []  # never sent unseen
+        actions.planned.set()
+        await settle(pilot)
         type_fast(app, "ctrl+s")  # the plan is there now: the typed number is used
         for _ in range(3):
             await settle(pilot)

@@ -164,7 +164,10 @@ class ElectPreferredScreen(Screen[None]):
         after_typed(self, self._apply)
 
     def _apply(self) -> None:
-        if self.plan is None or self.sent or not self.plan.sent:
+        if self.plan is None:  # never sent unseen: the number typed must match a preview the user has read
+            self._status("Still planning: press ctrl+s again once the preview is shown; nothing was sent.")
+            return
+        if self.sent or not self.plan.sent:
             return
         expected = str(len(self.plan.sent))
         if self.query_one("#confirm", Input).value.strip() != expected:
