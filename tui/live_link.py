@@ -271,4 +271,7 @@ class LiveLink:
         for bar in screen.query(StatusBar):
             bar.show(self.status_info, now)
         if isinstance(screen, KzcScreen) and screen.is_mounted:
-            screen.show_clock(now, self.status_info)
+            try:
+                screen.show_clock(now, self.status_info)
+            except Exception as exc:  # as in take_view: a drawing bug must not take the console down
+                self.app.notify(f"could not draw {screen.view_name}: {type(exc).__name__}: {exc}", severity="error")
