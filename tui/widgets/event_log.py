@@ -86,8 +86,10 @@ class EventLog(VirtualTable):
             id=id,
         )
         self.journal = journal
-        self._lines: list[LogLine] = []
         self._version = -1  # the journal version shown
+        # Per shown row, what does not change with the clock (newest first): the key, the time, the text, the
+        # meanings, the sort values and the line; a tick only formats the ages.
+        self._static: list[tuple[str, str, str, frozenset[str], tuple[int, int, str], LogLine]] = []
 
     def use_journal(self, journal: EventJournal) -> None:
         """Show another journal (the console switched to another cluster)."""
@@ -98,17 +100,19 @@ class EventLog(VirtualTable):
         when a row changed. Pinned to the newest line unless the user moved the cursor away."""
         if self._version != self.journal.version:
             self._version = self.journal.version
-            self._lines = list(self.journal.lines)
+            self._static = []
+            for item in summarise(list(self.journal.lines)):
+                line = item.last if isinstance(item, Flood) else item
+                meanings = frozenset({line.severity}) if line.severity in ("error", "warning") else frozenset()
+                if isinstance(item, Flood):
+                    meanings = meanings | {"flood"}
+                values = (line.at_ms, line.at_ms, item.text)
+                self._static.append((str(line.seq), clock_text(line.at_ms), item.text, meanings, values, line))
+            self._static.reverse()
         pinned = self.cursor_row == 0
-        rows = []
-        for item in summarise(self._lines):
-            line = item.last if isinstance(item, Flood) else item
-            meanings = frozenset({line.severity}) if line.severity in ("error", "warning") else frozenset()
-            if isinstance(item, Flood):
-                meanings = meanings | {"flood"}
-            ago = age_text(max(0, now_ms - line.at_ms) / 1000) + " ago"
-            cells = (clock_text(line.at_ms), ago, item.text)
-            rows.append(Row(str(line.seq), cells, meanings, (line.at_ms, line.at_ms, item.text), line))
-        rows.reverse()
+        rows = [
+            Row(key, (clock, age_text(max(0, now_ms - line.at_ms) / 1000) + " ago", text), meanings, values, line)
+            for key, clock, text, meanings, values, line in self._static
+        ]
         if self.update_rows(rows) and pinned and rows and self.cursor_row != 0:
             self.action_first()
