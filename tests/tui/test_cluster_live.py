@@ -20,7 +20,7 @@ from core.testdata.snapshots import synthetic_snapshot
 from core.zookeeper.session import ConnectionState
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
-from tui.messages import ClusterEventSeen, ConnectionChanged, TopicChosen, ViewRefreshed
+from tui.messages import ClusterEventSeen, ConnectionChanged, ScreenChosen, TopicChosen, ViewRefreshed
 from tui.screens.cluster import ClusterScreen, kafka_release_text
 from tui.screens.topics import TopicsScreen
 from tui.widgets.event_log import EventLog
@@ -169,15 +169,24 @@ async def test_at_80x24_the_topic_detail_key_line_keeps_c_r_and_p(make_app: Make
         assert {"C", "r", "P", "?"} <= {key for line in wrap(bar.shown, 80) for key, _ in line}
 
 
-async def test_panels_follow_the_width_after_resizes(make_app: MakeApp) -> None:
+@pytest.mark.parametrize("screen", ["cluster", "topics", "topic", "checks"])
+async def test_panels_and_their_rules_follow_the_width_after_resizes(make_app: MakeApp, screen: str) -> None:
     app = make_app(read_only=False)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for width, height in [(220, 50), (80, 24), (160, 30)]:
+        if screen == "topic":
+            app.post_message(TopicChosen("events.orders-00011"))
+        elif screen != "cluster":
+            app.post_message(ScreenChosen(screen))
+        await settle(pilot)
+        for width, height in [(220, 50), (80, 24), (160, 30), (120, 40)]:
             await pilot.resize_terminal(width, height)
             await settle(pilot)
-            for selector in ("#brokers", "#pending", "#events", "StatusBar", "KeyBar", "#health-totals"):
-                assert app.screen.query_one(selector).region.width == width, (selector, width)
-            left = app.screen.query_one("#controller-panel").region
-            right = app.screen.query_one("#health-panel").region
-            assert left.width + right.width == width
+            ruled = [w for w in app.screen.children if w.display and w.styles.border_top[0]]
+            assert ruled, "no panel with a rule on this screen"
+            for widget in [*ruled, app.screen.query_one(StatusBar), app.screen.query_one(KeyBar)]:
+                assert widget.region.width == width, (widget, width)
+            if screen == "cluster":
+                left = app.screen.query_one("#controller-panel").region
+                right = app.screen.query_one("#health-panel").region
+                assert left.width + right.width == width
