@@ -57,7 +57,7 @@ from tui.screens.zk_browser import ZkBrowserScreen
 from tui.screens.zk_health import ZkHealthScreen
 from tui.setup import apply_config, read_config
 from tui.terminal import check_terminal
-from tui.widgets.status_bar import StatusInfo
+from tui.widgets.status_bar import StatusBar, StatusInfo
 from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 
 S = TypeVar("S", bound=KzcScreen)
@@ -114,11 +114,7 @@ class KzcApp(App[None]):
         super().run(*args, **kwargs)
 
     def _link(self, generation: int) -> LiveLink:
-        return LiveLink(self, self.backend, generation, self.now_ms, self._events_logged)
-
-    def _events_logged(self) -> None:
-        if self.screen_stack and isinstance(self.screen, ClusterScreen | TimelineScreen):
-            self.screen.show_events()
+        return LiveLink(self, self.backend, generation, self.now_ms)
 
     @property
     def view(self) -> ClusterView | None:
@@ -150,14 +146,28 @@ class KzcApp(App[None]):
         for problem in self.config_problems:
             self.notify(problem, severity="error", timeout=15)
         self.push_screen(self._cluster_screen())
+        # Ages tick from this one clock, on the current screen only; a screen that comes back is drawn at once.
+        self.set_interval(1.0, lambda: self.live.draw_screen())
+        self.screen_change_signal.subscribe(self, lambda _screen: self._screen_changed())
         self.live.connect()
         self.zk_health.start()
         if self.warm_spark:
             self.check_runs.warm_up(self.backend)
 
-    def on_screen_resume(self) -> None:
-        self.live.set_status()  # the status line of the screen that came back
+    def _screen_changed(self) -> None:
+        """A screen came up: draw what it shows of the live link and of ZooKeeper's health as of now."""
+        self.live.draw_screen()
         self.zk_health.draw()
+
+    @on(StatusBar.Mounted)
+    def _status_bar_mounted(self, message: StatusBar.Mounted) -> None:
+        message.bar.show(self.status_info, self.now_ms())
+        if message.bar.screen is self.screen:
+            self.live.draw_screen()
+
+    @on(m.ChangeFinished)
+    def _change_finished(self, message: m.ChangeFinished) -> None:
+        self.live.append_event(self.now_ms(), message.text, message.severity, message.topic)
 
     def action_command_palette(self) -> None:
         """The palette, with a plain ``:`` for its icon."""
@@ -202,6 +212,9 @@ class KzcApp(App[None]):
         self.zk_health.stop()
         self.zk_health = ZkHealthPoll(self, self.backend, self.live.generation, self.now_ms)
         pop_to_root(self)
+        for screen in self.screen_stack:
+            if isinstance(screen, ClusterScreen):
+                screen.use_journal(self.journal)
         self.live.set_status()
         self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
         self.live.connect()

@@ -77,8 +77,10 @@ class PreferredPlan:
         }
 
     def describe(self, shown: int = 40) -> list[str]:
-        """Terminal lines: what is sent (capped), what is skipped and why (grouped, capped)."""
-        lines = [f"Preferred leader election: {len(self.sent)} partition(s) sent, {len(self.skipped)} skipped"]
+        """Terminal lines, before anything is sent: what would be sent (capped), what is skipped and why (grouped,
+        capped)."""
+        head = f"Preferred leader election: {len(self.sent)} partition(s) would be sent, {len(self.skipped)} skipped"
+        lines = [head]
         lines += [f"  {c.topic}-{c.partition}: leader {c.leader} -> {c.preferred}" for c in self.sent[:shown]]
         if len(self.sent) > shown:
             lines.append(f"  ... {len(self.sent) - shown} more")

@@ -24,9 +24,10 @@ from textual.widgets import Input
 
 from core.config import UserConfig
 from core.testdata.zk_health import ensemble_health
+from core.zookeeper.session import ConnectionState
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
-from tui.messages import CreateTopicRequested, TopicChosen, ZnodeChosen
+from tui.messages import ConnectionChanged, CreateTopicRequested, TopicChosen, ZnodeChosen
 from tui.screens.checks import ChecksScreen
 
 GOLDEN = Path(__file__).parent / "snapshots"
@@ -63,7 +64,19 @@ class TestClusterScreen:
         async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
             return None
 
-        await snapshot(make_app, size, "cluster", tmp_path, steps)
+        await snapshot(make_app, size, "cluster", tmp_path, steps, read_only=False)  # every key on the bar
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestClusterScreenStale:
+    async def test_cluster_while_the_session_is_lost(
+        self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path
+    ) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            for state in (ConnectionState.LOST, ConnectionState.RECONNECTING):
+                app.post_message(ConnectionChanged(state, app.live.generation))
+
+        await snapshot(make_app, size, "cluster-stale", tmp_path, steps)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -64,6 +64,7 @@ from core.kafka.znodes import (
     parse_topic,
     parse_znode,
 )
+from core.kafka.znodes.brokers import releases_of_registration
 
 FIXTURES = Path(__file__).parent / "fixtures" / "znodes"
 
@@ -1206,3 +1207,12 @@ def test_parse_znode_decode_data_and_explain_never_raise(path: str, data: bytes 
 @given(path=st.text(max_size=60))
 def test_classify_never_raises(path: str) -> None:
     classify(path)
+
+
+@pytest.mark.parametrize(
+    ("version", "releases"),
+    [(1, "0.8"), (2, "0.9+"), (3, "0.10.0-0.10.1"), (4, "0.10.2+"), (5, "2.7+"), (6, "unknown"), (0, "unknown")],
+)
+def test_a_registration_version_tells_the_releases_that_write_it(version: int, releases: str) -> None:
+    # zk-layout §2.3: v2 and v4 are also written by newer brokers on an older inter.broker.protocol.version.
+    assert releases_of_registration(version) == releases

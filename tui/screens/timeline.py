@@ -20,7 +20,7 @@ from tui.journal import EventJournal
 from tui.messages import TopicChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.key_bar import KeyBar
-from tui.widgets.status_bar import StatusBar
+from tui.widgets.status_bar import StatusBar, StatusInfo
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 COLUMNS = (
@@ -74,6 +74,7 @@ class TimelineScreen(KzcScreen):
         self.expanded: set[str] = set()
         self._dated: list[Change] = []
         self._groups: list[Burst] = []
+        self._journal_seen = -1  # the journal's version last merged in
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -94,8 +95,14 @@ class TimelineScreen(KzcScreen):
         self._dated = prepared if isinstance(prepared, list) else dated_changes(view.snapshot)
         self.show_events()
 
+    def show_clock(self, now_ms: int, link: StatusInfo) -> None:
+        """Every second while shown: merge the events logged since the last draw (new changes go on top)."""
+        if self._journal_seen != self.journal.version:
+            self.show_events()
+
     def show_events(self) -> None:
-        """Redraw with the journal as it is now (the app calls it when an event is logged)."""
+        """Redraw with the journal as it is now."""
+        self._journal_seen = self.journal.version
         live = [LiveLine(line.at_ms, line.text, line.topic) for line in self.journal.lines]
         self._groups = bursts(with_live(self._dated, live))
         self._redraw()
