@@ -14,12 +14,13 @@ from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text
+from core.kafka.znodes.paths import broker_path
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
-from core.zookeeper.session import ZkSession
+from core.zookeeper.kafka_root import open_kafka_session
 
 SHOWN = 50  # partitions listed per section in the text form (--json lists them all)
 
@@ -63,12 +64,8 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
     view = broker_view(snapshot, broker_id)
     if not view.registered and not view.hosted:
         raise UsageError(f"broker {broker_id} is not registered and holds no replica")
-    session = ZkSession(settings)
-    session.start()
-    try:
+    with open_kafka_session(settings) as session:
         live = read_broker_live(session, view)
-    finally:
-        session.stop()
     if args.json:
         print(json.dumps({**view.to_json(), **live.to_json()}))
     else:
@@ -90,7 +87,7 @@ def render_broker(view: BrokerView, live: BrokerLive, now_ms: int) -> str:
             f"{view.broker_epoch})",
         ]
     session = hex(live.session_id) if live.session_id is not None else f"unknown ({live.session_note})"
-    lines.append(f"  ZK session    {session} (ephemeralOwner of /brokers/ids/{view.broker_id})")
+    lines.append(f"  ZK session    {session} (ephemeralOwner of {broker_path(view.broker_id)})")
     size = f"{live.total_bytes:,} bytes" if live.total_bytes is not None else "unknown"
     lines.append(f"  log size      {size}" + (f" ({live.log_note})" if live.log_note else ""))
     lines.append(f"  hosts {len(view.hosted):,} partitions, leads {len(view.leads):,}")
