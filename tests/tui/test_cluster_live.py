@@ -12,12 +12,12 @@ import pytest
 from textual.widgets import Static
 
 from core.console.protocols import BackendEvent, EventKind
-from core.console.recorded import RecordedBackend
 from core.console.view import ViewBuilder
 from core.kafka.znodes import Unreadable
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.zookeeper.session import ConnectionState
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.messages import ClusterEventSeen, ConnectionChanged, ScreenChosen, TopicChosen, ViewRefreshed

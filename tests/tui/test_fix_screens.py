@@ -16,11 +16,11 @@ from core.config import ConnectionSettings, UserConfig
 from core.configs.plan import ConfigPlan, ConfigRequest, plan_change
 from core.configs.zk import StoredConfig
 from core.console.fixes import FixActions
-from core.console.recorded import RecordedBackend
 from core.elections.plan import Candidate, PreferredPlan, plan_preferred, preferred_candidates
 from core.errors import KafkaRuleError
 from core.kafka.znodes import PartitionState
 from core.snapshot.model import ClusterSnapshot
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, recorded_events, settle, type_fast
 from tui.app import KzcApp
 from tui.messages import ChangeFinished, TopicChosen

@@ -120,8 +120,8 @@ class ClusterScreen(KzcScreen):
         Binding("w", "focus_table('pending')", "Pending", id="focus_pending"),
         Binding("v", "focus_table('events')", "Events", id="focus_events"),
         Binding("h", "focus_table('health-offline')", "Health", id="focus_health"),
-        Binding("m", "move_off", "Move off broker", id="move_off"),
-        Binding("i", "stop_check", "Stop impact", id="stop_check"),
+        Binding("m", "move_off", "Move off", id="move_off"),
+        Binding("i", "stop_check", "Stop?", id="stop_check"),
         Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
     ]
 
