@@ -4,8 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEMO_DIR := .sandbox/demo
+# The releases `make test-versions` runs ("all": core.sandbox.releases.TESTED_VERSIONS, 0.10.2.2 to 3.9.1).
+KZC_TEST_KAFKA_VERSIONS ?= all
+VERSIONS_RECORD := .sandbox/versions-record.jsonl
 
-.PHONY: install jars lint unit test demo demo-down clean
+.PHONY: install jars lint unit test test-versions demo demo-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,8 +18,10 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## virtualenv in .venv with kzc and its test tools
 
-jars: install  ## fetch the Kafka and ZooKeeper jars once through Maven (cached)
+jars: install  ## fetch the Kafka and ZooKeeper jars once through Maven (cached), and those of the releases CI tests
 	$(BIN)/kzc sandbox fetch
+	$(BIN)/kzc sandbox fetch --kafka-version 0.10.2.2
+	$(BIN)/kzc sandbox fetch --kafka-version 1.1.1
 
 lint: install  ## ruff, mypy --strict and the architecture contracts (import-linter, pyproject.toml)
 	$(BIN)/ruff check .
@@ -28,6 +33,12 @@ unit: install  ## fast tests only (no cluster)
 
 test: jars lint  ## install everything, then the whole suite (integration tests start their own sandbox)
 	$(BIN)/pytest
+
+test-versions: jars  ## kzc on a sandbox of every release 0.10.2 to 3.9 (tests/integration/test_versions.py); writes docs/versions.md
+	mkdir -p .sandbox && rm -f $(VERSIONS_RECORD)
+	KZC_TEST_KAFKA_VERSIONS=$(KZC_TEST_KAFKA_VERSIONS) KZC_VERSIONS_RECORD=$(VERSIONS_RECORD) \
+		$(BIN)/pytest tests/integration/test_versions.py; status=$$?; \
+		$(BIN)/python -m tests.integration.versions_record $(VERSIONS_RECORD) docs/versions.md && exit $$status
 
 demo: jars  ## start a 3-broker sandbox with racks and demo traffic (producer, lagging groups), open the console
 	$(BIN)/kzc sandbox up --dir $(DEMO_DIR) --racks r1,r2,r3 --traffic --open

@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend
 from core.testdata.snapshots import synthetic_snapshot
+from tests.recorded_backend import RecordedBackend
 from tui.app import KzcApp
 
 WRITES_FLAG = Path(tempfile.gettempdir()) / "kzc-bench-writes"

@@ -30,8 +30,7 @@ from core.kafka.names import validate_topic_name
 from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.topics.facts import TopicStateReader
 from core.topics.plan import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
-from core.zookeeper.kafka_root import require_kafka_cluster
-from core.zookeeper.session import ZkSession
+from core.zookeeper.kafka_root import open_kafka_session
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 MAX_ROWS = 200  # the terminal shows this many partitions; --json always has them all
@@ -128,17 +127,12 @@ def _expansion(args: argparse.Namespace, settings: ConnectionSettings) -> dict[s
         args.topic, partitions, args.replica_assignment or None, rack_aware=not args.disable_rack_aware
     )
     validate_topic_name(args.topic)  # Kafka's message, before '..' becomes a path
-    session = ZkSession(settings)
-    session.start()
-    try:
-        require_kafka_cluster(session)
+    with open_kafka_session(settings) as session:
         reader = TopicStateReader(session)
         facts = reader.facts()
         plan = plan_expand(
             facts, reader.topic(args.topic), request, via=VIA_ZOOKEEPER, znode_limit=settings.jute_maxbuffer
         )
-    finally:
-        session.stop()
     return {
         "assignment": plan.new_assignment,
         "racks": dict(plan.racks),
@@ -200,12 +194,16 @@ def parse_int_option(option: str, text: str | None) -> int | None:
 
 
 def parse_broker_list(text: str) -> list[int]:
-    """``0,1,2`` → ``[0, 1, 2]`` in the order given.
+    """``0,1,2`` → ``[0, 1, 2]`` in the order given; an empty list (``--brokers=``, what a cluster with no
+    registered broker gives) is ``[]``, which the assignment refuses with Kafka's own AdminUtils message
+    ("Replication factor: 1 larger than available brokers: 0.").
 
     Raises:
         UsageError: an entry is not an integer, or an id repeats.
     """
-    brokers = []
+    if not text.strip():
+        return []
+    brokers: list[int] = []
     for piece in text.split(","):
         value = parse_int_option("--brokers", piece)
         assert value is not None

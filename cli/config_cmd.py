@@ -13,12 +13,11 @@ from typing import Any
 from cli.options import add_command, global_parent
 from cli.topic_cmd import Cancelled, ask
 from core.audit import AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.configs.ops import open_config_ops, planned_writes
 from core.configs.plan import parse_request
 from core.configs.zk import BROKER_DEFAULT, BROKERS, TOPICS
 from core.errors import GuardError, ReadOnlyError, UsageError
-from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
 
 
@@ -67,10 +66,14 @@ def _show(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.json:
         print(json.dumps(shown))
         return 0
-    print(f"{shown['entity']} ({shown['path']}, znode version {shown['zk_version']}):")
+    version = shown["zk_version"]
+    where = f"znode version {version}" if version is not None else "no such znode"
+    print(f"{shown['entity']} ({shown['path']}, {where}):")
     overrides = shown["overrides"]
     print("\n".join(f"  {k}={v}" for k, v in sorted(overrides.items())) or "  no overrides")
-    described = [d for d in shown.get("described", []) if not d["default"]]
+    if "described_unknown" in shown:
+        print(shown["described_unknown"])
+    described = shown.get("described", [])
     if described:
         print("as the brokers report them (non-default):")
         for d in described:
@@ -99,14 +102,17 @@ def _change(
         facts = ops.reader.facts()
         writes = planned_writes(plan, facts) if plan.changes else ()
         if args.json and args.dry_run:
-            print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
+            cluster = cluster_json(settings, audit.cluster_id)
+            writes_json = [w.to_json() for w in writes]
+            print(json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": writes_json}))
         elif not args.json:
+            print(cluster_banner(settings, audit.cluster_id))
             print("\n".join(plan.describe()))
             if args.dry_run and writes:
-                print("\n".join(describe_writes(writes)))
+                print("\n".join(describe_writes(writes, plan.via_reason)))
         before = plan.before.to_json()
         if args.dry_run:
-            attempt.dry_run("diff shown, nothing written", before=before)
+            attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
             return 0
         if plan.blocked:
             raise ReadOnlyError(plan.blocked)
@@ -124,7 +130,13 @@ def _change(
                 attempt.cancelled(f"confirmation did not match (expected {plan.topic!r})")
                 raise Cancelled(f"confirmation did not match '{plan.topic}': nothing was changed")
         stored = ops.apply(plan)
-        attempt.applied(f"changed the config of {plan.topic}", before=before, after=stored.as_dict(), via=plan.via)
+        attempt.applied(
+            f"changed the config of {plan.topic}",
+            before=before,
+            after=stored.as_dict(),
+            via=plan.via,
+            path=plan.via_reason,
+        )
     if args.json:
         print(json.dumps({"applied": True, **plan.to_json(), "stored": stored.as_dict()}))
     else:

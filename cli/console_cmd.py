@@ -1,13 +1,49 @@
-"""``kzc`` without a command: open the console (Textual is imported only here)."""
+"""``kzc`` without a command: open the console (Textual is imported only here).
+
+The console always runs on the main thread (Textual installs signal handlers there): ``kzc`` without a
+command calls ``open_console`` directly, and a command that ends by opening it (``kzc sandbox up --open``)
+returns an ``OpenConsole`` that ``cli.main`` opens through the same function once the command's worker
+thread is done.
+
+While the console runs, Python's ``faulthandler`` writes the traceback of every thread to
+``crash_log_path()`` if the process dies of a fatal signal (SIGSEGV, SIGABRT, SIGBUS...), so a crash of a
+C extension leaves evidence; kzc prints the path after a run that left such a trace.
+"""
 
 from __future__ import annotations
+
+import faulthandler
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 
 from core.config import ConnectionSettings
 from core.errors import UsageError
 
+CRASH_LOG_ENV = "KZC_CRASH_LOG"
+
+
+@dataclass(frozen=True)
+class OpenConsole:
+    """What a command returns to have the console opened on ``settings`` after it (on the main thread)."""
+
+    settings: ConnectionSettings
+
+
+def crash_log_path() -> Path:
+    """``$KZC_CRASH_LOG``, else ``$XDG_STATE_HOME/kzc/console-crash.log`` (``~/.local/state/kzc/...``)."""
+    explicit = os.environ.get(CRASH_LOG_ENV)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "kzc" / "console-crash.log"
+
 
 def open_console(settings: ConnectionSettings) -> int:
-    """Run the Textual console until the user quits; return the exit code.
+    """Run the Textual console until the user quits; return the exit code (main thread only).
 
     Raises:
         UsageError: no cluster was named (no --zookeeper, no context).
@@ -19,5 +55,26 @@ def open_console(settings: ConnectionSettings) -> int:
         )
     from tui.app import KzcApp
 
-    KzcApp(settings).run()
+    with _fault_trace():
+        KzcApp(settings).run()
     return 0
+
+
+@contextmanager
+def _fault_trace() -> Iterator[None]:
+    """faulthandler on for the console's run, into the crash log (truncated at each start)."""
+    path = crash_log_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        trace = path.open("w", encoding="utf-8")
+    except OSError:
+        yield  # no writable state dir: the console runs without the trace
+        return
+    faulthandler.enable(file=trace, all_threads=True)
+    try:
+        yield
+    finally:
+        faulthandler.disable()
+        trace.close()
+    if path.stat().st_size:
+        print(f"kzc: the console left a fault trace in {path}", file=sys.stderr)

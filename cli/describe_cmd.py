@@ -106,7 +106,9 @@ def render(summary: ClusterSummary) -> str:
         )
     kraft = summary.kraft_brokers
     on_kraft = f", {len(kraft)} on KRaft ({', '.join(map(str, kraft))}: serving, not in /brokers/ids)" if kraft else ""
-    lines.append(f"Brokers      {len(summary.brokers)} registered{on_kraft}")
+    missing = summary.missing_brokers
+    not_registered = f"; NOT registered, though they hold replicas: {', '.join(map(str, missing))}" if missing else ""
+    lines.append(f"Brokers      {len(summary.brokers)} registered{on_kraft}{not_registered}")
     if summary.brokers:
         width = max(len(", ".join(b.endpoints)) for b in summary.brokers)
         width = max(width, len("ENDPOINTS"))

@@ -16,11 +16,10 @@ from typing import Any
 from cli.options import add_command, parse_timeout
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.elections.ops import ElectionTimeout, candidates_json, open_election_ops, planned_writes
 from core.elections.plan import Candidate
 from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
-from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
 
 DEFAULT_WAIT = 60.0
@@ -61,14 +60,17 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             plan = ops.plan_preferred(args.topic, partitions)
             writes = planned_writes(plan) if plan.sent else ()
             if args.json and args.dry_run:
-                print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
+                cluster = cluster_json(settings, audit.cluster_id)
+                writes_json = [w.to_json() for w in writes]
+                print(json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": writes_json}))
             elif not args.json:
+                print(cluster_banner(settings, audit.cluster_id))
                 print("\n".join(plan.describe()))
                 if args.dry_run and writes:
-                    print("\n".join(describe_writes(writes)))
+                    print("\n".join(describe_writes(writes, plan.via_reason)))
             before = [c.to_json() for c in plan.sent]
             if args.dry_run:
-                attempt.dry_run("plan shown, nothing written", before=before)
+                attempt.dry_run("plan shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
                 return 0
             if plan.blocked:
                 raise ReadOnlyError(plan.blocked)
@@ -81,7 +83,13 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             _confirm(args, str(len(plan.sent)), "the number of partitions", "elect their preferred leaders", attempt)
             outcome = ops.apply_preferred(plan)
             errors = {f"{t}-{p}": e for (t, p), e in outcome.items() if e is not None}
-            attempt.applied(f"preferred election sent for {len(plan.sent)} partition(s)", before=before, errors=errors)
+            attempt.applied(
+                f"preferred election sent for {len(plan.sent)} partition(s)",
+                before=before,
+                errors=errors,
+                via=plan.via,
+                path=plan.via_reason,
+            )
         _say(args, f"Preferred leader election sent for {len(plan.sent)} partition(s) via {plan.via}.")
         for name, error in errors.items():
             print(f"kzc: {name}: {error}", file=sys.stderr)
@@ -97,6 +105,8 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         try:
             settled = ops.wait_preferred(plan, timeout, show)
         except ElectionTimeout as exc:
+            if args.json:
+                print(json.dumps({"sent": [c.to_json() for c in plan.sent], "errors": errors, "error": str(exc)}))
             print(f"kzc: {exc}", file=sys.stderr)
             return 1
     for candidate in settled:
@@ -116,8 +126,10 @@ def _unclean(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         with open_election_ops(settings, audit=audit) as ops:
             plan = ops.plan_unclean(args.topic, partition)
             if args.json:
-                print(json.dumps({"dry_run": args.dry_run, **plan.to_json()}))
+                cluster = cluster_json(settings, audit.cluster_id)
+                print(json.dumps({"dry_run": args.dry_run, "cluster": cluster, **plan.to_json()}))
             else:
+                print(cluster_banner(settings, audit.cluster_id))
                 print("\n".join(plan.describe()))
             if args.dry_run:
                 attempt.dry_run("risk shown, nothing sent", before=plan.to_json())

@@ -20,12 +20,11 @@ from typing import Any
 from cli.options import add_command
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.errors import GuardError, ReadOnlyError, UsageError
 from core.groups.lag import GroupLag
 from core.groups.ops import GroupsOverview, ResetResult, open_group_ops
 from core.groups.reset import ResetPlan, ResetRequest
-from core.topics.ops import cluster_name
 
 _SCENARIOS = (
     ("--to-earliest", None, "reset to the log-start offset"),
@@ -113,7 +112,7 @@ def _reset(args: argparse.Namespace, settings: ConnectionSettings, group: str) -
         attempt.describe({**request.to_json(), "dry_run": args.dry_run, "yes": args.yes})
         ops = stack.enter_context(open_group_ops(settings, audit=audit))
         plan = ops.plan_reset(request)
-        if _preview(args, plan, attempt):
+        if _preview(args, plan, attempt, settings, audit.cluster_id):
             return 0
         _confirm(args, plan, attempt)
         result = ops.apply(plan, attempt)
@@ -121,11 +120,14 @@ def _reset(args: argparse.Namespace, settings: ConnectionSettings, group: str) -
     return 0
 
 
-def _preview(args: argparse.Namespace, plan: ResetPlan, attempt: Attempt) -> bool:
-    """Show the plan; True when this is a dry run (recorded)."""
+def _preview(
+    args: argparse.Namespace, plan: ResetPlan, attempt: Attempt, settings: ConnectionSettings, cluster_id: str | None
+) -> bool:
+    """Show the plan under the cluster it is for; True when this is a dry run (recorded)."""
     if args.json and args.dry_run:
-        print(json.dumps({"dry_run": True, **plan.to_json()}))
+        print(json.dumps({"dry_run": True, "cluster": cluster_json(settings, cluster_id), **plan.to_json()}))
     elif not args.json:
+        print(cluster_banner(settings, cluster_id))
         print(render_reset_plan(plan))
     else:
         for warning in plan.warnings:

@@ -18,9 +18,10 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from cli import commands
+from cli import commands, console_cmd
 from cli.audit_args import audit_rejected
-from cli.options import add_global_options, add_spark_options, resolve
+from cli.console_cmd import OpenConsole
+from cli.options import KzcArgumentParser, MalformedArguments, add_global_options, add_spark_options, resolve
 from core import __version__
 from core.errors import KzcError
 from core.interrupt import interrupt, interrupted
@@ -31,7 +32,7 @@ _GRACE_S = 1.0  # how long the interrupted command may take to unwind before kzc
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser (every subcommand registered)."""
-    parser = argparse.ArgumentParser(
+    parser = KzcArgumentParser(
         prog="kzc",
         description="kzc: a terminal console for Apache Kafka clusters that keep their metadata in ZooKeeper. "
         "Without a command it opens the console.",
@@ -56,10 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(arguments)
-    except SystemExit as exc:
-        if exc.code not in (0, None):
-            audit_rejected(arguments, "the command line was rejected (see the usage message)")
-        raise
+    except MalformedArguments as exc:
+        audit_rejected(arguments, str(exc))
+        return _error(exc, "--json" in arguments)
     as_json = bool(getattr(args, "json", False))
     try:
         try:
@@ -70,16 +70,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         for warning in warnings:
             print(f"kzc: warning: {warning}", file=sys.stderr)
         handler = getattr(args, "handler", None)
-        if handler is None:
-            from cli.console_cmd import open_console
-
-            return open_console(settings)
-        return run_interruptibly(lambda: int(handler(args, settings)))
+        # The console opens here, on the main thread, whether asked for directly or by a command (sandbox up --open).
+        outcome = OpenConsole(settings) if handler is None else run_interruptibly(lambda: handler(args, settings))
+        if isinstance(outcome, OpenConsole):
+            return console_cmd.open_console(outcome.settings)
+        return outcome
     except KzcError as exc:
-        if as_json:
-            print(json.dumps({"error": str(exc)}))
-        print(f"kzc: error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return _error(exc, as_json)
     except KeyboardInterrupt:
         interrupt()
         print("kzc: interrupted", file=sys.stderr)
@@ -90,7 +87,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
-def run_interruptibly(command: Callable[[], int]) -> int:
+def _error(exc: KzcError, as_json: bool) -> int:
+    """Every refusal and failure, on every path: one line on stderr and, with ``--json``, one object on stdout."""
+    if as_json:
+        print(json.dumps({"error": str(exc)}), flush=True)
+    print(f"kzc: error: {exc}", file=sys.stderr)
+    return exc.exit_code
+
+
+def run_interruptibly(command: Callable[[], int | OpenConsole]) -> int | OpenConsole:
     """Run ``command`` in a worker thread; Ctrl-C in the main thread ends kzc within ``_GRACE_S``.
 
     The main thread only waits, so it always receives Ctrl-C (kazoo's bare ``except:`` can swallow a
@@ -124,7 +129,8 @@ def run_interruptibly(command: Callable[[], int]) -> int:
         raise KeyboardInterrupt
     if "error" in outcome:
         raise outcome["error"]
-    return int(outcome["code"])
+    code = outcome["code"]
+    return code if isinstance(code, OpenConsole) else int(code)
 
 
 def _ignore_further_interrupts() -> None:

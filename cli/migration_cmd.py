@@ -22,7 +22,7 @@ from core.migration.status import (
     migration_status,
     needs_advance_check,
 )
-from core.zookeeper.session import ZkSession
+from core.zookeeper.kafka_root import open_kafka_session
 
 
 def register(sub: Any) -> None:
@@ -42,12 +42,8 @@ def _migration(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     snapshot, _ = take_snapshot(settings, args.max_in_flight)
     advancing = None
     if needs_advance_check(snapshot):
-        session = ZkSession(settings)
-        session.start()
-        try:
+        with open_kafka_session(settings) as session:
             advancing = migration_advancing(session)
-        finally:
-            session.stop()
     brokers = ask_brokers(settings.bootstrap_servers, snapshot.brokers)
     status = migration_status(snapshot, brokers, advancing)
     print(json.dumps(status.to_json()) if args.json else render(status))
@@ -70,7 +66,7 @@ def render(status: MigrationStatus) -> str:
         f"{b.id} {b.mode.value}" + ("" if b.source == "zookeeper" else f" ({b.source})") for b in status.brokers
     )
     lines.append(f"Brokers      {modes or 'none'}")
-    lines.append(f"Next         {status.view.next_step}")
+    lines.append(f"Next         {status.next_step}")
     lines.append(f"Rollback     {status.view.rollback}")
     if status.blockers:
         lines.append(f"Blockers     {len(status.blockers)}")

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from core.config import (
     CREDENTIAL_ENV,
@@ -70,6 +71,15 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
             "help": "the ZooKeeper servers' jute.maxbuffer: writes above it are refused up front (default 1 MiB)",
         },
     ),
+    (
+        ("--zk-admin-port",),
+        {
+            "type": int,
+            "metavar": "PORT",
+            "help": "the ZooKeeper servers' AdminServer port, for their health where four-letter words are not "
+            "whitelisted (default 8080)",
+        },
+    ),
 ]
 # Where the Spark engine of the checks runs: on the console's command line and on `kzc check`'s, nowhere
 # else. They map onto the ConnectionSettings fields (and context keys) spark_master and stage_dir.
@@ -93,7 +103,35 @@ _SPARK_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
 ]
 _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
               "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
-              "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer")  # fmt: skip
+              "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer", "zk_admin_port")  # fmt: skip
+
+
+class MalformedArguments(UsageError):
+    """argparse refused the command line; ``str()`` is its one-line reason with a pointer to ``--help``."""
+
+
+class KzcArgumentParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose refusals are one line, not a usage block: it raises ``MalformedArguments``
+    (exit 2, printed by ``cli.main`` as ``kzc: error: ...`` or, with ``--json``, ``{"error": ...}``).
+
+    Subcommand parsers are of this class too (argparse builds them with their parent's class).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        raise MalformedArguments(f"{message} (see {self.prog} --help)")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """As argparse, but arguments left over point at the help of the command they were given to."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(parsed, "command", None)
+            words = [w for w in (command, getattr(parsed, f"{command}_command", None)) if w]
+            raise MalformedArguments(
+                f"unrecognized arguments: {' '.join(extras)} (see {' '.join([self.prog, *words])} --help)"
+            )
+        return parsed
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -171,6 +209,8 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
             warnings.append(warning)
     if (limit := overrides.get("jute_maxbuffer")) is not None and not (isinstance(limit, int) and limit > 0):
         raise UsageError("--jute-maxbuffer must be a positive number of bytes")
+    if (port := overrides.get("zk_admin_port")) is not None and not (isinstance(port, int) and 1 <= port <= 65535):
+        raise UsageError("--zk-admin-port must be a port number (1-65535)")
     settings = resolve_settings(
         config,
         context=args.context,

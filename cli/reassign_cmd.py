@@ -19,12 +19,11 @@ from typing import Any
 from cli.options import add_command, parse_timeout
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.errors import GuardError, UsageError
 from core.reassign.ops import ReassignOps, open_reassign_ops
 from core.reassign.plan import ReassignPlan, describe_plan, parse_reassignment_file
 from core.reassign.progress import ReassignProgress, ReassignTimeout
-from core.topics.ops import cluster_name
 from core.topics.write import describe_writes
 
 DEFAULT_WAIT = 600.0
@@ -120,15 +119,23 @@ def _apply(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 plan = make(ops)
             before = {"partitions": [m.to_json() for m in plan.moves], "metrics": plan.metrics()}
             if not args.json:
+                print(cluster_banner(settings, audit.cluster_id))
                 print(render_plan(plan))
             facts = ops.check_applicable(plan)
             writes = ops.planned_writes(plan, throttle, facts)
+            path = ops.path_reason(throttle, facts)
             if args.dry_run:
                 if args.json:
-                    print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
+                    cluster = cluster_json(settings, audit.cluster_id)
+                    writes_json = [w.to_json() for w in writes]
+                    print(
+                        json.dumps(
+                            {"dry_run": True, "cluster": cluster, **plan.to_json(), "path": path, "writes": writes_json}
+                        )
+                    )
                 else:
-                    print("\n".join(describe_writes(writes)))
-                attempt.dry_run("plan shown, nothing written", before=before)
+                    print("\n".join(describe_writes(writes, path)))
+                attempt.dry_run("plan shown, nothing written", before=before, path=path)
                 return 0
             _confirm(args, len(plan.moves), attempt)
             ops.apply(plan, throttle)
@@ -136,6 +143,7 @@ def _apply(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 f"started the reassignment of {len(plan.moves)} partition(s)",
                 before=before,
                 throttle=throttle,
+                path=path,
             )
         _say(args, f"Started the reassignment of {len(plan.moves)} partition(s) (/admin/reassign_partitions).")
         if throttle is not None:
@@ -197,11 +205,13 @@ def _clear(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         left = ops.throttles_left(args.topic)
         if not left:
             attempt.refused("no throttle set")
-            print("No reassignment throttle is set.")
+            _say(args, "No reassignment throttle is set.")
+            if args.json:
+                print(json.dumps({"removed": []}))
             return 0
-        print("\n".join(f"  {t}" for t in left))
+        _say(args, "\n".join([cluster_banner(settings, audit.cluster_id), *(f"  {t}" for t in left)]))
         if ops.progress().moving:
-            print("WARNING: partitions are still moving; without throttles they copy at full speed.")
+            _say(args, "WARNING: partitions are still moving; without throttles they copy at full speed.")
         _confirm_count(args, len(left), "throttle settings", "remove", attempt)
         cleared = ops.clear_throttles(args.topic)
         attempt.applied(f"removed throttles from {len(cleared)} entities", before=left, entities=cleared)
@@ -218,7 +228,9 @@ def _cancel(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             ops = stack.enter_context(open_reassign_ops(settings, audit=audit))
             progress = ops.cancellable()
             if not args.json:
+                print(cluster_banner(settings, audit.cluster_id))
                 print("\n".join(["Cancel (revert to the original replicas):", *progress.describe()[1:]]))
+                print("\n".join(progress.cancel_effects()))
             before = progress.to_json()
             _confirm_count(args, len(progress.moving), "partitions to revert", "cancel their reassignment", attempt)
             outcome = ops.cancel(progress)

@@ -1,4 +1,5 @@
-"""``kzc sandbox up|status|down|kill-broker|start-broker|migrate``: the local cluster on 127.0.0.1."""
+"""``kzc sandbox up|status|down|kill-broker|start-broker|kill-zookeeper|start-zookeeper|migrate``: the local
+cluster on 127.0.0.1 (an ensemble's server N on 127.0.0.N)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ import sys
 from dataclasses import replace
 from typing import Any
 
+from cli.console_cmd import OpenConsole
 from cli.options import add_command
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
+from core.sandbox.ensemble import DEFAULT_WORDS
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, ensure_tools_jars, java_executable
 from core.sandbox.migration import PHASES, SandboxMigration
+from core.sandbox.releases import KafkaRelease
 from core.sandbox.traffic import start_traffic
 
 
@@ -23,7 +27,9 @@ def register(sub: Any) -> None:
     sandbox = add_command(sub, "sandbox", "run a real ZooKeeper and Kafka brokers on 127.0.0.1", json_flag=False)
     actions = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
 
-    up = add_command(actions, "up", "start ZooKeeper and N Kafka 3.9 brokers (ZooKeeper mode, chroot /kafka)")
+    up = add_command(
+        actions, "up", "start ZooKeeper and N Kafka brokers, 0.10.2 to 3.9 (ZooKeeper mode, chroot /kafka)"
+    )
     up.add_argument("--brokers", type=int, default=DEFAULT_BROKERS, metavar="N", help="number of brokers (default 3)")
     up.add_argument("--racks", metavar="R1,R2,...", help="broker.rack per broker, in order (cycled)")
     up.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="start-up deadline")
@@ -34,6 +40,22 @@ def register(sub: Any) -> None:
         metavar="KEY=VALUE",
         help="a static property for every broker's server.properties (repeatable), e.g. min.insync.replicas=2",
     )
+    _version_option(up)
+    up.add_argument(
+        "--broker-version",
+        action="append",
+        default=[],
+        metavar="ID=VERSION",
+        help="run broker ID on another release (repeatable), e.g. 3=2.4.1: a rolling upgrade half done",
+    )
+    up.add_argument(
+        "--zookeepers", type=int, default=1, metavar="N",
+        help="ZooKeeper servers: 1 (default, standalone) or an ensemble of N (server K on 127.0.0.K, AdminServer on)",
+    )  # fmt: skip
+    up.add_argument(
+        "--zk-words", metavar="W1,W2,...",
+        help=f"with --zookeepers N: the servers' 4lw.commands.whitelist (default {DEFAULT_WORDS})",
+    )  # fmt: skip
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
         "--traffic",
@@ -48,6 +70,7 @@ def register(sub: Any) -> None:
         "fetch",
         "fetch the Kafka and ZooKeeper jars, and those of Kafka's own tools, through Maven (once; cached)",
     )
+    _version_option(fetch)
     fetch.set_defaults(handler=_fetch)
 
     status = add_command(actions, "status", "show which sandbox processes run and what ZooKeeper shows")
@@ -68,6 +91,16 @@ def register(sub: Any) -> None:
     _dir_option(start)
     start.set_defaults(handler=_start)
 
+    kill_zk = add_command(actions, "kill-zookeeper", "kill one ZooKeeper server of the ensemble hard (SIGKILL)")
+    kill_zk.add_argument("id", type=int, metavar="N")
+    _dir_option(kill_zk)
+    kill_zk.set_defaults(handler=_kill_zookeeper)
+
+    start_zk = add_command(actions, "start-zookeeper", "restart a stopped ZooKeeper server of the ensemble")
+    start_zk.add_argument("id", type=int, metavar="N")
+    _dir_option(start_zk)
+    start_zk.set_defaults(handler=_start_zookeeper)
+
     migrate = add_command(
         actions, "migrate", "drive a real ZooKeeper-to-KRaft migration of the sandbox up to a phase (docs/migration.md)"
     )
@@ -86,11 +119,30 @@ def register(sub: Any) -> None:
     migrate.set_defaults(handler=_migrate)
 
 
+def _version_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kafka-version",
+        default=KAFKA_VERSION,
+        metavar="VERSION",
+        help=f"Kafka release of the brokers, 0.10.2.2 to 3.9.x as on Maven Central (default {KAFKA_VERSION})",
+    )
+
+
+def _broker_versions(items: list[str]) -> dict[int, str]:
+    versions: dict[int, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip().isdigit() or not value.strip():
+            raise UsageError(f"--broker-version {item}: give ID=VERSION, e.g. 3=2.4.1")
+        versions[int(key)] = value.strip()
+    return versions
+
+
 def _dir_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", metavar="DIR", help="sandbox directory (default: ~/.local/state/kzc/sandbox)")
 
 
-def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int | OpenConsole:
     racks = args.racks.split(",") if args.racks else None
     progress = None if args.json else (lambda line: print(line, file=sys.stderr))
     extra: dict[str, str] = {}
@@ -100,7 +152,16 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             raise UsageError(f"--broker-config {item}: give KEY=VALUE, e.g. min.insync.replicas=2")
         extra[key.strip()] = value.strip()
     box = Sandbox.up(
-        args.dir, brokers=args.brokers, racks=racks, timeout=args.timeout, log=progress, broker_config=extra
+        args.dir,
+        brokers=args.brokers,
+        racks=racks,
+        timeout=args.timeout,
+        log=progress,
+        broker_config=extra,
+        kafka_version=args.kafka_version,
+        broker_versions=_broker_versions(args.broker_version),
+        zookeepers=args.zookeepers,
+        zk_words=args.zk_words,
     )
     info = box.info()
     traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None
@@ -111,26 +172,37 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         if traffic is not None:
             print(f"Demo traffic: pid {traffic} (topics demo.*, groups demo-*; log {box.dir / 'traffic.log'})")
     if args.open:
-        from cli.console_cmd import open_console
-
-        settings = replace(
-            settings,
-            zookeeper=parse_zookeeper(info.zookeeper),
-            bootstrap_servers=parse_bootstrap(info.bootstrap_servers),
-            context=f"sandbox {info.dir}",
+        # Opened by cli.main on the main thread once this command's thread is done (Textual needs it).
+        return OpenConsole(
+            replace(
+                settings,
+                zookeeper=parse_zookeeper(info.zookeeper),
+                bootstrap_servers=parse_bootstrap(info.bootstrap_servers),
+                context=f"sandbox {info.dir}",
+            )
         )
-        return open_console(settings)
     return 0
 
 
 def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    release = KafkaRelease.parse(args.kafka_version)
     java_executable()
     log = None if args.json else (lambda line: print(line, file=sys.stderr))
-    path, tools = ensure_jars(log), ensure_tools_jars(log)
+    zookeeper, tools = ensure_jars(log), ensure_tools_jars(log)
+    path = ensure_jars(log, release)
     if args.json:
-        print(json.dumps({"jars": str(path), "tools_jars": str(tools), "kafka_version": KAFKA_VERSION}))
+        print(
+            json.dumps(
+                {
+                    "jars": str(path),
+                    "zookeeper_jars": str(zookeeper),
+                    "tools_jars": str(tools),
+                    "kafka_version": release.version,
+                }
+            )
+        )
     else:
-        print(f"Kafka {KAFKA_VERSION} jars ready in {path}, its tools in {tools}")
+        print(f"Kafka {release.version} jars ready in {path}; ZooKeeper's in {zookeeper}, Kafka's tools in {tools}")
     return 0
 
 
@@ -187,6 +259,25 @@ def _start(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     return 0
 
 
+def _kill_zookeeper(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    server = Sandbox(args.dir).kill_zookeeper(args.id)
+    if args.json:
+        print(json.dumps({"killed": server.id, "address": server.address}))
+    else:
+        restart = f"kzc sandbox start-zookeeper {server.id}"
+        print(f"ZooKeeper {server.id} ({server.address}) killed (SIGKILL); restart it with: {restart}")
+    return 0
+
+
+def _start_zookeeper(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    server = Sandbox(args.dir).start_zookeeper(args.id)
+    if args.json:
+        print(json.dumps({"started": server.id, "address": server.address, "pid": server.pid}))
+    else:
+        print(f"ZooKeeper {server.id} running again on {server.address} (pid {server.pid}), serving")
+    return 0
+
+
 def _migrate(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     progress = None if args.json else (lambda line: print(line, file=sys.stderr))
     box = Sandbox(args.dir)
@@ -206,12 +297,17 @@ def _migrate(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 def _describe(info: SandboxInfo) -> str:
     lines = [
-        f"Kafka {info.kafka_version} sandbox in {info.dir} (ZooKeeper mode, chroot /kafka)",
-        f"  ZooKeeper          {info.zookeeper:<28} pid {info.zookeeper_pid}",
+        f"Kafka {' + '.join(info.versions)} sandbox in {info.dir} (ZooKeeper mode, chroot /kafka)",
     ]
+    if info.ensemble:
+        lines += [
+            f"  ZooKeeper {z.id:<8} {z.address:<28} pid {z.pid}, AdminServer port {z.admin_port}" for z in info.ensemble
+        ]
+    else:
+        lines.append(f"  ZooKeeper          {info.zookeeper:<28} pid {info.zookeeper_pid}")
     for b in info.brokers:
         rack = f"rack {b.rack}" if b.rack else "no rack"
-        lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid}")
+        lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid!s:<8} Kafka {b.kafka_version}")
     lines += [
         f"  bootstrap servers  {info.bootstrap_servers}",
         "",
@@ -225,9 +321,14 @@ def _describe_status(status: SandboxStatus) -> str:
     info = status.info
     zk = "running" if status.zookeeper_alive else "stopped"
     lines = [f"sandbox {info.dir}", f"  ZooKeeper {info.zookeeper}: {zk}"]
+    for z in info.ensemble:
+        running = "running" if status.zookeepers_alive.get(z.id) else "stopped"
+        lines.append(f"    server {z.id} ({z.address}, AdminServer port {z.admin_port}): {running}")
     for b in info.brokers:
         state = "running" if status.brokers_alive.get(b.id) else "stopped"
         reg = "registered" if b.id in status.registered else "not registered"
         ctrl = ", controller" if status.controller == b.id else ""
-        lines.append(f"  broker {b.id} (127.0.0.1:{b.port}, rack {b.rack or '-'}): {state}, {reg}{ctrl}")
+        lines.append(
+            f"  broker {b.id} (Kafka {b.kafka_version}, 127.0.0.1:{b.port}, rack {b.rack or '-'}): {state}, {reg}{ctrl}"
+        )
     return "\n".join(lines)

@@ -18,8 +18,7 @@ from core.snapshot.file import write_snapshot_file
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT, ReadStats, SnapshotProgress, SnapshotReader
-from core.zookeeper.kafka_root import require_kafka_cluster
-from core.zookeeper.session import ZkSession
+from core.zookeeper.kafka_root import open_kafka_session
 
 
 def register(sub: Any) -> None:
@@ -58,17 +57,14 @@ def take_snapshot(settings: ConnectionSettings, max_in_flight: int) -> tuple[Clu
     """
     if max_in_flight < 1:
         raise UsageError("--max-in-flight must be at least 1")
-    session = ZkSession(settings)
-    session.start()
     progress = _TerminalProgress() if sys.stderr.isatty() else None
-    try:
-        require_kafka_cluster(session)
-        reader = SnapshotReader(session, progress=progress, max_in_flight=max_in_flight)
-        snapshot = reader.read()
-    finally:
-        if progress is not None:
-            progress.clear()
-        session.stop()
+    with open_kafka_session(settings) as session:
+        try:
+            reader = SnapshotReader(session, progress=progress, max_in_flight=max_in_flight)
+            snapshot = reader.read()
+        finally:
+            if progress is not None:
+                progress.clear()
     return snapshot, reader.stats
 
 

@@ -18,10 +18,10 @@ from typing import Any, TextIO
 from cli.assign_cmd import render_assignment
 from cli.options import add_command, global_parent, parse_timeout
 from core.audit import Attempt, AuditLog
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.errors import GuardError, KzcError, ReadOnlyError
 from core.kafka.topic_rules import parse_configs, parse_option_int, plural
-from core.topics.ops import TopicOps, cluster_name, open_topic_ops, plan_summary
+from core.topics.ops import TopicOps, open_topic_ops, path_reason, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.topics.progress import DeleteProgress, OnlineProgress, ProgressTimeout
 from core.topics.write import describe_writes, planned_writes
@@ -129,7 +129,7 @@ def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             # One plan: the preview shows its random start, and exactly this plan is applied.
             plan = ops.plan_create(request)
-            if _preview(args, plan, render_create_plan(plan), attempt):
+            if _preview(args, ops, plan, render_create_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "create", attempt)
             result = ops.apply(plan, attempt)
@@ -154,7 +154,7 @@ def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_expand(request)
-            if _preview(args, plan, render_expand_plan(plan), attempt):
+            if _preview(args, ops, plan, render_expand_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "expand", attempt)
             result = ops.apply(plan, attempt)
@@ -172,7 +172,7 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             plan = ops.plan_delete(request)
-            if _preview(args, plan, render_delete_plan(plan), attempt):
+            if _preview(args, ops, plan, render_delete_plan(plan), attempt):
                 return 0
             _confirm(args, plan.topics, "delete", attempt)
             result = ops.apply(plan, attempt)
@@ -191,15 +191,24 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 # ---- steps shared by the handlers --------------------------------------------------------------------
 
 
-def _preview(args: argparse.Namespace, plan: CreatePlan | ExpandPlan | DeletePlan, text: str, attempt: Attempt) -> bool:
-    """Show the plan; True when this is a dry run (recorded, nothing more to do)."""
-    writes = planned_writes(plan) if args.dry_run else ()
+def _preview(
+    args: argparse.Namespace, ops: TopicOps, plan: CreatePlan | ExpandPlan | DeletePlan, text: str, attempt: Attempt
+) -> bool:
+    """Show the plan under the cluster it is for; True when this is a dry run (recorded, nothing more to do)."""
+    writes = planned_writes(plan, ops.reader.facts()) if args.dry_run else ()
     if args.json and args.dry_run:
-        print(json.dumps({"dry_run": True, **plan.to_json(), "writes": [w.to_json() for w in writes]}))
+        cluster = cluster_json(ops.settings, ops.audit.cluster_id)
+        print(
+            json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": [w.to_json() for w in writes]})
+        )
     elif not args.json:
-        print("\n".join([text, *describe_writes(writes)]) if writes else text)
+        print(
+            "\n".join(
+                [cluster_banner(ops.settings, ops.audit.cluster_id), text, *describe_writes(writes, path_reason(plan))]
+            )
+        )
     if args.dry_run:
-        attempt.dry_run("plan shown, nothing written", plan=plan_summary(plan))
+        attempt.dry_run("plan shown, nothing written", plan=plan_summary(plan), path=path_reason(plan))
         if plan.blocked and not args.json:
             print(f"Note: this plan cannot be applied now: {plan.blocked}")
         return True

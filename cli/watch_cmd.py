@@ -30,7 +30,7 @@ from core.live.state import LiveState
 from core.snapshot.health import assess
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.static_min_isr import read_static_min_isr
-from core.zookeeper.kafka_root import require_kafka_cluster
+from core.zookeeper.kafka_root import open_kafka_session
 from core.zookeeper.session import ZkSession
 
 _POLL_S = 0.2  # how often the main thread wakes to notice Ctrl-C and health changes while no event arrives
@@ -52,7 +52,11 @@ def register(sub: Any) -> None:
 
 
 def _watch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    session = ZkSession(settings)
+    with open_kafka_session(settings) as session:
+        return _stream(args, settings, session)
+
+
+def _stream(args: argparse.Namespace, settings: ConnectionSettings, session: ZkSession) -> int:
     events: queue.SimpleQueue[LiveEvent] = queue.SimpleQueue()
     changed = threading.Event()
     # Callbacks run on the model's threads: only queue or flag.
@@ -64,8 +68,6 @@ def _watch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     )
     health = _Health(live, changed)
     try:
-        session.start()
-        require_kafka_cluster(session)
         live.start()
         for topic in args.follow:
             live.watcher.follow_topic(topic)
@@ -85,7 +87,6 @@ def _watch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         return 0
     finally:
         live.stop()
-        session.stop()
 
 
 class _Health:

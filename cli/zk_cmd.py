@@ -1,4 +1,5 @@
-"""``kzc zk ls PATH`` and ``kzc zk get PATH``: the generic ZooKeeper browser on the command line.
+"""``kzc zk ls PATH`` and ``kzc zk get PATH``: the generic ZooKeeper browser on the command line; ``kzc zk
+health``: ZooKeeper's own health, every server of the connect string (``core.zookeeper.health``).
 
 Paths are relative to the chroot of ``--zookeeper`` (the Kafka chroot). ``ls`` reads the child count
 first and, above 10,000 children, lists names only with ``--all`` (ZooKeeper returns them all in one
@@ -17,6 +18,17 @@ from cli.options import add_command
 from core.config import ConnectionSettings
 from core.errors import KzcError, UsageError
 from core.human_time import since_text
+from core.snapshot.zk_session_timeout import read_kafka_session_timeouts
+from core.zookeeper.health import (
+    COLUMNS,
+    PROBE_TIMEOUT_S,
+    EnsembleHealth,
+    probe_ensemble,
+    server_cells,
+    session_line,
+    summary_line,
+    tls_context,
+)
 from core.zookeeper.kafka_root import no_kafka_cluster
 from core.zookeeper.session import ZkSession
 from core.zookeeper.tree import LARGE_CHILD_COUNT, ChildPage, ZnodeView, list_children, read_znode
@@ -43,6 +55,20 @@ def register(sub: Any) -> None:
     get = add_command(actions, "get", "show a znode: decoded data, Kafka fields explained, stat, ACL")
     get.add_argument("path", metavar="PATH", help="znode path under the chroot, e.g. /controller")
     get.set_defaults(handler=_get)
+
+    health = add_command(
+        actions,
+        "health",
+        "ZooKeeper's own health: every server's mode, lag, latency and load, the quorum, and alarms "
+        "(srvr/mntr/conf, else the AdminServer); exits 1 when an alarm is an error",
+    )
+    health.add_argument(
+        "--no-admin", action="store_true", help="never ask the AdminServer (its port: --zk-admin-port, default 8080)"
+    )
+    health.add_argument(
+        "--timeout", type=float, default=PROBE_TIMEOUT_S, metavar="SECONDS", help="per request to a server"
+    )
+    health.set_defaults(handler=_health)
 
 
 def _session(settings: ConnectionSettings) -> ZkSession:
@@ -85,7 +111,8 @@ def _ls(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                     "listed": page.listed,
                     "offset": page.offset,
                     "children": list(page.names),
-                    "more": page.next_cursor is not None,
+                    # Not listed (over the limit, no --all): every name is still to come.
+                    "more": page.next_cursor is not None or (not page.listed and page.total > 0),
                 }
             )
         )
@@ -150,3 +177,46 @@ def render(view: ZnodeView, now_ms: int | None = None) -> str:
     ]
     lines += [f"  {entry}" for entry in view.acl]
     return "\n".join(lines)
+
+
+def _health(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if settings.zookeeper is None:
+        raise UsageError("no ZooKeeper to probe: give --zookeeper HOST:PORT[,...] or --context NAME")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be above 0 seconds")
+    # No ZooKeeper session: the words work when the quorum is lost, which is when this is asked.
+    kafka = read_kafka_session_timeouts(settings.bootstrap_servers)
+    health = probe_ensemble(
+        settings.zookeeper,
+        timeout=args.timeout,
+        admin_port=None if args.no_admin else settings.zk_admin_port,
+        tls=tls_context(settings),
+        kafka=kafka,
+    )
+    if args.json:
+        print(json.dumps(health.to_json()))
+    else:
+        print(render_health(health))
+    return 1 if any(a.severity == "error" for a in health.alarms) else 0
+
+
+def render_health(health: EnsembleHealth) -> str:
+    """The text form of ``kzc zk health``: a table of the servers, the leader's followers, session timeouts,
+    alarms and notes."""
+    rows = [server_cells(s) for s in health.servers]
+    lines = [f"ZooKeeper ensemble: {summary_line(health)}", ""]
+    lines += _table([title for _, title in COLUMNS], [[r[key] for key, _ in COLUMNS] for r in rows])
+    for s in health.servers:
+        problems = [*s.problems, *([s.error] if s.error else [])]
+        if problems:
+            lines.append(f"  {s.server}: " + "; ".join(problems))
+    lines += ["", session_line(health)]
+    lines.append("alarms:" if health.alarms else "alarms: none")
+    lines += [f"  {a.severity.upper():<7} {a.text}" for a in health.alarms]
+    lines += [f"note: {n}" for n in health.notes]
+    return "\n".join(lines)
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in [headers, *rows]]

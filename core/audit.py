@@ -4,6 +4,7 @@ The file is ``$KZC_AUDIT_LOG`` if set, else ``<config dir>/audit.jsonl`` (``core
 normally ``~/.config/kzc/audit.jsonl``). Each line is a JSON object::
 
     {"time": "2024-05-01T12:00:00.123Z", "user": "alice", "host": "bastion-1", "cluster": "zk1:2181/kafka",
+     "cluster_id": "MkU3OEVBNTcwNTJENDM2Qg",
      "operation": "topic delete", "arguments": {...}, "outcome": "applied", "message": "...", "details": {...}}
 
 ``outcome`` is one of ``applied``, ``dry-run``, ``refused`` (bad arguments, a guard, Kafka's rules, the
@@ -126,6 +127,9 @@ class AuditLog:
     def __init__(self, cluster: str, path: Path | None = None) -> None:
         self.cluster = cluster
         self.path = path or audit_log_path()
+        # /cluster/id, set once the command has connected (``core.zookeeper.kafka_root``): every line after
+        # that names the cluster by id as well as by connect string.
+        self.cluster_id: str | None = None
 
     @contextmanager
     def attempt(self, operation: str, arguments: Mapping[str, Any]) -> Iterator[Attempt]:
@@ -221,6 +225,7 @@ class AuditLog:
             "user": _user(),
             "host": socket.gethostname(),
             "cluster": self.cluster,
+            **({"cluster_id": self.cluster_id} if self.cluster_id else {}),
             "operation": attempt.operation,
             "arguments": attempt.arguments,
             "outcome": outcome or attempt.outcome,

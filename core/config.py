@@ -73,6 +73,8 @@ class ConnectionSettings:
     spark_master: str | None = None
     stage_dir: str | None = None
     jute_maxbuffer: int = JUTE_MAXBUFFER
+    read_only_by: str | None = None  # what made it read-only, in words: "--read-only", "context 'x' has ..."
+    zk_admin_port: int = 8080  # the servers' AdminServer, asked where a four-letter word is not whitelisted
 
 
 # Context keys in the TOML file -> ConnectionSettings field; everything else is rejected, so typos show.
@@ -91,7 +93,8 @@ _CONTEXT_STRINGS = (
 )
 _CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname")
 _CONTEXT_KEYS = {
-    "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", *CREDENTIAL_FILES, *_CONTEXT_STRINGS,
+    "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", "zk_admin_port", *CREDENTIAL_FILES,
+    *_CONTEXT_STRINGS,
     *_CONTEXT_BOOLS,
 }  # fmt: skip
 _SASL_MECHANISMS = ("DIGEST-MD5", "GSSAPI")
@@ -205,23 +208,42 @@ def resolve_settings(
     read_only: bool = False,
     overrides: Mapping[str, Any] | None = None,
 ) -> ConnectionSettings:
-    """Combine a context (named, or the default one) with command-line values; flags win.
+    """The one place a command's cluster is decided: the flags and at most one context.
 
-    ``read_only`` only ever adds protection: a context marked read-only stays read-only.
+    - ``--context NAME`` picks that context; flags override its values one by one. A ``--zookeeper``
+      naming another ensemble or chroot than the context's is refused: the two would be mixed.
+    - Without ``--context``, ``default_context`` applies only when no cluster is named on the command line
+      (neither ``--zookeeper`` nor ``--bootstrap-server``): an explicit cluster never borrows a context's
+      brokers, credentials or ``read_only``.
+
+    ``read_only`` only ever adds protection; ``read_only_by`` records which setting made it so.
 
     Raises:
-        UsageError: the context does not exist or a connect string is malformed.
+        UsageError: the context does not exist, names another cluster than ``--zookeeper``, or a connect
+            string is malformed.
     """
-    name = context or config.default_context
     if context is not None and context not in config.contexts:
         known = ", ".join(sorted(config.contexts)) or "none defined"
         raise UsageError(f"unknown context '{context}' (known: {known}; config file: {config.path})")
-    base = config.contexts.get(name, ConnectionSettings()) if name else ConnectionSettings()
-    changes: dict[str, Any] = {"context": name, "read_only": base.read_only or read_only}
+    name = context
+    if name is None and zookeeper is None and bootstrap_server is None:
+        name = config.default_context
+    base = config.contexts[name] if name else ConnectionSettings()
+    changes: dict[str, Any] = {"context": name}
     if zookeeper is not None:
         changes["zookeeper"] = parse_zookeeper(zookeeper)
+        if base.zookeeper is not None and base.zookeeper != changes["zookeeper"]:
+            raise UsageError(
+                f"--zookeeper {changes['zookeeper']} and --context {name} ({base.zookeeper}) name different "
+                "clusters: give one of them"
+            )
     if bootstrap_server is not None:
         changes["bootstrap_servers"] = parse_bootstrap(bootstrap_server)
+    causes = ["--read-only was given"] if read_only else []
+    if base.read_only:
+        causes.append(f"context '{name}' has read_only = true")
+    changes["read_only"] = bool(causes)
+    changes["read_only_by"] = " and ".join(causes) or None
     names = {f.name for f in fields(ConnectionSettings)}
     for key, value in (overrides or {}).items():
         if key not in names:
@@ -236,6 +258,38 @@ def resolve_settings(
     if settings.zk_auth is not None:
         check_digest_auth(settings.zk_auth)
     return settings
+
+
+def read_only_cause(settings: ConnectionSettings) -> str | None:
+    """Why ``settings`` are read-only, in words (``--read-only``, the context), or None when they are not."""
+    if not settings.read_only:
+        return None
+    return settings.read_only_by or "read-only mode"
+
+
+def cluster_name(settings: ConnectionSettings) -> str:
+    """How the audit log names a cluster: the context (if any) and the ZooKeeper connect string."""
+    target = str(settings.zookeeper) if settings.zookeeper else "no ZooKeeper"
+    if settings.zookeeper is None and settings.bootstrap_servers:
+        target = "brokers " + ",".join(str(b) for b in settings.bootstrap_servers)
+    return f"{settings.context} ({target})" if settings.context else target
+
+
+def cluster_banner(settings: ConnectionSettings, cluster_id: str | None) -> str:
+    """The first line of every preview: which cluster this command acts on (id and connect string)."""
+    named = (
+        f"cluster {cluster_id}" if cluster_id else "cluster without /cluster/id" if settings.zookeeper else "cluster"
+    )
+    return f"Cluster: {named} at {cluster_name(settings)}"
+
+
+def cluster_json(settings: ConnectionSettings, cluster_id: str | None) -> dict[str, str | None]:
+    """``cluster_banner`` for ``--json`` previews: ``{"id", "zookeeper", "context"}``."""
+    return {
+        "id": cluster_id,
+        "zookeeper": str(settings.zookeeper) if settings.zookeeper else None,
+        "context": settings.context,
+    }
 
 
 def _table(raw: Mapping[str, Any], key: str, path: Path) -> dict[str, Any]:
@@ -268,6 +322,11 @@ def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSetti
         if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
             raise ConfigError(f"{where}: jute_maxbuffer must be a positive number of bytes")
         values["jute_maxbuffer"] = limit
+    if "zk_admin_port" in table:
+        port = table["zk_admin_port"]
+        if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
+            raise ConfigError(f"{where}: zk_admin_port must be a port number (1-65535)")
+        values["zk_admin_port"] = port
     for key in _CONTEXT_STRINGS:
         if key in table:
             values[key] = _typed(table, key, str, where)

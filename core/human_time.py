@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 
 
@@ -39,3 +40,45 @@ def since_text(ms: int | None, now_ms: int) -> str:
         return "-"
     age = age_text((now_ms - ms) / 1000)
     return f"{utc_text(ms)} ({age})" if age == "in the future" else f"{utc_text(ms)} ({age} ago)"
+
+
+def clock_text(ms: int) -> str:
+    """Epoch milliseconds as ``HH:MM:SS`` in local time (a moment of today's session, e.g. a stale mark)."""
+    return time.strftime("%H:%M:%S", time.localtime(ms / 1000))
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_duration(text: str) -> float:
+    """A duration as people type it: ``90s``, ``15m``, ``1h``, ``7d``, ``2w``, ``1h30m``; a bare number is seconds.
+
+    Raises:
+        ValueError: with a message naming the text, for anything else (empty, negative, unknown unit).
+    """
+    raw = text.strip().lower()
+    if not raw:
+        raise ValueError("a duration is empty: give e.g. 15m, 1h or 7d")
+    try:
+        seconds = float(raw)
+    except ValueError:
+        pass
+    else:
+        if not seconds >= 0 or seconds == float("inf"):
+            raise ValueError(f"'{text}' is not a duration: give e.g. 15m, 1h or 7d")
+        return seconds
+    total, number = 0.0, ""
+    for char in raw:
+        if char.isdigit() or char == ".":
+            number += char
+        elif char in _UNITS and number:
+            try:
+                total += float(number) * _UNITS[char]
+            except ValueError:
+                raise ValueError(f"'{text}' is not a duration: give e.g. 15m, 1h or 7d") from None
+            number = ""
+        else:
+            raise ValueError(f"'{text}' is not a duration: give e.g. 15m, 1h or 7d")
+    if number:
+        raise ValueError(f"'{text}' is not a duration: a unit (s, m, h, d, w) must follow {number}")
+    return total

@@ -37,6 +37,7 @@ from tui.live_link import LiveLink, LiveMessage
 from tui.navigation import fix_actions, go_back, pop_to_root, refused, show_screen
 from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
+from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
 from tui.screens.config_edit import ConfigEditScreen
@@ -48,12 +49,16 @@ from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
+from tui.screens.stop_check import StopCheckScreen
+from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
+from tui.screens.zk_health import ZkHealthScreen
 from tui.setup import apply_config, read_config
 from tui.terminal import check_terminal
-from tui.widgets.status_bar import StatusInfo
+from tui.widgets.status_bar import StatusBar, StatusInfo
+from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 
 S = TypeVar("S", bound=KzcScreen)
 
@@ -82,6 +87,8 @@ class KzcApp(App[None]):
         Binding("z", "open('zk')", "ZooKeeper", show=False, id="show_zookeeper"),
         Binding("x", "open('checks')", "Checks", show=False, id="show_checks"),
         Binding("g", "open('groups')", "Groups", show=False, id="show_groups"),
+        Binding("W", "open('timeline')", "What changed", show=False, id="show_timeline"),
+        Binding("Z", "open('zk-health')", "ZooKeeper health", show=False, id="show_zk_health"),
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
@@ -99,6 +106,7 @@ class KzcApp(App[None]):
         self.check_runs = CheckRuns(self)
         self.last_export: str | None = None
         self.live = self._link(0)
+        self.zk_health = ZkHealthPoll(self, self.backend, 0, self.now_ms)
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         """Run the console; raises ``UsageError`` (one line, pointing to the CLI) where it cannot be drawn."""
@@ -106,11 +114,7 @@ class KzcApp(App[None]):
         super().run(*args, **kwargs)
 
     def _link(self, generation: int) -> LiveLink:
-        return LiveLink(self, self.backend, generation, self.now_ms, self._events_logged)
-
-    def _events_logged(self) -> None:
-        if self.screen_stack and isinstance(self.screen, ClusterScreen):
-            self.screen.show_events()
+        return LiveLink(self, self.backend, generation, self.now_ms)
 
     @property
     def view(self) -> ClusterView | None:
@@ -142,12 +146,28 @@ class KzcApp(App[None]):
         for problem in self.config_problems:
             self.notify(problem, severity="error", timeout=15)
         self.push_screen(self._cluster_screen())
+        # Ages tick from this one clock, on the current screen only; a screen that comes back is drawn at once.
+        self.set_interval(1.0, lambda: self.live.draw_screen())
+        self.screen_change_signal.subscribe(self, lambda _screen: self._screen_changed())
         self.live.connect()
+        self.zk_health.start()
         if self.warm_spark:
             self.check_runs.warm_up(self.backend)
 
-    def on_screen_resume(self) -> None:
-        self.live.set_status()  # the status line of the screen that came back
+    def _screen_changed(self) -> None:
+        """A screen came up: draw what it shows of the live link and of ZooKeeper's health as of now."""
+        self.live.draw_screen()
+        self.zk_health.draw()
+
+    @on(StatusBar.Mounted)
+    def _status_bar_mounted(self, message: StatusBar.Mounted) -> None:
+        message.bar.show(self.status_info, self.now_ms())
+        if message.bar.screen is self.screen:
+            self.live.draw_screen()
+
+    @on(m.ChangeFinished)
+    def _change_finished(self, message: m.ChangeFinished) -> None:
+        self.live.append_event(self.now_ms(), message.text, message.severity, message.topic)
 
     def action_command_palette(self) -> None:
         """The palette, with a plain ``:`` for its icon."""
@@ -189,10 +209,16 @@ class KzcApp(App[None]):
             return
         old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
         self.live = self._link(self.live.generation + 1)
+        self.zk_health.stop()
+        self.zk_health = ZkHealthPoll(self, self.backend, self.live.generation, self.now_ms)
         pop_to_root(self)
+        for screen in self.screen_stack:
+            if isinstance(screen, ClusterScreen):
+                screen.use_journal(self.journal)
         self.live.set_status()
         self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
         self.live.connect()
+        self.zk_health.start()
         if self.warm_spark:
             self.check_runs.warm_up(self.backend)
 
@@ -205,6 +231,10 @@ class KzcApp(App[None]):
     @on(m.ClusterEventSeen)
     def _live(self, message: LiveMessage) -> None:
         self.live.take(message)
+
+    @on(ZkHealthRead)
+    def _zk_health_read(self, message: ZkHealthRead) -> None:
+        self.zk_health.take(message)
 
     @on(m.ViewRefreshed)
     def _view_refreshed(self, message: m.ViewRefreshed) -> None:
@@ -224,7 +254,8 @@ class KzcApp(App[None]):
         self.push_screen(self._with_view(screen))
 
     def action_open(self, what: str, focus: str | None = None) -> None:
-        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``checks``, ``groups``)."""
+        """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``zk-health``, ``checks``, ``groups``,
+        ``timeline``)."""
         self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
 
     @on(m.ScreenChosen)
@@ -237,6 +268,8 @@ class KzcApp(App[None]):
     @on(m.DeleteTopicsRequested)
     @on(m.MoveOffRequested)
     @on(m.ElectionRequested)
+    @on(m.StopCheckRequested)
+    @on(m.BrokerChosen)
     @on(m.ConfigEditRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
@@ -264,9 +297,15 @@ class KzcApp(App[None]):
             case m.ScreenChosen("checks"):
                 show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
             case m.ScreenChosen("groups"):
-                show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend)))
+                show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend, self.now_ms)))
+            case m.ScreenChosen("timeline"):
+                show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms)))
+            case m.ScreenChosen("zk-health"):
+                poll = self.zk_health
+                show_screen(self, ZkHealthScreen,
+                            lambda: ZkHealthScreen(poll.latest, poll.stale(), poll.problem, self.now_ms))  # fmt: skip
             case m.GroupChosen(group):
-                push(GroupDetailScreen(group, backend))
+                push(GroupDetailScreen(group, backend, self.now_ms))
             case m.ScreenChosen(_, focus):
                 screen = show_screen(self, ClusterScreen, self._cluster_screen)
                 if focus:
@@ -274,7 +313,7 @@ class KzcApp(App[None]):
             case m.PartitionsChosen(title, health, broker):
                 push(PartitionsScreen(PartitionSelection(title, health, broker)))
             case m.TopicChosen(topic):
-                push(TopicDetailScreen(topic, backend, read_only))
+                push(TopicDetailScreen(topic, backend, read_only, self.now_ms))
             case m.ZnodeChosen(path):
                 show_screen(self, ZkBrowserScreen, lambda: self._with_view(ZkBrowserScreen(backend, path))).jump(path)
             case m.CreateTopicRequested() if not refuses("creating topics"):
@@ -285,6 +324,10 @@ class KzcApp(App[None]):
                 push(DeleteScreen(DeleteRequest(topics=topics, regex=regex), backend, self.now_ms, hidden))
             case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
+            case m.BrokerChosen(broker):
+                push(BrokerScreen(broker, backend, self.now_ms))
+            case m.StopCheckRequested(broker):
+                push(StopCheckScreen(broker, self.view.snapshot if self.view is not None else None))
             case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:
                 self.push_screen(ElectPreferredScreen(topic, fixes.elections))
             case m.ConfigEditRequested(topic) if (fixes := fixes_for("config changes")) is not None:

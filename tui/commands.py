@@ -1,6 +1,6 @@
 """The ``:`` command palette, k9s style: ``topics``, ``brokers``, ``cluster``, ``zk /some/path``, ``topic
-NAME``, ``create``, ``expand NAME``, ``delete NAME`` or ``delete /regex/``, ``checks``, ``groups``, ``context NAME``,
-``theme NAME``, ``help``, ``quit``. Commands that take an argument complete it (topic names, contexts,
+NAME``, ``create``, ``expand NAME``, ``delete NAME`` or ``delete /regex/``, ``checks``, ``groups``, ``timeline``,
+``context NAME``, ``theme NAME``, ``help``, ``quit``. Commands that take an argument complete it (topic names, contexts,
 themes) from what the console knows."""
 
 from __future__ import annotations
@@ -58,8 +58,10 @@ class KzcCommands(Provider):
             ("brokers", post(ScreenChosen("cluster", focus="brokers")), "the brokers table"),
             ("topics", post(ScreenChosen("topics")), "every topic, filterable"),
             ("zk /", post(ZnodeChosen("/")), "browse ZooKeeper (zk /some/path jumps there)"),
+            ("zk health", post(ScreenChosen("zk-health")), "ZooKeeper's own health: servers, quorum, alarms"),
             ("checks", post(ScreenChosen("checks")), "run the consistency checks"),
             ("groups", post(ScreenChosen("groups")), "consumer groups and their lag"),
+            ("timeline", post(ScreenChosen("timeline")), "what changed: every change ZooKeeper dates, live ones"),
             ("help", app.action_help, "every key binding"),
             ("quit", app.exit, "leave kzc"),
         ]

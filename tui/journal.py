@@ -1,13 +1,26 @@
-"""The console's memory of this session: the event log lines (newest last, bounded) and the controller
-moves seen. The app owns one and writes it; the cluster screen receives it and reads it."""
+"""The console's memory of this session: the event log lines (newest last, bounded), the controller moves
+seen, and the last health counts logged. The app owns one per cluster and writes it (live events,
+connection changes, health changes, the user's own actions); the cluster screen's event log receives it
+and shows it, catching up by ``version`` whenever it is drawn."""
 
 from __future__ import annotations
 
 from collections import deque
-
-from tui.widgets.event_log import LogLine
+from dataclasses import dataclass
 
 MAX_EVENTS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One event as logged: when (epoch ms), the text, its severity, and what it links to."""
+
+    seq: int
+    at_ms: int
+    text: str
+    severity: str = "info"
+    topic: str | None = None
+    path: str | None = None
 
 
 class EventJournal:
@@ -16,7 +29,13 @@ class EventJournal:
     def __init__(self, max_lines: int = MAX_EVENTS) -> None:
         self.lines: deque[LogLine] = deque(maxlen=max_lines)
         self.controller_moves = 0
+        self.health: tuple[int, int, int] | None = None  # (offline, under-replicated, under min ISR) last logged
         self._seq = 0
+
+    @property
+    def version(self) -> int:
+        """Grows with every line added: a reader that saw this version has seen every line."""
+        return self._seq
 
     def append(self, at_ms: int, text: str, severity: str, topic: str | None = None, path: str | None = None) -> None:
         """Add one line."""

@@ -15,8 +15,9 @@ from textual.message import Message
 from textual.screen import Screen
 
 from core.console.protocols import ClusterBackend, ClusterEvent, EventKind
-from core.console.view import ClusterView, ViewBuilder
+from core.console.view import ClusterView, HealthCounters, ViewBuilder
 from core.errors import KzcError
+from core.live.events import HealthChanged
 from core.zookeeper.session import ConnectionState
 from tui.journal import EventJournal
 from tui.messages import (
@@ -30,6 +31,10 @@ from tui.messages import (
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import clock_text
 from tui.widgets.status_bar import StatusBar, StatusInfo
+
+# Connection states in which the console no longer follows the cluster: what it shows is as of when it left.
+DOWN_STATES = frozenset({ConnectionState.SUSPENDED, ConnectionState.LOST, ConnectionState.RECONNECTING,
+                         ConnectionState.CLOSED})  # fmt: skip
 
 Post = Callable[[Message], object]
 
@@ -118,9 +123,19 @@ class LiveOutcome:
     notice: str | None = None
     refresh: bool = False
     controller_moved: bool = False
+    down: bool = False  # the link stopped following the cluster (the view on screen goes stale)
 
 
 LiveMessage = BackendConnected | SnapshotUpdated | ConnectFailed | ConnectionChanged | ClusterEventSeen
+
+
+def health_line(health: HealthCounters) -> tuple[str, str]:
+    """The event log's health line and its severity: ``kzc watch``'s ``health: 0 offline, 15
+    under-replicated, 0 under min ISR`` (``HealthChanged.describe``, one wording for both)."""
+    text = HealthChanged(health.offline, health.under_replicated, health.under_min_isr, (), ()).describe()
+    if health.offline or health.under_min_isr:
+        return text, "error"
+    return text, "warning" if health.under_replicated else "info"
 
 
 def live_outcome(message: LiveMessage, now_ms: int, has_view: bool) -> LiveOutcome:
@@ -136,13 +151,16 @@ def live_outcome(message: LiveMessage, now_ms: int, has_view: bool) -> LiveOutco
         state = message.state
         line = STATE_LINES.get(state) if has_view else None
         log = (now_ms, line[0], line[1], None, None) if line else None
-        return LiveOutcome({"state": state, "note": STATE_NOTES.get(state)}, log=log)
+        status: dict[str, Any] = {"state": state, "note": STATE_NOTES.get(state)}
+        if state is ConnectionState.CONNECTED:
+            status["down_since_ms"] = None
+        return LiveOutcome(status, log=log, down=has_view and state in DOWN_STATES)
     event = message.event
     severity = getattr(event, "severity", "info")
     log = (event.at_ms, event.describe(), severity, getattr(event, "topic", None), getattr(event, "path", None))
     moved = getattr(event, "kind", None) is EventKind.CONTROLLER_MOVED
-    status = {"last_change": clock_text(event.at_ms), "last_change_ms": event.at_ms}
-    return LiveOutcome(status, log=log, refresh=True, controller_moved=moved)
+    changed = {"last_change": clock_text(event.at_ms), "last_change_ms": event.at_ms}
+    return LiveOutcome(changed, log=log, refresh=True, controller_moved=moved)
 
 
 class LiveLink:
@@ -155,16 +173,13 @@ class LiveLink:
         backend: the cluster.
         generation: this link's number (one more than the link it replaces).
         now_ms: the app's clock.
-        logged: called after a line was added to the journal (the cluster screen shows it at once).
     """
 
-    def __init__(self, app: App[Any], backend: ClusterBackend, generation: int, now_ms: Callable[[], int],
-                 logged: Callable[[], None]) -> None:  # fmt: skip
+    def __init__(self, app: App[Any], backend: ClusterBackend, generation: int, now_ms: Callable[[], int]) -> None:
         self.app = app
         self.backend = backend
         self.generation = generation
         self.now_ms = now_ms
-        self._logged = logged
         self.view: ClusterView | None = None
         self.journal = EventJournal()
         self.status_info = StatusInfo(backend.name, ConnectionState.CONNECTING, read_only=backend.read_only)
@@ -180,10 +195,14 @@ class LiveLink:
         """Apply a connection change, cluster event or new snapshot (dropped if from an older link)."""
         if message.generation != self.generation:
             return
-        outcome = live_outcome(message, self.now_ms(), self.view is not None)
+        now = self.now_ms()
+        outcome = live_outcome(message, now, self.view is not None)
         self.journal.controller_moves += outcome.controller_moved
-        if outcome.status:
-            self.set_status(**outcome.status)
+        status = outcome.status
+        if outcome.down and self.status_info.down_since_ms is None:
+            status = {**status, "down_since_ms": now}
+        if status:
+            self.set_status(**status)
         if outcome.log:
             self.append_event(*outcome.log)
         if outcome.notice:
@@ -193,9 +212,9 @@ class LiveLink:
 
     def append_event(self, at_ms: int, text: str, severity: str, topic: str | None = None,
                      path: str | None = None) -> None:  # fmt: skip
-        """Add a line to the event log."""
+        """Add a line to the event log (drawn at once when the cluster screen is up, else when it comes back)."""
         self.journal.append(at_ms, text, severity, topic, path)
-        self._logged()
+        self.draw_screen()
 
     def _start_refresh(self) -> None:
         backend, now, generation, app = self.backend, self.now_ms(), self.generation, self.app
@@ -219,6 +238,8 @@ class LiveLink:
         if self.status_info.state is ConnectionState.CONNECTED:
             changes["note"] = f"{message.loading}…" if message.loading else None
         self.set_status(**changes)
+        if message.loading is None:  # counts of a partial first read would be logged as a change
+            self._log_health(view.health)
         for screen in self.app.screen_stack:
             if isinstance(screen, KzcScreen):
                 screen.latest_view = view  # drawn when it comes back
@@ -229,9 +250,28 @@ class LiveLink:
             except Exception as exc:  # a drawing bug must not take the console down in the middle of an incident
                 self.app.notify(f"could not draw {screen.view_name}: {type(exc).__name__}: {exc}", severity="error")
 
+    def _log_health(self, health: HealthCounters) -> None:
+        counts = (health.offline, health.under_replicated, health.under_min_isr)
+        if counts != self.journal.health:
+            self.journal.health = counts
+            self.append_event(self.now_ms(), *health_line(health))
+
     def set_status(self, **changes: Any) -> None:
-        """Change fields of the status line."""
+        """Change fields of the status line (and draw it, with what depends on it on the current screen)."""
         self.status_info = replace(self.status_info, **changes)
-        if self.app.screen_stack:  # else closing: nothing to draw on
-            for bar in self.app.screen.query(StatusBar):
-                bar.show(self.status_info)
+        self.draw_screen()
+
+    def draw_screen(self) -> None:
+        """Draw, as of now, what depends on the clock or on the link on the current screen: its status line,
+        ages, the event log, staleness. The app calls it every second and when another screen comes up;
+        hidden screens are not drawn (they are drawn when they come back)."""
+        if not self.app.screen_stack:  # closing: nothing to draw on
+            return
+        now, screen = self.now_ms(), self.app.screen
+        for bar in screen.query(StatusBar):
+            bar.show(self.status_info, now)
+        if isinstance(screen, KzcScreen) and screen.is_mounted:
+            try:
+                screen.show_clock(now, self.status_info)
+            except Exception as exc:  # as in take_view: a drawing bug must not take the console down
+                self.app.notify(f"could not draw {screen.view_name}: {type(exc).__name__}: {exc}", severity="error")

@@ -89,6 +89,16 @@ class ExportWritten(Message):
     error: str | None = None
 
 
+@dataclass
+class ChangeFinished(Message):
+    """A change the user made from the console (an election, a config change, a reassignment) was sent or
+    failed: ``text`` is its one event log line with the outcome; ``severity`` styles it."""
+
+    text: str
+    severity: str = "info"
+    topic: str | None = None
+
+
 # ---- what screens ask of the app (posted by a screen; the app, which knows every screen, acts) ----------
 
 
@@ -162,6 +172,20 @@ class DeleteTopicsRequested(OpenRequested):
 @dataclass
 class MoveOffRequested(OpenRequested):
     """The user asked to move every replica off ``broker`` (the reassignment preview)."""
+
+    broker: int
+
+
+@dataclass
+class BrokerChosen(OpenRequested):
+    """The user opened one broker (its view)."""
+
+    broker: int
+
+
+@dataclass
+class StopCheckRequested(OpenRequested):
+    """The user asked what stopping ``broker`` now would do (``core.snapshot.stop_check``)."""
 
     broker: int
 

@@ -11,12 +11,22 @@ controller's progress itself (``core.topics.progress``), so a stuck deletion nev
 error after the write succeeded. During a ZooKeeper-to-KRaft migration the caller sets ``operation_timeout``:
 a KRaft controller drops a forwarded request with timeout 0 while the broker answers success.
 librdkafka's own log lines go to the ``kzc.kafka`` logger, never to the terminal.
+
+One ``KafkaAdmin`` may serve several threads at once (the console reads groups, offsets and configs in
+parallel): no lock is held across a network call, and each call is bounded by ``timeout``. A client that
+let a call run past its own deadline is wedged: the next call goes through a fresh client. librdkafka
+clients are destroyed on one thread of their own (``kzc-kafka-closer``), never while a thread is inside
+a call on them and never by Python's garbage collector: a client destroyed from a librdkafka thread
+(a result callback that triggers a collection) aborts the process, and one cleared by the cyclic
+collector before it is destroyed (its thread-local state gone) can crash it.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -67,6 +77,24 @@ _CONNECT_ERRORS = {
     KafkaError._AUTHENTICATION,
     KafkaError.REQUEST_TIMED_OUT,
     KafkaError.NOT_CONTROLLER,
+    KafkaError._DESTROY,
+}
+
+
+# Errors after which a client is replaced: its metadata or connections may be what keeps it from answering.
+# A long-lived client keeps sending to a partition's old leader epoch (FENCED_LEADER_EPOCH) until its periodic
+# metadata refresh, minutes later, while a fresh client asks the new leader at once.
+_WEDGED = {
+    KafkaError._TIMED_OUT,
+    KafkaError._ALL_BROKERS_DOWN,
+    KafkaError.REQUEST_TIMED_OUT,
+    KafkaError._DESTROY,
+    KafkaError.FENCED_LEADER_EPOCH,
+    KafkaError.UNKNOWN_LEADER_EPOCH,
+    KafkaError.NOT_LEADER_FOR_PARTITION,
+    KafkaError.LEADER_NOT_AVAILABLE,
+    KafkaError.NOT_COORDINATOR,
+    KafkaError.COORDINATOR_NOT_AVAILABLE,
 }
 
 
@@ -89,6 +117,14 @@ class GroupListing:
     group_id: str
     state: str
     simple: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GroupListings:
+    """What ListGroups returned: the groups listed, and each broker's error (its groups are then missing)."""
+
+    groups: tuple[GroupListing, ...]
+    problems: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +151,7 @@ class GroupDescription:
 
 
 _ATTEMPT_S = 5.0  # an attempt that cannot reach the controller is sent again after this long
+_MARGIN_S = 3.0  # how long past its request timeout a future may stay unresolved before its client is wedged
 
 
 class _Undelivered(ConnectError):
@@ -123,6 +160,37 @@ class _Undelivered(ConnectError):
     def __init__(self, error: ConnectError) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+class _Client:
+    """One librdkafka client and the threads inside a call on it (guarded by its ``KafkaAdmin``'s lock)."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self.client = AdminClient(dict(config))
+        self.inside = 0  # threads in a call on ``client`` right now
+        self.retired = False  # replaced: destroyed once no thread is inside
+
+    def __del__(self) -> None:
+        # Whichever thread drops the last reference (or the garbage collector), the client is destroyed on
+        # the closer thread, never here: this may be a librdkafka thread.
+        client = getattr(self, "client", None)  # None: the constructor failed
+        if client is not None:
+            _CLOSER.put(client)
+
+
+def _close_clients() -> None:
+    """The closer thread: destroy each client handed over, one at a time."""
+    while True:
+        client = _CLOSER.get()
+        try:
+            client.__exit__(None, None, None)  # rd_kafka_destroy; later calls on it raise, never crash
+        except Exception as exc:  # a failed destroy must not end the closer
+            _LOG.warning("destroying an AdminClient failed: %r", exc)
+        del client
+
+
+_CLOSER: queue.SimpleQueue[AdminClient] = queue.SimpleQueue()
+threading.Thread(target=_close_clients, name="kzc-kafka-closer", daemon=True).start()
 
 
 class KafkaAdmin:
@@ -141,9 +209,34 @@ class KafkaAdmin:
         self._config: dict[str, Any] = {
             "bootstrap.servers": self.bootstrap,
             "logger": _LOG,
-            "socket.connection.setup.timeout.ms": int(min(timeout, 30.0) * 1000),
+            "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
         }
-        self._client = AdminClient(self._config)
+        self._lock = threading.Lock()  # guards _current and the counts; never held across a network call
+        self._current: _Client | None = _Client(self._config)  # None: a fresh one is made by the next call
+        self._local = threading.local()  # the client of this thread's call in progress / last call
+        self.renewed = 0  # clients retired because they were wedged or could not reach the controller
+
+    @property
+    def _client(self) -> AdminClient:
+        """The client of this thread's call in progress (``_call``), else the current one."""
+        holder: _Client | None = getattr(self._local, "inside", None)
+        if holder is None:
+            with self._lock:
+                holder = self._current_client()
+        return holder.client
+
+    def _current_client(self) -> _Client:
+        """The current client, made when there is none (with ``_lock`` held)."""
+        if self._current is None:
+            self._current = _Client(self._config)
+        return self._current
+
+    def close(self) -> None:
+        """Destroy the client (on the closer thread, once no call is inside it); a later call makes a new one."""
+        with self._lock:
+            current = self._current
+        if current is not None:
+            self._renew(current, "closed")
 
     def check_reachable(self, timeout: float = 5.0) -> None:
         """Fail fast unless some bootstrap server accepts a TCP connection.
@@ -275,22 +368,28 @@ class KafkaAdmin:
 
     # ---- consumer groups -----------------------------------------------------------------------------
 
-    def list_consumer_groups(self) -> list[GroupListing]:
-        """Every consumer group the brokers know (ListGroups on every broker).
+    def list_consumer_groups(self) -> GroupListings:
+        """Every consumer group the brokers listed (ListGroups on every broker), and what the others said.
+
+        A broker that did not answer leaves out the groups it coordinates: ``problems`` says so, the groups
+        the other brokers listed are still there.
 
         Raises:
-            ConnectError: no broker answered within the timeout.
-            KzcError: some brokers answered with an error (the groups they coordinate would be missing).
+            ConnectError: no broker answered within the timeout (or every one that did answered an error).
         """
         future = self._call(
             "list consumer groups", lambda: self._client.list_consumer_groups(request_timeout=self.timeout)
         )
         result = self._result(future, "list consumer groups")
-        if result.errors:
-            raise KzcError(
-                "some brokers did not list their consumer groups: " + "; ".join(str(e) for e in result.errors[:3])
-            )
-        return [GroupListing(g.group_id, _state_name(g.state), bool(g.is_simple_consumer_group)) for g in result.valid]
+        errors = [e.args[0] if isinstance(e, KafkaException) and e.args else e for e in result.errors]
+        if any(isinstance(e, KafkaError) and e.code() in _WEDGED for e in errors):
+            self._wedged("a broker did not answer ListGroups")
+        if errors and not result.valid:
+            raise self._error(errors[0], "list consumer groups")
+        groups = tuple(
+            GroupListing(g.group_id, _state_name(g.state), bool(g.is_simple_consumer_group)) for g in result.valid
+        )
+        return GroupListings(groups, tuple(str(e) for e in errors))
 
     def describe_consumer_groups(self, group_ids: Sequence[str]) -> dict[str, GroupDescription | KzcError]:
         """Each group's state, protocol, coordinator and members, or the error that group's coordinator gave.
@@ -492,27 +591,66 @@ class KafkaAdmin:
 
     def _reconnect(self) -> None:
         """A fresh client: its first metadata request names the current controller."""
-        _LOG.info("sending again through a fresh AdminClient (the controller did not receive the request)")
-        self._client = AdminClient(self._config)
+        holder: _Client | None = getattr(self._local, "last", None) or self._current
+        if holder is not None:
+            self._renew(holder, "the controller did not receive the request")
+
+    def _renew(self, holder: _Client, why: str) -> None:
+        """Replace ``holder`` by a fresh client unless that already happened; it is destroyed once idle."""
+        with self._lock:
+            if holder.retired:
+                return
+            holder.retired = True
+            if self._current is holder:
+                self._current = None
+                self.renewed += 1
+            idle = holder.inside == 0
+        _LOG.info("the next call to %s goes through a fresh AdminClient: %s", self.bootstrap, why)
+        if idle:
+            _CLOSER.put(holder.client)
 
     def _call(self, what: str, request: Any) -> Any:
+        """Run ``request`` (it calls ``self._client``) with this thread counted inside the current client."""
+        with self._lock:
+            holder = self._current_client()
+            holder.inside += 1
+        self._local.inside = self._local.last = holder
         try:
             return request()
         except KafkaException as exc:
             raise self._error(exc.args[0] if exc.args else None, what) from exc
         except (ValueError, TypeError) as exc:
             raise KzcError(f"kzc could not build the {what} request: {exc}") from exc
+        except RuntimeError as exc:  # the client was destroyed under this call: the next one uses a fresh one
+            raise ConnectError(f"cannot {what}: {exc}") from exc
+        finally:
+            self._local.inside = None
+            with self._lock:
+                holder.inside -= 1
+                close = holder.retired and holder.inside == 0
+            if close:
+                _CLOSER.put(holder.client)
 
     def _result(self, future: Future[Any], what: str) -> Any:
         try:
             # The request timeout bounds the future; the margin covers librdkafka's own scheduling.
-            return future.result(timeout=self.timeout + 10)
+            return future.result(timeout=self.timeout + _MARGIN_S)
         except KafkaException as exc:
-            raise self._error(exc.args[0] if exc.args else None, what) from exc
+            error = self._error(exc.args[0] if exc.args else None, what)
+            if isinstance(exc.args[0] if exc.args else None, KafkaError) and exc.args[0].code() in _WEDGED:
+                self._wedged(f"{what}: {exc.args[0].str()}")
+            raise error from exc
         except TimeoutError as exc:
+            self._wedged(f"{what} unanswered past its deadline")
             raise ConnectError(
                 f"Kafka brokers {self.bootstrap} did not answer to {what} within {self.timeout:g} s"
             ) from exc
+
+    def _wedged(self, why: str) -> None:
+        """The client of this thread's last call let a request time out: the next calls use a fresh one."""
+        holder: _Client | None = getattr(self._local, "last", None)
+        if holder is not None:
+            self._renew(holder, why)
 
     def _error(self, error: object, what: str) -> KzcError:
         if not isinstance(error, KafkaError):

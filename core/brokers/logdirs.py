@@ -1,8 +1,13 @@
-"""Replica log sizes: DescribeLogDirs v1 (Kafka 1.1+) over a plain socket to one broker.
+"""Replica log sizes: DescribeLogDirs v0 or v1 over a plain socket to one broker.
 
 Why kzc's own request: confluent-kafka 2.16 has no DescribeLogDirs, and each broker answers only for its
 own log directories, so the request goes to every broker whose replicas matter. Like
 ``core.brokers.probe`` it speaks to PLAINTEXT listeners only.
+
+Versions (``DescribeLogDirsRequest.schemaVersions``): v0 in 1.0 and 1.1, v0-v1 from 2.0, where v1 has the
+same fields and only changes when a throttled broker answers (KIP-219); v2+ (2.4+) are flexible. kzc speaks
+v0-v1 and sends the highest the broker lists in ApiVersions (``core.brokers.apiversions``): a 1.1 broker
+cannot parse v1, a 0.10/0.11 broker has no DescribeLogDirs at all (``NoVersion`` then says so).
 
 Request (header v1, non-flexible): ``topics`` ARRAY of (STRING name, ARRAY INT32 partitions). Response:
 throttle time, then per log dir an error code, the path and per topic and partition its size, offset lag
@@ -11,29 +16,25 @@ and whether it is a future replica (a move between log dirs, not counted).
 
 from __future__ import annotations
 
-import socket
 import struct
 from collections.abc import Mapping, Sequence
 
-_API_KEY = 35
-_VERSION = 1
-_CLIENT_ID = b"kzc-logdirs"
+from core.brokers.apiversions import DESCRIBE_LOG_DIRS, request
+from core.brokers.wire import frame, string
+
+VERSIONS = (0, 1)  # what this module encodes and decodes: the same layout
+_CLIENT_ID = "kzc-logdirs"
 _CORRELATION = 11
 
 
-def _string(text: str) -> bytes:
-    data = text.encode("utf-8")
-    return struct.pack(">h", len(data)) + data
-
-
-def encode_describe_log_dirs(partitions: Mapping[str, Sequence[int]]) -> bytes:
-    """The framed request (size prefix included) for ``partitions`` of each topic."""
-    header = struct.pack(">hhi", _API_KEY, _VERSION, _CORRELATION) + _string(_CLIENT_ID.decode())
+def encode_describe_log_dirs(partitions: Mapping[str, Sequence[int]], version: int) -> bytes:
+    """The framed request (size prefix included) at ``version`` (0 or 1) for ``partitions`` of each topic."""
+    if not VERSIONS[0] <= version <= VERSIONS[1]:
+        raise ValueError(f"kzc encodes DescribeLogDirs v0-v1, not v{version}")
     body = struct.pack(">i", len(partitions))
     for topic, ids in partitions.items():
-        body += _string(topic) + struct.pack(">i", len(ids)) + b"".join(struct.pack(">i", p) for p in ids)
-    message = header + body
-    return struct.pack(">i", len(message)) + message
+        body += string(topic) + struct.pack(">i", len(ids)) + b"".join(struct.pack(">i", p) for p in ids)
+    return frame(DESCRIBE_LOG_DIRS.key, version, _CORRELATION, _CLIENT_ID, body)
 
 
 def decode_describe_log_dirs(body: bytes) -> dict[tuple[str, int], int]:
@@ -41,7 +42,7 @@ def decode_describe_log_dirs(body: bytes) -> dict[tuple[str, int], int]:
     failed log dirs left out).
 
     Raises:
-        ValueError: not a DescribeLogDirs v1 response.
+        ValueError: not a DescribeLogDirs v0/v1 response.
     """
     at = 0
 
@@ -51,12 +52,12 @@ def decode_describe_log_dirs(body: bytes) -> dict[tuple[str, int], int]:
         at += struct.calcsize(fmt)
         return int(value)
 
-    def string() -> str:
+    def text() -> str:
         nonlocal at
         length = take(">h")
-        text = body[at : at + max(length, 0)].decode("utf-8", errors="replace")
+        value = body[at : at + max(length, 0)].decode("utf-8", errors="replace")
         at += max(length, 0)
-        return text
+        return value
 
     sizes: dict[tuple[str, int], int] = {}
     try:
@@ -65,9 +66,9 @@ def decode_describe_log_dirs(body: bytes) -> dict[tuple[str, int], int]:
         take(">i")  # throttle time
         for _ in range(take(">i")):
             error = take(">h")
-            string()  # the log dir
+            text()  # the log dir
             for _ in range(take(">i")):
-                topic = string()
+                topic = text()
                 for _ in range(take(">i")):
                     partition, size = take(">i"), take(">q")
                     take(">q")  # offset lag
@@ -76,29 +77,21 @@ def decode_describe_log_dirs(body: bytes) -> dict[tuple[str, int], int]:
                         key = (topic, partition)
                         sizes[key] = max(size, sizes.get(key, 0))
     except struct.error as exc:
-        raise ValueError(f"not a DescribeLogDirs v1 response: {exc}") from None
+        raise ValueError(f"not a DescribeLogDirs v0/v1 response: {exc}") from None
     return sizes
 
 
 def log_sizes(
-    host: str, port: int, partitions: Mapping[str, Sequence[int]], timeout: float
+    host: str, port: int, partitions: Mapping[str, Sequence[int]], timeout: float, who: str = "the broker"
 ) -> dict[tuple[str, int], int]:
-    """Ask the broker at ``host:port`` for the sizes of its replicas of ``partitions``.
+    """Ask the broker at ``host:port`` for the sizes of its replicas of ``partitions``, at the version its
+    ApiVersions allows.
 
     Raises:
+        NoVersion: the broker has no DescribeLogDirs (before 1.0): nothing was sent.
         OSError: connection refused, closed or timed out. ValueError: an answer kzc cannot parse.
     """
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        sock.sendall(encode_describe_log_dirs(partitions))
-        (size,) = struct.unpack(">i", _read(sock, 4))
-        return decode_describe_log_dirs(_read(sock, size))
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    data = bytearray()
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("the broker closed the connection before answering")
-        data += chunk
-    return bytes(data)
+    _, body = request(
+        host, port, timeout, DESCRIBE_LOG_DIRS, VERSIONS, lambda v: encode_describe_log_dirs(partitions, v), who
+    )
+    return decode_describe_log_dirs(body)

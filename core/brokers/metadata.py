@@ -56,14 +56,16 @@ def fetch_served_metadata(bootstrap_servers: Sequence[HostPort], timeout: float 
         "logger": _LOG,
         "socket.connection.setup.timeout.ms": int(min(timeout, 30.0) * 1000),
     }
-    client = AdminClient(config)
-    try:
-        metadata = client.list_topics(timeout=timeout)
-    except KafkaException as exc:
-        raise ConnectError(
-            f"cannot read metadata from Kafka brokers {bootstrap}: {exc.args[0] if exc.args else exc} "
-            "(check --bootstrap-server and that the brokers are up)"
-        ) from exc
+    # Destroyed here, on this thread, once the call returned: never left to the garbage collector, which may
+    # run on a librdkafka thread (core.brokers.admin explains the crash).
+    with AdminClient(config) as client:
+        try:
+            metadata = client.list_topics(timeout=timeout)
+        except KafkaException as exc:
+            raise ConnectError(
+                f"cannot read metadata from Kafka brokers {bootstrap}: {exc.args[0] if exc.args else exc} "
+                "(check --bootstrap-server and that the brokers are up)"
+            ) from exc
     topics: dict[str, dict[int, ServedPartition]] = {}
     for name, topic in metadata.topics.items():
         topics[name] = {

@@ -5,6 +5,10 @@ Why kzc's own request: confluent-kafka 2.16 (librdkafka) has no AlterPartitionRe
 controller serves it. Like ``core.brokers.probe`` it speaks one request to one broker, so it reaches only
 PLAINTEXT listeners (no TLS or SASL); on other clusters the message names Kafka's own tool instead.
 
+Only v0 exists (``AlterPartitionReassignmentsRequest.json`` "0" from 2.4.0 through 3.9). It is sent only
+when the controller's ApiVersions lists it (``core.brokers.apiversions``); before 2.4 ``NoVersion`` says the
+controller has none, and Kafka of those releases had no cancel at all.
+
 Wire format (flexible version 0): request header v2 (api key 45, version 0, correlation id, client id as
 an INT16-length string, no tagged fields), then ``timeout_ms`` INT32 and a compact array of topics (compact
 string name, compact array of partitions: INT32 index, compact nullable INT32 array of replicas, here null;
@@ -14,14 +18,15 @@ code and message, and per topic and partition an error code and message.
 
 from __future__ import annotations
 
-import socket
 import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-_API_KEY = 45
-_VERSION = 0
-_CLIENT_ID = b"kzc-cancel"
+from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, request
+from core.brokers.wire import compact_string, frame, uvarint
+
+VERSIONS = (0, 0)
+_CLIENT_ID = "kzc-cancel"
 _CORRELATION = 7
 
 # Kafka error codes seen here, with their Java exception names.
@@ -43,38 +48,21 @@ class CancelResult:
     partitions: Mapping[tuple[str, int], tuple[int, str | None]]
 
 
-def _uvarint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
-def _compact_string(text: str) -> bytes:
-    data = text.encode("utf-8")
-    return _uvarint(len(data) + 1) + data
-
-
-def encode_cancel(partitions: Sequence[tuple[str, int]], timeout_ms: int = 30000) -> bytes:
-    """The framed request (size prefix included) cancelling ``partitions``."""
-    header = struct.pack(">hhih", _API_KEY, _VERSION, _CORRELATION, len(_CLIENT_ID)) + _CLIENT_ID + b"\x00"
+def encode_cancel(partitions: Sequence[tuple[str, int]], timeout_ms: int = 30000, version: int = 0) -> bytes:
+    """The framed request (size prefix included, v0) cancelling ``partitions``."""
+    if version != 0:
+        raise ValueError(f"kzc encodes AlterPartitionReassignments v0, not v{version}")
     by_topic: dict[str, list[int]] = {}
     for topic, partition in partitions:
         by_topic.setdefault(topic, []).append(partition)
-    body = struct.pack(">i", timeout_ms) + _uvarint(len(by_topic) + 1)
+    body = struct.pack(">i", timeout_ms) + uvarint(len(by_topic) + 1)
     for topic, ids in by_topic.items():
-        body += _compact_string(topic) + _uvarint(len(ids) + 1)
+        body += compact_string(topic) + uvarint(len(ids) + 1)
         for partition in ids:
             body += struct.pack(">i", partition) + b"\x00" + b"\x00"  # replicas: null; no tags
         body += b"\x00"
     body += b"\x00"
-    message = header + body
-    return struct.pack(">i", len(message)) + message
+    return frame(ALTER_PARTITION_REASSIGNMENTS.key, version, _CORRELATION, _CLIENT_ID, body, flexible=True)
 
 
 class _Reader:
@@ -140,23 +128,23 @@ def decode_cancel_response(body: bytes) -> CancelResult:
     return CancelResult((code, message), partitions)
 
 
-def cancel_reassignments(host: str, port: int, partitions: Sequence[tuple[str, int]], timeout: float) -> CancelResult:
+def cancel_reassignments(
+    host: str, port: int, partitions: Sequence[tuple[str, int]], timeout: float, who: str = "the controller"
+) -> CancelResult:
     """Send the cancellation to the controller at ``host:port`` and read its answer.
 
     Raises:
+        NoVersion: the controller has no AlterPartitionReassignments (before 2.4): nothing was sent.
         OSError: connection refused, closed or timed out. ValueError: an answer kzc cannot parse.
     """
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        sock.sendall(encode_cancel(partitions, int(timeout * 1000)))
-        (size,) = struct.unpack(">i", _read(sock, 4))
-        return decode_cancel_response(_read(sock, size))
-
-
-def _read(sock: socket.socket, n: int) -> bytes:
-    data = bytearray()
-    while len(data) < n:
-        chunk = sock.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("the controller closed the connection before answering")
-        data += chunk
-    return bytes(data)
+    timeout_ms = int(timeout * 1000)
+    _, body = request(
+        host,
+        port,
+        timeout,
+        ALTER_PARTITION_REASSIGNMENTS,
+        VERSIONS,
+        lambda v: encode_cancel(partitions, timeout_ms, v),
+        who,
+    )
+    return decode_cancel_response(body)

@@ -4,6 +4,14 @@
 diffs it; ``planned_writes`` lists exactly what ``apply`` sends (the dry run prints it). ``apply`` refuses in
 read-only mode or during a migration, and when ``/config/topics/<t>`` changed since the plan; afterwards it
 reads the znode back and fails loudly if it holds anything else than the plan.
+
+The path: IncrementalAlterConfigs when every registered broker serves it (2.3+), else ZooKeeper, as
+``kafka-configs --zookeeper`` did (``core.brokers.capabilities.route``). Not AlterConfigs (0.11+) with the
+whole set: Kafka's own tool never used it for topics before 2.3 (2.2's ``ConfigCommand`` answers
+"--zookeeper option must be specified for entity-type topics" to ``--bootstrap-server``), the broker turns
+it into the very same ``AdminZkClient.changeTopicConfig`` writes (``AdminManager.alterConfigs``, 1.1), and
+a whole-set replace read then written has no version check: a concurrent change would be lost silently,
+where kzc's ZooKeeper write is checked against the version the plan read.
 """
 
 from __future__ import annotations
@@ -14,8 +22,10 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import Any, TypeVar
 
 from core.audit import AuditLog
+from core.brokers.apiversions import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
+from core.brokers.capabilities import CapabilityCache, Route, route
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigPlan, ConfigRequest, plan_change
 from core.configs.zk import (
     BROKER_DEFAULT,
@@ -23,17 +33,23 @@ from core.configs.zk import (
     TOPICS,
     StoredConfig,
     change_writes,
-    config_path,
     controller_fence,
     execute,
     read_config,
 )
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
+from core.kafka.znodes.paths import config_path, topic_path
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
+
+# What Kafka's own tool did before IncrementalAlterConfigs (ConfigCommand / AdminUtils / AdminZkClient).
+CONFIG_TOOL = (
+    "as kafka-configs --zookeeper did before 2.3 (AdminZkClient.changeTopicConfig: /config/topics/<t>, then a "
+    "/config/changes notification; kzc sets the config at the version it read)"
+)
 
 
 def planned_writes(plan: ConfigPlan, facts: ClusterFacts) -> tuple[PlannedWrite, ...]:
@@ -72,20 +88,26 @@ class ConfigOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
+        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
 
     @property
     def via(self) -> str:
-        """``admin`` with a ``--bootstrap-server``, else ``zookeeper``."""
+        """``admin`` with a ``--bootstrap-server``, else ``zookeeper`` (each plan's ``via``: ``route``)."""
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
+
+    def route(self, facts: ClusterFacts) -> Route:
+        """The path of a topic config change: IncrementalAlterConfigs, or ZooKeeper (see the module)."""
+        return route(self.capabilities.get(facts.brokers), INCREMENTAL_ALTER_CONFIGS, CONFIG_TOOL)
 
     def stored(self, entity_type: str, name: str) -> StoredConfig:
         """The overrides ZooKeeper holds for ``/config/<type>/<name>``."""
         return read_config(self.session, entity_type, name)
 
     def show(self, entity_type: str, name: str) -> dict[str, Any]:
-        """The overrides in ZooKeeper and, with an AdminClient, every config the brokers report with its
-        source (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``, ``DEFAULT_CONFIG``...)."""
-        if entity_type == TOPICS and not self.reader.exists(f"/brokers/topics/{name}"):
+        """The overrides in ZooKeeper (``zk_version`` None: no config znode) and, with an AdminClient, the
+        configs the brokers report that are not Kafka's defaults, with their source
+        (``DYNAMIC_TOPIC_CONFIG``, ``STATIC_BROKER_CONFIG``...): the text and the JSON show the same list."""
+        if entity_type == TOPICS and not self.reader.exists(topic_path(name)):
             raise KafkaRuleError(f"Topic '{name}' does not exist.", "UnknownTopicOrPartitionException")
         stored = self.stored(entity_type, name)
         result: dict[str, Any] = {
@@ -95,9 +117,17 @@ class ConfigOps:
             "zk_version": stored.zk_version,
         }
         if self.admin is not None and not (entity_type == BROKERS and name == BROKER_DEFAULT):
+            lacking = self._lacking_describe()
+            if lacking is not None:
+                result["described_unknown"] = f"sources unknown: {lacking}"
+                return result
             values: list[ConfigValue] = self.admin.describe_config(entity_type, name)
-            result["described"] = [v.to_json() for v in values]
+            result["described"] = [d for d in (v.to_json() for v in values) if not d["default"]]
         return result
+
+    def _lacking_describe(self) -> str | None:
+        caps = self.capabilities.get(self.reader.facts().brokers)
+        return None if caps is None else caps.lacking(DESCRIBE_CONFIGS)
 
     def plan(self, request: ConfigRequest) -> ConfigPlan:
         """Read, check and diff; with an AdminClient the brokers validate too (``validate_only``).
@@ -107,9 +137,10 @@ class ConfigOps:
         """
         facts = self.reader.facts()
         before = self.stored(TOPICS, request.topic)
-        blocked = read_only_reason(self.settings.read_only, self.settings.context, facts)
-        plan = plan_change(request, before, request.topic in facts.topic_names, self.via, blocked)
-        if self.admin is not None and blocked is None and plan.changes:
+        blocked = read_only_reason(read_only_cause(self.settings), facts)
+        path = self.route(facts)
+        plan = plan_change(request, before, request.topic in facts.topic_names, path.via, blocked, path.reason)
+        if self.admin is not None and plan.via == VIA_ADMIN and blocked is None and plan.changes:
             arguments = _admin_arguments(plan)
             self.admin.alter_config(TOPICS, plan.topic, arguments["set"], arguments["delete"], validate_only=True)
         return plan
@@ -123,7 +154,7 @@ class ConfigOps:
             KzcError: the znode holds something else than the plan after the write.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         now = self.stored(TOPICS, plan.topic)
@@ -132,7 +163,7 @@ class ConfigOps:
                 f"{config_path(TOPICS, plan.topic)} changed since the plan was made (version "
                 f"{plan.before.zk_version}, now {now.zk_version}); nothing was written: make the plan again"
             )
-        if self.admin is not None:
+        if self.admin is not None and plan.via == VIA_ADMIN:
             arguments = _admin_arguments(plan)
             self.admin.alter_config(TOPICS, plan.topic, arguments["set"], arguments["delete"])
         else:
@@ -156,15 +187,14 @@ def open_ops(
     admin_timeout: float = 15.0,
     audit: AuditLog | None = None,
 ) -> Iterator[OpsT]:
-    """``make(session, admin, settings, audit)`` on a fresh ZooKeeper session (and an AdminClient when
-    bootstrap servers are set), the session closed after: the fix commands' one way to reach a cluster."""
-    session = ZkSession(settings)
-    session.start()
-    try:
+    """``make(session, admin, settings, audit)`` on a fresh session that holds a Kafka cluster
+    (``open_kafka_session``), and an AdminClient when bootstrap servers are set: the fix commands' one way
+    to reach a cluster. ``audit`` (the default log for this cluster when None) learns the cluster id."""
+    audit = audit or AuditLog(cluster_name(settings))
+    with open_kafka_session(settings) as session:
+        audit.cluster_id = read_cluster_id(session)
         admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
         yield make(session, admin, settings, audit)
-    finally:
-        session.stop()
 
 
 def open_config_ops(

@@ -68,6 +68,7 @@ class ConfigPlan:
     changes: tuple[ConfigChange, ...]
     via: str
     blocked: str | None = None
+    via_reason: str | None = None  # why this path (``core.brokers.capabilities.route``)
 
     @property
     def topic(self) -> str:
@@ -75,13 +76,14 @@ class ConfigPlan:
         return self.request.topic
 
     def to_json(self) -> dict[str, Any]:
-        """``{"topic", "before", "after", "changes", "via", "zk_version", "blocked"}``."""
+        """``{"topic", "before", "after", "changes", "via", "path", "zk_version", "blocked"}``."""
         return {
             "topic": self.topic,
             "before": self.before.as_dict(),
             "after": dict(self.after),
             "changes": [c.to_json() for c in self.changes],
             "via": self.via,
+            "path": self.via_reason,
             "zk_version": self.before.zk_version,
             "blocked": self.blocked,
         }
@@ -91,6 +93,8 @@ class ConfigPlan:
         via = "the AdminClient (IncrementalAlterConfigs)" if self.via == VIA_ADMIN else "ZooKeeper"
         head = f"Topic {self.topic} config, via {via}:"
         lines = [head, *(c.describe() for c in self.changes)] if self.changes else [head, "  no change"]
+        if self.via_reason:
+            lines.append(f"  path: {self.via_reason}")
         if self.blocked:
             lines.append(f"  BLOCKED: {self.blocked}")
         return lines
@@ -118,7 +122,12 @@ def parse_request(topic: str, items: Sequence[str], deletes: Sequence[str]) -> C
 
 
 def plan_change(
-    request: ConfigRequest, before: StoredConfig, topic_exists: bool, via: str, blocked: str | None = None
+    request: ConfigRequest,
+    before: StoredConfig,
+    topic_exists: bool,
+    via: str,
+    blocked: str | None = None,
+    via_reason: str | None = None,
 ) -> ConfigPlan:
     """Check and diff a topic config change.
 
@@ -143,4 +152,4 @@ def plan_change(
         for k in sorted(set(current) | set(after))
         if current.get(k) != after.get(k)
     )
-    return ConfigPlan(request, before, tuple(sorted(after.items())), changes, via, blocked)
+    return ConfigPlan(request, before, tuple(sorted(after.items())), changes, via, blocked, via_reason)

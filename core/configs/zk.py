@@ -31,20 +31,14 @@ from kazoo.handlers.threading import KazooTimeoutError
 from core.errors import ConcurrentChangeError, ConnectError, KafkaRuleError
 from core.kafka.znodes import EntityConfig, parse_entity_config
 from core.kafka.znodes.encode import encode_topic_config
-from core.topics.facts import CONTROLLER, ClusterFacts, zk_create_format
+from core.kafka.znodes.paths import CONFIG_CHANGE_SEQUENCE, CONTROLLER, config_path
+from core.topics.facts import ClusterFacts, zk_create_format
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
-CHANGES = "/config/changes"
-CHANGE_PREFIX = f"{CHANGES}/config_change_"
 TOPICS = "topics"
 BROKERS = "brokers"
 BROKER_DEFAULT = "<default>"
-
-
-def config_path(entity_type: str, name: str) -> str:
-    """``/config/<type>/<name>``."""
-    return f"/config/{entity_type}/{name}"
 
 
 @dataclass(frozen=True)
@@ -106,7 +100,7 @@ def change_writes(stored: StoredConfig, new_config: Mapping[str, str]) -> tuple[
         else PlannedWrite("set", path, data, stored.zk_version)
     )
     return config, PlannedWrite(
-        "sequential", CHANGE_PREFIX, encode_change_notification(stored.entity_type, stored.name)
+        "sequential", CONFIG_CHANGE_SEQUENCE, encode_change_notification(stored.entity_type, stored.name)
     )
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from core.kafka.znodes import EntityConfig
+from core.kafka.znodes.paths import CONFIG_CHANGES, ISR_CHANGE_NOTIFICATIONS, LOG_DIR_EVENT_NOTIFICATIONS
 from core.snapshot.file import FIELD_TYPES
 
 DataFrame = Any
@@ -41,9 +42,9 @@ PARTITION_FIELDS = (
 SERVED_SCHEMA = "kind STRING, broker INT, topic STRING, partition INT, leader INT, replicas ARRAY<INT>, isr ARRAY<INT>"
 
 NOTIFICATION_PARENTS = {
-    "isr_change": "/isr_change_notification",
-    "log_dir_event": "/log_dir_event_notification",
-    "config_change": "/config/changes",
+    "isr_change": ISR_CHANGE_NOTIFICATIONS,
+    "log_dir_event": LOG_DIR_EVENT_NOTIFICATIONS,
+    "config_change": CONFIG_CHANGES,
 }
 
 

@@ -8,7 +8,7 @@ the CLI plan, write and follow exactly alike. Every apply is audited as the CLI'
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -35,13 +35,20 @@ class FixActions:
     configs: ConfigActions
 
     @classmethod
-    def of(cls, session: ZkSession, settings: ConnectionSettings, audit: AuditLog) -> FixActions:
-        """The real ones for a connected session (the brokers' AdminClient when bootstrap servers are set)."""
+    def of(
+        cls,
+        session: ZkSession,
+        settings: ConnectionSettings,
+        audit: AuditLog,
+        config_read: Callable[[StoredConfig], None] | None = None,
+    ) -> FixActions:
+        """The real ones for a connected session (the brokers' AdminClient when bootstrap servers are set);
+        ``config_read`` receives each topic config read back after a write."""
         admin = ChangeAdmin(settings.bootstrap_servers) if settings.bootstrap_servers else None
         return cls(
             ReassignActions(session, admin, settings, audit),
             ElectionBackend(session, admin, settings, audit),
-            ConfigBackend(session, admin, settings, audit),
+            ConfigBackend(session, admin, settings, audit, config_read),
         )
 
 
@@ -82,7 +89,8 @@ class ReassignActions:
         arguments = {"move_off": list(plan.brokers), "throttle": throttle, "from": "console"}
         with self.audit.attempt("reassign apply", arguments) as attempt:
             self.ops.apply(plan, throttle)
-            attempt.applied(f"started the reassignment of {len(plan.moves)} partition(s)", before=before)
+            path = self.ops.path_reason(throttle, self.ops.reader.facts())
+            attempt.applied(f"started the reassignment of {len(plan.moves)} partition(s)", before=before, path=path)
 
     def progress(self, plan: ReassignPlan) -> ReassignProgress:
         return self.ops.progress(plan)
@@ -127,7 +135,12 @@ class ElectionBackend:
         before = [c.to_json() for c in plan.sent]
         with self.audit.attempt("elect preferred", {"partitions": len(plan.sent), "from": "console"}) as attempt:
             outcome = self.ops.apply_preferred(plan)
-            attempt.applied(f"preferred election sent for {len(plan.sent)} partition(s)", before=before)
+            attempt.applied(
+                f"preferred election sent for {len(plan.sent)} partition(s)",
+                before=before,
+                via=plan.via,
+                path=plan.via_reason,
+            )
         return outcome
 
     def look(self, plan: PreferredPlan) -> list[Candidate]:
@@ -151,13 +164,20 @@ class ConfigActions(Protocol):
 
 
 class ConfigBackend:
-    """``ConfigActions`` on a live cluster, audited."""
+    """``ConfigActions`` on a live cluster, audited; what a write left is read back and handed to
+    ``config_read`` (the console's live snapshot), so every view shows it at once."""
 
     def __init__(
-        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog
+        self,
+        session: ZkSession,
+        admin: ChangeAdmin | None,
+        settings: ConnectionSettings,
+        audit: AuditLog,
+        config_read: Callable[[StoredConfig], None] | None = None,
     ) -> None:
         self.ops = ConfigOps(session, admin, settings, audit)
         self.audit = audit
+        self.config_read = config_read
 
     def stored(self, topic: str) -> StoredConfig:
         return self.ops.stored(TOPICS, topic)
@@ -169,5 +189,13 @@ class ConfigBackend:
         arguments = {**plan.request.to_json(), "from": "console"}
         with self.audit.attempt("config set", arguments) as attempt:
             stored = self.ops.apply(plan)
-            attempt.applied(f"changed the config of {plan.topic}", before=plan.before.to_json(), after=stored.as_dict())
+            attempt.applied(
+                f"changed the config of {plan.topic}",
+                before=plan.before.to_json(),
+                after=stored.as_dict(),
+                via=plan.via,
+                path=plan.via_reason,
+            )
+        if self.config_read is not None:
+            self.config_read(stored)  # ConfigOps.apply read it back from ZooKeeper after the write
         return stored

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -45,11 +44,21 @@ from core.console.protocols import EventKind, Unsubscribe
 from core.errors import ConnectError, KzcError
 from core.kafka.znodes import (
     ControllerInfo,
+    EntityConfig,
     PartitionState,
     TopicAssignment,
     Unreadable,
     parse_partition_state,
     parse_topic,
+)
+from core.kafka.znodes.paths import (
+    CONTROLLER,
+    broker_path,
+    deletion_marker_path,
+    parse_state_path,
+    parse_topic_path,
+    state_path,
+    topic_path,
 )
 from core.live import events as ev
 from core.live.state import LiveState
@@ -61,8 +70,6 @@ from core.zookeeper.session import ZkSession
 
 _COALESCE_S = 0.05  # changes arriving within this window share one full read / one update
 _ASK_AGAIN_S = 2.0  # during a migration, DescribeCluster at most this often while it disagrees with the ISR
-_STATE_PATH = re.compile(r"/brokers/topics/([^/]+)/partitions/([0-9]+)/state")
-_TOPIC_PATH = re.compile(r"/brokers/topics/([^/]+)")
 
 _SEVERITY: dict[type[ev.LiveEvent], str] = {
     ev.BrokerLeft: "error",
@@ -138,16 +145,16 @@ class TimedEvent:
         if isinstance(event, ev.ZnodeUnreadable):
             return event.path
         if isinstance(event, ev.BrokerRegistered | ev.BrokerLeft | ev.BrokerUpdated):
-            return f"/brokers/ids/{event.id}"
+            return broker_path(event.id)
         if isinstance(event, ev.ControllerMoved | ev.ControllerEpochChanged):
-            return "/controller"
+            return CONTROLLER
         topic = self.topic
         partition = getattr(event, "partition", None)
         if topic is not None and isinstance(partition, int):
-            return f"/brokers/topics/{topic}/partitions/{partition}/state"
+            return state_path(topic, partition)
         if isinstance(event, ev.DeletionQueued):
-            return f"/admin/delete_topics/{event.topic}"
-        return f"/brokers/topics/{topic}" if topic is not None else None
+            return deletion_marker_path(event.topic)
+        return topic_path(topic) if topic is not None else None
 
 
 def _now_ms() -> int:
@@ -309,7 +316,9 @@ class LiveCluster:
                 if isinstance(followed.assignment, TopicAssignment):
                     for partition, state in entry.states.items():
                         states.setdefault(partition, state)
-                topics[name] = replace(entry, assignment=followed.assignment, states=states)
+                # A state re-read live is no longer the one its stat dated (the timeline has the live event).
+                stamps = {p: s for p, s in entry.state_stamps.items() if states.get(p) == entry.states.get(p)}
+                topics[name] = replace(entry, assignment=followed.assignment, states=states, state_stamps=stamps)
         markers = {name: base.deletion_markers.get(name) or self._marker_times(name, now) for name in live.deletions}
         snapshot = replace(
             base,
@@ -460,10 +469,10 @@ class LiveCluster:
         and are not forwarded, so each change is reported once)."""
         events: list[ev.LiveEvent] = []
         for path, value in values.items():
-            match = _TOPIC_PATH.fullmatch(path)
-            if match is None or not isinstance(value, tuple):
+            topic = parse_topic_path(path)
+            if topic is None or not isinstance(value, tuple):
                 continue
-            old = base.topics.get(match.group(1))
+            old = base.topics.get(topic)
             new = value[0]
             if old is not None and isinstance(old.assignment, TopicAssignment) and old.assignment != new:
                 events.append(ev.TopicAssignmentChanged(old.name, old.assignment, new))
@@ -480,16 +489,34 @@ class LiveCluster:
             if client.exists(path, watch=self._znode_fired) is None:
                 return None
             return self._read_watched(path)
-        if _STATE_PATH.fullmatch(path):
+        if parse_state_path(path) is not None:
             return parse_partition_state(path, data)
         assignment = parse_topic(path, data)
-        known = self._base.topics.get(path.rsplit("/", 1)[1]) if self._base is not None else None
+        topic = parse_topic_path(path) or ""
+        known = self._base.topics.get(topic) if self._base is not None else None
         states: dict[int, object] = {}
         if isinstance(assignment, TopicAssignment):
             for partition in assignment.partition_ids:
                 if known is None or partition not in known.states or known.states[partition] is None:
-                    states[partition] = self._read_watched(f"{path}/partitions/{partition}/state")
+                    states[partition] = self._read_watched(state_path(topic, partition))
         return (assignment, times_of(stat), states)
+
+    def topic_config_read(self, topic: str, config: EntityConfig | None) -> None:
+        """What ``/config/topics/<topic>`` holds, as read back after a write from the console: every later
+        snapshot carries it and the topic's followers are told (config znodes are not watched)."""
+        with self._lock:
+            base = self._base
+            if base is None:
+                return
+            configs = {name: value for name, value in base.topic_configs.items() if name != topic}
+            if config is not None:
+                configs[topic] = config
+            topics = dict(base.topics)
+            if topic in topics:
+                topics[topic] = replace(topics[topic], config=config)
+            self._base = replace(base, topic_configs=configs, topics=topics)
+        self._notify_followers(topic)
+        self._on_snapshot()
 
     def request_full_read(self) -> None:
         """Read the whole cluster again soon."""
@@ -515,7 +542,7 @@ class LiveCluster:
         if isinstance(event, ev.Resynced):
             self._dirty.set()  # a reconnect or a new session: watches are gone, read everything again
         elif isinstance(event, ev.TopicCreated):
-            self._fired.put(f"/brokers/topics/{event.name}")
+            self._fired.put(topic_path(event.name))
         timed = TimedEvent(event, _now_ms())
         self._on_event(timed)
         if timed.topic is not None:
@@ -625,15 +652,16 @@ def _patched(base: ClusterSnapshot, values: dict[str, object]) -> ClusterSnapsho
         return base
     topics = dict(base.topics)
     for path, value in values.items():
-        if match := _STATE_PATH.fullmatch(path):
-            entry = topics.get(match.group(1))
+        if state := parse_state_path(path):
+            entry = topics.get(state[0])
             if entry is None:
                 continue
             states = dict(entry.states)
-            states[int(match.group(2))] = value  # type: ignore[assignment]
-            topics[entry.name] = replace(entry, states=states)
-        elif match := _TOPIC_PATH.fullmatch(path):
-            name = match.group(1)
+            partition = state[1]
+            states[partition] = value  # type: ignore[assignment]
+            stamps = {p: s for p, s in entry.state_stamps.items() if p != partition}  # dated by the live event now
+            topics[entry.name] = replace(entry, states=states, state_stamps=stamps)
+        elif (name := parse_topic_path(path)) is not None:
             if value is None:
                 topics.pop(name, None)
                 continue

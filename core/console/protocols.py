@@ -1,7 +1,7 @@
 """The contract between the console and a cluster: small capability protocols and the values they exchange.
 
 The TUI depends only on these protocols (as k9s' ``internal/dao/types.go`` capability interfaces or
-harlequin's ``adapter.py``), so its tests can hand it a recorded snapshot (``core.console.recorded``)
+harlequin's ``adapter.py``), so its tests can hand it a recorded snapshot (``tests.recorded_backend``)
 and the product hands it the real cluster (``core.console.zk``). Every method that talks to ZooKeeper,
 Kafka or Spark blocks: callers run it in a worker thread. Listener callbacks are called on a backend
 thread and must only hand the news on (post a message) and return.
@@ -15,15 +15,19 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
-from core.groups.lag import GroupLag, LagTotal
+from core.groups.freshness import aged
+from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
+from core.human_time import age_text
+from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeView
 
@@ -136,12 +140,18 @@ class PartitionOffsets:
 @dataclass(frozen=True)
 class GroupsView:
     """Every consumer group as last read (sorted by lag, unknown first), each group's lag trend from the
-    reads so far, and notes on what is missing (e.g. no ``--bootstrap-server``)."""
+    reads so far, and notes on what is missing (e.g. no ``--bootstrap-server``).
+
+    ``at_ms`` is when the read started. Each group carries when its numbers were read (``as_of_ms``) and,
+    when its source stopped answering, ``stale`` (since when, why: ``core.groups.freshness``); ``stale`` on
+    the view says the whole read failed and every group shows its last good numbers.
+    """
 
     groups: tuple[GroupLag, ...] = ()
     trends: Mapping[str, LagTrend] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     at_ms: int = 0
+    stale: Stale | None = None
 
     @property
     def lagging(self) -> int:
@@ -157,6 +167,18 @@ class GroupsView:
         """The groups with partitions of ``topic`` and their lag on it, by lag (unknown first)."""
         found = [(g, g.topic_lag(topic)) for g in self.groups if topic in g.topics]
         return sorted(found, key=lambda pair: (pair[1].lag is not None, -(pair[1].lag or 0), pair[0].group))
+
+    def aged(self, now_ms: int, limit_s: float, failed: str | None = None) -> GroupsView:
+        """This view at ``now_ms``: every group stale since it was read once no read has finished for
+        ``limit_s`` seconds (a read that hangs never leaves numbers frozen without a mark), or at once when
+        the latest read ``failed`` (its reason)."""
+        if self.stale is not None or not self.at_ms:
+            return self
+        if failed is None and now_ms - self.at_ms <= limit_s * 1000:
+            return self
+        groups = tuple(aged(g, now_ms, limit_s, failed) for g in self.groups)
+        reason = failed or f"no read has finished for {age_text((now_ms - self.at_ms) / 1000)}"
+        return replace(self, groups=groups, trends={}, stale=Stale(self.at_ms, reason))
 
 
 @dataclass(frozen=True)
@@ -313,15 +335,36 @@ class GroupSource(Protocol):
     """Consumer groups and their lag (from the brokers and from ``/consumers`` in ZooKeeper)."""
 
     def group_overview(self) -> GroupsView:
-        """Read every group now (blocks) and add the read to the lag trend. Raises ``ConnectError``."""
+        """Read every group now (blocks, bounded by per-call timeouts) and add the read to the lag trend.
+        Groups whose source did not answer show their last good numbers, marked stale. Raises
+        ``ConnectError`` only when nothing was ever read."""
         ...
 
     def group_detail(self, group: str) -> GroupDetail:
-        """Read one group now (blocks). Raises ``UsageError`` when it does not exist, ``ConnectError``."""
+        """Read one group now (blocks); its last good numbers, marked stale, when it cannot be read. Raises
+        ``UsageError`` when it does not exist, ``ConnectError`` when it was never read."""
         ...
 
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
-        """The groups consuming ``topic`` with their lag on it (reads the groups now; blocks)."""
+        """The groups consuming ``topic`` with their lag on it (reads the groups now, or takes a read of the
+        last few seconds; blocks), each marked stale as in ``group_overview``."""
+        ...
+
+
+class ZkHealthSource(Protocol):
+    """ZooKeeper's own health: every server of the connect string (``core.zookeeper.health``)."""
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """Probe every server now (blocks up to a few seconds; needs no ZooKeeper session, so it answers
+        when the quorum is lost). An unreachable server keeps its last reading as ``last_seen``."""
+        ...
+
+
+class BrokerSource(Protocol):
+    """What only live sources say about one broker (``core.snapshot.broker_view``)."""
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """The session owning its registration and its log sizes, read now (blocks)."""
         ...
 
 
@@ -336,6 +379,8 @@ class ClusterBackend(
     OffsetSource,
     FixSource,
     GroupSource,
+    ZkHealthSource,
+    BrokerSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

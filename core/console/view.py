@@ -29,6 +29,13 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.kafka.znodes.paths import (
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    PREFERRED_REPLICA_ELECTION,
+    REASSIGN_PARTITIONS,
+    deletion_marker_path,
+)
 from core.migration.status import NOT_ASKED, BrokerFacts, MigrationStatus, migration_status
 from core.snapshot.health import (
     DELETION_STARTED,
@@ -413,14 +420,14 @@ def _pending_work(snapshot: ClusterSnapshot, now_ms: int) -> list[PendingItem]:
     items: list[PendingItem] = []
     for topic, times in sorted(snapshot.deletion_markers.items()):
         status = deletion_status(snapshot, topic, now_ms)
-        path = f"/admin/delete_topics/{topic}"
+        path = deletion_marker_path(topic)
         items.append(PendingItem("deletion", topic, 1, times.ctime_ms, status.stuck, topic, path))
     request = snapshot.reassignment
     if request is not None:
         since = snapshot.reassignment_times.ctime_ms if snapshot.reassignment_times else None
         count = len(request.partitions) if isinstance(request, ReassignmentRequest) else 0
         stuck = _admin_stuck(snapshot, request)
-        path = "/admin/reassign_partitions"
+        path = REASSIGN_PARTITIONS
         items.append(PendingItem("reassignment", f"{count} partition(s) to move", count, since, stuck, None, path))
     inflight = sum(
         len(t.assignment.reassigning_partitions)
@@ -442,15 +449,15 @@ def _pending_work(snapshot: ClusterSnapshot, now_ms: int) -> list[PendingItem]:
                 since,
                 _admin_stuck(snapshot, election),
                 None,
-                "/admin/preferred_replica_election",
+                PREFERRED_REPLICA_ELECTION,
             )
         )
     for kind, notes, path, what in (
-        ("isr-notifications", snapshot.isr_change_notifications, "/isr_change_notification", IsrChangeNotification),
+        ("isr-notifications", snapshot.isr_change_notifications, ISR_CHANGE_NOTIFICATIONS, IsrChangeNotification),
         (
             "log-dir-events",
             snapshot.log_dir_event_notifications,
-            "/log_dir_event_notification",
+            LOG_DIR_EVENT_NOTIFICATIONS,
             LogDirEventNotification,
         ),
     ):

@@ -10,28 +10,34 @@
 - where deletions stand: ``core.console.view.deletion_status`` on the live snapshot;
 - checks: ``core.consistency`` through ``core.console.checks`` (Spark worker kept warm, on the settings'
   ``spark_master`` and ``stage_dir``);
-- offsets: confluent-kafka's AdminClient ``list_offsets`` when bootstrap servers are set;
-- consumer groups: ``core.groups.ops.GroupOps`` (brokers and ``/consumers``), each read added to the lag
-  trend (``core.groups.trend.LagHistory``).
+- offsets and consumer groups: one read client (``core.brokers.admin.KafkaAdmin`` with short per-call
+  timeouts, apart from the writes' client); groups through ``core.groups.ops.GroupOps`` (brokers and
+  ``/consumers``), each read added to the lag trend (``core.groups.trend.LagHistory``) and to the book of
+  last good numbers (``core.groups.freshness.GroupBook``), so a group whose source stops answering is shown
+  stale since its last read, with the reason.
+- ZooKeeper's own health: ``core.zookeeper.health.probe_ensemble`` (four-letter words, the AdminServer), with
+  the brokers' ``zookeeper.session.timeout.ms`` (``core.snapshot.zk_session_timeout``) read again every
+  ``KAFKA_SESSION_EVERY_S``.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
-from typing import Any
+from functools import partial
 
 from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
-from core.connect import bootstrap_string
+from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -47,13 +53,17 @@ from core.console.protocols import (
     Unsubscribe,
 )
 from core.console.view import deletion_status
-from core.errors import ConnectError, GuardError, KzcError
-from core.groups.lag import GroupLag, LagTotal
-from core.groups.ops import GroupOps
+from core.errors import ConnectError, GuardError, KzcError, UsageError
+from core.groups.freshness import GroupBook
+from core.groups.lag import GroupLag, LagTotal, Stale
+from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
+from core.kafka.znodes import EntityConfig
+from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.static_min_isr import read_static_min_isr
+from core.snapshot.zk_session_timeout import read_kafka_session_timeouts
 from core.topics.ops import TopicOps
 from core.topics.plan import (
     CreatePlan,
@@ -65,15 +75,13 @@ from core.topics.plan import (
     assignment_json,
 )
 from core.zookeeper import tree as zk_tree
+from core.zookeeper.health import EnsembleHealth, KafkaSessionTimeouts, probe_ensemble, tls_context
 from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ConnectionState, ZkSession
 from core.zookeeper.tree import ChildPage, ZnodeView
 
-# librdkafka's log lines go nowhere: the console reports failures itself.
-_QUIET = logging.getLogger("kzc.console.kafka")
+KAFKA_SESSION_EVERY_S = 300.0  # a static broker config: it changes only with a broker restart
 CHILD_LISTS_KEPT = 8  # child lists remembered for paging (a 300k list holds ~20 MB of names)
-_QUIET.addHandler(logging.NullHandler())
-_QUIET.propagate = False
 
 
 class ZkBackend:
@@ -86,8 +94,12 @@ class ZkBackend:
         self._ops: TopicOps | None = None
         self._fixes: FixActions | None = None
         self._groups: GroupOps | None = None
+        self._reads: KafkaAdmin | None = None
         self._history = LagHistory()
-        self._groups_lock = threading.Lock()  # one group read at a time: the trend is fed in order
+        self._book = GroupBook()
+        # Guards the book, the trend and the read in progress; never held while the brokers are asked.
+        self._groups_lock = threading.Lock()
+        self._overview_pending: Future[GroupsView] | None = None
         self._groups_view: tuple[float, GroupsView] | None = None
         self._listeners: list[StateListener] = []
         self._subscribers: list[Callable[[ClusterEvent], None]] = []
@@ -98,6 +110,9 @@ class ZkBackend:
         self._lock = threading.Lock()
         # The browser's last fetched child lists, so later pages of a huge list are slices, not refetches.
         self._child_lists: OrderedDict[str, zk_tree.ChildCursor] = OrderedDict()
+        self._health_lock = threading.Lock()  # one probe at a time: each carries the previous one's readings
+        self._health: EnsembleHealth | None = None
+        self._kafka_sessions: tuple[float, KafkaSessionTimeouts] | None = None
 
     # ---- Connection ----------------------------------------------------------------------------------
 
@@ -144,8 +159,11 @@ class ZkBackend:
         with self._lock:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
-            self._fixes = FixActions.of(session, self._settings, self._ops.audit)
-            self._groups = GroupOps(admin, session, self._settings)
+            self._fixes = FixActions.of(session, self._settings, self._ops.audit, partial(_config_read, live))
+            # Reads (groups, offsets) have their own client with short per-call timeouts: a wedged read never
+            # waits behind a write, nor a write behind it.
+            self._reads = KafkaAdmin(bootstrap, GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
+            self._groups = GroupOps(self._reads, session, self._settings)
         if self._settings.bootstrap_servers:
             # The brokers' static min.insync.replicas (for acks=all), asked off the connect path.
             threading.Thread(target=self._read_static, args=(live,), name="kzc-broker-configs", daemon=True).start()
@@ -162,6 +180,8 @@ class ZkBackend:
             self._live = self._session = None
         if live is not None:
             live.stop()
+        if self._reads is not None:
+            self._reads.close()
         self._checks.close()
         if session is not None:
             session.stop()
@@ -379,38 +399,52 @@ class ZkBackend:
         Raises:
             ConnectError: the brokers did not answer.
         """
-        servers = self._settings.bootstrap_servers
-        if not servers:
+        reads = self._reads
+        if reads is None:
             return None
         entry = self.snapshot().topics.get(topic)
         if entry is None or not entry.partition_ids:
             return {}
-        from confluent_kafka import KafkaException, TopicPartition
-        from confluent_kafka.admin import AdminClient
-        from confluent_kafka.admin._listoffsets import OffsetSpec
-
-        conf: dict[str, Any] = {
-            "bootstrap.servers": bootstrap_string(servers),
-            "socket.timeout.ms": 5000,
-            "logger": _QUIET,
+        keys = [(topic, p) for p in entry.partition_ids]
+        # Both in flight together, through the console's one read client (a client per call, dropped with
+        # requests pending, is what garbage collection then destroys on whichever thread it runs).
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kzc-offsets") as pool:
+            earliest = pool.submit(reads.list_offsets, keys, "earliest")
+            latest = reads.list_offsets(keys, "latest")
+            starts = earliest.result()
+        return {
+            p: PartitionOffsets(p, _offset(starts.get((topic, p))), _offset(latest.get((topic, p))))
+            for p in entry.partition_ids
         }
-        admin = AdminClient(conf)
-        earliest_spec = OffsetSpec.earliest()  # type: ignore[no-untyped-call]
-        latest_spec = OffsetSpec.latest()  # type: ignore[no-untyped-call]
-        try:
-            earliest = admin.list_offsets(
-                {TopicPartition(topic, p): earliest_spec for p in entry.partition_ids}, request_timeout=5
-            )
-            latest = admin.list_offsets(
-                {TopicPartition(topic, p): latest_spec for p in entry.partition_ids}, request_timeout=5
-            )
-            starts = {tp.partition: f for tp, f in earliest.items()}
-            ends = {tp.partition: f for tp, f in latest.items()}
-            return {p: PartitionOffsets(p, _offset(starts.get(p)), _offset(ends.get(p))) for p in entry.partition_ids}
-        except KafkaException as exc:
-            raise ConnectError(f"the brokers did not return offsets for {topic}: {exc}") from exc
 
     # ---- GroupSource ---------------------------------------------------------------------------------
+
+    # ---- BrokerSource --------------------------------------------------------------------------------
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
+        return read_broker_live(self._session, view)
+
+    # ---- ZkHealthSource ------------------------------------------------------------------------------
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """Probe every server of the connect string now (no ZooKeeper session needed)."""
+        target = self._settings.zookeeper
+        if target is None:
+            raise ConnectError("no ZooKeeper connect string")
+        with self._health_lock:
+            now = time.monotonic()
+            if self._kafka_sessions is None or now - self._kafka_sessions[0] > KAFKA_SESSION_EVERY_S:
+                self._kafka_sessions = (now, read_kafka_session_timeouts(self._settings.bootstrap_servers))
+            self._health = probe_ensemble(
+                target,
+                now_ms=self._now_ms,
+                admin_port=self._settings.zk_admin_port,
+                tls=tls_context(self._settings),
+                kafka=self._kafka_sessions[1],
+                previous=self._health,
+            )
+            return self._health
 
     def _group_ops(self) -> GroupOps:
         ops = self._groups
@@ -418,34 +452,90 @@ class ZkBackend:
             raise ConnectError("not connected to ZooKeeper")
         return ops
 
+    def _wall_ms(self) -> int:
+        return self._now_ms() if self._now_ms else int(time.time() * 1000)
+
     def group_overview(self) -> GroupsView:
-        """Every group now, with the lag trend of the reads so far.
+        """Every group now, with the lag trend of the reads so far; groups whose source did not answer show
+        their last good numbers marked stale. One read at a time: a caller that comes while a read runs
+        waits for that read (no lock is held while it talks to the brokers).
 
         Raises:
-            ConnectError: the brokers or ZooKeeper did not answer.
+            ConnectError: the brokers or ZooKeeper did not answer, and no group was ever read.
         """
         ops = self._group_ops()
         with self._groups_lock:
+            pending = self._overview_pending
+            mine = pending is None
+            if pending is None:
+                pending = self._overview_pending = Future()
+        if not mine:
+            try:
+                view: GroupsView = pending.result(timeout=GROUP_READ_WAIT_S)
+            except FutureTimeout as exc:
+                raise ConnectError(f"the consumer groups read did not finish within {GROUP_READ_WAIT_S:g} s") from exc
+            return view
+        try:
+            view = self._read_overview(ops)
+        except BaseException as exc:
+            pending.set_exception(exc)
+            raise
+        finally:
+            with self._groups_lock:
+                self._overview_pending = None
+        pending.set_result(view)
+        return view
+
+    def _read_overview(self, ops: GroupOps) -> GroupsView:
+        started_ms, started = self._wall_ms(), time.monotonic()
+        try:
             overview = ops.overview()
-            at = time.monotonic()
-            self._history.add(at, overview.groups)
-            trends = {g.group: t for g in overview.groups if (t := self._history.trend(g.group)) is not None}
-            now_ms = self._now_ms() if self._now_ms else int(time.time() * 1000)
-            view = GroupsView(overview.groups, trends, overview.notes, now_ms)
-            self._groups_view = (at, view)
+        except KzcError as exc:
+            with self._groups_lock:
+                known = self._book.all_stale(str(exc))
+                last = self._groups_view
+            if not known or last is None:
+                raise
+            view = GroupsView(
+                tuple(sorted(known, key=lag_order)), {}, last[1].notes, last[1].at_ms, Stale(last[1].at_ms, str(exc))
+            )
+            return view
+        with self._groups_lock:
+            groups = self._book.merge(overview.groups, started_ms, overview.unlisted)
+            fresh = [g for g in groups if g.stale is None and g.as_of_ms == started_ms]
+            self._history.add(started, fresh, complete=False)
+            self._history.retain({g.group for g in groups})
+            trends = {g.group: t for g in fresh if (t := self._history.trend(g.group)) is not None}
+            view = GroupsView(tuple(sorted(groups, key=lag_order)), trends, overview.notes, started_ms)
+            self._groups_view = (started, view)
         return view
 
     def group_detail(self, group: str) -> GroupDetail:
-        """One group now, with its trend from the overview reads.
+        """One group now, with its trend from the reads so far; its last good numbers marked stale when it
+        cannot be read.
 
         Raises:
-            UsageError: the group does not exist; ConnectError: the brokers or ZooKeeper did not answer.
+            UsageError: the group does not exist; ConnectError: the brokers or ZooKeeper did not answer and
+                the group was never read.
         """
-        found = self._group_ops().describe(group)
+        started_ms, started = self._wall_ms(), time.monotonic()
+        try:
+            found = self._group_ops().describe(group)
+        except UsageError:
+            raise
+        except KzcError as exc:
+            with self._groups_lock:
+                last = self._book.last(group)
+            if last is None or last.as_of_ms is None:
+                raise
+            return GroupDetail(replace(last, stale=Stale(last.as_of_ms, str(exc))), None)
         with self._groups_lock:
-            self._history.add(time.monotonic(), [found], complete=False)
-            trend = self._history.trend(group)
-        return GroupDetail(found, trend)
+            (shown,) = self._book.merge([found], started_ms, unlisted="")
+            trend = None
+            if shown.stale is None:
+                self._history.add(started, [shown], complete=False)
+                trend = self._history.trend(group)
+        return GroupDetail(shown, trend)
 
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
         """The groups consuming ``topic``: from a read of the last few seconds, else a fresh one."""
@@ -456,14 +546,16 @@ class ZkBackend:
 
 
 GROUPS_FRESH_S = 4.0  # a group read younger than this serves the topic detail too
+GROUP_READ_WAIT_S = 60.0  # a caller waiting for another thread's read gives up after this (reads are bounded)
+GROUPS_ADMIN_TIMEOUT_S = 8.0  # each AdminClient call of the groups and offsets reads
 
 
-def _offset(future: Any) -> int | None:
-    if future is None:
-        return None
-    try:
-        info = future.result(timeout=6)
-    except Exception:  # a partition without a leader answers with an error: shown as unknown
-        return None
-    offset = int(info.offset)
-    return offset if offset >= 0 else None
+def _config_read(live: LiveCluster, stored: StoredConfig) -> None:
+    """A topic config read back after a write from the console, into the live snapshot."""
+    config = EntityConfig(1, stored.config) if stored.zk_version is not None else None
+    live.topic_config_read(stored.name, config)
+
+
+def _offset(value: int | KzcError | None) -> int | None:
+    """An offset the brokers returned; ``None`` for a partition whose leader answered with an error."""
+    return value if isinstance(value, int) and value >= 0 else None

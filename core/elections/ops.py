@@ -2,8 +2,11 @@
 
 Preferred: ZooKeeper path creates ``/admin/preferred_replica_election`` exactly as
 ``PreferredReplicaLeaderElectionCommand`` (ZooKeeper mode, up to 2.8) does, refusing with Kafka's message
-while one is pending; with ``--bootstrap-server`` it sends ElectLeaders (PREFERRED). Unclean: ElectLeaders
-(UNCLEAN, Kafka 2.4+) only; ZooKeeper has no unclean-election request.
+while one is pending (the same JSON and message from 0.10 to 2.8); with ``--bootstrap-server`` it sends
+ElectLeaders (PREFERRED) when every broker serves it with the election type (v1, 2.4+), else the znode
+(``core.brokers.capabilities.route``; 2.2 and 2.3's v0 ElectPreferredLeaders is left aside: their controllers
+act on the znode as before). Unclean: ElectLeaders (UNCLEAN, Kafka 2.4+) only; before 2.4 kzc refuses and
+names what Kafka offered instead, the topic config ``unclean.leader.election.enable`` (``UNCLEAN_BEFORE_2_4``).
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from core.audit import AuditLog
+from core.brokers.apiversions import ELECT_LEADERS
+from core.brokers.capabilities import CapabilityCache, Route, route
 from core.brokers.changes import PREFERRED, UNCLEAN, ChangeAdmin
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.ops import open_ops
 from core.configs.zk import execute
 from core.elections.plan import (
@@ -31,16 +36,30 @@ from core.elections.plan import (
 )
 from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.znodes import PartitionState, Unreadable
+from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION
 from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
-ELECTION_ZNODE = "/admin/preferred_replica_election"
 VIA_ADMIN = "admin"
 VIA_ZOOKEEPER = "zookeeper"
+PREFERRED_TOOL = (
+    "as kafka-preferred-replica-election --zookeeper did (/admin/preferred_replica_election, which every "
+    "ZooKeeper-mode controller acts on)"
+)
+ELECTION_TYPE = "the election type (v1, Kafka 2.4.0+)"
+# Kafka before 2.4 has no request electing outside the ISR; the topic config is what it offered
+# (ConfigHandler from 2.1 asks the controller to elect at once; before 2.1 the controller reads the config
+# at its next election of the partition).
+UNCLEAN_INSTEAD = (
+    "What Kafka offered instead: the topic config unclean.leader.election.enable=true, which lets the controller "
+    "elect a replica outside the ISR (from 2.1 at once for the topic's leaderless partitions; before 2.1 at its "
+    "next election of them, when a replica's broker registers or the controller moves); delete it afterwards. "
+    "Preview it: kzc config set {topic} unclean.leader.election.enable=true --dry-run"
+)
+UNCLEAN_BEFORE_2_4 = "Kafka before 2.4 has no unclean election request: {lacking}. " + UNCLEAN_INSTEAD
 
 
 class ElectionTimeout(KzcError):
@@ -53,7 +72,7 @@ def planned_writes(plan: PreferredPlan) -> tuple[PlannedWrite, ...]:
         partitions = [{"topic": t, "partition": p} for t, p in plan.keys]
         data = json.dumps({"election_type": "PREFERRED", "partitions": partitions}, separators=(",", ":"))
         return (PlannedWrite("admin", "ElectLeaders", data.encode()),)
-    return (PlannedWrite("create", ELECTION_ZNODE, encode_preferred_election(plan.keys)),)
+    return (PlannedWrite("create", PREFERRED_REPLICA_ELECTION, encode_preferred_election(plan.keys)),)
 
 
 class ElectionOps:
@@ -67,11 +86,17 @@ class ElectionOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
+        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
 
     @property
     def via(self) -> str:
-        """``admin`` with a ``--bootstrap-server``, else ``zookeeper``."""
+        """``admin`` with a ``--bootstrap-server``, else ``zookeeper`` (each plan's ``via``: ``route``)."""
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
+
+    def route(self, facts: ClusterFacts) -> Route:
+        """The path of a preferred election: ElectLeaders with the election type, or the znode."""
+        caps = self.capabilities.get(facts.brokers)
+        return route(caps, ELECT_LEADERS, PREFERRED_TOOL, (1, 32767), ELECTION_TYPE)
 
     def candidates(self, topic: str | None, partitions: Sequence[int] = ()) -> tuple[ClusterFacts, list[Candidate]]:
         """Every partition of ``topic`` (None: of every topic), or just ``partitions`` of it.
@@ -108,7 +133,8 @@ class ElectionOps:
     def plan_preferred(self, topic: str | None, partitions: Sequence[int] = ()) -> PreferredPlan:
         """Which partitions a preferred election sends, and why the others are skipped."""
         facts, candidates = self.candidates(topic, partitions)
-        return plan_preferred(candidates, self.via, self._blocked(facts))
+        path = self.route(facts)
+        return plan_preferred(candidates, path.via, self._blocked(facts), path.reason)
 
     def apply_preferred(self, plan: PreferredPlan) -> dict[Key, str | None]:
         """Send the election; each partition's error (None: accepted).
@@ -120,13 +146,13 @@ class ElectionOps:
         self._writable()
         if not plan.sent:
             raise GuardError("no partition needs a preferred leader election: nothing was sent")
-        if self.admin is not None:
+        if self.admin is not None and plan.via == VIA_ADMIN:
             outcome = self.admin.elect_leaders(PREFERRED, plan.keys)
             return {k: None if e is None else str(e) for k, e in outcome.items()}
         try:
             execute(self.session, planned_writes(plan), "the preferred leader election")
         except KafkaRuleError:
-            pending = self.reader.exists(ELECTION_ZNODE)
+            pending = self.reader.exists(PREFERRED_REPLICA_ELECTION)
             raise KafkaRuleError(
                 "Preferred replica leader election currently in progress for "
                 f"{self._pending() if pending else 'some partitions'}. Aborting operation",
@@ -136,7 +162,7 @@ class ElectionOps:
 
     def _pending(self) -> str:
         try:
-            data, _ = self.session.client.get(ELECTION_ZNODE)
+            data, _ = self.session.client.get(PREFERRED_REPLICA_ELECTION)
             entries = json.loads(data)["partitions"]
             return ",".join(f"{e['topic']}-{e['partition']}" for e in entries)
         except Exception:  # a racing controller deletes it; the message then stays general
@@ -160,7 +186,7 @@ class ElectionOps:
                 on_change(looked)
             last[:] = [looked]
             # On the ZooKeeper path the request is done once the controller also removed the znode.
-            pending = self.via == VIA_ZOOKEEPER and self.reader.exists(ELECTION_ZNODE)
+            pending = plan.via == VIA_ZOOKEEPER and self.reader.exists(PREFERRED_REPLICA_ELECTION)
             return looked if all(c.skipped is not None for c in looked) and not pending else None
 
         try:
@@ -186,13 +212,18 @@ class ElectionOps:
         """Who would lead ``topic-partition`` after an unclean election, and what it risks.
 
         Raises:
-            UsageError: no AdminClient. GuardError: see ``core.elections.plan.plan_unclean``.
+            UsageError: no AdminClient. GuardError: brokers before 2.4 (what Kafka offered instead); see
+                ``core.elections.plan.plan_unclean``.
         """
         if self.admin is None:
             raise UsageError(
                 "an unclean election needs --bootstrap-server: it is the ElectLeaders API (Kafka 2.4+); "
-                "ZooKeeper has no request for it"
+                "ZooKeeper has no request for it. " + UNCLEAN_INSTEAD.format(topic=topic)
             )
+        caps = self.capabilities.get(self.reader.facts().brokers)
+        lacking = None if caps is None else caps.lacking(ELECT_LEADERS, (1, 32767), ELECTION_TYPE)
+        if lacking is not None:
+            raise GuardError(UNCLEAN_BEFORE_2_4.format(lacking=lacking, topic=topic))
         facts, candidates = self.candidates(topic, [partition])
         (candidate,) = candidates
         state = None
@@ -211,7 +242,7 @@ class ElectionOps:
         return None if error is None else str(error)
 
     def _blocked(self, facts: ClusterFacts) -> str | None:
-        return read_only_reason(self.settings.read_only, self.settings.context, facts)
+        return read_only_reason(read_only_cause(self.settings), facts)
 
     def _writable(self) -> None:
         reason = self._blocked(self.reader.facts())

@@ -59,6 +59,7 @@ class PreferredPlan:
     skipped: tuple[Candidate, ...]
     via: str
     blocked: str | None = None
+    via_reason: str | None = None  # why this path (``core.brokers.capabilities.route``)
 
     @property
     def keys(self) -> tuple[Key, ...]:
@@ -66,17 +67,20 @@ class PreferredPlan:
         return tuple((c.topic, c.partition) for c in self.sent)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"sent", "skipped", "via", "blocked"}``."""
+        """``{"sent", "skipped", "via", "path", "blocked"}``."""
         return {
             "sent": [c.to_json() for c in self.sent],
             "skipped": [c.to_json() for c in self.skipped],
             "via": self.via,
+            "path": self.via_reason,
             "blocked": self.blocked,
         }
 
     def describe(self, shown: int = 40) -> list[str]:
-        """Terminal lines: what is sent (capped), what is skipped and why (grouped, capped)."""
-        lines = [f"Preferred leader election: {len(self.sent)} partition(s) sent, {len(self.skipped)} skipped"]
+        """Terminal lines, before anything is sent: what would be sent (capped), what is skipped and why (grouped,
+        capped)."""
+        head = f"Preferred leader election: {len(self.sent)} partition(s) would be sent, {len(self.skipped)} skipped"
+        lines = [head]
         lines += [f"  {c.topic}-{c.partition}: leader {c.leader} -> {c.preferred}" for c in self.sent[:shown]]
         if len(self.sent) > shown:
             lines.append(f"  ... {len(self.sent) - shown} more")
@@ -85,6 +89,8 @@ class PreferredPlan:
         if already:
             lines.append(f"  skipped {already}: {ALREADY}")
         lines += [f"  skipped {c.topic}-{c.partition}: {c.skipped}" for c in not_already[:shown]]
+        if self.via_reason:
+            lines.append(f"  path: {self.via_reason}")
         if self.blocked:
             lines.append(f"  BLOCKED: {self.blocked}")
         return lines
@@ -122,13 +128,16 @@ def preferred_candidates(
     return result
 
 
-def plan_preferred(candidates: Sequence[Candidate], via: str, blocked: str | None = None) -> PreferredPlan:
+def plan_preferred(
+    candidates: Sequence[Candidate], via: str, blocked: str | None = None, via_reason: str | None = None
+) -> PreferredPlan:
     """Split candidates into sent and skipped."""
     return PreferredPlan(
         tuple(c for c in candidates if c.skipped is None),
         tuple(c for c in candidates if c.skipped is not None),
         via,
         blocked,
+        via_reason,
     )
 
 

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.human_time import clock_text
+
 KAFKA = "kafka"
 ZOOKEEPER = "zookeeper"
 
@@ -102,12 +104,26 @@ class Member:
     partitions: int
 
 
+@dataclass(frozen=True, slots=True)
+class Stale:
+    """Numbers read at ``since_ms`` that could not be read again since, and why."""
+
+    since_ms: int
+    reason: str
+
+    def text(self) -> str:
+        """``stale since 14:36:32 (reason)``."""
+        return f"stale since {clock_text(self.since_ms)} ({self.reason})"
+
+
 @dataclass(frozen=True)
 class GroupLag:
     """A consumer group with its lag, from the brokers (``source`` ``kafka``) or ZooKeeper (``zookeeper``).
 
     ``error`` says why part of the group could not be read (then its lag is unknown, not zero);
-    ``notes`` say what is missing and what would provide it (e.g. ``--bootstrap-server``).
+    ``notes`` say what is missing and what would provide it (e.g. ``--bootstrap-server``). The console sets
+    ``as_of_ms`` (when the numbers were read) and ``stale`` (they could not be read again since:
+    ``core.groups.freshness``).
     """
 
     group: str
@@ -119,6 +135,8 @@ class GroupLag:
     coordinator: int | None = None
     error: str | None = None
     notes: tuple[str, ...] = ()
+    as_of_ms: int | None = None
+    stale: Stale | None = None
     _total: LagTotal | None = field(default=None, repr=False, compare=False)
 
     @property

@@ -19,9 +19,9 @@ from typing import Any
 from kazoo.exceptions import KazooException, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
 
+from core.kafka.znodes.paths import CONSUMERS, consumer_group_path
 from core.zookeeper.session import ZkSession
 
-ROOT = "/consumers"
 _WAIT_S = 30.0
 
 
@@ -52,7 +52,7 @@ class LegacyGroup:
 
 def list_legacy_groups(session: ZkSession) -> list[str]:
     """The group names under ``/consumers`` (empty when it does not exist)."""
-    return sorted(session.read_children(ROOT) or [])
+    return sorted(session.read_children(CONSUMERS) or [])
 
 
 def read_legacy_groups(session: ZkSession, groups: Sequence[str]) -> list[LegacyGroup]:
@@ -90,7 +90,7 @@ def read_legacy_groups(session: ZkSession, groups: Sequence[str]) -> list[Legacy
                 raise session.read_error(exc, f"read {path}") from exc
         return found
 
-    base = {g: f"{ROOT}/{g}" for g in groups}
+    base = {g: consumer_group_path(g) for g in groups}
     tops = children([base[g] for g in groups])
     present = [g for g, top in zip(groups, tops, strict=True) if top is not None]
     ids = children([f"{base[g]}/ids" for g in present])

@@ -14,13 +14,14 @@ intent line with the committed offsets as they were, commits, and records the ou
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import GroupDescription, KafkaAdmin, TopicPartitionKey
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConnectError, KzcError, ReadOnlyError, UsageError
 from core.groups.lag import KAFKA, ZOOKEEPER, GroupLag, Member, group_rows
 from core.groups.legacy import LegacyGroup, list_legacy_groups, read_legacy_groups
@@ -32,7 +33,7 @@ from core.groups.reset import (
     parse_topic_args,
     plan_reset,
 )
-from core.topics.ops import cluster_name
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 NEEDS_BROKERS = "the end offsets (and Kafka-stored groups) need --bootstrap-server"
@@ -44,6 +45,7 @@ class GroupsOverview:
 
     groups: tuple[GroupLag, ...]
     notes: tuple[str, ...] = ()
+    unlisted: str | None = None  # why some groups may be missing (a broker did not list its groups)
 
     def to_json(self) -> dict[str, Any]:
         """``kzc groups --json``: ``{"groups": [...], "notes": [...]}``."""
@@ -102,25 +104,36 @@ class GroupOps:
     def overview(self) -> GroupsOverview:
         """Every group with its lag: Kafka-stored ones (with brokers) and ZooKeeper-stored ones.
 
+        ZooKeeper and the brokers are read in parallel, and so are the groups' descriptions and committed
+        offsets; each AdminClient call is bounded by the admin's timeout. A broker that did not list its
+        groups leaves them out (``unlisted`` and the notes say which error), the others are still read.
+
         Raises:
             ConnectError: neither the brokers nor ZooKeeper could be read.
         """
         notes: list[str] = []
-        groups: list[GroupLag] = []
-        legacy: list[LegacyGroup] = []
-        if self.session is not None:
-            legacy = read_legacy_groups(self.session, list_legacy_groups(self.session))
-        if self.admin is None:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="kzc-groups") as pool:
+            legacy_read = pool.submit(self._legacy_all)
+            listing = self.admin.list_consumer_groups() if self.admin is not None else None
+            legacy = legacy_read.result()
+        if listing is None:
             if legacy:
                 notes.append(f"ZooKeeper-stored groups only: {NEEDS_BROKERS}")
             else:
                 notes.append("no ZooKeeper-stored groups; Kafka-stored groups need --bootstrap-server")
             groups = [self._legacy_lag(g, None) for g in legacy]
-        else:
-            listing = self.admin.list_consumer_groups()
-            ids = sorted(g.group_id for g in listing)
-            groups = self._kafka_groups(ids, legacy)
-        return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes))
+            return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes))
+        unlisted = None
+        if listing.problems:
+            unlisted = "not listed: " + "; ".join(listing.problems[:3])
+            notes.append(f"some brokers did not list their consumer groups ({'; '.join(listing.problems[:3])})")
+        groups = self._kafka_groups(sorted(g.group_id for g in listing.groups), legacy)
+        return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes), unlisted)
+
+    def _legacy_all(self) -> list[LegacyGroup]:
+        if self.session is None:
+            return []
+        return read_legacy_groups(self.session, list_legacy_groups(self.session))
 
     def describe(self, group: str) -> GroupLag:
         """One group with its partitions (Kafka-stored first; else ZooKeeper-stored).
@@ -146,9 +159,12 @@ class GroupOps:
         )
 
     def _kafka_groups(self, ids: Sequence[str], legacy: Sequence[LegacyGroup]) -> list[GroupLag]:
-        assert self.admin is not None
-        described = self.admin.describe_consumer_groups(ids)
-        committed = self.admin.list_consumer_group_offsets(ids) if ids else {}
+        admin = self.admin
+        assert admin is not None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kzc-groups") as pool:
+            offsets_read = pool.submit(admin.list_consumer_group_offsets, ids) if ids else None
+            described = admin.describe_consumer_groups(ids)
+            committed = offsets_read.result() if offsets_read is not None else {}
         wanted: set[TopicPartitionKey] = set()
         for group in ids:
             offsets = committed.get(group)
@@ -265,9 +281,8 @@ class GroupOps:
 
     def blocked(self) -> str | None:
         """Why no reset may be applied now (read-only mode), or None."""
-        if self.settings.read_only:
-            return "read-only mode: resetting offsets is refused (started with --read-only or a read-only context)"
-        return None
+        cause = read_only_cause(self.settings)
+        return None if cause is None else f"kzc is read-only ({cause}): resetting offsets is refused"
 
     def apply(self, plan: ResetPlan, attempt: Attempt | None = None) -> ResetResult:
         """Commit the planned offsets, audited: intent line (offsets as they were), write, outcome line.
@@ -338,11 +353,8 @@ def open_group_ops(
     admin = KafkaAdmin(settings.bootstrap_servers, timeout) if settings.bootstrap_servers else None
     if admin is not None:
         admin.check_reachable()
-    session = ZkSession(settings) if settings.zookeeper else None
-    if session is not None:
-        session.start()
-    try:
+    with ExitStack() as stack:
+        session = stack.enter_context(open_kafka_session(settings)) if settings.zookeeper else None
+        if session is not None and audit is not None:
+            audit.cluster_id = read_cluster_id(session)
         yield GroupOps(admin, session, settings, audit)
-    finally:
-        if session is not None:
-            session.stop()

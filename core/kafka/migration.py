@@ -25,6 +25,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from core.kafka.znodes import ControllerInfo, MigrationState, Unreadable
+from core.kafka.znodes.paths import MIGRATION
 
 MIGRATION_ENABLE = "zookeeper.metadata.migration.enable"
 IBP = "inter.broker.protocol.version"
@@ -123,17 +124,17 @@ def derive_phase(
     if migration is None:
         if kraft:
             return _view(Phase.UNKNOWN, "a KRaft controller holds /controller but /migration is absent")
-        return _view(Phase.NOT_STARTED, "/migration is absent and a ZooKeeper broker (or none) is controller")
+        return _view(Phase.NOT_STARTED, f"{MIGRATION} is absent and a ZooKeeper broker (or none) is controller")
     if not kraft:
         if migration.kraft_metadata_offset < 0:
             return _view(
                 Phase.WAITING_FOR_BROKERS,
-                "/migration exists with no metadata offset and a ZooKeeper broker is still controller: a KRaft "
+                f"{MIGRATION} exists with no metadata offset and a ZooKeeper broker is still controller: a KRaft "
                 "controller in migration mode waits for every broker to register with it",
             )
         return _view(
             Phase.ROLLED_BACK,
-            f"/migration records offset {migration.kraft_metadata_offset} but a ZooKeeper broker is controller again",
+            f"{MIGRATION} records offset {migration.kraft_metadata_offset} but a ZooKeeper broker is controller again",
         )
     assert isinstance(controller, ControllerInfo)
     who = f"KRaft controller {controller.broker_id} (epoch {controller.kraft_controller_epoch}) holds /controller"
@@ -180,7 +181,7 @@ _NEXT: dict[Phase, tuple[str, str, bool | None]] = {
     Phase.DUAL_WRITE: (
         "roll the brokers to KRaft (process.roles=broker, node.id, no zookeeper.* settings)",
         "possible: roll the brokers back without migration mode, stop the controllers, delete /controller and "
-        "/migration",
+        f"{MIGRATION}",
         True,
     ),
     Phase.BROKERS_TO_KRAFT: (
@@ -272,3 +273,38 @@ def ibp_supports_migration(value: str) -> bool | None:
     """Whether a broker at this IBP can enter migration mode (3.4+); None when the value is not a version."""
     parsed = ibp_tuple(value)
     return None if parsed is None else parsed >= MIN_MIGRATION_IBP
+
+
+# The release to reach before migrating: the last with ZooKeeper, whose migration is the most complete
+# (delegation tokens from 3.6, JBOD from 3.8); Kafka's upgrade notes take any release from 0.8.x straight to it.
+UPGRADE_TARGET = "3.9"
+
+
+def upgrade_path(ibps: Collection[str]) -> str:
+    """What a cluster whose brokers cannot migrate (an ``inter.broker.protocol.version`` below 3.4, or a
+    release before 3.4) does first: Kafka's rolling upgrade (its upgrade notes, "Upgrading ZooKeeper-based
+    clusters"), then the protocol bump that the migration needs.
+
+    Args:
+        ibps: the protocol versions the brokers report (empty when they cannot say, e.g. 0.10 has no
+            DescribeConfigs).
+    """
+    parsed = [p for p in (ibp_tuple(v) for v in ibps) if p is not None]
+    current = ", ".join(sorted(set(ibps))) if ibps else "its current value"
+    old_format = not parsed or min(parsed) < (3, 0)
+    keep = f"{IBP}={current}" + (
+        " and log.message.format.version at its current value (set it to the running release before 0.11)"
+        if old_format
+        else ""
+    )
+    irreversible = (
+        "; from then on a downgrade below 2.1 is impossible (the offsets schema changes)"
+        if not parsed or min(parsed) < (2, 1)
+        else ""
+    )
+    return (
+        f"upgrade first: migration needs Kafka 3.4 or newer at {IBP} 3.4 or higher. Roll every broker to Kafka "
+        f"{UPGRADE_TARGET} (3.4 at least; any release from 0.8 upgrades to it directly), keeping {keep} in "
+        f"server.properties; once every broker runs it, set {IBP}={UPGRADE_TARGET} and restart the brokers one "
+        f"by one{irreversible}; then start the migration"
+    )

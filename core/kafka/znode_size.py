@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from core.errors import GuardError
+from core.kafka.znodes.paths import topic_path
 
 REQUEST_OVERHEAD = 1024  # the request around the znode data: header, path, ACL (generously)
 # {"version":1,"partitions":{}}: the smallest topic znode format, without partitions.
@@ -49,7 +50,7 @@ def check_topic_znode_size(topic: str | None, size: int, limit: int, what: str, 
     if size <= limit - REQUEST_OVERHEAD:
         return
     amount = f"{size:,} bytes" if exact else f"at least {size:,} bytes"
-    znode = f"/brokers/topics/{topic}" if topic is not None else "the topic znode"
+    znode = topic_path(topic) if topic is not None else "the topic znode"
     raise GuardError(
         f"{what} would make {znode} {amount} ({_human(size)}), over what ZooKeeper accepts in one "
         f"request: jute.maxbuffer is {limit:,} bytes ({_human(limit)}). Nothing was built or written; use fewer "

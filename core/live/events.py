@@ -20,6 +20,7 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION, REASSIGN_PARTITIONS
 from core.snapshot.health import HealthReport
 from core.zookeeper.session import ConnectionState
 
@@ -391,7 +392,7 @@ class ReassignmentChanged(LiveEvent):
         if self.request is None:
             return "partition reassignment finished (/admin/reassign_partitions removed)"
         if isinstance(self.request, Unreadable):
-            return f"/admin/reassign_partitions unreadable: {self.request.reason}"
+            return f"{REASSIGN_PARTITIONS} unreadable: {self.request.reason}"
         moves = [f"{t}-{p} -> {_ids(r)}" for t, p, r in self.request.partitions]
         count = _plural(len(moves), "partition")
         return f"partition reassignment pending: {count}" + (f" ({_named(moves)})" if moves else "")
@@ -410,7 +411,7 @@ class PreferredElectionChanged(LiveEvent):
         if self.request is None:
             return "preferred leader election done (/admin/preferred_replica_election removed)"
         if isinstance(self.request, Unreadable):
-            return f"/admin/preferred_replica_election unreadable: {self.request.reason}"
+            return f"{PREFERRED_REPLICA_ELECTION} unreadable: {self.request.reason}"
         names = [f"{t}-{p}" for t, p in self.request.partitions]
         count = _plural(len(names), "partition")
         return f"preferred leader election requested for {count}" + (f" ({_named(names)})" if names else "")

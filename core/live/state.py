@@ -23,6 +23,7 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.kafka.znodes.paths import CONTROLLER, CONTROLLER_EPOCH
 from core.live.events import (
     BrokerLeft,
     BrokerRegistered,
@@ -106,7 +107,7 @@ def diff_controller(
     """``ControllerMoved`` when another broker (or none, or a new registration) holds ``/controller``;
     ``ZnodeUnreadable`` when it became unreadable. ``epoch`` is the epoch to report with the move."""
     if isinstance(new, Unreadable):
-        return [] if old == new else [ZnodeUnreadable("/controller", new.reason)]
+        return [] if old == new else [ZnodeUnreadable(CONTROLLER, new.reason)]
     old_id = old.broker_id if isinstance(old, ControllerInfo) else None
     new_id = new.broker_id if new is not None else None
     if old_id is None and new_id is None:
@@ -121,7 +122,7 @@ def diff_controller_epoch(old: int | Unreadable | None, new: int | Unreadable | 
     if old == new:
         return []
     if isinstance(new, Unreadable):
-        return [ZnodeUnreadable("/controller_epoch", new.reason)]
+        return [ZnodeUnreadable(CONTROLLER_EPOCH, new.reason)]
     old_value = old if isinstance(old, int) else None
     return [] if old_value == new else [ControllerEpochChanged(old_value, new)]
 

@@ -54,6 +54,24 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.kafka.znodes.paths import (
+    BROKER_IDS,
+    CONTROLLER,
+    CONTROLLER_EPOCH,
+    DELETE_TOPICS,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    MIGRATION,
+    PREFERRED_REPLICA_ELECTION,
+    REASSIGN_PARTITIONS,
+    TOPICS,
+    broker_path,
+    parse_broker_path,
+    parse_state_path,
+    parse_topic_path,
+    state_path,
+    topic_path,
+)
 from core.live.events import LiveEvent, MigrationPhaseChanged, Resynced, SessionStateChanged
 from core.live.state import (
     FollowedTopic,
@@ -79,16 +97,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 EventListener = Callable[[LiveEvent], None]
 
-CONTROLLER = "/controller"
-CONTROLLER_EPOCH = "/controller_epoch"
-BROKER_IDS = "/brokers/ids"
-TOPICS = "/brokers/topics"
-DELETE_TOPICS = "/admin/delete_topics"
-REASSIGN = "/admin/reassign_partitions"
-PREFERRED_ELECTION = "/admin/preferred_replica_election"
-ISR_NOTIFICATIONS = "/isr_change_notification"
-LOG_DIR_EVENTS = "/log_dir_event_notification"
-MIGRATION = "/migration"
 # During dual write /migration is rewritten about twice a second. Once it records an offset, its watch is set
 # again at most this often (one read), and a watch that stayed silent this long means it stopped advancing.
 MIGRATION_REARM_S = 30.0
@@ -408,18 +416,16 @@ class ClusterWatcher:
             return self._update_topics()
         if path == DELETE_TOPICS:
             return self._update_deletions()
-        if path in (REASSIGN, PREFERRED_ELECTION):
+        if path in (REASSIGN_PARTITIONS, PREFERRED_REPLICA_ELECTION):
             return self._update_admin_request(path)
-        if path in (ISR_NOTIFICATIONS, LOG_DIR_EVENTS):
+        if path in (ISR_CHANGE_NOTIFICATIONS, LOG_DIR_EVENT_NOTIFICATIONS):
             return self._update_notifications(path)
-        parts = path.split("/")
-        if len(parts) == 4 and path.startswith(BROKER_IDS + "/") and parts[3].isdigit():
-            return self._update_broker(int(parts[3]))
-        if len(parts) == 4 and path.startswith(TOPICS + "/"):
-            return self._update_followed(parts[3])
-        is_state = len(parts) == 7 and parts[4] == "partitions" and parts[6] == "state" and parts[5].isdigit()
-        if is_state and path.startswith(TOPICS + "/"):
-            return self._update_partition(parts[3], int(parts[5]))
+        if (broker := parse_broker_path(path)) is not None:
+            return self._update_broker(broker)
+        if (topic := parse_topic_path(path)) is not None:
+            return self._update_followed(topic)
+        if state := parse_state_path(path):
+            return self._update_partition(*state)
         return []  # a watch left from a topic no longer followed
 
     # ---- incremental updates (dispatch thread) ---------------------------------------------------
@@ -528,19 +534,19 @@ class ClusterWatcher:
         return events + diff_deletions(old, deletions, self._base.topics)
 
     def _update_admin_request(self, path: str) -> list[LiveEvent]:
-        if path == REASSIGN:
+        if path == REASSIGN_PARTITIONS:
             old_request = self._base.reassignment
-            request = self._read_value(REASSIGN, parse_reassignment)
+            request = self._read_value(REASSIGN_PARTITIONS, parse_reassignment)
             self._set_base(reassignment=request)
             return diff_reassignment(old_request, request)
         old_election = self._base.preferred_election
-        election = self._read_value(PREFERRED_ELECTION, parse_preferred_election)
+        election = self._read_value(PREFERRED_REPLICA_ELECTION, parse_preferred_election)
         self._set_base(preferred_election=election)
         return diff_preferred_election(old_election, election)
 
     def _update_notifications(self, path: str) -> list[LiveEvent]:
         count = len(self._read_children(path) or ())
-        if path == ISR_NOTIFICATIONS:
+        if path == ISR_CHANGE_NOTIFICATIONS:
             old = self._base.isr_notifications
             self._set_base(isr_notifications=count)
             return diff_isr_notifications(old, count)
@@ -552,7 +558,7 @@ class ClusterWatcher:
         tracked = self._followed.get(name)
         if tracked is None:
             return []
-        assignment = self._read_value(f"{TOPICS}/{name}", parse_topic)
+        assignment = self._read_value(topic_path(name), parse_topic)
         wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         entering = [p for p in wanted if p not in tracked.states]
         read = self._read_states(name, entering)
@@ -571,7 +577,7 @@ class ClusterWatcher:
         tracked = self._followed.get(name)
         if tracked is None or partition not in tracked.states:
             return []
-        path = _state_path(name, partition)
+        path = state_path(name, partition)
         new = self._read_value(path, parse_partition_state)
         old = tracked.states[partition]
         with self._lock:
@@ -615,10 +621,10 @@ class ClusterWatcher:
             broker_epochs=epochs,
             topics=frozenset(self._read_children(TOPICS) or ()),
             deletions=frozenset(self._read_children(DELETE_TOPICS) or ()),
-            reassignment=self._read_value(REASSIGN, parse_reassignment),
-            preferred_election=self._read_value(PREFERRED_ELECTION, parse_preferred_election),
-            isr_notifications=len(self._read_children(ISR_NOTIFICATIONS) or ()),
-            log_dir_events=len(self._read_children(LOG_DIR_EVENTS) or ()),
+            reassignment=self._read_value(REASSIGN_PARTITIONS, parse_reassignment),
+            preferred_election=self._read_value(PREFERRED_REPLICA_ELECTION, parse_preferred_election),
+            isr_notifications=len(self._read_children(ISR_CHANGE_NOTIFICATIONS) or ()),
+            log_dir_events=len(self._read_children(LOG_DIR_EVENT_NOTIFICATIONS) or ()),
             migration=self._read_value(MIGRATION, parse_migration),
         )
 
@@ -632,7 +638,7 @@ class ClusterWatcher:
 
     def _read_brokers(self, ids: Iterable[int], brokers: dict[int, Any], epochs: dict[int, int]) -> None:
         """Read the registrations of ``ids`` into ``brokers``/``epochs``; one already gone is left out."""
-        paths = {broker_id: f"{BROKER_IDS}/{broker_id}" for broker_id in ids}
+        paths = {broker_id: broker_path(broker_id) for broker_id in ids}
         reads = self._read_many(list(paths.values()), watch_missing=False)
         for broker_id, path in paths.items():
             read = reads[path]
@@ -643,12 +649,12 @@ class ClusterWatcher:
                 epochs[broker_id] = read[1].czxid
 
     def _read_followed(self, name: str) -> _Tracked:
-        assignment = self._read_value(f"{TOPICS}/{name}", parse_topic)
+        assignment = self._read_value(topic_path(name), parse_topic)
         partitions = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         return _Tracked(assignment, self._read_states(name, partitions))
 
     def _read_states(self, name: str, partitions: Iterable[int]) -> dict[int, StateValue]:
-        paths = {p: _state_path(name, p) for p in partitions}
+        paths = {p: state_path(name, p) for p in partitions}
         reads = self._read_many(list(paths.values()), watch_missing=True)
         return {p: _parsed(path, reads[path], parse_partition_state) for p, path in paths.items()}
 
@@ -730,10 +736,6 @@ def _parsed(
 def _broker_ids(children: list[str] | None) -> set[int]:
     # Kafka reads each child as an int; anything else cannot be a broker and is left out.
     return {int(child) for child in children or () if child.isascii() and child.isdigit()}
-
-
-def _state_path(topic: str, partition: int) -> str:
-    return f"{TOPICS}/{topic}/partitions/{partition}/state"
 
 
 def _check_topic_name(name: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.brokers.admin import KafkaAdmin
@@ -32,15 +32,17 @@ from core.kafka.migration import (
     derive_phase,
     ibp_migrates_delegation_tokens,
     ibp_supports_migration,
+    upgrade_path,
 )
 from core.kafka.znodes import ControllerInfo, MigrationState
+from core.kafka.znodes.paths import MIGRATION, broker_path
 from core.snapshot.kraft import broker_sets, kraft_broker_ids
 from core.snapshot.model import ClusterSnapshot
 from core.zookeeper.session import ZkSession
 
-MIGRATION = "/migration"
 LOG_DIRS = "log.dirs"
 TOKENS_CHECK = "migration_delegation_tokens"
+PROTOCOL_CHECK = "migration_protocol_too_old"
 # /migration moves with every KRaft batch, at least every 500 ms (the controller's NoOpRecord,
 # metadata.max.idle.interval.ms): two seconds without a change means it is frozen.
 ADVANCE_WINDOW_S = 2.0
@@ -77,6 +79,9 @@ WRITES_DURING_MIGRATION = (
 )
 
 
+FIX_BLOCKERS = "fix the blockers, then "  # how core.kafka.migration opens a next step that blockers hold up
+
+
 @dataclass(frozen=True)
 class MigrationStatus:
     """The migration as kzc sees it now."""
@@ -98,6 +103,15 @@ class MigrationStatus:
     def ready(self) -> bool:
         """No blocker is known."""
         return not self.blockers
+
+    @property
+    def next_step(self) -> str:
+        """The phase's next step, agreeing with the blockers: "fix the blockers" only when there are some."""
+        step = self.view.next_step
+        if step.startswith(FIX_BLOCKERS):
+            rest = step.removeprefix(FIX_BLOCKERS)
+            return f"fix the {len(self.blockers)} blocker(s) below, then {rest}" if self.blockers else rest
+        return step
 
     @property
     def kraft_brokers(self) -> frozenset[int]:
@@ -152,10 +166,10 @@ class MigrationStatus:
         if m is None or m.kraft_metadata_offset < 0:
             return None
         if self.advancing is True:
-            return "/migration advancing: the KRaft controller dual-writes to ZooKeeper"
+            return f"{MIGRATION} advancing: the KRaft controller dual-writes to ZooKeeper"
         if self.advancing is False:
-            return "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
-        return "/migration: not observed moving yet"
+            return f"{MIGRATION} frozen: nothing dual-writes (finalized, or the KRaft controller is down)"
+        return f"{MIGRATION}: not observed moving yet"
 
     def panel_lines(self) -> list[str]:
         """What the console's migration panel shows."""
@@ -169,7 +183,7 @@ class MigrationStatus:
         if (moving := self.migration_line()) is not None:
             lines.append(moving)
         lines.append("brokers: " + (", ".join(f"{b.id} {b.mode.value}" for b in self.brokers) or "none"))
-        lines.append(f"next: {self.view.next_step}")
+        lines.append(f"next: {self.next_step}")
         lines.append(f"rollback: {self.view.rollback}")
         lines.append(self.writes())
         return lines
@@ -182,7 +196,7 @@ class MigrationStatus:
             "reason": self.view.reason,
             "kraft_controller": self.kraft_controller_json(),
             "brokers": [b.to_json() for b in self.brokers],
-            "next": self.view.next_step,
+            "next": self.next_step,
             "rollback_possible": self.view.rollback_possible,
             "rollback": self.view.rollback,
             "ready": self.ready,
@@ -258,8 +272,12 @@ def migration_status(
     for broker_id, config in sorted(brokers.configs.items()):
         ibp = config.get(IBP)
         if ibp is not None and ibp_supports_migration(ibp) is False:
-            f = make_finding(MigrationProtocolTooOld(ibp=ibp), f"/brokers/ids/{broker_id}", broker=broker_id)
+            f = make_finding(MigrationProtocolTooOld(ibp=ibp), broker_path(broker_id), broker=broker_id)
             blockers.append(Blocker(f.check, f.detail, f.path))
+    if view.phase is Phase.NOT_STARTED and any(b.check == PROTOCOL_CHECK for b in blockers):
+        # A release that cannot migrate: the next step is the upgrade, not the KRaft controllers.
+        ibps = [c[IBP] for c in brokers.configs.values() if IBP in c]
+        view = replace(view, next_step=upgrade_path(ibps))
     for broker_id, config in sorted(brokers.configs.items()):
         dirs = [d for d in config.get(LOG_DIRS, "").split(",") if d.strip()]
         if len(dirs) > 1:

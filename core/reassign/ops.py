@@ -12,8 +12,15 @@ The multi-op also checks that no moving topic's znode changed since the plan (so
 true) and, when configs are written, ``/controller``'s version (Kafka 3.7.1+'s fence).
 
 Why ZooKeeper even with ``--bootstrap-server``: confluent-kafka 2.16 has no AlterPartitionReassignments,
-and every ZooKeeper-mode controller (through 3.9) acts on ``/admin/reassign_partitions``. Throttles then go
-through IncrementalAlterConfigs (as the tool's AdminClient path sets them) before the znode is written.
+and every ZooKeeper-mode controller (through 3.9) acts on ``/admin/reassign_partitions``, whose JSON is the
+same in every release (``ZkUtils.formatAsReassignmentJson`` 0.10, ``ReassignPartitionsZNode`` 1.1+). Throttles
+then go through IncrementalAlterConfigs (as the tool's AdminClient path sets them) before the znode is
+written, where every broker serves it (2.3+); before, they are config changes in the multi-op, as the tool of
+those releases wrote them (``ReassignPartitionsCommand`` through ``AdminZkClient``/``AdminUtils``).
+
+Cancelling needs AlterPartitionReassignments (2.4+). Before 2.4 Kafka had no cancel at all, and kzc refuses
+with what Kafka offered instead. Log sizes (bytes to move) are DescribeLogDirs, negotiated per broker
+(``core.brokers.logdirs``); a broker before 1.0 has none and the sizes are unknown with that reason.
 """
 
 from __future__ import annotations
@@ -25,15 +32,34 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kazoo.exceptions import KazooException
+from kazoo.handlers.threading import KazooTimeoutError
+
 from core.audit import AuditLog
+from core.brokers.apiversions import (
+    ALTER_PARTITION_REASSIGNMENTS,
+    DESCRIBE_CLIENT_QUOTAS,
+    INCREMENTAL_ALTER_CONFIGS,
+    NoVersion,
+)
+from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, plaintext_endpoint, route
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.ops import open_ops
-from core.configs.zk import BROKERS, TOPICS, StoredConfig, change_writes, controller_fence, execute, read_config
+from core.configs.zk import (
+    BROKERS,
+    TOPICS,
+    StoredConfig,
+    change_writes,
+    controller_fence,
+    execute,
+    read_config,
+)
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
-from core.kafka.znodes import BrokerRegistration, Unreadable
+from core.kafka.znodes import BrokerRegistration, EntityConfig, Unreadable, parse_entity_config
+from core.kafka.znodes.paths import REASSIGN_PARTITIONS, TOPIC_CONFIGS, config_path, topic_path
 from core.reassign.plan import (
     BROKER_THROTTLES,
     FOLLOWER_THROTTLED_RATE,
@@ -49,21 +75,24 @@ from core.reassign.plan import (
     plan_onto,
     reassigning_brokers,
     topic_throttles,
+    with_balance,
 )
 from core.reassign.progress import ReassignProgress, in_progress, read_progress, wait_done
-from core.topics.facts import REASSIGN, ClusterFacts, TopicStateReader, topic_path
+from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
-from core.topics.ops import cluster_name
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
 FILE = "file"
-# ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (2.5 to 3.9), word for word.
+# ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (2.6 to 3.9), word for word.
 EXISTING_REASSIGNMENT = (
     "Cannot execute because there is an existing partition assignment.  Use --additional to override this and "
     "create a new partition assignment in addition to the existing one. The --additional flag can also be used "
     "to change the throttle by resubmitting the current reassignment."
 )
+
+# What ReassignPartitionsCommand.executeAssignment printed up to 2.5 (0.10.2, 1.1.1, 2.3.0, 2.5.0), word for word.
+EXISTING_REASSIGNMENT_BEFORE_2_6 = "There is an existing assignment running."
 
 ZOOKEEPER_CANNOT_CANCEL = (
     "ZooKeeper offers no cancel: the controller finishes every partition it took from /admin/reassign_partitions "
@@ -71,6 +100,18 @@ ZOOKEEPER_CANNOT_CANCEL = (
     "brokers 2.4+): give --bootstrap-server. Without it: let the reassignment finish, then apply the rollback "
     '(the "current" replicas of each entry of the plan\'s file)'
 )
+# Before 2.4 nothing in Kafka cancels: kafka-reassign-partitions of 0.10 to 2.3 has no --cancel.
+NO_CANCEL_BEFORE_2_4 = (
+    "Kafka before 2.4 cannot cancel a reassignment: {lacking}. kafka-reassign-partitions of those releases has no "
+    "--cancel, and the controller finishes every partition it took from /admin/reassign_partitions (deleting the "
+    "znode stops nothing). What Kafka offered instead: let it finish (kzc reassign status), then apply the "
+    'rollback, the "current" replicas of each entry of the plan\'s file (kzc reassign apply FILE)'
+)
+REASSIGN_PATH = (
+    f"{REASSIGN_PARTITIONS}, as kafka-reassign-partitions --zookeeper writes it: every ZooKeeper-mode "
+    "controller (0.10 to 3.9) acts on it, and confluent-kafka has no AlterPartitionReassignments"
+)
+THROTTLE_TOOL = "as kafka-reassign-partitions --throttle did before 2.3 (AdminZkClient config changes)"
 
 
 @dataclass(frozen=True)
@@ -119,6 +160,17 @@ class ReassignOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
+        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
+
+    def throttle_route(self, facts: ClusterFacts) -> Route:
+        """The path of the throttles: IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper."""
+        return route(self.capabilities.get(facts.brokers), INCREMENTAL_ALTER_CONFIGS, THROTTLE_TOOL)
+
+    def path_reason(self, throttle: int | None, facts: ClusterFacts) -> str:
+        """Which path the writes of ``apply`` take and why, for the dry run and the audit line."""
+        if throttle is None:
+            return REASSIGN_PATH
+        return f"{REASSIGN_PATH}; throttles: {self.throttle_route(facts).reason}"
 
     # ---- reading ---------------------------------------------------------------------------------
 
@@ -213,6 +265,7 @@ class ReassignOps:
     def _pinned(self, plan: ReassignPlan, scope: Scope) -> ReassignPlan:
         moving = sorted({m.topic for m in plan.moves})
         plan = replace(plan, topic_versions=tuple((t, scope.versions[t]) for t in moving))
+        plan = with_balance(plan, scope.assignment, scope.facts.broker_ids)
         return self._with_bytes(plan, scope.facts)
 
     def _with_bytes(self, plan: ReassignPlan, facts: ClusterFacts) -> ReassignPlan:
@@ -230,15 +283,16 @@ class ReassignOps:
         sizes: dict[Key, int] = {}
         problems = []
         for broker, partitions in sorted(wanted.items()):
-            registration = facts.brokers.get(broker)
-            endpoint = None
-            if isinstance(registration, BrokerRegistration):
-                endpoint = next((e for e in registration.endpoints if e.security_protocol == "PLAINTEXT"), None)
+            endpoint = plaintext_endpoint(facts.brokers.get(broker))
             if endpoint is None:
                 problems.append(f"broker {broker}: not registered or no PLAINTEXT listener")
                 continue
             try:
-                found = log_sizes(endpoint.host or "127.0.0.1", endpoint.port, partitions, self.admin.timeout)
+                host = endpoint.host or "127.0.0.1"
+                found = log_sizes(host, endpoint.port, partitions, self.admin.timeout, f"broker {broker}")
+            except NoVersion as exc:
+                problems.append(str(exc))
+                continue
             except (OSError, ValueError) as exc:
                 problems.append(f"broker {broker}: {exc}")
                 continue
@@ -263,7 +317,7 @@ class ReassignOps:
                 progress (``cannotExecuteBecauseOfExistingMessage``).
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         if not plan.moves:
@@ -278,8 +332,16 @@ class ReassignOps:
         check_partitions_and_brokers([(m.key, m.target) for m in plan.moves], existing, facts.broker_ids)
         assignments = [t.assignment for t in live.values() if not isinstance(t.assignment, Unreadable)]
         if facts.reassignment is not None or in_progress(facts, assignments):
-            raise KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException")
+            raise self._existing(facts)
         return facts
+
+    def _existing(self, facts: ClusterFacts) -> KafkaRuleError:
+        """Kafka's refusal of a second reassignment, in the words of the tool of the brokers' release: the
+        rewritten tool came with 2.6, whose brokers are the first with DescribeClientQuotas."""
+        caps = self.capabilities.get(facts.brokers)
+        if caps is not None and caps.lacking(DESCRIBE_CLIENT_QUOTAS) is not None:
+            return KafkaRuleError(EXISTING_REASSIGNMENT_BEFORE_2_6, "AdminOperationException")
+        return KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException")
 
     def planned_writes(self, plan: ReassignPlan, throttle: int | None, facts: ClusterFacts) -> tuple[PlannedWrite, ...]:
         """What ``apply`` writes, in order (the dry run prints exactly this).
@@ -292,7 +354,7 @@ class ReassignOps:
         ]
         if throttle is not None:
             topics, brokers = self._throttle_targets(plan, throttle)
-            if self.admin is not None:
+            if self.throttle_route(facts).via == VIA_ADMIN:
                 for topic in topics:
                     values = topic_throttles(plan.moves)[topic]
                     writes.append(_admin_write(TOPICS, topic, values))
@@ -307,7 +369,7 @@ class ReassignOps:
                     writes += change_writes(read_config(self.session, TOPICS, topic), config)
                 for broker, config in brokers.items():
                     writes += change_writes(read_config(self.session, BROKERS, str(broker)), config)
-        writes.append(PlannedWrite("create", REASSIGN, encode_reassignment(plan.moves)))
+        writes.append(PlannedWrite("create", REASSIGN_PARTITIONS, encode_reassignment(plan.moves)))
         return tuple(writes)
 
     def _throttle_targets(
@@ -329,7 +391,7 @@ class ReassignOps:
             raise UsageError("--throttle must be at least 0 bytes per second")
         facts = self.check_applicable(plan)
         writes = self.planned_writes(plan, throttle, facts)
-        if self.admin is not None:
+        if self.admin is not None:  # the throttles' IncrementalAlterConfigs, when planned_writes chose them
             for write in writes:
                 if write.op == "admin":
                     arguments = json.loads(write.data)
@@ -337,8 +399,8 @@ class ReassignOps:
         try:
             execute(self.session, [w for w in writes if w.op != "admin"], "starting the reassignment")
         except KafkaRuleError as exc:
-            if REASSIGN in str(exc):
-                raise KafkaRuleError(EXISTING_REASSIGNMENT, "TerseReassignmentFailureException") from exc
+            if REASSIGN_PARTITIONS in str(exc):
+                raise self._existing(facts) from exc
             raise
         return writes
 
@@ -348,10 +410,15 @@ class ReassignOps:
         """The partitions a cancel would revert (everything being reassigned now).
 
         Raises:
-            GuardError: no ``--bootstrap-server``: ZooKeeper offers no cancel (what Kafka allows instead).
+            GuardError: no ``--bootstrap-server``: ZooKeeper offers no cancel; brokers before 2.4: Kafka had
+                no cancel (each with what Kafka allows instead).
         """
         if self.admin is None:
             raise GuardError(ZOOKEEPER_CANNOT_CANCEL)
+        caps = self.capabilities.get(self.reader.facts().brokers)
+        lacking = None if caps is None else caps.lacking(ALTER_PARTITION_REASSIGNMENTS)
+        if lacking is not None:
+            raise GuardError(NO_CANCEL_BEFORE_2_4.format(lacking=lacking))
         return self.progress()
 
     def cancel(self, progress: ReassignProgress, timeout: float = 30.0) -> dict[Key, str | None]:
@@ -363,7 +430,7 @@ class ReassignOps:
             ConnectError: the controller did not answer. KzcError: it refused the whole request.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         keys = [(p.topic, p.partition) for p in progress.moving]
@@ -373,7 +440,7 @@ class ReassignOps:
         registration = facts.brokers.get(controller) if controller is not None else None
         if not isinstance(registration, BrokerRegistration):
             raise GuardError("no active controller (or its registration is unreadable): nothing can cancel now")
-        endpoint = next((e for e in registration.endpoints if e.security_protocol == "PLAINTEXT"), None)
+        endpoint = plaintext_endpoint(registration)
         if endpoint is None:
             raise GuardError(
                 f"controller {controller} has no PLAINTEXT listener and kzc's own AlterPartitionReassignments request "
@@ -381,7 +448,10 @@ class ReassignOps:
                 "--reassignment-json-file FILE"
             )
         try:
-            answer = cancel_reassignments(endpoint.host or "127.0.0.1", endpoint.port, keys, timeout)
+            who = f"the controller (broker {controller})"
+            answer = cancel_reassignments(endpoint.host or "127.0.0.1", endpoint.port, keys, timeout, who)
+        except NoVersion as exc:
+            raise GuardError(NO_CANCEL_BEFORE_2_4.format(lacking=exc)) from None
         except (OSError, ValueError) as exc:
             raise ConnectError(f"controller {controller} ({endpoint}) did not answer the cancellation: {exc}") from exc
         code, message = answer.error
@@ -399,9 +469,30 @@ class ReassignOps:
         return self.progress_of(None if plan is None else {m.key: m.target for m in plan.moves})
 
     def progress_of(self, targets: Mapping[Key, Sequence[int]] | None) -> ReassignProgress:
-        """One look at ``targets`` (partition -> target replicas; None: whatever is being reassigned now)."""
-        topics = None if targets is None else sorted({t for t, _ in targets})
+        """One look at ``targets`` (partition -> target replicas; None: whatever is being reassigned now, and
+        the throttles left on any topic, as ``apply`` listed them)."""
+        if targets is None:
+            return read_progress(self.reader, None, lambda: self.throttles_left(self.throttled_topics()))
+        topics = sorted({t for t, _ in targets})
         return read_progress(self.reader, targets, lambda: self.throttles_left(topics))
+
+    def throttled_topics(self, batch: int = 1000) -> list[str]:
+        """Topics whose config holds a reassignment throttle: every ``/config/topics`` znode, read pipelined
+        ``batch`` at a time (a reassignment that finished is no longer in ZooKeeper; its throttles are)."""
+        found = []
+        names = sorted(self.session.read_children(TOPIC_CONFIGS) or [])
+        for start in range(0, len(names), batch):
+            chunk = names[start : start + batch]
+            pending = [(name, self.session.client.get_async(config_path(TOPICS, name))) for name in chunk]
+            for name, result in pending:
+                try:
+                    data, _ = result.get(timeout=self.settings.session_timeout)
+                except (KazooException, KazooTimeoutError):
+                    continue  # gone, or unreadable: read_config says so when it matters
+                value = parse_entity_config(config_path(TOPICS, name), data or b"")
+                if isinstance(value, EntityConfig) and any(k in value.as_dict() for k in TOPIC_THROTTLES):
+                    found.append(name)
+        return found
 
     def wait(
         self, plan: ReassignPlan, timeout: float, on_change: Callable[[ReassignProgress], None] | None = None
@@ -429,7 +520,7 @@ class ReassignOps:
             ReadOnlyError: read-only mode or a migration.
         """
         facts = self.reader.facts()
-        reason = read_only_reason(self.settings.read_only, self.settings.context, facts)
+        reason = read_only_reason(read_only_cause(self.settings), facts)
         if reason is not None:
             raise ReadOnlyError(reason)
         changed = []
@@ -442,7 +533,7 @@ class ReassignOps:
             present = [k for k in keys if k in stored.as_dict()]
             if not present:
                 continue
-            if self.admin is not None:
+            if self.admin is not None and self.throttle_route(facts).via == VIA_ADMIN:
                 self.admin.alter_config(entity_type, name, {}, present)
             else:
                 config = {k: v for k, v in stored.as_dict().items() if k not in keys}

@@ -19,7 +19,7 @@ import heapq
 import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.errors import GuardError, KafkaRuleError, UsageError
@@ -127,6 +127,7 @@ class ReassignPlan:
     bytes_to_move: int | None = None
     bytes_unknown: str = "log sizes were not read"
     topic_versions: tuple[tuple[str, int], ...] = field(default=())
+    balanced_over: tuple[int, ...] | None = None  # brokers the skew is measured over (``with_balance``)
 
     @property
     def replicas_moved(self) -> int:
@@ -140,10 +141,16 @@ class ReassignPlan:
 
     def metrics(self) -> dict[str, Any]:
         """Before/after balance over every broker involved, and what moves."""
-        brokers = sorted(set(self.before.replicas) | set(self.after.replicas))
+        if self.balanced_over is not None:
+            before_over: Iterable[int] = self.balanced_over
+            after_over: Iterable[int] = self.balanced_over
+        else:
+            before_over = sorted(set(self.before.replicas) | set(self.after.replicas))
+            before_over = before_over if self.mode == ONTO else self.targets
+            after_over = self.targets
         return {
-            "before": self.before.to_json(brokers if self.mode == ONTO else self.targets),
-            "after": self.after.to_json(self.targets),
+            "before": self.before.to_json(before_over),
+            "after": self.after.to_json(after_over),
             "partitions_considered": self.partitions_considered,
             "partitions_moved": len(self.moves),
             "replicas_moved": self.replicas_moved,
@@ -162,6 +169,25 @@ class ReassignPlan:
         plan["metrics"] = self.metrics()
         plan["warnings"] = list(self.warnings)
         return {**reassignment_json(self.moves), "kzc": plan}
+
+
+def with_balance(
+    plan: ReassignPlan, assignment: Mapping[Key, Sequence[int]], registered: Iterable[int]
+) -> ReassignPlan:
+    """The plan with the one balance every command shows for it (``reassign plan`` and ``reassign apply``
+    of its file print the same numbers): replicas and preferred leaders per broker over the partitions of the
+    topics the plan moves, before and after, and the skew over the registered brokers the plan does not
+    empty (a broker that holds replicas there before and none after, e.g. ``--move-off``'s)."""
+    touched = {m.topic for m in plan.moves}
+    scope = {k: tuple(v) for k, v in assignment.items() if k[0] in touched}
+    final = dict(scope)
+    for move in plan.moves:
+        final[move.key] = move.target
+    brokers = sorted(set(registered))
+    before, after = balance_of(scope, brokers), balance_of(final, brokers)
+    emptied = {b for b, n in before.replicas.items() if n and not after.replicas.get(b)}
+    over = tuple(b for b in brokers if b not in emptied)
+    return replace(plan, before=before, after=after, balanced_over=over)
 
 
 def describe_plan(plan: ReassignPlan, shown: int = 40) -> list[str]:
@@ -190,7 +216,9 @@ def describe_plan(plan: ReassignPlan, shown: int = 40) -> list[str]:
             f"  {when}: replicas per broker {replicas}; leaders {leaders}"
             f" (skew {data['replica_skew']} / {data['leader_skew']})"
         )
-    if metrics["bytes_to_move"] is None:
+    if not plan.moves:
+        lines.append("  bytes to move: 0 (nothing moves)")
+    elif metrics["bytes_to_move"] is None:
         lines.append(f"  bytes to move: unknown ({metrics['bytes_to_move_unknown']})")
     else:
         lines.append(f"  bytes to move: {metrics['bytes_to_move']:,} (log sizes from the brokers, DescribeLogDirs)")

@@ -71,6 +71,12 @@ class PartitionProgress:
         }
 
 
+def reverted_replicas(p: PartitionProgress) -> tuple[int, ...]:
+    """The replicas a cancel leaves ``p`` with: Kafka's ``originReplicas``, the current replica list without
+    the adding replicas, in that list's order."""
+    return tuple(r for r in p.replicas if r not in p.adding)
+
+
 @dataclass(frozen=True)
 class ReassignProgress:
     """Every followed partition, and the throttles still set."""
@@ -99,6 +105,29 @@ class ReassignProgress:
         if len(self.moving) > 50:
             lines.append(f"  ... and {len(self.moving) - 50} more")
         lines += [f"  throttle still set: {t}" for t in self.throttles]
+        return lines
+
+    def cancel_effects(self) -> list[str]:
+        """What a cancel does to each moving partition's replica order, for the preview.
+
+        Kafka reverts to ``replicas`` without the adding ones, in the order of the reassignment's replica
+        list (target first: ``ReplicaAssignment.originReplicas``), not in the order the partition had before
+        it: the preferred leader (the first replica) can change.
+        """
+        lines = [
+            "The controller keeps the order of the reassignment's replica list (target first), not the order "
+            "before it: the preferred leader (first replica) can change."
+        ]
+        for p in self.moving[:50]:
+            after = reverted_replicas(p)
+            if not after:
+                continue
+            note = f"preferred leader {after[0]}"
+            if p.leader is not None and p.leader != after[0]:
+                note += f" (the leader now is {p.leader}: kzc elect preferred moves it)"
+            lines.append(f"  {p.topic}-{p.partition}: reverts to replicas {_ids(after)}, {note}")
+        if len(self.moving) > 50:
+            lines.append(f"  ... and {len(self.moving) - 50} more")
         return lines
 
     def to_json(self) -> dict[str, Any]:

@@ -32,8 +32,18 @@ from kazoo.retry import KazooRetry
 from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.interrupt import cleanup_on_interrupt
+from core.kafka.znodes.paths import BROKER_IDS, CONTROLLER, broker_path
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.jars import KAFKA_VERSION, ensure_jars, java_executable
+from core.sandbox.ensemble import (
+    DEFAULT_WORDS,
+    MAX_ZOOKEEPERS,
+    ZkServerInfo,
+    member_config,
+    server_host,
+    shared_free_ports,
+)
+from core.sandbox.jars import KAFKA_VERSION, ensure_admin_server_jars, ensure_jars, java_executable
+from core.sandbox.releases import KafkaRelease, protocol_properties
 from core.sandbox.traffic import stop_traffic
 
 CHROOT = "/kafka"
@@ -66,6 +76,7 @@ class BrokerInfo:
     port: int
     rack: str | None
     pid: int | None
+    kafka_version: str = KAFKA_VERSION  # the release this broker runs (sandboxes before versions: 3.9.1)
 
 
 @dataclass(frozen=True)
@@ -78,14 +89,36 @@ class SandboxInfo:
     zookeeper_port: int
     zookeeper_pid: int | None
     brokers: tuple[BrokerInfo, ...]
-    kafka_version: str = KAFKA_VERSION
+    kafka_version: str = KAFKA_VERSION  # the release of every broker not given another (--broker-version)
     broker_config: dict[str, str] = field(default_factory=dict)  # extra server.properties, every broker
+    ensemble: tuple[ZkServerInfo, ...] = ()  # with --zookeepers N > 1 (core.sandbox.ensemble); else empty
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """The releases the brokers run, oldest first, each once (two during a rolling upgrade)."""
+        releases = sorted({KafkaRelease.parse(b.kafka_version) for b in self.brokers})
+        return tuple(r.version for r in releases)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-able dict (``brokers`` as a list of objects)."""
+        """A JSON-able dict (``brokers`` and ``ensemble`` as lists of objects)."""
         data = asdict(self)
         data["brokers"] = [asdict(b) for b in self.brokers]
+        data["ensemble"] = [asdict(z) for z in self.ensemble]
         return data
+
+    def zookeeper_server(self, server_id: int) -> ZkServerInfo:
+        """Server ``server_id`` of the ensemble.
+
+        Raises:
+            UsageError: no such server (or the sandbox runs a single ZooKeeper).
+        """
+        for z in self.ensemble:
+            if z.id == server_id:
+                return z
+        if not self.ensemble:
+            raise UsageError("this sandbox runs a single ZooKeeper (start one with --zookeepers 3 for an ensemble)")
+        known = ", ".join(str(z.id) for z in self.ensemble)
+        raise UsageError(f"the sandbox has no ZooKeeper server {server_id} (its servers: {known})")
 
     def broker(self, broker_id: int) -> BrokerInfo:
         """The broker with this id.
@@ -109,12 +142,14 @@ class SandboxStatus:
     brokers_alive: dict[int, bool]
     registered: tuple[int, ...]
     controller: int | None
+    zookeepers_alive: dict[int, bool] = field(default_factory=dict)  # per ensemble server (--zookeepers N)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict."""
         return {
             **self.info.to_json(),
             "zookeeper_alive": self.zookeeper_alive,
+            "zookeepers_alive": {str(k): v for k, v in self.zookeepers_alive.items()},
             "brokers_alive": {str(k): v for k, v in self.brokers_alive.items()},
             "registered": list(self.registered),
             "controller": self.controller,
@@ -147,6 +182,10 @@ class Sandbox:
         timeout: float = 180.0,
         log: Callable[[str], None] | None = None,
         broker_config: Mapping[str, str] | None = None,
+        kafka_version: str = KAFKA_VERSION,
+        broker_versions: Mapping[int, str] | None = None,
+        zookeepers: int = 1,
+        zk_words: str | None = None,
     ) -> Sandbox:
         """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
         broker is registered and serves clients (it answers Metadata naming the controller and its peers).
@@ -154,6 +193,11 @@ class Sandbox:
         Racks are given to brokers in order, cycling when there are fewer racks than brokers.
         ``broker_config`` adds static properties to every broker's server.properties (a key the sandbox sets
         itself is replaced), e.g. ``{"min.insync.replicas": "2"}``.
+        Brokers run Kafka ``kafka_version`` (0.10.2 to 3.9), except those ``broker_versions`` gives another
+        release by id (a rolling upgrade half done: every broker then keeps ``inter.broker.protocol.version``
+        at the oldest release). ZooKeeper is always the one of the default release's jars.
+        ``zookeepers`` > 1 starts an ensemble
+        (``core.sandbox.ensemble``: server N on 127.0.0.N, AdminServer on, ``4lw.commands.whitelist=zk_words``).
 
         Raises:
             UsageError: bad broker count or rack names.
@@ -170,6 +214,19 @@ class Sandbox:
         for key, value in extra.items():
             if not key or key != key.strip() or "=" in key or any(c in key + value for c in "\r\n"):
                 raise UsageError(f"--broker-config {key}={value}: give KEY=VALUE, one property on one line")
+        default_release = KafkaRelease.parse(kafka_version)
+        ids = range(FIRST_BROKER_ID, FIRST_BROKER_ID + brokers)
+        releases = {i: default_release for i in ids}
+        for broker_id, version in (broker_versions or {}).items():
+            if broker_id not in releases:
+                raise UsageError(
+                    f"--broker-version {broker_id}={version}: the sandbox's brokers are {ids[0]}..{ids[-1]}"
+                )
+            releases[broker_id] = KafkaRelease.parse(version)
+        if not 1 <= zookeepers <= MAX_ZOOKEEPERS:
+            raise UsageError(f"--zookeepers must be between 1 and {MAX_ZOOKEEPERS}")
+        if zk_words is not None and (zookeepers == 1 or not all(w.strip().isalpha() for w in zk_words.split(","))):
+            raise UsageError("--zk-words takes four-letter words separated by commas (with --zookeepers 2 or more)")
         box = cls(directory)
         if box._state_path().exists() and box._any_alive():
             raise SandboxError(
@@ -177,26 +234,39 @@ class Sandbox:
             )
         java = java_executable()
         jars = ensure_jars(log)
+        broker_jars = {r.version: str(ensure_jars(log, r)) for r in sorted(set(releases.values()))}
         box._prepare_dir()
         zk_port, *broker_ports = free_ports(1 + brokers)
-        ids = range(FIRST_BROKER_ID, FIRST_BROKER_ID + brokers)
+        ensemble: tuple[ZkServerInfo, ...] = ()
+        if zookeepers > 1:
+            hosts = [server_host(n) for n in range(1, zookeepers + 1)]
+            zk_port, admin_port = shared_free_ports(hosts, 2)
+            ensemble = tuple(ZkServerInfo(n, h, zk_port, admin_port, None) for n, h in enumerate(hosts, 1))
+        zk_hosts = ",".join(z.address for z in ensemble) or f"127.0.0.1:{zk_port}"
         info = SandboxInfo(
             dir=str(box.dir),
-            zookeeper=f"127.0.0.1:{zk_port}{CHROOT}",
+            zookeeper=f"{zk_hosts}{CHROOT}",
             bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in broker_ports),
             zookeeper_port=zk_port,
             zookeeper_pid=None,
             brokers=tuple(
-                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None)
+                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None, releases[i].version)
                 for n, (i, p) in enumerate(zip(ids, broker_ports, strict=True))
             ),
+            kafka_version=default_release.version,
             broker_config=extra,
+            ensemble=ensemble,
         )
-        box._write_state(info, java=java, jars=str(jars))
+        # "jars" runs ZooKeeper (and a migration's KRaft controller); "broker_jars" each broker's release.
+        admin_jars = {"admin_jars": str(ensure_admin_server_jars(log))} if ensemble else {}
+        box._write_state(info, java=java, jars=str(jars), broker_jars=broker_jars, **admin_jars)
         # Ctrl-C while starting: the command line's main thread stops what was started (core.interrupt).
         with cleanup_on_interrupt(partial(box.stop_quickly)):
             try:
-                box._start_zookeeper(info, log)
+                if ensemble:
+                    box._start_ensemble(zk_words or DEFAULT_WORDS, log)
+                else:
+                    box._start_zookeeper(info, log)
                 for b in info.brokers:
                     box._spawn_broker(b.id)
                 box._wait_for_cluster([b.id for b in info.brokers], timeout)
@@ -215,11 +285,11 @@ class Sandbox:
         broker = info.broker(broker_id)
         if broker.pid is not None and self._alive(broker.pid):
             raise SandboxError(f"broker {broker_id} is already running (pid {broker.pid})")
-        if info.zookeeper_pid is None or not self._alive(info.zookeeper_pid):
+        if not self._zookeeper_alive(info):
             raise SandboxError("ZooKeeper of this sandbox is not running; start a new one with kzc sandbox up")
         # A killed broker's ephemeral registration outlives it until its ZooKeeper session expires, and
         # Kafka refuses to start while it exists (NodeExists): wait for it to go first.
-        path = f"/brokers/ids/{broker_id}"
+        path = broker_path(broker_id)
         deadline = time.monotonic() + timeout
         with self._zk(30.0) as zk:
             try:
@@ -259,6 +329,91 @@ class Sandbox:
         self._set_pid(broker_id, None)
         return replace(broker, pid=None)
 
+    # ---- the ZooKeeper ensemble (--zookeepers N, core.sandbox.ensemble) -----------------------------------
+
+    def kill_zookeeper(self, server_id: int) -> ZkServerInfo:
+        """Kill one server of the ensemble hard (SIGKILL), as a crash would; its data stays.
+
+        Raises:
+            UsageError: no such server. SandboxError: it is not running.
+        """
+        server = self.info().zookeeper_server(server_id)
+        if server.pid is None or not self._alive(server.pid):
+            raise SandboxError(f"ZooKeeper server {server_id} is not running")
+        self._signal(server.pid, signal.SIGKILL)
+        self._wait_dead([server.pid], 30.0)
+        self._set_zk_pid(server_id, None)
+        return replace(server, pid=None)
+
+    def start_zookeeper(self, server_id: int, timeout: float = 90.0) -> ZkServerInfo:
+        """Restart a stopped server of the ensemble with its data; return once it serves (it has joined a
+        quorum: alone, without one, it never does and this times out).
+
+        Raises:
+            UsageError: no such server. SandboxError: it runs already, exits, or does not serve in time.
+        """
+        server = self.info().zookeeper_server(server_id)
+        if server.pid is not None and self._alive(server.pid):
+            raise SandboxError(f"ZooKeeper server {server_id} is already running (pid {server.pid})")
+        self._spawn_zookeeper(server)
+        self._wait_for_ensemble([server_id], timeout)
+        return self.info().zookeeper_server(server_id)
+
+    def _start_ensemble(self, words: str, log: Callable[[str], None] | None) -> None:
+        info = self.info()
+        quorum_port, election_port = shared_free_ports([z.host for z in info.ensemble], 2)
+        for z in info.ensemble:
+            zk_dir = self.dir / f"zookeeper-{z.id}"
+            (zk_dir / "data").mkdir(parents=True)
+            (zk_dir / "data" / "myid").write_text(f"{z.id}\n")
+            (zk_dir / "zoo.cfg").write_text(
+                member_config(z, info.ensemble, zk_dir / "data", quorum_port, election_port, _ZK_TICK_MS, words)
+            )
+            pid = self._spawn_zookeeper(z)
+            if log:
+                log(f"ZooKeeper {z.id} starting on {z.address}, AdminServer port {z.admin_port} (pid {pid})")
+        self._wait_for_ensemble([z.id for z in info.ensemble], 90.0)
+
+    def _spawn_zookeeper(self, server: ZkServerInfo) -> int:
+        zk_dir = self.dir / f"zookeeper-{server.id}"
+        cmd = self._command(zk_dir, _ZK_HEAP, "org.apache.zookeeper.server.quorum.QuorumPeerMain", zk_dir / "zoo.cfg")
+        cmd[cmd.index("-cp") + 1] += f":{self._read_state()['admin_jars']}/*"  # Jetty, for the AdminServer
+        with open(zk_dir / "stdout.log", "ab") as out:
+            proc = subprocess.Popen(
+                cmd, cwd=zk_dir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        self._children[proc.pid] = proc
+        self._set_zk_pid(server.id, proc.pid)
+        return proc.pid
+
+    def _wait_for_ensemble(self, server_ids: list[int], timeout: float) -> None:
+        """Wait until each of ``server_ids`` serves (``srvr`` shows a ``Mode:``)."""
+        servers = [z for z in self.info().ensemble if z.id in server_ids]
+
+        def serving() -> bool:
+            for z in servers:
+                pid = self.info().zookeeper_server(z.id).pid
+                if pid is None or not self._alive(pid):
+                    log = self.dir / f"zookeeper-{z.id}" / "server.log"
+                    raise SandboxError(f"ZooKeeper server {z.id} exited at start-up:\n{log_tail(log)}")
+            return all(zookeeper_serving(z.port, z.host) for z in servers)
+
+        try:
+            wait_until(serving, timeout, f"ZooKeeper servers {server_ids} to serve")
+        except DeadlineExceeded as exc:
+            raise SandboxError(f"{exc} (logs in {self.dir})") from None
+
+    def _zookeeper_alive(self, info: SandboxInfo) -> bool:
+        pids = [info.zookeeper_pid, *(z.pid for z in info.ensemble)]
+        return any(p is not None and self._alive(p) for p in pids)
+
+    def _set_zk_pid(self, server_id: int, pid: int | None) -> None:
+        raw = self._read_state()
+        for z in raw.get("ensemble", []):
+            if z["id"] == server_id:
+                z["pid"] = pid
+        self._save(raw)
+
     def stop_quickly(self) -> None:
         """Stop every process at once (Ctrl-C while starting: nothing worth a clean shutdown yet)."""
         self.down(timeout=1.0)
@@ -282,9 +437,11 @@ class Sandbox:
         stopped += self._stop(list(others.values()), timeout)
         for name in others:
             self.set_process(name, None)
-        if info.zookeeper_pid is not None and self._alive(info.zookeeper_pid):
-            stopped += self._stop([info.zookeeper_pid], 15.0)
+        zookeepers = [p for p in (info.zookeeper_pid, *(z.pid for z in info.ensemble)) if p is not None]
+        stopped += self._stop([p for p in zookeepers if self._alive(p)], 15.0)
         self._update_state(zookeeper_pid=None)
+        for z in info.ensemble:
+            self._set_zk_pid(z.id, None)
         return ([traffic] if traffic is not None else []) + stopped
 
     # ---- inspecting -----------------------------------------------------------------------------
@@ -305,12 +462,13 @@ class Sandbox:
             brokers=tuple(BrokerInfo(**b) for b in raw["brokers"]),
             kafka_version=raw["kafka_version"],
             broker_config=dict(raw.get("broker_config", {})),
+            ensemble=tuple(ZkServerInfo.from_json(z) for z in raw.get("ensemble", [])),
         )
 
     def status(self, timeout: float = 5.0) -> SandboxStatus:
         """Which processes are alive, which brokers are registered, and the controller."""
         info = self.info()
-        zk_alive = info.zookeeper_pid is not None and self._alive(info.zookeeper_pid)
+        zk_alive = self._zookeeper_alive(info)
         alive = {b.id: b.pid is not None and self._alive(b.pid) for b in info.brokers}
         registered: tuple[int, ...] = ()
         controller = None
@@ -320,7 +478,8 @@ class Sandbox:
                     registered, controller = _registration(zk)
             except (KazooException, KazooTimeoutError):
                 pass
-        return SandboxStatus(info, zk_alive, alive, registered, controller)
+        servers = {z.id: z.pid is not None and self._alive(z.pid) for z in info.ensemble}
+        return SandboxStatus(info, zk_alive, alive, registered, controller, servers)
 
     def running_pids(self) -> list[int]:
         """PIDs of this sandbox's processes that are alive now."""
@@ -328,6 +487,7 @@ class Sandbox:
             return []
         info = self.info()
         pids = [b.pid for b in info.brokers] + [info.zookeeper_pid, *self.processes().values()]
+        pids += [z.pid for z in info.ensemble]
         return [p for p in pids if p is not None and self._alive(p)]
 
     # ---- other processes (a KRaft controller during a migration, core/sandbox/migration.py) -----
@@ -429,12 +589,19 @@ class Sandbox:
         props = bdir / "server.properties"
         if not props.exists():
             props.write_text(_broker_properties(broker, info, bdir))
-        pid = self._spawn(bdir, BROKER_HEAP, "kafka.Kafka", props)
+        jars = self._read_state().get("broker_jars", {}).get(broker.kafka_version)
+        pid = self._spawn(bdir, BROKER_HEAP, "kafka.Kafka", props, jars=jars)
         self._set_pid(broker_id, pid)
         return pid
 
     def _command(
-        self, workdir: Path, heap: list[str], main: str, *args: str | Path, log: str = "server.log"
+        self,
+        workdir: Path,
+        heap: list[str],
+        main: str,
+        *args: str | Path,
+        log: str = "server.log",
+        jars: str | None = None,
     ) -> list[str]:
         raw = self._read_state()
         return [
@@ -442,11 +609,11 @@ class Sandbox:
             f"-Dkzc.sandbox={self.dir}",
             f"-Dlog4j.configuration=file:{self.dir / 'log4j.properties'}",
             f"-Dkzc.log.file={workdir / log}",
-            "-cp", f"{raw['jars']}/*", main, *map(str, args),
+            "-cp", f"{jars or raw['jars']}/*", main, *map(str, args),
         ]  # fmt: skip
 
-    def _spawn(self, workdir: Path, heap: list[str], main: str, *args: str | Path) -> int:
-        cmd = self._command(workdir, heap, main, *args)
+    def _spawn(self, workdir: Path, heap: list[str], main: str, *args: str | Path, jars: str | None = None) -> int:
+        cmd = self._command(workdir, heap, main, *args, jars=jars)
         with open(workdir / "stdout.log", "ab") as out:
             # A new session: the processes outlive the `kzc sandbox up` that started them.
             proc = subprocess.Popen(
@@ -545,7 +712,7 @@ class Sandbox:
         self.dir.mkdir(parents=True, exist_ok=True)
         for child in self.dir.iterdir():
             if child.name in (STATE_FILE, "log4j.properties", "zookeeper") or child.name.startswith(
-                ("broker-", "controller-")
+                ("broker-", "controller-", "zookeeper-")
             ):
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
         (self.dir / "log4j.properties").write_text(_LOG4J)
@@ -559,7 +726,7 @@ class Sandbox:
             raise SandboxError(f"unreadable {self._state_path()}: {exc}") from exc
         return data
 
-    def _write_state(self, info: SandboxInfo, **extra: str) -> None:
+    def _write_state(self, info: SandboxInfo, **extra: Any) -> None:
         self._save({**info.to_json(), **extra})
 
     def _update_state(self, **changes: Any) -> None:
@@ -580,6 +747,8 @@ class Sandbox:
 
 def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str:
     replication = min(3, len(info.brokers))
+    release = KafkaRelease.parse(broker.kafka_version)
+    oldest = KafkaRelease.parse(info.versions[0])
     lines = [
         f"broker.id={broker.id}",
         f"listeners=PLAINTEXT://127.0.0.1:{broker.port}",
@@ -587,13 +756,11 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
         f"log.dirs={bdir / 'data'}",
         f"zookeeper.connect={info.zookeeper}",
         f"zookeeper.session.timeout.ms={_BROKER_SESSION_MS}",
-        "delete.topic.enable=true",
+        # Connecting may take long on a loaded machine (the default is the 6 s session timeout); every release knows it.
+        "zookeeper.connection.timeout.ms=60000",
         "auto.create.topics.enable=false",
-        f"offsets.topic.replication.factor={replication}",
-        "offsets.topic.num.partitions=3",
-        f"transaction.state.log.replication.factor={replication}",
-        "transaction.state.log.min.isr=1",
-        "group.initial.rebalance.delay.ms=0",
+        *release.broker_properties(replication),
+        *protocol_properties(release, oldest),
         # Few threads: a sandbox shares 2 cores with ZooKeeper, two other brokers and the tests.
         "num.network.threads=1",
         "num.io.threads=2",
@@ -613,12 +780,12 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
 def _registration(zk: KazooClient) -> tuple[tuple[int, ...], int | None]:
     """Registered broker ids and the controller id, read from ZooKeeper."""
     ids: tuple[int, ...] = ()
-    if zk.exists("/brokers/ids"):
-        ids = tuple(sorted(int(c) for c in zk.get_children("/brokers/ids") if c.isdigit()))
+    if zk.exists(BROKER_IDS):
+        ids = tuple(sorted(int(c) for c in zk.get_children(BROKER_IDS) if c.isdigit()))
     controller = None
-    if zk.exists("/controller"):
+    if zk.exists(CONTROLLER):
         try:
-            controller = int(json.loads(zk.get("/controller")[0])["brokerid"])
+            controller = int(json.loads(zk.get(CONTROLLER)[0])["brokerid"])
         except (ValueError, KeyError, TypeError):
             controller = None
     return ids, controller
@@ -638,13 +805,13 @@ def free_ports(n: int) -> list[int]:
             s.close()
 
 
-def zookeeper_serving(port: int) -> bool:
+def zookeeper_serving(port: int, host: str = "127.0.0.1") -> bool:
     """Whether ZooKeeper on ``port`` serves requests: it listens before its database is loaded, and sessions
     opened in that window are dropped, so the port being open is not enough (``srvr`` shows a ``Mode:``)."""
     with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
         s.settimeout(2.0)
         try:
-            s.connect(("127.0.0.1", port))
+            s.connect((host, port))
             s.sendall(b"srvr")
             reply = b""
             while chunk := s.recv(4096):

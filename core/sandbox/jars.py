@@ -1,8 +1,10 @@
 """The Kafka and ZooKeeper jars of the sandbox: fetched once through Maven, then used offline.
 
-The jars of ``org.apache.kafka:kafka_2.13`` and its runtime dependencies (ZooKeeper included) go to
-``$KZC_CACHE_DIR/jars/kafka_2.13-<version>`` (default cache: ``$XDG_CACHE_HOME/kzc`` or ``~/.cache/kzc``); those of
-Kafka's own tools (``kafka-tools``, which tests and benchmarks compare kzc with) to ``jars/kafka-tools-<version>``.
+The jars of a release's broker (``org.apache.kafka:kafka_<scala>:<version>``, its runtime dependencies and what
+it needs on Java 17, ``core.sandbox.releases``) go to ``$KZC_CACHE_DIR/jars/kafka_<scala>-<version>`` (default
+cache: ``$XDG_CACHE_HOME/kzc`` or ``~/.cache/kzc``). The default release's set (3.9.1) also runs the sandbox's
+ZooKeeper, whatever the brokers' release. Kafka's own tools (``kafka-tools``, which tests and benchmarks compare
+kzc with) go to ``jars/kafka-tools-<version>``.
 A ``.complete`` marker is written last, so an interrupted fetch is redone, never half-used.
 """
 
@@ -17,11 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.errors import MissingToolError, SandboxError
+from core.sandbox.releases import DEFAULT_RELEASE, DEFAULT_VERSION, KafkaRelease
 
-KAFKA_VERSION = "3.9.1"
-SCALA_VERSION = "2.13"
-# Kafka 3.9's own binding for its log4j 1.x configuration (the distribution ships the same one).
-SLF4J_BINDING = "org.slf4j:slf4j-reload4j:1.7.36"
+KAFKA_VERSION = DEFAULT_VERSION
 MIN_JAVA = 17
 
 # One Maven project per jar set: its dependencies are copied, with their runtime dependencies, into one folder.
@@ -34,8 +34,6 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 """
 _DEPENDENCY = """
     <dependency><groupId>{}</groupId><artifactId>{}</artifactId><version>{}</version></dependency>"""
-# The broker and ZooKeeper, with Kafka 3.9's own binding for its log4j 1.x configuration.
-_KAFKA = (f"org.apache.kafka:kafka_{SCALA_VERSION}:{KAFKA_VERSION}", SLF4J_BINDING)
 # Kafka's command-line tools (TopicCommand, ConsumerGroupCommand...), which tests and benchmarks compare kzc with.
 _TOOLS = (f"org.apache.kafka:kafka-tools:{KAFKA_VERSION}",)
 
@@ -48,9 +46,9 @@ def cache_dir() -> Path:
     return Path(base) / "kzc"
 
 
-def jars_dir() -> Path:
-    """Where the jars of the pinned Kafka version live once fetched."""
-    return cache_dir() / "jars" / f"kafka_{SCALA_VERSION}-{KAFKA_VERSION}"
+def jars_dir(release: KafkaRelease = DEFAULT_RELEASE) -> Path:
+    """Where the jars of a Kafka release (default: 3.9.1, which also runs ZooKeeper) live once fetched."""
+    return cache_dir() / "jars" / release.jar_dir_name
 
 
 def java_executable() -> str:
@@ -87,14 +85,16 @@ def tools_jars_dir() -> Path:
     return cache_dir() / "jars" / f"kafka-tools-{KAFKA_VERSION}"
 
 
-def ensure_jars(log: Callable[[str], None] | None = None) -> Path:
-    """Return the jar directory of the broker and ZooKeeper, fetching the jars through Maven the first time.
+def ensure_jars(log: Callable[[str], None] | None = None, release: KafkaRelease = DEFAULT_RELEASE) -> Path:
+    """Return the jar directory of a release's broker (default 3.9.1, whose set also runs ZooKeeper), fetching
+    the jars through Maven the first time.
 
     Raises:
         MissingToolError: the jars are not cached yet and ``mvn`` is not installed.
         SandboxError: Maven failed (its last output lines are in the message).
     """
-    return _fetch(_KAFKA, jars_dir(), "kafka_*.jar", f"Kafka {KAFKA_VERSION} and ZooKeeper", log)
+    what = f"Kafka {release.version} and ZooKeeper" if release == DEFAULT_RELEASE else f"Kafka {release.version}"
+    return _fetch(release.artifacts, jars_dir(release), "kafka_*.jar", what, log, release.version)
 
 
 def ensure_tools_jars(log: Callable[[str], None] | None = None) -> Path:
@@ -105,10 +105,17 @@ def ensure_tools_jars(log: Callable[[str], None] | None = None) -> Path:
         MissingToolError: the jars are not cached yet and ``mvn`` is not installed.
         SandboxError: Maven failed.
     """
-    return _fetch(_TOOLS, tools_jars_dir(), "kafka-tools-*.jar", f"Kafka {KAFKA_VERSION} tools", log)
+    return _fetch(_TOOLS, tools_jars_dir(), "kafka-tools-*.jar", f"Kafka {KAFKA_VERSION} tools", log, KAFKA_VERSION)
 
 
-def _fetch(artifacts: tuple[str, ...], target: Path, expect: str, what: str, log: Callable[[str], None] | None) -> Path:
+def _fetch(
+    artifacts: tuple[str, ...],
+    target: Path,
+    expect: str,
+    what: str,
+    log: Callable[[str], None] | None,
+    version: str,
+) -> Path:
     """Copy ``artifacts`` and their runtime dependencies into ``target`` once; a ``.complete`` marker is
     written last, so an interrupted fetch is redone, never half-used."""
     if (target / ".complete").exists():
@@ -134,8 +141,25 @@ def _fetch(artifacts: tuple[str, ...], target: Path, expect: str, what: str, log
         if proc.returncode != 0 or not any(staging.glob(expect)):
             tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])
             raise SandboxError(f"Maven could not fetch the {what} jars:\n{tail}")
-        (staging / ".complete").write_text(KAFKA_VERSION + "\n")
+        (staging / ".complete").write_text(version + "\n")
         if target.exists():
             shutil.rmtree(target)
         staging.rename(target)
     return target
+
+
+# The AdminServer of ZooKeeper (its /commands/... HTTP API, used by a sandbox ensemble) needs Jetty, which
+# ZooKeeper declares "provided" and Kafka does not ship; 9.4.x is the line ZooKeeper 3.8 is built with.
+JETTY_VERSION = "9.4.57.v20241219"
+_JETTY = (f"org.eclipse.jetty:jetty-server:{JETTY_VERSION}", f"org.eclipse.jetty:jetty-servlet:{JETTY_VERSION}")
+
+
+def ensure_admin_server_jars(log: Callable[[str], None] | None = None) -> Path:
+    """Return the jar directory of Jetty for ZooKeeper's AdminServer, fetching it through Maven the first time.
+
+    Raises:
+        MissingToolError: the jars are not cached yet and ``mvn`` is not installed.
+        SandboxError: Maven failed.
+    """
+    target = cache_dir() / "jars" / f"jetty-{JETTY_VERSION}"
+    return _fetch(_JETTY, target, "jetty-server-*.jar", "ZooKeeper AdminServer (Jetty)", log, JETTY_VERSION)

@@ -26,8 +26,10 @@ from typing import Any
 
 from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
+from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, MIGRATION
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.cluster import BROKER_HEAP, Sandbox, free_ports, log_tail
+from core.sandbox.jars import KAFKA_VERSION
 
 CONTROLLER_ID = 3000
 PHASES = ("controller", "dual-write", "kraft", "finalized")
@@ -107,6 +109,11 @@ class SandboxMigration:
         if phase not in PHASES:
             raise UsageError(f"--to {phase}: choose one of {', '.join(PHASES)}")
         info = self.box.info()
+        if info.versions != (KAFKA_VERSION,):
+            raise UsageError(
+                f"the sandbox's migration rolls Kafka {KAFKA_VERSION} brokers; this sandbox runs "
+                f"{' and '.join(info.versions)} (start one with kzc sandbox up --kafka-version {KAFKA_VERSION})"
+            )
         known = {b.id for b in info.brokers}
         if brokers is not None and (unknown := sorted(set(brokers) - known)):
             raise UsageError(f"the sandbox has no broker {', '.join(map(str, unknown))}")
@@ -132,9 +139,9 @@ class SandboxMigration:
         cdir = self.box.dir / f"controller-{CONTROLLER_ID}"
         cdir.mkdir(exist_ok=True)
         with self.box.zookeeper() as zk:
-            if not zk.exists("/cluster/id"):
-                raise SandboxError("/cluster/id is missing: no broker ever started, nothing to migrate")
-            cluster_id = str(json.loads(zk.get("/cluster/id")[0])["id"])
+            if not zk.exists(CLUSTER_ID):
+                raise SandboxError(f"{CLUSTER_ID} is missing: no broker ever started, nothing to migrate")
+            cluster_id = str(json.loads(zk.get(CLUSTER_ID)[0])["id"])
         props = cdir / "controller.properties"
         props.write_text(
             "\n".join([
@@ -170,7 +177,7 @@ class SandboxMigration:
         self._save(controller_id=CONTROLLER_ID, controller_port=port, phase="controller")
         self._log(f"KRaft controller {CONTROLLER_ID} starting on 127.0.0.1:{port} (pid {pid})")
         # Its migration driver creates /migration (all -1) once it leads the quorum: waiting for brokers.
-        self._wait(lambda zk: zk.exists("/migration") is not None, pid, timeout, "/migration to appear")
+        self._wait(lambda zk: zk.exists(MIGRATION) is not None, pid, timeout, f"{MIGRATION} to appear")
         self._timed("controller", started)
 
     def _dual_write(self, timeout: float) -> None:
@@ -293,10 +300,10 @@ class SandboxMigration:
 
 def _dual_writing(zk: Any) -> bool:
     """ZooKeeper's signature of dual write: a KRaft controller in ``/controller`` and an offset in ``/migration``."""
-    if not zk.exists("/controller") or not zk.exists("/migration"):
+    if not zk.exists(CONTROLLER) or not zk.exists(MIGRATION):
         return False
-    controller = json.loads(zk.get("/controller")[0])
-    migration = json.loads(zk.get("/migration")[0])
+    controller = json.loads(zk.get(CONTROLLER)[0])
+    migration = json.loads(zk.get(MIGRATION)[0])
     return int(controller.get("kraftControllerEpoch", -1)) >= 0 and int(migration["kraft_metadata_offset"]) >= 0
 
 

@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from core.kafka.znodes.paths import consumer_offset_path
+
 PID_FILE = "traffic.pid"
 LOG_FILE = "traffic.log"
 TOPICS = {"demo.orders": 6, "demo.payments": 3, "demo.clicks": 3}
@@ -171,7 +173,7 @@ def _legacy_group(zookeeper: str) -> None:
     zk.start(timeout=30)
     try:
         for p in range(TOPICS["demo.clicks"]):
-            path = f"/consumers/demo-legacy/offsets/demo.clicks/{p}"
+            path = consumer_offset_path("demo-legacy", "demo.clicks", p)
             if not zk.exists(path):
                 zk.create(path, b"0", makepath=True)
     finally:

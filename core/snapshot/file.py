@@ -52,6 +52,26 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+from core.kafka.znodes.paths import (
+    CLUSTER_ID,
+    CONFIG_CHANGES,
+    CONTROLLER,
+    CONTROLLER_EPOCH,
+    DELEGATION_TOKENS,
+    FEATURE,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    MIGRATION,
+    PREFERRED_REPLICA_ELECTION,
+    PRODUCER_ID_BLOCK,
+    REASSIGN_PARTITIONS,
+    broker_path,
+    child_path,
+    config_path,
+    deletion_marker_path,
+    state_path,
+    topic_path,
+)
 from core.snapshot.model import (
     READABLE_FORMAT_VERSIONS,
     SNAPSHOT_FORMAT_VERSION,
@@ -178,7 +198,6 @@ SPARK_SCHEMA_DDL = ", ".join(f"{name} {kind}" for name, kind in FIELD_TYPES.item
 """The Spark schema of every line, as a DDL string for ``spark.read.schema(...)``."""
 
 _NOTIFICATION_TYPES = ("isr_change", "log_dir_event", "config_change")
-_CONFIG_ROOTS = {"topics": "/config/topics", "brokers": "/config/brokers"}
 
 
 # ---- writing ------------------------------------------------------------------------------------
@@ -258,12 +277,12 @@ def iter_records(snapshot: ClusterSnapshot) -> Iterator[dict[str, Any]]:
         yield from _topic_records(topic, rec)
     for entity_type, configs in (("topics", snapshot.topic_configs), ("brokers", snapshot.broker_configs)):
         for name, config in configs.items():
-            values = _value(config, f"{_CONFIG_ROOTS[entity_type]}/{name}")
+            values = _value(config, config_path(entity_type, name))
             if isinstance(config, EntityConfig):
                 values.update(version=config.version, config=dict(config.config))
             yield rec("config", entity_type=entity_type, entity_name=name, **values)
     for topic_name, times in snapshot.deletion_markers.items():
-        yield rec("deletion_marker", path=f"/admin/delete_topics/{topic_name}", topic=topic_name, **_times(times))
+        yield rec("deletion_marker", path=deletion_marker_path(topic_name), topic=topic_name, **_times(times))
     yield from _request_records(snapshot, rec)
     for kind, notes in zip(
         _NOTIFICATION_TYPES,
@@ -286,12 +305,12 @@ Rec = Callable[..., dict[str, Any]]
 
 def _cluster_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, Any]]:
     if snapshot.cluster_id is not None:
-        values = _value(snapshot.cluster_id, "/cluster/id")
+        values = _value(snapshot.cluster_id, CLUSTER_ID)
         if isinstance(snapshot.cluster_id, ClusterId):
             values.update(cluster_id=snapshot.cluster_id.id, cluster_id_version=snapshot.cluster_id.version)
         yield rec("cluster_id", **values)
     if snapshot.controller is not None:
-        values = _value(snapshot.controller, "/controller")
+        values = _value(snapshot.controller, CONTROLLER)
         if isinstance(snapshot.controller, ControllerInfo):
             c = snapshot.controller
             values.update(
@@ -302,12 +321,12 @@ def _cluster_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, 
             )
         yield rec("controller", **values)
     if snapshot.controller_epoch is not None or snapshot.controller_epoch_zk_version is not None:
-        values = _value(snapshot.controller_epoch, "/controller_epoch")
+        values = _value(snapshot.controller_epoch, CONTROLLER_EPOCH)
         if isinstance(snapshot.controller_epoch, int):
             values.update(controller_epoch=snapshot.controller_epoch)
         yield rec("controller_epoch", zk_version=snapshot.controller_epoch_zk_version, **values)
     if snapshot.feature is not None:
-        values = _value(snapshot.feature, "/feature")
+        values = _value(snapshot.feature, FEATURE)
         if isinstance(snapshot.feature, FeatureZNode):
             f = snapshot.feature
             values.update(
@@ -318,7 +337,7 @@ def _cluster_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, 
             )
         yield rec("feature", **values)
     if snapshot.migration is not None:
-        values = _value(snapshot.migration, "/migration")
+        values = _value(snapshot.migration, MIGRATION)
         if isinstance(snapshot.migration, MigrationState):
             m = snapshot.migration
             values.update(
@@ -330,20 +349,20 @@ def _cluster_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, 
             )
         yield rec("migration", **values)
     if snapshot.producer_id_block is not None:
-        values = _value(snapshot.producer_id_block, "/latest_producer_id_block")
+        values = _value(snapshot.producer_id_block, PRODUCER_ID_BLOCK)
         if isinstance(snapshot.producer_id_block, ProducerIdBlock):
             b = snapshot.producer_id_block
             values.update(version=b.version, broker_id=b.broker, block_start=b.block_start, block_end=b.block_end)
         yield rec("producer_id_block", **values)
     if snapshot.delegation_tokens is not None:
-        values = _value(snapshot.delegation_tokens, "/delegation_token/tokens")
+        values = _value(snapshot.delegation_tokens, DELEGATION_TOKENS)
         if isinstance(snapshot.delegation_tokens, int):
             values.update(entry_count=snapshot.delegation_tokens)
         yield rec("delegation_tokens", **values)
 
 
 def _broker_values(entry: BrokerEntry) -> dict[str, Any]:
-    values = _value(entry.registration, f"/brokers/ids/{entry.broker_id}")
+    values = _value(entry.registration, broker_path(entry.broker_id))
     values.update(broker_id=entry.broker_id, **_times(entry.times))
     r = entry.registration
     if isinstance(r, BrokerRegistration):
@@ -366,7 +385,7 @@ def _broker_values(entry: BrokerEntry) -> dict[str, Any]:
 
 
 def _topic_records(topic: TopicEntry, rec: Rec) -> Iterator[dict[str, Any]]:
-    base = f"/brokers/topics/{topic.name}"
+    base = topic_path(topic.name)
     values = _value(topic.assignment, base)
     assignment = topic.assignment if isinstance(topic.assignment, TopicAssignment) else None
     if assignment is not None:
@@ -388,13 +407,13 @@ def _topic_records(topic: TopicEntry, rec: Rec) -> Iterator[dict[str, Any]]:
                 adding=list(assignment.adding_replicas(partition)),
                 removing=list(assignment.removing_replicas(partition)),
             )
-        state_path = f"{base}/partitions/{partition}/state"
+        state_znode = state_path(topic.name, partition)
         if partition in topic.states:
             state = topic.states[partition]
             row["state_present"] = state is not None
-            row["path"] = state_path
+            row["path"] = state_znode
             if state is not None:
-                row.update(_value(state, state_path))
+                row.update(_value(state, state_znode))
             if isinstance(state, PartitionState):
                 row.update(
                     leader=state.leader,
@@ -409,7 +428,7 @@ def _topic_records(topic: TopicEntry, rec: Rec) -> Iterator[dict[str, Any]]:
 
 def _request_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, Any]]:
     if snapshot.reassignment is not None:
-        values = _value(snapshot.reassignment, "/admin/reassign_partitions")
+        values = _value(snapshot.reassignment, REASSIGN_PARTITIONS)
         entries = snapshot.reassignment.partitions if isinstance(snapshot.reassignment, ReassignmentRequest) else ()
         if isinstance(snapshot.reassignment, ReassignmentRequest):
             values.update(version=snapshot.reassignment.version, entry_count=len(entries))
@@ -418,7 +437,7 @@ def _request_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, 
             yield rec("reassignment_entry", topic=topic, partition=partition, replicas=list(replicas))
     if snapshot.preferred_election is not None:
         election = snapshot.preferred_election
-        values = _value(election, "/admin/preferred_replica_election")
+        values = _value(election, PREFERRED_REPLICA_ELECTION)
         pairs = election.partitions if isinstance(election, PreferredElectionRequest) else ()
         if isinstance(election, PreferredElectionRequest):
             values.update(version=election.version, entry_count=len(pairs))
@@ -429,11 +448,11 @@ def _request_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, 
 
 def _notification_values(kind: str, note: Notification) -> dict[str, Any]:
     parent = {
-        "isr_change": "/isr_change_notification",
-        "log_dir_event": "/log_dir_event_notification",
-        "config_change": "/config/changes",
+        "isr_change": ISR_CHANGE_NOTIFICATIONS,
+        "log_dir_event": LOG_DIR_EVENT_NOTIFICATIONS,
+        "config_change": CONFIG_CHANGES,
     }[kind]
-    values = _value(note.value, f"{parent}/{note.name}")
+    values = _value(note.value, child_path(parent, note.name))
     values.update(notification_type=kind, name=note.name, ctime_ms=note.ctime_ms)
     value = note.value
     if isinstance(value, IsrChangeNotification):

@@ -131,8 +131,20 @@ class LeaderImbalance:
         return self.not_leading / self.preferred if self.preferred else 0.0
 
     def exceeds(self, percent: float = DEFAULT_IMBALANCE_PERCENT) -> bool:
-        """Whether the controller would trigger a preferred election (``ratio > percent / 100``)."""
-        return self.ratio > percent / 100
+        """Whether the controller would trigger a preferred election (``over_imbalance_threshold``)."""
+        return over_imbalance_threshold(self.registered, self.preferred, self.not_leading, percent)
+
+
+def over_imbalance_threshold(
+    live: bool, preferred: int, not_leading: int, percent: float = DEFAULT_IMBALANCE_PERCENT
+) -> bool:
+    """The one leader-imbalance rule (describe, the console, the checks): a broker is over
+    ``leader.imbalance.per.broker.percentage`` when it is live and more than ``percent`` % of the partitions
+    whose preferred replica it is are led by another broker. A dead broker never counts: Kafka's auto leader
+    rebalance (``KafkaController.checkAndTriggerAutoLeaderRebalance``) only elects a preferred replica that is
+    online, so a dead broker's imbalance is the outage itself, not something a rebalance would fix.
+    """
+    return live and preferred > 0 and not_leading * 100 > percent * preferred
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +384,17 @@ def under_min_isr_partitions(
 ) -> tuple[UnderMinIsrPartition, ...]:
     """Partitions without a live leader or with an ISR smaller than ``min.insync.replicas``."""
     return assess(snapshot, static).under_min_isr
+
+
+def replica_brokers(snapshot: ClusterSnapshot) -> frozenset[int]:
+    """Every broker id that holds a replica in a readable topic assignment: the brokers the cluster expects."""
+    found: set[int] = set()
+    for topic_entry in _readable_topics(snapshot):
+        assignment = topic_entry.assignment
+        assert isinstance(assignment, TopicAssignment)
+        for _, replicas in assignment.partitions:
+            found.update(replicas)
+    return frozenset(found)
 
 
 def leader_imbalance(snapshot: ClusterSnapshot) -> tuple[LeaderImbalance, ...]:

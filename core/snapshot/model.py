@@ -46,6 +46,15 @@ class ZnodeTimes:
 
 
 @dataclass(frozen=True, slots=True)
+class StateStamp:
+    """When a partition's ``state`` znode was last written (epoch ms) and how many writes it has had
+    (its znode version): the controller and the partition leader rewrite it on every leader or ISR change."""
+
+    mtime_ms: int
+    version: int
+
+
+@dataclass(frozen=True, slots=True)
 class BrokerEntry:
     """One child of ``/brokers/ids``. ``times.czxid`` is the broker epoch (2.2+); ``ctime_ms`` is
     when it registered."""
@@ -69,6 +78,8 @@ class TopicEntry:
     times: ZnodeTimes
     states: Mapping[int, PartitionState | Unreadable | None]
     config: EntityConfig | Unreadable | None  # /config/topics/<t>; None when absent
+    # The stat of each state znode that was read (ZooKeeper reads only; never in snapshot files).
+    state_stamps: Mapping[int, StateStamp] = field(default_factory=dict)
 
     @property
     def partition_ids(self) -> tuple[int, ...]:
@@ -150,6 +161,11 @@ class ClusterSnapshot:
     # How many delegation tokens /delegation_token/tokens holds (its child count, never the tokens): None when
     # the znode is absent. Migration readiness (core.consistency) relies on it.
     delegation_tokens: int | Unreadable | None = None
+    # Stats of znodes whose data the model keeps without them (ZooKeeper reads only; never in snapshot files):
+    # /controller (when the current controller was elected), /config/topics/<t> and /config/brokers/<b>.
+    controller_times: ZnodeTimes | None = None
+    topic_config_times: Mapping[str, ZnodeTimes] = field(default_factory=dict)
+    broker_config_times: Mapping[str, ZnodeTimes] = field(default_factory=dict)
 
     @property
     def partition_count(self) -> int:

@@ -64,8 +64,36 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.kafka.znodes.paths import (
+    BROKER_CONFIGS,
+    BROKER_IDS,
+    CLUSTER_ID,
+    CONFIG_CHANGES,
+    CONTROLLER,
+    CONTROLLER_EPOCH,
+    DELEGATION_TOKENS,
+    DELETE_TOPICS,
+    FEATURE,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    MIGRATION,
+    PREFERRED_REPLICA_ELECTION,
+    PRODUCER_ID_BLOCK,
+    REASSIGN_PARTITIONS,
+    TOPIC_CONFIGS,
+    TOPICS,
+    broker_config_path,
+    broker_path,
+    child_path,
+    deletion_marker_path,
+    partition_path,
+    partitions_path,
+    state_path,
+    topic_config_path,
+    topic_path,
+)
 from core.polling import DeadlineExceeded, wait_until
-from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
+from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, StateStamp, TopicEntry, ZnodeTimes
 from core.zookeeper.session import ZkSession
 
 DEFAULT_MAX_IN_FLIGHT = 2000
@@ -127,32 +155,31 @@ class _Absent:
 
 _MISSING = _Absent()
 
-DELEGATION_TOKENS = "/delegation_token/tokens"
 # Paths read once per snapshot, relative to the Kafka chroot.
 _SINGLE_ZNODES = (
-    "/controller_epoch",
-    "/controller",
-    "/cluster/id",
-    "/admin/reassign_partitions",
-    "/admin/preferred_replica_election",
-    "/feature",
-    "/migration",
-    "/latest_producer_id_block",
+    CONTROLLER_EPOCH,
+    CONTROLLER,
+    CLUSTER_ID,
+    REASSIGN_PARTITIONS,
+    PREFERRED_REPLICA_ELECTION,
+    FEATURE,
+    MIGRATION,
+    PRODUCER_ID_BLOCK,
 )
 _LISTED = (
-    "/brokers/ids",
-    "/brokers/topics",
-    "/admin/delete_topics",
-    "/config/topics",
-    "/config/brokers",
-    "/isr_change_notification",
-    "/log_dir_event_notification",
-    "/config/changes",
+    BROKER_IDS,
+    TOPICS,
+    DELETE_TOPICS,
+    TOPIC_CONFIGS,
+    BROKER_CONFIGS,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    CONFIG_CHANGES,
 )
 _NOTIFICATION_PARSERS: dict[str, Callable[[str, bytes | None], object]] = {
-    "/isr_change_notification": parse_isr_change,
-    "/log_dir_event_notification": parse_log_dir_event,
-    "/config/changes": parse_config_change,
+    ISR_CHANGE_NOTIFICATIONS: parse_isr_change,
+    LOG_DIR_EVENT_NOTIFICATIONS: parse_log_dir_event,
+    CONFIG_CHANGES: parse_config_change,
 }
 
 
@@ -258,12 +285,13 @@ class SnapshotReader:
 class _TopicBuild:
     """A topic while it is being read: its znode's raw answer, then the raw data of its partition states."""
 
-    __slots__ = ("name", "raw", "states")
+    __slots__ = ("name", "raw", "stamps", "states")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.raw: Any = _MISSING  # the answer for /brokers/topics/<t>: (data, stat), _Denied or _MISSING
         self.states: dict[int, Any] = {}  # partition -> its state znode's data, _MISSING or _Denied
+        self.stamps: dict[int, StateStamp] = {}  # partition -> its state znode's mtime and version
 
 
 # A queued request: (op, path, handler kind, context); plain ints, compared on the hot path.
@@ -301,6 +329,7 @@ class _Attempt:
         self.markers: dict[str, ZnodeTimes] = {}
         self.topic_configs: dict[str, EntityConfig | Unreadable] = {}
         self.broker_configs: dict[str, EntityConfig | Unreadable] = {}
+        self.config_times: dict[int, dict[str, ZnodeTimes]] = {_TOPIC_CONFIG: {}, _BROKER_CONFIG: {}}
         self.notes: dict[str, list[Notification]] = {parent: [] for parent in _NOTIFICATION_PARSERS}
         self.unreadable: list[Unreadable] = []
         self.partitions = 0
@@ -325,10 +354,10 @@ class _Attempt:
         self.todo.append((_EXISTS, DELEGATION_TOKENS, _SINGLE, None))
         self._pump()
         # Re-read the epoch last: a different value means a controller failover happened mid-read.
-        start_epoch = self.singles.get("/controller_epoch")
-        self.todo.append((_GET, "/controller_epoch", _SINGLE, "end"))
+        start_epoch = self.singles.get(CONTROLLER_EPOCH)
+        self.todo.append((_GET, CONTROLLER_EPOCH, _SINGLE, "end"))
         self._pump()
-        end_epoch = self.singles.get("/controller_epoch#end")
+        end_epoch = self.singles.get(f"{CONTROLLER_EPOCH}#end")
         if self.session.session_id != self.session_id:
             raise _Straddled("the ZooKeeper session changed while reading")
         epoch_changed = _data(start_epoch) != _data(end_epoch)
@@ -385,7 +414,11 @@ class _Attempt:
             if kind == _STATE:
                 # Hot path, once per partition: keep the raw data (not the stat); parsing waits until the
                 # reading is done, so this thread does not compete with kazoo's for the GIL meanwhile.
-                ctx[0][ctx[1]] = value[0] if type(value) is tuple else value
+                if type(value) is tuple:
+                    ctx[0][ctx[1]] = value[0]
+                    ctx[2][ctx[1]] = StateStamp(value[1].mtime, value[1].version)
+                else:
+                    ctx[0][ctx[1]] = value
             else:
                 self._handle(kind, path, value, ctx)
             if self.progress is not None and self.done >= progress_at:
@@ -443,14 +476,12 @@ class _Attempt:
         elif kind == _MARKER:
             if value is not _MISSING and type(value) is not _Denied:
                 self.markers[ctx] = times_of(value[1])
-        elif kind == _TOPIC_CONFIG:
+        elif kind in (_TOPIC_CONFIG, _BROKER_CONFIG):
             parsed = self._entity_config(path, value)
             if parsed is not None:
-                self.topic_configs[ctx] = parsed
-        elif kind == _BROKER_CONFIG:
-            parsed = self._entity_config(path, value)
-            if parsed is not None:
-                self.broker_configs[ctx] = parsed
+                (self.topic_configs if kind == _TOPIC_CONFIG else self.broker_configs)[ctx] = parsed
+            if type(value) is tuple:
+                self.config_times[kind][ctx] = times_of(value[1])
         elif kind == _NOTE:
             self._notification(ctx, path, value)
 
@@ -462,26 +493,26 @@ class _Attempt:
             return
         names = sorted(value)
         queue = self.todo
-        if path == "/brokers/topics":
+        if path == TOPICS:
             for name in names:
                 build = self.topics[name] = _TopicBuild(name)
-                queue.append((_GET, f"{path}/{name}", _TOPIC, build))
-                queue.append((_CHILDREN, f"{path}/{name}/partitions", _TOPIC_CHILDREN, build))
-        elif path == "/brokers/ids":
+                queue.append((_GET, topic_path(name), _TOPIC, build))
+                queue.append((_CHILDREN, partitions_path(name), _TOPIC_CHILDREN, build))
+        elif path == BROKER_IDS:
             for name in names:
-                queue.append((_GET, f"{path}/{name}", _BROKER, name))
-        elif path == "/admin/delete_topics":
+                queue.append((_GET, broker_path(name), _BROKER, name))
+        elif path == DELETE_TOPICS:
             for name in names:
-                queue.append((_GET, f"{path}/{name}", _MARKER, name))
-        elif path == "/config/topics":
+                queue.append((_GET, deletion_marker_path(name), _MARKER, name))
+        elif path == TOPIC_CONFIGS:
             for name in names:
-                queue.append((_GET, f"{path}/{name}", _TOPIC_CONFIG, name))
-        elif path == "/config/brokers":
+                queue.append((_GET, topic_config_path(name), _TOPIC_CONFIG, name))
+        elif path == BROKER_CONFIGS:
             for name in names:
-                queue.append((_GET, f"{path}/{name}", _BROKER_CONFIG, name))
+                queue.append((_GET, broker_config_path(name), _BROKER_CONFIG, name))
         else:
             for name in names:
-                queue.append((_GET, f"{path}/{name}", _NOTE, path))
+                queue.append((_GET, child_path(path, name), _NOTE, path))
 
     def _topic(self, topic: _TopicBuild, path: str, value: Any) -> None:
         if value is _MISSING:
@@ -495,15 +526,15 @@ class _Attempt:
         if type(value) is _Denied:
             self._unreadable(Unreadable(path, b"", value.reason))
             return
-        base = f"{path}/"
         states = topic.states
         for child in value:
             if child.isascii() and child.isdigit() and (child == "0" or child[0] != "0"):
                 partition = int(child)
-                self.todo.append((_GET, f"{base}{partition}/state", _STATE, (states, partition)))
+                self.todo.append((_GET, state_path(topic.name, partition), _STATE, (states, partition, topic.stamps)))
                 self.partitions += 1
             else:
-                self._unreadable(Unreadable(base + child, b"", f"'{child[:40]}' is not a partition number"))
+                problem = f"'{child[:40]}' is not a partition number"
+                self._unreadable(Unreadable(partition_path(topic.name, child), b"", problem))
 
     def _broker(self, name: str, path: str, value: Any) -> None:
         if value is _MISSING:
@@ -575,24 +606,24 @@ class _Attempt:
 
     def _build(self) -> ClusterSnapshot:
         # The epoch the snapshot ends at (re-read last); the start value only served to detect a failover.
-        self.singles["/controller_epoch"] = self.singles.get("/controller_epoch#end")
+        self.singles[CONTROLLER_EPOCH] = self.singles.get(f"{CONTROLLER_EPOCH}#end")
         singles = {
-            "cluster_id": self._single("/cluster/id", parse_cluster_id),
-            "controller": self._single("/controller", parse_controller),
-            "controller_epoch": self._single("/controller_epoch", parse_controller_epoch),
-            "reassignment": self._single("/admin/reassign_partitions", parse_reassignment),
-            "preferred_election": self._single("/admin/preferred_replica_election", parse_preferred_election),
-            "feature": self._single("/feature", parse_feature),
-            "migration": self._single("/migration", parse_migration),
+            "cluster_id": self._single(CLUSTER_ID, parse_cluster_id),
+            "controller": self._single(CONTROLLER, parse_controller),
+            "controller_epoch": self._single(CONTROLLER_EPOCH, parse_controller_epoch),
+            "reassignment": self._single(REASSIGN_PARTITIONS, parse_reassignment),
+            "preferred_election": self._single(PREFERRED_REPLICA_ELECTION, parse_preferred_election),
+            "feature": self._single(FEATURE, parse_feature),
+            "migration": self._single(MIGRATION, parse_migration),
             # Brokers pre-create it empty; Kafka reads empty data as "no block handed out yet".
-            "producer_id_block": self._single("/latest_producer_id_block", parse_producer_id_block, True),
+            "producer_id_block": self._single(PRODUCER_ID_BLOCK, parse_producer_id_block, True),
         }
-        epoch_times = self._single_times("/controller_epoch")
+        epoch_times = self._single_times(CONTROLLER_EPOCH)
         topic_configs = MappingProxyType(dict(sorted(self.topic_configs.items())))
         topics: dict[str, TopicEntry] = {}
         for name in sorted(self.topics):
             build = self.topics[name]
-            path = f"/brokers/topics/{name}"
+            path = topic_path(name)
             assignment: TopicAssignment | Unreadable
             if type(build.raw) is _Denied:
                 assignment = self._unreadable(Unreadable(path, b"", build.raw.reason))
@@ -608,13 +639,14 @@ class _Attempt:
             for partition in sorted(raw_states.keys() | set(listed)):
                 # A listed partition without a partitions/<p> znode has no state: None, never read.
                 raw = raw_states.get(partition, _MISSING)
-                states[partition] = self._state(f"{path}/partitions/{partition}/state", raw)
+                states[partition] = self._state(state_path(name, partition), raw)
             topics[name] = TopicEntry(
                 name=name,
                 assignment=assignment,
                 times=times,
                 states=MappingProxyType(states),
                 config=topic_configs.get(name),
+                state_stamps=MappingProxyType(build.stamps),
             )
         return ClusterSnapshot(
             taken_at_ms=int(time.time() * 1000),
@@ -625,14 +657,17 @@ class _Attempt:
             brokers=MappingProxyType(dict(sorted(self.brokers.items()))),
             topics=MappingProxyType(topics),
             deletion_markers=MappingProxyType(dict(sorted(self.markers.items()))),
-            reassignment_times=self._single_times("/admin/reassign_partitions"),
-            preferred_election_times=self._single_times("/admin/preferred_replica_election"),
+            reassignment_times=self._single_times(REASSIGN_PARTITIONS),
+            preferred_election_times=self._single_times(PREFERRED_REPLICA_ELECTION),
             topic_configs=topic_configs,
             broker_configs=MappingProxyType(dict(sorted(self.broker_configs.items()))),
-            isr_change_notifications=_sorted_notes(self.notes["/isr_change_notification"]),
-            log_dir_event_notifications=_sorted_notes(self.notes["/log_dir_event_notification"]),
-            config_change_notifications=_sorted_notes(self.notes["/config/changes"]),
+            isr_change_notifications=_sorted_notes(self.notes[ISR_CHANGE_NOTIFICATIONS]),
+            log_dir_event_notifications=_sorted_notes(self.notes[LOG_DIR_EVENT_NOTIFICATIONS]),
+            config_change_notifications=_sorted_notes(self.notes[CONFIG_CHANGES]),
             delegation_tokens=self._child_count(DELEGATION_TOKENS),
+            controller_times=self._single_times(CONTROLLER),
+            topic_config_times=MappingProxyType(dict(sorted(self.config_times[_TOPIC_CONFIG].items()))),
+            broker_config_times=MappingProxyType(dict(sorted(self.config_times[_BROKER_CONFIG].items()))),
             unreadable=tuple(sorted(self.unreadable, key=lambda u: u.path)),
             **singles,
         )

@@ -12,7 +12,8 @@ from typing import Any
 
 from core.human_time import utc_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, ControllerInfo, TopicAssignment, Unreadable
-from core.snapshot.health import DELETION_INELIGIBLE, HealthReport, QueuedDeletion, assess
+from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, CONTROLLER_EPOCH
+from core.snapshot.health import DELETION_INELIGIBLE, HealthReport, QueuedDeletion, assess, replica_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot
 
 
@@ -150,6 +151,7 @@ class ClusterSummary:
     pending: PendingWork
     health: HealthCounts
     kraft_brokers: tuple[int, ...] = ()  # during a migration: running KRaft, alive though not in /brokers/ids
+    missing_brokers: tuple[int, ...] = ()  # hold replicas (or lead the controller) but are not registered
 
     def to_json(self) -> dict[str, Any]:
         """The summary as a JSON object (``kzc describe --json``; documented in docs/cli.md)."""
@@ -164,6 +166,7 @@ class ClusterSummary:
             "controller": self.controller.to_json(),
             "brokers": [b.to_json() for b in self.brokers],
             "kraft_brokers": list(self.kraft_brokers),
+            "missing_brokers": list(self.missing_brokers),
             "topics": self.topics,
             "partitions": self.partitions,
             "pending": self.pending.to_json(),
@@ -184,6 +187,7 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
         controller=controller_summary(snapshot),
         brokers=tuple(broker_summary(b) for b in snapshot.brokers.values()),
         kraft_brokers=tuple(sorted(snapshot.kraft_brokers or ())),
+        missing_brokers=tuple(sorted(replica_brokers(snapshot) - snapshot.live_broker_ids())),
         topics=len(snapshot.topics),
         partitions=snapshot.partition_count,
         pending=_pending(snapshot, report.deletions),
@@ -204,9 +208,9 @@ def summarize(snapshot: ClusterSnapshot, report: HealthReport | None = None) -> 
 
 def _cluster_id(value: ClusterId | Unreadable | None) -> tuple[str | None, str | None]:
     if value is None:
-        return None, "/cluster/id is missing (Kafka before 0.10.1, or no broker ever started)"
+        return None, f"{CLUSTER_ID} is missing (Kafka before 0.10.1, or no broker ever started)"
     if isinstance(value, Unreadable):
-        return None, f"/cluster/id is unreadable: {value.reason}"
+        return None, f"{CLUSTER_ID} is unreadable: {value.reason}"
     return value.id, None
 
 
@@ -215,13 +219,13 @@ def controller_summary(snapshot: ClusterSnapshot) -> ControllerSummary:
     epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
     problems = []
     if isinstance(snapshot.controller_epoch, Unreadable):
-        problems.append(f"/controller_epoch is unreadable: {snapshot.controller_epoch.reason}")
+        problems.append(f"{CONTROLLER_EPOCH} is unreadable: {snapshot.controller_epoch.reason}")
     value = snapshot.controller
     if value is None:
         problems.insert(0, "no active controller (/controller is missing)")
         return ControllerSummary(None, epoch, None, False, False, "; ".join(problems))
     if isinstance(value, Unreadable):
-        problems.insert(0, f"/controller is unreadable: {value.reason}")
+        problems.insert(0, f"{CONTROLLER} is unreadable: {value.reason}")
         return ControllerSummary(None, epoch, None, False, False, "; ".join(problems))
     assert isinstance(value, ControllerInfo)
     registered = value.broker_id in snapshot.brokers

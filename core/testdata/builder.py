@@ -1,7 +1,8 @@
 """Hand-built ``ClusterSnapshot`` values, piece by piece: healthy by default, every part overridable.
 
-The typed builder of the unit tests; ``core.testdata.checks`` builds from Kafka's own JSON through the
-parsers, ``core.testdata.snapshots`` builds large realistic clusters.
+The one builder of synthetic clusters: the unit tests use it directly, ``core.testdata.checks`` (clusters
+from Kafka's own JSON, through the parsers) and ``core.testdata.snapshots`` (large realistic clusters) make
+their parts and hand them to ``snapshot``.
 """
 
 from __future__ import annotations
@@ -89,36 +90,46 @@ def topic(
 def snapshot(
     brokers: Iterable[BrokerEntry | int] = (1, 2, 3),
     topics: Iterable[TopicEntry] = (),
-    controller: int | None = 1,
-    markers: Iterable[str] = (),
+    controller: int | ControllerInfo | Unreadable | None = 1,
+    markers: Iterable[str] | Mapping[str, ZnodeTimes] = (),
     reassignment: ReassignmentRequest | Unreadable | None = None,
     preferred_election: PreferredElectionRequest | Unreadable | None = None,
     broker_configs: Mapping[str, EntityConfig | Unreadable] | None = None,
     notifications: Mapping[str, tuple[Notification, ...]] | None = None,
     unreadable: tuple[Unreadable, ...] = (),
+    topic_configs: Mapping[str, EntityConfig | Unreadable] | None = None,
     **extra: object,
 ) -> ClusterSnapshot:
-    """A snapshot; ``topic_configs`` are taken from the topics' configs."""
+    """A snapshot: ``controller`` is a broker id (or the parsed znode), ``markers`` topic names (or their
+    times); ``topic_configs`` default to the topics' configs; ``extra`` sets any other field."""
     entries = [b if isinstance(b, BrokerEntry) else broker(b) for b in brokers]
     topic_list = list(topics)
     notes = notifications or {}
+    if isinstance(markers, Mapping):
+        marker_times = dict(markers)
+    else:
+        marker_times = {m: times(ctime_ms=NOW_MS - 600_000) for m in markers}
+    if isinstance(controller, int):
+        controller = ControllerInfo(controller, NOW_MS - 30_000, 2, -1)
+    if topic_configs is None:
+        topic_configs = {t.name: t.config for t in topic_list if t.config is not None}
     fields: dict[str, object] = {
         "taken_at_ms": NOW_MS,
         "zookeeper": "zk1:2181/kafka",
         "zxid": 4242,
         "session_id": 77,
         "cluster_id": ClusterId("1", "AAAAAAAAAAAAAAAAAAAAAg"),
-        "controller": None if controller is None else ControllerInfo(controller, NOW_MS - 30_000, 2, -1),
+        "controller": controller,
         "controller_epoch": 5,
         "controller_epoch_zk_version": 4,
         "brokers": MappingProxyType({b.broker_id: b for b in entries}),
         "topics": MappingProxyType({t.name: t for t in topic_list}),
-        "deletion_markers": MappingProxyType({m: times(ctime_ms=NOW_MS - 600_000) for m in markers}),
+        "deletion_markers": MappingProxyType(marker_times),
         "reassignment": reassignment,
         "reassignment_times": None if reassignment is None else times(),
         "preferred_election": preferred_election,
         "preferred_election_times": None if preferred_election is None else times(),
-        "topic_configs": MappingProxyType({t.name: t.config for t in topic_list if t.config is not None}),
+        "topic_configs": MappingProxyType(dict(topic_configs)),
         "broker_configs": MappingProxyType(dict(broker_configs or {})),
         "isr_change_notifications": notes.get("isr_change", ()),
         "log_dir_event_notifications": notes.get("log_dir_event", ()),

@@ -22,8 +22,27 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.kafka.znodes.paths import (
+    CLUSTER_ID,
+    CONFIG_CHANGE_PREFIX,
+    CONFIG_CHANGES,
+    CONTROLLER,
+    DELEGATION_TOKENS,
+    ISR_CHANGE_NOTIFICATIONS,
+    ISR_CHANGE_PREFIX,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    LOG_DIR_EVENT_PREFIX,
+    REASSIGN_PARTITIONS,
+    broker_config_path,
+    broker_path,
+    child_path,
+    state_path,
+    topic_config_path,
+    topic_path,
+)
 from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, TopicEntry, ZnodeTimes
+from core.testdata.builder import snapshot
 
 NOW = 1_700_000_000_000
 MINUTE = 60_000
@@ -101,14 +120,14 @@ def build(
 
     broker_data = brokers if brokers is not None else {b: broker_json(b) for b in (1, 2, 3)}
     broker_entries = {
-        b: BrokerEntry(b, track(parse_broker(f"/brokers/ids/{b}", data)), times()) for b, data in broker_data.items()
+        b: BrokerEntry(b, track(parse_broker(broker_path(b), data)), times()) for b, data in broker_data.items()
     }
     configs = {
-        name: track(parse_entity_config(f"/config/topics/{name}", data)) for name, data in (topic_configs or {}).items()
+        name: track(parse_entity_config(topic_config_path(name), data)) for name, data in (topic_configs or {}).items()
     }
     topic_entries = {}
     for name, data in (topics or {}).items():
-        assignment = track(parse_topic(f"/brokers/topics/{name}", data))
+        assignment = track(parse_topic(topic_path(name), data))
         listed = () if isinstance(assignment, Unreadable) else assignment.partition_ids
         topic_states: dict[int, Any] = {}
         for p in listed:
@@ -123,7 +142,7 @@ def build(
         parsed = {
             p: None
             if spec is None
-            else track(parse_partition_state(f"/brokers/topics/{name}/partitions/{p}/state", spec))
+            else track(parse_partition_state(state_path(name, p), spec))
             for p, spec in sorted(topic_states.items())
         }
         topic_entries[name] = TopicEntry(name, assignment, times(), MappingProxyType(parsed), configs.get(name))
@@ -132,41 +151,38 @@ def build(
         out = []
         for seq, (data, ctime) in enumerate((items or {}).items()):
             name = f"{prefix}{seq:010d}"
-            out.append(Notification(name, ctime, track(parse(f"{parent}/{name}", data.encode()))))
+            out.append(Notification(name, ctime, track(parse(child_path(parent, name), data.encode()))))
         return tuple(out)
 
-    return ClusterSnapshot(
+    return snapshot(
+        brokers=broker_entries.values(),
+        topics=topic_entries.values(),
+        controller=None if controller is None else track(parse_controller(CONTROLLER, controller)),
+        markers={t: times(c) for t, c in (markers or {}).items()},
+        reassignment=None
+        if reassignment is None
+        else track(parse_reassignment(REASSIGN_PARTITIONS, reassignment)),
+        broker_configs={
+            n: track(parse_entity_config(broker_config_path(n), d)) for n, d in (broker_configs or {}).items()
+        },
+        notifications={
+            "isr_change": notes(ISR_CHANGE_NOTIFICATIONS, ISR_CHANGE_PREFIX, parse_isr_change, isr_changes),
+            "log_dir_event": notes(
+                LOG_DIR_EVENT_NOTIFICATIONS, LOG_DIR_EVENT_PREFIX, parse_log_dir_event, log_dir_events
+            ),
+            "config_change": notes(CONFIG_CHANGES, CONFIG_CHANGE_PREFIX, parse_config_change, config_changes),
+        },
+        topic_configs=configs,
         taken_at_ms=NOW,
         zookeeper="127.0.0.1:2181/kafka",
         zxid=100,
         session_id=1,
-        cluster_id=None if cluster_id is None else track(parse_cluster_id("/cluster/id", cluster_id)),
-        controller=None if controller is None else track(parse_controller("/controller", controller)),
+        cluster_id=None if cluster_id is None else track(parse_cluster_id(CLUSTER_ID, cluster_id)),
         controller_epoch=controller_epoch,
         controller_epoch_zk_version=controller_epoch,
-        brokers=MappingProxyType(broker_entries),
-        topics=MappingProxyType(topic_entries),
-        deletion_markers=MappingProxyType({t: times(c) for t, c in (markers or {}).items()}),
-        reassignment=None
-        if reassignment is None
-        else track(parse_reassignment("/admin/reassign_partitions", reassignment)),
         reassignment_times=None if reassignment is None else times(),
-        preferred_election=None,
-        preferred_election_times=None,
-        topic_configs=MappingProxyType(configs),
-        broker_configs=MappingProxyType(
-            {n: track(parse_entity_config(f"/config/brokers/{n}", d)) for n, d in (broker_configs or {}).items()}
-        ),
-        isr_change_notifications=notes("/isr_change_notification", "isr_change_", parse_isr_change, isr_changes),
-        log_dir_event_notifications=notes(
-            "/log_dir_event_notification", "log_dir_event_", parse_log_dir_event, log_dir_events
-        ),
-        config_change_notifications=notes("/config/changes", "config_change_", parse_config_change, config_changes),
-        feature=None,
-        migration=None,
-        producer_id_block=None,
         delegation_tokens=track(delegation_tokens),
-        unreadable=tuple(sorted(unreadable, key=lambda u: u.path)),
+        unreadable=tuple(sorted(unreadable, key=lambda u: u.path)),  # last: every part above is parsed first
     )
 
 
@@ -432,12 +448,12 @@ CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     "unreadable_notification": (lambda: healthy(isr_changes={"{": NOW}), {"unreadable_znode"}),
 }
 
-CLUSTER_ID = b'{"version":"1","id":"VWERpMGtRWKlQcCMpYd6AQ"}'
+CLUSTER_ID_JSON = b'{"version":"1","id":"VWERpMGtRWKlQcCMpYd6AQ"}'
 
 
 def migration_ready(**overrides: Any) -> ClusterSnapshot:
     """``healthy`` with a cluster id: nothing blocks a ZooKeeper-to-KRaft migration."""
-    return healthy(**{"cluster_id": CLUSTER_ID, **overrides})
+    return healthy(**{"cluster_id": CLUSTER_ID_JSON, **overrides})
 
 
 def _old_broker(broker_id: int) -> bytes:
@@ -481,7 +497,7 @@ MIGRATION_CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     "migration_delegation_tokens": (lambda: migration_ready(delegation_tokens=2), {"migration_delegation_tokens"}),
     "migration_delegation_tokens_uncounted": (
         lambda: migration_ready(
-            delegation_tokens=Unreadable("/delegation_token/tokens", b"", "kzc may not read it (NoAuth)")
+            delegation_tokens=Unreadable(DELEGATION_TOKENS, b"", "kzc may not read it (NoAuth)")
         ),
         {"migration_delegation_tokens"},
     ),

@@ -20,6 +20,7 @@ from core.kafka.znodes import (
     Unreadable,
 )
 from core.snapshot.model import BrokerEntry, ClusterSnapshot, TopicEntry, ZnodeTimes
+from core.testdata.builder import snapshot
 
 
 def synthetic_snapshot(
@@ -100,30 +101,19 @@ def synthetic_snapshot(
         if t % 9973 == 17:
             markers[name] = ZnodeTimes(9_000_000 + t, 9_000_000 + t, taken_at_ms - 120_000, taken_at_ms - 120_000, 0)
     controller_id = next(b for b in broker_ids if b not in dead)
-    return ClusterSnapshot(
+    return snapshot(
+        brokers=broker_entries.values(),
+        topics=topic_entries.values(),
+        controller=ControllerInfo(controller_id, taken_at_ms - 7_200_000, 2, -1),
+        markers=markers,
+        topic_configs=topic_configs,
         taken_at_ms=taken_at_ms,
         zookeeper="synthetic:2181/kafka",
         zxid=10_000_000,
         session_id=1,
         cluster_id=ClusterId("1", "c2ludGhldGljLWNsdXN0ZQ"),
-        controller=ControllerInfo(controller_id, taken_at_ms - 7_200_000, 2, -1),
         controller_epoch=8,
         controller_epoch_zk_version=7,
-        brokers=broker_entries,
-        topics=topic_entries,
-        deletion_markers=markers,
-        reassignment=None,
-        reassignment_times=None,
-        preferred_election=None,
-        preferred_election_times=None,
-        topic_configs=topic_configs,
-        broker_configs={},
-        isr_change_notifications=(),
-        log_dir_event_notifications=(),
-        config_change_notifications=(),
-        feature=None,
-        migration=None,
-        producer_id_block=None,
     )
 
 

@@ -19,6 +19,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core import __version__
+from core.kafka.znodes.paths import (
+    CLUSTER_ID,
+    CONTROLLER,
+    CONTROLLER_EPOCH,
+    ISR_CHANGE_NOTIFICATIONS,
+    REASSIGN_PARTITIONS,
+    broker_path,
+    child_path,
+    deletion_marker_path,
+    state_path,
+    topic_config_path,
+    topic_path,
+)
 from core.snapshot.file import FORMAT_NAME, KIND_FIELDS
 from core.snapshot.model import SNAPSHOT_FORMAT_VERSION
 
@@ -227,16 +240,16 @@ def write_synthetic(
             broker_count=n_brokers, topic_count=n_topics + planted.get("collision", 0),
             partition_count=total_partitions,
         )  # fmt: skip
-        w.record("cluster_id", path="/cluster/id", readable=True, cluster_id="AAAAAAAAAAAAAAAAAAAAAA",
+        w.record("cluster_id", path=CLUSTER_ID, readable=True, cluster_id="AAAAAAAAAAAAAAAAAAAAAA",
                  cluster_id_version="1")  # fmt: skip
         if "no_controller" not in cluster:
-            w.record("controller", path="/controller", readable=True, broker_id=1, timestamp_ms=TAKEN_AT_MS,
+            w.record("controller", path=CONTROLLER, readable=True, broker_id=1, timestamp_ms=TAKEN_AT_MS,
                      version=2, kraft_controller_epoch=-1)  # fmt: skip
-        w.record("controller_epoch", path="/controller_epoch", readable=True, controller_epoch=EPOCH, zk_version=EPOCH)
+        w.record("controller_epoch", path=CONTROLLER_EPOCH, readable=True, controller_epoch=EPOCH, zk_version=EPOCH)
         for b in range(1, n_brokers + 1):
             bad = "bad_broker" in cluster and b == n_brokers
             w.record(
-                "broker", path=f"/brokers/ids/{b}", readable=True, broker_id=b, version=4 if bad else 5,
+                "broker", path=broker_path(b), readable=True, broker_id=b, version=4 if bad else 5,
                 host="127.0.0.1", port=9000 + b, jmx_port=-1, timestamp_ms=TAKEN_AT_MS,
                 endpoints=[f"PLAINTEXT://127.0.0.1:{9000 + b}"], endpoint_security_protocols=["PLAINTEXT"],
                 rack=f"r{(b - 1) % racks + 1}" if racks else None,
@@ -266,17 +279,17 @@ def write_synthetic(
             elif fault == "orphan_config":
                 configs.append((f"orphan-{t}", {}))
         for name, config in configs:
-            w.record("config", path=f"/config/topics/{name}", readable=True, entity_type="topics", entity_name=name,
+            w.record("config", path=topic_config_path(name), readable=True, entity_type="topics", entity_name=name,
                      version=1, config=config)  # fmt: skip
         for name, ctime in markers:
-            w.record("deletion_marker", path=f"/admin/delete_topics/{name}", topic=name, **_times(ctime))
+            w.record("deletion_marker", path=deletion_marker_path(name), topic=name, **_times(ctime))
         if "invalid_reassignment" in cluster:
-            w.record("reassignment_request", path="/admin/reassign_partitions", readable=True, version=1,
+            w.record("reassignment_request", path=REASSIGN_PARTITIONS, readable=True, version=1,
                      entry_count=1, **_times(TAKEN_AT_MS - MINUTE_MS))  # fmt: skip
             w.record("reassignment_entry", topic="no-such-topic", partition=0, replicas=[1])
         if "notification_backlog" in cluster:
             w.record(
-                "notification", path="/isr_change_notification/isr_change_0000000001", readable=True,
+                "notification", path=child_path(ISR_CHANGE_NOTIFICATIONS, "isr_change_0000000001"), readable=True,
                 notification_type="isr_change", name="isr_change_0000000001",
                 ctime_ms=TAKEN_AT_MS - 30 * MINUTE_MS, version=1, entry_topics=[names[0]], entry_partitions=[0],
             )  # fmt: skip
@@ -304,12 +317,12 @@ def _topic(
     partition faults). Returns the next global index."""
     quoted = json.dumps(name)
     ids = list(range(1, size + 1)) if fault == "non_contiguous" else list(range(size))
-    base = f"/brokers/topics/{name}"
+    base = topic_path(name)
     w.record("topic", path=base, readable=True, topic=name, version=3, topic_id=None, partition_count=size,
              **_times(TAKEN_AT_MS - 60 * MINUTE_MS))  # fmt: skip
     start = rng.randrange(n_brokers)
     prefix = f'{{"kind":"partition","topic":{quoted},"partition":'
-    path_prefix = json.dumps(base + "/partitions/")[:-1]
+    state_json = json.dumps(state_path(name, "%s"))  # the layout's state path as JSON, "%s" for the partition
     for position, p in enumerate(ids):
         kind = plan.get(index) if index >= 0 else None
         if index >= 0:
@@ -357,29 +370,29 @@ def _topic(
             if twin >= 1 and twin not in replicas:
                 replicas = [replicas[0], twin, *replicas[2:]]
                 isr = list(replicas)
-        state_path = f'{path_prefix}{p}/state"'
+        state_znode = state_json % p
         if not present:
             w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":false,"path":{state_path},"readable":null,'
+                   f'"removing":{_ints(removing)},"state_present":false,"path":{state_znode},"readable":null,'
                    '"problem":null,"raw_base64":null,"leader":null,"leader_epoch":null,"isr":null,'
                    '"controller_epoch":null,"leader_recovery_state":null,"version":null}')  # fmt: skip
         elif not readable:
             raw = base64.b64encode(b'{"leader":').decode()
             problem = "not JSON: Expecting value (line 1, column 11)"
-            unreadable.append((json.loads(state_path), problem, raw))
+            unreadable.append((json.loads(state_znode), problem, raw))
             w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_path},"readable":false,'
+                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_znode},"readable":false,'
                    f'"problem":{json.dumps(problem)},"raw_base64":"{raw}","leader":null,"leader_epoch":null,'
                    '"isr":null,"controller_epoch":null,"leader_recovery_state":null,"version":null}')  # fmt: skip
         else:
             w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_path},"readable":true,'
+                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_znode},"readable":true,'
                    f'"problem":null,"raw_base64":null,"leader":{leader},"leader_epoch":0,"isr":{_ints(isr)},'
                    f'"controller_epoch":{epoch},"leader_recovery_state":0,"version":1}}')  # fmt: skip
     if fault == "orphan_state":
         p = ids[-1] + 1 if ids else 0
         w.line(f'{prefix}{p},"in_assignment":false,"replicas":null,"adding":null,"removing":null,'
-               f'"state_present":true,"path":{path_prefix}{p}/state","readable":true,"problem":null,'
+               f'"state_present":true,"path":{state_json % p},"readable":true,"problem":null,'
                f'"raw_base64":null,"leader":1,"leader_epoch":0,"isr":[1],"controller_epoch":{EPOCH},'
                '"leader_recovery_state":0,"version":1}')  # fmt: skip
     return index

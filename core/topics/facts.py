@@ -43,29 +43,25 @@ from core.kafka.znodes import (
     parse_reassignment,
     parse_topic,
 )
+from core.kafka.znodes.paths import (
+    BROKER_IDS,
+    CONTROLLER,
+    DELETE_TOPICS,
+    FEATURE,
+    MIGRATION,
+    REASSIGN_PARTITIONS,
+    TOPICS,
+    broker_path,
+    partitions_path,
+    state_path,
+    topic_config_path,
+    topic_path,
+)
 from core.zookeeper.session import ZkSession
 
-BROKER_IDS = "/brokers/ids"
-TOPICS = "/brokers/topics"
-DELETE_TOPICS = "/admin/delete_topics"
-REASSIGN = "/admin/reassign_partitions"
-CONTROLLER = "/controller"
-MIGRATION = "/migration"
-FEATURE = "/feature"
-TOPIC_CONFIGS = "/config/topics"
 # Pipelined reads keep this many requests outstanding: enough to hide the round trip, few enough that
 # ZooKeeper's per-connection throttling and kazoo's queue stay small on clusters with 100k+ partitions.
 MAX_IN_FLIGHT = 1000
-
-
-def topic_path(topic: str) -> str:
-    """``/brokers/topics/<t>``."""
-    return f"{TOPICS}/{topic}"
-
-
-def state_path(topic: str, partition: int) -> str:
-    """``/brokers/topics/<t>/partitions/<p>/state``."""
-    return f"{TOPICS}/{topic}/partitions/{partition}/state"
 
 
 @dataclass(frozen=True)
@@ -173,9 +169,9 @@ def zk_create_format(facts: ClusterFacts) -> ZkCreateFormat:
     pre_2_7 = facts.feature is None and all(v < 5 for v in versions)
     needs_controller = not pre_2_7
     if controller is not None and controller.version >= 2:
-        return ZkCreateFormat(3, needs_controller, "/controller is v2 (Kafka 3.4+), which writes v3")
+        return ZkCreateFormat(3, needs_controller, f"{CONTROLLER} is v2 (Kafka 3.4+), which writes v3")
     if feature is not None and feature.version >= 2:
-        return ZkCreateFormat(3, needs_controller, "/feature is v2 (IBP 3.3+), so Kafka 2.8+, which writes v3")
+        return ZkCreateFormat(3, needs_controller, f"{FEATURE} is v2 (IBP 3.3+), so Kafka 2.8+, which writes v3")
     if facts.topic_ids:
         return ZkCreateFormat(3, needs_controller, "existing topics have topic ids (IBP 2.8+), Kafka 2.8+ writes v3")
     if versions and min(versions) >= 5:
@@ -214,7 +210,7 @@ class TopicStateReader:
         """
         broker_children = self._children(BROKER_IDS)
         brokers: dict[int, BrokerRegistration | Unreadable] = {}
-        for name, (data, _) in self._get_many(f"{BROKER_IDS}/{c}" for c in broker_children).items():
+        for name, (data, _) in self._get_many(broker_path(c) for c in broker_children).items():
             if data is None:
                 continue  # the broker left between listing and reading
             value = parse_broker(name, data)
@@ -223,7 +219,7 @@ class TopicStateReader:
                 brokers[broker_id] = value
         controller_data, controller_version = self._get(CONTROLLER)
         migration_data, _ = self._get(MIGRATION)
-        reassign_data, _ = self._get(REASSIGN)
+        reassign_data, _ = self._get(REASSIGN_PARTITIONS)
         feature_data, _ = self._get(FEATURE)
         topics = tuple(self._children(TOPICS))
         sample = self.topic(topics[0]) if topics else None
@@ -238,7 +234,7 @@ class TopicStateReader:
             controller=None if controller_data is None else parse_controller(CONTROLLER, controller_data),
             controller_zk_version=controller_version,
             migration=None if migration_data is None else parse_migration(MIGRATION, migration_data),
-            reassignment=None if reassign_data is None else parse_reassignment(REASSIGN, reassign_data),
+            reassignment=None if reassign_data is None else parse_reassignment(REASSIGN_PARTITIONS, reassign_data),
             feature=None if feature_data is None else parse_feature(FEATURE, feature_data),
             topic_ids=topic_ids,
         )
@@ -255,7 +251,7 @@ class TopicStateReader:
         """Partitions not in ``assignment`` whose state znode exists: one children read, and one existence
         read per extra partition directory (normally none)."""
         assigned = set(assignment.partition_ids) if isinstance(assignment, TopicAssignment) else set()
-        extra = [int(c) for c in self._children(f"{topic_path(name)}/partitions") if c.isdigit()]
+        extra = [int(c) for c in self._children(partitions_path(name)) if c.isdigit()]
         return frozenset(p for p in extra if p not in assigned and self.exists(state_path(name, p)))
 
     def topics(self, names: Iterable[str]) -> dict[str, LiveTopic]:
@@ -271,7 +267,7 @@ class TopicStateReader:
 
     def topic_config(self, name: str) -> tuple[bytes, int] | None:
         """``/config/topics/<name>`` bytes and version, or None."""
-        data, version = self._get(f"{TOPIC_CONFIGS}/{name}")
+        data, version = self._get(topic_config_path(name))
         return None if data is None or version is None else (data, version)
 
     def partition_states(self, topic: str, partitions: Iterable[int]) -> dict[int, PartitionState | Unreadable | None]:

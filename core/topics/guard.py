@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from core.errors import GuardError, KafkaRuleError
 from core.kafka.names import is_internal
 from core.kafka.znodes import ControllerInfo, MigrationState, TopicAssignment, Unreadable
+from core.kafka.znodes.paths import CONTROLLER, MIGRATION, REASSIGN_PARTITIONS
 from core.snapshot.health import deletion_blockers
 from core.topics.facts import ClusterFacts, LiveTopic
 
@@ -36,25 +37,26 @@ def is_internal_topic(name: str) -> bool:
     return is_internal(name)
 
 
-def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts, via_admin: bool = False) -> str | None:
+def read_only_reason(read_only: str | None, facts: ClusterFacts, via_admin: bool = False) -> str | None:
     """Why no mutation may be applied to this cluster now, or None.
 
-    Read-only mode comes first; then a ZooKeeper-to-KRaft migration: a KRaft controller registered in
-    ``/controller`` (with ``/migration`` present, or unreadable) owns the metadata, and writes made through
-    ZooKeeper would bypass it. Through the brokers (``via_admin``) Kafka allows CreateTopics, CreatePartitions
-    and DeleteTopics while the controller dual-writes (ZooKeeper-mode brokers forward them to it): allowed
-    while ``/migration`` records an offset and a broker is still in ``/brokers/ids`` (kzc reads the result back
-    from ZooKeeper, which a finalized controller no longer writes).
+    ``read_only`` is what made kzc read-only, in words (``core.config.read_only_cause``: the flag, or the
+    context that set ``read_only``), or None. Read-only mode comes first; then a ZooKeeper-to-KRaft
+    migration: a KRaft controller registered in ``/controller`` (with ``/migration`` present, or
+    unreadable) owns the metadata, and writes made through ZooKeeper would bypass it. Through the brokers
+    (``via_admin``) Kafka allows CreateTopics, CreatePartitions and DeleteTopics while the controller
+    dual-writes (ZooKeeper-mode brokers forward them to it): allowed while ``/migration`` records an offset
+    and a broker is still in ``/brokers/ids`` (kzc reads the result back from ZooKeeper, which a finalized
+    controller no longer writes).
     """
-    if read_only:
-        where = f"context '{context}' has read_only = true" if context else "--read-only was given"
-        return f"kzc is read-only ({where}): refusing every mutation"
+    if read_only is not None:
+        return f"kzc is read-only ({read_only}): refusing every mutation"
     controller = facts.controller
     migration = facts.migration
     kraft = isinstance(controller, ControllerInfo) and controller.is_kraft
     if kraft and isinstance(controller, ControllerInfo):
         epoch = controller.kraft_controller_epoch
-        where = "/migration exists and " if migration is not None else ""
+        where = f"{MIGRATION} exists and " if migration is not None else ""
         owner = (
             f"a ZooKeeper-to-KRaft migration is in progress ({where}KRaft controller {controller.broker_id}, epoch "
             f"{epoch}, holds /controller): the KRaft controller owns the metadata and dual-writes ZooKeeper"
@@ -75,7 +77,7 @@ def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts, 
         )
     if migration is not None and isinstance(controller, Unreadable):
         return (
-            f"/migration exists and /controller is unreadable ({controller.reason}): kzc cannot rule out a "
+            f"{MIGRATION} exists and /controller is unreadable ({controller.reason}): kzc cannot rule out a "
             "ZooKeeper-to-KRaft migration, so it is read-only on this cluster"
         )
     return None
@@ -83,10 +85,10 @@ def read_only_reason(read_only: bool, context: str | None, facts: ClusterFacts, 
 
 def migration_warnings(facts: ClusterFacts) -> list[str]:
     """Warnings about ``/migration`` that do not block (a ZooKeeper controller is active)."""
-    if facts.migration is None or read_only_reason(False, None, facts) is not None:
+    if facts.migration is None or read_only_reason(None, facts) is not None:
         return []
     return [
-        "/migration exists but a ZooKeeper controller is active (a migration not started yet, or rolled back): "
+        f"{MIGRATION} exists but a ZooKeeper controller is active (a migration not started yet, or rolled back): "
         "make sure no KRaft controller is about to take over"
     ]
 
@@ -96,7 +98,7 @@ def controller_warnings(facts: ClusterFacts) -> list[str]:
     if facts.controller is None:
         return ["no active controller (/controller is missing): nothing happens until a controller is elected"]
     if isinstance(facts.controller, Unreadable):
-        return [f"/controller is unreadable ({facts.controller.reason})"]
+        return [f"{CONTROLLER} is unreadable ({facts.controller.reason})"]
     return []
 
 
@@ -104,7 +106,7 @@ def reassignment_warnings(facts: ClusterFacts) -> list[str]:
     """A warning when ``/admin/reassign_partitions`` cannot be read: kzc cannot tell what it moves."""
     if isinstance(facts.reassignment, Unreadable):
         return [
-            f"/admin/reassign_partitions is unreadable ({facts.reassignment.reason}): kzc cannot tell which "
+            f"{REASSIGN_PARTITIONS} is unreadable ({facts.reassignment.reason}): kzc cannot tell which "
             "partitions it asks the controller to move"
         ]
     return []

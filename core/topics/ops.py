@@ -3,9 +3,12 @@
 ``TopicOps`` ties the pieces together for one cluster: ``core.topics.facts`` reads, ``core.topics.plan``
 validates and builds the plan, ``core.topics.write`` writes it (through the AdminClient when a
 ``--bootstrap-server`` is known, else through ZooKeeper as Kafka's ZooKeeper tools do) and
-``core.topics.progress`` follows the controller. Every ``apply_*`` re-reads the cluster first and refuses
-in read-only mode or during a ZooKeeper-to-KRaft migration, whatever the plan says; after writing it reads
-back ``/brokers/topics/<t>`` and fails loudly if the cluster holds anything other than the plan.
+``core.topics.progress`` follows the controller. Where the brokers lack the API of a write (CreatePartitions
+before 1.0; CreateTopics and DeleteTopics before 0.10.1), it goes through ZooKeeper, as Kafka's own tools of
+that release did, and the plan says so (``core.brokers.capabilities.route``: the check "write path"). Every
+``apply_*`` re-reads the cluster first and refuses in read-only mode or during a ZooKeeper-to-KRaft migration,
+whatever the plan says; after writing it reads back ``/brokers/topics/<t>`` and fails loudly if the cluster
+holds anything other than the plan.
 
 ``TopicOps.apply`` is the one plan -> audit -> apply sequence every surface uses (the command line, the
 console): right before the write is sent it writes the audit intent line, with the before-state of what
@@ -23,12 +26,15 @@ from typing import Any, TypeVar, overload
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings
+from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
+from core.brokers.capabilities import Capabilities, CapabilityCache, Route, route
+from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
 from core.kafka.znode_size import check_topic_znode_size
 from core.kafka.znodes import ControllerInfo, TopicAssignment
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic
+from core.kafka.znodes.paths import topic_path
 from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
@@ -66,7 +72,7 @@ from core.topics.write import (
     expand_via_admin,
     expand_via_zookeeper,
 )
-from core.zookeeper.kafka_root import require_kafka_cluster
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 
@@ -136,6 +142,8 @@ class TopicOps:
         admin: the brokers' AdminClient, or None for clusters reachable only through ZooKeeper.
         settings: read-only mode, context name and the cluster's name for the audit log.
         audit: where attempts are recorded; the default audit file when None.
+        capabilities: the brokers' ApiVersions when already known; read from the brokers on first use when
+            None (and there is an AdminClient).
     """
 
     def __init__(
@@ -144,21 +152,33 @@ class TopicOps:
         admin: KafkaAdmin | None,
         settings: ConnectionSettings,
         audit: AuditLog | None = None,
+        capabilities: Capabilities | None = None,
     ) -> None:
         self.session = session
         self.admin = admin
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
+        self._capabilities = CapabilityCache(admin.timeout if admin is not None else None, capabilities)
 
     @property
     def via(self) -> str:
-        """``admin`` when writes go through the brokers, ``zookeeper`` otherwise."""
+        """``admin`` when writes may go through the brokers, ``zookeeper`` otherwise (each plan's ``via`` is
+        what it takes: ``route``)."""
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
-    def blocked(self, facts: ClusterFacts) -> str | None:
-        """Why nothing may be applied now (read-only mode, migration), or None."""
-        return read_only_reason(self.settings.read_only, self.settings.context, facts, via_admin=self.admin is not None)
+    def capabilities(self, facts: ClusterFacts) -> Capabilities | None:
+        """The registered brokers' ApiVersions (None without an AdminClient), read again when they change."""
+        return self._capabilities.get(facts.brokers)
+
+    def route(self, facts: ClusterFacts, api: Api, kafka_tool: str) -> Route:
+        """The path of a write served by ``api`` (``core.brokers.capabilities.route``)."""
+        return route(self.capabilities(facts), api, kafka_tool)
+
+    def blocked(self, facts: ClusterFacts, via: str | None = None) -> str | None:
+        """Why nothing may be applied now through ``via`` (read-only mode, migration), or None."""
+        via_admin = (via or self.via) == VIA_ADMIN
+        return read_only_reason(read_only_cause(self.settings), facts, via_admin=via_admin)
 
     # ---- create ---------------------------------------------------------------------------------
 
@@ -179,17 +199,19 @@ class TopicOps:
         if request.topic not in facts.topic_names and is_valid_topic_name(request.topic):
             found = self.reader.topic_config(request.topic)
             orphan = found[1] if found else None
+        path = self.route(facts, CREATE_TOPICS, _CREATE_TOOL)
         plan = plan_create(
             facts,
             request,
-            via=self.via,
-            blocked=self.blocked(facts),
+            via=path.via,
+            blocked=self.blocked(facts, path.via),
             config_zk_version=orphan,
             znode_limit=self.settings.jute_maxbuffer,
         )
+        plan = _with_path(plan, path)
         size = len(encode_new_topic(plan.assignment, plan.topic_znode_version))
         check_topic_znode_size(plan.topic, size, self.settings.jute_maxbuffer, "this assignment", exact=True)
-        if self.admin is not None and plan.blocked is None:
+        if self.admin is not None and plan.via == VIA_ADMIN and plan.blocked is None:
             self.admin.create_topic(plan.topic, [r for _, r in plan.assignment], dict(plan.config), validate_only=True)
             plan = _with_check(plan, Check("broker validation", "ok", "the brokers accept it (validate_only)"))
         return plan
@@ -203,13 +225,13 @@ class TopicOps:
             ConcurrentChangeError: the ZooKeeper path lost a race (nothing written).
             KzcError: the cluster holds a different assignment than planned.
         """
-        facts = self._writable_facts()
+        facts = self._writable_facts(plan.via)
         check_not_marked_for_deletion(facts, plan.topic)
         if plan.topic in facts.topic_names:
             raise KafkaRuleError(f"Topic '{plan.topic}' already exists.", "TopicExistsException")
         if before_write is not None:
             before_write({})
-        if self.admin is not None:
+        if self.admin is not None and plan.via == VIA_ADMIN:
             create_via_admin(self.admin, plan)
         else:
             create_via_zookeeper(self.session, plan, facts)
@@ -228,10 +250,15 @@ class TopicOps:
         validate_topic_name(request.topic)  # Kafka's message, before '..' becomes a path
         facts = self.reader.facts()
         live = self.reader.topic(request.topic)
-        via = VIA_ZOOKEEPER if request.keep_unknown_fields else self.via
+        if request.keep_unknown_fields:
+            path = Route(VIA_ZOOKEEPER, "--keep-unknown-fields: written through ZooKeeper, which keeps every byte")
+        else:
+            path = self.route(facts, CREATE_PARTITIONS, _EXPAND_TOOL)
+        via = path.via
         plan = plan_expand(
-            facts, live, request, via=via, blocked=self.blocked(facts), znode_limit=self.settings.jute_maxbuffer
+            facts, live, request, via=via, blocked=self.blocked(facts, via), znode_limit=self.settings.jute_maxbuffer
         )
+        plan = _with_path(plan, path)
         unknown = unknown_topic_fields(plan.topic_raw)
         if via == VIA_ADMIN and unknown:
             plan = replace(
@@ -261,7 +288,7 @@ class TopicOps:
             ConcurrentChangeError: the topic znode changed since the plan (nothing written).
             KzcError: the cluster holds a different assignment than planned.
         """
-        facts = self._writable_facts()
+        facts = self._writable_facts(plan.via)
         check_not_marked_for_deletion_on_expand(facts, plan.topic)
         if before_write is not None:
             before_write(self.before_state([plan.topic]))
@@ -270,7 +297,7 @@ class TopicOps:
             now = live.zk_version if live else "deleted"
             if now != plan.topic_zk_version:
                 raise ConcurrentChangeError(
-                    f"/brokers/topics/{plan.topic} changed since the plan was made (version "
+                    f"{topic_path(plan.topic)} changed since the plan was made (version "
                     f"{plan.topic_zk_version}, now {now}); nothing was written: make the plan again"
                 )
             expand_via_admin(self.admin, plan)
@@ -298,16 +325,18 @@ class TopicOps:
         live = self.reader.topics(t for t in topics if t in facts.topic_names)
         check_deletable(facts, topics, live)
         enabled, source = self.delete_topic_enable(facts)
-        return plan_delete(
+        path = self.route(facts, DELETE_TOPICS, _DELETE_TOOL)
+        plan = plan_delete(
             facts,
             request,
             topics,
             live,
-            via=self.via,
+            via=path.via,
             delete_topic_enable=enabled,
             delete_topic_enable_source=source,
-            blocked=self.blocked(facts),
+            blocked=self.blocked(facts, path.via),
         )
+        return _with_path(plan, path)
 
     def apply_delete(self, plan: DeletePlan, before_write: BeforeWrite | None = None) -> DeleteResult:
         """Mark the planned topics for deletion (AdminClient DeleteTopics, or the ZooKeeper markers).
@@ -316,11 +345,11 @@ class TopicOps:
             ReadOnlyError: read-only mode or a migration.
             GuardError, KafkaRuleError: a topic vanished, became internal-looking or was marked meanwhile.
         """
-        facts = self._writable_facts()
+        facts = self._writable_facts(plan.via)
         check_deletable(facts, plan.topics)
         if before_write is not None:
             before_write(self.before_state(plan.topics))
-        if self.admin is None:
+        if self.admin is None or plan.via != VIA_ADMIN:
             delete_via_zookeeper(self.session, plan)
             return DeleteResult(plan, plan.topics)
         outcome = delete_via_admin(self.admin, plan)
@@ -337,6 +366,11 @@ class TopicOps:
         """The controller's ``delete.topic.enable`` and where it came from (or why it is unknown)."""
         if self.admin is None:
             return None, "no --bootstrap-server: it is a static broker config, not readable through ZooKeeper"
+        caps = self.capabilities(facts)
+        lacking = None if caps is None else caps.lacking(DESCRIBE_CONFIGS)
+        if lacking is not None:
+            # Such a broker predates 0.11, and delete.topic.enable defaulted to false before 1.0.
+            return None, f"{lacking}; it defaults to false on such a broker unless server.properties sets it"
         candidates = [facts.controller_id()] if facts.controller_id() is not None else []
         candidates += [b for b in sorted(facts.broker_ids) if b not in candidates]
         problems = []
@@ -382,7 +416,7 @@ class TopicOps:
         operation = _operation(plan)
 
         def intent(before: dict[str, Any]) -> None:
-            details: dict[str, Any] = {"via": plan.via, "plan": plan_summary(plan)}
+            details: dict[str, Any] = {"via": plan.via, "path": path_reason(plan), "plan": plan_summary(plan)}
             if before:
                 details["before"] = before
             attempt.intent(f"sending the {operation} via {plan.via}", **details)
@@ -453,9 +487,9 @@ class TopicOps:
 
     # ---- internals ------------------------------------------------------------------------------
 
-    def _writable_facts(self) -> ClusterFacts:
+    def _writable_facts(self, via: str) -> ClusterFacts:
         facts = self.reader.facts()
-        reason = self.blocked(facts)
+        reason = self.blocked(facts, via)
         if reason is not None:
             raise ReadOnlyError(reason)
         if self.admin is not None:
@@ -477,7 +511,7 @@ class TopicOps:
                 )
 
             with suppress(DeadlineExceeded):
-                wait_until(landed, _LAND_WAIT_S, f"/brokers/topics/{topic} to show the change", interval=0.1)
+                wait_until(landed, _LAND_WAIT_S, f"{topic_path(topic)} to show the change", interval=0.1)
         live = self.reader.topic(topic)
         if live is None:
             raise KzcError(f"the write was acknowledged but /brokers/topics/{topic} does not exist")
@@ -492,14 +526,14 @@ def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
     if planned != stored:
         differ = [p for (p, want), (_, got) in zip(planned, stored, strict=True) if want != got]
         raise KzcError(
-            f"/brokers/topics/{topic} holds a different assignment than the plan for partitions "
+            f"{topic_path(topic)} holds a different assignment than the plan for partitions "
             f"{', '.join(map(str, differ))}: check the cluster (was the request forwarded to a KRaft controller?)"
         )
 
 
 _LAND_WAIT_S = 10.0  # how long an acknowledged change through the brokers may take to show in ZooKeeper
 
-PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan)
+PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan, DeletePlan)
 Plan = CreatePlan | ExpandPlan | DeletePlan
 Result = CreateResult | ExpandResult | DeleteResult
 BeforeWrite = Callable[[dict[str, Any]], None]
@@ -522,10 +556,24 @@ def _with_check(plan: PlanT, check: Check) -> PlanT:
     return replace(plan, checks=(*plan.checks, check))
 
 
-def cluster_name(settings: ConnectionSettings) -> str:
-    """How the audit log names a cluster: the context (if any) and the ZooKeeper connect string."""
-    target = str(settings.zookeeper) if settings.zookeeper else "no ZooKeeper"
-    return f"{settings.context} ({target})" if settings.context else target
+def _with_path(plan: PlanT, path: Route) -> PlanT:
+    """The plan with the "write path" check first: which path and why."""
+    return replace(plan, checks=(Check(WRITE_PATH, "ok", path.reason), *plan.checks))
+
+
+WRITE_PATH = "write path"
+# What Kafka's own tools did where the brokers lack the API (each release's TopicCommand / AdminUtils).
+_CREATE_TOOL = "as kafka-topics --create --zookeeper did before 0.10.1 (/config/topics/<t>, then /brokers/topics/<t>)"
+_EXPAND_TOOL = (
+    "as kafka-topics --alter --zookeeper did before 1.0 (AdminUtils.addPartitions: /brokers/topics/<t> rewritten "
+    "with the new partitions; kzc sets it at the version it read)"
+)
+_DELETE_TOOL = "as kafka-topics --delete --zookeeper did before 0.10.1 (/admin/delete_topics/<t>)"
+
+
+def path_reason(plan: CreatePlan | ExpandPlan | DeletePlan) -> str | None:
+    """Why the plan writes through ``plan.via`` (its "write path" check), for the dry run and the audit."""
+    return next((c.detail for c in plan.checks if c.name == WRITE_PATH), None)
 
 
 @contextmanager
@@ -541,13 +589,10 @@ def open_topic_ops(
         UsageError: no ZooKeeper connect string.
         ConnectError: ZooKeeper unreachable.
     """
-    session = ZkSession(settings)
-    session.start()
-    try:
-        require_kafka_cluster(session)
+    audit = audit or AuditLog(cluster_name(settings))
+    with open_kafka_session(settings) as session:
+        audit.cluster_id = read_cluster_id(session)
         admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
         if admin is not None:
             admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
         yield TopicOps(session, admin, settings, audit)
-    finally:
-        session.stop()

@@ -34,6 +34,7 @@ from core.kafka.assignment_metrics import AssignmentMetrics, compute_metrics, ex
 from core.kafka.names import has_collision_chars
 from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.kafka.znodes import TopicAssignment, Unreadable
+from core.kafka.znodes.paths import state_path, topic_config_path, topic_path
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
 from core.topics.guard import (
     Check,
@@ -364,7 +365,7 @@ def plan_create(
         warnings.append(COLLISION_WARNING)
     if config_zk_version is not None:
         warnings.append(
-            f"/config/topics/{topic} exists without the topic (left by a failed create or an interrupted delete): "
+            f"{topic_config_path(topic)} exists without the topic (left by a failed create or an interrupted delete): "
             "it is replaced by this topic's config"
         )
     frozen = _frozen(assignment)
@@ -432,7 +433,7 @@ def plan_expand(
     if live is None:
         raise KafkaRuleError(f"The topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
     if isinstance(live.assignment, Unreadable):
-        raise GuardError(f"/brokers/topics/{topic} is unreadable ({live.assignment.reason}): kzc will not rewrite it")
+        raise GuardError(f"{topic_path(topic)} is unreadable ({live.assignment.reason}): kzc will not rewrite it")
     assignment: TopicAssignment = live.assignment
     check_no_reassignment(facts, live)
     existing = {p: list(r) for p, r in assignment.partitions}
@@ -519,7 +520,7 @@ def expansion_warnings(
     warnings = []
     stray = sorted(p for p, _ in new if p in stray_states)
     if stray:
-        paths = ", ".join(f"/brokers/topics/{topic}/partitions/{p}/state" for p in stray[:3])
+        paths = ", ".join(state_path(topic, p) for p in stray[:3])
         warnings.append(
             f"partition(s) {', '.join(map(str, stray))} already have a state znode ({paths}"
             f"{', ...' if len(stray) > 3 else ''}): the controller does not initialise a new partition whose state "

@@ -43,15 +43,16 @@ from kazoo.handlers.threading import KazooTimeoutError
 from core.brokers.admin import KafkaAdmin
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, KzcError
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic, encode_topic_config
-from core.topics.facts import (
+from core.kafka.znodes.paths import (
     CONTROLLER,
     DELETE_TOPICS,
     TOPIC_CONFIGS,
     TOPICS,
-    ClusterFacts,
+    deletion_marker_path,
+    topic_config_path,
     topic_path,
-    zk_create_format,
 )
+from core.topics.facts import ClusterFacts, zk_create_format
 from core.topics.plan import VIA_ADMIN, CreatePlan, DeletePlan, ExpandPlan
 from core.zookeeper.session import ZkSession
 
@@ -78,11 +79,14 @@ class PlannedWrite:
         return {"op": self.op, "path": self.path, "data": self.text, "expected_version": self.expected_version}
 
 
-def planned_writes(plan: CreatePlan | ExpandPlan | DeletePlan) -> tuple[PlannedWrite, ...]:
+def planned_writes(
+    plan: CreatePlan | ExpandPlan | DeletePlan, facts: ClusterFacts | None = None
+) -> tuple[PlannedWrite, ...]:
     """What applying ``plan`` writes, in order, through the path the plan was made for.
 
-    The ZooKeeper path also checks, in the same multi-op, that ``/controller`` is unchanged (create) and
-    that every topic exists (delete); those checks are preconditions, not writes.
+    With ``facts``, a ZooKeeper create starts with the ``/controller`` version check of the same multi-op
+    (Kafka 3.7.1+'s fence, ``create_via_zookeeper`` sends exactly these), as the config dry run lists it. A
+    delete also checks that every topic exists; that check is a precondition, not listed.
 
     Raises:
         GuardError: the topic znode cannot be extended faithfully (expand).
@@ -91,9 +95,12 @@ def planned_writes(plan: CreatePlan | ExpandPlan | DeletePlan) -> tuple[PlannedW
     if isinstance(plan, CreatePlan):
         if admin:
             return (PlannedWrite("admin", "CreateTopics", _compact(_create_arguments(plan))),)
-        config_path = f"{TOPIC_CONFIGS}/{plan.topic}"
+        config_path = topic_config_path(plan.topic)
         config = encode_topic_config(plan.config)
+        fenced = facts is not None and facts.controller is not None and facts.controller_zk_version is not None
+        fence = (PlannedWrite("check", CONTROLLER, b"", facts.controller_zk_version),) if fenced and facts else ()
         return (
+            *fence,
             PlannedWrite("create", config_path, config)
             if plan.config_zk_version is None
             else PlannedWrite("set", config_path, config, plan.config_zk_version),
@@ -108,15 +115,18 @@ def planned_writes(plan: CreatePlan | ExpandPlan | DeletePlan) -> tuple[PlannedW
         return (PlannedWrite("set", topic_path(plan.topic), data, plan.topic_zk_version),)
     if admin:
         return (PlannedWrite("admin", "DeleteTopics", _compact(list(plan.topics))),)
-    return tuple(PlannedWrite("create", f"{DELETE_TOPICS}/{t}", b"") for t in plan.topics)
+    return tuple(PlannedWrite("create", deletion_marker_path(t), b"") for t in plan.topics)
 
 
-def describe_writes(writes: Sequence[PlannedWrite]) -> list[str]:
-    """A dry run's lines: what would be sent to the brokers, or which znodes would be written."""
+def describe_writes(writes: Sequence[PlannedWrite], path: str | None = None) -> list[str]:
+    """A dry run's lines: what would be sent to the brokers, or which znodes would be written; ``path`` says
+    why that path (``core.brokers.capabilities.Route.reason``)."""
     if writes and all(w.op == "admin" for w in writes):
         lines = ["DRY RUN: nothing is sent. This request would go to the brokers (AdminClient):"]
     else:
         lines = ["DRY RUN: nothing is written. These znodes would be written in one ZooKeeper multi-op:"]
+    if path:
+        lines.insert(1, f"Path: {path}")
     for write in writes:
         version = f" (if version is {write.expected_version})" if write.expected_version is not None else ""
         lines.append(write.path if write.op == "admin" else f"{write.op} {write.path}{version}")
@@ -185,16 +195,13 @@ def create_via_zookeeper(session: ZkSession, plan: CreatePlan, facts: ClusterFac
         raise KafkaRuleError(
             f"Cannot set entity configs for topics {topic} when there is no controller.", "ControllerMovedException"
         )
-    config_path = f"{TOPIC_CONFIGS}/{topic}"
+    config_path = topic_config_path(topic)
     client = session.client
     _zk(session, "prepare the parent znodes", lambda: (client.ensure_path(TOPIC_CONFIGS), client.ensure_path(TOPICS)))
     transaction = client.transaction()
     labels: list[str] = []
-    if fenced:
-        transaction.check(CONTROLLER, facts.controller_zk_version)
-        labels.append(CONTROLLER)
-    # else: a Kafka older than 3.7.1 writes without the fence (ZooKeeper has no "is absent" check op).
-    writes = planned_writes(plan)
+    # Without a controller, a Kafka older than 3.7.1 writes unfenced (ZooKeeper has no "is absent" check op).
+    writes = planned_writes(plan, facts)
     for write in writes:
         _add(session, transaction, write)
         labels.append(write.path)
@@ -272,14 +279,14 @@ def delete_via_zookeeper(session: ZkSession, plan: DeletePlan) -> None:
     """
     client = session.client
     topics = plan.topics
-    _zk(session, "prepare /admin/delete_topics", lambda: client.ensure_path(DELETE_TOPICS))
+    _zk(session, f"prepare {DELETE_TOPICS}", lambda: client.ensure_path(DELETE_TOPICS))
     transaction = client.transaction()
     for topic, write in zip(topics, planned_writes(plan), strict=True):
         transaction.check(topic_path(topic), -1)  # -1: any version, i.e. it exists
         _add(session, transaction, write)
 
     def landed() -> bool:
-        return all(_read(session, f"{DELETE_TOPICS}/{t}") is not None for t in topics)
+        return all(_read(session, deletion_marker_path(t)) is not None for t in topics)
 
     failure = _commit(session, transaction.commit, landed, "mark topics for deletion")
     if failure is None:
@@ -297,8 +304,10 @@ def delete_via_zookeeper(session: ZkSession, plan: DeletePlan) -> None:
 
 
 def _add(session: ZkSession, transaction: Any, write: PlannedWrite) -> None:
-    """Add one planned znode write to a multi-op; a new znode gets its parent's ACL."""
-    if write.op == "create":
+    """Add one planned znode write (or version check) to a multi-op; a new znode gets its parent's ACL."""
+    if write.op == "check":
+        transaction.check(write.path, write.expected_version)
+    elif write.op == "create":
         parent = write.path.rsplit("/", 1)[0]
         transaction.create(write.path, write.data, acl=_acl_of(session, parent))
     elif write.op == "set":

@@ -7,25 +7,61 @@ creates all of them (zk-layout §1). When none exists, ``require_kafka_cluster``
 ``/`` and their children, at most ``SEARCH_LIMIT`` candidates, through a second, short-lived session
 without chroot (only on this error path). ``kzc zk ls/get`` browse raw ZooKeeper and only warn
 (``no_kafka_cluster``).
+
+``open_kafka_session`` is the one way a command reaches a cluster through ZooKeeper: connect, apply this
+rule, and hand over the session (a structural test keeps every other ``ZkSession`` out of ``cli`` and
+``core``, except the raw browser and the two callers listed there).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from kazoo.exceptions import KazooException, NoAuthError
 from kazoo.handlers.threading import KazooTimeoutError
 
+from core.config import ConnectionSettings
 from core.connect import ZkConnect
 from core.errors import ConnectError, KzcError
+from core.kafka.znodes.cluster import ClusterId, parse_cluster_id
+from core.kafka.znodes.paths import BROKER_IDS, CLUSTER_ID, CONTROLLER_EPOCH, TOPICS
 from core.zookeeper.session import ZkSession
 
-KAFKA_ZNODES = ("/brokers/ids", "/brokers/topics", "/controller_epoch", "/cluster/id")
+KAFKA_ZNODES = (BROKER_IDS, TOPICS, CONTROLLER_EPOCH, CLUSTER_ID)
 SEARCH_LIMIT = 100  # candidate chroots probed (each up to 4 exists requests)
 
 
 class NoKafkaCluster(ConnectError):
     """The connect string reaches ZooKeeper, but no Kafka cluster keeps its metadata there (exit code 1)."""
+
+
+@contextmanager
+def open_kafka_session(settings: ConnectionSettings) -> Iterator[ZkSession]:
+    """A started session on a chroot that holds a Kafka cluster, stopped when the block ends.
+
+    Raises:
+        UsageError: no ZooKeeper connect string.
+        ConnectError: ZooKeeper unreachable; NoKafkaCluster: no Kafka cluster at that chroot.
+    """
+    session = ZkSession(settings)
+    session.start()
+    try:
+        require_kafka_cluster(session)
+        yield session
+    finally:
+        session.stop()
+
+
+def read_cluster_id(session: ZkSession) -> str | None:
+    """The cluster id in ``/cluster/id`` (None: Kafka before 0.10.1, or unreadable), for previews and audit."""
+    try:
+        data, _ = session.retry(session.client.get, CLUSTER_ID)
+    except (KazooException, KazooTimeoutError):
+        return None
+    value = parse_cluster_id(CLUSTER_ID, data)
+    return value.id if isinstance(value, ClusterId) else None
 
 
 def require_kafka_cluster(session: ZkSession) -> None:

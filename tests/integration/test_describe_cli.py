@@ -109,6 +109,7 @@ def test_a_killed_broker_shows_in_describe_until_it_is_back(
         )
         described = kzc_json(capsys, "describe", "--zookeeper", sandbox.info().zookeeper)
         assert [b["id"] for b in described["brokers"]] == [1, 2]
+        assert described["missing_brokers"] == [3]  # named, not just "2 registered"
         assert described["controller"]["broker_id"] in (1, 2)
         assert described["health"]["under_replicated_partitions"] >= 3  # at least this topic's partitions
         assert described["health"]["offline_partitions"] == stranded  # this topic's ISRs kept a live leader

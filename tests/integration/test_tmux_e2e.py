@@ -3,11 +3,8 @@ the screen as a user would (``tmux capture-pane``) and types keys (``tmux send-k
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import sys
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,61 +12,16 @@ import pytest
 
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from tests.integration.terminal_tools import KZC, Tmux, new_tmux
 
 pytestmark = pytest.mark.integration
-
-KZC = Path(sys.executable).with_name("kzc")
-
-
-class Tmux:
-    """One detached tmux session on its own server socket."""
-
-    def __init__(self, socket: str, env: dict[str, str]) -> None:
-        self.socket = socket
-        self.env = env
-        self.name = "kzc-e2e"
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=self.env,
-                              check=True, timeout=20)  # fmt: skip
-        return done.stdout
-
-    def start(self, command: list[str]) -> None:
-        self.run("new-session", "-d", "-s", self.name, "-x", "120", "-y", "40", *command)
-        self.run("set-option", "-t", self.name, "remain-on-exit", "on")
-
-    def screen(self) -> str:
-        return self.run("capture-pane", "-p", "-t", self.name)
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", self.name, *keys)
-
-    def dead(self) -> bool:
-        return self.run("display-message", "-p", "-t", self.name, "#{pane_dead}").strip() == "1"
-
-    def wait_for(self, text: str, timeout: float = 60) -> str:
-        return wait_until(lambda: self.screen() if text in self.screen() else "", timeout, f"'{text}' on screen")
-
-    def wait_gone(self, text: str, timeout: float = 60) -> str:
-        return wait_until(lambda: "" if text in (s := self.screen()) else s, timeout, f"'{text}' to leave the screen")
-
-    def kill(self) -> None:
-        subprocess.run(["tmux", "-L", self.socket, "kill-server"], capture_output=True, env=self.env, timeout=20)
 
 
 @pytest.fixture
 def tmux(tmp_path: Path) -> Iterator[Tmux]:
     assert shutil.which("tmux"), "tmux is needed for the end-to-end test"
     assert KZC.exists(), f"the kzc entry point is not installed next to {sys.executable}"
-    env = {
-        **os.environ,
-        "TERM": "xterm-256color",
-        "KZC_CONFIG": str(tmp_path / "config.toml"),
-        "KZC_AUDIT_LOG": str(tmp_path / "audit.jsonl"),
-        "KZC_EXPORT_DIR": str(tmp_path / "exports"),
-    }
-    env.pop("TMUX", None)
-    session = Tmux(f"kzc-e2e-{uuid.uuid4().hex[:8]}", env)
+    session = new_tmux(tmp_path)
     yield session
     session.kill()
 

@@ -328,7 +328,7 @@ def test_every_guard_refuses_before_anything_is_written(
 def test_read_only_refuses_every_mutation(sandbox: Sandbox, zk: KazooClient, guarded: str, via: str) -> None:
     paths = (*relevant(guarded), *relevant(guarded + "-ro"))
     before = dump(zk, *paths)
-    with _ops(sandbox, via, read_only=True) as ops:
+    with _ops(sandbox, via, read_only=True, read_only_by="--read-only was given") as ops:
         create = ops.plan_create(CreateRequest(guarded + "-ro", 1, 1))
         expand = ops.plan_expand(ExpandRequest(guarded, 4))
         delete = ops.plan_delete(DeleteRequest((guarded,)))
@@ -343,7 +343,7 @@ def test_read_only_refuses_every_mutation(sandbox: Sandbox, zk: KazooClient, gua
     # A plan made without read-only is refused too when the session is read-only.
     with _ops(sandbox, via) as writable:
         plan = writable.plan_create(CreateRequest(guarded + "-ro", 1, 1))
-    with _ops(sandbox, via, read_only=True) as ops, pytest.raises(ReadOnlyError):
+    with _ops(sandbox, via, read_only=True, read_only_by="--read-only was given") as ops, pytest.raises(ReadOnlyError):
         ops.apply_create(plan)
     assert dump(zk, *paths) == before
 

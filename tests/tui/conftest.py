@@ -12,9 +12,10 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from core.config import ConnectionSettings, UserConfig
-from core.console.recorded import RecordedBackend
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
+from core.zookeeper.health import EnsembleHealth
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, recorded_events
 from tui.app import KzcApp
 
@@ -37,13 +38,18 @@ def small_snapshot() -> ClusterSnapshot:
 
 @pytest.fixture
 def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
-    """Build a console on the recorded cluster (``config``, ``snapshot`` and ``read_only`` may be given)."""
+    """Build a console on the recorded cluster (``config``, ``snapshot``, ``read_only`` and the ZooKeeper
+    ensemble's ``zk_health`` may be given)."""
 
     def make(
-        config: UserConfig | None = None, snapshot: ClusterSnapshot | None = None, read_only: bool = True
+        config: UserConfig | None = None,
+        snapshot: ClusterSnapshot | None = None,
+        read_only: bool = True,
+        zk_health: EnsembleHealth | None = None,
     ) -> KzcApp:
         backend = RecordedBackend(snapshot or small_snapshot, recorded_events(), name="recorded",
-                                  now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only)  # fmt: skip
+                                  now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
+                                  zk_health=zk_health)  # fmt: skip
         return KzcApp(ConnectionSettings(), config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
 
     return make

@@ -262,9 +262,9 @@ class TestResults:  # point 7 (the live follow is covered by tests/tui/test_cons
 
 class TestGlyphs:  # point 8 and the bars of point 11
     def test_new_partitions_are_marked_and_bars_share_one_scale(self, small_snapshot: ClusterSnapshot) -> None:
-        from core.console.recorded import RecordedBackend
         from core.console.view import assignment_preview
         from core.topics.plan import ExpandRequest
+        from tests.recorded_backend import RecordedBackend
 
         backend = RecordedBackend(small_snapshot, [], read_only=False)
         preview = assignment_preview(backend.plan_expand(ExpandRequest("events.orders-00011", 6)))
@@ -446,7 +446,7 @@ class TestDrillDowns:  # point 12
         app = make_app()
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
-            await pilot.press("b", "enter")
+            await pilot.press("b", "enter", "p")  # Enter opens the broker, p its partitions
             await settle(pilot)
             screen = app.screen
             assert isinstance(screen, PartitionsScreen) and app.view is not None

@@ -14,9 +14,10 @@ from textual.widgets import Input, Label, OptionList, Static
 from core.config import UserConfig
 from core.consistency.findings import CheckReport
 from core.console.protocols import ProgressListener
-from core.console.recorded import RecordedBackend
 from core.errors import ReadOnlyError
+from core.kafka.znodes import ClusterId
 from core.topics.plan import DeleteRequest
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.messages import CreateTopicRequested, DeleteTopicsRequested, TopicChosen, ZnodeChosen
@@ -51,11 +52,15 @@ class TestFrame:
             screen = app.screen
             assert isinstance(screen, ClusterScreen)
             controller = str(screen.query_one("#controller-text", Static).render())
-            assert "broker 1 · epoch 8" in controller and "moves seen this session: 1" in controller
+            assert "broker 1 · epoch 8 · 1 move seen" in controller
+            snapshot = app.backend.snapshot()
+            assert isinstance(snapshot.cluster_id, ClusterId)
+            assert f"cluster {snapshot.cluster_id.id}" in controller
+            assert screen.query_one("#brokers").border_title == "Brokers · Kafka 2.7+"  # registrations v5
             brokers = screen.query_one("#brokers", VirtualTable).visible_rows()
             assert [r.key for r in brokers] == ["1", "2", "3", "4", "5", "6"]
             dead = brokers[-1]
-            assert dead.cells[-1] == "NO" and "dead" in dead.meanings
+            assert dead.cells[-1] == "NO" and "dead" in dead.meanings and dead.cells[3] == "unknown"
             assert brokers[0].cells[1] == "kafka-1.example:9092" and brokers[0].cells[2] == "rack-1"
             pending = screen.query_one("#pending", VirtualTable).visible_rows()
             assert pending[0].cells[0] == "deletion"
@@ -63,7 +68,9 @@ class TestFrame:
             assert label_text(app, "#health-offline") == "offline 1"
             assert screen.query_one("#health-offline", Label).has_class("-offline")
             events = screen.query_one("#events", EventLog).visible_rows()
-            assert [(r.cells[0], r.cells[2]) for r in events][:2] == [
+            assert events[0].cells[2] == "health: 1 offline, 403 under-replicated, 1 under min ISR"  # as kzc watch
+            assert "error" in events[0].meanings
+            assert [(r.cells[0], r.cells[2]) for r in events][1:3] == [
                 ("22:03:29", "topic orders.orders-00000 created (4 partitions, rf 3)"),
                 ("22:03:24", "controller moved 6 -> 1 (epoch 8)"),
             ]
@@ -74,15 +81,17 @@ class TestFrame:
         self, make_app: MakeApp
     ) -> None:
         app = make_app()
-        async with app.run_test(size=(80, 24)) as pilot:
+        async with app.run_test(size=(120, 40)) as pilot:
             await settle(pilot)
             bar = app.screen.query_one(StatusBar)
             assert str(bar.query_one("#status-context", Label).render()) == "recorded"
             assert str(bar.query_one("#status-zk", Label).render()) == "ZK connected"
             assert str(bar.query_one("#status-controller", Label).render()) == "controller 1 epoch 8"
             assert bar.query_one("#status-ro", Label).display
-            last = str(bar.query_one("#status-last", Label).render())
-            assert last.startswith("changed 22:03:29 (") and last.endswith(" ago)")
+            assert bar.query_one("#status-last", TextLine).text == "changed 22:03:29 (9m 51s ago)"
+            await pilot.resize_terminal(80, 24)
+            await settle(pilot)
+            assert bar.query_one("#status-last", TextLine).text == "changed 9m 51s ago"  # what fits, "changed" kept
 
     async def test_every_binding_has_an_id(self) -> None:
         missing = [

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from core.config import UserConfig
-from tests.tui.helpers import settle
+from core.testdata.zk_health import ensemble_health
+from core.zookeeper.session import ConnectionState
+from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
-from tui.messages import CreateTopicRequested, TopicChosen, ZnodeChosen
+from tui.messages import ConnectionChanged, CreateTopicRequested, TopicChosen, ZnodeChosen
 from tui.screens.checks import ChecksScreen
 
 GOLDEN = Path(__file__).parent / "snapshots"
@@ -61,7 +64,19 @@ class TestClusterScreen:
         async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
             return None
 
-        await snapshot(make_app, size, "cluster", tmp_path, steps)
+        await snapshot(make_app, size, "cluster", tmp_path, steps, read_only=False)  # every key on the bar
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestClusterScreenStale:
+    async def test_cluster_while_the_session_is_lost(
+        self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path
+    ) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            for state in (ConnectionState.LOST, ConnectionState.RECONNECTING):
+                app.post_message(ConnectionChanged(state, app.live.generation))
+
+        await snapshot(make_app, size, "cluster-stale", tmp_path, steps)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -122,3 +137,40 @@ class TestChecksScreen:
             app.screen.show_run(app.checks)
 
         await snapshot(make_app, size, "checks", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestZkHealth:
+    """ZooKeeper's health: the cluster screen's line and the health screen, one server of three stopped."""
+
+    async def test_cluster_line(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            return None
+
+        health = ensemble_health(int(FROZEN_NOW * 1000), stopped=(3,), kafka={1: 18000})
+        await snapshot(partial(make_app, zk_health=health), size, "cluster-zk-line", tmp_path, steps)
+
+    async def test_health_screen(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("Z")
+
+        now = int(FROZEN_NOW * 1000)
+        health = ensemble_health(now, stopped=(3,), kafka={1: 18000}, last_seen_ms=now - 45_000)
+        await snapshot(partial(make_app, zk_health=health), size, "zk-health", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestBrokerScreens:
+    """The broker screen and the stop check of broker 2 of the recorded cluster."""
+
+    async def test_broker(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("b", "down", "enter")
+
+        await snapshot(make_app, size, "broker", tmp_path, steps)
+
+    async def test_stop_check(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("b", "down", "i")
+
+        await snapshot(make_app, size, "stop-check", tmp_path, steps)

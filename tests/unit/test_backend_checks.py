@@ -12,9 +12,9 @@ from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.consistency.spark_engine import DEFAULT_MASTER, SparkSettings
 from core.console.checks import CheckEngines
-from core.console.recorded import RecordedBackend
 from core.console.zk import ZkBackend
 from core.testdata.builder import snapshot
+from tests.recorded_backend import RecordedBackend
 
 
 def test_without_settings_spark_runs_locally_and_stages_nothing() -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import socket
 import struct
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 
 from core.brokers.probe import BrokerView, broker_view
+from tests.unit.fake_broker import RELEASE_APIS, Received, fake_broker
 
 
 def _string(value: str | None) -> bytes:
@@ -21,41 +21,34 @@ def _string(value: str | None) -> bytes:
 
 
 def _response(brokers: list[tuple[int, str | None]], controller: int) -> bytes:
-    body = struct.pack(">ii", 1, len(brokers))
+    """A Metadata v1 response body after the correlation id."""
+    body = struct.pack(">i", len(brokers))
     for node_id, rack in brokers:
         body += struct.pack(">i", node_id) + _string("127.0.0.1") + struct.pack(">i", 9092) + _string(rack)
-    body += struct.pack(">i", controller) + struct.pack(">i", 0)  # no topics
-    return struct.pack(">i", len(body)) + body
+    return body + struct.pack(">i", controller) + struct.pack(">i", 0)  # no topics
 
 
 @contextmanager
-def _broker(reply: bytes) -> Iterator[tuple[int, list[bytes]]]:
-    """A one-connection server that records the request frame and sends ``reply``."""
-    server = socket.create_server(("127.0.0.1", 0))
-    received: list[bytes] = []
-
-    def serve() -> None:
-        conn, _ = server.accept()
-        with conn:
-            (size,) = struct.unpack(">i", conn.recv(4, socket.MSG_WAITALL))
-            received.append(conn.recv(size, socket.MSG_WAITALL))
-            conn.sendall(reply)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    try:
-        yield server.getsockname()[1], received
-    finally:
-        thread.join(timeout=5)
-        server.close()
+def _broker(reply: bytes | None, release: str = "0.10.2") -> Iterator[tuple[int, list[Received]]]:
+    """A broker of ``release`` answering Metadata with ``reply`` (None: hanging up at once)."""
+    ranges = None if reply is None else RELEASE_APIS[release]
+    with fake_broker(ranges, {3: lambda _: reply or b""}) as served:
+        yield served
 
 
-def test_the_probe_sends_metadata_v1_for_no_topics_and_reads_the_controller_and_broker_ids() -> None:
-    with _broker(_response([(1, "r1"), (3, None)], controller=3)) as (port, received):
+@pytest.mark.parametrize("release", ["0.10.2", "3.9"])
+def test_the_probe_asks_api_versions_then_sends_metadata_v1_for_no_topics(release: str) -> None:
+    with _broker(_response([(1, "r1"), (3, None)], controller=3), release) as (port, received):
         assert broker_view("127.0.0.1", port) == BrokerView(controller=3, brokers=frozenset({1, 3}))
-    api_key, version, correlation, client_len = struct.unpack_from(">hhih", received[0])
-    assert (api_key, version, correlation) == (3, 1, 1)
-    assert received[0][10 + client_len :] == struct.pack(">i", 0)
+    assert [(r.api_key, r.version) for r in received] == [(18, 0), (3, 1)]
+    assert received[1].correlation == 1
+    assert received[1].body == struct.pack(">i", 0)
+
+
+def test_a_broker_without_metadata_v1_gets_no_metadata_request() -> None:
+    with fake_broker({18: (0, 0), 3: (0, 0)}) as (port, received), pytest.raises(ValueError, match="Metadata v0-v0"):
+        broker_view("127.0.0.1", port)
+    assert [r.api_key for r in received] == [18]
 
 
 def test_a_broker_that_knows_no_controller_yet_is_reported_without_one() -> None:
@@ -64,14 +57,13 @@ def test_a_broker_that_knows_no_controller_yet_is_reported_without_one() -> None
 
 
 def test_a_truncated_answer_is_not_taken_for_metadata() -> None:
-    frame = _response([(1, "r1")], controller=1)
-    cut = struct.pack(">i", 10) + frame[4:14]
+    cut = _response([(1, "r1")], controller=1)[:6]
     with _broker(cut) as (port, _), pytest.raises(ValueError, match="not a Metadata v1 response"):
         broker_view("127.0.0.1", port)
 
 
 def test_a_broker_that_hangs_up_before_answering_is_an_os_error() -> None:
-    with _broker(b"") as (port, _), pytest.raises(ConnectionError, match="closed the connection"):
+    with _broker(None) as (port, _), pytest.raises(ConnectionError, match="closed the connection"):
         broker_view("127.0.0.1", port)
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from core.config import load_config, resolve_settings
+from core.config import cluster_banner, cluster_json, load_config, read_only_cause, resolve_settings
 from core.connect import parse_zookeeper
 from core.errors import ConfigError, UsageError
 
@@ -52,8 +52,38 @@ def test_a_named_context_is_selected_and_flags_override_it(config_file: Path) ->
     assert settings.zookeeper == parse_zookeeper("[::1]:2181/kafka-stage")
     assert settings.zk_tls and settings.zk_tls_ca == "/etc/ssl/zk-ca.pem"
     assert [str(b) for b in settings.bootstrap_servers or ()] == ["b9:9092"]
-    flagged = resolve_settings(load_config(config_file), context="stage", zookeeper="other:2181")
-    assert str(flagged.zookeeper) == "other:2181"
+    same = resolve_settings(load_config(config_file), context="stage", zookeeper="[::1]:2181/kafka-stage")
+    assert same.zk_tls and same.context == "stage"
+
+
+def test_a_named_context_and_a_zookeeper_of_another_cluster_are_refused(config_file: Path) -> None:
+    with pytest.raises(UsageError, match="name different clusters"):
+        resolve_settings(load_config(config_file), context="stage", zookeeper="other:2181")
+
+
+@pytest.mark.parametrize(
+    "flags", [{"zookeeper": "sandbox:2181/kafka"}, {"bootstrap_server": "b9:9092"}], ids=["zookeeper", "brokers"]
+)
+def test_the_default_context_never_applies_to_a_cluster_named_on_the_command_line(
+    config_file: Path, flags: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("KZC_ZK_AUTH", raising=False)
+    settings = resolve_settings(load_config(config_file), **flags)
+    # Nothing of "prod" (its brokers, credentials, read_only, session timeout) leaks into the named cluster.
+    assert settings.context is None and not settings.read_only and settings.zk_auth is None
+    assert settings.session_timeout == 10.0
+    if "zookeeper" in flags:
+        assert str(settings.zookeeper) == "sandbox:2181/kafka" and settings.bootstrap_servers is None
+    else:
+        assert settings.zookeeper is None
+
+
+def test_read_only_names_what_set_it(config_file: Path) -> None:
+    config = load_config(config_file)
+    assert read_only_cause(resolve_settings(config, zookeeper="z:2181", read_only=True)) == "--read-only was given"
+    assert read_only_cause(resolve_settings(config)) == "context 'prod' has read_only = true"
+    assert read_only_cause(resolve_settings(config, context="stage", read_only=True)) == "--read-only was given"
+    assert read_only_cause(resolve_settings(config, context="stage")) is None
 
 
 def test_a_context_s_spark_settings_are_read_and_flags_override_them(config_file: Path) -> None:
@@ -106,3 +136,12 @@ def test_invalid_config_files_are_rejected_with_the_reason(tmp_path: Path, text:
     path.write_text(text)
     with pytest.raises(ConfigError, match=fragment):
         load_config(path)
+
+
+def test_every_preview_names_the_cluster_by_id_connect_string_and_context(config_file: Path) -> None:
+    config = load_config(config_file)
+    plain = resolve_settings(config, zookeeper="127.0.0.1:2181/kafka")
+    assert cluster_banner(plain, "abc") == "Cluster: cluster abc at 127.0.0.1:2181/kafka"
+    assert cluster_banner(plain, None) == "Cluster: cluster without /cluster/id at 127.0.0.1:2181/kafka"
+    assert cluster_banner(resolve_settings(config), "abc") == "Cluster: cluster abc at prod (zk1:2181,zk2:2181/kafka)"
+    assert cluster_json(plain, "abc") == {"id": "abc", "zookeeper": "127.0.0.1:2181/kafka", "context": None}

@@ -7,13 +7,12 @@ from pathlib import Path
 import pytest
 
 from core.audit import AuditLog
-from core.brokers.admin import GroupDescription, GroupListing
+from core.brokers.admin import GroupDescription, GroupListing, GroupListings
 from core.config import ConnectionSettings
 from core.errors import ConnectError, KafkaRuleError, KzcError, UsageError
 from core.groups.lag import GroupLag, Member, PartitionLag, group_rows, partition_lag, total
 from core.groups.ops import GroupOps
 from core.groups.reset import ResetRequest, parse_datetime, parse_topic_args, plan_reset
-from core.groups.trend import LagHistory, catch_up_seconds
 
 
 @pytest.mark.parametrize(
@@ -56,38 +55,6 @@ def test_group_rows_list_assigned_partitions_then_committed_ones_without_owner()
         (1, "m-1", None, "leader down"),
         (0, None, 7, None),
     ]
-
-
-def test_trend_rates_and_catch_up_from_two_samples() -> None:
-    history = LagHistory(window_s=300)
-
-    def sample(committed: int, end: int) -> GroupLag:
-        return GroupLag("g", "kafka", "Stable", partitions=(PartitionLag("t", 0, committed, end),))
-
-    history.add(0.0, [sample(100, 200)])
-    assert history.trend("g") is None
-    history.add(10.0, [sample(300, 300)])
-    history.add(20.0, [sample(500, 400)])
-    trend = history.trend("g")
-    assert trend is not None
-    assert (trend.consumed_per_s, trend.produced_per_s) == (20.0, 10.0)
-    assert trend.direction == "catching up"
-
-
-def test_catch_up_estimate() -> None:
-    assert catch_up_seconds(1000, 30.0, 10.0) == 50.0
-    assert catch_up_seconds(1000, 10.0, 30.0) is None
-    assert catch_up_seconds(0, 0.0, 5.0) == 0.0
-    assert catch_up_seconds(None, 30.0, 10.0) is None
-
-
-def test_trend_forgets_groups_that_are_gone() -> None:
-    history = LagHistory()
-    group = GroupLag("g", "kafka", "Stable", partitions=(PartitionLag("t", 0, 1, 2),))
-    history.add(0.0, [group])
-    history.add(1.0, [group])
-    history.add(2.0, [])
-    assert history.trend("g") is None
 
 
 # ---- resets -------------------------------------------------------------------------------------------
@@ -191,8 +158,8 @@ class _Admin:
     def __init__(self, ends: dict[tuple[str, int], int | KzcError] | None, error: KzcError | None = None) -> None:
         self.ends, self.error = ends, error
 
-    def list_consumer_groups(self) -> list[GroupListing]:
-        return [GroupListing("g", "Empty", False)]
+    def list_consumer_groups(self) -> GroupListings:
+        return GroupListings((GroupListing("g", "Empty", False),))
 
     def describe_consumer_groups(self, ids: list[str]) -> dict[str, GroupDescription]:
         return {"g": GroupDescription("g", "Empty", "", 1, (), False)}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from cli.describe_cmd import render
 from core.console.protocols import DeletionStage
 from core.console.view import deletion_status
 from core.kafka.znodes import PartitionState, PreferredElectionRequest, ReassignmentRequest, Unreadable
@@ -13,11 +14,13 @@ from core.snapshot.health import (
     deletion_queue,
     leader_imbalance,
     offline_partitions,
+    over_imbalance_threshold,
     partition_health,
     under_min_isr_partitions,
     under_replicated_partitions,
 )
 from core.snapshot.model import NOT_READ, StaticMinIsr
+from core.snapshot.summary import summarize
 from core.testdata.builder import NOW_MS, broker, config, snapshot, state, topic
 
 RF3 = {0: [1, 2, 3], 1: [2, 3, 1], 2: [3, 1, 2]}
@@ -276,3 +279,22 @@ def test_every_blocker_is_listed_in_order_with_what_to_do_when_deletion_is_disab
     assert {r.state for r in queued.replicas} == {"OnlineReplica"}  # deletion has not started
     status = deletion_status(snap, "a", NOW_MS)
     assert status.stuck is not None and status.stuck.count("; ") >= 2  # every blocker, not the first only
+
+
+def test_a_dead_broker_is_never_over_the_imbalance_threshold_in_describe_or_the_rule() -> None:
+    # Broker 3 is down: its partitions are led elsewhere, which the controller's auto rebalance cannot fix.
+    snap = snapshot(
+        brokers=[1, 2], topics=[topic("a", {0: [3, 1], 1: [3, 2]}, states={0: state(1, [1]), 1: state(2, [2])})]
+    )
+    [b3] = [b for b in leader_imbalance(snap) if b.broker_id == 3]
+    assert b3.ratio == 1.0 and not b3.exceeds(10)
+    assert not over_imbalance_threshold(False, 2, 2, 10) and over_imbalance_threshold(True, 2, 2, 10)
+    assert assess(snap).imbalanced_brokers == ()
+    assert summarize(snap).health.imbalanced_brokers == ()
+
+
+def test_describe_names_the_brokers_that_hold_replicas_but_are_not_registered() -> None:
+    snap = snapshot(brokers=[1, 2], topics=[topic("a", {0: [3, 1], 1: [1, 2]})])
+    summary = summarize(snap)
+    assert summary.missing_brokers == (3,) and summary.to_json()["missing_brokers"] == [3]
+    assert "NOT registered, though they hold replicas: 3" in render(summary)

@@ -64,6 +64,7 @@ from core.kafka.znodes import (
     parse_topic,
     parse_znode,
 )
+from core.kafka.znodes.brokers import releases_of_registration
 
 FIXTURES = Path(__file__).parent / "fixtures" / "znodes"
 
@@ -88,6 +89,26 @@ def replace_fields(name: str, **changes: Any) -> bytes:
 
 RECORDED: list[tuple[str, str, object]] = [
     ("controller_v1_2.8.json", "/controller", ControllerInfo(1, 1623839402156, 1, None)),
+    # Recorded from a real 0.10.2.2 sandbox (tests/integration/test_release_paths.py), as that release writes.
+    ("controller_v1_0.10.2.json", "/controller", ControllerInfo(2, 1795709969384, 1, None)),
+    (
+        "broker_v4_0.10.2.json",
+        "/brokers/ids/1",
+        BrokerRegistration(
+            broker_id=1,
+            version=4,
+            host="127.0.0.1",
+            port=40657,
+            jmx_port=-1,
+            timestamp_ms=1795709970710,
+            endpoints=(Endpoint("PLAINTEXT", "PLAINTEXT", "127.0.0.1", 40657),),
+            rack=None,
+            listener_security_protocol_map=(("PLAINTEXT", "PLAINTEXT"),),
+            features=None,
+        ),
+    ),
+    # The ISR shrunk to the leader: a follower that fell behind on a loaded machine.
+    ("state_0.10.2.json", "/brokers/topics/grow/partitions/0/state", PartitionState(3, 1, (3,), 1, 0, 1)),
     ("controller_v2_3.6.json", "/controller", ControllerInfo(2, 1700000000123, 2, -1)),
     ("controller_v2_kraft_migration.json", "/controller", ControllerInfo(3000, 1700000100000, 2, 7)),
     ("controller_epoch.txt", "/controller_epoch", 12),
@@ -1186,3 +1207,12 @@ def test_parse_znode_decode_data_and_explain_never_raise(path: str, data: bytes 
 @given(path=st.text(max_size=60))
 def test_classify_never_raises(path: str) -> None:
     classify(path)
+
+
+@pytest.mark.parametrize(
+    ("version", "releases"),
+    [(1, "0.8"), (2, "0.9+"), (3, "0.10.0-0.10.1"), (4, "0.10.2+"), (5, "2.7+"), (6, "unknown"), (0, "unknown")],
+)
+def test_a_registration_version_tells_the_releases_that_write_it(version: int, releases: str) -> None:
+    # zk-layout §2.3: v2 and v4 are also written by newer brokers on an older inter.broker.protocol.version.
+    assert releases_of_registration(version) == releases

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from cli.migration_cmd import render
 from core.consistency.catalog import BY_ID, MIGRATION_CHECKS, selected
 from core.consistency.local_engine import run_local
 from core.kafka.migration import (
@@ -18,7 +19,7 @@ from core.kafka.migration import (
     ibp_supports_migration,
 )
 from core.kafka.znodes import ControllerInfo, MigrationState, Unreadable
-from core.migration.status import BrokerFacts, migration_status
+from core.migration.status import Blocker, BrokerFacts, migration_status
 from core.sandbox.migration import _rewrite
 from core.snapshot.kraft import kraft_broker_ids, with_served_kraft_brokers
 from core.testdata.checks import MIGRATION_CASES, broker_json, healthy, kraft_moved, migration_ready
@@ -180,3 +181,12 @@ def test_the_panel_tells_finalized_from_every_broker_on_kraft_with_the_controlle
     assert "/migration frozen: nothing dual-writes (finalized, or the KRaft controller is down)" in frozen
     unseen = migration_status(snapshot, advancing=None, readiness=False).panel_lines()
     assert unseen[0] == "phase: every broker left /brokers/ids; /migration not observed moving yet"
+
+
+def test_the_next_step_asks_to_fix_blockers_only_when_there_are_some() -> None:
+    ready = migration_status(migration_ready())
+    assert ready.phase is Phase.NOT_STARTED and not ready.blockers
+    assert not ready.next_step.startswith("fix") and ready.next_step.startswith("format KRaft controllers")
+    assert ready.to_json()["next"] == ready.next_step and "Blockers     none" in render(ready)
+    blocked = replace(ready, blockers=(Blocker("ibp", "too old", "/brokers/ids/1"),))
+    assert blocked.next_step.startswith("fix the 1 blocker(s) below, then format KRaft controllers")

@@ -15,13 +15,17 @@ from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
 from core.reassign.plan import (
     Key,
     Move,
+    ReassignPlan,
+    balance_of,
     check_partitions_and_brokers,
     parse_reassignment_file,
     plan_move_off,
     plan_onto,
     reassigning_brokers,
     topic_throttles,
+    with_balance,
 )
+from core.reassign.progress import PartitionProgress, ReassignProgress, reverted_replicas
 
 
 def kafka_cluster(
@@ -240,3 +244,37 @@ def test_throttles_are_kafkas_leader_and_follower_lists() -> None:
     }
     assert throttles["u"]["follower.replication.throttled.replicas"] == "1:6"
     assert reassigning_brokers(moves) == (1, 2, 3, 4, 5, 6)
+
+
+def test_a_plan_and_the_apply_of_its_file_show_the_same_balance() -> None:
+    # Two topics; only "a" holds replicas on broker 3, so the file names only "a"'s partitions.
+    assignment = {("a", 0): [1, 3], ("a", 1): [3, 2], ("a", 2): [2, 1], ("b", 0): [1, 2], ("b", 1): [2, 1]}
+    registered = (1, 2, 3, 4)
+    planned = with_balance(plan_move_off(assignment, [BrokerMeta(b) for b in registered], [3]), assignment, registered)
+    in_file = {k: v for k, v in assignment.items() if k[0] == "a"}  # what apply FILE reads: the file's topics
+    final = final_assignment(assignment, planned.moves)
+    from_file = ReassignPlan(
+        mode="file",
+        brokers=(),
+        targets=registered,
+        moves=planned.moves,
+        before=balance_of(in_file, registered),
+        after=balance_of({k: final[k] for k in in_file}, registered),
+        partitions_considered=len(in_file),
+    )
+    applied = with_balance(from_file, in_file, registered)
+    for when in ("before", "after"):
+        assert applied.metrics()[when] == planned.metrics()[when]
+    assert planned.balanced_over == (1, 2, 4)  # broker 3 is emptied: the skew is over the brokers kept
+
+
+def test_a_cancel_preview_says_which_preferred_leaders_the_reverted_order_changes() -> None:
+    # Moving [1, 2] -> [2, 3]: ZooKeeper holds [2, 3, 1] (target first); a cancel leaves [2, 1].
+    moving = PartitionProgress("t", 0, (2, 3), (2, 3, 1), (3,), (1,), (1, 2), 1, "adding", ())
+    assert reverted_replicas(moving) == (2, 1)
+    lines = ReassignProgress((moving,)).cancel_effects()
+    assert "not the order before it" in lines[0]
+    assert (
+        lines[1]
+        == "  t-0: reverts to replicas 2,1, preferred leader 2 (the leader now is 1: kzc elect preferred moves it)"
+    )

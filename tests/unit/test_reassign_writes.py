@@ -139,7 +139,7 @@ def test_log_sizes_request_and_answer_are_describe_log_dirs_v1() -> None:
 
     from core.brokers.logdirs import decode_describe_log_dirs, encode_describe_log_dirs
 
-    frame = encode_describe_log_dirs({"t": [0, 2]})
+    frame = encode_describe_log_dirs({"t": [0, 2]}, 1)
     body = frame[4:]
     assert body[:8] == bytes.fromhex("002300010000000b")  # api key 35, version 1, correlation 11
     assert body.endswith(struct.pack(">i", 1) + b"\x00\x01t" + struct.pack(">iii", 2, 0, 2))

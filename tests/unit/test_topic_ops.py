@@ -11,7 +11,7 @@ import io
 import json
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,6 +23,7 @@ import cli.assign_cmd
 import cli.topic_cmd
 from cli.main import main
 from core.audit import AuditLog, read_audit_log
+from core.brokers.capabilities import BrokerApis, Capabilities
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import KafkaRuleError, KzcError
@@ -37,9 +38,11 @@ from core.kafka.znodes import (
 )
 from core.kafka.znodes.encode import encode_new_topic
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
-from core.topics.ops import TopicOps
+from core.topics.ops import TopicOps, path_reason
 from core.topics.plan import CreateRequest, ExpandRequest, plan_create, plan_expand
+from core.topics.write import describe_writes, planned_writes
 from tests.cli_runner import run as _run
+from tests.unit.fake_broker import RELEASE_APIS
 
 ZK_CONTROLLER = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}'
 KRAFT_CONTROLLER = b'{"version":2,"brokerid":3000,"timestamp":"1700000000000","kraftControllerEpoch":7}'
@@ -133,6 +136,7 @@ class FakeAdmin:
 
     calls: list[tuple[str, Any]] = field(default_factory=list)
     delete_errors: dict[str, KzcError | None] = field(default_factory=dict)
+    timeout: float = 1.0
 
     def create_topic(
         self, topic: str, replicas: Sequence[Sequence[int]], config: dict[str, str], validate_only: bool = False
@@ -153,9 +157,18 @@ class FakeAdmin:
         return None  # unknown: the plan warns, the brokers decide
 
 
-def _ops(reader: FakeReader, admin: FakeAdmin | None, audit_file: Path, read_only: bool = False) -> TopicOps:
-    settings = ConnectionSettings(zookeeper=parse_zookeeper("127.0.0.1:1"), read_only=read_only)
-    ops = TopicOps(SimpleNamespace(client=None), admin, settings, AuditLog("test", audit_file))  # type: ignore[arg-type]
+def _ops(
+    reader: FakeReader, admin: FakeAdmin | None, audit_file: Path, read_only: bool = False, release: str = "3.9"
+) -> TopicOps:
+    settings = ConnectionSettings(
+        zookeeper=parse_zookeeper("127.0.0.1:1"),
+        read_only=read_only,
+        read_only_by="--read-only was given" if read_only else None,
+    )
+    # The brokers' ApiVersions as brokers of ``release`` answer them (no socket in unit tests).
+    caps = Capabilities(tuple(BrokerApis(b, RELEASE_APIS[release]) for b in sorted(reader.facts().brokers)))
+    audit = AuditLog("test", audit_file)
+    ops = TopicOps(SimpleNamespace(client=None), admin, settings, audit, caps)  # type: ignore[arg-type]
     ops.reader = reader  # type: ignore[assignment]
     return ops
 
@@ -185,8 +198,6 @@ def fake_cluster(monkeypatch: pytest.MonkeyPatch, audit_file: Path) -> dict[str,
 
     monkeypatch.setattr(cli.topic_cmd, "open_topic_ops", fake_open)
     return state
-
-
 
 
 # ---- 1. numbers outside Java's int range ----------------------------------------------------------------
@@ -308,8 +319,7 @@ def test_kzc_assign_takes_disable_rack_aware_offline_and_with_topic(
         seen.append(request)
         return plan_expand(_facts(PARTIAL), _live("t", {0: [2, 3]}), request, via=via, znode_limit=znode_limit)
 
-    monkeypatch.setattr(cli.assign_cmd, "ZkSession", Session)
-    monkeypatch.setattr(cli.assign_cmd, "require_kafka_cluster", lambda session: None)
+    monkeypatch.setattr(cli.assign_cmd, "open_kafka_session", lambda settings: nullcontext(Session(settings)))
     monkeypatch.setattr(cli.assign_cmd, "TopicStateReader", lambda session: FakeReader(_facts(PARTIAL)))
     monkeypatch.setattr(cli.assign_cmd, "plan_expand", fake_plan_expand)
     code, out, _ = _run(capsys, "assign", "--topic", "t", "--partitions", "3", "--disable-rack-aware", "--json", *ZK)
@@ -597,3 +607,36 @@ def test_without_a_controller_only_a_cluster_that_may_run_3_7_1_refuses_the_zook
         write(_facts(controller=None))
     # With a controller the write is fenced on its version, whatever the version.
     assert write(_facts(registration_version=4))[0] == ("check", "/controller", 0)
+
+
+# ---- 7. the write path follows what the brokers serve (ApiVersions) -------------------------------------------
+
+
+@pytest.mark.parametrize(("release", "via"), [("0.10.2", "zookeeper"), ("1.1", "admin"), ("3.9", "admin")])
+def test_an_expand_goes_through_zookeeper_where_the_brokers_lack_create_partitions(
+    audit_file: Path, release: str, via: str
+) -> None:
+    admin = FakeAdmin()
+    reader = FakeReader(_facts(topics=["t"], registration_version=4), {"t": _live("t", {0: [1, 2]})})
+    ops = _ops(reader, admin, audit_file, release=release)
+    plan = ops.plan_expand(ExpandRequest("t", 2))
+    assert plan.via == via
+    reason = path_reason(plan)
+    assert reason is not None
+    writes = planned_writes(plan)
+    if via == "zookeeper":
+        assert reason.startswith("broker 1 has no CreatePartitions (Kafka 1.0.0+")
+        assert "as kafka-topics --alter --zookeeper did before 1.0" in reason
+        assert admin.calls == []  # nothing is sent to brokers that cannot parse it, not even validate_only
+        assert [(w.op, w.path) for w in writes] == [("set", "/brokers/topics/t")]
+    else:
+        assert reason == "every broker serves CreatePartitions: sent through the AdminClient"
+        assert admin.calls == [("create_partitions", ("t", True))]
+        assert [w.path for w in writes] == ["CreatePartitions"]
+    assert f"Path: {reason}" in describe_writes(writes, reason)
+
+
+def test_without_a_bootstrap_server_the_plan_says_why_it_writes_through_zookeeper(audit_file: Path) -> None:
+    reader = FakeReader(_facts(topics=["t"]), {"t": _live("t", {0: [1, 2]})})
+    plan = _ops(reader, None, audit_file).plan_expand(ExpandRequest("t", 2))
+    assert (plan.via, path_reason(plan)) == ("zookeeper", "no --bootstrap-server: written through ZooKeeper")

@@ -220,7 +220,8 @@ def test_partitions_and_a_manual_assignment_together_are_a_usage_error() -> None
 
 def test_the_plan_carries_why_it_cannot_be_applied() -> None:
     facts = _facts()
-    plan = plan_create(facts, CreateRequest("t", 1, 1), via="admin", blocked=read_only_reason(True, "prod", facts))
+    blocked = read_only_reason("context 'prod' has read_only = true", facts)
+    plan = plan_create(facts, CreateRequest("t", 1, 1), via="admin", blocked=blocked)
     assert plan.blocked == "kzc is read-only (context 'prod' has read_only = true): refusing every mutation"
     assert plan.to_json()["blocked"] == plan.blocked
 
@@ -376,7 +377,7 @@ def test_an_already_marked_topic_says_why_it_is_stuck() -> None:
 
 def test_a_kraft_controller_during_migration_makes_kzc_read_only_with_the_explanation() -> None:
     facts = _facts(controller=KRAFT_CONTROLLER, migration=MIGRATION)
-    reason = read_only_reason(False, None, facts)
+    reason = read_only_reason(None, facts)
     assert reason is not None
     assert "ZooKeeper-to-KRaft migration is in progress (/migration exists and KRaft controller 3000" in reason
     assert "Give --bootstrap-server" in reason
@@ -384,18 +385,18 @@ def test_a_kraft_controller_during_migration_makes_kzc_read_only_with_the_explan
     # Through the brokers Kafka forwards creates, expansions and deletions to the KRaft controller while it
     # dual-writes; once no broker is left in ZooKeeper kzc cannot read the result back, so it refuses.
     assert facts.broker_ids
-    assert read_only_reason(False, None, facts, via_admin=True) is None
+    assert read_only_reason(None, facts, via_admin=True) is None
     finalized = _facts({}, controller=KRAFT_CONTROLLER, migration=MIGRATION)
-    assert "cannot tell that it still dual-writes" in (read_only_reason(False, None, finalized, via_admin=True) or "")
+    assert "cannot tell that it still dual-writes" in (read_only_reason(None, finalized, via_admin=True) or "")
 
 
 def test_a_migration_znode_under_a_zookeeper_controller_only_warns() -> None:
     facts = _facts(migration=MIGRATION)
-    assert read_only_reason(False, None, facts) is None
+    assert read_only_reason(None, facts) is None
     assert migration_warnings(facts) and "ZooKeeper controller is active" in migration_warnings(facts)[0]
     unreadable = _facts(controller=b"garbage", migration=MIGRATION)
     assert isinstance(unreadable.controller, Unreadable)
-    assert "cannot rule out a ZooKeeper-to-KRaft migration" in (read_only_reason(False, None, unreadable) or "")
+    assert "cannot rule out a ZooKeeper-to-KRaft migration" in (read_only_reason(None, unreadable) or "")
 
 
 def test_deletion_obstacles_follow_the_controllers_ineligibility_rules() -> None:

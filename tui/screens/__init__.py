@@ -6,6 +6,7 @@ from textual.dom import DOMNode
 
 from tui.dialogs.jump import JumpDialog
 from tui.screens.base import KzcScreen
+from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen, HealthCounter
 from tui.screens.config_edit import ConfigEditScreen
@@ -17,9 +18,12 @@ from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
+from tui.screens.stop_check import StopCheckScreen
+from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
+from tui.screens.zk_health import ZkHealthScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.virtual_table import VirtualTable
 
@@ -31,6 +35,9 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("topics", TopicsScreen),
     ("topic detail", TopicDetailScreen),
     ("zookeeper", ZkBrowserScreen),
+    ("zookeeper health", ZkHealthScreen),
+    ("stop check", StopCheckScreen),
+    ("broker", BrokerScreen),
     ("create", CreateTopicScreen),
     ("expand", ExpandScreen),
     ("delete", DeleteScreen),
@@ -40,6 +47,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("checks", ChecksScreen),
     ("groups", GroupsScreen),
     ("group detail", GroupDetailScreen),
+    ("timeline", TimelineScreen),
     ("tables", VirtualTable),
     ("filter bar", FilterBar),
     ("help", HelpScreen),

@@ -10,6 +10,7 @@ others (``latest_view``), which a screen that comes back (``ScreenResume``) catc
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import events, on
@@ -20,6 +21,7 @@ from textual.screen import Screen
 from core.console.view import ClusterView
 from tui.messages import ExportRequested, OpenRequested
 from tui.widgets.filter_bar import FilterBar
+from tui.widgets.status_bar import StatusInfo
 from tui.widgets.virtual_table import VirtualTable
 
 # Forms move between fields with priority bindings. Textual hands a key to the focused widget's queue and
@@ -30,6 +32,17 @@ FIELD_BINDINGS: list[BindingType] = [
     Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="next_field"),
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True, id="previous_field"),
 ]
+
+
+def after_typed(screen: Screen[Any], callback: Callable[[], object]) -> None:
+    """Run ``callback`` once the focused field has taken the keys typed before this one.
+
+    A priority binding (``ctrl+d``, ``ctrl+s``) runs as soon as the app reads its key, while the characters
+    typed just before it still wait in the focused field's queue: ``retention.ms=1`` then ``ctrl+d`` in one
+    burst (a paste, a fast typist, keys held while the screen opened) checked an empty field. The field's
+    queue is first in, first out, so a callback queued there runs after those characters.
+    """
+    (screen.focused or screen).call_later(callback)
 
 
 # The app acts on a request within a frame or two; past this, held keys go on as if nothing was pending.
@@ -104,6 +117,10 @@ class KzcScreen(Screen[None]):
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the parts of ``view`` this screen shows (``prepared``: what ``prepare`` returned, or None);
         screens override it."""
+
+    def show_clock(self, now_ms: int, link: StatusInfo) -> None:
+        """Redraw what depends on the time or on the live link (ages, "stale since"), cheaply: the app calls
+        it every second and when this screen becomes current, only while it is current. Nothing by default."""
 
     def on_screen_resume(self) -> None:
         self.call_after_refresh(self._catch_up)

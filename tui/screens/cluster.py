@@ -1,10 +1,16 @@
-"""The Cluster screen (the first one): controller, brokers, pending admin work, health counters, the
-consumer groups that lag or sit empty with committed offsets, and the live event log."""
+"""The cluster screen (the first one): controller and cluster id, brokers with their Kafka release, pending
+admin work, health counters, the consumer groups that lag or sit empty with committed offsets, and the live
+event log.
+
+Every age on it ticks (``show_clock``: the app's clock, every second, redrawing only what changed, never
+re-reading ZooKeeper); while the live link is down each panel says since when its numbers are stale and a
+line says why."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -16,20 +22,35 @@ from textual.widgets import Label, Static
 from core.console.protocols import GroupSource, GroupsView
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
-from tui.journal import EventJournal
+from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
+from core.kafka.znodes.brokers import releases_of_registration
+from core.snapshot.likely_cause import LikelyCause, likely_cause
+from core.snapshot.model import ClusterSnapshot
+from core.zookeeper.health import EnsembleHealth, headline
+from tui.journal import EventJournal, LogLine
 from tui.keymap import MUTATION_IDS
-from tui.messages import ElectionRequested, MoveOffRequested, PartitionsChosen, TopicChosen, ZnodeChosen
+from tui.messages import (
+    BrokerChosen,
+    ElectionRequested,
+    MoveOffRequested,
+    PartitionsChosen,
+    StopCheckRequested,
+    TopicChosen,
+    ZnodeChosen,
+)
 from tui.screens.base import KzcScreen
-from tui.widgets.event_log import EventLog, LogLine, clock_text
+from tui.widgets.event_log import EventLog, clock_text
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
-from tui.widgets.status_bar import StatusBar
+from tui.widgets.status_bar import STATE_TEXT, StatusBar, StatusInfo, ago
+from tui.widgets.text_line import TextLine
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 BROKER_COLUMNS = (
     Column("id", "id", align="right"),
     Column("endpoints", "endpoints", max_width=48),
     Column("rack", "rack"),
+    Column("kafka", "kafka"),
     Column("registered", "since"),
     Column("replicas", "replicas", align="right"),
     Column("leaders", "leaders", align="right"),
@@ -54,6 +75,12 @@ _COUNTER_HEALTH = {  # counter -> the partition health it counts (tui.screens.pa
     "imbalance": "non-preferred",
 }
 GROUPS_EVERY_S = 10.0  # the group counts are read again this long after the previous read finished
+PANEL_TITLES = {
+    "#controller-panel": "Controller",
+    "#health-panel": "Health",
+    "#brokers": "Brokers",
+    "#pending": "Pending admin work",
+}
 
 
 class HealthCounter(Label, can_focus=True):
@@ -93,7 +120,8 @@ class ClusterScreen(KzcScreen):
         Binding("w", "focus_table('pending')", "Pending", id="focus_pending"),
         Binding("v", "focus_table('events')", "Events", id="focus_events"),
         Binding("h", "focus_table('health-offline')", "Health", id="focus_health"),
-        Binding("m", "move_off", "Move off broker", id="move_off"),
+        Binding("m", "move_off", "Move off", id="move_off"),
+        Binding("i", "stop_check", "Stop?", id="stop_check"),
         Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
     ]
 
@@ -113,11 +141,15 @@ class ClusterScreen(KzcScreen):
         self.groups = groups
         self.read_only = read_only
         self._groups_text = ""
+        self._groups_read_ms: int | None = None  # when the group counts shown were read
+        self._groups_error: str | None = None  # why the last read of them failed (the counts are older)
         self._groups_due = False
+        self._link: StatusInfo | None = None  # the live link as last drawn
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
         yield FilterBar()
+        yield TextLine(id="cluster-stale")  # shown while the live link is down: since when, and why
         with Horizontal(id="cluster-top"):
             with Vertical(id="controller-panel", classes="panel"):
                 yield Static("", id="controller-text")
@@ -126,28 +158,35 @@ class ClusterScreen(KzcScreen):
                     yield HealthCounter(key, label)
         yield Static("", id="migration-panel", classes="panel")  # shown while ZooKeeper shows a migration
         yield Label("", id="health-totals")
+        yield Label("", id="likely-cause")  # the smallest explanation of what is unhealthy (core.snapshot.likely_cause)
+        yield Label("", id="zk-health-line")  # ZooKeeper's own health (tui.zk_health_poll), hidden until probed
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
-        yield EventLog(id="events")
+        yield EventLog(self.journal, id="events")
         yield KeyBar(hide=MUTATION_IDS if self.read_only else frozenset())
 
     def on_mount(self) -> None:
-        self.query_one("#controller-panel").border_title = "Controller"
-        self.query_one("#health-panel").border_title = "Health"
-        self.query_one("#brokers").border_title = "Brokers"
-        self.query_one("#pending").border_title = "Pending admin work"
+        for selector, title in PANEL_TITLES.items():
+            self.query_one(selector).border_title = title
         self.query_one("#migration-panel").border_title = "ZooKeeper-to-KRaft migration"
         self.query_one("#events").border_title = "Events"
         self.query_one("#brokers", VirtualTable).focus()
-        self.show_events()
+        self.show_events(self.clock_ms())
         if self.groups is not None:
             self._read_groups()
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
+        self.show_events(self.clock_ms())  # the lines logged while another screen was up
         if self._groups_due:
             self._groups_due = False
             self._read_groups()
+
+    def use_journal(self, journal: EventJournal) -> None:
+        """Show another cluster's journal (the console switched context)."""
+        self.journal = journal
+        for log in self.query("#events").results(EventLog):
+            log.use_journal(journal)
 
     # ---- consumer group counts (a worker that reschedules itself after each read, while shown) -------
 
@@ -156,20 +195,23 @@ class ClusterScreen(KzcScreen):
         assert self.groups is not None
         try:
             view: GroupsView | None = self.groups.group_overview()
-        except KzcError:
-            view = None  # the groups screen says why; here the counts just keep their last value
-        self.app.call_from_thread(self._groups_read, view)
+            error = None
+        except KzcError as exc:
+            view, error = None, str(exc)  # the counts shown keep their last value and say since when, and why
+        self.app.call_from_thread(self._groups_read, view, error)
 
-    def _groups_read(self, view: GroupsView | None) -> None:
-        if view is not None and view.groups:
-            text = (
+    def _groups_read(self, view: GroupsView | None, error: str | None = None) -> None:
+        self._groups_error = error
+        if view is not None:
+            self._groups_read_ms = self.clock_ms()
+            self._groups_text = (
                 f"{len(view.groups):,} consumer groups: {view.lagging:,} lagging · "
                 f"{view.empty_with_offsets:,} empty with committed offsets (g)"
+                if view.groups
+                else ""
             )
-            if text != self._groups_text:
-                self._groups_text = text
-                if self.latest_view is not None:
-                    self._show_health(self.latest_view)
+        if self.latest_view is not None and self.is_mounted:
+            self._show_health(self.latest_view)
         if self.is_mounted:  # a failed read (e.g. still connecting) is tried again sooner
             self.set_timer(GROUPS_EVERY_S if view is not None else GROUPS_EVERY_S / 5, self._next_groups)
 
@@ -191,22 +233,89 @@ class ClusterScreen(KzcScreen):
             return
         self.post_message(MoveOffRequested(int(row.key)))
 
+    def action_stop_check(self) -> None:
+        """What stopping the highlighted broker now would do (offline, under min ISR, leaders moved)."""
+        row = self.query_one("#brokers", VirtualTable).current_row
+        if row is None:
+            self.notify("no broker highlighted: b focuses the brokers", severity="warning")
+            return
+        self.post_message(StopCheckRequested(int(row.key)))
+
     def action_elect_preferred(self) -> None:
         """Preview a preferred leader election of every topic (the leader imbalance)."""
         self.post_message(ElectionRequested(None))
 
     # ---- rendering -----------------------------------------------------------------------------------
 
+    def prepare(self, view: ClusterView) -> object:
+        """The likely cause, off the UI thread (it reads every partition), only when something is unhealthy."""
+        return _Cause(likely_cause(view.snapshot) if _unhealthy(view) else None)
+
+    def _show_cause(self, view: ClusterView, prepared: object) -> None:
+        line = self.query_one("#likely-cause", Label)
+        if isinstance(prepared, _Cause):
+            cause = prepared.cause
+        elif not _unhealthy(view):
+            cause = None
+        elif view.health.partitions <= CAUSE_ON_UI_THREAD_MAX:
+            cause = likely_cause(view.snapshot)
+        else:
+            return  # caught up on return to the screen: the next refresh (in the worker) brings it
+        line.display = cause is not None
+        line.update(f"likely cause: {cause.text}" if cause is not None else "")
+
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the controller, health, brokers and pending work of ``view``."""
         now = self.clock_ms()
+        self._show_cause(view, prepared)
         self._show_controller(view, now)
         self._show_health(view)
         panel = self.query_one("#migration-panel", Static)
         panel.display = view.migration is not None
         panel.update("\n".join(view.migration.panel_lines()) if view.migration is not None else "")
-        self.query_one("#brokers", VirtualTable).set_rows([_broker_row(b, now) for b in view.brokers])
-        self.query_one("#pending", VirtualTable).set_rows([_pending_row(p, now) for p in view.pending])
+        self._show_ages(view, now)
+        if self._link is None or self._link.live:
+            self.query_one("#brokers").border_title = _brokers_title(view.snapshot)
+
+    def show_clock(self, now_ms: int, link: StatusInfo) -> None:
+        """The ages (controller, brokers, pending work, events) as of ``now_ms``, and whether the live link is
+        down; only what changed is redrawn."""
+        self._link = link
+        if not self.query("#controller-text"):
+            return  # composing, or being torn down (the app exits)
+        view = self._shown_view
+        if view is not None:
+            self._show_controller(view, now_ms)
+            self._show_ages(view, now_ms)
+            if self._groups_error is not None:
+                self._show_health(view)
+        self.show_events(now_ms)
+        self._show_stale(link, now_ms)
+
+    def _show_ages(self, view: ClusterView, now: int) -> None:
+        self.query_one("#brokers", VirtualTable).update_rows([_broker_row(b, now, view.snapshot) for b in view.brokers])
+        self.query_one("#pending", VirtualTable).update_rows([_pending_row(p, now) for p in view.pending])
+
+    def _show_stale(self, link: StatusInfo, now: int) -> None:
+        """Say on every panel since when its numbers are stale, and why, while the live link is down."""
+        down = link.down_since_ms if not link.live else None
+        line = self.query_one("#cluster-stale", TextLine)
+        if down is None:
+            line.show("")
+        else:
+            reason = link.note or f"ZooKeeper {STATE_TEXT[link.state]}"
+            line.show(f"STALE since {clock_text(down)} ({ago(now, down)} ago): {reason}")
+        if line.has_class("-shown") != (down is not None):
+            line.set_class(down is not None, "-shown")
+            for selector, title in PANEL_TITLES.items():
+                panel = self.query_one(selector)
+                panel.set_class(down is not None, "-stale")
+                if selector == "#brokers" and self._shown_view is not None:
+                    title = _brokers_title(self._shown_view.snapshot)
+                if down is not None:
+                    stale = f"{title} · stale since {clock_text(down)}"
+                    title = stale if len(stale) + 4 <= panel.size.width else f"{title} · stale"  # the line says since
+                panel.border_title = title
 
     def _show_controller(self, view: ClusterView, now: int) -> None:
         c = view.controller
@@ -217,9 +326,13 @@ class ClusterScreen(KzcScreen):
             kraft = " (KRaft, migrating)" if c.kraft else ""
             since = f"{clock_text(c.since_ms)} ({age_text(now - c.since_ms)} ago)" if c.since_ms else "-"
             lines = [f"broker {c.broker_id}{kraft} · epoch {c.epoch if c.epoch is not None else '-'}", f"since {since}"]
-        lines.append(f"moves seen this session: {moves}")
+        lines[0] += f" · {moves} move{'' if moves == 1 else 's'} seen"  # this session
+        lines.append(f"cluster {cluster_id_text(view.snapshot)}")
         text = self.query_one("#controller-text", Static)
-        text.update("\n".join(lines))
+        content = "\n".join(lines)
+        shown = str(text.content)
+        if shown != content:  # an age that ticks redraws the panel's cells only, no layout of the screen
+            text.update(content, layout=shown.count("\n") != content.count("\n"))
         self.query_one("#controller-panel").set_class(c.broker_id is None, "-offline")
 
     def _show_health(self, view: ClusterView) -> None:
@@ -243,15 +356,35 @@ class ClusterScreen(KzcScreen):
             totals += f" · {h.unreadable_znodes} unreadable znodes"
         if self._groups_text:
             totals += f"\n{self._groups_text}"
+            if self._groups_error is not None and self._groups_read_ms is not None:
+                read = self._groups_read_ms
+                totals += f" · as of {clock_text(read)} ({ago(self.clock_ms(), read)} ago): {self._groups_error}"
+        elif self._groups_error is not None:
+            totals += f"\nconsumer groups: not read: {self._groups_error}"
         totals_label = self.query_one("#health-totals", Label)
-        totals_label.update(totals)
+        if str(totals_label.content) != totals:
+            totals_label.update(totals)
         totals_label.set_class(h.unreadable_znodes > 0, "-unreadable")
 
-    def show_events(self) -> None:
-        """Show the app's event log (called when events arrive while this screen is active)."""
-        # Events also arrive while the screen is composing or being torn down (app exit): then there is no log.
+    def show_zk_health(self, health: EnsembleHealth | None, stale: bool, problem: str | None) -> None:
+        """ZooKeeper's own health in one line: the worst alarm (or none), when probed; ``Z`` opens the screen."""
+        line = self.query_one("#zk-health-line", Label)
+        head = headline(health) if health is not None else None
+        line.display = head is not None
+        if health is None or head is None:
+            return
+        text, severity = head
+        when = f"STALE since {clock_text(health.at_ms)}" if stale else clock_text(health.at_ms)
+        line.update(f"{text} · {when} (Z)")
+        for name in ("ok", "warning", "error"):
+            line.set_class(severity == name, f"-{name}")
+        line.set_class(stale, "-stale")
+
+    def show_events(self, now_ms: int) -> None:
+        """Show the journal's lines (the new ones, and the ages as of ``now_ms``)."""
+        # Called while composing or being torn down (app exit) too: then there is no log.
         for log in self.query("#events").results(EventLog):
-            log.show_lines(self.journal.lines)
+            log.show(now_ms)
 
     # ---- jumps ---------------------------------------------------------------------------------------
 
@@ -268,8 +401,7 @@ class ClusterScreen(KzcScreen):
 
     @on(VirtualTable.Selected, "#brokers")
     def _broker_selected(self, event: VirtualTable.Selected) -> None:
-        broker = int(event.row.key)
-        self.post_message(PartitionsChosen(f"partitions on broker {broker}", None, broker))
+        self.post_message(BrokerChosen(int(event.row.key)))
 
     def export_payload(self) -> dict[str, Any] | None:
         """The whole cluster view: controller, health, brokers, pending work and events."""
@@ -278,6 +410,8 @@ class ClusterScreen(KzcScreen):
             return None
         h = view.health
         return {
+            "cluster_id": cluster_id_text(view.snapshot),
+            "kafka": kafka_release_text(view.snapshot),
             "controller": {
                 "broker_id": view.controller.broker_id,
                 "epoch": view.controller.epoch,
@@ -301,7 +435,56 @@ class ClusterScreen(KzcScreen):
         }
 
 
-def _broker_row(b: BrokerRow, now: int) -> Row:
+@dataclass(frozen=True)
+class _Cause:
+    """What ``prepare`` derived: the likely cause (None: nothing unhealthy)."""
+
+    cause: LikelyCause | None
+
+
+CAUSE_ON_UI_THREAD_MAX = 20_000  # partitions: below this, a screen catching up derives the cause itself
+
+
+def _unhealthy(view: ClusterView) -> bool:
+    return view.health.offline > 0 or view.health.under_replicated > 0
+
+
+def cluster_id_text(snapshot: ClusterSnapshot) -> str:
+    """``/cluster/id``'s id, or why there is none (0.10.0 and older brokers do not write it)."""
+    if isinstance(snapshot.cluster_id, ClusterId):
+        return snapshot.cluster_id.id
+    return "unreadable" if isinstance(snapshot.cluster_id, Unreadable) else "none"
+
+
+def broker_release(snapshot: ClusterSnapshot, broker_id: int) -> str:
+    """The Kafka release of ``broker_id`` as its registration tells (``2.7+``), ``unknown`` when not registered
+    or unreadable."""
+    entry = snapshot.brokers.get(broker_id)
+    if entry is None or not isinstance(entry.registration, BrokerRegistration):
+        return "unknown"
+    return releases_of_registration(entry.registration.version)
+
+
+def kafka_release_text(snapshot: ClusterSnapshot) -> str:
+    """The registered brokers' Kafka release: ``Kafka 2.7+``, ``Kafka mixed: 2.7+ (1, 2), 0.10.2+ (3)``, or
+    ``Kafka unknown``."""
+    by_release: dict[str, list[int]] = {}
+    for broker_id in sorted(snapshot.brokers):
+        by_release.setdefault(broker_release(snapshot, broker_id), []).append(broker_id)
+    if len(by_release) == 1:
+        return f"Kafka {next(iter(by_release))}"
+    if not by_release:
+        return "Kafka unknown"
+    parts = [f"{release} ({', '.join(map(str, ids))})" for release, ids in by_release.items()]
+    return "Kafka mixed: " + ", ".join(parts)
+
+
+def _brokers_title(snapshot: ClusterSnapshot) -> str:
+    return f"Brokers · {kafka_release_text(snapshot)}"
+
+
+def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot) -> Row:
+    release = broker_release(snapshot, b.id)
     meanings = frozenset() if b.alive else frozenset({"dead"})
     if b.problem:
         meanings = meanings | {"unreadable"}
@@ -312,12 +495,13 @@ def _broker_row(b: BrokerRow, now: int) -> Row:
         str(b.id),
         endpoints + (gone if b.endpoints else ""),
         (b.rack + gone) if b.rack else "-",
+        release,
         since,
         f"{b.replicas:,}",
         f"{b.leaders:,}",
         "yes" if b.alive else "NO",
     )
-    values = (b.id, list(b.endpoints), b.rack, b.registered_ms, b.replicas, b.leaders, b.alive)
+    values = (b.id, list(b.endpoints), b.rack, release, b.registered_ms, b.replicas, b.leaders, b.alive)
     return Row(str(b.id), cells, meanings, values, b)
 
 

@@ -19,7 +19,8 @@ from textual.worker import Worker, WorkerState
 from core.configs.plan import ConfigPlan, parse_request
 from core.configs.zk import StoredConfig
 from core.console.fixes import ConfigActions
-from tui.screens.base import FIELD_BINDINGS
+from tui.messages import ChangeFinished
+from tui.screens.base import FIELD_BINDINGS, after_typed
 from tui.widgets.form_input import FormInput
 
 
@@ -53,6 +54,7 @@ class ConfigEditScreen(Screen[None]):
         self.topic = topic
         self.actions = actions
         self.plan: ConfigPlan | None = None
+        self._writing: ConfigPlan | None = None  # the plan being written
 
     def compose(self) -> ComposeResult:
         yield Label(f"Config of topic {self.topic}", id="title")
@@ -85,6 +87,11 @@ class ConfigEditScreen(Screen[None]):
         lines = [f"{k}={v}" for k, v in sorted(overrides.items())] or ["no overrides"]
         self.query_one("#current", Static).update("\n".join(lines))
         if message.written:
+            if self._writing is not None:  # one event log line for the change, with its outcome
+                changes = ", ".join(c.describe().strip() for c in self._writing.changes)
+                text = f"you: config of topic {self.topic} written: {changes}"
+                self.post_message(ChangeFinished(text, "info", self.topic))
+                self._writing = None
             self.plan = None
             self._status("Written.")
 
@@ -102,14 +109,25 @@ class ConfigEditScreen(Screen[None]):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self._status(f"Refused: {event.worker.error}")
+            if event.worker.group == "config-apply":
+                text = f"you: config of topic {self.topic} not written: {event.worker.error}"
+                self.post_message(ChangeFinished(text, "error", self.topic))
 
     def action_preview(self) -> None:
+        """Check the diff once the keys typed before ``ctrl+d`` are in their field (typed ahead, pasted)."""
+        after_typed(self, self._preview)
+
+    def _preview(self) -> None:
         items = self.query_one("#set", Input).value.split()
         deletes = self.query_one("#delete", Input).value.split()
         self._status("Checking...")
         self._plan(items, deletes)
 
     def action_apply(self) -> None:
+        """Write the diff once the keys typed before ``ctrl+s`` are in their field."""
+        after_typed(self, self._apply_typed)
+
+    def _apply_typed(self) -> None:
         if self.plan is None or not self.plan.changes:
             self._status("Show the diff first (ctrl+d); nothing was written.")
             return
@@ -117,6 +135,7 @@ class ConfigEditScreen(Screen[None]):
             self._status(f"Type {self.topic} to write; nothing was written.")
             return
         self._status("Writing...")
+        self._writing = self.plan
         self._apply(self.plan)
 
     def action_close(self) -> None:

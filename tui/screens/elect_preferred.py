@@ -1,8 +1,10 @@
-"""Preferred leader election: the partitions that would be sent and those skipped with why, sent after
-typing their number, then followed until each has its preferred leader (or says why not).
+"""Preferred leader election: the partitions that would be sent and those skipped with why, the request as a
+dry run (``ctrl+d``), sent after typing their number (``ctrl+s``), then followed until each has its preferred
+leader (or says why not). The outcome is one line of the event log (``ChangeFinished``).
 
 Opened from the health panel's leader imbalance (every topic) or from a topic; it receives the topic (or
-None) and an ``ElectionActions`` when it is built.
+None) and an ``ElectionActions`` when it is built. The confirmation field has the focus from the start, so
+what is typed while the plan is read lands in it; ``ctrl+s`` reads it after the keys typed before it.
 """
 
 from __future__ import annotations
@@ -19,14 +21,20 @@ from textual.widgets import Footer, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from core.console.fixes import ElectionActions
+from core.elections.ops import planned_writes
 from core.elections.plan import ALREADY, Candidate, PreferredPlan
+from core.errors import KzcError
+from core.topics.write import describe_writes
+from tui.messages import ChangeFinished
+from tui.screens.base import after_typed
 from tui.widgets.form_input import FormInput
 
 
 class ElectPreferredScreen(Screen[None]):
-    """Preview, confirm, send and follow a preferred leader election."""
+    """Preview, dry-run, confirm, send and follow a preferred leader election."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+d", "dry_run", "Dry run", priority=True, id="dry_run"),
         Binding("ctrl+s", "apply", "Elect", priority=True, id="apply"),
         Binding("escape", "close", "Close", id="close"),
     ]
@@ -54,17 +62,24 @@ class ElectPreferredScreen(Screen[None]):
         self.plan: PreferredPlan | None = None
         self.sent = False
         self.errors: dict[str, str] = {}
+        self._logged = False  # the outcome's event log line was posted
+
+    @property
+    def where(self) -> str:
+        """``topic orders`` or ``every topic``."""
+        return f"topic {self.topic}" if self.topic else "every topic"
 
     def compose(self) -> ComposeResult:
-        where = f"topic {self.topic}" if self.topic else "every topic"
-        yield Label(f"Preferred leader election: {where}", id="title")
+        yield Label(f"Preferred leader election: {self.where}", id="title")
         with VerticalScroll():
-            yield Static("planning...", id="preview")
+            yield Static("planning...", id="preview", markup=False)
+            yield Static("", id="dry-run", markup=False)
         yield FormInput(placeholder="type the number of partitions to elect, then ctrl+s", id="confirm")
-        yield Static("", id="status")
+        yield Static("", id="status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#confirm", Input).focus()  # keys typed while the plan is read go to the field
         self._make_plan()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="elect-plan")
@@ -86,8 +101,9 @@ class ElectPreferredScreen(Screen[None]):
         self.plan = message.plan
         self.query_one("#preview", Static).update("\n".join(message.plan.describe()))
         if message.plan.sent:
-            self._status(f"Type {len(message.plan.sent)} and press ctrl+s to elect.")
+            self._status(f"Type {len(message.plan.sent)} and press ctrl+s to elect; ctrl+d shows the request.")
         else:
+            self.query_one("#confirm", Input).display = False  # nothing to confirm
             self._status("Nothing to elect.")
 
     @on(Looked)
@@ -99,6 +115,14 @@ class ElectPreferredScreen(Screen[None]):
         lines += [f"  {c.topic}-{c.partition}: not elected: {c.skipped}" for c in settled if c.skipped != ALREADY]
         lines += [f"  {name}: {error}" for name, error in message.errors.items()]
         self.query_one("#preview", Static).update("\n".join(lines))
+        if not self._logged:  # the first look follows the send: its outcome is the log line
+            self._logged = True
+            failed = f", {len(message.errors)} refused" if message.errors else ""
+            text = (
+                f"you: preferred leader election of {self.where}: {len(message.candidates)} partition(s) sent"
+                f"{failed}, {elected} led by their preferred replica"
+            )
+            self.post_message(ChangeFinished(text, "warning" if message.errors else "info", self.topic))
         if len(settled) == len(message.candidates):
             self._status("Done.")
         elif self.plan is not None:
@@ -110,17 +134,47 @@ class ElectPreferredScreen(Screen[None]):
                 self.call_after_refresh(self._look, plan)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.state == WorkerState.ERROR and event.worker.error is not None:
-            self._status(f"Error: {event.worker.error}")
+        if event.state != WorkerState.ERROR or event.worker.error is None:
+            return
+        error = event.worker.error
+        if event.worker.group == "elect-plan":
+            self.query_one("#preview", Static).update("")  # no plan: nothing to preview nor to confirm
+            self.query_one("#confirm", Input).display = False
+        elif event.worker.group == "elect-send":
+            text = f"you: preferred leader election of {self.where}: not sent: {error}"
+            self.post_message(ChangeFinished(text, "error", self.topic))
+            self._logged = True
+        self._status(f"Error: {error}")
+
+    def action_dry_run(self) -> None:
+        """Show the request the election would send (the znode or ElectLeaders), without sending it."""
+        if self.plan is None or not self.plan.sent:
+            self._status("Nothing to dry-run: no partition would be sent.")
+            return
+        try:
+            lines = describe_writes(planned_writes(self.plan))
+        except KzcError as exc:
+            lines = [f"DRY RUN: {exc}"]
+        dry = self.query_one("#dry-run", Static)
+        dry.update("\n".join(lines))
+        dry.add_class("-shown")
 
     def action_apply(self) -> None:
-        if self.plan is None or self.sent or not self.plan.sent:
+        """Send the election once the keys typed before ``ctrl+s`` are in the field."""
+        after_typed(self, self._apply)
+
+    def _apply(self) -> None:
+        if self.plan is None:  # never sent unseen: the number typed must match a preview the user has read
+            self._status("Still planning: press ctrl+s again once the preview is shown; nothing was sent.")
+            return
+        if self.sent or not self.plan.sent:
             return
         expected = str(len(self.plan.sent))
         if self.query_one("#confirm", Input).value.strip() != expected:
             self._status(f"Type {expected} (the number of partitions) to elect; nothing was sent.")
             return
         self.sent = True
+        self.query_one("#dry-run", Static).remove_class("-shown")  # it described what was to come
         self._status("Sending...")
         self._send(self.plan)
 

@@ -1,12 +1,17 @@
-"""The consumer groups screen: every group with state, members, topics, lag and trend, sorted by lag
-(unknown first), filterable (``/``), live while shown; and the group detail screen (one row per partition).
+"""The consumer groups screen: every group with state, members, topics, lag, trend and when its numbers
+were read, sorted by lag (unknown first), filterable (``/``), live while shown; and the group detail screen
+(one row per partition).
 
 Both read through ``GroupSource`` in a worker that reschedules itself only after the previous read
 finished, and only while the screen is shown: a slow cluster slows the refresh, it never piles reads up.
+Every second the ages are drawn again: a group whose source stopped answering reads "stale since HH:MM:SS
+(reason)", and once no read has finished for ``STALE_AFTER_S`` every number does (``GroupsView.aged``).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -17,8 +22,10 @@ from textual.widgets import Label
 
 from core.console.protocols import GroupDetail, GroupSource, GroupsView
 from core.errors import KzcError
+from core.groups.freshness import aged, as_of_text, read_text
 from core.groups.lag import GroupLag, LagTotal, PartitionLag
 from core.groups.trend import LagTrend
+from core.human_time import age_text, clock_text
 from tui.messages import GroupChosen, TopicChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
@@ -28,6 +35,7 @@ from tui.widgets.text_line import TextLine
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 REFRESH_S = 5.0
+STALE_AFTER_S = 30.0  # no read finished for this long: every number shown is marked stale
 GROUP_COLUMNS = (
     Column("group", "group", max_width=60),
     Column("state", "state"),
@@ -35,8 +43,9 @@ GROUP_COLUMNS = (
     Column("topics", "topics", max_width=40),
     Column("lag", "lag", align="right"),
     Column("max_lag", "max lag", align="right"),
-    Column("trend", "consumed vs produced", max_width=60),
+    Column("trend", "trend (messages/s)", max_width=70),
     Column("source", "source"),
+    Column("as_of", "as of", max_width=90),
 )
 GROUP_PARTITION_COLUMNS = (
     Column("topic", "topic", max_width=60),
@@ -53,6 +62,7 @@ TOPIC_GROUP_COLUMNS = (
     Column("state", "state"),
     Column("lag", "lag on this topic", align="right"),
     Column("max_lag", "max lag", align="right"),
+    Column("as_of", "as of", max_width=90),
 )
 
 
@@ -65,15 +75,18 @@ def lag_cell(total: LagTotal, error: str | None = None) -> str:
     return f"≥{total.lag_at_least:,}?" if total.lag_at_least else "unknown"
 
 
-def _lag_meanings(lag: int | None) -> frozenset[str]:
+def _lag_meanings(lag: int | None, stale: bool = False) -> frozenset[str]:
     if lag is None:
         return frozenset({"error"})
-    return frozenset({"warning"}) if lag > 0 else frozenset()
+    meanings = {"warning"} if lag > 0 else set()
+    return frozenset(meanings | ({"muted"} if stale else set()))
 
 
-def trend_text(trend: LagTrend | None) -> str:
-    """The trend column: rates and the catch-up estimate, or why there is none yet."""
-    return trend.short() if trend is not None else "(after the next read)"
+def trend_text(group: GroupLag, trend: LagTrend | None) -> str:
+    """The trend column: rates and verdict, or why there is none (stale numbers have no current rate)."""
+    if group.stale is not None:
+        return "- (stale)"
+    return trend.short() if trend is not None else "(after the next reads)"
 
 
 def group_row(group: GroupLag, trend: LagTrend | None) -> Row:
@@ -86,12 +99,19 @@ def group_row(group: GroupLag, trend: LagTrend | None) -> Row:
         ",".join(group.topics) or "-",
         lag_cell(totals, group.error),
         "-" if totals.max_lag is None else f"{totals.max_lag:,}",
-        trend_text(trend),
+        trend_text(group, trend),
         group.source,
+        as_of_text(group),
     )
     values = (group.group, group.state, len(group.members), list(group.topics), group.lag, totals.max_lag,
-              trend.to_json() if trend else None, group.source)  # fmt: skip
-    return Row(group.group, cells, _lag_meanings(group.lag), values, group)
+              trend.to_json() if trend else None, group.source, _as_of_json(group))  # fmt: skip
+    return Row(group.group, cells, _lag_meanings(group.lag, group.stale is not None), values, group)
+
+
+def _as_of_json(group: GroupLag) -> dict[str, Any]:
+    stale = group.stale
+    return {"as_of_ms": group.as_of_ms, "stale_since_ms": stale.since_ms if stale else None,
+            "stale_reason": stale.reason if stale else None}  # fmt: skip
 
 
 def partition_row(row: PartitionLag) -> Row:
@@ -114,21 +134,31 @@ def partition_row(row: PartitionLag) -> Row:
 def topic_group_row(group: GroupLag, total: LagTotal) -> Row:
     """One row of the groups consuming a topic (topic detail)."""
     cells = (group.group, group.state, lag_cell(total, group.error),
-             "-" if total.max_lag is None else f"{total.max_lag:,}")  # fmt: skip
-    values = (group.group, group.state, total.lag, total.max_lag)
-    return Row(group.group, cells, _lag_meanings(None if group.error else total.lag), values, group)
+             "-" if total.max_lag is None else f"{total.max_lag:,}", as_of_text(group))  # fmt: skip
+    values = (group.group, group.state, total.lag, total.max_lag, _as_of_json(group))
+    meanings = _lag_meanings(None if group.error else total.lag, group.stale is not None)
+    return Row(group.group, cells, meanings, values, group)
+
+
+def wall_ms() -> int:
+    """Now, in epoch milliseconds (the screens' default clock)."""
+    return int(time.time() * 1000)
 
 
 class _Refreshing(KzcScreen):
-    """A screen that reads through ``GroupSource`` every ``REFRESH_S`` while it is shown."""
+    """A screen that reads through ``GroupSource`` every ``REFRESH_S`` while it is shown, and draws its ages
+    again every second."""
 
-    def __init__(self, source: GroupSource) -> None:
+    def __init__(self, source: GroupSource, clock_ms: Callable[[], int] = wall_ms) -> None:
         super().__init__()
         self.source = source
+        self.clock_ms = clock_ms
         self._reading = False
+        self._failure: tuple[int, str] | None = None  # the last read failed: when, why
 
     def on_mount(self) -> None:
         self.read_now()
+        self.set_interval(1.0, self._tick_ages)
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
@@ -152,8 +182,10 @@ class _Refreshing(KzcScreen):
     def _arrived(self, result: object) -> None:
         self._reading = False
         if isinstance(result, KzcError):
+            self._failure = (self.clock_ms(), str(result))
             self.show_error(str(result))
         else:
+            self._failure = None
             self.show(result)
         if self.is_mounted:
             self.set_timer(REFRESH_S, self._tick)
@@ -162,6 +194,10 @@ class _Refreshing(KzcScreen):
         if self.is_current:
             self.read_now()
 
+    def _tick_ages(self) -> None:
+        if self.is_current:
+            self.redraw()
+
     def read(self) -> object:
         """The blocking read (worker thread)."""
         raise NotImplementedError
@@ -169,9 +205,13 @@ class _Refreshing(KzcScreen):
     def show(self, result: Any) -> None:
         """Draw what ``read`` returned (UI thread)."""
 
+    def redraw(self) -> None:
+        """Draw the last read again with the ages as they are now (UI thread)."""
+
     def show_error(self, text: str) -> None:
-        """Say the read failed; the rows shown stay (UI thread)."""
+        """Say the read failed; the rows shown stay, marked stale by ``redraw`` (UI thread)."""
         self.notify(f"consumer groups: {text}", severity="warning", timeout=5)
+        self.redraw()
 
 
 class GroupsScreen(_Refreshing):
@@ -200,17 +240,42 @@ class GroupsScreen(_Refreshing):
         """Draw the groups, sorted by lag (the read's order)."""
         assert isinstance(result, GroupsView)
         self._view = result
+        self.redraw()
+
+    def current_view(self) -> GroupsView | None:
+        """The last read as it stands now: stale marks on every group once reads stopped finishing, or
+        when the last one failed."""
+        view: GroupsView | None = getattr(self, "_view", None)
+        if view is None:
+            return None
+        return view.aged(self.clock_ms(), STALE_AFTER_S, self._failure[1] if self._failure else None)
+
+    def redraw(self) -> None:
+        """Rows (when what they show changed: a new read, a failure, numbers turning stale) and the count
+        line with its age, as they are now."""
+        view = self.current_view()
+        if view is None:
+            return
         table = self.query_one("#groups", VirtualTable)
-        table.set_rows([group_row(g, result.trends.get(g.group)) for g in result.groups])
+        drawn = (id(getattr(self, "_view", None)), self._failure, view.stale)
+        if drawn != getattr(self, "_drawn", None):
+            self._drawn = drawn
+            table.set_rows([group_row(g, view.trends.get(g.group)) for g in view.groups])
         self.filter_applied(table)
 
     def filter_applied(self, table: VirtualTable) -> None:
-        """The count line: groups shown, lagging, empty with offsets, and the notes of the read."""
-        view: GroupsView | None = getattr(self, "_view", None)
+        """The count line: groups shown, lagging, empty with offsets, when read, and the notes of the read."""
+        view = self.current_view()
         total = table.total_count
         text = f"{table.row_count:,} of {total:,} groups" if table.filter_text else f"{total:,} groups"
         if view is not None:
             text += f" · {view.lagging} lagging · {view.empty_with_offsets} empty with offsets"
+            if view.stale is not None:
+                text += f" · {view.stale.text()}"
+            elif view.at_ms:
+                text += (
+                    f" · read {clock_text(view.at_ms)} ({age_text(max(self.clock_ms() - view.at_ms, 0) / 1000)} ago)"
+                )
             if view.notes:
                 text += " · " + "; ".join(view.notes)
         self.query_one("#groups-count", TextLine).show(text)
@@ -229,9 +294,10 @@ class GroupDetailScreen(_Refreshing):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("r", "refresh", "Refresh", id="refresh_group")]
 
-    def __init__(self, group: str, source: GroupSource) -> None:
-        super().__init__(source)
+    def __init__(self, group: str, source: GroupSource, clock_ms: Callable[[], int] = wall_ms) -> None:
+        super().__init__(source, clock_ms)
         self.group = group
+        self._detail: GroupDetail | None = None
 
     @property
     def view_name(self) -> str:
@@ -256,7 +322,16 @@ class GroupDetailScreen(_Refreshing):
     def show(self, result: Any) -> None:
         """Draw the summary line and the partitions."""
         assert isinstance(result, GroupDetail)
-        group = result.group
+        self._detail = result
+        self.redraw()
+
+    def redraw(self) -> None:
+        """The summary line (with when the numbers were read, or since when they are stale) and the rows."""
+        detail = self._detail
+        if detail is None:
+            return
+        now = self.clock_ms()
+        group = aged(detail.group, now, STALE_AFTER_S, self._failure[1] if self._failure else None)
         totals = group.lag_total
         parts = [f"group {group.group} ({group.source})", group.state, f"{len(group.members)} member(s)"]
         if group.protocol:
@@ -264,18 +339,25 @@ class GroupDetailScreen(_Refreshing):
         if group.coordinator is not None:
             parts.append(f"coordinator {group.coordinator}")
         parts.append(f"lag {lag_cell(totals, group.error)}")
-        if result.trend is not None:
-            parts.append(result.trend.describe())
+        if group.stale is None and detail.trend is not None:
+            parts.append(detail.trend.describe())
+        parts.append(group.stale.text() if group.stale else read_text(group.as_of_ms or now, now))
         if group.error:
             parts.append(group.error)
         parts += list(group.notes)
         summary = self.query_one("#group-summary", Label)
         summary.update(" · ".join(parts))
-        summary.set_class(group.lag is None, "-offline")
-        self.query_one("#group-partitions", VirtualTable).set_rows([partition_row(r) for r in group.partitions])
+        summary.set_class(group.lag is None or group.stale is not None, "-offline")
+        drawn = (id(detail), group.stale)
+        if drawn != getattr(self, "_drawn", None):  # between reads only the summary's age changes
+            self._drawn = drawn
+            self.query_one("#group-partitions", VirtualTable).set_rows([partition_row(r) for r in group.partitions])
 
     def show_error(self, text: str) -> None:
-        """Say why the group could not be read, in the summary line."""
+        """Say why the group could not be read: in the summary line (the numbers shown, if any, marked stale)."""
+        if self._detail is not None:
+            self.redraw()
+            return
         summary = self.query_one("#group-summary", Label)
         summary.update(f"group {self.group}: {text}")
         summary.add_class("-offline")

@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 from core.console.fixes import MoveOffActions
 from core.reassign.plan import ReassignPlan, describe_plan, move_grid
 from core.reassign.progress import ReassignProgress
+from tui.messages import ChangeFinished
 from tui.screens.base import FIELD_BINDINGS
 from tui.widgets.form_input import FormInput
 
@@ -114,6 +115,9 @@ class MoveOffScreen(Screen[None]):
         self.started = True
         self._status("Started; following every partition...")
         assert self.plan is not None
+        moves = len(self.plan.moves)
+        text = f"you: reassignment off broker {self.broker_id} started ({moves} partition(s))"
+        self.post_message(ChangeFinished(text))
         self._look(self.plan)
 
     @on(ProgressRead)
@@ -131,10 +135,15 @@ class MoveOffScreen(Screen[None]):
     def _finished(self, message: Finished) -> None:
         removed = " Throttle was removed." if message.cleared else ""
         self._status(f"Done: every partition is on its new replicas.{removed}")
+        done = "done; throttle removed" if message.cleared else "done"
+        self.post_message(ChangeFinished(f"you: reassignment off broker {self.broker_id} {done}"))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.state == WorkerState.ERROR and event.worker.error is not None:
             self._status(f"Error: {event.worker.error}")
+            if event.worker.group == "move-off-apply":
+                text = f"you: reassignment off broker {self.broker_id} not started: {event.worker.error}"
+                self.post_message(ChangeFinished(text, "error"))
 
     # ---- actions --------------------------------------------------------------------------------------
 

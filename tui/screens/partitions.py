@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from core.console.view import ClusterView, PartitionRow, partition_rows
+from core.kafka.znodes.paths import broker_path
 from tui.messages import TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
@@ -125,4 +126,4 @@ class PartitionsScreen(KzcScreen):
     def action_registration(self) -> None:
         """Open the broker's registration znode."""
         if self.selection.broker is not None:
-            self.post_message(ZnodeChosen(f"/brokers/ids/{self.selection.broker}"))
+            self.post_message(ZnodeChosen(broker_path(self.selection.broker)))

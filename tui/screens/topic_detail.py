@@ -4,6 +4,7 @@ consuming it with their lag on it, live."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
 from textual import on, work
@@ -14,8 +15,11 @@ from textual.widgets import Label
 from core.console.protocols import GroupSource, OffsetSource, PartitionOffsets, TopicFollower, Unsubscribe
 from core.console.view import ClusterView, PartitionRow, partition_rows, topic_configs
 from core.errors import KzcError
+from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal
+from core.human_time import clock_text
 from core.kafka.znodes import TopicAssignment, Unreadable
+from core.kafka.znodes.paths import state_path, topic_path
 from core.snapshot.model import TopicEntry
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
@@ -28,7 +32,7 @@ from tui.messages import (
     ZnodeChosen,
 )
 from tui.screens.base import KzcScreen
-from tui.screens.groups import REFRESH_S, TOPIC_GROUP_COLUMNS, topic_group_row
+from tui.screens.groups import REFRESH_S, STALE_AFTER_S, TOPIC_GROUP_COLUMNS, topic_group_row, wall_ms
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -111,7 +115,7 @@ class TopicDetailScreen(KzcScreen):
         Binding("tab", "app.focus_next", "Next pane", show=False, id="next_pane"),
     ]
 
-    def __init__(self, topic: str, source: TopicSource, read_only: bool) -> None:
+    def __init__(self, topic: str, source: TopicSource, read_only: bool, clock_ms: Callable[[], int] = wall_ms) -> None:
         """``source``: follows the topic and reads its offsets; ``read_only``: hide every mutation."""
         super().__init__()
         self.topic = topic
@@ -121,6 +125,9 @@ class TopicDetailScreen(KzcScreen):
         self._offsets: dict[int, PartitionOffsets] = {}
         self._offsets_wanted = True  # until the brokers say there are none to ask (no --bootstrap-server)
         self._unfollow: Unsubscribe | None = None
+        self.clock_ms = clock_ms
+        self._groups: list[tuple[GroupLag, LagTotal]] = []
+        self._groups_failure: tuple[int, str] | None = None  # the last groups read failed: when, why
 
     @property
     def view_name(self) -> str:
@@ -146,6 +153,7 @@ class TopicDetailScreen(KzcScreen):
         self.follow()
         self.action_offsets()
         self.fetch_groups()
+        self.set_interval(1.0, self._tick_group_ages)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
     def follow(self) -> None:
@@ -259,19 +267,42 @@ class TopicDetailScreen(KzcScreen):
     def fetch_groups(self) -> None:
         """The groups consuming this topic (worker thread); reschedules itself only after it finished."""
         try:
-            found: list[tuple[GroupLag, LagTotal]] | None = self.source.groups_of_topic(self.topic)
-        except KzcError:
-            found = None  # the groups screen says why; the table keeps its last rows
+            found: list[tuple[GroupLag, LagTotal]] | str = self.source.groups_of_topic(self.topic)
+        except KzcError as exc:
+            found = str(exc)
         self.app.call_from_thread(self._groups_arrived, found)
 
-    def _groups_arrived(self, found: list[tuple[GroupLag, LagTotal]] | None) -> None:
+    def _groups_arrived(self, found: list[tuple[GroupLag, LagTotal]] | str) -> None:
         if not self.is_mounted:
             return
-        if found is not None:
-            table = self.query_one("#topic-groups", VirtualTable)
-            table.set_rows([topic_group_row(group, total) for group, total in found])
-            table.display = bool(found) or table.display
+        if isinstance(found, str):
+            self._groups_failure = (self.clock_ms(), found)
+        else:
+            self._groups_failure = None
+            self._groups = found
+        self._draw_groups()
         self.set_timer(REFRESH_S, self._next_groups)
+
+    def _draw_groups(self) -> None:
+        """The pane with its ages as they are now: shown once a group consumes the topic, and whenever the
+        groups could not be read (it then says why, or marks the rows it keeps stale)."""
+        table = self.query_one("#topic-groups", VirtualTable)
+        failure = self._groups_failure
+        now = self.clock_ms()
+        rows = [(aged(g, now, STALE_AFTER_S, failure[1] if failure else None), t) for g, t in self._groups]
+        table.set_rows([topic_group_row(group, total) for group, total in rows])
+        if failure is not None and not rows:
+            table.empty_text = f"consumer groups unknown since {clock_text(failure[0])}: {failure[1]}"
+        else:
+            table.empty_text = "no consumer group"
+        table.display = bool(rows) or failure is not None or table.display
+
+    def _tick_group_ages(self) -> None:
+        # Only numbers turning stale change the pane between reads.
+        if self.is_current and self._groups and self._groups_failure is None:
+            now = self.clock_ms()
+            if any(g.stale is None and aged(g, now, STALE_AFTER_S) is not g for g, _ in self._groups):
+                self._draw_groups()
 
     def _next_groups(self) -> None:
         if self.is_current:
@@ -301,11 +332,11 @@ class TopicDetailScreen(KzcScreen):
 
     def action_znode(self) -> None:
         """Open the topic's znode in the ZooKeeper browser."""
-        self.post_message(ZnodeChosen(f"/brokers/topics/{self.topic}"))
+        self.post_message(ZnodeChosen(topic_path(self.topic)))
 
     @on(VirtualTable.Selected, "#partitions")
     def _partition_znode(self, event: VirtualTable.Selected) -> None:
-        self.post_message(ZnodeChosen(f"/brokers/topics/{self.topic}/partitions/{event.row.key}/state"))
+        self.post_message(ZnodeChosen(state_path(self.topic, event.row.key)))
 
     def export_payload(self) -> dict[str, Any] | None:
         """Partitions and configs of the topic."""

@@ -1,36 +1,27 @@
 """``EventLog``: live cluster changes, newest first, as ``12:03:04  51s ago  broker 2 left (127.0.0.1:9094)``.
 
-The log stays pinned to the newest event (the cursor on the first row) unless the user moved the cursor
-away; the "ago" column ticks every second, and the log redraws itself from the app's ``event_lines`` when
-they changed while it was hidden. A flood of one kind of event (e.g. a controller failing over thousands
-of times) is shown as one summary row: ``controller moved 1,712 times in 10 s`` (``summarise``).
+The log receives the session's ``EventJournal`` (attributes down) and shows it whenever its screen draws it
+(``show(now_ms)``: on every new line while the screen is up, on every clock tick, and when the screen comes
+back), so lines added while another screen was up appear as soon as the log is seen again. It stays pinned
+to the newest event (the cursor on the first row) unless the user moved the cursor away. A flood of one
+kind of event (e.g. a controller failing over thousands of times) is shown as one summary row:
+``controller moved 1,712 times in 10 s`` (``summarise``).
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.human_time import age_text
+from tui.journal import EventJournal, LogLine
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 FLOOD_MIN = 20  # consecutive events of one kind that make a flood
 FLOOD_WINDOW_MS = 10_000  # a flood's events are at most this far apart from its first
 _NUMBERS = re.compile(r"-?[0-9]+")
-
-
-@dataclass(frozen=True, slots=True)
-class LogLine:
-    """One event as logged: when (epoch ms), the text, its severity, and what it links to."""
-
-    seq: int
-    at_ms: int
-    text: str
-    severity: str = "info"
-    topic: str | None = None
-    path: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +73,9 @@ def summarise(
 
 
 class EventLog(VirtualTable):
-    """The event log table; ``show_lines`` replaces its content (oldest first in, newest shown first)."""
+    """The event log table of one ``EventJournal``; ``show`` draws it as of a time (newest shown first)."""
 
-    def __init__(self, id: str | None = None) -> None:
+    def __init__(self, journal: EventJournal, id: str | None = None) -> None:
         super().__init__(
             [
                 Column("time", "time", width=8),
@@ -94,40 +85,34 @@ class EventLog(VirtualTable):
             empty_text="no changes seen yet",
             id=id,
         )
-        self._lines: list[LogLine] = []
+        self.journal = journal
+        self._version = -1  # the journal version shown
+        # Per shown row, what does not change with the clock (newest first): the key, the time, the text, the
+        # meanings, the sort values and the line; a tick only formats the ages.
+        self._static: list[tuple[str, str, str, frozenset[str], tuple[int, int, str], LogLine]] = []
 
-    def on_mount(self) -> None:
-        self.set_interval(1.0, self._tick)
+    def use_journal(self, journal: EventJournal) -> None:
+        """Show another journal (the console switched to another cluster)."""
+        self.journal, self._version = journal, -1
 
-    def show_lines(self, lines: Iterable[LogLine]) -> None:
-        """Show ``lines`` (given oldest first) newest first, pinned to the newest unless the user scrolled."""
-        self._lines = list(lines)
-        self._render_lines()
-
-    def _render_lines(self) -> None:
+    def show(self, now_ms: int) -> None:
+        """Show the journal's lines (when it has new ones) with their ages as of ``now_ms``; redraws only
+        when a row changed. Pinned to the newest line unless the user moved the cursor away."""
+        if self._version != self.journal.version:
+            self._version = self.journal.version
+            self._static = []
+            for item in summarise(list(self.journal.lines)):
+                line = item.last if isinstance(item, Flood) else item
+                meanings = frozenset({line.severity}) if line.severity in ("error", "warning") else frozenset()
+                if isinstance(item, Flood):
+                    meanings = meanings | {"flood"}
+                values = (line.at_ms, line.at_ms, item.text)
+                self._static.append((str(line.seq), clock_text(line.at_ms), item.text, meanings, values, line))
+            self._static.reverse()
         pinned = self.cursor_row == 0
-        clock = getattr(self.app, "now_ms", None)
-        now = clock() if callable(clock) else int(time.time() * 1000)
-        rows = []
-        for item in summarise(self._lines):
-            line = item.last if isinstance(item, Flood) else item
-            meanings = frozenset({line.severity}) if line.severity in ("error", "warning") else frozenset()
-            if isinstance(item, Flood):
-                meanings = meanings | {"flood"}
-            ago = age_text(max(0, now - line.at_ms) / 1000) + " ago"
-            cells = (clock_text(line.at_ms), ago, item.text)
-            rows.append(Row(str(line.seq), cells, meanings, (line.at_ms, line.at_ms, item.text), line))
-        rows.reverse()
-        self.set_rows(rows)
-        if pinned and rows and self.cursor_row != 0:
+        rows = [
+            Row(key, (clock, age_text(max(0, now_ms - line.at_ms) / 1000) + " ago", text), meanings, values, line)
+            for key, clock, text, meanings, values, line in self._static
+        ]
+        if self.update_rows(rows) and pinned and rows and self.cursor_row != 0:
             self.action_first()
-
-    def _tick(self) -> None:
-        # Redraw when the app's log changed while this one was not told (hidden screen), and let ages tick;
-        # not while another screen is up: a hidden screen's redraw repaints the current one (every second).
-        if not self.display or not self.is_on_screen or self.app.screen is not self.screen:
-            return
-        source = getattr(self.app, "event_lines", None)
-        if source is not None and (len(source) != len(self._lines) or (source and source[-1] != self._lines[-1])):
-            self._lines = list(source)
-        self._render_lines()

@@ -1,19 +1,27 @@
 """``StatusBar``: the line at the top of every screen: context, ZooKeeper state, controller, read-only
-badge, when the last full read of the cluster finished and the time of the last change seen (with its
-age, ticking). States and the badge are CSS classes. Every second it redraws from the app's
-``status_info``, so a screen shown again is current at once and ages move."""
+badge, when the last full read of the cluster finished and the time of the last change seen, with its
+age; while the live link is down, since when and why. States and the badge are CSS classes.
+
+The bar holds no clock and reads nothing from the app: the app shows it ``StatusInfo`` and the time
+(``show``) whenever either changes, every second for the current screen, and when a bar is mounted
+(``StatusBar.Mounted``, messages up). The right-hand part takes the longest form that fits the width, so
+"changed" and its age stay on screen at 80 columns.
+"""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Label
 
 from core.human_time import age_text
 from core.zookeeper.session import ConnectionState
+from tui.widgets.event_log import clock_text
+from tui.widgets.text_line import TextLine
 
 
 @dataclass(frozen=True)
@@ -29,9 +37,15 @@ class StatusInfo:
     note: str | None = None  # e.g. "reconnecting…", or why connecting failed
     last_change_ms: int | None = None  # for the ticking age of the last change
     full_read_ms: int | None = None  # when the last full read of ZooKeeper finished
+    down_since_ms: int | None = None  # when the live link stopped following the cluster (None: it follows)
+
+    @property
+    def live(self) -> bool:
+        """Whether what the console shows follows the cluster now (connected, not in a lost session)."""
+        return self.state is ConnectionState.CONNECTED and self.down_since_ms is None
 
 
-_STATE_TEXT = {
+STATE_TEXT = {
     ConnectionState.CONNECTING: "connecting",
     ConnectionState.CONNECTED: "connected",
     ConnectionState.SUSPENDED: "suspended",
@@ -39,6 +53,32 @@ _STATE_TEXT = {
     ConnectionState.RECONNECTING: "lost · reconnecting",
     ConnectionState.CLOSED: "closed",
 }
+
+
+def ago(now_ms: int, at_ms: int) -> str:
+    """``9m 51s`` from ``at_ms`` to ``now_ms`` (never negative)."""
+    return age_text(max(0, now_ms - at_ms) / 1000)
+
+
+def right_texts(info: StatusInfo, now_ms: int) -> list[str]:
+    """The forms of the bar's right-hand part, longest first: the bar shows the first that fits."""
+    if info.note:
+        if info.down_since_ms is None:
+            return [info.note]
+        since = ago(now_ms, info.down_since_ms)
+        return [f"{info.note} since {clock_text(info.down_since_ms)} ({since})", f"{info.note} {since}", since]
+    forms: list[str] = []
+    read = f"read {clock_text(info.full_read_ms)}" if info.full_read_ms is not None else None
+    if info.last_change:
+        age = f" ({ago(now_ms, info.last_change_ms)} ago)" if info.last_change_ms is not None else ""
+        changed = f"changed {info.last_change}{age}"
+        forms += [f"{read} · {changed}"] if read else []
+        forms.append(changed)
+        if info.last_change_ms is not None:
+            forms += [f"changed {ago(now_ms, info.last_change_ms)} ago", f"chg {ago(now_ms, info.last_change_ms)}"]
+    elif read:
+        forms.append(read)
+    return forms or [""]
 
 
 def _set(label: Label, text: str) -> None:
@@ -49,36 +89,48 @@ def _set(label: Label, text: str) -> None:
 
 
 class StatusBar(Horizontal):
-    """The status line; the app calls ``show`` whenever something in it changes."""
+    """The status line; the app calls ``show`` whenever something in it changes and every second."""
 
     DEFAULT_CSS = """
     StatusBar { height: 1; dock: top; }
     StatusBar Label { padding: 0 1 0 0; }
-    StatusBar #status-last { width: 1fr; text-align: right; }
+    StatusBar #status-last { width: 1fr; text-align: right; padding: 0 1 0 0; }
     """
+
+    class Mounted(Message):
+        """A status bar was mounted and waits for its first ``show``."""
+
+        def __init__(self, bar: StatusBar) -> None:
+            super().__init__()
+            self.bar = bar
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._shown: tuple[StatusInfo, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Label("", id="status-context")
         yield Label("", id="status-zk")
         yield Label("", id="status-controller")
         yield Label("READ-ONLY", id="status-ro")
-        yield Label("", id="status-last")
+        yield TextLine(id="status-last")
 
     def on_mount(self) -> None:
-        self._tick()
-        self.set_interval(1.0, self._tick)
+        self.post_message(self.Mounted(self))
 
-    def _tick(self) -> None:
-        info = getattr(self.app, "status_info", None)
-        if isinstance(info, StatusInfo):
-            self.show(info)
+    def on_resize(self, _event: events.Resize) -> None:
+        if self._shown is not None:
+            self.show(*self._shown)
 
-    def show(self, info: StatusInfo) -> None:
-        """Render ``info``."""
+    def show(self, info: StatusInfo, now_ms: int) -> None:
+        """Render ``info`` with its ages as of ``now_ms``."""
+        self._shown = (info, now_ms)
+        if not self.query("#status-last"):
+            return  # not composed yet (a screen being pushed): shown again once mounted (``Mounted``)
         context = info.context if len(info.context) <= 24 else "…" + info.context[-23:]
         _set(self.query_one("#status-context", Label), context)
         zk = self.query_one("#status-zk", Label)
-        _set(zk, f"ZK {_STATE_TEXT[info.state]}")
+        _set(zk, f"ZK {STATE_TEXT[info.state]}")
         for state in ConnectionState:
             zk.set_class(state is info.state, f"-{state.value}")
         if info.controller is not None:
@@ -90,15 +142,16 @@ class StatusBar(Horizontal):
         _set(ctrl, controller)
         ctrl.set_class(info.controller is None and info.state is ConnectionState.CONNECTED, "-missing")
         self.query_one("#status-ro", Label).display = info.read_only
-        _set(self.query_one("#status-last", Label), info.note or self._times(info))
+        room = self.size.width - self._used() - 1 if self.size.width else 10_000
+        forms = right_texts(info, now_ms)
+        last = self.query_one("#status-last", TextLine)
+        last.show(next((form for form in forms if len(form) <= room), forms[-1]))
+        last.set_class(info.note is not None and info.down_since_ms is not None, "-stale")
 
-    def _times(self, info: StatusInfo) -> str:
-        clock = getattr(self.app, "now_ms", None)
-        now = clock() if callable(clock) else int(time.time() * 1000)
-        parts = []
-        if info.full_read_ms is not None:
-            parts.append("read " + time.strftime("%H:%M:%S", time.localtime(info.full_read_ms / 1000)))
-        if info.last_change:
-            age = f" ({age_text(max(0, now - info.last_change_ms) / 1000)} ago)" if info.last_change_ms else ""
-            parts.append(f"changed {info.last_change}{age}")
-        return " · ".join(parts)
+    def _used(self) -> int:
+        """Columns taken by the labels left of the right-hand part."""
+        used = 0
+        for label in self.query(Label):
+            if label.display:
+                used += len(str(label.content)) + label.styles.gutter.width + label.styles.margin.width
+        return used

@@ -243,6 +243,14 @@ class VirtualTable(Widget, can_focus=True):
         self._widths = widths if widths is not None else measure_widths(self._columns, self._rows)
         self._apply_view(keep_key=key)
 
+    def update_rows(self, rows: list[Row]) -> bool:
+        """``set_rows`` unless every row equals the one shown now (a clock tick whose ages did not change
+        redraws nothing); True when the rows were replaced."""
+        if rows == self._rows:
+            return False
+        self.set_rows(rows)
+        return True
+
     @property
     def row_count(self) -> int:
         """Rows after filtering."""

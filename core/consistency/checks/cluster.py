@@ -12,6 +12,19 @@ from core.consistency.checks.facts import ClusterFacts, Found, located
 from core.consistency.checks.text import count, ids
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
 from core.kafka.znodes import BrokerRegistration, ControllerInfo, Unreadable
+from core.kafka.znodes.paths import (
+    BROKER_IDS,
+    CONFIG_CHANGES,
+    CONTROLLER,
+    DELETE_TOPICS,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    TOPIC_CONFIGS,
+    TOPICS,
+    broker_path,
+    deletion_marker_path,
+    topic_config_path,
+)
 
 Ints = tuple[int, ...]
 Strs = tuple[str, ...]
@@ -106,7 +119,7 @@ class NotificationBacklog(Evidence):
 
 def _no_controller(c: ClusterFacts) -> Iterator[Found]:
     if c.snapshot.controller is None:
-        yield NoController(registered_brokers=tuple(sorted(c.registered))), Where("/controller")
+        yield NoController(registered_brokers=tuple(sorted(c.registered))), Where(CONTROLLER)
 
 
 def _no_controller_spark(i: SparkInput) -> DataFrame | None:
@@ -115,7 +128,7 @@ def _no_controller_spark(i: SparkInput) -> DataFrame | None:
     facts = i.frames.facts
     if not facts.controller_missing:
         return None
-    return rows(i.frames.one_row, finding(NoController, F.lit(None), F.lit(None), F.lit(None), F.lit("/controller"),
+    return rows(i.frames.one_row, finding(NoController, F.lit(None), F.lit(None), F.lit(None), F.lit(CONTROLLER),
                                           registered_brokers=ints(sorted(facts.registered))))  # fmt: skip
 
 
@@ -126,7 +139,7 @@ def _controller_not_registered(c: ClusterFacts) -> Iterator[Found]:
         record = ControllerNotRegistered(
             controller=controller.broker_id, registered_brokers=tuple(sorted(c.registered))
         )
-        yield record, Where("/controller", broker=controller.broker_id)
+        yield record, Where(CONTROLLER, broker=controller.broker_id)
 
 
 def _controller_not_registered_spark(i: SparkInput) -> DataFrame | None:
@@ -141,7 +154,7 @@ def _controller_not_registered_spark(i: SparkInput) -> DataFrame | None:
     none = F.lit(None)
     registered = ints(sorted(facts.registered))
     one = finding(
-        ControllerNotRegistered, none, none, cid, F.lit("/controller"), controller=cid, registered_brokers=registered
+        ControllerNotRegistered, none, none, cid, F.lit(CONTROLLER), controller=cid, registered_brokers=registered
     )
     return rows(i.frames.one_row, one)
 
@@ -172,7 +185,7 @@ def _registrations(c: ClusterFacts) -> Iterator[Found]:
                 endpoints[address].append(broker_id)
     shared = {address: ids for address, ids in endpoints.items() if len(ids) > 1}
     for broker_id, entry in sorted(brokers.items()):
-        at = Where(f"/brokers/ids/{broker_id}", broker=broker_id)
+        at = Where(broker_path(broker_id), broker=broker_id)
         reg = entry.registration
         if isinstance(reg, Unreadable):
             yield BrokerRegistrationInvalid(problems=("unreadable",), reason=reg.reason), at
@@ -225,7 +238,7 @@ def _registrations_spark(i: SparkInput) -> DataFrame:
         lambda x: x.isNotNull(),
     )
     broker = c("broker")
-    bpath = F.concat(F.lit("/brokers/ids/"), broker.cast("string"))
+    bpath = F.concat(F.lit(f"{BROKER_IDS}/"), broker.cast("string"))
     others = F.filter(F.coalesce(c("dup_ids"), ints([])), lambda x: x != broker)
     unreadable = rows(
         b.where(~c("readable")),
@@ -253,7 +266,7 @@ def _unreadable(c: ClusterFacts) -> Iterator[Found]:
     candidates.extend(entry.assignment for entry in s.topics.values())
     candidates.extend(c.unreadable_states)
     candidates.extend(s.unreadable)
-    seen = {f"/brokers/ids/{b}" for b in s.brokers}
+    seen = {broker_path(b) for b in s.brokers}
     for value in candidates:
         if isinstance(value, Unreadable) and value.path not in seen:
             seen.add(value.path)
@@ -272,7 +285,7 @@ def _unreadable_spark(i: SparkInput) -> DataFrame:
     topic_only = F.regexp_extract(path, r"^/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)\z", 1)
     topic = F.when(state != "", state).when(topic_only != "", topic_only)
     partition = F.when(state != "", state_partition.cast("int"))
-    broker_paths = [f"/brokers/ids/{b}" for b in sorted(i.frames.facts.registered)]
+    broker_paths = [broker_path(b) for b in sorted(i.frames.facts.registered)]
     unreadable = i.frames.unreadable
     candidates = unreadable.where(~path.isin(broker_paths)) if broker_paths else unreadable
     return rows(
@@ -284,7 +297,7 @@ def _unreadable_spark(i: SparkInput) -> DataFrame:
 def _stale_markers(c: ClusterFacts) -> Iterator[Found]:
     for name in sorted(c.snapshot.deletion_markers):
         if name not in c.snapshot.topics:
-            yield StaleDeletionMarker(), Where(f"/admin/delete_topics/{name}", name)
+            yield StaleDeletionMarker(), Where(deletion_marker_path(name), name)
 
 
 def _stale_markers_spark(i: SparkInput) -> DataFrame:
@@ -293,13 +306,13 @@ def _stale_markers_spark(i: SparkInput) -> DataFrame:
     c = F.col
     stale = i.frames.markers.join(F.broadcast(i.frames.topics.select("topic")), "topic", "left_anti")
     return rows(stale, finding(StaleDeletionMarker, c("topic"), F.lit(None), F.lit(None),
-                               F.concat(F.lit("/admin/delete_topics/"), c("topic"))))  # fmt: skip
+                               F.concat(F.lit(f"{DELETE_TOPICS}/"), c("topic"))))  # fmt: skip
 
 
 def _orphan_configs(c: ClusterFacts) -> Iterator[Found]:
     for name in sorted(c.snapshot.topic_configs):
         if name not in c.snapshot.topics:
-            yield OrphanTopicConfig(), Where(f"/config/topics/{name}", name)
+            yield OrphanTopicConfig(), Where(topic_config_path(name), name)
 
 
 def _orphan_configs_spark(i: SparkInput) -> DataFrame:
@@ -309,7 +322,7 @@ def _orphan_configs_spark(i: SparkInput) -> DataFrame:
     orphans = i.frames.topic_configs.select("topic").join(F.broadcast(i.frames.topics.select("topic")), "topic",
                                                           "left_anti")  # fmt: skip
     return rows(orphans, finding(OrphanTopicConfig, c("topic"), F.lit(None), F.lit(None),
-                                 F.concat(F.lit("/config/topics/"), c("topic"))))  # fmt: skip
+                                 F.concat(F.lit(f"{TOPIC_CONFIGS}/"), c("topic"))))  # fmt: skip
 
 
 def _backlogs(c: ClusterFacts) -> Iterator[Found]:
@@ -318,9 +331,9 @@ def _backlogs(c: ClusterFacts) -> Iterator[Found]:
     s = c.snapshot
     limit = c.params.notification_max_age_ms
     for parent, notes, from_newest in (
-        ("/isr_change_notification", s.isr_change_notifications, False),
-        ("/log_dir_event_notification", s.log_dir_event_notifications, False),
-        ("/config/changes", s.config_change_notifications, True),
+        (ISR_CHANGE_NOTIFICATIONS, s.isr_change_notifications, False),
+        (LOG_DIR_EVENT_NOTIFICATIONS, s.log_dir_event_notifications, False),
+        (CONFIG_CHANGES, s.config_change_notifications, True),
     ):
         if not notes:
             continue
@@ -342,7 +355,7 @@ def _backlogs_spark(i: SparkInput) -> DataFrame:
     grouped = i.frames.notes.groupBy("parent").agg(
         F.collect_list("ctime_ms").alias("ctimes"), F.max("ctime_ms").alias("newest"), F.count(F.lit(1)).alias("total")
     )
-    from_newest = c("parent") == "/config/changes"
+    from_newest = c("parent") == CONFIG_CHANGES
     reference = F.when(from_newest, c("newest")).otherwise(F.lit(i.frames.facts.taken_at_ms))
     stale = F.filter("ctimes", lambda t: reference - t > F.lit(i.params.notification_max_age_ms))
     return rows(
@@ -359,7 +372,7 @@ NO_CONTROLLER = Check(
         Severity.ERROR,
         Subject.CLUSTER,
         "No active controller",
-        "/controller is an ephemeral znode held by the active controller; without it nothing elects leaders, "
+        f"{CONTROLLER} is an ephemeral znode held by the active controller; without it nothing elects leaders, "
         "shrinks ISRs, reassigns or deletes.",
         "§2.1, §9.13",
     ),
@@ -373,7 +386,7 @@ CONTROLLER_NOT_REGISTERED = Check(
         Severity.ERROR,
         Subject.CLUSTER,
         "Controller is not a registered broker",
-        "/controller brokerid must be a broker in /brokers/ids, unless a KRaft controller holds it during "
+        f"{CONTROLLER} brokerid must be a broker in {BROKER_IDS}, unless a KRaft controller holds it during "
         "migration (kraftControllerEpoch >= 0).",
         "§2.1, §9.13",
     ),
@@ -428,7 +441,7 @@ ORPHAN_TOPIC_CONFIG = Check(
         Severity.WARNING,
         Subject.TOPIC,
         "Topic config without a topic",
-        "/config/topics/<t> is written before /brokers/topics/<t> and deleted after it, not transactionally: "
+        f"{TOPIC_CONFIGS}/<t> is written before {TOPICS}/<t> and deleted after it, not transactionally: "
         "a failed create or an interrupted delete leaves an orphan.",
         "§5.1, §9.9",
     ),

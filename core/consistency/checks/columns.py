@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from core.consistency.checks.unit import Evidence
 from core.consistency.params import CheckParams
 from core.consistency.spark_frames import Frames
+from core.kafka.znodes import paths as layout
 
 Col = Any
 DataFrame = Any
@@ -89,14 +90,17 @@ def topic_path(topic: Col) -> Col:
     """``/brokers/topics/<t>`` of a topic column."""
     from pyspark.sql import functions as F
 
-    return F.concat(F.lit("/brokers/topics/"), topic)
+    return F.concat(F.lit(f"{layout.TOPICS}/"), topic)
 
 
 def state_path(topic: Col, partition: Col) -> Col:
     """``/brokers/topics/<t>/partitions/<p>/state`` of topic and partition columns."""
     from pyspark.sql import functions as F
 
-    return F.concat(F.lit("/brokers/topics/"), topic, F.lit("/partitions/"), partition.cast("string"), F.lit("/state"))
+    # The layout's own path with the two names as markers, split around them: null in, null out (as concat).
+    head, rest = layout.state_path("\0", "\1").split("\0")
+    middle, tail = rest.split("\1")
+    return F.concat(F.lit(head), topic, F.lit(middle), partition.cast("string"), F.lit(tail))
 
 
 def floor_seconds(ms: Col) -> Col:

@@ -9,6 +9,7 @@ from core.consistency.checks.columns import Col, DataFrame, SparkInput, finding,
 from core.consistency.checks.facts import ClusterFacts, Found, QueuedTopic
 from core.consistency.checks.text import offline_note
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
+from core.kafka.znodes.paths import DELETE_TOPICS, deletion_marker_path
 from core.snapshot.health import topic_deletion_blockers
 
 # The check's reason codes for core.snapshot.health.deletion_blockers' codes (docs/checks.md).
@@ -108,12 +109,12 @@ def deletion_rows(i: SparkInput) -> tuple[DataFrame, DeletionColumns]:
         ),
         lambda x: x.isNotNull(),
     )
-    path = F.concat(F.lit("/admin/delete_topics/"), c("topic"))
+    path = F.concat(F.lit(f"{DELETE_TOPICS}/"), c("topic"))
     return markers, DeletionColumns(c("topic"), path, reasons, offline, floor_seconds(age))
 
 
 def _where(q: QueuedTopic) -> Where:
-    return Where(f"/admin/delete_topics/{q.name}", q.name)
+    return Where(deletion_marker_path(q.name), q.name)
 
 
 def _stuck(q: QueuedTopic) -> Iterator[Found]:
@@ -166,7 +167,7 @@ DELETION_PENDING = Check(
         Severity.INFO,
         Subject.TOPIC,
         "Topic queued for deletion",
-        "/admin/delete_topics/<t> is the deletion request; the controller removes it when the topic is gone.",
+        f"{DELETE_TOPICS}/<t> is the deletion request; the controller removes it when the topic is gone.",
         "§2.6, §7",
     ),
     DeletionPending,

@@ -9,7 +9,6 @@ per partition here, as every surface counts it.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -23,6 +22,11 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
+
+# The layout's paths, re-exported for the rules.
+from core.kafka.znodes.paths import located as located
+from core.kafka.znodes.paths import state_path as state_path
+from core.kafka.znodes.paths import topic_path as topic_path
 from core.snapshot.health import MinIsrResolver, PartitionHealth
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 
@@ -30,28 +34,6 @@ Found = tuple[Evidence, Where]
 """What a rule found: the evidence record and where it is."""
 
 Ints = tuple[int, ...]
-
-_STATE_PATH = re.compile(r"/brokers/topics/([^/]+)/partitions/([0-9]+)/state")
-_TOPIC_PATH = re.compile(r"/(?:brokers/topics|config/topics|admin/delete_topics)/([^/]+)")
-
-
-def topic_path(topic: str) -> str:
-    """``/brokers/topics/<t>``."""
-    return f"/brokers/topics/{topic}"
-
-
-def state_path(topic: str, partition: int) -> str:
-    """``/brokers/topics/<t>/partitions/<p>/state``."""
-    return f"/brokers/topics/{topic}/partitions/{partition}/state"
-
-
-def located(path: str) -> tuple[str | None, int | None]:
-    """The topic and partition a znode path belongs to, when it is a topic's znode."""
-    if match := _STATE_PATH.fullmatch(path):
-        return match.group(1), int(match.group(2))
-    if match := _TOPIC_PATH.fullmatch(path):
-        return match.group(1), None
-    return None, None
 
 
 class ClusterFacts:

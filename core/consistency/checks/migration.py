@@ -13,6 +13,15 @@ from core.consistency.checks.facts import ClusterFacts, Found, state_path, topic
 from core.consistency.checks.text import ids, tp
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
 from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment, Unreadable
+from core.kafka.znodes.paths import (
+    BROKER_IDS,
+    CLUSTER_ID,
+    DELEGATION_TOKENS,
+    DELETE_TOPICS,
+    REASSIGN_PARTITIONS,
+    broker_path,
+    deletion_marker_path,
+)
 
 MIGRATION = "migration"
 
@@ -24,7 +33,7 @@ class MigrationClusterIdMissing(Evidence):
 
     def sentence(self, at: Where) -> str:
         return (
-            f"/cluster/id is {self.reason}: the KRaft controllers need this cluster's id to be formatted with "
+            f"{CLUSTER_ID} is {self.reason}: the KRaft controllers need this cluster's id to be formatted with "
             "(kafka-storage format -t)."
         )
 
@@ -97,14 +106,14 @@ class MigrationDelegationTokens(Evidence):
 
 # ---- the rules ----------------------------------------------------------------------------------------
 
-TOKENS = "/delegation_token/tokens"
+TOKENS = DELEGATION_TOKENS
 
 
 def _cluster_id(c: ClusterFacts) -> Iterator[Found]:
     cluster_id = c.snapshot.cluster_id
     if cluster_id is None or isinstance(cluster_id, Unreadable):
         reason = "missing" if cluster_id is None else f"unreadable ({cluster_id.reason})"
-        yield MigrationClusterIdMissing(reason=reason), Where("/cluster/id")
+        yield MigrationClusterIdMissing(reason=reason), Where(CLUSTER_ID)
 
 
 def _cluster_id_spark(i: SparkInput) -> DataFrame | None:
@@ -114,14 +123,14 @@ def _cluster_id_spark(i: SparkInput) -> DataFrame | None:
     if reason is None:
         return None
     return rows(i.frames.one_row, finding(MigrationClusterIdMissing, F.lit(None), F.lit(None), F.lit(None),
-                                          F.lit("/cluster/id"), reason=F.lit(reason)))  # fmt: skip
+                                          F.lit(CLUSTER_ID), reason=F.lit(reason)))  # fmt: skip
 
 
 def _protocol(c: ClusterFacts) -> Iterator[Found]:
     for broker_id, broker in sorted(c.snapshot.brokers.items()):
         reg = broker.registration
         if isinstance(reg, BrokerRegistration) and reg.version < 5:
-            yield MigrationProtocolTooOld(version=reg.version), Where(f"/brokers/ids/{broker_id}", broker=broker_id)
+            yield MigrationProtocolTooOld(version=reg.version), Where(broker_path(broker_id), broker=broker_id)
 
 
 def _protocol_spark(i: SparkInput) -> DataFrame:
@@ -131,7 +140,7 @@ def _protocol_spark(i: SparkInput) -> DataFrame:
     broker = c("broker")
     return rows(i.frames.brokers.where(c("readable") & (c("version") < 5)),
                 finding(MigrationProtocolTooOld, F.lit(None), F.lit(None), broker,
-                        F.concat(F.lit("/brokers/ids/"), broker.cast("string")), version=c("version")))  # fmt: skip
+                        F.concat(F.lit(f"{BROKER_IDS}/"), broker.cast("string")), version=c("version")))  # fmt: skip
 
 
 def _reassignments(c: ClusterFacts) -> Iterator[Found]:
@@ -143,7 +152,7 @@ def _reassignments(c: ClusterFacts) -> Iterator[Found]:
         moving[topic].add(partition)
     for name in sorted(t for t, parts in moving.items() if parts):
         requested = name in c.requested_topics
-        path = "/admin/reassign_partitions" if requested else topic_path(name)
+        path = REASSIGN_PARTITIONS if requested else topic_path(name)
         yield (
             MigrationReassignmentPending(partitions=tuple(sorted(moving[name])), requested=requested),
             Where(path, name),
@@ -165,14 +174,14 @@ def _reassignments_spark(i: SparkInput) -> DataFrame:
         .join(asked, "topic", "left")
     )
     was_asked = F.coalesce(c("requested"), F.lit(False))
-    where = F.when(was_asked, F.lit("/admin/reassign_partitions")).otherwise(topic_path_col(c("topic")))
+    where = F.when(was_asked, F.lit(REASSIGN_PARTITIONS)).otherwise(topic_path_col(c("topic")))
     return rows(grouped, finding(MigrationReassignmentPending, c("topic"), F.lit(None), F.lit(None), where,
                                  partitions=c("partitions"), requested=was_asked))  # fmt: skip
 
 
 def _deletions(c: ClusterFacts) -> Iterator[Found]:
     for name in sorted(c.snapshot.deletion_markers):
-        yield MigrationDeletionPending(), Where(f"/admin/delete_topics/{name}", name)
+        yield MigrationDeletionPending(), Where(deletion_marker_path(name), name)
 
 
 def _deletions_spark(i: SparkInput) -> DataFrame:
@@ -180,7 +189,7 @@ def _deletions_spark(i: SparkInput) -> DataFrame:
 
     c = F.col
     return rows(i.frames.markers, finding(MigrationDeletionPending, c("topic"), F.lit(None), F.lit(None),
-                                          F.concat(F.lit("/admin/delete_topics/"), c("topic"))))  # fmt: skip
+                                          F.concat(F.lit(f"{DELETE_TOPICS}/"), c("topic"))))  # fmt: skip
 
 
 def _leaderless(c: ClusterFacts) -> Iterator[Found]:

@@ -20,6 +20,7 @@ from core.consistency.checks.facts import (
 from core.consistency.checks.text import count, ids, names, offline_note, tp
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
 from core.kafka.znodes import PartitionState
+from core.kafka.znodes.paths import BROKER_IDS, broker_path
 from core.snapshot.health import replication_factor
 
 Ints = tuple[int, ...]
@@ -283,7 +284,7 @@ def _partial_racks(c: ClusterFacts) -> Iterator[Found]:
     with_rack = tuple(sorted(b for b, r in c.racks.items() if r is not None))
     without = tuple(sorted(b for b, r in c.racks.items() if r is None))
     if with_rack and without:
-        yield RackViolation(brokers_with_rack=with_rack, brokers_without_rack=without), Where("/brokers/ids")
+        yield RackViolation(brokers_with_rack=with_rack, brokers_without_rack=without), Where(BROKER_IDS)
 
 
 def _partial_racks_spark(i: SparkInput) -> DataFrame | None:
@@ -295,7 +296,7 @@ def _partial_racks_spark(i: SparkInput) -> DataFrame | None:
     if not (with_rack and without):
         return None
     none = F.lit(None)
-    one = finding(RackViolation, none, none, none, F.lit("/brokers/ids"), brokers_with_rack=ints(with_rack),
+    one = finding(RackViolation, none, none, none, F.lit(BROKER_IDS), brokers_with_rack=ints(with_rack),
                   brokers_without_rack=ints(without))  # fmt: skip
     return rows(i.frames.one_row, one)
 
@@ -538,7 +539,7 @@ def _imbalance(b: BrokerLeads) -> Iterator[Found]:
         yield (
             LeaderImbalance(preferred_partitions=b.preferred, led_elsewhere=b.elsewhere,
                             threshold_percent=b.threshold_percent),
-            Where(f"/brokers/ids/{b.broker}", broker=b.broker),
+            Where(broker_path(b.broker), broker=b.broker),
         )  # fmt: skip
 
 
@@ -558,7 +559,7 @@ def _imbalance_spark(i: SparkInput) -> DataFrame:
     broker = c("broker")
     return rows(
         agg.where(live(broker) & (c("elsewhere") * 100 > F.lit(threshold) * c("total"))),
-        finding(LeaderImbalance, F.lit(None), F.lit(None), broker, F.concat(F.lit("/brokers/ids/"),
+        finding(LeaderImbalance, F.lit(None), F.lit(None), broker, F.concat(F.lit(f"{BROKER_IDS}/"),
                 broker.cast("string")), preferred_partitions=c("total"), led_elsewhere=c("elsewhere"),
                 threshold_percent=F.lit(threshold)),
     )  # fmt: skip

@@ -11,6 +11,7 @@ from core.consistency.checks.facts import ClusterFacts, Found, PartitionFacts
 from core.consistency.checks.text import ids, tp
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
 from core.kafka.znodes import ReassignmentRequest, TopicAssignment
+from core.kafka.znodes.paths import REASSIGN_PARTITIONS
 
 Ints = tuple[int, ...]
 
@@ -138,7 +139,7 @@ def _bad_requests(c: ClusterFacts) -> Iterator[Found]:
                 requested=replicas, problems=tuple(problems), duplicates=duplicates or None,
                 unknown_brokers=unknown or None,
             )  # fmt: skip
-            yield record, Where("/admin/reassign_partitions", topic, partition)
+            yield record, Where(REASSIGN_PARTITIONS, topic, partition)
 
 
 def _bad_requests_spark(i: SparkInput) -> DataFrame:
@@ -170,7 +171,7 @@ def _bad_requests_spark(i: SparkInput) -> DataFrame:
     return rows(
         r.where(F.size(problems) > 0),
         finding(InvalidReassignmentRequest, c("topic"), c("partition"), F.lit(None),
-                F.lit("/admin/reassign_partitions"), requested=replicas, problems=problems,
+                F.lit(REASSIGN_PARTITIONS), requested=replicas, problems=problems,
                 duplicates=F.when(F.size(duplicates) > 0, duplicates),
                 unknown_brokers=F.when(F.size(unknown) > 0, unknown)),
     )  # fmt: skip

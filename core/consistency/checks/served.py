@@ -13,6 +13,7 @@ from core.consistency.checks.facts import ClusterFacts, Found, state_path, topic
 from core.consistency.checks.text import ids, tp
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
 from core.kafka.znodes import PartitionState, TopicAssignment
+from core.kafka.znodes.paths import BROKER_IDS
 
 Ints = tuple[int, ...]
 
@@ -74,7 +75,7 @@ def _mismatches(c: ClusterFacts) -> Iterator[Found]:
         record = MetadataMismatch(
             differs=("brokers",), zk_brokers=tuple(sorted(c.live)), served_brokers=tuple(sorted(served.brokers))
         )
-        yield record, Where("/brokers/ids")
+        yield record, Where(BROKER_IDS)
     for name in sorted(set(served.topics) - set(s.topics)):
         yield MetadataMismatch(differs=("topic",), side="brokers"), Where(topic_path(name), name)
     for name in sorted(s.topics):
@@ -127,7 +128,7 @@ def _mismatches_spark(i: SparkInput) -> DataFrame | None:
     out = []
     if facts.served_brokers is not None and facts.served_brokers != facts.live:
         out.append(
-            rows(f.one_row, finding(MetadataMismatch, F.lit(None), F.lit(None), F.lit(None), F.lit("/brokers/ids"),
+            rows(f.one_row, finding(MetadataMismatch, F.lit(None), F.lit(None), F.lit(None), F.lit(BROKER_IDS),
                                     differs=F.array(F.lit("brokers")), zk_brokers=ints(sorted(facts.live)),
                                     served_brokers=ints(sorted(facts.served_brokers))))
         )  # fmt: skip

@@ -80,6 +80,17 @@ class BrokerRegistration:
         return next((e for e in self.endpoints if e.listener == wanted), None)
 
 
+# The Kafka releases that write each registration version (zk-layout §2.3). v2 is also written by 0.10+ brokers
+# whose inter.broker.protocol.version is below 0.10.0-IV1, v4 by 2.7+ brokers below 2.7-IV0: only a lower bound.
+_RELEASES_BY_REGISTRATION = {1: "0.8", 2: "0.9+", 3: "0.10.0-0.10.1", 4: "0.10.2+", 5: "2.7+"}
+
+
+def releases_of_registration(version: int) -> str:
+    """The Kafka releases that write a broker registration of ``version`` (``2.7+`` for v5): what ZooKeeper
+    tells of a broker's release; ``unknown`` for a version no release wrote."""
+    return _RELEASES_BY_REGISTRATION.get(version, "unknown")
+
+
 def broker_id_from_path(path: str) -> int:
     """The broker id: the last path segment, a non-negative decimal (Kafka uses ``child.toInt``)."""
     name = path.rstrip("/").rsplit("/", 1)[-1]

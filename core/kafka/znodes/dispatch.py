@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.kafka.znodes import admin, brokers, cluster, configs, paths, security, topics
+import core.kafka.znodes.admin as admin
+import core.kafka.znodes.brokers as brokers
+import core.kafka.znodes.cluster as cluster
+import core.kafka.znodes.configs as configs
+import core.kafka.znodes.paths as paths
+import core.kafka.znodes.security as security
+import core.kafka.znodes.topics as topics
 from core.kafka.znodes.base import Row, Unreadable, preview
 from core.kafka.znodes.paths import ZnodeKind, classify
 

@@ -1,12 +1,186 @@
-"""Which Kafka format a znode path holds: ``classify`` works on paths relative to the Kafka chroot
-(``/brokers/topics/foo/partitions/0/state``), following zk-layout §1."""
+"""Kafka's ZooKeeper layout, as ``ZkData.scala`` keeps it: every Kafka znode path kzc reads or writes is
+built here, every path pattern is parsed here, and ``classify`` names the format a path holds (zk-layout §1).
+
+Paths are relative to the Kafka chroot (``/brokers/topics/foo/partitions/0/state``). Nothing else in
+kzc spells a Kafka path (``tests/unit/test_kafka_path_literals.py`` enforces it). The builders take ``str`` as
+well as ``int`` ids, so ``state_path("%s", "%s")`` is the same path as a format string (the Spark engine
+builds its path columns with it; topic names cannot contain ``%``).
+"""
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 from core.kafka.znodes.base import Row, parser
+
+# ---- the layout: fixed znodes (ZkData.scala's ``*ZNode.path``) ----------------------------------------
+CONTROLLER = "/controller"
+CONTROLLER_EPOCH = "/controller_epoch"
+BROKERS = "/brokers"
+BROKER_IDS = "/brokers/ids"
+TOPICS = "/brokers/topics"
+BROKER_SEQUENCE_ID = "/brokers/seqid"
+ADMIN = "/admin"
+DELETE_TOPICS = "/admin/delete_topics"
+REASSIGN_PARTITIONS = "/admin/reassign_partitions"
+PREFERRED_REPLICA_ELECTION = "/admin/preferred_replica_election"
+CONFIG = "/config"
+CONFIG_CHANGES = "/config/changes"
+ISR_CHANGE_NOTIFICATIONS = "/isr_change_notification"
+LOG_DIR_EVENT_NOTIFICATIONS = "/log_dir_event_notification"
+CLUSTER = "/cluster"
+CLUSTER_ID = "/cluster/id"
+PRODUCER_ID_BLOCK = "/latest_producer_id_block"
+FEATURE = "/feature"
+MIGRATION = "/migration"
+ACLS = "/kafka-acl"
+ACL_CHANGES = "/kafka-acl-changes"
+EXTENDED_ACLS = "/kafka-acl-extended"
+EXTENDED_ACL_CHANGES = "/kafka-acl-extended-changes"
+DELEGATION_TOKEN_ROOT = "/delegation_token"
+DELEGATION_TOKENS = "/delegation_token/tokens"
+DELEGATION_TOKEN_CHANGES = "/delegation_token/token_changes"
+CONSUMERS = "/consumers"
+
+KAFKA_ROOTS = (
+    CONTROLLER,
+    CONTROLLER_EPOCH,
+    BROKERS,
+    ADMIN,
+    CONFIG,
+    ISR_CHANGE_NOTIFICATIONS,
+    LOG_DIR_EVENT_NOTIFICATIONS,
+    CLUSTER,
+    PRODUCER_ID_BLOCK,
+    FEATURE,
+    MIGRATION,
+    ACLS,
+    ACL_CHANGES,
+    EXTENDED_ACLS,
+    EXTENDED_ACL_CHANGES,
+    DELEGATION_TOKEN_ROOT,
+    CONSUMERS,
+)
+"""The top-level znodes Kafka (0.8 to 3.9) creates under its chroot."""
+
+# Sequential children: the name prefix before ZooKeeper's 10-digit sequence number.
+CONFIG_CHANGE_PREFIX = "config_change_"
+ISR_CHANGE_PREFIX = "isr_change_"
+LOG_DIR_EVENT_PREFIX = "log_dir_event_"
+ACL_CHANGE_PREFIX = "acl_changes_"
+TOKEN_CHANGE_PREFIX = "token_change_"
+CONFIG_CHANGE_SEQUENCE = f"{CONFIG_CHANGES}/{CONFIG_CHANGE_PREFIX}"
+"""What a config change notification is created at, sequentially (``config_change_0000000042``)."""
+
+TOPIC_CONFIG_TYPE = "topics"
+BROKER_CONFIG_TYPE = "brokers"
+TOPIC_CONFIGS = f"{CONFIG}/{TOPIC_CONFIG_TYPE}"
+BROKER_CONFIGS = f"{CONFIG}/{BROKER_CONFIG_TYPE}"
+
+
+# ---- the layout: znodes per entity --------------------------------------------------------------------
+def broker_path(broker_id: int | str) -> str:
+    """``/brokers/ids/<id>``: a broker's registration (``BrokerIdZNode``)."""
+    return f"{BROKER_IDS}/{broker_id}"
+
+
+def topic_path(topic: str) -> str:
+    """``/brokers/topics/<t>``: a topic's replica assignment (``TopicZNode``)."""
+    return f"{TOPICS}/{topic}"
+
+
+def partitions_path(topic: str) -> str:
+    """``/brokers/topics/<t>/partitions`` (``TopicPartitionsZNode``)."""
+    return f"{topic_path(topic)}/partitions"
+
+
+def partition_path(topic: str, partition: int | str) -> str:
+    """``/brokers/topics/<t>/partitions/<p>`` (``TopicPartitionZNode``)."""
+    return f"{TOPICS}/{topic}/partitions/{partition}"
+
+
+def state_path(topic: str, partition: int | str) -> str:
+    """``/brokers/topics/<t>/partitions/<p>/state``: leader and ISR (``TopicPartitionStateZNode``)."""
+    return f"{TOPICS}/{topic}/partitions/{partition}/state"  # one f-string: called per partition
+
+
+def deletion_marker_path(topic: str) -> str:
+    """``/admin/delete_topics/<t>``: the request to delete a topic (``DeleteTopicsTopicZNode``)."""
+    return f"{DELETE_TOPICS}/{topic}"
+
+
+def config_type_path(entity_type: str) -> str:
+    """``/config/<type>``: one child per entity of that type with overrides (``ConfigEntityTypeZNode``)."""
+    return f"{CONFIG}/{entity_type}"
+
+
+def config_path(entity_type: str, name: str) -> str:
+    """``/config/<type>/<name>``: an entity's config overrides (``ConfigEntityZNode``)."""
+    return f"{config_type_path(entity_type)}/{name}"
+
+
+def topic_config_path(topic: str) -> str:
+    """``/config/topics/<t>``: a topic's config overrides."""
+    return config_path(TOPIC_CONFIG_TYPE, topic)
+
+
+def broker_config_path(broker: int | str) -> str:
+    """``/config/brokers/<id>`` (or ``<default>``): a broker's dynamic config overrides."""
+    return config_path(BROKER_CONFIG_TYPE, str(broker))
+
+
+def child_path(parent: str, name: str) -> str:
+    """A child of a Kafka container znode (a notification under its parent, a listed child)."""
+    return f"{parent}/{name}"
+
+
+def consumer_group_path(group: str) -> str:
+    """``/consumers/<g>``: an old Scala consumer group (``ZKGroupDirs``)."""
+    return f"{CONSUMERS}/{group}"
+
+
+def consumer_offset_path(group: str, topic: str, partition: int | str) -> str:
+    """``/consumers/<g>/offsets/<t>/<p>``: an old consumer's committed offset (``ZKGroupTopicDirs``)."""
+    return f"{consumer_group_path(group)}/offsets/{topic}/{partition}"
+
+
+# ---- path patterns ------------------------------------------------------------------------------------
+_NAME = r"([^/]+)"
+_BROKER_PATH = re.compile(re.escape(BROKER_IDS) + "/([0-9]+)")
+_TOPIC_PATH = re.compile(re.escape(TOPICS) + "/" + _NAME)
+_STATE_PATH = re.compile(re.escape(TOPICS) + "/" + _NAME + r"/partitions/([0-9]+)/state")
+_TOPIC_NAMED = re.compile(
+    "(?:" + "|".join(re.escape(p) for p in (TOPICS, TOPIC_CONFIGS, DELETE_TOPICS)) + ")/" + _NAME
+)
+
+
+def parse_broker_path(path: str) -> int | None:
+    """The broker id of ``/brokers/ids/<id>``; None for any other path (or a child that is not a number)."""
+    match = _BROKER_PATH.fullmatch(path)
+    return int(match.group(1)) if match else None
+
+
+def parse_topic_path(path: str) -> str | None:
+    """The topic of ``/brokers/topics/<t>``; None for any other path."""
+    match = _TOPIC_PATH.fullmatch(path)
+    return match.group(1) if match else None
+
+
+def parse_state_path(path: str) -> tuple[str, int] | None:
+    """The (topic, partition) of ``/brokers/topics/<t>/partitions/<p>/state``; None for any other path."""
+    match = _STATE_PATH.fullmatch(path)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def located(path: str) -> tuple[str | None, int | None]:
+    """The topic and partition a topic's znode belongs to: a partition state gives both; the assignment,
+    the topic's config and its deletion marker give the topic; any other path gives (None, None)."""
+    if state := parse_state_path(path):
+        return state
+    match = _TOPIC_NAMED.fullmatch(path)
+    return (match.group(1), None) if match else (None, None)
 
 
 class ZnodeKind(enum.Enum):
@@ -36,49 +210,49 @@ class ZnodeKind(enum.Enum):
     STRUCTURAL = "Kafka container"
 
 
-CONFIG_TYPES = frozenset(("topics", "clients", "users", "brokers", "ips"))
+CONFIG_TYPES = frozenset((TOPIC_CONFIG_TYPE, "clients", "users", BROKER_CONFIG_TYPE, "ips"))
 
 # Fixed paths and what they hold; everything here but the data-carrying nodes is STRUCTURAL.
 _FIXED: dict[str, ZnodeKind] = {
-    "/controller": ZnodeKind.CONTROLLER,
-    "/controller_epoch": ZnodeKind.CONTROLLER_EPOCH,
-    "/admin/reassign_partitions": ZnodeKind.REASSIGN_PARTITIONS,
-    "/admin/preferred_replica_election": ZnodeKind.PREFERRED_REPLICA_ELECTION,
-    "/cluster/id": ZnodeKind.CLUSTER_ID,
-    "/latest_producer_id_block": ZnodeKind.PRODUCER_ID_BLOCK,
-    "/feature": ZnodeKind.FEATURE,
-    "/migration": ZnodeKind.MIGRATION,
+    CONTROLLER: ZnodeKind.CONTROLLER,
+    CONTROLLER_EPOCH: ZnodeKind.CONTROLLER_EPOCH,
+    REASSIGN_PARTITIONS: ZnodeKind.REASSIGN_PARTITIONS,
+    PREFERRED_REPLICA_ELECTION: ZnodeKind.PREFERRED_REPLICA_ELECTION,
+    CLUSTER_ID: ZnodeKind.CLUSTER_ID,
+    PRODUCER_ID_BLOCK: ZnodeKind.PRODUCER_ID_BLOCK,
+    FEATURE: ZnodeKind.FEATURE,
+    MIGRATION: ZnodeKind.MIGRATION,
 }
 
 PURPOSES: dict[str, str] = {
-    "/brokers": "broker registrations, topics and the broker id sequence",
-    "/brokers/ids": "one ephemeral child per live broker",
-    "/brokers/topics": "one child per topic (its replica assignment)",
-    "/brokers/seqid": "its znode version generates broker ids (plus reserved.broker.max.id)",
-    "/admin": "admin requests for the controller",
-    "/admin/delete_topics": "one child per topic queued for deletion",
-    "/config": "dynamic config overrides, one child per entity type",
-    "/config/changes": "config change notifications (purged after 15 minutes)",
-    "/isr_change_notification": "ISR change notifications for the controller",
-    "/log_dir_event_notification": "log dir failure notifications for the controller",
-    "/cluster": "holds the cluster id",
-    "/kafka-acl": "literal ACLs, one child per resource type",
-    "/kafka-acl-changes": "literal ACL change events",
-    "/kafka-acl-extended": "prefixed ACLs (2.0+), one child per pattern type",
-    "/kafka-acl-extended-changes": "prefixed ACL change events (2.0+)",
-    "/delegation_token": "delegation tokens (1.1+)",
-    "/delegation_token/tokens": "one child per delegation token",
-    "/delegation_token/token_changes": "delegation token change events",
-    "/consumers": "old Scala consumer groups (brokers still create it)",
+    BROKERS: "broker registrations, topics and the broker id sequence",
+    BROKER_IDS: "one ephemeral child per live broker",
+    TOPICS: "one child per topic (its replica assignment)",
+    BROKER_SEQUENCE_ID: "its znode version generates broker ids (plus reserved.broker.max.id)",
+    ADMIN: "admin requests for the controller",
+    DELETE_TOPICS: "one child per topic queued for deletion",
+    CONFIG: "dynamic config overrides, one child per entity type",
+    CONFIG_CHANGES: "config change notifications (purged after 15 minutes)",
+    ISR_CHANGE_NOTIFICATIONS: "ISR change notifications for the controller",
+    LOG_DIR_EVENT_NOTIFICATIONS: "log dir failure notifications for the controller",
+    CLUSTER: "holds the cluster id",
+    ACLS: "literal ACLs, one child per resource type",
+    ACL_CHANGES: "literal ACL change events",
+    EXTENDED_ACLS: "prefixed ACLs (2.0+), one child per pattern type",
+    EXTENDED_ACL_CHANGES: "prefixed ACL change events (2.0+)",
+    DELEGATION_TOKEN_ROOT: "delegation tokens (1.1+)",
+    DELEGATION_TOKENS: "one child per delegation token",
+    DELEGATION_TOKEN_CHANGES: "delegation token change events",
+    CONSUMERS: "old Scala consumer groups (brokers still create it)",
 }
 
 _SEQUENTIAL = {
-    "/config/changes": ("config_change_", ZnodeKind.CONFIG_CHANGE),
-    "/isr_change_notification": ("isr_change_", ZnodeKind.ISR_CHANGE),
-    "/log_dir_event_notification": ("log_dir_event_", ZnodeKind.LOG_DIR_EVENT),
-    "/kafka-acl-changes": ("acl_changes_", ZnodeKind.ACL_CHANGE),
-    "/kafka-acl-extended-changes": ("acl_changes_", ZnodeKind.ACL_CHANGE),
-    "/delegation_token/token_changes": ("token_change_", ZnodeKind.DELEGATION_TOKEN_CHANGE),
+    CONFIG_CHANGES: (CONFIG_CHANGE_PREFIX, ZnodeKind.CONFIG_CHANGE),
+    ISR_CHANGE_NOTIFICATIONS: (ISR_CHANGE_PREFIX, ZnodeKind.ISR_CHANGE),
+    LOG_DIR_EVENT_NOTIFICATIONS: (LOG_DIR_EVENT_PREFIX, ZnodeKind.LOG_DIR_EVENT),
+    ACL_CHANGES: (ACL_CHANGE_PREFIX, ZnodeKind.ACL_CHANGE),
+    EXTENDED_ACL_CHANGES: (ACL_CHANGE_PREFIX, ZnodeKind.ACL_CHANGE),
+    DELEGATION_TOKEN_CHANGES: (TOKEN_CHANGE_PREFIX, ZnodeKind.DELEGATION_TOKEN_CHANGE),
 }
 
 

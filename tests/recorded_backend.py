@@ -34,6 +34,7 @@ from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
+from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.facts import ClusterFacts, LiveTopic
 from core.topics.plan import (
@@ -48,6 +49,7 @@ from core.topics.plan import (
     plan_expand,
     select_topics,
 )
+from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
 
@@ -58,7 +60,8 @@ RECORDED_REFUSAL = "this is a recorded snapshot: nothing can be changed"
 class RecordedBackend:
     """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
     ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
-    ``groups`` (with ``trends``) are the consumer groups it serves, none by default."""
+    ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
+    ZooKeeper ensemble health it serves (none by default)."""
 
     def __init__(
         self,
@@ -72,8 +75,10 @@ class RecordedBackend:
         stage_dir: str | None = None,
         groups: Sequence[GroupLag] = (),
         trends: Mapping[str, LagTrend] | None = None,
+        zk_health: EnsembleHealth | None = None,
     ) -> None:
         self._groups = tuple(groups)
+        self._zk_health = zk_health
         self._trends = dict(trends or {})
         self._source = snapshot
         self._snapshot: ClusterSnapshot | None = snapshot if isinstance(snapshot, ClusterSnapshot) else None
@@ -299,6 +304,21 @@ class RecordedBackend:
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
         """The given groups with partitions of ``topic``."""
         return self.group_overview().of_topic(topic)
+
+    # ---- BrokerSource --------------------------------------------------------------------------------
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """Nothing live behind a recording."""
+        return BrokerLive(session_note="a recording has no ZooKeeper session", log_note="a recording has no brokers")
+
+    # ---- ZkHealthSource ------------------------------------------------------------------------------
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """The ensemble health given at construction; else none (a recording has no servers to probe)."""
+        if self._zk_health is not None:
+            return self._zk_health
+        now = self._now_ms() if self._now_ms else 0
+        return EnsembleHealth((), (), ("a recording has no ZooKeeper servers to probe",), at_ms=now)
 
 
 # ---- the tree rebuilt from a snapshot ----------------------------------------------------------------

@@ -1,0 +1,193 @@
+"""``kzc broker ID``: one broker (``core.snapshot.broker_view``). ``kzc broker stop-check ID [ID...]``: is it
+safe to stop these brokers now? Which partitions would go offline, fall under ``min.insync.replicas``
+(``acks=all`` fails), be left with one in-sync copy, and which leaders move where (``core.snapshot.stop_check``,
+on a snapshot read from ZooKeeper now)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from cli.options import add_command
+from cli.snapshot_cmd import add_read_options, take_snapshot
+from core.config import ConnectionSettings
+from core.errors import UsageError
+from core.human_time import since_text
+from core.kafka.znodes.paths import broker_path
+from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
+from core.snapshot.kraft import with_kraft_brokers
+from core.snapshot.model import StaticMinIsr
+from core.snapshot.static_min_isr import read_static_min_isr
+from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
+from core.zookeeper.kafka_root import open_kafka_session
+
+SHOWN = 50  # partitions listed per section in the text form (--json lists them all)
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc broker ID`` and ``kzc broker stop-check ID [ID...]``."""
+    broker = add_command(
+        sub,
+        "broker",
+        "one broker: kzc broker ID (what it leads and hosts, out-of-ISR and offline replicas, registration, "
+        "session, log sizes); kzc broker stop-check ID [ID...] (is it safe to stop: exits 0 when safe, 1 when not)",
+    )
+    broker.add_argument("what", metavar="ID|stop-check", help="a broker id, or stop-check followed by broker ids")
+    broker.add_argument("ids", type=int, nargs="*", metavar="ID", help="with stop-check: the brokers (several: a rack)")
+    broker.add_argument(
+        "--min-insync-replicas",
+        type=int,
+        metavar="N",
+        help="the brokers' static min.insync.replicas, where no topic or dynamic override exists and "
+        "--bootstrap-server does not report it (without either, acks=all is unknown and not called safe)",
+    )
+    add_read_options(broker)
+    broker.set_defaults(handler=_broker)
+
+
+def _broker(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.what == "stop-check":
+        if not args.ids:
+            raise UsageError("kzc broker stop-check needs at least one broker id")
+        return _stop_check(args, settings)
+    if not args.what.isdigit() or args.ids:
+        raise UsageError("give one broker id (kzc broker ID) or: kzc broker stop-check ID [ID...]")
+    return _show(int(args.what), args, settings)
+
+
+def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if settings.zookeeper is None:
+        raise UsageError("no cluster: give --zookeeper HOST:PORT[/chroot] or --context NAME")
+    snapshot, _ = take_snapshot(settings, args.max_in_flight)
+    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)
+    view = broker_view(snapshot, broker_id)
+    if not view.registered and not view.hosted:
+        raise UsageError(f"broker {broker_id} is not registered and holds no replica")
+    with open_kafka_session(settings) as session:
+        live = read_broker_live(session, view)
+    if args.json:
+        print(json.dumps({**view.to_json(), **live.to_json()}))
+    else:
+        print(render_broker(view, live, snapshot.taken_at_ms))
+    return 0
+
+
+def render_broker(view: BrokerView, live: BrokerLive, now_ms: int) -> str:
+    """The text form of ``kzc broker ID``."""
+    lines = [f"Broker {view.broker_id}" + ("" if view.registered else "  NOT REGISTERED")]
+    if view.problem:
+        lines.append(f"  {view.problem}")
+    if view.registered and not view.problem:
+        since = since_text(view.registered_ms, now_ms) if view.registered_ms else "-"
+        lines += [
+            f"  endpoints     {', '.join(view.endpoints) or '-'}",
+            f"  rack          {view.rack or '-'}",
+            f"  registered    {since} (registration JSON v{view.registration_version}, broker epoch "
+            f"{view.broker_epoch})",
+        ]
+    session = hex(live.session_id) if live.session_id is not None else f"unknown ({live.session_note})"
+    lines.append(f"  ZK session    {session} (ephemeralOwner of {broker_path(view.broker_id)})")
+    size = f"{live.total_bytes:,} bytes" if live.total_bytes is not None else "unknown"
+    lines.append(f"  log size      {size}" + (f" ({live.log_note})" if live.log_note else ""))
+    lines.append(f"  hosts {len(view.hosted):,} partitions, leads {len(view.leads):,}")
+    lines += _listed(
+        "replicas out of the ISR",
+        [
+            f"{r.name}  leader {r.leader if r.leader is not None else 'none'}, ISR {_ids(r.isr)}"
+            for r in view.out_of_isr
+        ],
+    )
+    lines += _listed("offline partitions it hosts", [f"{r.name}  {r.offline}" for r in view.offline])
+    return "\n".join(lines)
+
+
+def _listed(title: str, items: list[str]) -> list[str]:
+    if not items:
+        return [f"  {title}: none"]
+    lines = [f"  {title} ({len(items):,}):"] + [f"    {i}" for i in items[:SHOWN]]
+    if len(items) > SHOWN:
+        lines.append(f"    ... and {len(items) - SHOWN:,} more (--json lists them all)")
+    return lines
+
+
+def _stop_check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if settings.zookeeper is None:
+        raise UsageError("no cluster: give --zookeeper HOST:PORT[/chroot] or --context NAME")
+    if args.min_insync_replicas is not None and args.min_insync_replicas < 1:
+        raise UsageError("--min-insync-replicas must be at least 1")
+    snapshot, _ = take_snapshot(settings, args.max_in_flight)
+    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)
+    static = StaticMinIsr(given=args.min_insync_replicas)
+    if settings.bootstrap_servers:
+        read = read_static_min_isr(settings.bootstrap_servers, snapshot.brokers)
+        static = StaticMinIsr(by_broker=read.by_broker, given=args.min_insync_replicas, reason=read.reason)
+    result = stop_check(snapshot, args.ids, static)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(render_stop_check(result))
+    return 0 if result.safe else 1
+
+
+def _ids(values: tuple[int, ...]) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
+
+
+def _section(title: str, changes: tuple[PartitionChange, ...], line: Any) -> list[str]:
+    if not changes:
+        return []
+    lines = [f"{title} ({len(changes):,}):"]
+    lines += [f"  {c.topic}-{c.partition}  {line(c)}" for c in changes[:SHOWN]]
+    if len(changes) > SHOWN:
+        lines.append(f"  ... and {len(changes) - SHOWN:,} more (--json lists them all)")
+    return lines
+
+
+def render_stop_check(result: StopCheck) -> str:
+    """The text form of ``kzc broker stop-check``."""
+    who = f"broker{'s' if len(result.brokers) > 1 else ''} {', '.join(map(str, result.brokers))}"
+    lines = [f"Stopping {who} now:"]
+    if result.unknown_brokers:
+        lines.append(f"  not registered now (already stopped?): {', '.join(map(str, result.unknown_brokers))}")
+    if result.safe:
+        lines.append("  SAFE: no partition goes offline or under min.insync.replicas")
+    else:
+        lines.append(
+            f"  NOT SAFE: {len(result.offline):,} partition(s) go offline, {len(result.under_min_isr):,} fall under "
+            f"min.insync.replicas (acks=all fails)"
+            + (f", {len(result.min_isr_unknown):,} with min.insync.replicas unknown" if result.min_isr_unknown else "")
+        )
+    lines += _section(
+        "offline: every in-sync copy is on a stopped broker (only an unclean election, losing their writes, "
+        "would bring them back)",
+        result.offline,
+        lambda c: (
+            f"replicas {_ids(c.replicas)} ISR {_ids(c.isr_before)}; alive out of sync: "
+            f"{_ids(c.live_out_of_sync) if c.live_out_of_sync else 'none'}"
+        ),
+    )
+    lines += _section(
+        "under min.insync.replicas: acks=all producers fail",
+        result.under_min_isr,
+        lambda c: (
+            f"ISR {_ids(c.isr_before)} -> {_ids(c.isr_after)}, min.insync.replicas {c.after.min_isr.value} "
+            f"({c.after.min_isr.source})"
+        ),
+    )
+    lines += _section(
+        "min.insync.replicas unknown (give --bootstrap-server or --min-insync-replicas)",
+        result.min_isr_unknown,
+        lambda c: f"ISR {_ids(c.isr_before)} -> {_ids(c.isr_after)}: {c.after.min_isr.source}",
+    )
+    lines += _section(
+        "leaders move (the first live in-sync replica in assignment order)",
+        result.leader_moves,
+        lambda c: f"{c.leader_before} -> {c.leader_after}",
+    )
+    lines += _section(
+        "left with one in-sync copy", result.single_copy, lambda c: f"ISR {_ids(c.isr_before)} -> {_ids(c.isr_after)}"
+    )
+    if result.unreadable_topics:
+        lines.append(f"not predicted (assignment unreadable): {', '.join(result.unreadable_topics)}")
+    return "\n".join(lines)

@@ -1,0 +1,160 @@
+"""Which request versions a broker serves (ApiVersions) and the one rule choosing the version kzc sends.
+
+Every request kzc builds itself opens a ``BrokerConnection``, which asks ApiVersions first, and sends only
+the version ``negotiate`` picks: the highest both kzc and that broker speak. When none fits, ``NoVersion``
+carries the reason as users read it ("broker 1 has no DescribeLogDirs (Kafka 1.0.0+)"), and nothing is
+sent. ApiVersions itself goes out at v0, which every broker from 0.10.0 to 3.9 serves (schemas:
+``Protocol.API_VERSIONS_REQUEST_V0`` in 0.10.x, ``ApiVersionsRequest.json`` "0-4" in 3.9); a 0.9 broker,
+which predates it, closes the connection and is reported as not answering.
+
+The catalog below names each API with the first release whose brokers serve it (``ApiKeys`` of each
+release; ``*Request.json`` from 2.x), for the messages.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from core.brokers.wire import frame, round_trip
+
+
+@dataclass(frozen=True)
+class Api:
+    """A Kafka API: its key, name and the first release whose brokers serve it."""
+
+    key: int
+    name: str
+    since: str
+
+
+METADATA = Api(3, "Metadata", "0.8.0")
+API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
+CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")
+DELETE_TOPICS = Api(20, "DeleteTopics", "0.10.1")
+DESCRIBE_CONFIGS = Api(32, "DescribeConfigs", "0.11.0")
+ALTER_CONFIGS = Api(33, "AlterConfigs", "0.11.0")
+DESCRIBE_LOG_DIRS = Api(35, "DescribeLogDirs", "1.0.0")
+CREATE_PARTITIONS = Api(37, "CreatePartitions", "1.0.0")
+# v0 is 2.2's ElectPreferredLeaders; v1 (2.4, KIP-460) adds the election type, so unclean needs v1.
+ELECT_LEADERS = Api(43, "ElectLeaders", "2.2.0")
+INCREMENTAL_ALTER_CONFIGS = Api(44, "IncrementalAlterConfigs", "2.3.0")
+ALTER_PARTITION_REASSIGNMENTS = Api(45, "AlterPartitionReassignments", "2.4.0")
+DESCRIBE_CLIENT_QUOTAS = Api(48, "DescribeClientQuotas", "2.6.0")
+
+# Version ranges a broker serves: api key -> (min, max).
+ApiRanges = Mapping[int, tuple[int, int]]
+
+_CORRELATION = 18
+_CLIENT_ID = "kzc"
+
+
+class NoVersion(Exception):
+    """No version of an API is spoken by both kzc and the broker; ``str()`` is the reason."""
+
+
+def negotiate(api: Api, ours: tuple[int, int], theirs: ApiRanges, who: str, needs: str = "") -> int:
+    """The highest version of ``api`` in both ``ours`` (what kzc encodes) and ``theirs`` (the broker's
+    ApiVersions answer).
+
+    Args:
+        who: how the messages name the broker ("broker 1").
+        needs: why the versions in ``ours`` are the only ones that do (for the message), e.g. "the election
+            type (v1, Kafka 2.4.0+)".
+
+    Raises:
+        NoVersion: the broker lacks the API, or serves none of ``ours``.
+    """
+    found = theirs.get(api.key)
+    if found is None:
+        return _refuse(f"{who} has no {api.name} (Kafka {api.since}+; its ApiVersions lacks api key {api.key})")
+    low, high = max(ours[0], found[0]), min(ours[1], found[1])
+    if low > high:
+        why = f": kzc needs {needs}" if needs else f", kzc speaks v{ours[0]}-v{ours[1]}"
+        return _refuse(f"{who} serves {api.name} v{found[0]}-v{found[1]}{why}")
+    return high
+
+
+def _refuse(reason: str) -> int:
+    raise NoVersion(reason)
+
+
+def encode_api_versions() -> bytes:
+    """The framed ApiVersions v0 request (an empty body)."""
+    return frame(API_VERSIONS.key, 0, _CORRELATION, _CLIENT_ID, b"")
+
+
+def decode_api_versions(body: bytes) -> dict[int, tuple[int, int]]:
+    """An ApiVersions v0 response body: api key -> (min, max).
+
+    Raises:
+        ValueError: not an ApiVersions v0 response, or the broker answered with an error code.
+    """
+    try:
+        correlation, error, count = struct.unpack_from(">ihi", body, 0)
+        if correlation != _CORRELATION:
+            raise ValueError(f"correlation id {correlation}, expected {_CORRELATION}")
+        if error != 0:
+            raise ValueError(f"the broker answered ApiVersions with error code {error}")
+        ranges = {}
+        for i in range(count):
+            key, low, high = struct.unpack_from(">hhh", body, 10 + 6 * i)
+            ranges[key] = (low, high)
+    except struct.error as exc:
+        raise ValueError(f"not an ApiVersions v0 response: {exc}") from None
+    return ranges
+
+
+class BrokerConnection:
+    """One socket to one broker whose ApiVersions kzc asked when it opened (``open_broker``)."""
+
+    def __init__(self, sock: socket.socket, ranges: ApiRanges, who: str) -> None:
+        self.sock = sock
+        self.ranges = ranges
+        self.who = who
+
+    def negotiate(self, api: Api, ours: tuple[int, int], needs: str = "") -> int:
+        """``negotiate`` against this broker (``NoVersion`` when none fits)."""
+        return negotiate(api, ours, self.ranges, self.who, needs)
+
+    def send(self, request: bytes) -> bytes:
+        """One framed request, sent as is; the response body."""
+        return round_trip(self.sock, request, self.who)
+
+
+def ask_versions(sock: socket.socket, who: str) -> dict[int, tuple[int, int]]:
+    """ApiVersions v0 on an open socket."""
+    return decode_api_versions(round_trip(sock, encode_api_versions(), who))
+
+
+@contextmanager
+def open_broker(host: str, port: int, timeout: float, who: str = "the broker") -> Iterator[BrokerConnection]:
+    """Connect to ``host:port`` and ask its ApiVersions; the connection is closed after.
+
+    Raises:
+        OSError: refused, closed or timed out. ValueError: an answer that is not ApiVersions v0.
+    """
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        yield BrokerConnection(sock, ask_versions(sock, who), who)
+
+
+def request(
+    host: str,
+    port: int,
+    timeout: float,
+    api: Api,
+    ours: tuple[int, int],
+    build: Callable[[int], bytes],
+    who: str = "the broker",
+) -> tuple[int, bytes]:
+    """Negotiate ``api`` with the broker at ``host:port``, send ``build(version)``; (version, response body).
+
+    Raises:
+        NoVersion: no version fits (nothing was sent). OSError, ValueError: see ``open_broker``.
+    """
+    with open_broker(host, port, timeout, who) as broker:
+        version = broker.negotiate(api, ours)
+        return version, broker.send(build(version))

@@ -1,0 +1,170 @@
+"""What the cluster's brokers can be asked, from their own ApiVersions, and the path each write takes.
+
+The one place every command path (topics, configs, reassignments, elections, the console's fix actions)
+asks whether the brokers serve an API. All registered brokers are asked (in a mixed cluster, a rolling
+upgrade half done, the oldest decides: a request may land on any of them). Where the brokers lack an API,
+``route`` names the path Kafka's own tools of that release took (ZooKeeper) and says why, for the preview,
+the dry run and the audit line.
+
+ApiVersions is kzc's own request over a plain socket (``core.brokers.apiversions``), to each broker's
+PLAINTEXT listener, or its SASL_PLAINTEXT one (brokers answer ApiVersions before authentication, KIP-43).
+A broker reachable only over TLS, or not answering, is unknown: it constrains nothing and the reason is
+kept, so a request on the AdminClient path is then left to librdkafka's own negotiation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from core.brokers.apiversions import Api, ApiRanges, NoVersion, negotiate, open_broker
+from core.kafka.znodes import BrokerRegistration, Endpoint, Unreadable
+
+VIA_ADMIN = "admin"
+VIA_ZOOKEEPER = "zookeeper"
+_ANSWERS_UNAUTHENTICATED = ("PLAINTEXT", "SASL_PLAINTEXT")
+
+
+def plaintext_endpoint(registration: BrokerRegistration | Unreadable | None, sasl: bool = False) -> Endpoint | None:
+    """The broker's PLAINTEXT endpoint (with ``sasl``, else its SASL_PLAINTEXT one), or None."""
+    if not isinstance(registration, BrokerRegistration):
+        return None
+    protocols = _ANSWERS_UNAUTHENTICATED if sasl else _ANSWERS_UNAUTHENTICATED[:1]
+    for protocol in protocols:
+        found = next((e for e in registration.endpoints if e.security_protocol == protocol), None)
+        if found is not None:
+            return found
+    return None
+
+
+@dataclass(frozen=True)
+class BrokerApis:
+    """One broker's ApiVersions answer, or why it is unknown (``ranges`` None)."""
+
+    broker: int
+    ranges: ApiRanges | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class Route:
+    """The path a write takes (``admin`` or ``zookeeper``) and why, as the preview and the audit say it."""
+
+    via: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """The ApiVersions of every registered broker."""
+
+    brokers: tuple[BrokerApis, ...]
+
+    def of(self, broker: int) -> BrokerApis | None:
+        """``broker``'s answer (None: not registered when asked)."""
+        return next((b for b in self.brokers if b.broker == broker), None)
+
+    def lacking(self, api: Api, ours: tuple[int, int] = (0, 32767), needs: str = "") -> str | None:
+        """Why the cluster cannot serve ``api`` at one of the versions ``ours``: the first registered broker
+        (by id) that lacks it; None when every broker whose ApiVersions is known serves it."""
+        for entry in self.brokers:
+            if entry.ranges is None:
+                continue
+            try:
+                negotiate(api, ours, entry.ranges, f"broker {entry.broker}", needs)
+            except NoVersion as exc:
+                return str(exc)
+        return None
+
+    def unknown(self) -> str | None:
+        """Which brokers' ApiVersions could not be read, and why (None: all known)."""
+        problems = [f"broker {b.broker}: {b.problem}" for b in self.brokers if b.ranges is None]
+        if not problems:
+            return None
+        return "ApiVersions unknown for " + "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
+
+
+def read_capabilities(brokers: Mapping[int, BrokerRegistration | Unreadable], timeout: float) -> Capabilities:
+    """Ask every registered broker for its ApiVersions (in parallel: a dead broker costs one ``timeout``)."""
+
+    def ask(broker: int) -> BrokerApis:
+        endpoint = plaintext_endpoint(brokers[broker], sasl=True)
+        if endpoint is None:
+            reason = (
+                "its registration is unreadable"
+                if isinstance(brokers[broker], Unreadable)
+                else ("no PLAINTEXT or SASL_PLAINTEXT listener (kzc's ApiVersions request speaks no TLS)")
+            )
+            return BrokerApis(broker, None, reason)
+        try:
+            with open_broker(endpoint.host or "127.0.0.1", endpoint.port, timeout, f"broker {broker}") as conn:
+                return BrokerApis(broker, dict(conn.ranges))
+        except (OSError, ValueError) as exc:
+            return BrokerApis(broker, None, f"{endpoint} did not answer ApiVersions: {exc}")
+
+    ids = sorted(brokers)
+    if not ids:
+        return Capabilities(())
+    with ThreadPoolExecutor(max_workers=min(16, len(ids))) as pool:
+        return Capabilities(tuple(pool.map(ask, ids)))
+
+
+def route(
+    capabilities: Capabilities | None,
+    api: Api,
+    kafka_tool: str,
+    ours: tuple[int, int] = (0, 32767),
+    needs: str = "",
+) -> Route:
+    """The path of a write the brokers serve with ``api``: ``admin`` when there is an AdminClient
+    (``capabilities`` not None) and no registered broker lacks the API; else ``zookeeper``.
+
+    Args:
+        kafka_tool: what Kafka's own tools did without the API, for the reason ("as kafka-topics --alter
+            --zookeeper did before 1.0: set /brokers/topics/<t>").
+    """
+    if capabilities is None:
+        return Route(VIA_ZOOKEEPER, "no --bootstrap-server: written through ZooKeeper")
+    missing = capabilities.lacking(api, ours, needs)
+    if missing is not None:
+        return Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {kafka_tool}")
+    if not capabilities.brokers:
+        return Route(VIA_ADMIN, f"no broker is registered to ask: {api.name} through the AdminClient")
+    unknown = capabilities.unknown()
+    if unknown is not None:
+        return Route(VIA_ADMIN, f"{api.name} through the AdminClient (librdkafka negotiates the version; {unknown})")
+    return Route(VIA_ADMIN, f"every broker serves {api.name}: sent through the AdminClient")
+
+
+class CapabilityCache:
+    """The brokers' ApiVersions for one command or a console session: read on first use, then kept while
+    the registrations stay the same (a broker restarted on another release, during a rolling upgrade,
+    registers anew: its registration's timestamp changes and everything is read again).
+
+    Args:
+        timeout: seconds each broker may take to answer; None when there is no AdminClient (every write
+            then goes through ZooKeeper and nothing is asked).
+        preset: capabilities already known (tests, or a caller that read them).
+    """
+
+    def __init__(self, timeout: float | None, preset: Capabilities | None = None) -> None:
+        self.timeout = timeout
+        self._value = preset
+        self._key: tuple[tuple[int, object], ...] | None = None
+
+    def get(self, brokers: Mapping[int, BrokerRegistration | Unreadable]) -> Capabilities | None:
+        """The registered brokers' ApiVersions (None without an AdminClient)."""
+        if self.timeout is None:
+            return None
+        key = tuple(sorted((b, _registration_key(r)) for b, r in brokers.items()))
+        if self._value is None or (self._key is not None and key != self._key):
+            self._value = read_capabilities(brokers, min(self.timeout, 5.0))
+        self._key = key
+        return self._value
+
+
+def _registration_key(registration: BrokerRegistration | Unreadable) -> object:
+    if isinstance(registration, BrokerRegistration):
+        return (registration.timestamp_ms, registration.endpoints)
+    return "unreadable"

@@ -1,0 +1,1 @@
+"""What changed: the cluster's recent past as ZooKeeper dates it (znode stats), grouped into bursts."""

@@ -1,0 +1,70 @@
+"""The timeline screen (``W``) on a recorded cluster: a broker failure as one burst, opened into its partitions,
+the recorded live events merged in, Enter on a change opening its topic."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import MappingProxyType
+
+from core.config import ConnectionSettings, UserConfig
+from core.snapshot.model import StateStamp
+from core.testdata import builder as b
+from tests.recorded_backend import RecordedBackend
+from tests.tui.helpers import FROZEN_NOW, recorded_events, settle
+from tui.app import KzcApp
+from tui.screens.timeline import TimelineScreen
+from tui.screens.topic_detail import TopicDetailScreen
+from tui.widgets.virtual_table import VirtualTable
+
+FAILED_MS = int(FROZEN_NOW * 1000) - 120_000
+
+
+def _app() -> KzcApp:
+    orders = b.topic(
+        "orders",
+        {0: (1, 2), 1: (2, 3), 2: (3, 2)},
+        states={0: b.state(1, (1,)), 1: b.state(3, (3,)), 2: b.state(3, (3,))},
+    )
+    stamps = MappingProxyType({p: StateStamp(FAILED_MS + 5 * p, 2) for p in orders.partition_ids})
+    snapshot = b.snapshot(brokers=(1, 3), topics=[replace(orders, state_stamps=stamps)])
+    backend = RecordedBackend(snapshot, recorded_events(), now_ms=lambda: int(FROZEN_NOW * 1000))
+    return KzcApp(ConnectionSettings(), config=UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
+
+
+async def test_a_broker_failure_is_one_row_that_opens_into_its_partitions() -> None:
+    app = _app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("W")
+        await settle(pilot)
+        assert isinstance(app.screen, TimelineScreen)
+        table = app.screen.query_one("#timeline", VirtualTable)
+        rows = [" | ".join(r.cells) for r in table.visible_rows()]
+        failure = next(r for r in rows if "without broker 2" in r)
+        assert "leader/ISR changed on 3 partition(s), all 3 without broker 2 in their ISR now" in failure
+        assert any("controller moved 6 -> 1" in r for r in rows)  # a recorded live event, merged in
+        before = table.row_count
+        assert table.move_to_key(next(r.key for r in table.visible_rows() if "without broker 2" in r.cells[1]))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert table.row_count == before + 3
+        opened = [r for r in table.visible_rows() if r.cells[1].strip().startswith("orders-")]
+        assert {r.cells[1].strip()[:8] for r in opened} == {"orders-0", "orders-1", "orders-2"}
+        assert table.move_to_key(opened[0].key)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TopicDetailScreen)
+
+
+async def test_o_opens_and_closes_every_burst() -> None:
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("W")
+        await settle(pilot)
+        table = app.screen.query_one("#timeline", VirtualTable)
+        closed = table.row_count
+        await pilot.press("o")
+        assert table.row_count > closed
+        await pilot.press("o")
+        assert table.row_count == closed

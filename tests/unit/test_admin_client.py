@@ -1,0 +1,95 @@
+"""The AdminClient's lifetime (core.brokers.admin), with real librdkafka clients and no broker: a client is
+destroyed only once no thread is inside a call on it, on kzc's closer thread, never by the garbage collector on
+a librdkafka thread (which aborts the process: the crash the console once died of)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from core.brokers.admin import KafkaAdmin
+from core.connect import parse_bootstrap
+from core.errors import ConnectError
+from core.polling import wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+NOBODY = parse_bootstrap("127.0.0.1:1")  # refused at once: librdkafka clients start and fail fast
+
+
+def closed(client: object) -> bool:
+    """Whether ``client`` was destroyed (a call on a destroyed client raises RuntimeError, never crashes)."""
+    try:
+        client.list_topics(timeout=0.01)  # type: ignore[attr-defined]
+    except RuntimeError:
+        return True
+    except Exception:  # the broker is unreachable: the client is alive
+        return False
+    return False
+
+
+def test_a_replaced_client_is_destroyed_only_once_no_call_is_inside_it() -> None:
+    admin = KafkaAdmin(NOBODY, timeout=1.0)
+    inside, release = threading.Event(), threading.Event()
+    seen: list[object] = []
+
+    def blocking_call() -> None:
+        def request() -> None:
+            seen.append(admin._client)
+            inside.set()
+            release.wait(10)
+
+        admin._call("a slow call", request)
+
+    caller = threading.Thread(target=blocking_call)
+    caller.start()
+    assert inside.wait(10)
+    admin.close()  # as when the client is found wedged by another thread
+    old = seen[0]
+    assert admin._client is not old and not closed(old)
+    release.set()
+    caller.join(10)
+    wait_until(lambda: closed(old), 10, "the old client to be destroyed once its last call returned")
+    assert not closed(admin._client)
+
+
+def test_a_call_that_times_out_replaces_the_client() -> None:
+    admin = KafkaAdmin(NOBODY, timeout=0.5)
+    first = admin._client
+    with pytest.raises(ConnectError):
+        admin.list_consumer_groups()
+    assert admin.renewed == 1 and admin._client is not first
+    wait_until(lambda: closed(first), 10, "the timed-out client to be destroyed")
+
+
+def test_a_client_collected_on_a_librdkafka_thread_does_not_abort_the_process() -> None:
+    """A KafkaAdmin left in a reference cycle with a request in flight; the request's result callback (on the
+    client's own librdkafka thread) runs the cyclic garbage collector. A bare AdminClient aborts the process
+    here (``rd_kafka_destroy() called from librdkafka owned thread``, SIGABRT)."""
+    script = textwrap.dedent(
+        """
+        import gc, sys, time
+        from confluent_kafka import TopicPartition
+        from confluent_kafka.admin._listoffsets import OffsetSpec
+        from core.brokers.admin import KafkaAdmin
+        from core.connect import parse_bootstrap
+
+        for _ in range(2):
+            admin = KafkaAdmin(parse_bootstrap("127.0.0.1:1"), timeout=0.5)
+            request = {TopicPartition("t", 0): OffsetSpec.latest()}
+            futures = admin._call("list offsets", lambda: admin._client.list_offsets(request, request_timeout=0.5))
+            for future in futures.values():
+                future.add_done_callback(lambda _: gc.collect())  # runs on the client's librdkafka thread
+            cycle = {"admin": admin}
+            cycle["self"] = cycle
+            del cycle, admin, futures
+            time.sleep(1.5)
+        print("alive")
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, "alive"), done.stderr[-2000:]

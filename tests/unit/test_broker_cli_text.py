@@ -1,0 +1,50 @@
+"""The text forms of ``kzc broker stop-check`` and ``kzc broker ID`` (their JSON is checked against a real
+cluster in tests/integration/test_stop_check.py)."""
+
+from __future__ import annotations
+
+from cli.broker_cmd import render_broker, render_stop_check
+from core.snapshot.broker_view import BrokerLive, broker_view
+from core.snapshot.model import StaticMinIsr
+from core.snapshot.stop_check import stop_check
+from core.testdata.builder import NOW_MS, config, snapshot, state, topic
+
+CLUSTER = snapshot(
+    brokers=(1, 2, 3),
+    topics=[
+        topic("single", {0: (2,)}),
+        topic("pairs", {0: (2, 3)}, topic_config=config(**{"min.insync.replicas": "2"})),
+        topic("lagging", {0: (1, 2)}, states={0: state(1, (1,))}),
+    ],
+)
+
+
+def test_stop_check_text_says_not_safe_and_lists_each_section() -> None:
+    text = render_stop_check(stop_check(CLUSTER, [2], StaticMinIsr(by_broker={1: 1, 3: 1}, reason="")))
+    assert text.splitlines()[:2] == [
+        "Stopping broker 2 now:",
+        "  NOT SAFE: 1 partition(s) go offline, 1 fall under min.insync.replicas (acks=all fails)",
+    ]
+    assert "  single-0  replicas [2] ISR [2]; alive out of sync: none" in text
+    assert "  pairs-0  ISR [2,3] -> [3], min.insync.replicas 2 (topic)" in text
+    assert "leaders move (the first live in-sync replica in assignment order) (1):\n  pairs-0  2 -> 3" in text
+
+
+def test_stop_check_text_of_a_safe_stop() -> None:
+    triples = snapshot(brokers=(1, 2, 3), topics=[topic("t", {0: (3, 1, 2)})])
+    text = render_stop_check(stop_check(triples, [3], StaticMinIsr(by_broker={1: 2, 2: 2}, reason="")))
+    assert text.splitlines()[1] == "  SAFE: no partition goes offline or under min.insync.replicas"
+
+
+def test_the_offline_section_names_the_replicas_an_unclean_election_would_pick_from() -> None:
+    text = render_stop_check(stop_check(CLUSTER, [1], StaticMinIsr(by_broker={2: 1, 3: 1}, reason="")))
+    assert "  lagging-0  replicas [1,2] ISR [1]; alive out of sync: [2]" in text
+
+
+def test_broker_text() -> None:
+    live = BrokerLive(session_id=0x10000AB, log_sizes={"single-0": 10, "pairs-0": 20, "lagging-0": 5})
+    text = render_broker(broker_view(CLUSTER, 2), live, NOW_MS)
+    assert "  ZK session    0x10000ab (ephemeralOwner of /brokers/ids/2)" in text
+    assert "  log size      35 bytes" in text
+    assert "  hosts 3 partitions, leads 2" in text
+    assert "    lagging-0  leader 1, ISR [1]" in text

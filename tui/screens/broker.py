@@ -1,0 +1,156 @@
+"""The broker screen (Enter on a broker row): what the broker leads and hosts, its replicas out of the ISR and
+who leads them, the offline partitions it hosts, its registration (endpoints, rack, since, JSON version,
+broker epoch), the ZooKeeper session owning the registration and its log sizes (``core.snapshot.broker_view``;
+the live part read in a worker, ``r`` again). ``p`` lists its partitions, ``i`` the stop check."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
+
+from core.console.protocols import BrokerSource
+from core.console.view import ClusterView
+from core.snapshot.broker_view import BrokerLive, BrokerView, HostedReplica, broker_view
+from core.zookeeper.health import size_text
+from tui.messages import PartitionsChosen, StopCheckRequested
+from tui.screens.base import KzcScreen
+from tui.widgets.event_log import clock_text
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+COLUMNS = (
+    Column("partition", "partition", max_width=60),
+    Column("role", "role"),
+    Column("leader", "leader", align="right"),
+    Column("isr", "ISR"),
+    Column("size", "size", align="right"),
+    Column("problem", "problem", max_width=120),
+)
+
+
+def hosted_rows(view: BrokerView, live: BrokerLive | None) -> list[Row]:
+    """Offline partitions first, then its replicas out of the ISR, then the rest."""
+
+    def rank(r: HostedReplica) -> int:
+        return 0 if r.offline is not None else 1 if not r.in_isr else 2
+
+    rows = []
+    sizes = live.log_sizes if live is not None and live.log_sizes is not None else None
+    for r in sorted(view.hosted, key=lambda r: (rank(r), r.topic, r.partition)):
+        role = "leader" if r.leader == view.broker_id else "follower" if r.in_isr else "out of ISR"
+        meaning = {0: "offline", 1: "under-replicated", 2: ""}[rank(r)]
+        size = size_text(sizes.get(r.name)) if sizes is not None else "?"
+        cells = (r.name, role, "-" if r.leader is None else str(r.leader), ",".join(map(str, r.isr)) or "-", size,
+                 r.offline or "")  # fmt: skip
+        rows.append(Row(r.name, cells, frozenset({meaning}) if meaning else frozenset(), cells, r))
+    return rows
+
+
+def header_lines(view: BrokerView, live: BrokerLive | None, now_ms: int) -> list[str]:
+    """Registration, session, log size and the counts."""
+    if not view.registered or view.problem:
+        head = f"broker {view.broker_id}: {view.problem}"
+    else:
+        since = f"{clock_text(view.registered_ms)}" if view.registered_ms else "-"
+        where = f"{', '.join(view.endpoints) or '-'} · rack {view.rack or '-'}"
+        version = f"JSON v{view.registration_version}, broker epoch {view.broker_epoch}"
+        head = f"broker {view.broker_id} · {where} · registered {since} ({version})"
+    lines = [head]
+    if live is None:
+        lines.append("ZooKeeper session and log sizes: reading…")
+    else:
+        owner = f"ZooKeeper session {hex(live.session_id)}" if live.session_id is not None else "unknown"
+        owner += f" ({live.session_note})" if live.session_note else ""
+        size = size_text(live.total_bytes) if live.total_bytes is not None else "unknown"
+        lines.append(f"registration owned by: {owner} · log size {size}")
+        if live.log_note:
+            lines.append(live.log_note)
+    lines.append(
+        f"hosts {len(view.hosted):,} · leads {len(view.leads):,} · out of ISR {len(view.out_of_isr):,} · "
+        f"offline {len(view.offline):,}"
+    )
+    return lines
+
+
+class BrokerScreen(KzcScreen):
+    """One broker."""
+
+    VIEW_NAME = "broker"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "partitions", "Partitions", id="broker_partitions"),
+        Binding("i", "stop_check", "Stop impact", id="broker_stop_check"),
+        Binding("r", "reload", "Reload", id="reload_broker"),
+    ]
+
+    def __init__(self, broker: int, source: BrokerSource, now_ms: Callable[[], int]) -> None:
+        super().__init__()
+        self.broker = broker
+        self.source = source
+        self.now_ms = now_ms
+        self.view: BrokerView | None = None
+        self.live: BrokerLive | None = None
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        yield FilterBar()
+        yield Static("", id="broker-header", classes="panel")
+        yield VirtualTable(COLUMNS, empty_text="no replica on this broker", id="broker-replicas", classes="panel")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#broker-header").border_title = f"Broker {self.broker}"
+        self.query_one("#broker-replicas").border_title = "Its replicas"
+        self.query_one("#broker-replicas", VirtualTable).focus()
+
+    def prepare(self, view: ClusterView) -> object:
+        return broker_view(view.snapshot, self.broker)
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        first = self.view is None
+        self.view = prepared if isinstance(prepared, BrokerView) else broker_view(view.snapshot, self.broker)
+        self._draw()
+        if first:
+            self._read_live(self.view)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="broker-live")
+    def _read_live(self, view: BrokerView) -> None:
+        live = self.source.broker_live(view)
+        self.app.call_from_thread(self._live_read, live)
+
+    def _live_read(self, live: BrokerLive) -> None:
+        self.live = live
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.view is None or not self.is_mounted:
+            return
+        self.query_one("#broker-header", Static).update("\n".join(header_lines(self.view, self.live, self.now_ms())))
+        self.query_one("#broker-replicas", VirtualTable).set_rows(hosted_rows(self.view, self.live))
+
+    def action_partitions(self) -> None:
+        """The partitions it leads and hosts, with their health."""
+        self.post_message(PartitionsChosen(f"partitions on broker {self.broker}", None, self.broker))
+
+    def action_stop_check(self) -> None:
+        """What stopping it now would do."""
+        self.post_message(StopCheckRequested(self.broker))
+
+    def action_reload(self) -> None:
+        """Read the session and the log sizes again."""
+        if self.view is not None:
+            self.live = None
+            self._draw()
+            self._read_live(self.view)
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """The view, as ``kzc broker ID --json`` prints it."""
+        if self.view is None:
+            return None
+        return {**self.view.to_json(), **(self.live.to_json() if self.live is not None else {})}

@@ -1,0 +1,142 @@
+"""The timeline: what changed, newest first, from ZooKeeper's znode stats merged with the live events seen
+since the console connected (``core.changes.timeline``). Each burst is one row; Enter opens it into its
+changes, and Enter on a change of a topic opens that topic. It follows the view: new changes appear at the top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Label
+
+from core.changes.timeline import LIMITS, Burst, Change, ChangeKind, LiveLine, bursts, dated_changes, with_live
+from core.console.view import ClusterView
+from core.human_time import age_text, utc_text
+from tui.journal import EventJournal
+from tui.messages import TopicChosen
+from tui.screens.base import KzcScreen
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar, StatusInfo
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+COLUMNS = (
+    Column("when", "when (UTC)"),
+    Column("change", "change", max_width=160),
+    Column("count", "n", align="right"),
+    Column("source", "dated by", max_width=70),
+)
+
+
+def burst_key(burst: Burst) -> str:
+    """A burst's row key: stable while the burst keeps its first moment and oldest change."""
+    return f"burst:{burst.start_ms}:{burst.changes[-1].source}"
+
+
+def timeline_rows(groups: Sequence[Burst], expanded: set[str], now_ms: int) -> list[Row]:
+    """One row per burst, and under each opened burst one row per change (pure; any thread)."""
+    rows: list[Row] = []
+    for burst in groups:
+        key = burst_key(burst)
+        when = utc_text(burst.start_ms)[11:19]
+        if burst.end_ms != burst.start_ms:
+            when += f"-{utc_text(burst.end_ms)[11:19]}"
+        age = age_text((now_ms - burst.end_ms) / 1000)
+        single = len(burst.changes) == 1
+        source = burst.changes[0].source if single else ("open: Enter" if key not in expanded else "")
+        meanings = frozenset({"-live"}) if all(c.kind is ChangeKind.LIVE for c in burst.changes) else frozenset()
+        cells = (f"{when} ({age} ago)", burst.text, str(len(burst.changes)), source)
+        rows.append(Row(key, cells, meanings, None, burst.changes[0] if single else key))
+        if key in expanded and not single:
+            for n, change in enumerate(burst.changes):
+                cells = (f"  {utc_text(change.at_ms)[11:19]}", f"  {change.text}", "", change.source)
+                rows.append(Row(f"{key}/{n}", cells, frozenset(), None, change))
+    return rows
+
+
+class TimelineScreen(KzcScreen):
+    """What changed, live."""
+
+    VIEW_NAME: ClassVar[str] = "timeline"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "toggle_all", "Open/close all", id="timeline_toggle_all"),
+    ]
+
+    def __init__(self, journal: EventJournal, now_ms: Callable[[], int]) -> None:
+        """``journal``: the console's event log (its live events join the dated changes); ``now_ms``: the app's
+        clock."""
+        super().__init__()
+        self.journal = journal
+        self.now_ms = now_ms
+        self.expanded: set[str] = set()
+        self._dated: list[Change] = []
+        self._groups: list[Burst] = []
+        self._journal_seen = -1  # the journal's version last merged in
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        yield Label("reading what ZooKeeper dates…", id="timeline-title")
+        yield VirtualTable(COLUMNS, empty_text="nothing ZooKeeper can date", id="timeline")
+        yield Label(_limits_text(), id="timeline-limits")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#timeline", VirtualTable).focus()
+
+    def prepare(self, view: ClusterView) -> object:
+        """Every dated change of the view's snapshot (the view worker: 100k partitions are 100k changes)."""
+        return dated_changes(view.snapshot)
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """Merge the dated changes with the live events seen since connecting, and show them."""
+        self._dated = prepared if isinstance(prepared, list) else dated_changes(view.snapshot)
+        self.show_events()
+
+    def show_clock(self, now_ms: int, link: StatusInfo) -> None:
+        """Every second while shown: merge the events logged since the last draw (new changes go on top)."""
+        if self._journal_seen != self.journal.version:
+            self.show_events()
+
+    def show_events(self) -> None:
+        """Redraw with the journal as it is now."""
+        self._journal_seen = self.journal.version
+        live = [LiveLine(line.at_ms, line.text, line.topic) for line in self.journal.lines]
+        self._groups = bursts(with_live(self._dated, live))
+        self._redraw()
+
+    def _redraw(self) -> None:
+        rows = timeline_rows(self._groups, self.expanded, self.now_ms())
+        self.query_one("#timeline", VirtualTable).set_rows(rows)
+        changes = sum(len(g.changes) for g in self._groups)
+        live = len(self.journal.lines)
+        self.query_one("#timeline-title", Label).update(
+            f"What changed: {changes:,} change(s) in {len(self._groups):,} burst(s), newest first: ZooKeeper's "
+            f"znode stats and {live:,} live event(s) seen since the console connected"
+        )
+
+    @on(VirtualTable.Selected, "#timeline")
+    def _open(self, event: VirtualTable.Selected) -> None:
+        data = event.row.data
+        if isinstance(data, Change):
+            if data.topic is not None:
+                self.post_message(TopicChosen(data.topic))
+            return
+        if isinstance(data, str):
+            self.expanded.symmetric_difference_update({data})
+            self._redraw()
+
+    def action_toggle_all(self) -> None:
+        """Open every burst, or close them all."""
+        keys = {burst_key(g) for g in self._groups if len(g.changes) > 1}
+        self.expanded = set() if self.expanded >= keys and keys else keys
+        self._redraw()
+
+
+def _limits_text() -> str:
+    return (
+        "ZooKeeper cannot tell: every leader/ISR change but each partition's last; a broker's stop; a deleted "
+        f"topic; {LIMITS[ChangeKind.CONFIG_NOTIFICATION]}. Live events since the console connected are complete."
+    )
