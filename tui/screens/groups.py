@@ -40,10 +40,10 @@ GROUP_COLUMNS = (
     Column("group", "group", max_width=60),
     Column("state", "state"),
     Column("members", "members", align="right"),
-    Column("topics", "topics", max_width=40),
+    Column("topics", "topics", max_width=24),
     Column("lag", "lag", align="right"),
     Column("max_lag", "max lag", align="right"),
-    Column("trend", "trend (messages/s)", max_width=70),
+    Column("trend", "trend", max_width=70),
     Column("source", "source"),
     Column("as_of", "as of", max_width=90),
 )
