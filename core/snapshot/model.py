@@ -78,8 +78,9 @@ class TopicEntry:
     times: ZnodeTimes
     states: Mapping[int, PartitionState | Unreadable | None]
     config: EntityConfig | Unreadable | None  # /config/topics/<t>; None when absent
-    # The stat of each state znode that was read (ZooKeeper reads only; never in snapshot files).
-    state_stamps: Mapping[int, StateStamp] = field(default_factory=dict)
+    # The stat of each state znode that was read (ZooKeeper reads only; never in snapshot files, so not part of
+    # equality: a snapshot and its file round trip compare equal).
+    state_stamps: Mapping[int, StateStamp] = field(default_factory=dict, compare=False)
 
     @property
     def partition_ids(self) -> tuple[int, ...]:
@@ -163,9 +164,10 @@ class ClusterSnapshot:
     delegation_tokens: int | Unreadable | None = None
     # Stats of znodes whose data the model keeps without them (ZooKeeper reads only; never in snapshot files):
     # /controller (when the current controller was elected), /config/topics/<t> and /config/brokers/<b>.
-    controller_times: ZnodeTimes | None = None
-    topic_config_times: Mapping[str, ZnodeTimes] = field(default_factory=dict)
-    broker_config_times: Mapping[str, ZnodeTimes] = field(default_factory=dict)
+    # Not part of equality, as they are not in files.
+    controller_times: ZnodeTimes | None = field(default=None, compare=False)
+    topic_config_times: Mapping[str, ZnodeTimes] = field(default_factory=dict, compare=False)
+    broker_config_times: Mapping[str, ZnodeTimes] = field(default_factory=dict, compare=False)
 
     @property
     def partition_count(self) -> int:

@@ -61,6 +61,8 @@ CLUSTER_COMMANDS: dict[tuple[str, ...], list[str]] = {
     ("groups",): ["groups"],
     ("group",): ["group", "g"],
     ("migration",): ["migration"],
+    ("changes",): ["changes"],
+    ("broker",): ["broker", "1"],
 }
 # Variants of a command above that take another path to the cluster.
 VARIANTS = {
@@ -68,11 +70,14 @@ VARIANTS = {
     "reassign plan --onto": ["reassign", "plan", "--onto", "1,2"],
     "config show --broker": ["config", "show", "--broker", "1"],
     "elect preferred --topic": ["elect", "preferred", "--topic", "x", "--dry-run"],
+    "broker stop-check": ["broker", "stop-check", "1"],
 }
 # Commands that do not read a Kafka cluster through --zookeeper, and why.
 EXEMPT = {
     **{("sandbox", action): "runs kzc's own local cluster" for action in
-       ("up", "fetch", "status", "down", "kill-broker", "start-broker", "migrate")},
+       ("up", "fetch", "status", "down", "kill-broker", "start-broker", "kill-zookeeper", "start-zookeeper",
+        "migrate")},
+    ("zk", "health"): "ZooKeeper's own health: asks each server of the connect string, whatever the chroot",
     ("zk", "ls"): "browses raw ZooKeeper: warns instead (test below)",
     ("zk", "get"): "browses raw ZooKeeper: warns instead",
 }  # fmt: skip

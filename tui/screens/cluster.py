@@ -368,7 +368,10 @@ class ClusterScreen(KzcScreen):
 
     def show_zk_health(self, health: EnsembleHealth | None, stale: bool, problem: str | None) -> None:
         """ZooKeeper's own health in one line: the worst alarm (or none), when probed; ``Z`` opens the screen."""
-        line = self.query_one("#zk-health-line", Label)
+        lines = self.query("#zk-health-line")
+        if not lines:
+            return  # composing, or being torn down: drawn when it is shown
+        line = lines.first(Label)
         head = headline(health) if health is not None else None
         line.display = head is not None
         if health is None or head is None:
