@@ -72,7 +72,7 @@ def test_a_client_collected_on_a_librdkafka_thread_does_not_abort_the_process() 
     here (``rd_kafka_destroy() called from librdkafka owned thread``, SIGABRT)."""
     script = textwrap.dedent(
         """
-        import gc, sys, time
+        import gc, sys, threading
         from confluent_kafka import TopicPartition
         from confluent_kafka.admin._listoffsets import OffsetSpec
         from core.brokers.admin import KafkaAdmin
@@ -82,12 +82,19 @@ def test_a_client_collected_on_a_librdkafka_thread_does_not_abort_the_process() 
             admin = KafkaAdmin(parse_bootstrap("127.0.0.1:1"), timeout=0.5)
             request = {TopicPartition("t", 0): OffsetSpec.latest()}
             futures = admin._call("list offsets", lambda: admin._client.list_offsets(request, request_timeout=0.5))
+            collected = threading.Event()
+
+            def collect(_, collected=collected):  # runs on the client's librdkafka thread
+                gc.collect()
+                collected.set()
+
             for future in futures.values():
-                future.add_done_callback(lambda _: gc.collect())  # runs on the client's librdkafka thread
+                future.add_done_callback(collect)
             cycle = {"admin": admin}
             cycle["self"] = cycle
             del cycle, admin, futures
-            time.sleep(1.5)
+            if not collected.wait(30):  # the request times out after 0.5 s; its callback then collects the cycle
+                sys.exit("the request's callback never ran")
         print("alive")
         """
     )
