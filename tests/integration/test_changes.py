@@ -22,6 +22,7 @@ from core.console.zk import ZkBackend
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
+from tests.integration.cluster_reads import partitions, state
 from tests.integration.sandbox_tools import eventually, in_thread
 from tests.integration.zk_server import zk_client
 from tui.app import KzcApp
@@ -63,16 +64,6 @@ def _changes(capsys: pytest.CaptureFixture[str], cluster: Sandbox, *extra: str) 
 
 def _all(out: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for burst in out["bursts"] for c in burst["changes"]]
-
-
-def _state(zk: KazooClient, topic: str, partition: int) -> dict[str, Any]:
-    data, _ = zk.get(f"/brokers/topics/{topic}/partitions/{partition}/state")
-    return dict(json.loads(data))
-
-
-def _replicas(zk: KazooClient, topic: str) -> dict[int, list[int]]:
-    data, _ = zk.get(f"/brokers/topics/{topic}")
-    return {int(p): r for p, r in json.loads(data)["partitions"].items()}
 
 
 def _close(at_ms: int, seen_ms: int) -> bool:
@@ -126,28 +117,28 @@ def test_a_dead_broker_is_one_burst_and_its_return_is_dated(
 ) -> None:
     controller = json.loads(zk.get("/controller")[0])["brokerid"]
     victim = next(b for b in (1, 2, 3) if b != controller)
-    hosted = {p for p, replicas in _replicas(zk, TOPIC).items() if victim in replicas}
+    hosted = {p for p, replicas in partitions(zk, TOPIC).items() if victim in replicas}
     cluster.kill_broker(victim)
     try:
         wait_until(lambda: not zk.exists(f"/brokers/ids/{victim}"), CLUSTER_TIMEOUT, f"broker {victim} to deregister")
         gone_ms = _now_ms()
         wait_until(
-            lambda: all(victim not in _state(zk, TOPIC, p)["isr"] for p in hosted),
+            lambda: all(victim not in state(zk, TOPIC, p)["isr"] for p in hosted),
             CLUSTER_TIMEOUT,
             f"broker {victim} to leave every ISR",
         )
         out = _changes(capsys, cluster, "--topic", TOPIC)
         burst = out["bursts"][0]  # newest first: the failure
         assert burst["shared_out_of_isr"] == [victim]
-        partitions = {c["partition"] for c in burst["changes"] if c["kind"] == "partition_state"}
-        assert partitions == hosted
+        dated = {c["partition"] for c in burst["changes"] if c["kind"] == "partition_state"}
+        assert dated == hosted
         assert f"all {len(hosted)} without broker {victim} in their ISR now" in burst["text"]
         assert _close(burst["start_ms"], gone_ms), (burst["start_ms"], gone_ms)
     finally:
         cluster.start_broker(victim)
     registered_ms = _now_ms()
     wait_until(
-        lambda: all(victim in _state(zk, TOPIC, p)["isr"] for p in hosted),
+        lambda: all(victim in state(zk, TOPIC, p)["isr"] for p in hosted),
         CLUSTER_TIMEOUT,
         f"broker {victim} to rejoin every ISR",
     )
@@ -167,13 +158,13 @@ def test_a_dead_broker_is_one_burst_and_its_return_is_dated(
 def test_a_preferred_election_dates_the_partitions_it_moved(
     capsys: pytest.CaptureFixture[str], cluster: Sandbox, zk: KazooClient, created: int
 ) -> None:
-    replicas = _replicas(zk, TOPIC)
-    moved = {p for p in replicas if _state(zk, TOPIC, p)["leader"] != replicas[p][0]}
+    replicas = partitions(zk, TOPIC)
+    moved = {p for p in replicas if state(zk, TOPIC, p)["leader"] != replicas[p][0]}
     assert moved, "after the restart some leaders are not preferred"  # the previous test left them so
     elected_ms = _now_ms()
     assert _cli(capsys, cluster, "elect", "preferred", "--topic", TOPIC, "--yes", "--wait") == 0
     wait_until(
-        lambda: all(_state(zk, TOPIC, p)["leader"] == replicas[p][0] for p in replicas),
+        lambda: all(state(zk, TOPIC, p)["leader"] == replicas[p][0] for p in replicas),
         CLUSTER_TIMEOUT,
         "every leader to be the preferred one",
     )
@@ -193,12 +184,12 @@ def test_a_reassignment_end_and_a_deletion_are_dated(
         _cli(capsys, cluster, "topic", "create", topic, "--partitions", "2", "--replication-factor", "1", "--yes") == 0
     )
     wait_until(lambda: zk.exists(f"/brokers/topics/{topic}/partitions/1/state"), CLUSTER_TIMEOUT, "the topic's states")
-    before = _replicas(zk, topic)
+    before = partitions(zk, topic)
     source = before[0][0]
     assert _cli(capsys, cluster, "reassign", "apply", "--move-off", str(source), "--topic", topic, "--yes") == 0
     wait_until(
         lambda: (
-            all(source not in r for r in _replicas(zk, topic).values()) and not zk.exists("/admin/reassign_partitions")
+            all(source not in r for r in partitions(zk, topic).values()) and not zk.exists("/admin/reassign_partitions")
         ),
         CLUSTER_TIMEOUT,
         "the reassignment to complete",

@@ -19,10 +19,11 @@ from confluent_kafka import Producer
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
 
-from cli.main import main
 from core.audit import read_audit_log
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from tests.cli_runner import run
+from tests.integration.cluster_reads import admin_args, config, partitions, state, zk_args
 from tests.integration.zk_server import zk_client
 
 pytestmark = pytest.mark.integration
@@ -58,43 +59,16 @@ def no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
 
 
-def zk_args(box: Sandbox) -> list[str]:
-    return ["--zookeeper", box.info().zookeeper]
 
 
-def admin_args(box: Sandbox) -> list[str]:
-    return [*zk_args(box), "--bootstrap-server", box.info().bootstrap_servers]
 
 
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
-    """Run kzc in-process; (exit code, stdout as JSON when it is JSON, stderr)."""
-    code = main(list(argv))
-    captured = capsys.readouterr()
-    try:
-        out: Any = json.loads(captured.out)
-    except json.JSONDecodeError:
-        out = captured.out
-    return code, out, captured.err
 
 
-def partitions(zk: KazooClient, topic: str) -> dict[int, list[int]]:
-    data, _ = zk.get(f"/brokers/topics/{topic}")
-    return {int(p): r for p, r in json.loads(data)["partitions"].items()}
 
 
-def state(zk: KazooClient, topic: str, partition: int) -> dict[str, Any]:
-    data, _ = zk.get(f"/brokers/topics/{topic}/partitions/{partition}/state")
-    value: dict[str, Any] = json.loads(data)
-    return value
 
 
-def config(zk: KazooClient, path: str) -> dict[str, str]:
-    try:
-        data, _ = zk.get(path)
-    except NoNodeError:
-        return {}
-    value: dict[str, str] = json.loads(data)["config"]
-    return value
 
 
 def snapshot(zk: KazooClient) -> dict[str, Any]:
