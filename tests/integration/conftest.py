@@ -8,7 +8,9 @@ cannot start, the fixture raises and they fail.
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +28,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _HERE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.integration)
+
+
+@pytest.fixture(autouse=True)
+def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """kzc's audit log in the test's own directory (never the user's), and an empty stdin: a prompt reads
+    end-of-file, so nothing is confirmed by accident (a test that types an answer sets its own stdin)."""
+    path = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    return path
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@ Kafka refuses, the AdminClient path's honesty, the audit trail of every attempt,
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import resource
@@ -26,22 +25,12 @@ INT_MAX = "2147483647"
 MEMORY_LIMIT = 1536 * 1024 * 1024  # address space for a kzc run: a 2^31-partition plan would need ~100 GiB
 
 
-@pytest.fixture(autouse=True)
-def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    return path
-
-
 def zk_args(sandbox: Sandbox) -> list[str]:
     return ["--zookeeper", sandbox.info().zookeeper]
 
 
 def admin_args(sandbox: Sandbox) -> list[str]:
     return [*zk_args(sandbox), "--bootstrap-server", sandbox.info().bootstrap_servers]
-
-
 
 
 def run_limited(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:

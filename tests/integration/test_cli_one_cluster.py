@@ -4,9 +4,7 @@ previews and audit lines name the cluster by id; ``--json`` answers in JSON on e
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 import uuid
 from pathlib import Path
 
@@ -22,12 +20,8 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(autouse=True)
-def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
+def no_zk_auth(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("KZC_ZK_AUTH", raising=False)
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    return path
 
 
 @pytest.fixture

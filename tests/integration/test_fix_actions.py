@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import pty
@@ -45,30 +44,6 @@ def four(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
 def zk4(four: Sandbox) -> Iterator[KazooClient]:
     with zk_client(four.info().zookeeper) as client:
         yield client
-
-
-@pytest.fixture(autouse=True)
-def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
-    return path
-
-
-@pytest.fixture(autouse=True)
-def no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def snapshot(zk: KazooClient) -> dict[str, Any]:

@@ -5,9 +5,7 @@ ZooKeeper-stored group written under ``/consumers`` shows its lag."""
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,14 +32,6 @@ pytestmark = pytest.mark.integration
 
 PER_PARTITION = (10, 20, 30)  # messages produced to partitions 0, 1, 2
 COMMITTED = {0: 4, 1: 20}  # partition 2: nothing committed
-
-
-@pytest.fixture(autouse=True)
-def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    return path
 
 
 def cluster(sandbox: Sandbox) -> list[str]:

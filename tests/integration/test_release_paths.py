@@ -12,9 +12,7 @@ Each class ends by reading every broker's log: no broker logged a request of kzc
 
 from __future__ import annotations
 
-import io
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,36 +33,12 @@ pytestmark = pytest.mark.integration
 UNPARSED = ("Invalid version for API key", "InvalidRequestException")
 
 
-@pytest.fixture(autouse=True)
-def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
-    return path
-
-
-@pytest.fixture(autouse=True)
-def no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-
-
 def start(directory: Path, release: str) -> Sandbox:
     return Sandbox.up(directory, brokers=3, kafka_version=release, timeout=300)
 
 
-
-
-
-
-
-
-
-
-
-
 def leader(zk: KazooClient, topic: str, partition: int) -> int:
     return int(state(zk, topic, partition)["leader"])
-
-
 
 
 def create_topic(capsys: pytest.CaptureFixture[str], box: Sandbox, topic: str, count: int, rf: int) -> None:

@@ -4,7 +4,6 @@ stuck deletions are explained, and every attempt appends one audit line."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import pty
@@ -27,24 +26,10 @@ VIAS = ["admin", "zookeeper"]
 KZC = str(Path(sys.executable).with_name("kzc"))
 
 
-@pytest.fixture(autouse=True)
-def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
-    return path
-
-
-@pytest.fixture(autouse=True)
-def no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-
-
 def cluster(sandbox: Sandbox, via: str) -> list[str]:
     info = sandbox.info()
     args = ["--zookeeper", info.zookeeper]
     return [*args, "--bootstrap-server", info.bootstrap_servers] if via == "admin" else args
-
-
 
 
 def partitions(zk: KazooClient, topic: str) -> dict[str, list[int]]:

@@ -14,7 +14,6 @@ Each test records, per release and command, what kzc did and the path it reporte
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import pty
@@ -97,14 +96,6 @@ def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         yield Cluster(version, box)
     finally:
         box.down()
-
-
-@pytest.fixture(autouse=True)
-def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    path = tmp_path / "audit.jsonl"
-    monkeypatch.setenv("KZC_AUDIT_LOG", str(path))
-    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    return path
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
