@@ -160,7 +160,9 @@ class CreatePlan:
     create (the ZooKeeper path replaces it, as Kafka does, but only at that version). ``start`` is where
     Kafka's algorithm started (the random draws of this plan; None for a manual assignment): a new plan
     draws again, so apply this plan to get exactly what it shows. ``topic_znode_version`` is what the
-    ZooKeeper path writes (``core.topics.facts.zk_create_format``).
+    ZooKeeper path writes (``core.topics.facts.zk_create_format``). ``controller_zk_version`` is the version
+    of ``/controller`` when planned: the fence a dry run of this plan lists (the write fences on the version
+    it reads then).
     """
 
     topic: str
@@ -178,6 +180,7 @@ class CreatePlan:
     rack_aware: bool = True
     topic_znode_version: int = 3
     seed: int | None = None
+    controller_zk_version: int | None = None
 
     @property
     def partitions(self) -> int:
@@ -385,6 +388,7 @@ def plan_create(
         rack_aware=request.rack_aware,
         topic_znode_version=zk_format.topic_version,
         seed=None if manual else request.seed,
+        controller_zk_version=facts.controller_zk_version if facts.controller is not None else None,
     )
 
 

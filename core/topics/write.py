@@ -84,8 +84,9 @@ def planned_writes(
 ) -> tuple[PlannedWrite, ...]:
     """What applying ``plan`` writes, in order, through the path the plan was made for.
 
-    With ``facts``, a ZooKeeper create starts with the ``/controller`` version check of the same multi-op
-    (Kafka 3.7.1+'s fence, ``create_via_zookeeper`` sends exactly these), as the config dry run lists it. A
+    A ZooKeeper create starts with the ``/controller`` version check of the same multi-op (Kafka 3.7.1+'s
+    fence, ``create_via_zookeeper`` sends exactly these), as the config dry run lists it: at the version in
+    ``facts`` (read now), or without them at the one the plan saw (a console preview). A
     delete also checks that every topic exists; that check is a precondition, not listed.
 
     Raises:
@@ -97,8 +98,11 @@ def planned_writes(
             return (PlannedWrite("admin", "CreateTopics", _compact(_create_arguments(plan))),)
         config_path = topic_config_path(plan.topic)
         config = encode_topic_config(plan.config)
-        fenced = facts is not None and facts.controller is not None and facts.controller_zk_version is not None
-        fence = (PlannedWrite("check", CONTROLLER, b"", facts.controller_zk_version),) if fenced and facts else ()
+        if facts is None:
+            fenced_at = plan.controller_zk_version  # a preview: the version seen when planned
+        else:
+            fenced_at = facts.controller_zk_version if facts.controller is not None else None
+        fence = (PlannedWrite("check", CONTROLLER, b"", fenced_at),) if fenced_at is not None else ()
         return (
             *fence,
             PlannedWrite("create", config_path, config)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from core.kafka.assignment_metrics import compute_metrics
 from core.kafka.znodes.encode import add_partitions_to_raw
 from core.topics.plan import VIA_ADMIN, VIA_ZOOKEEPER, CreatePlan, DeletePlan, ExpandPlan
@@ -47,6 +49,14 @@ def test_a_zookeeper_create_writes_the_config_then_the_topic_znode_as_kafka_does
 def test_an_orphan_config_is_replaced_at_the_version_the_plan_saw() -> None:
     config, _ = planned_writes(_create(VIA_ZOOKEEPER, config_zk_version=2))
     assert (config.op, config.expected_version) == ("set", 2)
+
+
+def test_a_preview_without_facts_lists_the_controller_fence_the_plan_saw() -> None:
+    plan = dataclasses.replace(_create(VIA_ZOOKEEPER), controller_zk_version=7)
+    fence, config, topic = planned_writes(plan)
+    assert (fence.op, fence.path, fence.expected_version) == ("check", "/controller", 7)
+    assert (config.path, topic.path) == ("/config/topics/t", "/brokers/topics/t")
+    assert planned_writes(dataclasses.replace(plan, controller_zk_version=None))[0].op == "create"
 
 
 def test_an_admin_create_sends_the_planned_assignment_and_config() -> None:
