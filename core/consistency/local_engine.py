@@ -215,8 +215,9 @@ class _LocalRun:
         if preferred is not None:
             preferred_total[preferred] += 1
             leader = state.leader if type(state) is PartitionState else None
-            # Offline partitions are reported as such, not as led elsewhere (Kafka counts them too).
-            if leader is not None and leader != preferred and leader in self.c.live:
+            # Kafka's count (checkAndTriggerAutoLeaderRebalance): any readable state whose leader is not the
+            # preferred replica, an offline partition (leader -1) or one led by a dead broker included.
+            if leader is not None and leader != preferred:
                 preferred_elsewhere[preferred] += 1
         live = self.c.live
         health = partition_health(replicas, add, state, live, self.min_isr(t, live_leader(state, live)))

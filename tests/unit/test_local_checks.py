@@ -84,7 +84,10 @@ def test_an_offline_partition_is_also_under_replicated_and_under_min_isr_as_kafk
         states=with_states(p_0=state_json(-1, [1])),
     )
     findings = run(snapshot)
-    assert sorted(f.check for f in findings) == ["offline_partition", "under_min_isr", "under_replicated"]
+    # One of its preferred broker's few partitions is offline: above the 10 % threshold, as Kafka's controller counts.
+    assert sorted(f.check for f in findings) == [
+        "leader_imbalance", "offline_partition", "under_min_isr", "under_replicated"
+    ]  # fmt: skip
     under_min = next(f for f in findings if f.check == "under_min_isr")
     assert under_min.evidence_dict["has_live_leader"] is False
     assert under_min.detail == "Partition orders-0 has no live leader: producers with acks=all fail."

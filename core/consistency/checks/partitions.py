@@ -21,7 +21,7 @@ from core.consistency.checks.text import count, ids, names, offline_note, tp
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
 from core.kafka.znodes import PartitionState
 from core.kafka.znodes.paths import BROKER_IDS, broker_path
-from core.snapshot.health import replication_factor
+from core.snapshot.health import over_imbalance_threshold, replication_factor
 
 Ints = tuple[int, ...]
 
@@ -224,7 +224,7 @@ class LeaderImbalance(Evidence):
     def sentence(self, at: Where) -> str:
         return (
             f"Broker {at.broker} is the preferred leader of {count(self.preferred_partitions, 'partition')} but "
-            f"{self.led_elsewhere} are led elsewhere, above leader.imbalance.per.broker.percentage="
+            f"{self.led_elsewhere} are not led by it, above leader.imbalance.per.broker.percentage="
             f"{self.threshold_percent}: a preferred replica election would move them back."
         )
 
@@ -535,7 +535,7 @@ def _preferred_not_leader_spark(c: PartitionColumns) -> Col:
 
 
 def _imbalance(b: BrokerLeads) -> Iterator[Found]:
-    if b.preferred and b.elsewhere * 100 > b.threshold_percent * b.preferred:
+    if over_imbalance_threshold(True, b.preferred, b.elsewhere, b.threshold_percent):  # only live brokers come here
         yield (
             LeaderImbalance(preferred_partitions=b.preferred, led_elsewhere=b.elsewhere,
                             threshold_percent=b.threshold_percent),
@@ -549,7 +549,7 @@ def _imbalance_spark(i: SparkInput) -> DataFrame:
     c = F.col
     live = i.brokers.live
     preferred = F.element_at("replicas", 1)
-    led_elsewhere = (c("state") == "ok") & (c("leader") != preferred) & (c("leader") >= 0) & live(c("leader"))
+    led_elsewhere = (c("state") == "ok") & (c("leader") != preferred)  # as _imbalance counts: offline included
     agg = (
         i.p.where(c("assigned") & ~c("deleting") & (F.size("replicas") > 0))
         .groupBy(preferred.alias("broker"))
@@ -732,8 +732,9 @@ LEADER_IMBALANCE = Check(
         Severity.WARNING,
         Subject.BROKER,
         "Broker leads too few of its preferred partitions",
-        "The controller rebalances when the share of a live broker's preferred partitions led elsewhere "
-        "exceeds leader.imbalance.per.broker.percentage (10 by default), topics being deleted excluded.",
+        "The controller rebalances when the share of a live broker's preferred partitions not led by it "
+        "(offline ones included) exceeds leader.imbalance.per.broker.percentage (10 by default), topics being "
+        "deleted excluded.",
         "§2.5 (preferred replica election)",
     ),
     LeaderImbalance,
