@@ -853,7 +853,8 @@ def summary_line(health: EnsembleHealth) -> str:
     if health.serving_voters is not None and health.ensemble_size:
         parts.append(f"{health.serving_voters} of {health.ensemble_size} voting serve (quorum {health.quorum})")
     elif any(s.mode == "standalone" for s in health.servers):
-        parts.append("standalone")
+        parts.append("standalone")  # a standalone server has no leader to name, nor lacks one
+        return " · ".join(parts)
     parts.append(f"leader {health.leader}" if health.leader else "no leader")
     return " · ".join(parts)
 

@@ -30,6 +30,7 @@ from core.zookeeper.health import (
     probe_server,
     refused_word,
     server_health,
+    summary_line,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "zk_health"
@@ -219,6 +220,7 @@ def test_kafka_session_timeout_beyond_what_the_servers_grant() -> None:
 def test_standalone_has_no_quorum_alarm() -> None:
     health = assess([_server("a:1", "standalone", 7)], 1)
     assert health.alarms == () and health.serving_voters is None
+    assert summary_line(health) == "1 server · standalone"  # not "no leader": a standalone server has none to lose
 
 
 def test_server_health_srvr_wins_and_not_serving_clears_figures() -> None:
