@@ -1,25 +1,31 @@
 """``kzc describe [--json]``: the cluster at a glance, read from ZooKeeper (works with every broker down).
 
 Cluster id, controller and its epoch, brokers (endpoints, rack, registered since), topic and partition
-counts, pending admin work and unhealthy partition counts. ``--snapshot FILE`` describes a file written
-by ``kzc snapshot`` instead of the live cluster.
+counts, pending admin work and unhealthy partition counts, and the likely cause of unhealthy partitions
+(``core.snapshot.likely_cause``; on a live cluster refined by the named broker's log dirs, DescribeLogDirs).
+``--snapshot FILE`` describes a file written by ``kzc snapshot`` instead of the live cluster.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
+from dataclasses import asdict
 from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
+from core.brokers.capabilities import plaintext_endpoint
+from core.brokers.logdirs import read_broker_log_dirs
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
 from core.snapshot.kraft import with_kraft_brokers
-from core.snapshot.model import StaticMinIsr
+from core.snapshot.likely_cause import LikelyCause, asks_log_dirs, likely_cause
+from core.snapshot.model import ClusterSnapshot, StaticMinIsr
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
 
@@ -79,11 +85,24 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         imbalance_percent=args.imbalance_percent,
     )
     summary = summarize(snapshot, report)
+    cause = read_likely_cause(snapshot, live=not args.snapshot)
     if args.json:
-        print(json.dumps(summary.to_json()))
+        print(json.dumps({**summary.to_json(), "likely_cause": asdict(cause) if cause is not None else None}))
     else:
-        print(render(summary))
+        print(render(summary) + (f"\nLikely cause {cause.text}" if cause is not None else ""))
     return 0
+
+
+def read_likely_cause(snapshot: ClusterSnapshot, live: bool, timeout: float = 10.0) -> LikelyCause | None:
+    """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``)."""
+    cause = likely_cause(snapshot)
+    broker = asks_log_dirs(snapshot, cause) if live else None
+    if broker is None:
+        return cause
+    endpoint = plaintext_endpoint(snapshot.brokers[broker].registration)
+    where = (endpoint.host, endpoint.port) if endpoint is not None else None
+    dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000))
+    return likely_cause(snapshot, {broker: dirs})
 
 
 def render(summary: ClusterSummary) -> str:

@@ -194,13 +194,15 @@ def log_sizes(
 class BrokerLogDirs:
     """One broker's log dirs as read at ``read_ms``, or ``dirs`` None with the reason (``unknown``): no
     DescribeLogDirs before Kafka 1.0, no PLAINTEXT listener, not answering. ``whole`` says every replica was
-    asked (a null topic list), so a replica in no online dir is truly missing from it."""
+    asked (a null topic list), so a replica in no online dir is truly missing from it. ``stale`` marks the
+    last good read kept when a later one failed (``core.snapshot.sizes.SizeBook``)."""
 
     broker: int
     read_ms: int
     dirs: tuple[LogDir, ...] | None = None
     unknown: str | None = None
     whole: bool = True
+    stale: str | None = None  # these are the last good dirs (read at read_ms); why they could not be read since
 
     @property
     def offline_dirs(self) -> tuple[LogDir, ...]:

@@ -116,6 +116,15 @@ def likely_cause(snapshot: ClusterSnapshot, log_dirs: Mapping[int, BrokerLogDirs
                        f"({len(per_broker)} brokers missing from some); {evidence}")  # fmt: skip
 
 
+def asks_log_dirs(snapshot: ClusterSnapshot, cause: LikelyCause | None) -> int | None:
+    """The registered broker whose log dirs (DescribeLogDirs) would refine ``cause``: the broker it names
+    (kinds ``broker`` and ``partial``) when ZooKeeper says it runs; None otherwise."""
+    if cause is None or cause.kind not in ("broker", "partial") or not cause.subject.isdigit():
+        return None
+    broker = int(cause.subject)
+    return broker if broker in snapshot.live_broker_ids() else None
+
+
 def _what(total: int, offline: int) -> str:
     if offline == total:
         return "offline partitions"
