@@ -21,11 +21,13 @@ from core.brokers.logdirs import read_broker_log_dirs
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
+from core.snapshot.broker_view import log_dir_json
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.likely_cause import LikelyCause, asks_log_dirs, likely_cause
 from core.snapshot.model import ClusterSnapshot, StaticMinIsr
+from core.snapshot.sizes import SizesView, read_sizes
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
 
@@ -55,11 +57,19 @@ def register(sub: Any) -> None:
         metavar="P",
         help="leader.imbalance.per.broker.percentage (default 10)",
     )
+    describe.add_argument(
+        "--sizes",
+        action="store_true",
+        help="also ask every registered broker its log dirs (DescribeLogDirs, Kafka 1.0+): each broker's bytes, "
+        "each topic's size (its partitions' leader replicas) and bytes on disk (all replicas)",
+    )
     add_read_options(describe)
     describe.set_defaults(handler=_describe)
 
 
 def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.sizes and args.snapshot:
+        raise UsageError("--sizes asks the brokers: it needs a live cluster, not --snapshot")
     if args.min_insync_replicas is not None and args.min_insync_replicas < 1:
         raise UsageError("--min-insync-replicas must be at least 1")
     if args.snapshot:
@@ -86,11 +96,62 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     )
     summary = summarize(snapshot, report)
     cause = read_likely_cause(snapshot, live=not args.snapshot)
+    sizes = (
+        SizesView.of(read_sizes(snapshot, 10.0, int(time.time() * 1000)), snapshot.taken_at_ms) if args.sizes else None
+    )
     if args.json:
-        print(json.dumps({**summary.to_json(), "likely_cause": asdict(cause) if cause is not None else None}))
+        payload = {**summary.to_json(), "likely_cause": asdict(cause) if cause is not None else None}
+        if sizes is not None:
+            payload["sizes"] = sizes_json(snapshot, sizes)
+        print(json.dumps(payload))
     else:
-        print(render(summary) + (f"\nLikely cause {cause.text}" if cause is not None else ""))
+        text = render(summary) + (f"\nLikely cause {cause.text}" if cause is not None else "")
+        print(text + ("\n" + "\n".join(render_sizes(snapshot, sizes)) if sizes is not None else ""))
     return 0
+
+
+TOP_TOPICS = 20  # topics listed by size in the text form (--json lists them all)
+
+
+def sizes_json(snapshot: ClusterSnapshot, sizes: SizesView) -> dict[str, Any]:
+    """``--sizes`` in ``--json``: per broker its bytes (online log dirs) and dirs, per topic its size (leader
+    replicas) and bytes on disk (all replicas); ``null`` with the reason where a broker cannot say."""
+    return {
+        "read_ms": sizes.at_ms,
+        "brokers": {
+            str(b): {
+                "bytes": read.total,
+                "unknown": read.unknown,
+                "log_dirs": [log_dir_json(d) for d in read.dirs] if read.dirs is not None else None,
+            }
+            for b, read in sizes.brokers.items()
+        },
+        "topics": {
+            name: {"size_bytes": size.size, "on_disk_bytes": size.on_disk, "unknown": size.unknown}
+            for name, size in sorted(sizes.topics(snapshot).items())
+        },
+    }
+
+
+def render_sizes(snapshot: ClusterSnapshot, sizes: SizesView) -> list[str]:
+    """``--sizes`` in text: each broker's bytes, then the largest topics."""
+    lines = ["Sizes        (DescribeLogDirs; a topic's size is its partitions' leader replicas, on disk all replicas)"]
+    for b, read in sizes.brokers.items():
+        offline = [d.path for d in read.offline_dirs]
+        state = f"{read.total:,} bytes in {len(read.dirs or ())} log dir(s)" if read.total is not None else "unknown"
+        lines.append(f"  broker {b:>4}  {state}" + (f"; OFFLINE: {', '.join(offline)}" if offline else "")
+                     + (f" ({read.unknown})" if read.unknown else ""))  # fmt: skip
+    topics = sizes.topics(snapshot)
+    ranked = sorted(topics.items(), key=lambda kv: (kv[1].size is None, -(kv[1].size or 0), kv[0]))
+    for name, size in ranked[:TOP_TOPICS]:
+        if size.size is None:
+            lines.append(f"  {name}  unknown ({size.unknown})")
+        else:
+            disk = f"{size.on_disk:,}" if size.on_disk is not None else f"unknown ({size.unknown})"
+            lines.append(f"  {name}  {size.size:,} bytes, on disk {disk}")
+    if len(ranked) > TOP_TOPICS:
+        lines.append(f"  ... and {len(ranked) - TOP_TOPICS:,} more topics (--json lists them all)")
+    return lines
 
 
 def read_likely_cause(snapshot: ClusterSnapshot, live: bool, timeout: float = 10.0) -> LikelyCause | None:
