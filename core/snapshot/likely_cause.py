@@ -116,13 +116,19 @@ def likely_cause(snapshot: ClusterSnapshot, log_dirs: Mapping[int, BrokerLogDirs
                        f"({len(per_broker)} brokers missing from some); {evidence}")  # fmt: skip
 
 
-def asks_log_dirs(snapshot: ClusterSnapshot, cause: LikelyCause | None) -> int | None:
-    """The registered broker whose log dirs (DescribeLogDirs) would refine ``cause``: the broker it names
-    (kinds ``broker`` and ``partial``) when ZooKeeper says it runs; None otherwise."""
-    if cause is None or cause.kind not in ("broker", "partial") or not cause.subject.isdigit():
+def cause_broker(cause: LikelyCause | None) -> int | None:
+    """The broker ``cause`` names (kinds ``log_dir``, ``broker`` and ``partial``), else None."""
+    if cause is None or cause.kind not in ("log_dir", "broker", "partial"):
         return None
-    broker = int(cause.subject)
-    return broker if broker in snapshot.live_broker_ids() else None
+    head = cause.subject.split(":", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def asks_log_dirs(snapshot: ClusterSnapshot, cause: LikelyCause | None) -> int | None:
+    """The registered broker whose log dirs (DescribeLogDirs) would refine ``cause``: the broker it names,
+    when ZooKeeper says it runs; None otherwise."""
+    broker = cause_broker(cause)
+    return broker if broker is not None and broker in snapshot.live_broker_ids() else None
 
 
 def _what(total: int, offline: int) -> str:

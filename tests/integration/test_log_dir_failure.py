@@ -142,7 +142,7 @@ def test_sizes_equal_what_kafkas_own_tool_reports(jbod: Sandbox, capsys: pytest.
     assert topic["on_disk_bytes"] == sum(v for (_, name), v in replica.items() if name.startswith(f"{TOPIC}-"))
 
 
-def test_a_failed_log_dir_is_named_by_the_cli_and_the_console(
+def test_a_failed_log_dir_is_named_by_kzc_broker_and_describe(
     jbod: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
     info = jbod.info()
