@@ -105,9 +105,21 @@ class SizesView:
         """Every topic's ``topic``."""
         return {name: self.topic(snapshot, entry) for name, entry in snapshot.topics.items()}
 
-    def problems(self) -> list[str]:
-        """Why brokers' sizes are unknown or stale, one line each."""
+    def unasked(self, snapshot: ClusterSnapshot) -> tuple[int, ...]:
+        """The brokers holding replicas that were never read (not registered): their replicas' sizes are
+        unknown. Reads every assignment: call it off the UI thread."""
+        holding: set[int] = set()
+        for entry in snapshot.topics.values():
+            if isinstance(entry.assignment, TopicAssignment):
+                for _, replicas in entry.assignment.partitions:
+                    holding.update(replicas)
+        return tuple(sorted(holding - set(self.brokers)))
+
+    def problems(self, unasked: tuple[int, ...] = ()) -> list[str]:
+        """Why brokers' sizes are unknown or stale, one line each (``unasked``: see ``unasked``)."""
         lines = list(self.notes)
+        if unasked:
+            lines.append(f"broker{'s' if len(unasked) > 1 else ''} {', '.join(map(str, unasked))} not registered")
         for b, read in sorted(self.brokers.items()):
             if read.dirs is None:
                 lines.append(read.unknown or f"broker {b}: unknown")
@@ -115,12 +127,12 @@ class SizesView:
                 lines.append(f"broker {b}: stale since {clock_text(read.read_ms)} ({read.stale})")
         return lines
 
-    def footer(self, now_ms: int) -> str:
+    def footer(self, now_ms: int, unasked: tuple[int, ...] = ()) -> str:
         """``sizes read 14:36:40 (3s ago)``, then what is unknown or stale and why; ``sizes: reading…`` first."""
         if not self.at_ms:
             return "sizes: " + ("; ".join(self.notes) if self.notes else "reading…")
         text = f"sizes read {clock_text(self.at_ms)} ({age_text(max(now_ms - self.at_ms, 0) / 1000)} ago)"
-        problems = self.problems()
+        problems = self.problems(unasked)
         if problems:
             text += " · ? " + "; ".join(problems[:2]) + (f" (+{len(problems) - 2} more)" if len(problems) > 2 else "")
         return text

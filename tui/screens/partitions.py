@@ -110,6 +110,7 @@ class PartitionsScreen(KzcScreen):
         self.now_ms = now_ms
         self._sizes: SizesView | None = None
         self._sizes_error: str | None = None
+        self._unasked: tuple[int, ...] = ()  # brokers holding replicas, not registered: never asked
         self._count = ""
         self._size_reads = SizeReads(self, sizes, self._derive_sizes, self._sizes_read) if sizes is not None else None
 
@@ -162,7 +163,7 @@ class PartitionsScreen(KzcScreen):
         if self._sizes_error is not None:
             sizes = f"sizes: {self._sizes_error}"
         elif self._sizes is not None:
-            sizes = self._sizes.aged(now_ms).footer(now_ms)
+            sizes = self._sizes.aged(now_ms).footer(now_ms, self._unasked)
         elif self._size_reads is not None:
             sizes = "sizes: reading…"
         self.query_one("#partitions-title", Label).update(self._count + (f" · {sizes}" if sizes else ""))
@@ -177,7 +178,10 @@ class PartitionsScreen(KzcScreen):
     def _derive_sizes(self, sizes: SizesView) -> list[Row] | None:
         """Worker thread: the rows with the sizes just read."""
         view = self.latest_view
-        return selected_rows(view, self.selection, sizes) if view is not None else None
+        if view is None:
+            return None
+        self._unasked = sizes.unasked(view.snapshot)
+        return selected_rows(view, self.selection, sizes)
 
     def _sizes_read(self, sizes: SizesView | None, rows: list[Row] | None, error: str | None) -> None:
         self._sizes_error = error

@@ -147,6 +147,7 @@ class TopicsScreen(KzcScreen):
         self._rows = TopicRowCache()
         self._sizes: SizesView | None = None
         self._sizes_error: str | None = None
+        self._unasked: tuple[int, ...] = ()  # brokers holding replicas, not registered: never asked
         self._topic_sizes: Mapping[str, Size] | None = None  # of the latest read, for the view worker
         self._size_reads = SizeReads(self, sizes, self._derive_sizes, self._sizes_read) if sizes is not None else None
 
@@ -190,6 +191,7 @@ class TopicsScreen(KzcScreen):
         if view is None:
             return None
         self._topic_sizes = sizes.topics(view.snapshot)
+        self._unasked = sizes.unasked(view.snapshot)
         return self._rows.derive(view, self._topic_sizes)
 
     def _sizes_read(self, sizes: SizesView | None, rows: TopicRows | None, error: str | None) -> None:
@@ -207,7 +209,7 @@ class TopicsScreen(KzcScreen):
             return f"sizes: {self._sizes_error}"
         if self._sizes is None:
             return "sizes: reading…" if self._size_reads is not None else ""
-        return self._sizes.aged(now_ms).footer(now_ms)
+        return self._sizes.aged(now_ms).footer(now_ms, self._unasked)
 
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
         """The sizes' age ticks on the count line."""
