@@ -128,10 +128,11 @@ class SizesView:
         return lines
 
     def footer(self, now_ms: int, unasked: tuple[int, ...] = ()) -> str:
-        """``sizes read 14:36:40 (3s ago)``, then what is unknown or stale and why; ``sizes: reading…`` first."""
+        """``sizes 14:36:40`` (when they were read), then what is unknown or stale and why (``? broker 6 not
+        registered``); ``sizes: reading…`` before the first read."""
         if not self.at_ms:
             return "sizes: " + ("; ".join(self.notes) if self.notes else "reading…")
-        text = f"sizes read {clock_text(self.at_ms)} ({age_text(max(now_ms - self.at_ms, 0) / 1000)} ago)"
+        text = f"sizes {clock_text(self.at_ms)}"  # when read; ``aged`` marks them stale past STALE_AFTER_S
         problems = self.problems(unasked)
         if problems:
             text += " · ? " + "; ".join(problems[:2]) + (f" (+{len(problems) - 2} more)" if len(problems) > 2 else "")

@@ -4,7 +4,7 @@ of every registered broker, spread over its dirs, and dirs that failed. For the 
 
 from __future__ import annotations
 
-import zlib
+import hashlib
 from collections.abc import Collection, Mapping
 
 from core.brokers.logdirs import KAFKA_STORAGE_ERROR, BrokerLogDirs, LogDir, ReplicaLog
@@ -16,7 +16,11 @@ MAX_PARTITION_BYTES = 64 * 1024 * 1024
 
 def replica_bytes(topic: str, partition: int) -> int:
     """A partition's log size, the same on each of its replicas: deterministic, up to 64 MiB."""
-    return zlib.crc32(f"{topic}-{partition}".encode()) % MAX_PARTITION_BYTES
+    return _hash(f"{topic}-{partition}") % MAX_PARTITION_BYTES
+
+
+def _hash(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
 def synthetic_log_dirs(
@@ -26,7 +30,7 @@ def synthetic_log_dirs(
     offline: Mapping[int, Collection[int]] | None = None,
     unknown: Mapping[int, str] | None = None,
 ) -> dict[int, BrokerLogDirs]:
-    """Every registered broker's log dirs ``/data/<broker>/d<N>``, each replica in dir ``crc32 % N``.
+    """Every registered broker's log dirs ``/data/<broker>/d<N>``, each replica in a dir picked by a hash.
 
     Args:
         offline: broker -> the dir numbers (1-based) that failed: listed with ``KAFKA_STORAGE_ERROR`` and no
@@ -41,7 +45,7 @@ def synthetic_log_dirs(
             size = replica_bytes(entry.name, partition)
             for broker in replicas:
                 if broker in held:
-                    slot = zlib.crc32(f"{entry.name}-{partition}@{broker}".encode()) % dirs_per_broker
+                    slot = _hash(f"{entry.name}-{partition}@{broker}") % dirs_per_broker
                     held[broker][slot].append(ReplicaLog(entry.name, partition, size, 0, False))
     reads: dict[int, BrokerLogDirs] = {}
     for broker, slots in held.items():

@@ -323,7 +323,7 @@ class ClusterScreen(KzcScreen):
         panel.update("\n".join(view.migration.panel_lines()) if view.migration is not None else "")
         self._show_ages(view, now)
         if self._link is None or self._link.live:
-            self.query_one("#brokers").border_title = _brokers_title(view.snapshot)
+            self.query_one("#brokers").border_title = _brokers_title(view.snapshot, self._sizes_note(now))
 
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
         """The ages (controller, brokers, pending work, events) as of ``now_ms``, and whether the live link is
@@ -344,11 +344,15 @@ class ClusterScreen(KzcScreen):
         sizes = self._sizes.aged(now) if self._sizes is not None else None
         brokers = self.query_one("#brokers", VirtualTable)
         brokers.update_rows([_broker_row(b, now, view.snapshot, sizes) for b in view.brokers])
-        if self._sizes_error is not None:
-            brokers.border_subtitle = f"sizes: {self._sizes_error}"
-        elif sizes is not None:
-            brokers.border_subtitle = sizes.footer(now)
+        if self._link is None or self._link.live:  # else _show_stale titles it
+            brokers.border_title = _brokers_title(view.snapshot, self._sizes_note(now))
         self.query_one("#pending", VirtualTable).update_rows([_pending_row(p, now) for p in view.pending])
+
+    def _sizes_note(self, now: int) -> str:
+        """The brokers' sizes: when read, what is unknown and why (``core.snapshot.sizes.SizesView.footer``)."""
+        if self._sizes_error is not None:
+            return f"sizes: {self._sizes_error}"
+        return self._sizes.aged(now).footer(now) if self._sizes is not None else ""
 
     def _show_stale(self, link: StatusInfo, now: int) -> None:
         """Say on every panel since when its numbers are stale, and why, while the live link is down."""
@@ -365,7 +369,7 @@ class ClusterScreen(KzcScreen):
                 panel = self.query_one(selector)
                 panel.set_class(down is not None, "-stale")
                 if selector == "#brokers" and self._shown_view is not None:
-                    title = _brokers_title(self._shown_view.snapshot)
+                    title = _brokers_title(self._shown_view.snapshot, self._sizes_note(now))
                 if down is not None:
                     stale = f"{title} · stale since {clock_text(down)}"
                     title = stale if len(stale) + 4 <= panel.size.width else f"{title} · stale"  # the line says since
@@ -536,8 +540,8 @@ def kafka_release_text(snapshot: ClusterSnapshot) -> str:
     return "Kafka mixed: " + ", ".join(parts)
 
 
-def _brokers_title(snapshot: ClusterSnapshot) -> str:
-    return f"Brokers · {kafka_release_text(snapshot)}"
+def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "") -> str:
+    return f"Brokers · {kafka_release_text(snapshot)}" + (f" · {sizes}" if sizes else "")
 
 
 def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot, sizes: SizesView | None = None) -> Row:
