@@ -154,7 +154,7 @@ def render_sizes(snapshot: ClusterSnapshot, sizes: SizesView) -> list[str]:
     return lines
 
 
-def read_likely_cause(snapshot: ClusterSnapshot, live: bool, timeout: float = 10.0) -> LikelyCause | None:
+def read_likely_cause(snapshot: ClusterSnapshot, live: bool, timeout: float = 5.0) -> LikelyCause | None:
     """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``)."""
     cause = likely_cause(snapshot)
     broker = asks_log_dirs(snapshot, cause) if live else None
