@@ -146,8 +146,12 @@ def replica_sizes(dirs: Iterable[LogDir]) -> dict[Key, int]:
         if d.error:
             continue
         for r in d.replicas:
-            if not r.future:
-                sizes[r.key] = max(r.size, sizes.get(r.key, 0))
+            if r.future:
+                continue
+            key = (r.topic, r.partition)
+            known = sizes.get(key)
+            if known is None or r.size > known:
+                sizes[key] = r.size
     return sizes
 
 

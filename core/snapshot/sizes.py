@@ -85,25 +85,41 @@ class SizesView:
         size, reason = self.replica_size(leader, key)
         return Size(size, on_disk, reason or why)
 
-    def topic(self, snapshot: ClusterSnapshot, entry: TopicEntry) -> Size:
-        """One topic: the sums over its partitions (``partition``)."""
+    def topic(self, snapshot: ClusterSnapshot, entry: TopicEntry, live: frozenset[int] | None = None) -> Size:
+        """One topic: the sums over its partitions (``partition``); ``live``: the snapshot's live brokers."""
         assignment = entry.assignment
         if not isinstance(assignment, TopicAssignment):
             return Size(None, None, "assignment unreadable")
-        live = snapshot.live_broker_ids()
+        live = snapshot.live_broker_ids() if live is None else live
         total: int | None = 0
         on_disk: int | None = 0
         why: str | None = None
+        known = self._sizes
+        name = entry.name
         for partition, replicas in assignment.partitions:
-            one = self.partition(replicas, live_leader(entry.states.get(partition), live), (entry.name, partition))
-            total = None if total is None or one.size is None else total + one.size
-            on_disk = None if on_disk is None or one.on_disk is None else on_disk + one.on_disk
-            why = why or (f"partition {partition}: {one.unknown}" if one.unknown else None)
+            key = (name, partition)
+            leader = live_leader(entry.states.get(partition), live)
+            if on_disk is not None:
+                for broker in replicas:  # the common case inline: every replica's broker has read its dirs
+                    held = known.get(broker)
+                    if held is None:
+                        on_disk = None
+                        break
+                    on_disk += held.get(key, 0)
+            if total is not None:
+                held = known.get(leader) if leader is not None else None
+                total = None if held is None else total + held.get(key, 0)
+            if why is None and (total is None or on_disk is None):
+                one = self.partition(replicas, leader, key)
+                why = f"partition {partition}: {one.unknown}" if one.unknown else None
+            if total is None and on_disk is None and why is not None:
+                break
         return Size(total, on_disk, why)
 
     def topics(self, snapshot: ClusterSnapshot) -> dict[str, Size]:
         """Every topic's ``topic``."""
-        return {name: self.topic(snapshot, entry) for name, entry in snapshot.topics.items()}
+        live = snapshot.live_broker_ids()
+        return {name: self.topic(snapshot, entry, live) for name, entry in snapshot.topics.items()}
 
     def unasked(self, snapshot: ClusterSnapshot) -> tuple[int, ...]:
         """The brokers holding replicas that were never read (not registered): their replicas' sizes are

@@ -88,7 +88,7 @@ async def test_partition_sizes_and_broker_totals(make_app: MakeApp, small_snapsh
         for row in brokers.visible_rows():
             total = view.broker_total(int(row.key))
             assert row.cells[size_at] == (size_text(total) if total is not None else "?")
-        assert (brokers.border_subtitle or "").startswith("sizes 22:13:20")
+        assert (brokers.border_title or "").endswith(" · sizes 22:13:20")
         app.post_message(PartitionsChosen("partitions on broker 2", None, 2))
         await settle(pilot)
         assert isinstance(app.screen, PartitionsScreen)

@@ -265,11 +265,19 @@ class ClusterScreen(KzcScreen):
 
     def prepare(self, view: ClusterView) -> object:
         """The likely cause, off the UI thread (it reads every partition), only when something is unhealthy."""
-        return _Cause(self._cause_of(view) if _unhealthy(view) else None)
+        return self._cause_of(view) if _unhealthy(view) else _Cause(None)
 
-    def _cause_of(self, view: ClusterView) -> LikelyCause | None:
+    def _cause_of(self, view: ClusterView) -> _Cause:
         dirs = self._cause_dirs
-        return likely_cause(view.snapshot, dirs.brokers if dirs is not None else None)
+        return _Cause(likely_cause(view.snapshot, dirs.brokers if dirs is not None else None), dirs)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="likely-cause")
+    def _cause_again(self) -> None:
+        """The likely cause with the log dirs read since the shown one was derived (worker thread)."""
+        view = self.latest_view
+        if view is not None and _unhealthy(view):
+            cause = self._cause_of(view)
+            self.app.call_from_thread(self._show_cause, view, cause)
 
     # ---- the brokers' log dirs: their totals and the likely cause's evidence (tui.size_reads) ---------
 
@@ -278,7 +286,7 @@ class ClusterScreen(KzcScreen):
         view = self.latest_view
         if view is None or not _unhealthy(view) or self._cause_broker is None:
             return None
-        return _Cause(likely_cause(view.snapshot, sizes.brokers))
+        return _Cause(likely_cause(view.snapshot, sizes.brokers), sizes)
 
     def _sizes_read(self, sizes: SizesView | None, cause: _Cause | None, error: str | None) -> None:
         self._sizes_error = error
@@ -299,7 +307,8 @@ class ClusterScreen(KzcScreen):
         elif not _unhealthy(view):
             cause = None
         elif view.health.partitions <= CAUSE_ON_UI_THREAD_MAX:
-            cause = self._cause_of(view)
+            prepared = self._cause_of(view)
+            cause = prepared.cause
         else:
             return  # caught up on return to the screen: the next refresh (in the worker) brings it
         line.display = cause is not None
@@ -311,6 +320,8 @@ class ClusterScreen(KzcScreen):
             self._cause_broker, self._cause_dirs, self._cause_since = broker, None, self.clock_ms()
             if broker is not None and self._size_reads is not None:
                 self._size_reads.now()
+        elif isinstance(prepared, _Cause) and broker is not None and prepared.dirs is not self._cause_dirs:
+            self._cause_again()  # derived before the latest log dirs of its broker came in: derive it again
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the controller, health, brokers and pending work of ``view``."""
@@ -498,9 +509,10 @@ class ClusterScreen(KzcScreen):
 
 @dataclass(frozen=True)
 class _Cause:
-    """What ``prepare`` derived: the likely cause (None: nothing unhealthy)."""
+    """What ``prepare`` derived: the likely cause (None: nothing unhealthy) and the log dirs it cites."""
 
     cause: LikelyCause | None
+    dirs: SizesView | None = None
 
 
 CAUSE_ON_UI_THREAD_MAX = 20_000  # partitions: below this, a screen catching up derives the cause itself
