@@ -17,7 +17,7 @@ from core.testdata.log_dirs import synthetic_log_dirs
 from core.zookeeper.health import size_text
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
-from tui.messages import BrokerChosen, PartitionsChosen
+from tui.messages import BrokerChosen, PartitionsChosen, TopicChosen
 from tui.screens.broker import BrokerScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.topics import TopicsScreen
@@ -144,3 +144,28 @@ async def test_the_likely_cause_and_the_broker_screen_name_the_offline_dir(make_
         assert "3 replicas in no online log dir (were on an offline dir): audit-0, orders-0, orders-1" in header
         rows = app.screen.query_one("#broker-replicas", VirtualTable).visible_rows()
         assert {r.key for r in rows if r.cells[-1] == "in no online log dir"} == {"audit-0", "orders-0", "orders-1"}
+
+
+async def test_the_topic_detail_shows_each_partitions_size_and_the_topics(
+    make_app: MakeApp, small_snapshot: ClusterSnapshot
+) -> None:
+    dirs = synthetic_log_dirs(small_snapshot, NOW_MS)
+    view = SizesView.of(dirs, NOW_MS)
+    # every topic has a replica on broker 6 (down): its bytes on disk are unknown, its size (leaders) is not
+    name = next(n for n, e in sorted(small_snapshot.topics.items()) if view.topic(small_snapshot, e).size is not None)
+    want = view.topic(small_snapshot, small_snapshot.topics[name])
+    app = make_app(log_dirs=dirs)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        app.post_message(TopicChosen(name))
+        await settle(pilot)
+        table = app.screen.query_one("#partitions", VirtualTable)
+        keys = [c.key for c in table.columns]
+        for row in table.visible_rows():
+            one = partition_size(small_snapshot, view, small_snapshot.topics[name], int(row.key))
+            assert row.values is not None and row.values[keys.index("size")] == one.size
+            assert row.values[keys.index("on_disk")] == one.on_disk
+        assert want.size is not None and want.on_disk is None
+        summary = _text(app, "#topic-summary")
+        assert f"size {size_text(want.size)}, ? on disk (? {want.unknown}) · sizes 22:13:20" in summary
+        assert "broker 6 was not asked (not registered)" in summary
