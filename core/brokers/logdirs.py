@@ -40,6 +40,7 @@ ERROR_NAMES = {
 }
 
 Key = tuple[str, int]  # (topic, partition)
+_PARTITION = struct.Struct(">iqqb")  # partition, size, offset lag, is future: one per replica, read at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +131,8 @@ def decode_log_dirs(body: bytes) -> tuple[LogDir, ...]:
             for _ in range(take(">i")):
                 topic = text()
                 for _ in range(take(">i")):
-                    partition, size, lag, future = take(">i"), take(">q"), take(">q"), take(">b")
+                    partition, size, lag, future = _PARTITION.unpack_from(body, at)
+                    at += _PARTITION.size
                     replicas.append(ReplicaLog(topic, partition, size, lag, bool(future)))
             dirs.append(LogDir(path, error, tuple(replicas)))
     except struct.error as exc:
