@@ -355,8 +355,9 @@ class ClusterScreen(KzcScreen):
         sizes = self._sizes.aged(now) if self._sizes is not None else None
         brokers = self.query_one("#brokers", VirtualTable)
         brokers.update_rows([_broker_row(b, now, view.snapshot, sizes) for b in view.brokers])
-        if self._link is None or self._link.live:  # else _show_stale titles it
-            brokers.border_title = _brokers_title(view.snapshot, self._sizes_note(now))
+        title = _brokers_title(view.snapshot, self._sizes_note(now))
+        if (self._link is None or self._link.live) and brokers.border_title != title:  # else _show_stale titles it
+            brokers.border_title = title  # only when it changed: an idle tick redraws nothing
         self.query_one("#pending", VirtualTable).update_rows([_pending_row(p, now) for p in view.pending])
 
     def _sizes_note(self, now: int) -> str:

@@ -112,6 +112,7 @@ class PartitionsScreen(KzcScreen):
         self._sizes_error: str | None = None
         self._unasked: tuple[int, ...] = ()  # brokers holding replicas, not registered: never asked
         self._count = ""
+        self._title = ""  # as last drawn
         self._size_reads = SizeReads(self, sizes, self._derive_sizes, self._sizes_read) if sizes is not None else None
 
     @property
@@ -166,7 +167,10 @@ class PartitionsScreen(KzcScreen):
             sizes = self._sizes.aged(now_ms).footer(now_ms, self._unasked)
         elif self._size_reads is not None:
             sizes = "sizes: reading…"
-        self.query_one("#partitions-title", Label).update(self._count + (f" · {sizes}" if sizes else ""))
+        text = self._count + (f" · {sizes}" if sizes else "")
+        if text != self._title:  # an idle tick redraws nothing
+            self._title = text
+            self.query_one("#partitions-title", Label).update(text)
 
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
         """The sizes' age ticks on the title line."""
