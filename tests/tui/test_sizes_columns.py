@@ -5,6 +5,7 @@ offline dir and the replicas it held; the likely-cause line naming that dir."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from textual.widgets import Label, Static
@@ -169,3 +170,21 @@ async def test_the_topic_detail_shows_each_partitions_size_and_the_topics(
         summary = _text(app, "#topic-summary")
         assert f"size {size_text(want.size)}, ? on disk (? {want.unknown}) · sizes 22:13:20" in summary
         assert "broker 6 was not asked (not registered)" in summary
+
+
+async def test_a_broker_that_stopped_answering_keeps_its_sizes_marked_stale(
+    make_app: MakeApp, small_snapshot: ClusterSnapshot
+) -> None:
+    dirs = synthetic_log_dirs(small_snapshot, NOW_MS - 60_000)
+    why = "broker 2: DescribeLogDirs to kafka-2.example:9092 failed: timed out"
+    dirs[2] = dataclasses.replace(dirs[2], stale=why)  # as SizeBook keeps it after a failed read
+    app = make_app(log_dirs=dirs)
+    async with app.run_test(size=(220, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        count = _text(app, "#topics-count")
+        assert f"broker 2: stale since 22:12:20 ({why})" in count
+        table = app.screen.query_one("#topics", VirtualTable)
+        size_at = [c.key for c in table.columns].index("size")
+        assert any(r.values is not None and r.values[size_at] is not None for r in table.visible_rows())
