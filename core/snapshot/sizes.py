@@ -100,7 +100,9 @@ class SizesView:
             key = (name, partition)
             leader = live_leader(entry.states.get(partition), live)
             if on_disk is not None:
-                for broker in replicas:  # the common case inline: every replica's broker has read its dirs
+                # ``partition``'s rule, inlined (a topics table of 100k partitions every 30 s): a unit test
+                # keeps the two equal (tests/unit/test_sizes.py)
+                for broker in replicas:
                     held = known.get(broker)
                     if held is None:
                         on_disk = None

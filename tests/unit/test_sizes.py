@@ -86,3 +86,20 @@ def test_sizes_age_into_stale_once_no_read_finishes() -> None:
 def test_a_view_never_read_says_so() -> None:
     assert SizesView().footer(NOW_MS) == "sizes: reading…"
     assert SizesView(notes=("a recording has no brokers",)).footer(NOW_MS) == "sizes: a recording has no brokers"
+
+
+def test_a_topic_is_exactly_the_sum_of_its_partitions() -> None:
+    from core.testdata.log_dirs import synthetic_log_dirs
+    from core.testdata.snapshots import synthetic_snapshot
+
+    cluster = synthetic_snapshot(topics=200, partitions_per_topic=4, dead_brokers=(6,))
+    reads = synthetic_log_dirs(cluster, NOW_MS, offline={2: (1,)}, unknown={3: "broker 3: timed out"})
+    view = SizesView.of(reads, NOW_MS)
+    for name, entry in cluster.topics.items():
+        parts = [partition_size(cluster, view, entry, p) for p in entry.partition_ids]
+        sizes = [p.size for p in parts]
+        disks = [p.on_disk for p in parts]
+        one = view.topic(cluster, entry)
+        assert one.size == (None if None in sizes else sum(s for s in sizes if s is not None)), name
+        assert one.on_disk == (None if None in disks else sum(d for d in disks if d is not None)), name
+        assert (one.unknown is None) == all(p.unknown is None for p in parts), name
