@@ -31,7 +31,8 @@ def register(sub: Any) -> None:
         sub,
         "broker",
         "one broker: kzc broker ID (what it leads and hosts, out-of-ISR and offline replicas, registration, "
-        "session, log sizes); kzc broker stop-check ID [ID...] (is it safe to stop: exits 0 when safe, 1 when not)",
+        "session, log dirs and sizes); kzc broker stop-check ID [ID...] (is it safe to stop: exits 0 when safe, "
+        "1 when not)",
     )
     broker.add_argument("what", metavar="ID|stop-check", help="a broker id, or stop-check followed by broker ids")
     broker.add_argument("ids", type=int, nargs="*", metavar="ID", help="with stop-check: the brokers (several: a rack)")
@@ -90,6 +91,7 @@ def render_broker(view: BrokerView, live: BrokerLive, now_ms: int) -> str:
     lines.append(f"  ZK session    {session} (ephemeralOwner of {broker_path(view.broker_id)})")
     size = f"{live.total_bytes:,} bytes" if live.total_bytes is not None else "unknown"
     lines.append(f"  log size      {size}" + (f" ({live.log_note})" if live.log_note else ""))
+    lines += log_dir_lines(live)
     lines.append(f"  hosts {len(view.hosted):,} partitions, leads {len(view.leads):,}")
     lines += _listed(
         "replicas out of the ISR",
@@ -100,6 +102,24 @@ def render_broker(view: BrokerView, live: BrokerLive, now_ms: int) -> str:
     )
     lines += _listed("offline partitions it hosts", [f"{r.name}  {r.offline}" for r in view.offline])
     return "\n".join(lines)
+
+
+def log_dir_lines(live: BrokerLive) -> list[str]:
+    """Its log dirs (DescribeLogDirs): path, size or error; then its replicas in no online dir."""
+    dirs = live.log_dirs.dirs if live.log_dirs is not None else None
+    if dirs is None:
+        return []
+    width = max((len(d.path) for d in dirs), default=0)
+    lines = [f"  log dirs ({len(dirs)}):"]
+    for d in dirs:
+        state = f"{d.size:,} bytes, {sum(1 for r in d.replicas if not r.future):,} replicas" if not d.error else ""
+        if d.offline:
+            state = "OFFLINE (KAFKA_STORAGE_ERROR: the broker stopped using it)"
+        elif d.error:
+            state = f"error {d.error_name}"
+        future = sum(1 for r in d.replicas if r.future)
+        lines.append(f"    {d.path:<{width}}  {state}" + (f", {future} future (moving here)" if future else ""))
+    return lines + _listed("replicas in no online log dir (were on an offline dir)", list(live.missing))
 
 
 def _listed(title: str, items: list[str]) -> list[str]:

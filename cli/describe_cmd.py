@@ -1,25 +1,33 @@
 """``kzc describe [--json]``: the cluster at a glance, read from ZooKeeper (works with every broker down).
 
 Cluster id, controller and its epoch, brokers (endpoints, rack, registered since), topic and partition
-counts, pending admin work and unhealthy partition counts. ``--snapshot FILE`` describes a file written
-by ``kzc snapshot`` instead of the live cluster.
+counts, pending admin work and unhealthy partition counts, and the likely cause of unhealthy partitions
+(``core.snapshot.likely_cause``; on a live cluster refined by the named broker's log dirs, DescribeLogDirs).
+``--snapshot FILE`` describes a file written by ``kzc snapshot`` instead of the live cluster.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import time
+from dataclasses import asdict
 from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
+from core.brokers.capabilities import plaintext_endpoint
+from core.brokers.logdirs import read_broker_log_dirs
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
+from core.snapshot.broker_view import log_dir_json
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
 from core.snapshot.kraft import with_kraft_brokers
-from core.snapshot.model import StaticMinIsr
+from core.snapshot.likely_cause import LikelyCause, asks_log_dirs, likely_cause
+from core.snapshot.model import ClusterSnapshot, StaticMinIsr
+from core.snapshot.sizes import SizesView, read_sizes
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
 
@@ -49,11 +57,19 @@ def register(sub: Any) -> None:
         metavar="P",
         help="leader.imbalance.per.broker.percentage (default 10)",
     )
+    describe.add_argument(
+        "--sizes",
+        action="store_true",
+        help="also ask every registered broker its log dirs (DescribeLogDirs, Kafka 1.0+): each broker's bytes, "
+        "each topic's size (its partitions' leader replicas) and bytes on disk (all replicas)",
+    )
     add_read_options(describe)
     describe.set_defaults(handler=_describe)
 
 
 def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.sizes and args.snapshot:
+        raise UsageError("--sizes asks the brokers: it needs a live cluster, not --snapshot")
     if args.min_insync_replicas is not None and args.min_insync_replicas < 1:
         raise UsageError("--min-insync-replicas must be at least 1")
     if args.snapshot:
@@ -79,11 +95,75 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         imbalance_percent=args.imbalance_percent,
     )
     summary = summarize(snapshot, report)
+    cause = read_likely_cause(snapshot, live=not args.snapshot)
+    sizes = (
+        SizesView.of(read_sizes(snapshot, 10.0, int(time.time() * 1000)), snapshot.taken_at_ms) if args.sizes else None
+    )
     if args.json:
-        print(json.dumps(summary.to_json()))
+        payload = {**summary.to_json(), "likely_cause": asdict(cause) if cause is not None else None}
+        if sizes is not None:
+            payload["sizes"] = sizes_json(snapshot, sizes)
+        print(json.dumps(payload))
     else:
-        print(render(summary))
+        text = render(summary) + (f"\nLikely cause {cause.text}" if cause is not None else "")
+        print(text + ("\n" + "\n".join(render_sizes(snapshot, sizes)) if sizes is not None else ""))
     return 0
+
+
+TOP_TOPICS = 20  # topics listed by size in the text form (--json lists them all)
+
+
+def sizes_json(snapshot: ClusterSnapshot, sizes: SizesView) -> dict[str, Any]:
+    """``--sizes`` in ``--json``: per broker its bytes (online log dirs) and dirs, per topic its size (leader
+    replicas) and bytes on disk (all replicas); ``null`` with the reason where a broker cannot say."""
+    return {
+        "read_ms": sizes.at_ms,
+        "brokers": {
+            str(b): {
+                "bytes": read.total,
+                "unknown": read.unknown,
+                "log_dirs": [log_dir_json(d) for d in read.dirs] if read.dirs is not None else None,
+            }
+            for b, read in sizes.brokers.items()
+        },
+        "topics": {
+            name: {"size_bytes": size.size, "on_disk_bytes": size.on_disk, "unknown": size.unknown}
+            for name, size in sorted(sizes.topics(snapshot).items())
+        },
+    }
+
+
+def render_sizes(snapshot: ClusterSnapshot, sizes: SizesView) -> list[str]:
+    """``--sizes`` in text: each broker's bytes, then the largest topics."""
+    lines = ["Sizes        (DescribeLogDirs; a topic's size is its partitions' leader replicas, on disk all replicas)"]
+    for b, read in sizes.brokers.items():
+        offline = [d.path for d in read.offline_dirs]
+        state = f"{read.total:,} bytes in {len(read.dirs or ())} log dir(s)" if read.total is not None else "unknown"
+        lines.append(f"  broker {b:>4}  {state}" + (f"; OFFLINE: {', '.join(offline)}" if offline else "")
+                     + (f" ({read.unknown})" if read.unknown else ""))  # fmt: skip
+    topics = sizes.topics(snapshot)
+    ranked = sorted(topics.items(), key=lambda kv: (kv[1].size is None, -(kv[1].size or 0), kv[0]))
+    for name, size in ranked[:TOP_TOPICS]:
+        if size.size is None:
+            lines.append(f"  {name}  unknown ({size.unknown})")
+        else:
+            disk = f"{size.on_disk:,}" if size.on_disk is not None else f"unknown ({size.unknown})"
+            lines.append(f"  {name}  {size.size:,} bytes, on disk {disk}")
+    if len(ranked) > TOP_TOPICS:
+        lines.append(f"  ... and {len(ranked) - TOP_TOPICS:,} more topics (--json lists them all)")
+    return lines
+
+
+def read_likely_cause(snapshot: ClusterSnapshot, live: bool, timeout: float = 5.0) -> LikelyCause | None:
+    """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``)."""
+    cause = likely_cause(snapshot)
+    broker = asks_log_dirs(snapshot, cause) if live else None
+    if broker is None:
+        return cause
+    endpoint = plaintext_endpoint(snapshot.brokers[broker].registration)
+    where = (endpoint.host, endpoint.port) if endpoint is not None else None
+    dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000))
+    return likely_cause(snapshot, {broker: dirs})
 
 
 def render(summary: ClusterSummary) -> str:

@@ -56,6 +56,10 @@ def register(sub: Any) -> None:
         "--zk-words", metavar="W1,W2,...",
         help=f"with --zookeepers N: the servers' 4lw.commands.whitelist (default {DEFAULT_WORDS})",
     )  # fmt: skip
+    up.add_argument(
+        "--log-dirs", type=int, default=1, metavar="N",
+        help="log dirs per broker (default 1); 2 or more: a broker outlives a failed dir (JBOD, Kafka 1.0+)",
+    )  # fmt: skip
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
         "--traffic",
@@ -162,6 +166,7 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int | OpenCon
         broker_versions=_broker_versions(args.broker_version),
         zookeepers=args.zookeepers,
         zk_words=args.zk_words,
+        log_dirs=args.log_dirs,
     )
     info = box.info()
     traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None

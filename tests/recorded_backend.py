@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from core.brokers.logdirs import BrokerLogDirs
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -34,8 +35,9 @@ from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
-from core.snapshot.broker_view import BrokerLive, BrokerView
+from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.snapshot.sizes import SizesView
 from core.topics.facts import ClusterFacts, LiveTopic
 from core.topics.plan import (
     CreatePlan,
@@ -61,7 +63,8 @@ class RecordedBackend:
     """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
     ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
-    ZooKeeper ensemble health it serves (none by default)."""
+    ZooKeeper ensemble health it serves (none by default); ``log_dirs`` the brokers' log dirs it serves (none
+    by default: sizes are unknown, a recording has no brokers)."""
 
     def __init__(
         self,
@@ -76,9 +79,11 @@ class RecordedBackend:
         groups: Sequence[GroupLag] = (),
         trends: Mapping[str, LagTrend] | None = None,
         zk_health: EnsembleHealth | None = None,
+        log_dirs: Mapping[int, BrokerLogDirs] | None = None,
     ) -> None:
         self._groups = tuple(groups)
         self._zk_health = zk_health
+        self._log_dirs = log_dirs
         self._trends = dict(trends or {})
         self._source = snapshot
         self._snapshot: ClusterSnapshot | None = snapshot if isinstance(snapshot, ClusterSnapshot) else None
@@ -308,8 +313,20 @@ class RecordedBackend:
     # ---- BrokerSource --------------------------------------------------------------------------------
 
     def broker_live(self, view: BrokerView) -> BrokerLive:
-        """Nothing live behind a recording."""
+        """Nothing live behind a recording, but the log dirs given at construction."""
+        dirs = (self._log_dirs or {}).get(view.broker_id)
+        if dirs is not None:
+            return broker_live(view, None, "a recording has no ZooKeeper session", dirs)
         return BrokerLive(session_note="a recording has no ZooKeeper session", log_note="a recording has no brokers")
+
+    # ---- SizeSource ----------------------------------------------------------------------------------
+
+    def log_dirs(self, max_age_s: float = 0.0) -> SizesView:
+        """The log dirs given at construction; else none (a recording has no brokers to ask)."""
+        now = self._now_ms() if self._now_ms else 0
+        if self._log_dirs is None:
+            return SizesView(notes=("no brokers in a recording",))
+        return SizesView.of(self._log_dirs, now)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

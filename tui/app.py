@@ -243,7 +243,7 @@ class KzcApp(App[None]):
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
     def _cluster_screen(self) -> ClusterScreen:
-        return self._with_view(ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only))
+        return self._with_view(ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only, self.backend))
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
@@ -293,7 +293,7 @@ class KzcApp(App[None]):
         fixes_for = partial(fix_actions, self, backend)
         match message:
             case m.ScreenChosen("topics"):
-                show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only)))
+                show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only, backend, self.now_ms)))
             case m.ScreenChosen("checks"):
                 show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
             case m.ScreenChosen("groups"):
@@ -311,7 +311,7 @@ class KzcApp(App[None]):
                 if focus:
                     self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
             case m.PartitionsChosen(title, health, broker):
-                push(PartitionsScreen(PartitionSelection(title, health, broker)))
+                push(PartitionsScreen(PartitionSelection(title, health, broker), backend, self.now_ms))
             case m.TopicChosen(topic):
                 push(TopicDetailScreen(topic, backend, read_only, self.now_ms))
             case m.ZnodeChosen(path):

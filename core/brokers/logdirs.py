@@ -1,4 +1,4 @@
-"""Replica log sizes: DescribeLogDirs v0 or v1 over a plain socket to one broker.
+"""Log directories and replica log sizes: DescribeLogDirs v0 or v1 over a plain socket to one broker.
 
 Why kzc's own request: confluent-kafka 2.16 has no DescribeLogDirs, and each broker answers only for its
 own log directories, so the request goes to every broker whose replicas matter. Like
@@ -9,37 +9,97 @@ same fields and only changes when a throttled broker answers (KIP-219); v2+ (2.4
 v0-v1 and sends the highest the broker lists in ApiVersions (``core.brokers.apiversions``): a 1.1 broker
 cannot parse v1, a 0.10/0.11 broker has no DescribeLogDirs at all (``NoVersion`` then says so).
 
-Request (header v1, non-flexible): ``topics`` ARRAY of (STRING name, ARRAY INT32 partitions). Response:
-throttle time, then per log dir an error code, the path and per topic and partition its size, offset lag
-and whether it is a future replica (a move between log dirs, not counted).
+Request (header v1, non-flexible): ``topics`` ARRAY of (STRING name, ARRAY INT32 partitions), or null for
+every replica the broker holds (``DescribeLogDirsRequest.isAllTopicPartitions``); an empty array asks for no
+replica, and the broker still lists every log dir with its error (``ReplicaManager.describeLogDirs``), the
+cheap way to learn which dirs are offline. Response: throttle time, then per log dir (``log.dirs``) an error
+code (``KAFKA_STORAGE_ERROR``: the dir is offline, its replicas are not listed), the path and per topic and
+partition its size, offset lag and whether it is a future replica (a move between log dirs in progress,
+KIP-113: listed, never counted in sizes).
 """
 
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
-from core.brokers.apiversions import DESCRIBE_LOG_DIRS, request
+from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, request
 from core.brokers.wire import frame, string
 
 VERSIONS = (0, 1)  # what this module encodes and decodes: the same layout
 _CLIENT_ID = "kzc-logdirs"
 _CORRELATION = 11
+KAFKA_STORAGE_ERROR = 56
+# The error codes a log dir may carry (``Errors.java``); others are shown by number.
+ERROR_NAMES = {
+    -1: "UNKNOWN_SERVER_ERROR",
+    31: "CLUSTER_AUTHORIZATION_FAILED",
+    KAFKA_STORAGE_ERROR: "KAFKA_STORAGE_ERROR",
+}
+
+Key = tuple[str, int]  # (topic, partition)
+_PARTITION = struct.Struct(">iqqb")  # partition, size, offset lag, is future: one per replica, read at once
 
 
-def encode_describe_log_dirs(partitions: Mapping[str, Sequence[int]], version: int) -> bytes:
-    """The framed request (size prefix included) at ``version`` (0 or 1) for ``partitions`` of each topic."""
+@dataclass(frozen=True, slots=True)
+class ReplicaLog:
+    """One replica's log in one log dir, as the broker reports it."""
+
+    topic: str
+    partition: int
+    size: int
+    offset_lag: int
+    future: bool  # the target of a move between log dirs (KIP-113): not counted
+
+    @property
+    def key(self) -> Key:
+        """(topic, partition)."""
+        return (self.topic, self.partition)
+
+
+@dataclass(frozen=True)
+class LogDir:
+    """One log dir of a broker: its path, error code (0: online) and the replicas it holds (of those asked)."""
+
+    path: str
+    error: int
+    replicas: tuple[ReplicaLog, ...] = ()
+
+    @property
+    def offline(self) -> bool:
+        """``KAFKA_STORAGE_ERROR``: the broker marked the dir offline (a failed disk, KIP-112)."""
+        return self.error == KAFKA_STORAGE_ERROR
+
+    @property
+    def error_name(self) -> str | None:
+        """The error's name (``KAFKA_STORAGE_ERROR``), None when online."""
+        if self.error == 0:
+            return None
+        return ERROR_NAMES.get(self.error, f"error code {self.error}")
+
+    @property
+    def size(self) -> int:
+        """The bytes of its replicas (future replicas left out)."""
+        return sum(r.size for r in self.replicas if not r.future)
+
+
+def encode_describe_log_dirs(partitions: Mapping[str, Sequence[int]] | None, version: int) -> bytes:
+    """The framed request (size prefix included) at ``version`` (0 or 1) for ``partitions`` of each topic, or
+    every replica of the broker when ``partitions`` is None."""
     if not VERSIONS[0] <= version <= VERSIONS[1]:
         raise ValueError(f"kzc encodes DescribeLogDirs v0-v1, not v{version}")
+    if partitions is None:
+        return frame(DESCRIBE_LOG_DIRS.key, version, _CORRELATION, _CLIENT_ID, struct.pack(">i", -1))
     body = struct.pack(">i", len(partitions))
     for topic, ids in partitions.items():
         body += string(topic) + struct.pack(">i", len(ids)) + b"".join(struct.pack(">i", p) for p in ids)
     return frame(DESCRIBE_LOG_DIRS.key, version, _CORRELATION, _CLIENT_ID, body)
 
 
-def decode_describe_log_dirs(body: bytes) -> dict[tuple[str, int], int]:
-    """(topic, partition) -> size in bytes, the largest over this broker's log dirs (future replicas and
-    failed log dirs left out).
+def decode_log_dirs(body: bytes) -> tuple[LogDir, ...]:
+    """Every log dir of a DescribeLogDirs v0/v1 response body, in the broker's order.
 
     Raises:
         ValueError: not a DescribeLogDirs v0/v1 response.
@@ -59,33 +119,58 @@ def decode_describe_log_dirs(body: bytes) -> dict[tuple[str, int], int]:
         at += max(length, 0)
         return value
 
-    sizes: dict[tuple[str, int], int] = {}
+    dirs: list[LogDir] = []
     try:
         if take(">i") != _CORRELATION:
             raise ValueError("unexpected correlation id")
         take(">i")  # throttle time
         for _ in range(take(">i")):
             error = take(">h")
-            text()  # the log dir
+            path = text()
+            replicas: list[ReplicaLog] = []
             for _ in range(take(">i")):
                 topic = text()
                 for _ in range(take(">i")):
-                    partition, size = take(">i"), take(">q")
-                    take(">q")  # offset lag
-                    future = take(">b")
-                    if error == 0 and not future:
-                        key = (topic, partition)
-                        sizes[key] = max(size, sizes.get(key, 0))
+                    partition, size, lag, future = _PARTITION.unpack_from(body, at)
+                    at += _PARTITION.size
+                    replicas.append(ReplicaLog(topic, partition, size, lag, bool(future)))
+            dirs.append(LogDir(path, error, tuple(replicas)))
     except struct.error as exc:
         raise ValueError(f"not a DescribeLogDirs v0/v1 response: {exc}") from None
+    return tuple(dirs)
+
+
+def replica_sizes(dirs: Iterable[LogDir]) -> dict[Key, int]:
+    """(topic, partition) -> size in bytes, the largest over the online log dirs (future replicas and failed
+    log dirs left out)."""
+    sizes: dict[Key, int] = {}
+    for d in dirs:
+        if d.error:
+            continue
+        for r in d.replicas:
+            if r.future:
+                continue
+            key = (r.topic, r.partition)
+            known = sizes.get(key)
+            if known is None or r.size > known:
+                sizes[key] = r.size
     return sizes
 
 
-def log_sizes(
-    host: str, port: int, partitions: Mapping[str, Sequence[int]], timeout: float, who: str = "the broker"
-) -> dict[tuple[str, int], int]:
-    """Ask the broker at ``host:port`` for the sizes of its replicas of ``partitions``, at the version its
-    ApiVersions allows.
+def decode_describe_log_dirs(body: bytes) -> dict[Key, int]:
+    """(topic, partition) -> size in bytes (``replica_sizes`` of ``decode_log_dirs``).
+
+    Raises:
+        ValueError: not a DescribeLogDirs v0/v1 response.
+    """
+    return replica_sizes(decode_log_dirs(body))
+
+
+def describe_log_dirs(
+    host: str, port: int, partitions: Mapping[str, Sequence[int]] | None, timeout: float, who: str = "the broker"
+) -> tuple[LogDir, ...]:
+    """Ask the broker at ``host:port`` for its log dirs and its replicas of ``partitions`` (None: all), at the
+    version its ApiVersions allows.
 
     Raises:
         NoVersion: the broker has no DescribeLogDirs (before 1.0): nothing was sent.
@@ -94,4 +179,116 @@ def log_sizes(
     _, body = request(
         host, port, timeout, DESCRIBE_LOG_DIRS, VERSIONS, lambda v: encode_describe_log_dirs(partitions, v), who
     )
-    return decode_describe_log_dirs(body)
+    return decode_log_dirs(body)
+
+
+def log_sizes(
+    host: str, port: int, partitions: Mapping[str, Sequence[int]], timeout: float, who: str = "the broker"
+) -> dict[Key, int]:
+    """The sizes of the broker's replicas of ``partitions`` (``replica_sizes`` of ``describe_log_dirs``).
+
+    Raises:
+        NoVersion, OSError, ValueError: as ``describe_log_dirs``.
+    """
+    return replica_sizes(describe_log_dirs(host, port, partitions, timeout, who))
+
+
+# ---- one broker's log dirs, or why they are unknown ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BrokerLogDirs:
+    """One broker's log dirs as read at ``read_ms``, or ``dirs`` None with the reason (``unknown``): no
+    DescribeLogDirs before Kafka 1.0, no PLAINTEXT listener, not answering. ``whole`` says every replica was
+    asked (a null topic list), so a replica in no online dir is truly missing from it. ``stale`` marks the
+    last good read kept when a later one failed (``core.snapshot.sizes.SizeBook``)."""
+
+    broker: int
+    read_ms: int
+    dirs: tuple[LogDir, ...] | None = None
+    unknown: str | None = None
+    whole: bool = True
+    stale: str | None = None  # these are the last good dirs (read at read_ms); why they could not be read since
+
+    @property
+    def offline_dirs(self) -> tuple[LogDir, ...]:
+        """The dirs the broker marked offline (``KAFKA_STORAGE_ERROR``)."""
+        return tuple(d for d in self.dirs or () if d.offline)
+
+    @property
+    def failed_dirs(self) -> tuple[LogDir, ...]:
+        """Every dir with an error (offline ones included)."""
+        return tuple(d for d in self.dirs or () if d.error)
+
+    def sizes(self) -> dict[Key, int]:
+        """Its replicas' sizes (``replica_sizes``); empty when unknown."""
+        return replica_sizes(self.dirs or ())
+
+    @property
+    def total(self) -> int | None:
+        """Bytes over its online dirs, None when unknown."""
+        return None if self.dirs is None else sum(d.size for d in self.dirs if not d.error)
+
+    def missing(self, hosted: Iterable[Key]) -> list[Key]:
+        """Those of ``hosted`` (the replicas ZooKeeper assigns it) in none of its online dirs: on an offline
+        dir, or lost. Empty when unknown."""
+        if self.dirs is None:
+            return []
+        present = {r.key for d in self.dirs if not d.error for r in d.replicas if not r.future}
+        return sorted(k for k in hosted if k not in present)
+
+    def dir_of(self, key: Key) -> str | None:
+        """The online dir holding the (non-future) replica ``key``."""
+        for d in self.dirs or ():
+            if not d.error and any(r.key == key and not r.future for r in d.replicas):
+                return d.path
+        return None
+
+
+def read_broker_log_dirs(
+    broker: int,
+    endpoint: tuple[str, int] | None,
+    partitions: Mapping[str, Sequence[int]] | None,
+    timeout: float,
+    now_ms: int,
+) -> BrokerLogDirs:
+    """``describe_log_dirs`` of one broker, never raising: unknown with the reason instead.
+
+    Args:
+        endpoint: its PLAINTEXT (host, port), None when it has none (or is not registered).
+        partitions: the replicas to list (None: every one; ``{}``: none, only the dirs and their errors).
+    """
+    who = f"broker {broker}"
+    if endpoint is None:
+        return BrokerLogDirs(broker, now_ms, unknown=f"{who}: no PLAINTEXT listener (kzc speaks PLAINTEXT only)")
+    host, port = endpoint
+    try:
+        dirs = describe_log_dirs(host or "127.0.0.1", port, partitions, timeout, who)
+    except NoVersion as exc:
+        return BrokerLogDirs(broker, now_ms, unknown=str(exc))
+    except (OSError, ValueError) as exc:
+        return BrokerLogDirs(broker, now_ms, unknown=f"{who}: DescribeLogDirs to {host}:{port} failed: {exc}")
+    return BrokerLogDirs(broker, now_ms, dirs, whole=partitions is None)
+
+
+def read_log_dirs(
+    endpoints: Mapping[int, tuple[str, int] | None],
+    partitions: Mapping[int, Mapping[str, Sequence[int]] | None] | None,
+    timeout: float,
+    now_ms: int,
+    parallel: int = 8,
+) -> dict[int, BrokerLogDirs]:
+    """``read_broker_log_dirs`` of every broker of ``endpoints`` at once (``parallel`` sockets at a time).
+
+    Args:
+        partitions: per broker, what to list (see ``read_broker_log_dirs``); None: every replica of each.
+    """
+    if not endpoints:
+        return {}
+
+    def one(broker: int) -> BrokerLogDirs:
+        wanted = None if partitions is None else partitions.get(broker)
+        return read_broker_log_dirs(broker, endpoints[broker], wanted, timeout, now_ms)
+
+    with ThreadPoolExecutor(max_workers=min(parallel, len(endpoints)), thread_name_prefix="kzc-logdirs") as pool:
+        return dict(zip(endpoints, pool.map(one, endpoints), strict=True))

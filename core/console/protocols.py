@@ -26,6 +26,7 @@ from core.groups.trend import LagTrend
 from core.human_time import age_text
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.snapshot.sizes import SizesView
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
@@ -368,6 +369,16 @@ class BrokerSource(Protocol):
         ...
 
 
+class SizeSource(Protocol):
+    """The brokers' log dirs and the sizes they give (DescribeLogDirs, ``core.snapshot.sizes``)."""
+
+    def log_dirs(self, max_age_s: float = 0.0) -> SizesView:
+        """Every registered broker's log dirs (each replica's size), read now unless a read finished less than
+        ``max_age_s`` ago; a broker that does not answer keeps its last good read, marked stale (blocks up to
+        a few seconds per broker). Raises ``ConnectError`` when no snapshot was read yet."""
+        ...
+
+
 class ClusterBackend(
     Connection,
     SnapshotSource,
@@ -381,6 +392,7 @@ class ClusterBackend(
     GroupSource,
     ZkHealthSource,
     BrokerSource,
+    SizeSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

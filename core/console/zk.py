@@ -62,6 +62,7 @@ from core.kafka.znodes import EntityConfig
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.snapshot.sizes import SizeBook, SizesView, read_sizes
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.zk_session_timeout import read_kafka_session_timeouts
 from core.topics.ops import TopicOps
@@ -82,6 +83,7 @@ from core.zookeeper.tree import ChildPage, ZnodeView
 
 KAFKA_SESSION_EVERY_S = 300.0  # a static broker config: it changes only with a broker restart
 CHILD_LISTS_KEPT = 8  # child lists remembered for paging (a 300k list holds ~20 MB of names)
+SIZES_TIMEOUT_S = 10.0  # each broker's DescribeLogDirs (connect, ApiVersions, the answer)
 
 
 class ZkBackend:
@@ -113,6 +115,9 @@ class ZkBackend:
         self._health_lock = threading.Lock()  # one probe at a time: each carries the previous one's readings
         self._health: EnsembleHealth | None = None
         self._kafka_sessions: tuple[float, KafkaSessionTimeouts] | None = None
+        self._sizes_lock = threading.Lock()  # one log dirs read at a time; a caller that comes meanwhile waits
+        self._size_book = SizeBook()
+        self._sizes: tuple[float, SizesView] | None = None  # (monotonic end of the read, the view)
 
     # ---- Connection ----------------------------------------------------------------------------------
 
@@ -424,6 +429,21 @@ class ZkBackend:
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
         return read_broker_live(self._session, view)
+
+    # ---- SizeSource ----------------------------------------------------------------------------------
+
+    def log_dirs(self, max_age_s: float = 0.0) -> SizesView:
+        """Every registered broker's log dirs (DescribeLogDirs of every replica, all brokers at once), read
+        now unless one finished less than ``max_age_s`` ago; merged with each broker's last good read."""
+        snapshot = self.snapshot()
+        with self._sizes_lock:
+            if self._sizes is not None and time.monotonic() - self._sizes[0] < max_age_s:
+                return self._sizes[1]
+            started = self._wall_ms()
+            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started)
+            view = self._size_book.merge(reads, started)
+            self._sizes = (time.monotonic(), view)
+            return view
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

@@ -58,6 +58,8 @@ BROKER_HEAP = ["-Xms64m", "-Xmx384m"]
 _ZK_TICK_MS = 500
 _BROKER_SESSION_MS = 6000
 
+MAX_LOG_DIRS = 4
+
 _LOG4J = """log4j.rootLogger=INFO, file
 log4j.appender.file=org.apache.log4j.FileAppender
 log4j.appender.file.File=${kzc.log.file}
@@ -92,6 +94,7 @@ class SandboxInfo:
     kafka_version: str = KAFKA_VERSION  # the release of every broker not given another (--broker-version)
     broker_config: dict[str, str] = field(default_factory=dict)  # extra server.properties, every broker
     ensemble: tuple[ZkServerInfo, ...] = ()  # with --zookeepers N > 1 (core.sandbox.ensemble); else empty
+    log_dirs: int = 1  # log dirs per broker (--log-dirs N: JBOD, a broker outlives a failed dir, KIP-112)
 
     @property
     def versions(self) -> tuple[str, ...]:
@@ -131,6 +134,13 @@ class SandboxInfo:
                 return b
         known = ", ".join(str(b.id) for b in self.brokers)
         raise UsageError(f"the sandbox has no broker {broker_id} (its brokers: {known})")
+
+    def log_dir_paths(self, broker_id: int) -> tuple[Path, ...]:
+        """The broker's ``log.dirs`` (``data``, or ``data-1``..``data-N`` with ``log_dirs`` N > 1)."""
+        bdir = Path(self.dir) / f"broker-{self.broker(broker_id).id}"
+        if self.log_dirs <= 1:
+            return (bdir / "data",)
+        return tuple(bdir / f"data-{n}" for n in range(1, self.log_dirs + 1))
 
 
 @dataclass(frozen=True)
@@ -186,6 +196,7 @@ class Sandbox:
         broker_versions: Mapping[int, str] | None = None,
         zookeepers: int = 1,
         zk_words: str | None = None,
+        log_dirs: int = 1,
     ) -> Sandbox:
         """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
         broker is registered and serves clients (it answers Metadata naming the controller and its peers).
@@ -198,6 +209,8 @@ class Sandbox:
         at the oldest release). ZooKeeper is always the one of the default release's jars.
         ``zookeepers`` > 1 starts an ensemble
         (``core.sandbox.ensemble``: server N on 127.0.0.N, AdminServer on, ``4lw.commands.whitelist=zk_words``).
+        ``log_dirs`` > 1 gives each broker that many log dirs (JBOD): from Kafka 1.0 (KIP-112) a broker whose
+        dir fails marks it offline and goes on with the others; it shuts down only when its last dir fails.
 
         Raises:
             UsageError: bad broker count or rack names.
@@ -223,6 +236,8 @@ class Sandbox:
                     f"--broker-version {broker_id}={version}: the sandbox's brokers are {ids[0]}..{ids[-1]}"
                 )
             releases[broker_id] = KafkaRelease.parse(version)
+        if not 1 <= log_dirs <= MAX_LOG_DIRS:
+            raise UsageError(f"--log-dirs must be between 1 and {MAX_LOG_DIRS}")
         if not 1 <= zookeepers <= MAX_ZOOKEEPERS:
             raise UsageError(f"--zookeepers must be between 1 and {MAX_ZOOKEEPERS}")
         if zk_words is not None and (zookeepers == 1 or not all(w.strip().isalpha() for w in zk_words.split(","))):
@@ -256,6 +271,7 @@ class Sandbox:
             kafka_version=default_release.version,
             broker_config=extra,
             ensemble=ensemble,
+            log_dirs=log_dirs,
         )
         # "jars" runs ZooKeeper (and a migration's KRaft controller); "broker_jars" each broker's release.
         admin_jars = {"admin_jars": str(ensure_admin_server_jars(log))} if ensemble else {}
@@ -463,6 +479,7 @@ class Sandbox:
             kafka_version=raw["kafka_version"],
             broker_config=dict(raw.get("broker_config", {})),
             ensemble=tuple(ZkServerInfo.from_json(z) for z in raw.get("ensemble", [])),
+            log_dirs=int(raw.get("log_dirs", 1)),
         )
 
     def status(self, timeout: float = 5.0) -> SandboxStatus:
@@ -753,7 +770,7 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
         f"broker.id={broker.id}",
         f"listeners=PLAINTEXT://127.0.0.1:{broker.port}",
         f"advertised.listeners=PLAINTEXT://127.0.0.1:{broker.port}",
-        f"log.dirs={bdir / 'data'}",
+        f"log.dirs={','.join(str(p) for p in info.log_dir_paths(broker.id))}",
         f"zookeeper.connect={info.zookeeper}",
         f"zookeeper.session.timeout.ms={_BROKER_SESSION_MS}",
         # Connecting may take long on a loaded machine (the default is the 6 s session timeout); every release knows it.

@@ -1,8 +1,9 @@
 """One broker, as on-call asks about it: the partitions it leads and hosts, its replicas out of the ISR (and
 who leads them), the partitions it hosts that are offline, its registration (endpoints, rack, when, the
 registration's JSON version, the broker epoch), and what only live sources say: the ZooKeeper session that
-owns its registration (``ephemeralOwner`` of ``/brokers/ids/<id>``) and its log sizes (DescribeLogDirs,
-``core.brokers.logdirs``).
+owns its registration (``ephemeralOwner`` of ``/brokers/ids/<id>``) and its log dirs (DescribeLogDirs,
+``core.brokers.logdirs``: each dir's path, size and error, offline dirs named, and the replicas ZooKeeper
+assigns it that are in none of its online dirs).
 
 ``broker_view`` is pure (a snapshot in); ``read_broker_live`` does the I/O. Health is the one derivation
 (``core.snapshot.health.partition_health``) applied to each hosted partition.
@@ -10,11 +11,12 @@ owns its registration (``ephemeralOwner`` of ``/brokers/ids/<id>``) and its log 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.brokers.logdirs import log_sizes
+from core.brokers.logdirs import BrokerLogDirs, LogDir, read_broker_log_dirs
 from core.errors import KzcError
 from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment
 from core.kafka.znodes.paths import broker_path
@@ -140,39 +142,67 @@ def broker_view(snapshot: ClusterSnapshot, broker_id: int, static: StaticMinIsr 
 
 @dataclass(frozen=True)
 class BrokerLive:
-    """What only live sources say: the session owning the registration, and the log sizes; each ``None``
-    with the reason when it could not be read."""
+    """What only live sources say: the session owning the registration, and its log dirs (DescribeLogDirs:
+    each dir's path, error and replicas, or why they are unknown); each ``None`` with the reason when it
+    could not be read. ``missing`` are the replicas ZooKeeper assigns the broker that are in none of its
+    online dirs (they were on an offline dir, or are lost)."""
 
     session_id: int | None = None
     session_note: str | None = None
-    log_sizes: Mapping[str, int] | None = None  # TOPIC-PARTITION -> bytes (the largest over its log dirs)
+    log_dirs: BrokerLogDirs | None = None
     log_note: str | None = None
+    missing: tuple[str, ...] = ()  # TOPIC-PARTITION
+
+    @property
+    def log_sizes(self) -> Mapping[str, int] | None:
+        """TOPIC-PARTITION -> bytes (the largest over its online dirs), None when unknown."""
+        if self.log_dirs is None or self.log_dirs.dirs is None:
+            return None
+        return {f"{t}-{p}": size for (t, p), size in sorted(self.log_dirs.sizes().items())}
 
     @property
     def total_bytes(self) -> int | None:
-        """The broker's replicas' log size in all."""
-        return sum(self.log_sizes.values()) if self.log_sizes is not None else None
+        """The broker's replicas' log size in all (its online dirs)."""
+        return self.log_dirs.total if self.log_dirs is not None else None
+
+    @property
+    def offline_dirs(self) -> tuple[str, ...]:
+        """The paths of its offline log dirs."""
+        return tuple(d.path for d in self.log_dirs.offline_dirs) if self.log_dirs is not None else ()
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-able dict."""
+        dirs = self.log_dirs.dirs if self.log_dirs is not None else None
         return {
             "session_id": hex(self.session_id) if self.session_id is not None else None,
             "session_note": self.session_note,
+            "log_dirs": None if dirs is None else [log_dir_json(d) for d in dirs],
+            "offline_log_dirs": list(self.offline_dirs),
+            "missing_replicas": list(self.missing),
+            "log_dirs_read_ms": self.log_dirs.read_ms if self.log_dirs is not None else None,
             "log_size_bytes": self.total_bytes,
             "log_sizes": dict(self.log_sizes) if self.log_sizes is not None else None,
             "log_note": self.log_note,
         }
 
 
-LOG_DIR_NOTE = (
-    "per log dir sizes and errors: core.brokers.logdirs reports each replica's size only (its largest over "
-    "the broker's healthy log dirs; replicas on a failed dir are left out)"
-)
+def log_dir_json(d: LogDir) -> dict[str, Any]:
+    """One log dir as ``kzc broker ID --json`` prints it."""
+    future = [f"{r.topic}-{r.partition}" for r in d.replicas if r.future]
+    return {
+        "path": d.path,
+        "error": d.error_name,
+        "error_code": d.error,
+        "offline": d.offline,
+        "size_bytes": None if d.error else d.size,
+        "replicas": sum(1 for r in d.replicas if not r.future),
+        "future_replicas": future,
+    }
 
 
 def read_broker_live(session: ZkSession | None, view: BrokerView, timeout: float = 10.0) -> BrokerLive:
-    """The ``ephemeralOwner`` of the broker's registration (through ``session``) and its replicas' log sizes
-    (DescribeLogDirs to its PLAINTEXT listener). Never raises for the broker's sake."""
+    """The ``ephemeralOwner`` of the broker's registration (through ``session``) and its log dirs (DescribeLogDirs
+    for every replica, to its PLAINTEXT listener). Never raises for the broker's sake."""
     session_id = None
     session_note = None
     if session is None:
@@ -185,20 +215,23 @@ def read_broker_live(session: ZkSession | None, view: BrokerView, timeout: float
             session_id = stat.ephemeral_owner
         except KzcError as exc:
             session_note = str(exc)
-    sizes = None
-    note = None
-    if view.plaintext is None:
-        note = "no PLAINTEXT listener to ask DescribeLogDirs (kzc speaks PLAINTEXT only)"
-    else:
-        wanted: dict[str, list[int]] = {}
-        for r in view.hosted:
-            wanted.setdefault(r.topic, []).append(r.partition)
-        host, port = view.plaintext
-        try:
-            found = log_sizes(host, port, wanted, timeout)
-            sizes = {f"{t}-{p}": size for (t, p), size in sorted(found.items())}
-            missing = len(view.hosted) - len(sizes)
-            note = LOG_DIR_NOTE + (f"; {missing} replica(s) not reported (offline log dir?)" if missing else "")
-        except (OSError, ValueError) as exc:
-            note = f"DescribeLogDirs to {host}:{port} failed: {exc}"
-    return BrokerLive(session_id, session_note, sizes, note)
+    if not view.registered:
+        return BrokerLive(session_id, session_note, log_note="not registered: no broker to ask DescribeLogDirs")
+    dirs = read_broker_log_dirs(view.broker_id, view.plaintext, None, timeout, int(time.time() * 1000))
+    return broker_live(view, session_id, session_note, dirs)
+
+
+def broker_live(view: BrokerView, session_id: int | None, session_note: str | None, dirs: BrokerLogDirs) -> BrokerLive:
+    """The live part from what was read (pure): the replicas in no online dir, and the note on the log dirs."""
+    if dirs.dirs is None:
+        return BrokerLive(session_id, session_note, dirs, dirs.unknown)
+    missing = tuple(f"{t}-{p}" for t, p in dirs.missing((r.topic, r.partition) for r in view.hosted))
+    notes = []
+    if dirs.offline_dirs:
+        notes.append(f"log dir{'s' if len(dirs.offline_dirs) > 1 else ''} offline: "
+                     + ", ".join(d.path for d in dirs.offline_dirs) + " (KAFKA_STORAGE_ERROR)")  # fmt: skip
+    other = [d for d in dirs.failed_dirs if not d.offline]
+    notes += [f"log dir {d.path}: {d.error_name}" for d in other]
+    if missing:
+        notes.append(f"{len(missing):,} of its replicas in no online log dir")
+    return BrokerLive(session_id, session_note, dirs, "; ".join(notes) or None, missing)

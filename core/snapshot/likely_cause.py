@@ -13,23 +13,34 @@ smallest first:
 3. **one topic**: every affected partition is of one topic (a topic-level problem, e.g. its config);
 4. otherwise the broker missing from the most ISRs, with its share.
 
-Log dirs are not grouped here: ZooKeeper does not say which log dir holds a replica (DescribeLogDirs does).
+Log dirs: ZooKeeper does not say which log dir holds a replica; DescribeLogDirs does
+(``core.brokers.logdirs``). Given the brokers' log dirs as read, the named broker's evidence becomes the
+smallest explanation there is: **one log dir** (kind ``log_dir``) when the broker marked a dir offline
+(``KAFKA_STORAGE_ERROR``) and every affected replica of it is in none of its online dirs ("92 of 92
+under-replicated partitions lack broker 2 in their ISR; broker 2 is registered but log dir /data/2 is
+offline ..."); its dirs all online rule a disk out. Without them, a pending ``/log_dir_event_notification``
+of the broker (the controller had not handled the failure yet) is the evidence ZooKeeper holds.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment
+from core.brokers.logdirs import BrokerLogDirs, Key
+from core.human_time import clock_text
+from core.kafka.znodes import BrokerRegistration, LogDirEventNotification, PartitionState, TopicAssignment
+from core.kafka.znodes.paths import LOG_DIR_EVENT_NOTIFICATIONS
 from core.snapshot.health import MinIsrResolver, live_leader, partition_health
 from core.snapshot.model import ClusterSnapshot
 
 
 @dataclass(frozen=True)
 class LikelyCause:
-    """The smallest explanation of the affected partitions: ``kind`` (``broker``, ``rack``, ``topic``,
-    ``partial``), ``subject`` (the broker id, rack or topic) and the sentence with its evidence."""
+    """The smallest explanation of the affected partitions: ``kind`` (``log_dir``, ``broker``, ``rack``,
+    ``topic``, ``partial``), ``subject`` (``BROKER:PATH[,PATH]``, the broker id, rack or topic) and the
+    sentence with its evidence."""
 
     kind: str
     subject: str
@@ -38,11 +49,16 @@ class LikelyCause:
     text: str
 
 
-def likely_cause(snapshot: ClusterSnapshot) -> LikelyCause | None:
-    """The likely cause of the offline and under-replicated partitions, or None when there are none."""
+def likely_cause(snapshot: ClusterSnapshot, log_dirs: Mapping[int, BrokerLogDirs] | None = None) -> LikelyCause | None:
+    """The likely cause of the offline and under-replicated partitions, or None when there are none.
+
+    Args:
+        log_dirs: the brokers' log dirs as last read (DescribeLogDirs of every replica), where known.
+    """
     live = snapshot.live_broker_ids()
     resolver = MinIsrResolver(snapshot)
     missing_by_partition: list[frozenset[int]] = []
+    keys: list[Key] = []
     topics: Counter[str] = Counter()
     offline = 0
     for entry in snapshot.topics.values():
@@ -61,6 +77,7 @@ def likely_cause(snapshot: ClusterSnapshot) -> LikelyCause | None:
             # An offline partition whose ISR still names a dead broker: that broker is what it lacks.
             missing = frozenset(r for r in replicas if r not in isr or r not in live)
             missing_by_partition.append(missing)
+            keys.append((entry.name, partition))
             topics[entry.name] += 1
             offline += health.offline is not None
     total = len(missing_by_partition)
@@ -71,8 +88,11 @@ def likely_cause(snapshot: ClusterSnapshot) -> LikelyCause | None:
     everywhere = sorted(b for b, n in per_broker.items() if n == total)
     if len(everywhere) == 1:
         b = everywhere[0]
-        text = f"{total:,} of {total:,} {what} lack broker {b} in their ISR; {_evidence(snapshot, b)}"
-        return LikelyCause("broker", str(b), total, total, text)
+        head = f"{total:,} of {total:,} {what} lack broker {b} in their ISR; "
+        dirs = _offline_dirs_explaining(snapshot, b, keys, log_dirs)
+        if dirs is not None:
+            return LikelyCause("log_dir", f"{b}:{','.join(dirs[0])}", total, total, head + dirs[1])
+        return LikelyCause("broker", str(b), total, total, head + _evidence(snapshot, b, log_dirs))
     racks = {b: _rack(snapshot, b) for b in per_broker}
     rack_names = set(racks.values())
     if len(rack_names) == 1 and None not in rack_names and len(per_broker) > 1:
@@ -88,9 +108,27 @@ def likely_cause(snapshot: ClusterSnapshot) -> LikelyCause | None:
     if not per_broker:
         return LikelyCause("partial", "", total, 0, f"{total:,} {what}: no replica missing from an ISR (no state?)")
     b, n = per_broker.most_common(1)[0]
+    mine = [k for k, m in zip(keys, missing_by_partition, strict=True) if b in m]
+    dirs = _offline_dirs_explaining(snapshot, b, mine, log_dirs)
+    evidence = dirs[1] if dirs is not None else _evidence(snapshot, b, log_dirs)
     return LikelyCause("partial", str(b), total, n,
                        f"broker {b} is missing from the ISR of {n:,} of {total:,} {what} "
-                       f"({len(per_broker)} brokers missing from some); {_evidence(snapshot, b)}")  # fmt: skip
+                       f"({len(per_broker)} brokers missing from some); {evidence}")  # fmt: skip
+
+
+def cause_broker(cause: LikelyCause | None) -> int | None:
+    """The broker ``cause`` names (kinds ``log_dir``, ``broker`` and ``partial``), else None."""
+    if cause is None or cause.kind not in ("log_dir", "broker", "partial"):
+        return None
+    head = cause.subject.split(":", 1)[0]
+    return int(head) if head.isdigit() else None
+
+
+def asks_log_dirs(snapshot: ClusterSnapshot, cause: LikelyCause | None) -> int | None:
+    """The registered broker whose log dirs (DescribeLogDirs) would refine ``cause``: the broker it names,
+    when ZooKeeper says it runs; None otherwise."""
+    broker = cause_broker(cause)
+    return broker if broker is not None and broker in snapshot.live_broker_ids() else None
 
 
 def _what(total: int, offline: int) -> str:
@@ -108,11 +146,57 @@ def _rack(snapshot: ClusterSnapshot, broker: int) -> str | None:
     return None
 
 
-def _evidence(snapshot: ClusterSnapshot, broker: int) -> str:
-    """What ZooKeeper says about the broker."""
+def _evidence(snapshot: ClusterSnapshot, broker: int, log_dirs: Mapping[int, BrokerLogDirs] | None = None) -> str:
+    """What ZooKeeper (and, where read, the broker's log dirs) say about the broker."""
     if broker not in snapshot.live_broker_ids():
         return f"broker {broker} is not registered (down, or its ZooKeeper session expired)"
-    return (
+    read = (log_dirs or {}).get(broker)
+    failures = _log_dir_failures(snapshot, broker)
+    if read is not None and read.dirs is not None and not read.failed_dirs:
+        return (
+            f"broker {broker} is registered and its log dirs are online (DescribeLogDirs, read "
+            f"{clock_text(read.read_ms)}), so it runs but its replicas do not keep up (a paused process, the network)"
+        )
+    text = (
         f"broker {broker} is registered, so it runs but its replicas do not keep up (a paused process, a slow or "
         "failed log dir, the network)"
+    )
+    if failures:
+        text += f"; {failures} log dir failure notification(s) of broker {broker} in {LOG_DIR_EVENT_NOTIFICATIONS}"
+    if read is not None and read.dirs is None and read.unknown:
+        text += f"; its log dirs are unknown ({read.unknown})"
+    elif read is not None and read.failed_dirs:
+        text += "; log dir " + ", ".join(f"{d.path} {d.error_name}" for d in read.failed_dirs)
+    return text
+
+
+def _log_dir_failures(snapshot: ClusterSnapshot, broker: int) -> int:
+    """The broker's log dir failure notifications still in ZooKeeper (the controller deletes each it handled;
+    event 1 is a failure, ``LogDirEventNotificationHandler.LogDirFailureEvent``)."""
+    return sum(
+        1
+        for n in snapshot.log_dir_event_notifications
+        if isinstance(n.value, LogDirEventNotification) and n.value.broker == broker and n.value.event in (None, 1)
+    )
+
+
+def _offline_dirs_explaining(
+    snapshot: ClusterSnapshot, broker: int, keys: list[Key], log_dirs: Mapping[int, BrokerLogDirs] | None
+) -> tuple[list[str], str] | None:
+    """(the offline dirs, the evidence) when the registered broker marked log dirs offline and every one of
+    its replicas of ``keys`` is in none of its online dirs (DescribeLogDirs of every replica); else None."""
+    read = (log_dirs or {}).get(broker)
+    if read is None or read.dirs is None or not read.whole or broker not in snapshot.live_broker_ids():
+        return None
+    offline = [d.path for d in read.offline_dirs]
+    if not offline:
+        return None
+    gone = read.missing(keys)
+    if len(gone) != len(keys):
+        return None
+    paths = ", ".join(offline)
+    dirs = f"log dir {paths} is" if len(offline) == 1 else f"log dirs {paths} are"
+    return offline, (
+        f"broker {broker} is registered but {dirs} offline (KAFKA_STORAGE_ERROR, DescribeLogDirs read "
+        f"{clock_text(read.read_ms)}): none of these replicas is in an online log dir of it"
     )

@@ -176,6 +176,19 @@ class TestKafka0102:
         assert out["error"].startswith("Kafka before 2.4 cannot cancel a reassignment: broker 1 has no ")
         assert "let it finish" in out["error"]
 
+    def test_the_broker_view_and_sizes_say_0_10_has_no_describe_log_dirs(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox
+    ) -> None:
+        code, view, err = run(capsys, *zk_args(box), "broker", "1", "--json")
+        assert code == 0, err
+        assert view["log_dirs"] is None and view["log_size_bytes"] is None
+        assert view["log_note"].startswith("broker 1 has no DescribeLogDirs (Kafka 1.0.0+")
+        code, described, err = run(capsys, *zk_args(box), "describe", "--sizes", "--json")
+        assert code == 0, err
+        for broker in ("1", "2", "3"):
+            read = described["sizes"]["brokers"][broker]
+            assert read["bytes"] is None and f"broker {broker} has no DescribeLogDirs (Kafka 1.0.0+" in read["unknown"]
+
     def test_no_broker_logged_a_request_it_could_not_parse(self, box: Sandbox) -> None:
         no_unparsed_requests(box)
 
@@ -257,6 +270,26 @@ class TestKafka111:
         line = last(audit_file, "elect preferred", "applied")
         assert line["details"]["via"] == "zookeeper"
         assert "has no ElectLeaders (Kafka 2.2.0+" in line["details"]["path"]
+
+    def test_log_dirs_and_sizes_come_from_describe_log_dirs_v0_with_a_null_topic_list(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
+    ) -> None:
+        create_topic(capsys, box, "sizes111", 2, 2)
+        produce(box, "sizes111", 50)
+
+        def listed() -> Any:
+            code, view, err = run(capsys, *zk_args(box), "broker", "1", "--json")
+            assert code == 0, err
+            return view if view["log_dirs"] and not view["missing_replicas"] else None
+
+        view = wait_until(listed, 60, "broker 1 to list its replicas in its log dir")
+        (only,) = view["log_dirs"]
+        assert only["path"] == str(Path(box.info().dir) / "broker-1" / "data") and only["error"] is None
+        assert view["log_size_bytes"] == only["size_bytes"] == sum(view["log_sizes"].values())
+        code, described, err = run(capsys, *zk_args(box), "describe", "--sizes", "--json")
+        assert code == 0, err
+        topic = described["sizes"]["topics"]["sizes111"]
+        assert topic["unknown"] is None and topic["on_disk_bytes"] >= topic["size_bytes"] > 0
 
     def test_cancel_and_unclean_elections_are_refused_with_what_kafka_offered_instead(
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient

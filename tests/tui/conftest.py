@@ -7,10 +7,11 @@ The console tests against the real sandbox are in ``tests/integration`` (``test_
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 import pytest
 
+from core.brokers.logdirs import BrokerLogDirs
 from core.config import ConnectionSettings, UserConfig
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
@@ -38,18 +39,19 @@ def small_snapshot() -> ClusterSnapshot:
 
 @pytest.fixture
 def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
-    """Build a console on the recorded cluster (``config``, ``snapshot``, ``read_only`` and the ZooKeeper
-    ensemble's ``zk_health`` may be given)."""
+    """Build a console on the recorded cluster (``config``, ``snapshot``, ``read_only``, the ZooKeeper
+    ensemble's ``zk_health`` and the brokers' ``log_dirs`` may be given)."""
 
     def make(
         config: UserConfig | None = None,
         snapshot: ClusterSnapshot | None = None,
         read_only: bool = True,
         zk_health: EnsembleHealth | None = None,
+        log_dirs: Mapping[int, BrokerLogDirs] | None = None,
     ) -> KzcApp:
         backend = RecordedBackend(snapshot or small_snapshot, recorded_events(), name="recorded",
                                   now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
-                                  zk_health=zk_health)  # fmt: skip
+                                  zk_health=zk_health, log_dirs=log_dirs)  # fmt: skip
         return KzcApp(ConnectionSettings(), config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
 
     return make

@@ -101,7 +101,9 @@ async def test_while_the_link_is_down_every_panel_says_stale_since_when_and_why(
         assert stale.text == "STALE since 22:13:20 (0s ago): session lost · reconnecting…"
         assert screen.query_one("#controller-panel").border_title == "Controller · stale"  # narrow: the line says since
         assert screen.query_one("#health-panel").border_title == "Health · stale since 22:13:20"
-        assert screen.query_one("#brokers").border_title == "Brokers · Kafka 2.7+ · stale since 22:13:20"
+        assert screen.query_one("#brokers").border_title == (
+            "Brokers · Kafka 2.7+ · sizes: no brokers in a recording · stale since 22:13:20"
+        )
         now[0] += 42
         app.live.draw_screen()
         assert stale.text.startswith("STALE since 22:13:20 (42s ago)")

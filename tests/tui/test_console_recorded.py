@@ -56,7 +56,9 @@ class TestFrame:
             snapshot = app.backend.snapshot()
             assert isinstance(snapshot.cluster_id, ClusterId)
             assert f"cluster {snapshot.cluster_id.id}" in controller
-            assert screen.query_one("#brokers").border_title == "Brokers · Kafka 2.7+"  # registrations v5
+            # registrations v5; the sizes (DescribeLogDirs) say a recording has none
+            title = screen.query_one("#brokers").border_title
+            assert title == "Brokers · Kafka 2.7+ · sizes: no brokers in a recording"
             brokers = screen.query_one("#brokers", VirtualTable).visible_rows()
             assert [r.key for r in brokers] == ["1", "2", "3", "4", "5", "6"]
             dead = brokers[-1]
@@ -170,7 +172,10 @@ class TestFilterHelpKeys:
             table = app.screen.query_one("#topics", VirtualTable)
             await pilot.press("slash", *"^orders\\.(a|b)")
             assert {r.key for r in table.visible_rows()} == {"orders.audit-00060", "orders.billing-00080"}
-            assert label_text(app, "#topics-count") == "2 of 200 topics matching /^orders\\.(a|b)/"
+            # the recording has no brokers: the sizes say so on the same line
+            assert label_text(app, "#topics-count") == (
+                "2 of 200 topics matching /^orders\\.(a|b)/ · sizes: no brokers in a recording"
+            )
             await pilot.press("enter")
             assert app.focused is table
             await pilot.press("slash", "escape")

@@ -23,12 +23,15 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from core.config import UserConfig
+from core.snapshot.model import ClusterSnapshot
+from core.testdata.log_dirs import synthetic_log_dirs
 from core.testdata.zk_health import ensemble_health
 from core.zookeeper.session import ConnectionState
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.messages import ConnectionChanged, CreateTopicRequested, TopicChosen, ZnodeChosen
 from tui.screens.checks import ChecksScreen
+from tui.widgets.virtual_table import VirtualTable
 
 GOLDEN = Path(__file__).parent / "snapshots"
 SIZES = [(80, 24), (120, 40)]
@@ -174,3 +177,32 @@ class TestBrokerScreens:
             await pilot.press("b", "down", "i")
 
         await snapshot(make_app, size, "stop-check", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestSizes:
+    """Sizes from the brokers' log dirs (synthetic, broker 6 down, broker 2's first dir offline): the topics
+    sorted by size, largest first, and the broker screen naming the offline dir."""
+
+    async def test_topics_by_size(
+        self, make_app: MakeApp, small_snapshot: ClusterSnapshot, size: tuple[int, int], tmp_path: Path
+    ) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("t")
+            await settle(pilot)
+            table = app.screen.query_one("#topics", VirtualTable)
+            column = [c.key for c in table.columns].index("size")
+            table.sort_by(column)
+            table.sort_by(column)
+
+        dirs = synthetic_log_dirs(small_snapshot, int(FROZEN_NOW * 1000), offline={2: (1,)})
+        await snapshot(partial(make_app, log_dirs=dirs), size, "topics-by-size", tmp_path, steps)
+
+    async def test_broker_with_an_offline_dir(
+        self, make_app: MakeApp, small_snapshot: ClusterSnapshot, size: tuple[int, int], tmp_path: Path
+    ) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("b", "down", "enter")
+
+        dirs = synthetic_log_dirs(small_snapshot, int(FROZEN_NOW * 1000), offline={2: (1,)})
+        await snapshot(partial(make_app, log_dirs=dirs), size, "broker-offline-dir", tmp_path, steps)

@@ -4,7 +4,8 @@ cluster in tests/integration/test_stop_check.py)."""
 from __future__ import annotations
 
 from cli.broker_cmd import render_broker, render_stop_check
-from core.snapshot.broker_view import BrokerLive, broker_view
+from core.brokers.logdirs import KAFKA_STORAGE_ERROR, BrokerLogDirs, LogDir, ReplicaLog
+from core.snapshot.broker_view import broker_live, broker_view
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.stop_check import stop_check
 from core.testdata.builder import NOW_MS, config, snapshot, state, topic
@@ -41,10 +42,48 @@ def test_the_offline_section_names_the_replicas_an_unclean_election_would_pick_f
     assert "  lagging-0  replicas [1,2] ISR [1]; alive out of sync: [2]" in text
 
 
+def _dirs(*dirs: LogDir) -> BrokerLogDirs:
+    return BrokerLogDirs(2, NOW_MS, dirs)
+
+
 def test_broker_text() -> None:
-    live = BrokerLive(session_id=0x10000AB, log_sizes={"single-0": 10, "pairs-0": 20, "lagging-0": 5})
-    text = render_broker(broker_view(CLUSTER, 2), live, NOW_MS)
+    sizes = _dirs(LogDir("/d/a", 0, (ReplicaLog("single", 0, 10, 0, False), ReplicaLog("pairs", 0, 20, 0, False),
+                                     ReplicaLog("lagging", 0, 5, 0, False))))  # fmt: skip
+    view = broker_view(CLUSTER, 2)
+    text = render_broker(view, broker_live(view, 0x10000AB, None, sizes), NOW_MS)
     assert "  ZK session    0x10000ab (ephemeralOwner of /brokers/ids/2)" in text
     assert "  log size      35 bytes" in text
+    assert "    /d/a  35 bytes, 3 replicas" in text
+    assert "  replicas in no online log dir (were on an offline dir): none" in text
     assert "  hosts 3 partitions, leads 2" in text
     assert "    lagging-0  leader 1, ISR [1]" in text
+
+
+def test_broker_text_names_an_offline_dir_and_the_replicas_it_held() -> None:
+    dirs = _dirs(LogDir("/d/a", 0, (ReplicaLog("single", 0, 10, 0, False),)), LogDir("/d/b", KAFKA_STORAGE_ERROR))
+    view = broker_view(CLUSTER, 2)
+    live = broker_live(view, None, "n/a", dirs)
+    assert live.missing == ("lagging-0", "pairs-0") and live.offline_dirs == ("/d/b",)
+    text = render_broker(view, live, NOW_MS)
+    assert "log dir offline: /d/b (KAFKA_STORAGE_ERROR); 2 of its replicas in no online log dir" in text
+    assert "    /d/b  OFFLINE (KAFKA_STORAGE_ERROR: the broker stopped using it)" in text
+    assert "  replicas in no online log dir (were on an offline dir) (2):\n    lagging-0\n    pairs-0" in text
+    payload = live.to_json()
+    assert payload["offline_log_dirs"] == ["/d/b"] and payload["missing_replicas"] == ["lagging-0", "pairs-0"]
+    assert payload["log_dirs"][1] == {
+        "path": "/d/b",
+        "error": "KAFKA_STORAGE_ERROR",
+        "error_code": 56,
+        "offline": True,
+        "size_bytes": None,
+        "replicas": 0,
+        "future_replicas": [],
+    }
+
+
+def test_broker_text_of_a_broker_without_describe_log_dirs() -> None:
+    unknown = BrokerLogDirs(2, NOW_MS, unknown="broker 2 has no DescribeLogDirs (Kafka 1.0.0+; ...)")
+    view = broker_view(CLUSTER, 2)
+    text = render_broker(view, broker_live(view, None, "n/a", unknown), NOW_MS)
+    assert "  log size      unknown (broker 2 has no DescribeLogDirs (Kafka 1.0.0+; ...))" in text
+    assert "log dirs (" not in text

@@ -157,5 +157,5 @@ def test_log_sizes_request_and_answer_are_describe_log_dirs_v1() -> None:
     answer = struct.pack(">ii", 11, 0) + struct.pack(">i", 3)
     answer += log_dir(0, [(0, 500, 0), (2, 70, 1)])  # partition 2 here is a future replica: not counted
     answer += log_dir(0, [(2, 90, 0)])
-    answer += log_dir(57, [(0, 9999, 0)])  # a failed log dir (KAFKA_STORAGE_ERROR): not counted
+    answer += log_dir(56, [(0, 9999, 0)])  # a failed log dir (KAFKA_STORAGE_ERROR): not counted
     assert decode_describe_log_dirs(answer) == {("t", 0): 500, ("t", 2): 90}

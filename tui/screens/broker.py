@@ -1,6 +1,7 @@
 """The broker screen (Enter on a broker row): what the broker leads and hosts, its replicas out of the ISR and
 who leads them, the offline partitions it hosts, its registration (endpoints, rack, since, JSON version,
-broker epoch), the ZooKeeper session owning the registration and its log sizes (``core.snapshot.broker_view``;
+broker epoch), the ZooKeeper session owning the registration and its log dirs (path and size, offline dirs
+named, the replicas in no online dir) with each replica's size and dir (``core.snapshot.broker_view``;
 the live part read in a worker, ``r`` again). ``p`` lists its partitions, ``i`` the stop check."""
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ COLUMNS = (
     Column("leader", "leader", align="right"),
     Column("isr", "ISR"),
     Column("size", "size", align="right"),
+    Column("dir", "log dir", max_width=40),
     Column("problem", "problem", max_width=120),
 )
 
@@ -42,19 +44,37 @@ def hosted_rows(view: BrokerView, live: BrokerLive | None) -> list[Row]:
         return 0 if r.offline is not None else 1 if not r.in_isr else 2
 
     rows = []
-    sizes = live.log_sizes if live is not None and live.log_sizes is not None else None
+    dirs = live.log_dirs if live is not None and live.log_dirs is not None and live.log_dirs.dirs is not None else None
+    sizes = dirs.sizes() if dirs is not None else None
+    missing = set(live.missing) if live is not None else set()
     for r in sorted(view.hosted, key=lambda r: (rank(r), r.topic, r.partition)):
         role = "leader" if r.leader == view.broker_id else "follower" if r.in_isr else "out of ISR"
         meaning = {0: "offline", 1: "under-replicated", 2: ""}[rank(r)]
-        size = size_text(sizes.get(r.name)) if sizes is not None else "?"
-        cells = (r.name, role, "-" if r.leader is None else str(r.leader), ",".join(map(str, r.isr)) or "-", size,
-                 r.offline or "")  # fmt: skip
-        rows.append(Row(r.name, cells, frozenset({meaning}) if meaning else frozenset(), cells, r))
+        size = sizes.get((r.topic, r.partition)) if sizes is not None else None
+        where = (dirs.dir_of((r.topic, r.partition)) or "-") if dirs is not None else "?"
+        problem = r.offline or ("in no online log dir" if r.name in missing else "")
+        cells = (r.name, role, "-" if r.leader is None else str(r.leader), ",".join(map(str, r.isr)) or "-",
+                 size_text(size) if size is not None else "?", where, problem)  # fmt: skip
+        values = (*cells[:4], size, where, problem)
+        rows.append(Row(r.name, cells, frozenset({meaning}) if meaning else frozenset(), values, r))
     return rows
 
 
+def log_dir_text(live: BrokerLive) -> list[str]:
+    """Its log dirs on one line (path and size, or OFFLINE / the error), and its replicas in no online dir."""
+    dirs = live.log_dirs.dirs if live.log_dirs is not None else None
+    if not dirs:
+        return []
+    parts = [f"{d.path} " + ("OFFLINE" if d.offline else d.error_name or size_text(d.size)) for d in dirs]
+    lines = ["log dirs: " + " · ".join(parts)]
+    if live.missing:
+        shown = ", ".join(live.missing[:5]) + (f" … (+{len(live.missing) - 5:,})" if len(live.missing) > 5 else "")
+        lines.append(f"{len(live.missing):,} replicas in no online log dir (were on an offline dir): {shown}")
+    return lines
+
+
 def header_lines(view: BrokerView, live: BrokerLive | None, now_ms: int) -> list[str]:
-    """Registration, session, log size and the counts."""
+    """Registration, session, log size and dirs, and the counts."""
     if not view.registered or view.problem:
         head = f"broker {view.broker_id}: {view.problem}"
     else:
@@ -64,14 +84,17 @@ def header_lines(view: BrokerView, live: BrokerLive | None, now_ms: int) -> list
         head = f"broker {view.broker_id} · {where} · registered {since} ({version})"
     lines = [head]
     if live is None:
-        lines.append("ZooKeeper session and log sizes: reading…")
+        lines.append("ZooKeeper session and log dirs: reading…")
     else:
         owner = f"ZooKeeper session {hex(live.session_id)}" if live.session_id is not None else "unknown"
         owner += f" ({live.session_note})" if live.session_note else ""
         size = size_text(live.total_bytes) if live.total_bytes is not None else "unknown"
-        lines.append(f"registration owned by: {owner} · log size {size}")
-        if live.log_note:
-            lines.append(live.log_note)
+        read = f", read {clock_text(live.log_dirs.read_ms)}" if live.log_dirs is not None else ""
+        lines.append(f"registration owned by: {owner} · log size {size}{read}")
+        dirs = log_dir_text(live)
+        lines += dirs
+        if live.log_note and not (dirs and live.log_dirs is not None and live.log_dirs.dirs is not None):
+            lines.append(live.log_note)  # why the log dirs are unknown
     lines.append(
         f"hosts {len(view.hosted):,} · leads {len(view.leads):,} · out of ISR {len(view.out_of_isr):,} · "
         f"offline {len(view.offline):,}"
@@ -143,7 +166,7 @@ class BrokerScreen(KzcScreen):
         self.post_message(StopCheckRequested(self.broker))
 
     def action_reload(self) -> None:
-        """Read the session and the log sizes again."""
+        """Read the session and the log dirs again."""
         if self.view is not None:
             self.live = None
             self._draw()

@@ -19,14 +19,15 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
 from textual.widgets import Label, Static
 
-from core.console.protocols import GroupSource, GroupsView
+from core.console.protocols import GroupSource, GroupsView, SizeSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
 from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
 from core.kafka.znodes.brokers import releases_of_registration
-from core.snapshot.likely_cause import LikelyCause, likely_cause
+from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
 from core.snapshot.model import ClusterSnapshot
-from core.zookeeper.health import EnsembleHealth, headline
+from core.snapshot.sizes import SizesView
+from core.zookeeper.health import EnsembleHealth, headline, size_text
 from tui.journal import EventJournal, LogLine
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
@@ -39,6 +40,7 @@ from tui.messages import (
     ZnodeChosen,
 )
 from tui.screens.base import KzcScreen
+from tui.size_reads import SizeReads
 from tui.widgets.event_log import EventLog, clock_text
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -54,6 +56,7 @@ BROKER_COLUMNS = (
     Column("registered", "since"),
     Column("replicas", "replicas", align="right"),
     Column("leaders", "leaders", align="right"),
+    Column("size", "size", align="right"),  # bytes in its online log dirs (DescribeLogDirs, core.snapshot.sizes)
     Column("alive", "alive"),
 )
 PENDING_COLUMNS = (
@@ -131,10 +134,12 @@ class ClusterScreen(KzcScreen):
         clock_ms: Callable[[], int],
         groups: GroupSource | None = None,
         read_only: bool = False,
+        sizes: SizeSource | None = None,
     ) -> None:
         """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms; ``groups``:
         where the consumer group counts come from (none: not shown); ``read_only``: hide the mutations (the
-        app refuses them and says why)."""
+        app refuses them and says why); ``sizes``: the brokers' log dirs (their totals, and the likely
+        cause's evidence; none: not shown)."""
         super().__init__()
         self.journal = journal
         self.clock_ms = clock_ms
@@ -145,6 +150,13 @@ class ClusterScreen(KzcScreen):
         self._groups_error: str | None = None  # why the last read of them failed (the counts are older)
         self._groups_due = False
         self._link: StatusInfo | None = None  # the live link as last drawn
+        self._sizes: SizesView | None = None  # the brokers' log dirs as last read
+        self._sizes_error: str | None = None  # why the last read of them failed
+        # The log dirs the likely cause may cite: read after it first named its broker (None until then).
+        self._cause_dirs: SizesView | None = None
+        self._cause_broker: int | None = None
+        self._cause_since = 0  # when it was first named (epoch ms)
+        self._size_reads = SizeReads(self, sizes, self._derive_cause, self._sizes_read) if sizes is not None else None
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -174,9 +186,13 @@ class ClusterScreen(KzcScreen):
         self.show_events(self.clock_ms())
         if self.groups is not None:
             self._read_groups()
+        if self._size_reads is not None:
+            self._size_reads.start()
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
+        if self._size_reads is not None:
+            self._size_reads.resume()
         self.show_events(self.clock_ms())  # the lines logged while another screen was up
         if self._groups_due:
             self._groups_due = False
@@ -249,7 +265,40 @@ class ClusterScreen(KzcScreen):
 
     def prepare(self, view: ClusterView) -> object:
         """The likely cause, off the UI thread (it reads every partition), only when something is unhealthy."""
-        return _Cause(likely_cause(view.snapshot) if _unhealthy(view) else None)
+        return self._cause_of(view) if _unhealthy(view) else _Cause(None)
+
+    def _cause_of(self, view: ClusterView) -> _Cause:
+        dirs = self._cause_dirs
+        return _Cause(likely_cause(view.snapshot, dirs.brokers if dirs is not None else None), dirs)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="likely-cause")
+    def _cause_again(self) -> None:
+        """The likely cause with the log dirs read since the shown one was derived (worker thread)."""
+        view = self.latest_view
+        if view is not None and _unhealthy(view):
+            cause = self._cause_of(view)
+            self.app.call_from_thread(self._show_cause, view, cause)
+
+    # ---- the brokers' log dirs: their totals and the likely cause's evidence (tui.size_reads) ---------
+
+    def _derive_cause(self, sizes: SizesView) -> _Cause | None:
+        """Worker thread: the likely cause with the log dirs just read (None: nothing to derive)."""
+        view = self.latest_view
+        if view is None or not _unhealthy(view) or self._cause_broker is None:
+            return None
+        return _Cause(likely_cause(view.snapshot, sizes.brokers), sizes)
+
+    def _sizes_read(self, sizes: SizesView | None, cause: _Cause | None, error: str | None) -> None:
+        self._sizes_error = error
+        if sizes is not None:
+            self._sizes = sizes
+            if self._cause_broker is not None and sizes.at_ms >= self._cause_since:
+                self._cause_dirs = sizes
+        fresh = sizes is not None and sizes.at_ms >= self._cause_since
+        if fresh and cause is not None and cause_broker(cause.cause) == self._cause_broker and self.latest_view:
+            self._show_cause(self.latest_view, cause)
+        if self._shown_view is not None:
+            self._show_ages(self._shown_view, self.clock_ms())
 
     def _show_cause(self, view: ClusterView, prepared: object) -> None:
         line = self.query_one("#likely-cause", Label)
@@ -258,11 +307,21 @@ class ClusterScreen(KzcScreen):
         elif not _unhealthy(view):
             cause = None
         elif view.health.partitions <= CAUSE_ON_UI_THREAD_MAX:
-            cause = likely_cause(view.snapshot)
+            prepared = self._cause_of(view)
+            cause = prepared.cause
         else:
             return  # caught up on return to the screen: the next refresh (in the worker) brings it
         line.display = cause is not None
         line.update(f"likely cause: {cause.text}" if cause is not None else "")
+        broker = cause_broker(cause)
+        if broker != self._cause_broker:
+            # A new broker behind the trouble: its log dirs read from now on are the evidence (a read from
+            # before, e.g. with every dir online, would not be).
+            self._cause_broker, self._cause_dirs, self._cause_since = broker, None, self.clock_ms()
+            if broker is not None and self._size_reads is not None:
+                self._size_reads.now()
+        elif isinstance(prepared, _Cause) and broker is not None and prepared.dirs is not self._cause_dirs:
+            self._cause_again()  # derived before the latest log dirs of its broker came in: derive it again
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the controller, health, brokers and pending work of ``view``."""
@@ -275,7 +334,7 @@ class ClusterScreen(KzcScreen):
         panel.update("\n".join(view.migration.panel_lines()) if view.migration is not None else "")
         self._show_ages(view, now)
         if self._link is None or self._link.live:
-            self.query_one("#brokers").border_title = _brokers_title(view.snapshot)
+            self.query_one("#brokers").border_title = _brokers_title(view.snapshot, self._sizes_note(now))
 
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
         """The ages (controller, brokers, pending work, events) as of ``now_ms``, and whether the live link is
@@ -293,8 +352,19 @@ class ClusterScreen(KzcScreen):
         self._show_stale(link, now_ms)
 
     def _show_ages(self, view: ClusterView, now: int) -> None:
-        self.query_one("#brokers", VirtualTable).update_rows([_broker_row(b, now, view.snapshot) for b in view.brokers])
+        sizes = self._sizes.aged(now) if self._sizes is not None else None
+        brokers = self.query_one("#brokers", VirtualTable)
+        brokers.update_rows([_broker_row(b, now, view.snapshot, sizes) for b in view.brokers])
+        title = _brokers_title(view.snapshot, self._sizes_note(now))
+        if (self._link is None or self._link.live) and brokers.border_title != title:  # else _show_stale titles it
+            brokers.border_title = title  # only when it changed: an idle tick redraws nothing
         self.query_one("#pending", VirtualTable).update_rows([_pending_row(p, now) for p in view.pending])
+
+    def _sizes_note(self, now: int) -> str:
+        """The brokers' sizes: when read, what is unknown and why (``core.snapshot.sizes.SizesView.footer``)."""
+        if self._sizes_error is not None:
+            return f"sizes: {self._sizes_error}"
+        return self._sizes.aged(now).footer(now) if self._sizes is not None else ""
 
     def _show_stale(self, link: StatusInfo, now: int) -> None:
         """Say on every panel since when its numbers are stale, and why, while the live link is down."""
@@ -311,7 +381,7 @@ class ClusterScreen(KzcScreen):
                 panel = self.query_one(selector)
                 panel.set_class(down is not None, "-stale")
                 if selector == "#brokers" and self._shown_view is not None:
-                    title = _brokers_title(self._shown_view.snapshot)
+                    title = _brokers_title(self._shown_view.snapshot, self._sizes_note(now))
                 if down is not None:
                     stale = f"{title} · stale since {clock_text(down)}"
                     title = stale if len(stale) + 4 <= panel.size.width else f"{title} · stale"  # the line says since
@@ -440,9 +510,10 @@ class ClusterScreen(KzcScreen):
 
 @dataclass(frozen=True)
 class _Cause:
-    """What ``prepare`` derived: the likely cause (None: nothing unhealthy)."""
+    """What ``prepare`` derived: the likely cause (None: nothing unhealthy) and the log dirs it cites."""
 
     cause: LikelyCause | None
+    dirs: SizesView | None = None
 
 
 CAUSE_ON_UI_THREAD_MAX = 20_000  # partitions: below this, a screen catching up derives the cause itself
@@ -482,11 +553,11 @@ def kafka_release_text(snapshot: ClusterSnapshot) -> str:
     return "Kafka mixed: " + ", ".join(parts)
 
 
-def _brokers_title(snapshot: ClusterSnapshot) -> str:
-    return f"Brokers · {kafka_release_text(snapshot)}"
+def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "") -> str:
+    return f"Brokers · {kafka_release_text(snapshot)}" + (f" · {sizes}" if sizes else "")
 
 
-def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot) -> Row:
+def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot, sizes: SizesView | None = None) -> Row:
     release = broker_release(snapshot, b.id)
     meanings = frozenset() if b.alive else frozenset({"dead"})
     if b.problem:
@@ -502,9 +573,10 @@ def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot) -> Row:
         since,
         f"{b.replicas:,}",
         f"{b.leaders:,}",
+        size_text(total) if (total := sizes.broker_total(b.id) if sizes is not None else None) is not None else "?",
         "yes" if b.alive else "NO",
     )
-    values = (b.id, list(b.endpoints), b.rack, release, b.registered_ms, b.replicas, b.leaders, b.alive)
+    values = (b.id, list(b.endpoints), b.rack, release, b.registered_ms, b.replicas, b.leaders, total, b.alive)
     return Row(str(b.id), cells, meanings, values, b)
 
 

@@ -1,9 +1,14 @@
 """The partitions behind a number: every partition of the cluster with one health problem (Enter on a health
 counter of the cluster screen), or every partition a broker leads or hosts (Enter on a broker row). Enter
-opens the partition's topic; ``z`` on a broker's list opens its registration znode."""
+opens the partition's topic; ``z`` on a broker's list opens its registration znode.
+
+``size`` is the partition's leader replica and ``on disk`` the sum over its replicas, from the brokers' log
+dirs (DescribeLogDirs, ``core.snapshot.sizes``, read every 30 s while the screen is up, ``tui.size_reads``);
+``?`` where a broker cannot say, and the title line says why and when the sizes were read."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -12,13 +17,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
+from core.console.protocols import SizeSource
 from core.console.view import ClusterView, PartitionRow, partition_rows
 from core.kafka.znodes.paths import broker_path
+from core.snapshot.sizes import SizesView
 from tui.messages import TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
+from tui.screens.topics import bytes_cell
+from tui.size_reads import SizeReads
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
-from tui.widgets.status_bar import StatusBar
+from tui.widgets.status_bar import StatusBar, StatusInfo
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 COLUMNS = (
@@ -29,6 +38,8 @@ COLUMNS = (
     Column("replicas", "replicas"),
     Column("isr", "isr"),
     Column("health", "health"),
+    Column("size", "size", align="right"),  # its leader's replica (DescribeLogDirs)
+    Column("on_disk", "on disk", align="right"),  # all its replicas
     Column("note", "note", max_width=200),
 )
 # The partition flags behind each health counter (offline counts partitions without a state too).
@@ -57,10 +68,12 @@ class PartitionSelection:
         return "" if self.health is not None and row.flags & HEALTH_FLAGS[self.health] else None
 
 
-def selected_rows(view: ClusterView, selection: PartitionSelection) -> list[Row]:
-    """The table rows of every selected partition, by topic then partition (pure; any thread)."""
+def selected_rows(view: ClusterView, selection: PartitionSelection, sizes: SizesView | None = None) -> list[Row]:
+    """The table rows of every selected partition, by topic then partition, with their sizes where read
+    (pure; any thread)."""
     rows: list[Row] = []
     snapshot = view.snapshot
+    live = snapshot.live_broker_ids()
     for name in sorted(snapshot.topics):
         for p in partition_rows(snapshot, snapshot.topics[name]):
             role = selection.role(p)
@@ -68,8 +81,14 @@ def selected_rows(view: ClusterView, selection: PartitionSelection) -> list[Row]
                 continue
             leader = "-" if p.leader is None else str(p.leader)
             replicas, isr = ",".join(map(str, p.replicas)), ",".join(map(str, p.isr))
-            cells = (name, str(p.partition), role, leader, replicas, isr, p.health, p.note)
-            values = (name, p.partition, role, p.leader, list(p.replicas), list(p.isr), p.health, p.note)
+            size = None
+            if sizes is not None:
+                size = sizes.partition(p.replicas, p.leader if p.leader in live else None, (name, p.partition))
+            on_leader, on_disk = (size.size, size.on_disk) if size is not None else (None, None)
+            cells = (name, str(p.partition), role, leader, replicas, isr, p.health, bytes_cell(on_leader),
+                     bytes_cell(on_disk), p.note)  # fmt: skip
+            values = (name, p.partition, role, p.leader, list(p.replicas), list(p.isr), p.health, on_leader, on_disk,
+                      p.note)  # fmt: skip
             rows.append(Row(f"{name}:{p.partition}", cells, p.flags, values, name))
     return rows
 
@@ -81,10 +100,20 @@ class PartitionsScreen(KzcScreen):
         Binding("z", "registration", "Broker znode", id="open_broker_znode"),
     ]
 
-    def __init__(self, selection: PartitionSelection) -> None:
-        """``selection``: which partitions to list."""
+    def __init__(
+        self, selection: PartitionSelection, sizes: SizeSource | None = None, now_ms: Callable[[], int] | None = None
+    ) -> None:
+        """``selection``: which partitions to list; ``sizes``: the brokers' log dirs (none: sizes ``?``);
+        ``now_ms``: the clock (epoch ms) the sizes' age is told by."""
         super().__init__()
         self.selection = selection
+        self.now_ms = now_ms
+        self._sizes: SizesView | None = None
+        self._sizes_error: str | None = None
+        self._unasked: tuple[int, ...] = ()  # brokers holding replicas, not registered: never asked
+        self._count = ""
+        self._title = ""  # as last drawn
+        self._size_reads = SizeReads(self, sizes, self._derive_sizes, self._sizes_read) if sizes is not None else None
 
     @property
     def view_name(self) -> str:
@@ -100,6 +129,13 @@ class PartitionsScreen(KzcScreen):
 
     def on_mount(self) -> None:
         self.query_one("#selected-partitions", VirtualTable).focus()
+        if self._size_reads is not None:
+            self._size_reads.start()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self._size_reads is not None:
+            self._size_reads.resume()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``z`` only on a broker's list."""
@@ -107,17 +143,58 @@ class PartitionsScreen(KzcScreen):
 
     def prepare(self, view: ClusterView) -> list[Row]:
         """The rows, derived in the view worker."""
-        return selected_rows(view, self.selection)
+        return selected_rows(view, self.selection, self._sizes)
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Show the selected partitions of ``view``."""
-        rows = prepared if isinstance(prepared, list) else selected_rows(view, self.selection)
+        rows = prepared if isinstance(prepared, list) else selected_rows(view, self.selection, self._sizes)
+        self._show_rows(rows)
+
+    def _show_rows(self, rows: list[Row]) -> None:
         self.query_one("#selected-partitions", VirtualTable).set_rows(rows)
         text = f"{self.selection.title}: {len(rows):,} partitions"
         if self.selection.broker is not None:
             leads = sum(1 for r in rows if r.cells[2] == "leader")
             text += f" · leads {leads:,}, follows {len(rows) - leads:,}"
-        self.query_one("#partitions-title", Label).update(text)
+        self._count = text
+        self._show_title(self.now_ms() if self.now_ms is not None else 0)
+
+    def _show_title(self, now_ms: int) -> None:
+        sizes = ""
+        if self._sizes_error is not None:
+            sizes = f"sizes: {self._sizes_error}"
+        elif self._sizes is not None:
+            sizes = self._sizes.aged(now_ms).footer(now_ms, self._unasked)
+        elif self._size_reads is not None:
+            sizes = "sizes: reading…"
+        text = self._count + (f" · {sizes}" if sizes else "")
+        if text != self._title:  # an idle tick redraws nothing
+            self._title = text
+            self.query_one("#partitions-title", Label).update(text)
+
+    def show_clock(self, now_ms: int, link: StatusInfo) -> None:
+        """The sizes' age ticks on the title line."""
+        if self.is_mounted and self.query("#partitions-title"):
+            self._show_title(now_ms)
+
+    # ---- sizes (tui.size_reads: a worker, every 30 s while this screen is up) -------------------------
+
+    def _derive_sizes(self, sizes: SizesView) -> list[Row] | None:
+        """Worker thread: the rows with the sizes just read."""
+        view = self.latest_view
+        if view is None:
+            return None
+        self._unasked = sizes.unasked(view.snapshot)
+        return selected_rows(view, self.selection, sizes)
+
+    def _sizes_read(self, sizes: SizesView | None, rows: list[Row] | None, error: str | None) -> None:
+        self._sizes_error = error
+        if sizes is not None:
+            self._sizes = sizes
+        if rows is not None:
+            self._show_rows(rows)
+        else:
+            self._show_title(self.now_ms() if self.now_ms is not None else 0)
 
     @on(VirtualTable.Selected, "#selected-partitions")
     def _open(self, event: VirtualTable.Selected) -> None:

@@ -1,6 +1,7 @@
 """The topic detail screen: every partition (leader, epoch, replicas, ISR, preferred leader, health,
-``acks=all``, offsets when the brokers are reachable), the topic's config overrides and the consumer groups
-consuming it with their lag on it, live."""
+``acks=all``, offsets when the brokers are reachable, its size: the leader's replica and the bytes over all
+replicas from the brokers' log dirs, ``core.snapshot.sizes``, read every 30 s while the screen is up), the
+topic's config overrides and the consumer groups consuming it with their lag on it, live."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
-from core.console.protocols import GroupSource, OffsetSource, PartitionOffsets, TopicFollower, Unsubscribe
+from core.console.protocols import (
+    GroupSource,
+    OffsetSource,
+    PartitionOffsets,
+    SizeSource,
+    TopicFollower,
+    Unsubscribe,
+)
 from core.console.view import ClusterView, PartitionRow, partition_rows, topic_configs
 from core.errors import KzcError
 from core.groups.freshness import aged
@@ -21,6 +29,7 @@ from core.human_time import clock_text
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.kafka.znodes.paths import state_path, topic_path
 from core.snapshot.model import TopicEntry
+from core.snapshot.sizes import Size, SizesView
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
     ConfigEditRequested,
@@ -33,6 +42,8 @@ from tui.messages import (
 )
 from tui.screens.base import KzcScreen
 from tui.screens.groups import REFRESH_S, STALE_AFTER_S, TOPIC_GROUP_COLUMNS, topic_group_row, wall_ms
+from tui.screens.topics import bytes_cell
+from tui.size_reads import SizeReads
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
@@ -49,6 +60,8 @@ PARTITION_COLUMNS = (
     Column("accepts_acks_all", "acks=all"),
     Column("log_start", "log start", align="right"),
     Column("high_watermark", "high wm", align="right"),
+    Column("size", "size", align="right"),  # its leader's replica (DescribeLogDirs)
+    Column("on_disk", "on disk", align="right"),  # all its replicas
     Column("note", "note", max_width=200),
 )
 CONFIG_COLUMNS = (Column("key", "config override", max_width=50), Column("value", "value", max_width=200))
@@ -62,8 +75,11 @@ def _ids(values: tuple[int, ...]) -> str:
 LOADING = "loading…"  # offsets asked for and not (yet) answered, e.g. right after a leader change
 
 
-def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None, loading: bool = False) -> Row:
-    """The table row of one partition (``loading``: its offsets are being fetched and none are known)."""
+def partition_table_row(
+    p: PartitionRow, offsets: PartitionOffsets | None, loading: bool = False, size: Size | None = None
+) -> Row:
+    """The table row of one partition (``loading``: its offsets are being fetched and none are known; ``size``:
+    from the brokers' log dirs, None while not read)."""
     start = offsets.log_start if offsets else None
     end = offsets.high_watermark if offsets else None
     # No leader: nobody to ask, so "-" rather than a promise; a led partition's offsets come with the next fetch.
@@ -79,6 +95,8 @@ def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None, loadi
         {True: "yes", False: "NO", None: "?"}[p.accepts_acks_all],
         missing if start is None else f"{start:,}",
         missing if end is None else f"{end:,}",
+        bytes_cell(size.size if size is not None else None),
+        bytes_cell(size.on_disk if size is not None else None),
         p.note,
     )
     values = (
@@ -92,14 +110,16 @@ def partition_table_row(p: PartitionRow, offsets: PartitionOffsets | None, loadi
         p.accepts_acks_all,
         start,
         end,
+        size.size if size is not None else None,
+        size.on_disk if size is not None else None,
         p.note,
     )
     return Row(str(p.partition), cells, p.flags, values, p)
 
 
-class TopicSource(TopicFollower, OffsetSource, GroupSource, Protocol):
-    """What the topic detail reads: the topic's znodes, followed, its offsets from the brokers and the
-    consumer groups consuming it."""
+class TopicSource(TopicFollower, OffsetSource, GroupSource, SizeSource, Protocol):
+    """What the topic detail reads: the topic's znodes, followed, its offsets and log sizes from the brokers
+    and the consumer groups consuming it."""
 
 
 class TopicDetailScreen(KzcScreen):
@@ -128,6 +148,9 @@ class TopicDetailScreen(KzcScreen):
         self.clock_ms = clock_ms
         self._groups: list[tuple[GroupLag, LagTotal]] = []
         self._groups_failure: tuple[int, str] | None = None  # the last groups read failed: when, why
+        self._sizes: SizesView | None = None
+        self._sizes_error: str | None = None
+        self._size_reads = SizeReads(self, source, lambda sizes: None, self._sizes_read)
 
     @property
     def view_name(self) -> str:
@@ -153,7 +176,19 @@ class TopicDetailScreen(KzcScreen):
         self.follow()
         self.action_offsets()
         self.fetch_groups()
+        self._size_reads.start()
         self.set_interval(1.0, self._tick_group_ages)
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        self._size_reads.resume()
+
+    def _sizes_read(self, sizes: SizesView | None, _: None, error: str | None) -> None:
+        self._sizes_error = error
+        if sizes is not None:
+            self._sizes = sizes
+        if self.latest_view is not None:
+            self._draw(self.latest_view)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="follow")
     def follow(self) -> None:
@@ -190,8 +225,19 @@ class TopicDetailScreen(KzcScreen):
             self.query_one("#partitions", VirtualTable).set_rows([])
             return
         rows = partition_rows(view.snapshot, entry)
+        sizes, live = self._sizes, view.snapshot.live_broker_ids()
         self.query_one("#partitions", VirtualTable).set_rows(
-            [partition_table_row(p, self._offsets.get(p.partition), self._offsets_wanted) for p in rows]
+            [
+                partition_table_row(
+                    p,
+                    self._offsets.get(p.partition),
+                    self._offsets_wanted,
+                    sizes.partition(p.replicas, p.leader if p.leader in live else None, (self.topic, p.partition))
+                    if sizes is not None
+                    else None,
+                )
+                for p in rows
+            ]
         )
         self.query_one("#configs", VirtualTable).set_rows([Row(k, (k, v)) for k, v in topic_configs(entry)])
         summary.update(self._summary_text(entry, rows, view))
@@ -221,7 +267,22 @@ class TopicDetailScreen(KzcScreen):
             parts.append(f"acks=all {unknown[0].acks_all_text}")
         if self.topic in view.snapshot.deletion_markers:
             parts.append("QUEUED FOR DELETION")
+        parts.append(self._size_text(entry, view))
         return " · ".join(parts)
+
+    def _size_text(self, entry: TopicEntry, view: ClusterView) -> str:
+        """``size 1.2 GiB, 3.6 GiB on disk (sizes 14:36:40)``, or why unknown."""
+        if self._sizes_error is not None:
+            return f"size unknown: {self._sizes_error}"
+        if self._sizes is None:
+            return "size: reading…"
+        if not self._sizes.at_ms:
+            return self._sizes.footer(self.clock_ms())  # never read: why (e.g. a recording has no brokers)
+        size = self._sizes.topic(view.snapshot, entry)
+        if size.size is None and size.on_disk is None:
+            return f"size unknown ({size.unknown})" if size.unknown else "size unknown"
+        text = f"size {bytes_cell(size.size)}, {bytes_cell(size.on_disk)} on disk"
+        return text + (f" (? {size.unknown})" if size.unknown else "") + f" · {self._sizes.footer(self.clock_ms())}"
 
     # ---- offsets -------------------------------------------------------------------------------------
 

@@ -1,8 +1,15 @@
-"""The Topics screen: every topic with its health, filterable (``/``), sortable, markable for deletion."""
+"""The Topics screen: every topic with its health and size, filterable (``/``), sortable (``s``, or a click on a
+header), markable for deletion.
+
+Sizes come from the brokers' log dirs (DescribeLogDirs, ``core.snapshot.sizes``): ``size`` is the sum of the
+topic's partitions' leader replicas, ``on disk`` the sum over all its replicas; ``?`` where a broker cannot
+say, the count line says which and why, and when the sizes were read (again every 30 s while the screen is
+up, ``tui.size_reads``)."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -11,13 +18,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 
+from core.console.protocols import SizeSource
 from core.console.view import ClusterView, TopicSummary
+from core.snapshot.sizes import Size, SizesView
+from core.zookeeper.health import size_text
 from tui.keymap import MUTATION_IDS
 from tui.messages import CreateTopicRequested, DeleteTopicsRequested, ExpandTopicRequested, TopicChosen
 from tui.screens.base import KzcScreen
+from tui.size_reads import SizeReads
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
-from tui.widgets.status_bar import StatusBar
+from tui.widgets.status_bar import StatusBar, StatusInfo
 from tui.widgets.text_line import TextLine
 from tui.widgets.virtual_table import Column, Row, VirtualTable, measure_widths
 
@@ -25,6 +36,8 @@ TOPIC_COLUMNS = (
     Column("name", "topic", max_width=80),
     Column("partitions", "parts", align="right"),
     Column("replication_factor", "rf", align="right"),
+    Column("size", "size", align="right"),  # its partitions' leader replicas (DescribeLogDirs)
+    Column("on_disk", "on disk", align="right"),  # all its replicas
     Column("under_replicated", "urp", align="right"),
     Column("offline", "offline", align="right"),
     Column("under_min_isr", "<minisr", align="right"),
@@ -37,14 +50,21 @@ TOPIC_COLUMNS = (
 _HEALTH = {"offline": "OFFLINE", "under-min-isr": "<MIN-ISR", "under-replicated": "URP", "reassigning": "moving"}
 
 
-def topic_row(t: TopicSummary) -> Row:
-    """The table row of one topic."""
+def bytes_cell(value: int | None) -> str:
+    """A size cell: ``12.4 KiB``, or ``?`` when unknown."""
+    return "?" if value is None else size_text(value)
+
+
+def topic_row(t: TopicSummary, size: Size | None = None) -> Row:
+    """The table row of one topic (``size``: from the brokers' log dirs, None while not read)."""
     flags = t.flags
     health = "UNREADABLE" if t.problem else next((_HEALTH[f] for f in _HEALTH if f in flags), "ok")
     cells = (
         t.name,
         f"{t.partitions:,}",
         "?" if t.replication_factor is None else str(t.replication_factor),
+        bytes_cell(size.size if size is not None else None),
+        bytes_cell(size.on_disk if size is not None else None),
         str(t.under_replicated) if t.under_replicated else "",
         str(t.offline) if t.offline else "",
         str(t.under_min_isr) if t.under_min_isr else "",
@@ -56,6 +76,8 @@ def topic_row(t: TopicSummary) -> Row:
         t.name,
         t.partitions,
         t.replication_factor,
+        size.size if size is not None else None,
+        size.on_disk if size is not None else None,
         t.under_replicated,
         t.offline,
         t.under_min_isr,
@@ -80,24 +102,25 @@ class TopicRowCache:
     Used from the view worker and, when a screen comes back, from the UI thread: a lock keeps it whole."""
 
     def __init__(self) -> None:
-        self._rows: dict[str, tuple[TopicSummary, Row, str]] = {}
+        self._rows: dict[str, tuple[TopicSummary, Size | None, Row, str]] = {}
         self._lock = threading.Lock()
 
-    def derive(self, view: ClusterView) -> TopicRows:
-        """The rows, widths and search texts of ``view``'s topics."""
+    def derive(self, view: ClusterView, sizes: Mapping[str, Size] | None = None) -> TopicRows:
+        """The rows, widths and search texts of ``view``'s topics (with their ``sizes``, where read)."""
         with self._lock:
             cache = self._rows
-            fresh: dict[str, tuple[TopicSummary, Row, str]] = {}
+            fresh: dict[str, tuple[TopicSummary, Size | None, Row, str]] = {}
             rows: list[Row] = []
             search: list[str] = []
             for summary in view.topics:
                 hit = cache.get(summary.name)
-                if hit is None or (hit[0] is not summary and hit[0] != summary):
-                    row = topic_row(summary)
-                    hit = (summary, row, "\n".join(row.cells))  # as search_texts: one cell per line
+                size = sizes.get(summary.name) if sizes is not None else None
+                if hit is None or (hit[0] is not summary and hit[0] != summary) or hit[1] != size:
+                    row = topic_row(summary, size)
+                    hit = (summary, size, row, "\n".join(row.cells))  # as search_texts: one cell per line
                 fresh[summary.name] = hit
-                rows.append(hit[1])
-                search.append(hit[2])
+                rows.append(hit[2])
+                search.append(hit[3])
             self._rows = fresh
         return TopicRows(rows, measure_widths(TOPIC_COLUMNS, rows), search)
 
@@ -113,11 +136,20 @@ class TopicsScreen(KzcScreen):
         Binding("D", "delete_matching", "Delete matching", id="delete_matching", show=False),
     ]
 
-    def __init__(self, read_only: bool) -> None:
-        """``read_only``: hide and refuse every mutation."""
+    def __init__(
+        self, read_only: bool, sizes: SizeSource | None = None, now_ms: Callable[[], int] | None = None
+    ) -> None:
+        """``read_only``: hide and refuse every mutation; ``sizes``: the brokers' log dirs (none: sizes ``?``);
+        ``now_ms``: the clock (epoch ms) the sizes' age is told by."""
         super().__init__()
         self.read_only = read_only
+        self.now_ms = now_ms
         self._rows = TopicRowCache()
+        self._sizes: SizesView | None = None
+        self._sizes_error: str | None = None
+        self._unasked: tuple[int, ...] = ()  # brokers holding replicas, not registered: never asked
+        self._topic_sizes: Mapping[str, Size] | None = None  # of the latest read, for the view worker
+        self._size_reads = SizeReads(self, sizes, self._derive_sizes, self._sizes_read) if sizes is not None else None
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -129,17 +161,60 @@ class TopicsScreen(KzcScreen):
 
     def on_mount(self) -> None:
         self.query_one("#topics", VirtualTable).focus()
+        if self._size_reads is not None:
+            self._size_reads.start()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self._size_reads is not None:
+            self._size_reads.resume()
 
     def prepare(self, view: ClusterView) -> TopicRows:
         """Rows, widths and search texts, derived in the view worker."""
-        return self._rows.derive(view)
+        return self._rows.derive(view, self._topic_sizes)
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Show every topic of ``view``."""
-        content = prepared if isinstance(prepared, TopicRows) else self._rows.derive(view)
+        content = prepared if isinstance(prepared, TopicRows) else self._rows.derive(view, self._topic_sizes)
+        self._show_rows(content)
+
+    def _show_rows(self, content: TopicRows) -> None:
         table = self.query_one("#topics", VirtualTable)
         table.set_rows(content.rows, widths=content.widths, search=content.search)
         self.filter_applied(table)
+
+    # ---- sizes (tui.size_reads: a worker, every 30 s while this screen is up) -------------------------
+
+    def _derive_sizes(self, sizes: SizesView) -> TopicRows | None:
+        """Worker thread: every topic's size from the read, and the rows with them."""
+        view = self.latest_view
+        if view is None:
+            return None
+        self._topic_sizes = sizes.topics(view.snapshot)
+        self._unasked = sizes.unasked(view.snapshot)
+        return self._rows.derive(view, self._topic_sizes)
+
+    def _sizes_read(self, sizes: SizesView | None, rows: TopicRows | None, error: str | None) -> None:
+        self._sizes_error = error
+        if sizes is not None:
+            self._sizes = sizes
+        if rows is not None:
+            self._show_rows(rows)
+        else:
+            self.filter_applied(self._table())
+
+    def sizes_text(self, now_ms: int) -> str:
+        """When the sizes were read and what is unknown, and why (``core.snapshot.sizes.SizesView.footer``)."""
+        if self._sizes_error is not None:
+            return f"sizes: {self._sizes_error}"
+        if self._sizes is None:
+            return "sizes: reading…" if self._size_reads is not None else ""
+        return self._sizes.aged(now_ms).footer(now_ms, self._unasked)
+
+    def show_clock(self, now_ms: int, link: StatusInfo) -> None:
+        """The sizes' age ticks on the count line."""
+        if self.is_mounted and self.query("#topics-count"):
+            self.filter_applied(self._table())
 
     def filter_applied(self, table: VirtualTable) -> None:
         """Update the count line."""
@@ -155,6 +230,10 @@ class TopicsScreen(KzcScreen):
             text += f" · {marked} marked (space)" + (f", {hidden} hidden by the filter" if hidden else "")
         if table.sort_description:
             text += f" · sorted by {table.sort_description}"
+        now = self.now_ms() if self.now_ms is not None else 0
+        sizes = self.sizes_text(now)
+        if sizes:
+            text += f" · {sizes}"
         self.query_one("#topics-count", TextLine).show(text)
 
     @on(VirtualTable.Selected, "#topics")

@@ -1,0 +1,103 @@
+"""The brokers' log dirs for a screen that shows sizes (the topics and partitions tables, the cluster screen's
+broker totals and likely cause): read in a worker, never on the UI thread, only while that screen is current,
+and again ``EVERY_S`` after each read finished (``core.snapshot.sizes``). The backend keeps its last read, so a
+screen that comes up takes one younger than a period instead of asking the brokers again.
+
+What the screen derives from a read (rows, a likely cause) is derived in the same worker (``derive``); the
+screen gets both on the UI thread (``done``), or why the read failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any, Generic, TypeVar
+
+from textual.screen import Screen
+from textual.timer import Timer
+
+from core.console.protocols import SizeSource
+from core.errors import KzcError
+from core.snapshot.sizes import EVERY_S, SizesView
+
+T = TypeVar("T")
+FRESH_S = EVERY_S * 0.9  # a read younger than this (another screen's) serves as it is
+
+
+class SizeReads(Generic[T]):
+    """Polls ``source`` for one screen (see the module docstring)."""
+
+    def __init__(
+        self,
+        screen: Screen[Any],
+        source: SizeSource,
+        derive: Callable[[SizesView], T],
+        done: Callable[[SizesView | None, T | None, str | None], None],
+    ) -> None:
+        self.screen = screen
+        self.source = source
+        self.derive = derive
+        self.done = done
+        self.latest: SizesView | None = None
+        self._running = False
+        self._again = False  # a read was asked for while one ran
+        self._due = False  # the period ended while the screen was not current
+        self._timer: Timer | None = None
+
+    def start(self) -> None:
+        """Read now (or take a fresh read of another screen's)."""
+        self._read(FRESH_S)
+
+    def resume(self) -> None:
+        """The screen is current again: read if the period ended meanwhile."""
+        if self._due:
+            self._due = False
+            self._read(FRESH_S)
+
+    def now(self) -> None:
+        """Read again at once (something changed that the sizes' evidence must follow)."""
+        if self._running:
+            self._again = True
+        else:
+            self._read(0.0)
+
+    def _read(self, max_age_s: float) -> None:
+        if self._running:
+            return
+        self._running = True
+        self.screen.run_worker(partial(self._job, max_age_s), thread=True, group="sizes", exit_on_error=False)
+
+    def _job(self, max_age_s: float) -> None:
+        """Worker thread: the read and what the screen derives from it; ends on the UI thread."""
+        view: SizesView | None = None
+        derived: T | None = None
+        error: str | None = "the read ended unexpectedly"
+        try:
+            view = self.source.log_dirs(max_age_s)
+            derived = self.derive(view)
+            error = None
+        except KzcError as exc:
+            error = str(exc)
+        finally:
+            self.screen.app.call_from_thread(self._finished, view, derived, error)
+
+    def _finished(self, view: SizesView | None, derived: T | None, error: str | None) -> None:
+        self._running = False
+        if view is not None:
+            self.latest = view
+        if not self.screen.is_mounted:
+            return
+        self.done(view, derived, error)
+        if self._again:
+            self._again = False
+            self._read(0.0)
+            return
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.screen.set_timer(EVERY_S if view is not None else EVERY_S / 5, self._next)
+
+    def _next(self) -> None:
+        if self.screen.is_current:
+            self._read(FRESH_S)
+        else:
+            self._due = True
