@@ -63,6 +63,7 @@ CLUSTER_COMMANDS: dict[tuple[str, ...], list[str]] = {
     ("migration",): ["migration"],
     ("changes",): ["changes"],
     ("broker",): ["broker", "1"],
+    ("tail",): ["tail", "x"],
 }
 # Variants of a command above that take another path to the cluster.
 VARIANTS = {
