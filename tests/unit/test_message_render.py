@@ -1,0 +1,60 @@
+"""How message bytes are shown: kind by content, nothing that drives a terminal, cuts with the full size."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.messages.present import kcat_record
+from core.messages.reader import Message, TailRequest, start_offset
+from core.messages.render import EMPTY, HEX, JSON, NULL, TEXT, kind_of, show
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        (None, NULL),
+        (b"", EMPTY),
+        (b'{"a": 1}', JSON),
+        (b"[1, 2]", JSON),
+        (b"{not json", TEXT),
+        ("héllo\nworld\t!".encode(), TEXT),
+        (b"\x00\x01\xff", HEX),
+        (b"red \x1b[31m", HEX),  # an escape sequence never reaches the terminal
+        ("bidi \u202e".encode(), HEX),  # nor a format character that reorders the line
+    ],
+)
+def test_kind_of_a_value_is_decided_by_its_content(value: bytes | None, kind: str) -> None:
+    assert kind_of(value) == kind
+
+
+def test_a_large_value_is_cut_to_the_limit_and_keeps_its_full_size() -> None:
+    shown = show(b"x" * 10_000, pretty=True, limit=100)
+    assert (shown.kind, len(shown.text), shown.size, shown.truncated) == (TEXT, 100, 10_000, True)
+
+
+def test_json_is_pretty_when_opened_and_folded_in_a_list() -> None:
+    assert show(b'{"a":[1,2]}', pretty=True, limit=None).text == '{\n  "a": [\n    1,\n    2\n  ]\n}'
+    assert show(b'{"a": [1, 2]}', pretty=False, limit=None).text == '{"a":[1,2]}'
+
+
+def test_the_kcat_record_has_kcats_fields_in_kcats_order() -> None:
+    message = Message("t", 0, 7, "CreateTime", 1000, b"k", b"\xff\x00", (("h", b"v"),), broker=2)
+    record = kcat_record(message, limit=None)
+    assert list(record)[:9] == ["topic", "partition", "offset", "tstype", "ts", "broker", "headers", "key", "payload"]
+    assert record["tstype"] == "create" and record["headers"] == ["h", "v"]
+    assert (record["payload"], record["payload_encoding"]) == ("ff00", "hex")
+
+
+@pytest.mark.parametrize(
+    ("request_", "low", "high", "by_time", "start"),
+    [
+        (TailRequest("t"), 0, 100, None, 90),  # the default: the last 10 offsets
+        (TailRequest("t", from_end=500), 20, 100, None, 20),  # never before the log start
+        (TailRequest("t", offset=5), 10, 100, None, 10),
+        (TailRequest("t", offset=500), 0, 100, None, 100),
+        (TailRequest("t", timestamp_ms=5), 0, 100, 42, 42),
+        (TailRequest("t", timestamp_ms=5), 0, 100, -1, 100),  # nothing at or after: the end
+    ],
+)
+def test_start_offsets(request_: TailRequest, low: int, high: int, by_time: int | None, start: int) -> None:
+    assert start_offset(request_, low, high, by_time)[0] == start
