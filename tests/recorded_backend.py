@@ -34,6 +34,7 @@ from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
+from core.messages.reader import Message, TailRequest
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.facts import ClusterFacts, LiveTopic
@@ -57,11 +58,35 @@ VIA_RECORDING = "recording"
 RECORDED_REFUSAL = "this is a recorded snapshot: nothing can be changed"
 
 
+class RecordedStream:
+    """A read of recorded messages: each poll hands over the next batch; finished when none is left."""
+
+    def __init__(self, messages: Sequence[Message], notes: tuple[str, ...]) -> None:
+        self._left = list(messages)
+        self.notes = notes
+        self.headers_unsupported: str | None = None
+        self.closed = False
+
+    @property
+    def finished(self) -> bool:
+        """Whether every recorded message was handed over."""
+        return not self._left
+
+    def poll(self, timeout: float, batch: int = 200) -> list[Message]:
+        """The next ``batch`` recorded messages (never waits)."""
+        taken, self._left = self._left[:batch], self._left[batch:]
+        return taken
+
+    def close(self) -> None:
+        """Nothing to leave."""
+        self.closed = True
+
+
 class RecordedBackend:
     """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
     ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
-    ZooKeeper ensemble health it serves (none by default)."""
+    ZooKeeper ensemble health it serves (none by default); ``messages`` the topics' messages it serves."""
 
     def __init__(
         self,
@@ -76,7 +101,9 @@ class RecordedBackend:
         groups: Sequence[GroupLag] = (),
         trends: Mapping[str, LagTrend] | None = None,
         zk_health: EnsembleHealth | None = None,
+        messages: Sequence[Message] = (),
     ) -> None:
+        self._messages = tuple(messages)
         self._groups = tuple(groups)
         self._zk_health = zk_health
         self._trends = dict(trends or {})
@@ -310,6 +337,19 @@ class RecordedBackend:
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """Nothing live behind a recording."""
         return BrokerLive(session_note="a recording has no ZooKeeper session", log_note="a recording has no brokers")
+
+    # ---- MessageSource -------------------------------------------------------------------------------
+
+    def open_messages(self, request: TailRequest) -> RecordedStream:
+        """The messages given at construction for ``request``'s topic (and partition), from its offset on."""
+        wanted = [
+            m for m in self._messages
+            if m.topic == request.topic and request.partition in (None, m.partition)
+            and (request.offset is None or m.offset >= request.offset)
+        ]  # fmt: skip
+        if request.count is not None:
+            wanted = wanted[: request.count]
+        return RecordedStream(wanted, ("recorded messages",))
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

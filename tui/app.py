@@ -47,6 +47,7 @@ from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
+from tui.screens.messages import MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.stop_check import StopCheckScreen
@@ -271,6 +272,7 @@ class KzcApp(App[None]):
     @on(m.StopCheckRequested)
     @on(m.BrokerChosen)
     @on(m.ConfigEditRequested)
+    @on(m.MessagesChosen)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         origin = self.screen
@@ -312,6 +314,8 @@ class KzcApp(App[None]):
                     self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
             case m.PartitionsChosen(title, health, broker):
                 push(PartitionsScreen(PartitionSelection(title, health, broker)))
+            case m.MessagesChosen(topic, partition):
+                push(MessagesScreen(topic, partition, backend))
             case m.TopicChosen(topic):
                 push(TopicDetailScreen(topic, backend, read_only, self.now_ms))
             case m.ZnodeChosen(path):

@@ -124,6 +124,14 @@ class TopicChosen(OpenRequested):
 
 
 @dataclass
+class MessagesChosen(OpenRequested):
+    """The user asked for a topic's messages (all partitions, or ``partition``)."""
+
+    topic: str
+    partition: int | None = None
+
+
+@dataclass
 class GroupChosen(OpenRequested):
     """The user asked for one consumer group's detail."""
 

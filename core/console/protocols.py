@@ -24,6 +24,7 @@ from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
+from core.messages.reader import Message, TailRequest
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
@@ -368,7 +369,36 @@ class BrokerSource(Protocol):
         ...
 
 
+class MessageStream(Protocol):
+    """A read of a topic's messages in progress (``core.messages.stream.TopicStream``)."""
+
+    notes: tuple[str, ...]
+    headers_unsupported: str | None
+
+    @property
+    def finished(self) -> bool:
+        """Every partition read to its end as it was at the start (not following)."""
+        ...
+
+    def poll(self, timeout: float, batch: int = 200) -> list[Message]:
+        """Up to ``batch`` messages, waiting at most ``timeout`` seconds (blocks)."""
+        ...
+
+    def close(self) -> None:
+        """Leave; nothing is committed (blocks briefly)."""
+        ...
+
+
+class MessageSource(Protocol):
+    """Reads a topic's messages without a trace (no group, nothing committed: ``core.messages``)."""
+
+    def open_messages(self, request: TailRequest) -> MessageStream:
+        """Start a read (blocks: ZooKeeper, the brokers' offsets)."""
+        ...
+
+
 class ClusterBackend(
+    MessageSource,
     Connection,
     SnapshotSource,
     EventSource,

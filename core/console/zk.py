@@ -59,6 +59,8 @@ from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
 from core.kafka.znodes import EntityConfig
+from core.messages.reader import TailRequest
+from core.messages.stream import TopicStream, open_stream
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -424,6 +426,12 @@ class ZkBackend:
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
         return read_broker_live(self._session, view)
+
+    # ---- MessageSource -------------------------------------------------------------------------------
+
+    def open_messages(self, request: TailRequest) -> TopicStream:
+        """A read of the topic's messages (its own consumer; the brokers from their registrations)."""
+        return open_stream(self._settings, request)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

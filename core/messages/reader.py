@@ -23,7 +23,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from confluent_kafka import (
@@ -64,11 +64,25 @@ class Message:
     value: bytes | None
     headers: tuple[tuple[str, bytes | None], ...] | None
     broker: int = -1  # the partition's leader when the read started (-1: unknown), as kcat -J's ``broker``
+    value_size: int | None = None  # the full size when ``value`` was cut (``cut``); None: ``value`` is whole
 
     @property
     def size(self) -> int:
-        """The value's size in bytes (0 for null)."""
+        """The value's full size in bytes (0 for null), even after ``cut``."""
+        if self.value_size is not None:
+            return self.value_size
         return len(self.value) if self.value is not None else 0
+
+    @property
+    def is_cut(self) -> bool:
+        """Whether ``value`` holds only the start of the value (read the message again to see it whole)."""
+        return self.value_size is not None and self.value is not None and len(self.value) < self.value_size
+
+    def cut(self, limit: int) -> Message:
+        """This message with at most ``limit`` bytes of its value kept (a list keeps many; memory stays bounded)."""
+        if self.value is None or len(self.value) <= limit:
+            return self
+        return replace(self, value=self.value[:limit], value_size=len(self.value))
 
 
 @dataclass(frozen=True)

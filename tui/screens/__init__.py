@@ -16,6 +16,7 @@ from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
+from tui.screens.messages import MessageScreen, MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.stop_check import StopCheckScreen
@@ -48,6 +49,8 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("groups", GroupsScreen),
     ("group detail", GroupDetailScreen),
     ("timeline", TimelineScreen),
+    ("messages", MessagesScreen),
+    ("message", MessageScreen),
     ("tables", VirtualTable),
     ("filter bar", FilterBar),
     ("help", HelpScreen),

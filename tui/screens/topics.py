@@ -13,7 +13,13 @@ from textual.containers import Horizontal
 
 from core.console.view import ClusterView, TopicSummary
 from tui.keymap import MUTATION_IDS
-from tui.messages import CreateTopicRequested, DeleteTopicsRequested, ExpandTopicRequested, TopicChosen
+from tui.messages import (
+    CreateTopicRequested,
+    DeleteTopicsRequested,
+    ExpandTopicRequested,
+    MessagesChosen,
+    TopicChosen,
+)
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -111,6 +117,7 @@ class TopicsScreen(KzcScreen):
         Binding("plus", "expand", "Add partitions", id="expand_topic"),
         Binding("d", "delete", "Delete", id="delete_topic"),
         Binding("D", "delete_matching", "Delete matching", id="delete_matching", show=False),
+        Binding("m", "messages", "Messages", id="topic_messages"),
     ]
 
     def __init__(self, read_only: bool) -> None:
@@ -168,6 +175,12 @@ class TopicsScreen(KzcScreen):
 
     def _table(self) -> VirtualTable:
         return self.query_one("#topics", VirtualTable)
+
+    def action_messages(self) -> None:
+        """The highlighted topic's messages (read without a trace)."""
+        key = self._table().current_key
+        if key is not None:
+            self.post_message(MessagesChosen(key))
 
     def action_create(self) -> None:
         """Open the create form."""
