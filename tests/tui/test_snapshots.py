@@ -27,7 +27,7 @@ from core.testdata.zk_health import ensemble_health
 from core.zookeeper.session import ConnectionState
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
-from tui.messages import ConnectionChanged, CreateTopicRequested, TopicChosen, ZnodeChosen
+from tui.messages import ConnectionChanged, CreateTopicRequested, MessagesChosen, TopicChosen, ZnodeChosen
 from tui.screens.checks import ChecksScreen
 
 GOLDEN = Path(__file__).parent / "snapshots"
@@ -174,3 +174,11 @@ class TestBrokerScreens:
             await pilot.press("b", "down", "i")
 
         await snapshot(make_app, size, "stop-check", tmp_path, steps)
+
+
+class TestMessagesScreen:
+    async def test_messages(self, make_app: MakeApp, tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            app.post_message(MessagesChosen("events.orders-00011"))
+
+        await snapshot(make_app, (80, 24), "messages", tmp_path, steps)
