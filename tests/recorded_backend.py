@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from core.configs.broker import BrokerConfigRow, BrokerConfigsView
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -102,7 +103,9 @@ class RecordedBackend:
         trends: Mapping[str, LagTrend] | None = None,
         zk_health: EnsembleHealth | None = None,
         messages: Sequence[Message] = (),
+        broker_configs: Sequence[tuple[str, str, str]] = (),
     ) -> None:
+        self._broker_configs = tuple(broker_configs)
         self._messages = tuple(messages)
         self._groups = tuple(groups)
         self._zk_health = zk_health
@@ -337,6 +340,11 @@ class RecordedBackend:
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """Nothing live behind a recording."""
         return BrokerLive(session_note="a recording has no ZooKeeper session", log_note="a recording has no brokers")
+
+    def broker_configs(self, broker: int) -> BrokerConfigsView:
+        """The broker configs given at construction (a recording holds none unless told)."""
+        rows = tuple(BrokerConfigRow(k, v, s) for k, v, s in self._broker_configs)
+        return BrokerConfigsView(broker, rows, None if rows else "a recording has no broker configs")
 
     # ---- MessageSource -------------------------------------------------------------------------------
 

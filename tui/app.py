@@ -40,7 +40,7 @@ from tui.screens.base import KzcScreen
 from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
-from tui.screens.config_edit import ConfigEditScreen
+from tui.screens.config_edit import BrokerConfigEditScreen, ConfigEditScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
@@ -273,6 +273,7 @@ class KzcApp(App[None]):
     @on(m.BrokerChosen)
     @on(m.ConfigEditRequested)
     @on(m.MessagesChosen)
+    @on(m.BrokerConfigEditRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         origin = self.screen
@@ -336,6 +337,9 @@ class KzcApp(App[None]):
                 self.push_screen(ElectPreferredScreen(topic, fixes.elections))
             case m.ConfigEditRequested(topic) if (fixes := fixes_for("config changes")) is not None:
                 self.push_screen(ConfigEditScreen(topic, fixes.configs))
+            case m.BrokerConfigEditRequested(entity) if (fixes := fixes_for("config changes")) is not None:
+                if fixes.broker_configs is not None:
+                    self.push_screen(BrokerConfigEditScreen(entity, fixes.broker_configs))
 
     async def action_back(self) -> None:
         """Esc: back to the previous screen (the cluster screen is the root)."""

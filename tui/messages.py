@@ -213,6 +213,13 @@ class ConfigEditRequested(OpenRequested):
 
 
 @dataclass
+class BrokerConfigEditRequested(OpenRequested):
+    """The user asked to change a broker's dynamic configs (``entity``: its id, or ``<default>``)."""
+
+    entity: str
+
+
+@dataclass
 class ChecksRequested(Message):
     """The user asked for a check run with ``engine`` (``spark`` or ``local``)."""
 

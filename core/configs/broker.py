@@ -14,7 +14,7 @@ No secret is shown: values of password-like keys are masked in the preview, the 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,7 +50,7 @@ def is_secret(key: str) -> bool:
     return any(mark in key.lower() for mark in _SECRET_MARKS)
 
 
-def masked(config: dict[str, str | None]) -> dict[str, str | None]:
+def masked(config: Mapping[str, str | None]) -> dict[str, str | None]:
     """``config`` with every secret value replaced by ``(secret)``."""
     return {k: ("(secret)" if v is not None and is_secret(k) else v) for k, v in config.items()}
 
@@ -287,3 +287,54 @@ class BrokerConfigOps:
         if got != expected or set(stored.as_dict()) != {k for k, _ in plan.after}:
             raise KzcError(f"{path} holds other configs than planned after the write: check the cluster")
         return stored
+
+
+@dataclass(frozen=True)
+class BrokerConfigRow:
+    """One config of a broker as the console lists it: where its value comes from (``source``)."""
+
+    name: str
+    value: str | None
+    source: str
+
+    def to_json(self) -> dict[str, str | None]:
+        """``{"name", "value", "source"}``."""
+        return {"name": self.name, "value": self.value, "source": self.source}
+
+
+@dataclass(frozen=True)
+class BrokerConfigsView:
+    """A broker's dynamic configs from ZooKeeper (its own and the cluster default, secrets masked) and, where
+    the brokers report them, every non-default config with its source; ``note`` says why those are missing."""
+
+    broker: int
+    rows: tuple[BrokerConfigRow, ...]
+    note: str | None = None
+
+
+def broker_configs_view(
+    broker: int, own: StoredConfig, default: StoredConfig, described: Sequence[ConfigValue] | None, note: str | None
+) -> BrokerConfigsView:
+    """The rows: the brokers' own report when there is one (it names every source: ``DYNAMIC_BROKER_CONFIG``,
+    ``DYNAMIC_DEFAULT_BROKER_CONFIG``, ``STATIC_BROKER_CONFIG``...), else the ZooKeeper overrides."""
+    if described is not None:
+        rows = [
+            BrokerConfigRow(v.name, "(secret)" if v.sensitive or is_secret(v.name) else v.value, v.source)
+            for v in described
+            if not v.is_default
+        ]
+        return BrokerConfigsView(broker, tuple(sorted(rows, key=lambda r: (r.source, r.name))), note)
+    rows = [BrokerConfigRow(k, v, "DYNAMIC_BROKER_CONFIG") for k, v in masked(own.as_dict()).items()]
+    rows += [BrokerConfigRow(k, v, "DYNAMIC_DEFAULT_BROKER_CONFIG") for k, v in masked(default.as_dict()).items()]
+    return BrokerConfigsView(broker, tuple(rows), note)
+
+
+def read_broker_configs(ops: BrokerConfigOps, broker: int) -> BrokerConfigsView:
+    """``broker``'s configs now: ZooKeeper's overrides, and DescribeConfigs where the brokers serve it."""
+    own = read_config(ops.session, BROKERS, str(broker))
+    default = read_config(ops.session, BROKERS, BROKER_DEFAULT)
+    try:
+        described, note = ops.describe(str(broker))
+    except KzcError as exc:
+        described, note = None, f"the broker did not report its configs: {exc}"
+    return broker_configs_view(broker, own, default, described, note)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
+from core.configs.broker import BrokerConfigsView
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
 from core.groups.freshness import aged
@@ -366,6 +367,10 @@ class BrokerSource(Protocol):
 
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning its registration and its log sizes, read now (blocks)."""
+        ...
+
+    def broker_configs(self, broker: int) -> BrokerConfigsView:
+        """Its dynamic configs (and, where the brokers report them, every non-default one), read now (blocks)."""
         ...
 
 

@@ -37,6 +37,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
+from core.configs.broker import BrokerConfigsView
 from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
@@ -426,6 +427,13 @@ class ZkBackend:
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
         return read_broker_live(self._session, view)
+
+    def broker_configs(self, broker: int) -> BrokerConfigsView:
+        """ZooKeeper's overrides of the broker and the cluster default, and the broker's DescribeConfigs."""
+        fixes = self._fixes
+        if fixes is None or fixes.broker_configs is None:
+            raise ConnectError("not connected to ZooKeeper")
+        return fixes.broker_configs.view(broker)
 
     # ---- MessageSource -------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from tui.screens.base import KzcScreen
 from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen, HealthCounter
-from tui.screens.config_edit import ConfigEditScreen
+from tui.screens.config_edit import BrokerConfigEditScreen, ConfigEditScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
@@ -45,6 +45,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("move off broker", MoveOffScreen),
     ("preferred election", ElectPreferredScreen),
     ("topic config", ConfigEditScreen),
+    ("broker config", BrokerConfigEditScreen),
     ("checks", ChecksScreen),
     ("groups", GroupsScreen),
     ("group detail", GroupDetailScreen),
