@@ -18,7 +18,10 @@ from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient
 
 from cli.main import main
-from core.messages.reader import GROUP_PREFIX
+from core.config import ConnectionSettings
+from core.connect import parse_zookeeper
+from core.messages.reader import GROUP_PREFIX, TailRequest
+from core.messages.stream import open_stream
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
@@ -184,3 +187,20 @@ def test_tail_from_a_timestamp_starts_at_the_first_message_at_or_after_it(
     code, out, err = run(capsys, "tail", topic, "--json", "--timestamp", "1500000", *zk_args(sandbox))
     assert code == 0, err
     assert (out["payload"], out["ts"], out["offset"]) == ("new", 2_000_000, 1)
+
+
+def test_the_consoles_stream_reads_the_same_messages_and_follows(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    topic = _topic(sandbox, "tail-console", capsys, partitions=2)
+    _produce(sandbox, topic, [{"key": b"a", "value": b"1"}])
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(sandbox.info().zookeeper))
+    stream = open_stream(settings, TailRequest(topic, from_end=0, follow=True))
+    try:
+        assert stream.poll(0.5) == []  # from the end: nothing old
+        _produce(sandbox, topic, [{"key": b"b", "value": b"2"}])
+        got = wait_until(lambda: stream.poll(0.2), 30, "the new message")
+        assert [(m.key, m.value, m.offset) for m in got] == [(b"b", b"2", 1)]
+        assert not stream.finished  # following never ends by itself
+    finally:
+        stream.close()
