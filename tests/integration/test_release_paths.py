@@ -51,20 +51,8 @@ def start(directory: Path, release: str) -> Sandbox:
     return Sandbox.up(directory, brokers=3, kafka_version=release, timeout=300)
 
 
-
-
-
-
-
-
-
-
-
-
 def leader(zk: KazooClient, topic: str, partition: int) -> int:
     return int(state(zk, topic, partition)["leader"])
-
-
 
 
 def create_topic(capsys: pytest.CaptureFixture[str], box: Sandbox, topic: str, count: int, rf: int) -> None:
@@ -166,6 +154,35 @@ class TestKafka0102:
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient, audit_file: Path
     ) -> None:
         config_set_goes_through_zookeeper(capsys, box, zk, audit_file, "conf0102")
+
+    def test_tail_reads_message_format_v1_and_says_headers_are_unsupported(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox
+    ) -> None:
+        create_topic(capsys, box, "tail0102", 1, 1)
+        producer = Producer({"bootstrap.servers": box.info().bootstrap_servers, "compression.type": "gzip"})
+        producer.produce("tail0102", key=b"k", value=b'{"a": 1}', partition=0)
+        assert producer.flush(30) == 0
+        code, out, err = run(capsys, "tail", "tail0102", "--json", *zk_args(box))
+        assert code == 0, err
+        assert (out["key"], out["payload"], out["payload_kind"]) == ("k", '{"a": 1}', "json")
+        assert "headers" not in out and out["tstype"] == "create"
+        assert "headers unsupported: broker 1 serves Fetch v0-v3" in err
+
+    def test_dynamic_broker_configs_before_1_1_are_the_throttle_rates_only(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
+    ) -> None:
+        code, out, _ = run(capsys, "config", "set", "--broker", "1", "log.cleaner.threads=2", "--yes", "--json",
+                           *admin_args(box))  # fmt: skip
+        assert code == 2
+        assert out["error"].startswith("requirement failed: Unknown Dynamic Configuration 'log.cleaner.threads'.")
+        code, out, err = run(capsys, "config", "set", "--broker", "1", "leader.replication.throttled.rate=10000000",
+                             "--yes", "--json", *admin_args(box))  # fmt: skip
+        assert code == 0, err
+        assert out["via"] == "zookeeper"
+        assert config(zk, "/config/brokers/1") == {"leader.replication.throttled.rate": "10000000"}
+        code, _, err = run(capsys, "config", "delete", "--broker", "1", "leader.replication.throttled.rate", "--yes",
+                           *zk_args(box))  # fmt: skip
+        assert code == 0, err
 
     def test_create_and_delete_go_through_the_brokers_which_serve_them_since_0_10_1(
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
