@@ -5,6 +5,7 @@ mutation."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
@@ -130,3 +131,26 @@ def test_read_only_refuses_every_broker_config_change(
     finally:
         if argv[0] == "delete":
             zk.delete(broker_config_path(1))
+
+
+def test_a_password_config_is_left_to_the_broker_and_never_shown(
+    sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    audit = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("KZC_AUDIT_LOG", str(audit))
+    secret = "hunter2-not-to-be-seen"
+    key = "listener.name.plaintext.ssl.key.password"
+    code, out, err = run(capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--dry-run",
+                         *admin_args(sandbox))  # fmt: skip
+    assert code == 0, err
+    assert f"+ {key}=(secret)" in out and secret not in out
+    code, out, err = run(capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--yes", "--json",
+                         *admin_args(sandbox))  # fmt: skip
+    assert code == 2  # the broker encrypts passwords with password.encoder.secret, which the sandbox lacks
+    assert out["error"].endswith("Password encoder secret not configured")
+    code, out, _ = run(capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--yes", "--json",
+                       *zk_args(sandbox))  # fmt: skip
+    assert code == 2 and "--bootstrap-server option must be specified" in out["error"]
+    assert secret not in json.dumps(out) and secret not in err and secret not in audit.read_text()
+    assert config(zk, broker_config_path(1)) == {}
