@@ -48,6 +48,8 @@ FETCH_MAX_BYTES = 8 * 1024 * 1024
 PARTITION_FETCH_BYTES = 1024 * 1024
 QUEUED_KBYTES = 16 * 1024
 QUEUED_MESSAGES = 1000
+BATCH_BYTES = 8 * 1024 * 1024  # at most about this much handed over by one poll
+CONSUME_STEP = 8  # messages asked of librdkafka at once
 FETCH_WAIT_MS = 100  # a new message reaches a follower within this, not the broker's default 500 ms
 
 
@@ -219,6 +221,7 @@ class MessageReader:
         self._left: int | None = None
         self._leaders: dict[int, int] = {}
         self._closed = False
+        self._largest = BATCH_BYTES  # bytes: the largest message seen lately (the first step takes one)
 
     def partitions(self, topic: str) -> dict[int, int]:
         """The topic's partitions as the brokers serve them, each with its leader (-1: none).
@@ -293,10 +296,7 @@ class MessageReader:
         if self.finished:
             return []
         limit = batch if self._left is None else max(1, min(batch, self._left))
-        try:
-            raw = self._consumer.consume(limit, timeout)
-        except KafkaException as exc:
-            raise ConnectError(f"reading messages failed: {exc}") from exc
+        raw = self._consume(limit, timeout)
         messages = []
         for item in raw:
             error = item.error()
@@ -316,6 +316,31 @@ class MessageReader:
                 if self._left <= 0:
                     break
         return messages
+
+    def _consume(self, limit: int, timeout: float) -> list[Any]:
+        """Up to ``limit`` messages and at most about ``BATCH_BYTES`` of them: librdkafka hands over whatever
+        arrives within the wait, so one ``consume(100)`` on a topic of 5 MiB messages held 500 MiB. Messages
+        are taken at most ``CONSUME_STEP`` at a time, fewer when the largest seen lately would not fit the
+        budget (so a batch holds at most the budget plus ``CONSUME_STEP`` messages)."""
+        taken: list[Any] = []
+        size = 0
+        wait = timeout
+        while len(taken) < limit and size < BATCH_BYTES:
+            fits = (BATCH_BYTES - size) // max(self._largest, 1)
+            step = max(1, min(limit - len(taken), CONSUME_STEP, fits))
+            try:
+                more = self._consumer.consume(step, wait)
+            except KafkaException as exc:
+                raise ConnectError(f"reading messages failed: {exc}") from exc
+            if not more:
+                break
+            for item in more:
+                weight = len(item.value() or b"") + len(item.key() or b"")
+                size += weight
+                self._largest = max(weight, self._largest * 15 // 16)  # forgets a big one after ~100 small
+            taken += more
+            wait = 0  # the first wait is the caller's; the rest takes only what is already there
+        return taken
 
     def _message(self, item: Any) -> Message:
         kind, stamp = item.timestamp()

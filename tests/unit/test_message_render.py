@@ -58,3 +58,18 @@ def test_the_kcat_record_has_kcats_fields_in_kcats_order() -> None:
 )
 def test_start_offsets(request_: TailRequest, low: int, high: int, by_time: int | None, start: int) -> None:
     assert start_offset(request_, low, high, by_time)[0] == start
+
+
+def test_the_unsafe_class_is_unicodes_control_and_format_characters() -> None:
+    import sys
+    import unicodedata
+
+    from core.messages.render import _UNSAFE
+
+    expected = {
+        c for c in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(c)) in ("Cc", "Cf") and chr(c) not in "\t\n\r"
+    }  # fmt: skip
+    found = {c for c in range(sys.maxunicode + 1) if _UNSAFE.match(chr(c))}
+    assert expected <= found
+    assert found - expected <= set(range(0x13439, 0x13440))  # format characters Unicode 15 added to 14's
