@@ -56,3 +56,21 @@ async def test_the_messages_screen_reads_follows_and_opens_a_message(sandbox: Sa
         assert "key: k2" in text and "second" in text and "(CreateTime)" in text
     listed = admin.list_consumer_groups(request_timeout=15).result()
     assert not [g.group_id for g in listed.valid if g.group_id.startswith(GROUP_PREFIX)]
+
+
+async def test_quitting_while_following_leaves_cleanly(sandbox: Sandbox) -> None:
+    topic = f"console-quit-{uuid.uuid4().hex[:8]}"
+    admin = AdminClient({"bootstrap.servers": sandbox.info().bootstrap_servers})
+    admin.create_topics([NewTopic(topic, 1, 1)])[topic].result(30)
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(sandbox.info().zookeeper), context="sandbox")
+    app = KzcApp(settings, config=UserConfig(theme="dark"), warm_spark=False)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await eventually(pilot, lambda: app.view is not None, 60, "the console to connect")
+        app.post_message(MessagesChosen(topic))
+        screen = await eventually(pilot, lambda: app.screen if isinstance(app.screen, MessagesScreen) else None, 10,
+                                  "the messages screen")  # fmt: skip
+        await pilot.press("f")
+        await eventually(pilot, lambda: "from the end" in " ".join(screen.notes), 30, "the follower to start")
+        await pilot.press("q")  # the follower's worker stops at its next poll and closes its consumer
+    listed = admin.list_consumer_groups(request_timeout=15).result()
+    assert not [g.group_id for g in listed.valid if g.group_id.startswith(GROUP_PREFIX)]
