@@ -73,3 +73,71 @@ def test_the_unsafe_class_is_unicodes_control_and_format_characters() -> None:
     found = {c for c in range(sys.maxunicode + 1) if _UNSAFE.match(chr(c))}
     assert expected <= found
     assert found - expected <= set(range(0x13439, 0x13440))  # format characters Unicode 15 added to 14's
+
+
+class _FakeRecord:
+    def __init__(self, offset: int, size: int) -> None:
+        self._offset, self._value = offset, b"x" * size
+
+    def error(self) -> None:
+        return None
+
+    def value(self) -> bytes:
+        return self._value
+
+    def key(self) -> None:
+        return None
+
+    def topic(self) -> str:
+        return "t"
+
+    def partition(self) -> int:
+        return 0
+
+    def offset(self) -> int:
+        return self._offset
+
+    def timestamp(self) -> tuple[int, int]:
+        return (1, 1000)
+
+    def headers(self) -> None:
+        return None
+
+
+class _FakeConsumer:
+    """librdkafka as it behaves: ``consume(n)`` hands over n messages when that many are there."""
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.left = [_FakeRecord(i, s) for i, s in enumerate(sizes)]
+        self.asked: list[int] = []
+
+    def consume(self, n: int, timeout: float) -> list[_FakeRecord]:
+        self.asked.append(n)
+        taken, self.left = self.left[:n], self.left[n:]
+        return taken
+
+    def assign(self, partitions: object) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("sizes", [[5 * 2**20] * 50, [1024] * 500 + [5 * 2**20] * 50])
+def test_a_poll_hands_over_a_bounded_number_of_bytes(sizes: list[int]) -> None:
+    from core.connect import HostPort
+    from core.messages.reader import BATCH_BYTES, CONSUME_STEP, MessageReader
+
+    reader = MessageReader([HostPort("127.0.0.1", 9)])
+    fake = _FakeConsumer(sizes)
+    reader._consumer.close()
+    reader._consumer = fake  # librdkafka's side, as it hands messages over
+    reader.start(TailRequest("t", follow=True), [])
+    largest = max(sizes)
+    while fake.left:
+        batch = reader.poll(0.0, batch=100)
+        # The budget plus at most one step of messages (after small ones, the step is CONSUME_STEP).
+        assert sum(m.size for m in batch) <= BATCH_BYTES + CONSUME_STEP * largest
+        if len(sizes) == 50:
+            assert sum(m.size for m in batch) <= BATCH_BYTES + largest  # only big ones: one at a time
+    reader.close()
