@@ -19,6 +19,7 @@ from cli import (
     reassign_cmd,
     sandbox_cmd,
     snapshot_cmd,
+    tail_cmd,
     topic_cmd,
     watch_cmd,
     zk_cmd,
@@ -29,6 +30,7 @@ REGISTRY += [assign_cmd.register, topic_cmd.register]
 REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, check_cmd.register]
 REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]
 REGISTRY += [migration_cmd.register, changes_cmd.register, broker_cmd.register]
+REGISTRY += [tail_cmd.register]
 
 
 def runnable_commands(parser: argparse.ArgumentParser) -> dict[tuple[str, ...], argparse.ArgumentParser]:

@@ -10,10 +10,12 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
+from cli.broker_config import change_broker
 from cli.options import add_command, global_parent
 from cli.topic_cmd import Cancelled, ask
 from core.audit import AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
+from core.configs.broker import masked
 from core.configs.ops import open_config_ops, planned_writes
 from core.configs.plan import parse_request
 from core.configs.zk import BROKER_DEFAULT, BROKERS, TOPICS
@@ -37,7 +39,7 @@ def register(sub: Any) -> None:
     # --config KEY=VALUE is not used here; the global --config FILE stays available.
     change = actions.add_parser("set", help=set_help, description=set_help, parents=[global_parent()])
     change.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    change.add_argument("topic", metavar="TOPIC")
+    _add_target(change)
     change.add_argument("items", nargs="*", metavar="KEY=VALUE")
     change.add_argument("--delete", action="append", default=[], metavar="KEY", help="remove an override")
     change.add_argument("--dry-run", action="store_true", help="show the diff and the writes; change nothing")
@@ -45,11 +47,38 @@ def register(sub: Any) -> None:
     change.set_defaults(handler=_set)
 
     delete = add_command(actions, "delete", "delete topic config overrides (kzc config set TOPIC --delete KEY)")
-    delete.add_argument("topic", metavar="TOPIC")
-    delete.add_argument("keys", nargs="+", metavar="KEY")
+    _add_target(delete)
+    delete.add_argument("keys", nargs="*", metavar="KEY")
     delete.add_argument("--dry-run", action="store_true", help="show the diff and the writes; change nothing")
     delete.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     delete.set_defaults(handler=_delete)
+
+
+def _add_target(parser: argparse.ArgumentParser) -> None:
+    """TOPIC, or ``--broker ID`` / ``--broker-default`` (dynamic broker configs: ``core.configs.broker``)."""
+    parser.add_argument("topic", nargs="?", metavar="TOPIC")
+    parser.add_argument("--broker", metavar="ID", help="a broker's dynamic config (instead of TOPIC)")
+    parser.add_argument("--broker-default", action="store_true", help="the cluster-wide broker defaults")
+
+
+def _broker_entity(args: argparse.Namespace) -> str | None:
+    """The broker entity asked for (an id or ``<default>``), None for a topic.
+
+    Raises:
+        UsageError: none or more than one of TOPIC, --broker and --broker-default.
+    """
+    if args.broker is not None and args.broker_default:
+        raise UsageError("give one of TOPIC, --broker ID and --broker-default")
+    if args.broker is None and not args.broker_default:
+        if args.topic is None:
+            raise UsageError("give one of TOPIC, --broker ID and --broker-default")
+        return None
+    return BROKER_DEFAULT if args.broker_default else str(args.broker)
+
+
+def _shifted(args: argparse.Namespace, rest: list[str]) -> list[str]:
+    """With --broker, argparse took the first KEY=VALUE (or KEY) for TOPIC: give it back."""
+    return ([args.topic] if args.topic is not None else []) + list(rest)
 
 
 def _show(args: argparse.Namespace, settings: ConnectionSettings) -> int:
@@ -63,6 +92,8 @@ def _show(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         entity, name = BROKERS, BROKER_DEFAULT
     with open_config_ops(settings) as ops:
         shown = ops.show(entity, name)
+    if entity == BROKERS:
+        shown["overrides"] = masked(shown["overrides"])  # password configs are stored encrypted: still not shown
     if args.json:
         print(json.dumps(shown))
         return 0
@@ -83,10 +114,16 @@ def _show(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 
 def _set(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    entity = _broker_entity(args)
+    if entity is not None:
+        return change_broker(args, settings, entity, _shifted(args, args.items), args.delete, "config set")
     return _change(args, settings, args.items, args.delete, "config set")
 
 
 def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    entity = _broker_entity(args)
+    if entity is not None:
+        return change_broker(args, settings, entity, [], _shifted(args, args.keys), "config delete")
     return _change(args, settings, [], args.keys, "config delete")
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from core.brokers.logdirs import BrokerLogDirs
+from core.configs.broker import BrokerConfigRow, BrokerConfigsView
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -35,6 +36,7 @@ from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
+from core.messages.reader import Message, TailRequest
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -59,12 +61,36 @@ VIA_RECORDING = "recording"
 RECORDED_REFUSAL = "this is a recorded snapshot: nothing can be changed"
 
 
+class RecordedStream:
+    """A read of recorded messages: each poll hands over the next batch; finished when none is left."""
+
+    def __init__(self, messages: Sequence[Message], notes: tuple[str, ...]) -> None:
+        self._left = list(messages)
+        self.notes = notes
+        self.headers_unsupported: str | None = None
+        self.closed = False
+
+    @property
+    def finished(self) -> bool:
+        """Whether every recorded message was handed over."""
+        return not self._left
+
+    def poll(self, timeout: float, batch: int = 200) -> list[Message]:
+        """The next ``batch`` recorded messages (never waits)."""
+        taken, self._left = self._left[:batch], self._left[batch:]
+        return taken
+
+    def close(self) -> None:
+        """Nothing to leave."""
+        self.closed = True
+
+
 class RecordedBackend:
     """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
     ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
     ZooKeeper ensemble health it serves (none by default); ``log_dirs`` the brokers' log dirs it serves (none
-    by default: sizes are unknown, a recording has no brokers)."""
+    by default: sizes are unknown, a recording has no brokers); ``messages`` the topics' messages it serves."""
 
     def __init__(
         self,
@@ -80,7 +106,11 @@ class RecordedBackend:
         trends: Mapping[str, LagTrend] | None = None,
         zk_health: EnsembleHealth | None = None,
         log_dirs: Mapping[int, BrokerLogDirs] | None = None,
+        messages: Sequence[Message] = (),
+        broker_configs: Sequence[tuple[str, str, str]] = (),
     ) -> None:
+        self._broker_configs = tuple(broker_configs)
+        self._messages = tuple(messages)
         self._groups = tuple(groups)
         self._zk_health = zk_health
         self._log_dirs = log_dirs
@@ -327,6 +357,24 @@ class RecordedBackend:
         if self._log_dirs is None:
             return SizesView(notes=("no brokers in a recording",))
         return SizesView.of(self._log_dirs, now)
+
+    def broker_configs(self, broker: int) -> BrokerConfigsView:
+        """The broker configs given at construction (a recording holds none unless told)."""
+        rows = tuple(BrokerConfigRow(k, v, s) for k, v, s in self._broker_configs)
+        return BrokerConfigsView(broker, rows, None if rows else "a recording has no broker configs")
+
+    # ---- MessageSource -------------------------------------------------------------------------------
+
+    def open_messages(self, request: TailRequest) -> RecordedStream:
+        """The messages given at construction for ``request``'s topic (and partition), from its offset on."""
+        wanted = [
+            m for m in self._messages
+            if m.topic == request.topic and request.partition in (None, m.partition)
+            and (request.offset is None or m.offset >= request.offset)
+        ]  # fmt: skip
+        if request.count is not None:
+            wanted = wanted[: request.count]
+        return RecordedStream(wanted, ("recorded messages",))
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

@@ -40,13 +40,14 @@ from tui.screens.base import KzcScreen
 from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen
-from tui.screens.config_edit import ConfigEditScreen
+from tui.screens.config_edit import BrokerConfigEditScreen, ConfigEditScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
+from tui.screens.messages import MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.stop_check import StopCheckScreen
@@ -271,6 +272,8 @@ class KzcApp(App[None]):
     @on(m.StopCheckRequested)
     @on(m.BrokerChosen)
     @on(m.ConfigEditRequested)
+    @on(m.MessagesChosen)
+    @on(m.BrokerConfigEditRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         origin = self.screen
@@ -312,6 +315,8 @@ class KzcApp(App[None]):
                     self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
             case m.PartitionsChosen(title, health, broker):
                 push(PartitionsScreen(PartitionSelection(title, health, broker), backend, self.now_ms))
+            case m.MessagesChosen(topic, partition):
+                push(MessagesScreen(topic, partition, backend))
             case m.TopicChosen(topic):
                 push(TopicDetailScreen(topic, backend, read_only, self.now_ms))
             case m.ZnodeChosen(path):
@@ -332,6 +337,9 @@ class KzcApp(App[None]):
                 self.push_screen(ElectPreferredScreen(topic, fixes.elections))
             case m.ConfigEditRequested(topic) if (fixes := fixes_for("config changes")) is not None:
                 self.push_screen(ConfigEditScreen(topic, fixes.configs))
+            case m.BrokerConfigEditRequested(entity) if (fixes := fixes_for("config changes")) is not None:
+                if fixes.broker_configs is not None:
+                    self.push_screen(BrokerConfigEditScreen(entity, fixes.broker_configs))
 
     async def action_back(self) -> None:
         """Esc: back to the previous screen (the cluster screen is the root)."""

@@ -124,6 +124,14 @@ class TopicChosen(OpenRequested):
 
 
 @dataclass
+class MessagesChosen(OpenRequested):
+    """The user asked for a topic's messages (all partitions, or ``partition``)."""
+
+    topic: str
+    partition: int | None = None
+
+
+@dataclass
 class GroupChosen(OpenRequested):
     """The user asked for one consumer group's detail."""
 
@@ -202,6 +210,13 @@ class ConfigEditRequested(OpenRequested):
     """The user asked to change ``topic``'s config overrides."""
 
     topic: str
+
+
+@dataclass
+class BrokerConfigEditRequested(OpenRequested):
+    """The user asked to change a broker's dynamic configs (``entity``: its id, or ``<default>``)."""
+
+    entity: str
 
 
 @dataclass

@@ -31,6 +31,7 @@ class Api:
     since: str
 
 
+FETCH = Api(1, "Fetch", "0.8.0")  # v4 (0.11.0): message format v2, the first with headers
 METADATA = Api(3, "Metadata", "0.8.0")
 API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
 CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")

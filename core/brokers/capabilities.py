@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from core.brokers.apiversions import Api, ApiRanges, NoVersion, negotiate, open_broker
+from core.connect import HostPort
 from core.kafka.znodes import BrokerRegistration, Endpoint, Unreadable
 
 VIA_ADMIN = "admin"
@@ -36,6 +37,18 @@ def plaintext_endpoint(registration: BrokerRegistration | Unreadable | None, sas
         if found is not None:
             return found
     return None
+
+
+def registered_bootstrap(brokers: Mapping[int, BrokerRegistration | Unreadable]) -> tuple[HostPort, ...]:
+    """Bootstrap servers from the brokers' own registrations: each registered broker's PLAINTEXT endpoint,
+    by broker id (what a command uses when no ``--bootstrap-server`` was given). An endpoint without a host
+    (a wildcard listener the broker did not resolve) is left out rather than guessed."""
+    found = []
+    for broker in sorted(brokers):
+        endpoint = plaintext_endpoint(brokers[broker])
+        if endpoint is not None and endpoint.host:
+            found.append(HostPort(endpoint.host, endpoint.port))
+    return tuple(found)
 
 
 @dataclass(frozen=True)

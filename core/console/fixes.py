@@ -15,9 +15,18 @@ from typing import Protocol
 from core.audit import AuditLog
 from core.brokers.changes import ChangeAdmin
 from core.config import ConnectionSettings
+from core.configs.broker import (
+    BrokerConfigOps,
+    BrokerConfigPlan,
+    BrokerConfigRequest,
+    BrokerConfigsView,
+    entity_label,
+    masked,
+    read_broker_configs,
+)
 from core.configs.ops import ConfigOps
 from core.configs.plan import ConfigPlan, ConfigRequest
-from core.configs.zk import TOPICS, StoredConfig
+from core.configs.zk import BROKERS, TOPICS, StoredConfig, read_config
 from core.elections.ops import ElectionOps
 from core.elections.plan import Candidate, PreferredPlan
 from core.reassign.ops import ReassignOps
@@ -33,6 +42,7 @@ class FixActions:
     move_off: MoveOffActions
     elections: ElectionActions
     configs: ConfigActions
+    broker_configs: BrokerConfigActions | None = None
 
     @classmethod
     def of(
@@ -49,6 +59,7 @@ class FixActions:
             ReassignActions(session, admin, settings, audit),
             ElectionBackend(session, admin, settings, audit),
             ConfigBackend(session, admin, settings, audit, config_read),
+            BrokerConfigBackend(session, admin, settings, audit),
         )
 
 
@@ -199,3 +210,55 @@ class ConfigBackend:
         if self.config_read is not None:
             self.config_read(stored)  # ConfigOps.apply read it back from ZooKeeper after the write
         return stored
+
+
+class BrokerConfigActions(Protocol):
+    """Dynamic broker config changes, per broker (an id) or the cluster default (``<default>``); blocking."""
+
+    def stored(self, entity: str) -> StoredConfig:
+        """The overrides ZooKeeper holds."""
+        ...
+
+    def plan(self, request: BrokerConfigRequest) -> BrokerConfigPlan:
+        """Check and diff (``KzcError`` with Kafka's message when refused)."""
+        ...
+
+    def apply(self, plan: BrokerConfigPlan) -> StoredConfig:
+        """Write exactly ``plan``; the overrides afterwards."""
+        ...
+
+    def view(self, broker: int) -> BrokerConfigsView:
+        """The broker's configs now (ZooKeeper's overrides, the brokers' report where they give one)."""
+        ...
+
+
+class BrokerConfigBackend:
+    """``BrokerConfigActions`` on a live cluster, audited as ``kzc config set --broker`` is."""
+
+    def __init__(
+        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog
+    ) -> None:
+        self.ops = BrokerConfigOps(session, admin, settings, audit)
+        self.audit = audit
+
+    def stored(self, entity: str) -> StoredConfig:
+        return read_config(self.ops.session, BROKERS, entity)
+
+    def plan(self, request: BrokerConfigRequest) -> BrokerConfigPlan:
+        return self.ops.plan(request)
+
+    def apply(self, plan: BrokerConfigPlan) -> StoredConfig:
+        arguments = {**plan.request.to_json(), "from": "console"}
+        with self.audit.attempt("config set broker", arguments) as attempt:
+            stored = self.ops.apply(plan)
+            attempt.applied(
+                f"changed the dynamic config of {entity_label(plan.entity)}",
+                before=masked(dict(plan.before.config)),
+                after=masked(dict(stored.config)),
+                via=plan.via,
+                path=plan.via_reason,
+            )
+        return stored
+
+    def view(self, broker: int) -> BrokerConfigsView:
+        return read_broker_configs(self.ops, broker)

@@ -18,12 +18,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
+from core.configs.broker import BrokerConfigsView
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
 from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
+from core.messages.reader import Message, TailRequest
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -368,6 +370,38 @@ class BrokerSource(Protocol):
         """The session owning its registration and its log sizes, read now (blocks)."""
         ...
 
+    def broker_configs(self, broker: int) -> BrokerConfigsView:
+        """Its dynamic configs (and, where the brokers report them, every non-default one), read now (blocks)."""
+        ...
+
+
+class MessageStream(Protocol):
+    """A read of a topic's messages in progress (``core.messages.stream.TopicStream``)."""
+
+    notes: tuple[str, ...]
+    headers_unsupported: str | None
+
+    @property
+    def finished(self) -> bool:
+        """Every partition read to its end as it was at the start (not following)."""
+        ...
+
+    def poll(self, timeout: float, batch: int = 200) -> list[Message]:
+        """Up to ``batch`` messages, waiting at most ``timeout`` seconds (blocks)."""
+        ...
+
+    def close(self) -> None:
+        """Leave; nothing is committed (blocks briefly)."""
+        ...
+
+
+class MessageSource(Protocol):
+    """Reads a topic's messages without a trace (no group, nothing committed: ``core.messages``)."""
+
+    def open_messages(self, request: TailRequest) -> MessageStream:
+        """Start a read (blocks: ZooKeeper, the brokers' offsets)."""
+        ...
+
 
 class SizeSource(Protocol):
     """The brokers' log dirs and the sizes they give (DescribeLogDirs, ``core.snapshot.sizes``)."""
@@ -380,6 +414,7 @@ class SizeSource(Protocol):
 
 
 class ClusterBackend(
+    MessageSource,
     Connection,
     SnapshotSource,
     EventSource,

@@ -37,6 +37,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
+from core.configs.broker import BrokerConfigsView
 from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
@@ -59,6 +60,8 @@ from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
 from core.kafka.znodes import EntityConfig
+from core.messages.reader import TailRequest
+from core.messages.stream import TopicStream, open_stream
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -444,6 +447,19 @@ class ZkBackend:
             view = self._size_book.merge(reads, started)
             self._sizes = (time.monotonic(), view)
             return view
+
+    def broker_configs(self, broker: int) -> BrokerConfigsView:
+        """ZooKeeper's overrides of the broker and the cluster default, and the broker's DescribeConfigs."""
+        fixes = self._fixes
+        if fixes is None or fixes.broker_configs is None:
+            raise ConnectError("not connected to ZooKeeper")
+        return fixes.broker_configs.view(broker)
+
+    # ---- MessageSource -------------------------------------------------------------------------------
+
+    def open_messages(self, request: TailRequest) -> TopicStream:
+        """A read of the topic's messages (its own consumer; the brokers from their registrations)."""
+        return open_stream(self._settings, request)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

@@ -2,10 +2,12 @@
 
 - 0.10.2.2: no CreatePartitions, IncrementalAlterConfigs, DescribeLogDirs or AlterPartitionReassignments. An
   expand and a config change with ``--bootstrap-server`` go through ZooKeeper as that release's tools did;
-  log sizes are unknown with the reason; cancel is refused with what Kafka offered instead.
+  log sizes are unknown with the reason; cancel is refused with what Kafka offered instead; ``kzc tail`` reads
+  message format v1 and says headers are unsupported; the only dynamic broker configs are the throttle rates.
 - 1.1.1: DescribeLogDirs v0 only (sizes known), no IncrementalAlterConfigs, ElectLeaders or
   AlterPartitionReassignments: configs through ZooKeeper, a throttled reassignment and a preferred election
-  through ``/admin``, cancel and unclean elections refused.
+  through ``/admin``, cancel and unclean elections refused; dynamic broker configs other than the rates refused
+  through ZooKeeper with ConfigCommand's message; ``kzc tail`` shows headers.
 
 Each class ends by reading every broker's log: no broker logged a request of kzc's it could not parse.
 """
@@ -141,6 +143,35 @@ class TestKafka0102:
     ) -> None:
         config_set_goes_through_zookeeper(capsys, box, zk, audit_file, "conf0102")
 
+    def test_tail_reads_message_format_v1_and_says_headers_are_unsupported(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox
+    ) -> None:
+        create_topic(capsys, box, "tail0102", 1, 1)
+        producer = Producer({"bootstrap.servers": box.info().bootstrap_servers, "compression.type": "gzip"})
+        producer.produce("tail0102", key=b"k", value=b'{"a": 1}', partition=0)
+        assert producer.flush(30) == 0
+        code, out, err = run(capsys, "tail", "tail0102", "--json", *zk_args(box))
+        assert code == 0, err
+        assert (out["key"], out["payload"], out["payload_kind"]) == ("k", '{"a": 1}', "json")
+        assert "headers" not in out and out["tstype"] == "create"
+        assert "headers unsupported: broker 1 serves Fetch v0-v3" in err
+
+    def test_dynamic_broker_configs_before_1_1_are_the_throttle_rates_only(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
+    ) -> None:
+        code, out, _ = run(capsys, "config", "set", "--broker", "1", "log.cleaner.threads=2", "--yes", "--json",
+                           *admin_args(box))  # fmt: skip
+        assert code == 2
+        assert out["error"].startswith("requirement failed: Unknown Dynamic Configuration 'log.cleaner.threads'.")
+        code, out, err = run(capsys, "config", "set", "--broker", "1", "leader.replication.throttled.rate=10000000",
+                             "--yes", "--json", *admin_args(box))  # fmt: skip
+        assert code == 0, err
+        assert out["via"] == "zookeeper"
+        assert config(zk, "/config/brokers/1") == {"leader.replication.throttled.rate": "10000000"}
+        code, _, err = run(capsys, "config", "delete", "--broker", "1", "leader.replication.throttled.rate", "--yes",
+                           *zk_args(box))  # fmt: skip
+        assert code == 0, err
+
     def test_create_and_delete_go_through_the_brokers_which_serve_them_since_0_10_1(
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
     ) -> None:
@@ -211,6 +242,35 @@ class TestKafka111:
     def zk(cls, box: Sandbox) -> Iterator[KazooClient]:
         with zk_client(box.info().zookeeper) as client:
             yield client
+
+    def test_dynamic_broker_configs_without_incremental_alter_configs_take_only_the_rates_through_zookeeper(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
+    ) -> None:
+        code, out, _ = run(capsys, "config", "set", "--broker", "2", "log.cleaner.threads=2", "--yes", "--json",
+                           *admin_args(box))  # fmt: skip
+        assert code == 2
+        assert out["error"].startswith(
+            "requirement failed: --bootstrap-server option must be specified to update broker configs "
+            "Set(log.cleaner.threads). when broker 2 is running."
+        )
+        assert "no IncrementalAlterConfigs" in out["error"]  # why kzc took ZooKeeper though brokers were given
+        code, out, err = run(capsys, "config", "set", "--broker", "2",
+                             "replica.alter.log.dirs.io.max.bytes.per.second=100000000", "--yes", "--json",
+                             *admin_args(box))  # fmt: skip
+        assert code == 0, err
+        assert config(zk, "/config/brokers/2") == {"replica.alter.log.dirs.io.max.bytes.per.second": "100000000"}
+        code, _, err = run(capsys, "config", "delete", "--broker", "2",
+                           "replica.alter.log.dirs.io.max.bytes.per.second", "--yes", *zk_args(box))  # fmt: skip
+        assert code == 0, err
+
+    def test_tail_shows_headers_on_1_1(self, capsys: pytest.CaptureFixture[str], box: Sandbox) -> None:
+        create_topic(capsys, box, "tail111", 1, 1)
+        producer = Producer({"bootstrap.servers": box.info().bootstrap_servers})
+        producer.produce("tail111", value=b"v", headers=[("h", b"1")], partition=0)
+        assert producer.flush(30) == 0
+        code, out, err = run(capsys, "tail", "tail111", "--json", *zk_args(box))
+        assert code == 0, err
+        assert out["headers"] == ["h", "1"] and "headers unsupported" not in err
 
     def test_config_set_with_bootstrap_server_goes_through_zookeeper(
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient, audit_file: Path

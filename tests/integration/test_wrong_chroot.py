@@ -63,12 +63,15 @@ CLUSTER_COMMANDS: dict[tuple[str, ...], list[str]] = {
     ("migration",): ["migration"],
     ("changes",): ["changes"],
     ("broker",): ["broker", "1"],
+    ("tail",): ["tail", "x"],
 }
 # Variants of a command above that take another path to the cluster.
 VARIANTS = {
     "group reset": ["group", "reset", "g", "--topic", "x", "--to-earliest", "--dry-run"],
     "reassign plan --onto": ["reassign", "plan", "--onto", "1,2"],
     "config show --broker": ["config", "show", "--broker", "1"],
+    "config set --broker": ["config", "set", "--broker", "1", "leader.replication.throttled.rate=1", "--dry-run"],
+    "config delete --broker-default": ["config", "delete", "--broker-default", "x", "--dry-run"],
     "elect preferred --topic": ["elect", "preferred", "--topic", "x", "--dry-run"],
     "broker stop-check": ["broker", "stop-check", "1"],
 }

@@ -17,7 +17,7 @@ from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.zookeeper.health import EnsembleHealth
 from tests.recorded_backend import RecordedBackend
-from tests.tui.helpers import FROZEN_NOW, recorded_events
+from tests.tui.helpers import FROZEN_NOW, recorded_events, recorded_messages
 from tui.app import KzcApp
 
 
@@ -51,7 +51,8 @@ def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
     ) -> KzcApp:
         backend = RecordedBackend(snapshot or small_snapshot, recorded_events(), name="recorded",
                                   now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
-                                  zk_health=zk_health, log_dirs=log_dirs)  # fmt: skip
+                                  zk_health=zk_health, log_dirs=log_dirs,
+                                  messages=recorded_messages())  # fmt: skip
         return KzcApp(ConnectionSettings(), config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
 
     return make

@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from core.console.protocols import BackendEvent, EventKind
+from core.messages.reader import CREATE_TIME, Message
 
 FROZEN_NOW = 1_700_000_000.0  # 2023-11-14 22:13:20 UTC, the synthetic snapshot's time
 
@@ -29,6 +30,26 @@ def recorded_events() -> list[BackendEvent]:
         BackendEvent(base + 9_000, EventKind.TOPIC_CREATED, "topic orders.orders-00000 created (4 partitions, rf 3)",
                      "orders.orders-00000", "/brokers/topics/orders.orders-00000"),
     ]  # fmt: skip
+
+
+MESSAGES_TOPIC = "events.orders-00011"
+BIG_VALUE = b"0123456789abcdef" * (5 * 1024 * 1024 // 16)  # a 5 MB message
+
+
+def recorded_messages(topic: str = MESSAGES_TOPIC) -> list[Message]:
+    """A topic's messages as the brokers hand them over: JSON with headers, text, binary, a 5 MB value."""
+    base = int(FROZEN_NOW * 1000) - 60_000
+    values = [
+        (b"order-1", b'{"id": 1, "items": ["apple", "pear"], "total": 12.5}', (("trace", b"abc"),)),
+        (b"order-2", b"plain text\nsecond line", ()),
+        (None, bytes(range(32)), ()),
+        (b"order-3", b"red \x1b[31m alert", ()),
+        (b"big", BIG_VALUE, (("kind", b"bulk"),)),
+    ]
+    return [
+        Message(topic, i % 2, i // 2, CREATE_TIME, base + i * 1000, key, value, headers, broker=1)
+        for i, (key, value, headers) in enumerate(values)
+    ]
 
 
 async def settle(pilot: Pilot[None]) -> None:

@@ -29,7 +29,7 @@ from core.testdata.zk_health import ensemble_health
 from core.zookeeper.session import ConnectionState
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
-from tui.messages import ConnectionChanged, CreateTopicRequested, TopicChosen, ZnodeChosen
+from tui.messages import ConnectionChanged, CreateTopicRequested, MessagesChosen, TopicChosen, ZnodeChosen
 from tui.screens.checks import ChecksScreen
 from tui.widgets.virtual_table import VirtualTable
 
@@ -206,3 +206,11 @@ class TestSizes:
 
         dirs = synthetic_log_dirs(small_snapshot, int(FROZEN_NOW * 1000), offline={2: (1,)})
         await snapshot(partial(make_app, log_dirs=dirs), size, "broker-offline-dir", tmp_path, steps)
+
+
+class TestMessagesScreen:
+    async def test_messages(self, make_app: MakeApp, tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            app.post_message(MessagesChosen("events.orders-00011"))
+
+        await snapshot(make_app, (80, 24), "messages", tmp_path, steps)

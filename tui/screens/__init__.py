@@ -9,13 +9,14 @@ from tui.screens.base import KzcScreen
 from tui.screens.broker import BrokerScreen
 from tui.screens.checks import ChecksScreen
 from tui.screens.cluster import ClusterScreen, HealthCounter
-from tui.screens.config_edit import ConfigEditScreen
+from tui.screens.config_edit import BrokerConfigEditScreen, ConfigEditScreen
 from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
 from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
+from tui.screens.messages import MessageScreen, MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.stop_check import StopCheckScreen
@@ -44,10 +45,13 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("move off broker", MoveOffScreen),
     ("preferred election", ElectPreferredScreen),
     ("topic config", ConfigEditScreen),
+    ("broker config", BrokerConfigEditScreen),
     ("checks", ChecksScreen),
     ("groups", GroupsScreen),
     ("group detail", GroupDetailScreen),
     ("timeline", TimelineScreen),
+    ("messages", MessagesScreen),
+    ("message", MessageScreen),
     ("tables", VirtualTable),
     ("filter bar", FilterBar),
     ("help", HelpScreen),

@@ -2,7 +2,9 @@
 who leads them, the offline partitions it hosts, its registration (endpoints, rack, since, JSON version,
 broker epoch), the ZooKeeper session owning the registration and its log dirs (path and size, offline dirs
 named, the replicas in no online dir) with each replica's size and dir (``core.snapshot.broker_view``;
-the live part read in a worker, ``r`` again). ``p`` lists its partitions, ``i`` the stop check."""
+the live part read in a worker, ``r`` again), its configs (dynamic ones from ZooKeeper, and every non-default
+one with its source where the brokers report it; ``C`` edits its dynamic configs, ``D`` the cluster default).
+``p`` lists its partitions, ``i`` the stop check."""
 
 from __future__ import annotations
 
@@ -14,11 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from core.configs.broker import BrokerConfigsView
 from core.console.protocols import BrokerSource
 from core.console.view import ClusterView
 from core.snapshot.broker_view import BrokerLive, BrokerView, HostedReplica, broker_view
 from core.zookeeper.health import size_text
-from tui.messages import PartitionsChosen, StopCheckRequested
+from tui.messages import BrokerConfigEditRequested, PartitionsChosen, StopCheckRequested
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import clock_text
 from tui.widgets.filter_bar import FilterBar
@@ -35,6 +38,20 @@ COLUMNS = (
     Column("dir", "log dir", max_width=40),
     Column("problem", "problem", max_width=120),
 )
+
+
+CONFIG_COLUMNS = (
+    Column("name", "config", max_width=60),
+    Column("value", "value", max_width=60),
+    Column("source", "source"),
+)
+
+
+def config_rows(configs: BrokerConfigsView) -> list[Row]:
+    """Dynamic ones first (the broker's own, then the cluster default), then the static ones."""
+    order = {"DYNAMIC_BROKER_CONFIG": 0, "DYNAMIC_DEFAULT_BROKER_CONFIG": 1}
+    ranked = sorted(configs.rows, key=lambda r: (order.get(r.source, 2), r.name))
+    return [Row(f"{r.source}:{r.name}", (r.name, "-" if r.value is None else r.value, r.source)) for r in ranked]
 
 
 def hosted_rows(view: BrokerView, live: BrokerLive | None) -> list[Row]:
@@ -110,6 +127,8 @@ class BrokerScreen(KzcScreen):
         Binding("p", "partitions", "Partitions", id="broker_partitions"),
         Binding("i", "stop_check", "Stop impact", id="broker_stop_check"),
         Binding("r", "reload", "Reload", id="reload_broker"),
+        Binding("C", "edit_config", "Config", id="edit_broker_config"),
+        Binding("D", "edit_default", "Default config", show=False, id="edit_broker_default"),
     ]
 
     def __init__(self, broker: int, source: BrokerSource, now_ms: Callable[[], int]) -> None:
@@ -119,17 +138,20 @@ class BrokerScreen(KzcScreen):
         self.now_ms = now_ms
         self.view: BrokerView | None = None
         self.live: BrokerLive | None = None
+        self.configs: BrokerConfigsView | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
         yield FilterBar()
         yield Static("", id="broker-header", classes="panel")
         yield VirtualTable(COLUMNS, empty_text="no replica on this broker", id="broker-replicas", classes="panel")
+        yield VirtualTable(CONFIG_COLUMNS, empty_text="reading…", id="broker-configs", classes="panel")
         yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#broker-header").border_title = f"Broker {self.broker}"
         self.query_one("#broker-replicas").border_title = "Its replicas"
+        self.query_one("#broker-configs").border_title = "Its configs (dynamic, and non-default as it reports them)"
         self.query_one("#broker-replicas", VirtualTable).focus()
 
     def prepare(self, view: ClusterView) -> object:
@@ -141,6 +163,19 @@ class BrokerScreen(KzcScreen):
         self._draw()
         if first:
             self._read_live(self.view)
+            self._read_configs()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="broker-configs")
+    def _read_configs(self) -> None:
+        configs = self.source.broker_configs(self.broker)
+        self.app.call_from_thread(self._configs_read, configs)
+
+    def _configs_read(self, configs: BrokerConfigsView) -> None:
+        self.configs = configs
+        table = self.query_one("#broker-configs", VirtualTable)
+        table.empty_text = configs.note or "no non-default config"
+        table.set_rows(config_rows(configs))
+        table.border_subtitle = configs.note if configs.rows and configs.note else ""
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="broker-live")
     def _read_live(self, view: BrokerView) -> None:
@@ -171,6 +206,15 @@ class BrokerScreen(KzcScreen):
             self.live = None
             self._draw()
             self._read_live(self.view)
+            self._read_configs()
+
+    def action_edit_config(self) -> None:
+        """Change this broker's dynamic configs, with the diff previewed."""
+        self.post_message(BrokerConfigEditRequested(str(self.broker)))
+
+    def action_edit_default(self) -> None:
+        """Change the cluster-wide default broker configs."""
+        self.post_message(BrokerConfigEditRequested("<default>"))
 
     def export_payload(self) -> dict[str, Any] | None:
         """The view, as ``kzc broker ID --json`` prints it."""

@@ -37,6 +37,7 @@ from tui.messages import (
     ElectionRequested,
     ExpandTopicRequested,
     GroupChosen,
+    MessagesChosen,
     TopicEntryChanged,
     ZnodeChosen,
 )
@@ -132,6 +133,8 @@ class TopicDetailScreen(KzcScreen):
         Binding("P", "elect_preferred", "Elect preferred", id="elect_preferred"),
         Binding("C", "edit_config", "Config", id="edit_config"),
         Binding("r", "offsets", "Offsets", id="refresh_offsets"),
+        Binding("m", "messages", "Messages", id="topic_detail_messages"),
+        Binding("M", "partition_messages", "Partition messages", show=False, id="partition_messages"),
         Binding("tab", "app.focus_next", "Next pane", show=False, id="next_pane"),
     ]
 
@@ -390,6 +393,16 @@ class TopicDetailScreen(KzcScreen):
     def action_edit_config(self) -> None:
         """Change this topic's config overrides, with the diff previewed."""
         self.post_message(ConfigEditRequested(self.topic))
+
+    def action_messages(self) -> None:
+        """The topic's messages, every partition (read without a trace)."""
+        self.post_message(MessagesChosen(self.topic))
+
+    def action_partition_messages(self) -> None:
+        """The messages of the highlighted partition."""
+        row = self.query_one("#partitions", VirtualTable).current_row
+        if row is not None:
+            self.post_message(MessagesChosen(self.topic, int(row.key)))
 
     def action_znode(self) -> None:
         """Open the topic's znode in the ZooKeeper browser."""

@@ -23,7 +23,13 @@ from core.console.view import ClusterView, TopicSummary
 from core.snapshot.sizes import Size, SizesView
 from core.zookeeper.health import size_text
 from tui.keymap import MUTATION_IDS
-from tui.messages import CreateTopicRequested, DeleteTopicsRequested, ExpandTopicRequested, TopicChosen
+from tui.messages import (
+    CreateTopicRequested,
+    DeleteTopicsRequested,
+    ExpandTopicRequested,
+    MessagesChosen,
+    TopicChosen,
+)
 from tui.screens.base import KzcScreen
 from tui.size_reads import SizeReads
 from tui.widgets.filter_bar import FilterBar
@@ -134,6 +140,7 @@ class TopicsScreen(KzcScreen):
         Binding("plus", "expand", "Add partitions", id="expand_topic"),
         Binding("d", "delete", "Delete", id="delete_topic"),
         Binding("D", "delete_matching", "Delete matching", id="delete_matching", show=False),
+        Binding("m", "messages", "Messages", id="topic_messages"),
     ]
 
     def __init__(
@@ -247,6 +254,12 @@ class TopicsScreen(KzcScreen):
 
     def _table(self) -> VirtualTable:
         return self.query_one("#topics", VirtualTable)
+
+    def action_messages(self) -> None:
+        """The highlighted topic's messages (read without a trace)."""
+        key = self._table().current_key
+        if key is not None:
+            self.post_message(MessagesChosen(key))
 
     def action_create(self) -> None:
         """Open the create form."""

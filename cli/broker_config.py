@@ -1,0 +1,90 @@
+"""``kzc config set|delete --broker ID | --broker-default``: dynamic broker configs with a preview, typed
+confirmation (or ``--yes``), the read-only refusal and an audit line, over ``core.configs.broker``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from contextlib import ExitStack
+
+from cli.topic_cmd import Cancelled, ask
+from core.audit import AuditLog
+from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
+from core.configs.broker import (
+    BrokerConfigOps,
+    broker_planned_writes,
+    entity_label,
+    masked,
+    parse_broker_request,
+)
+from core.configs.ops import open_ops
+from core.errors import GuardError, ReadOnlyError
+from core.topics.write import describe_writes
+
+
+def change_broker(
+    args: argparse.Namespace,
+    settings: ConnectionSettings,
+    entity: str,
+    items: Sequence[str],
+    deletes: Sequence[str],
+    operation: str,
+) -> int:
+    """Plan, preview, confirm and apply a dynamic broker config change (``entity``: an id or ``<default>``)."""
+    audit = AuditLog(cluster_name(settings))
+    keys = [i.partition("=")[0] for i in items]
+    raw = {"broker": entity, "set": keys, "delete": list(deletes), "dry_run": args.dry_run, "yes": args.yes}
+    with ExitStack() as stack, audit.attempt(f"{operation} broker", raw) as attempt:
+        request = parse_broker_request(entity, items, deletes)
+        ops = stack.enter_context(open_ops(BrokerConfigOps, settings, audit=audit))
+        plan = ops.plan(request)
+        facts = ops.reader.facts()
+        writes = broker_planned_writes(plan, facts) if plan.changes else ()
+        if args.json and args.dry_run:
+            cluster = cluster_json(settings, audit.cluster_id)
+            writes_json = [w.to_json() for w in writes]
+            print(json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": writes_json}))
+        elif not args.json:
+            print(cluster_banner(settings, audit.cluster_id))
+            print("\n".join(plan.describe()))
+            if args.dry_run and writes:
+                print("\n".join(describe_writes(writes, plan.via_reason)))
+        before = masked(dict(plan.before.config))
+        if args.dry_run:
+            attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
+            return 0
+        if plan.blocked:
+            raise ReadOnlyError(plan.blocked)
+        if not plan.changes:
+            attempt.refused("no change", before=before)
+            return 0
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise GuardError(
+                    "refusing to change configs without confirmation: stdin is not a terminal; add --yes to confirm "
+                    "non-interactively (after checking the diff with --dry-run)"
+                )
+            answer = ask(
+                f"Type {plan.confirmation!r} to change the dynamic config of {entity_label(entity)}: ",
+                sys.stdin,
+                sys.stderr,
+            )
+            if answer is None or answer.strip() != plan.confirmation:
+                attempt.cancelled(f"confirmation did not match (expected {plan.confirmation!r})")
+                raise Cancelled(f"confirmation did not match '{plan.confirmation}': nothing was changed")
+        stored = ops.apply(plan)
+        after = masked(dict(stored.config))
+        attempt.applied(
+            f"changed the dynamic config of {entity_label(entity)}",
+            before=before,
+            after=after,
+            via=plan.via,
+            path=plan.via_reason,
+        )
+    if args.json:
+        print(json.dumps({"applied": True, **plan.to_json(), "stored": after}))
+    else:
+        print(f"Changed the dynamic config of {entity_label(entity)} via {plan.via}.")
+    return 0

@@ -1,0 +1,340 @@
+"""Per-broker and cluster-default dynamic broker configs: ``/config/brokers/<id>`` and ``/config/brokers/<default>``.
+
+The path: IncrementalAlterConfigs on the BROKER resource when a ``--bootstrap-server`` is given and every
+registered broker serves it (2.3+); the broker then applies ``DynamicBrokerConfig``'s validation itself (which
+keys are dynamic, per-broker only or cluster-wide, password configs encrypted with ``password.encoder.secret``)
+and kzc previews with ``validate_only``. Otherwise ZooKeeper, as ``kafka-configs --zookeeper`` of the cluster's
+release writes (``core.kafka.broker_config_rules``: only the replication throttle rates while brokers run), with
+the same two writes as a topic config (``core.configs.zk.change_writes``: the config at the version read and the
+``/config/changes`` notification), fenced on ``/controller``.
+
+No secret is shown: values of password-like keys are masked in the preview, the JSON and the audit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from core.audit import AuditLog
+from core.brokers.apiversions import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
+from core.brokers.capabilities import Capabilities, Route, read_capabilities, route
+from core.brokers.changes import ChangeAdmin, ConfigValue
+from core.config import ConnectionSettings, cluster_name, read_only_cause
+from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigChange
+from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig, change_writes, controller_fence, execute, read_config
+from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.kafka.broker_config_rules import check_zookeeper_update
+from core.kafka.znodes.paths import broker_config_path
+from core.topics.facts import ClusterFacts, TopicStateReader
+from core.topics.guard import read_only_reason
+from core.topics.write import PlannedWrite
+from core.zookeeper.session import ZkSession
+
+BROKER_CONFIG_TOOL = (
+    "as kafka-configs --zookeeper did (AdminZkClient.changeBrokerConfig: /config/brokers/<id>, then a "
+    "/config/changes notification; kzc sets the config at the version it read)"
+)
+DEFAULT_THROUGH_ZOOKEEPER = (
+    "the cluster default goes through ZooKeeper: Kafka names it with an empty BROKER resource, which librdkafka "
+    "(confluent-kafka) refuses to send; other keys than the throttle rates: kafka-configs --bootstrap-server "
+    "--entity-type brokers --entity-default"
+)
+_SECRET_MARKS = ("password", "secret", "jaas.config", "credentials")
+
+
+def is_secret(key: str) -> bool:
+    """Whether ``key``'s value is a secret kzc never shows (password configs and the like)."""
+    return any(mark in key.lower() for mark in _SECRET_MARKS)
+
+
+def masked(config: Mapping[str, str | None]) -> dict[str, str | None]:
+    """``config`` with every secret value replaced by ``(secret)``."""
+    return {k: ("(secret)" if v is not None and is_secret(k) else v) for k, v in config.items()}
+
+
+def entity_label(entity: str) -> str:
+    """``broker 1`` or ``the cluster default``."""
+    return "the cluster default" if entity == BROKER_DEFAULT else f"broker {entity}"
+
+
+@dataclass(frozen=True)
+class BrokerConfigRequest:
+    """Set ``updates`` and delete ``deletes`` on broker ``entity`` (an id, or ``<default>``)."""
+
+    entity: str
+    updates: tuple[tuple[str, str], ...] = ()
+    deletes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The arguments as the audit log records them (secrets masked)."""
+        return {"broker": self.entity, "set": masked(dict(self.updates)), "delete": list(self.deletes)}
+
+
+def parse_broker_request(entity: str, items: Sequence[str], deletes: Sequence[str]) -> BrokerConfigRequest:
+    """``KEY=VALUE`` items and keys to delete for a broker id or ``<default>``.
+
+    Raises:
+        UsageError: not a broker id, nothing to change, an item without ``=``, a key both set and deleted.
+    """
+    if entity != BROKER_DEFAULT and not entity.isdigit():
+        raise UsageError(f"--broker takes a broker id, got '{entity}'")
+    updates: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"a config takes KEY=VALUE, got '{key if is_secret(key) else item}'")
+        updates[key.strip()] = value
+    keys = tuple(dict.fromkeys(k.strip() for k in deletes))
+    if not updates and not keys:
+        raise UsageError("give KEY=VALUE to set or keys to delete")
+    both = sorted(set(updates) & set(keys))
+    if both:
+        raise UsageError(f"{', '.join(both)} both set and deleted")
+    return BrokerConfigRequest(entity, tuple(updates.items()), keys)
+
+
+@dataclass(frozen=True)
+class BrokerConfigPlan:
+    """A checked broker config change: overrides before (with the znode version) and after, the diff, the path."""
+
+    request: BrokerConfigRequest
+    before: StoredConfig
+    after: tuple[tuple[str, str], ...]
+    changes: tuple[ConfigChange, ...]
+    via: str
+    blocked: str | None = None
+    via_reason: str | None = None
+
+    @property
+    def entity(self) -> str:
+        """The broker id or ``<default>``."""
+        return self.request.entity
+
+    @property
+    def confirmation(self) -> str:
+        """What the user types to confirm: the broker id, or ``default``."""
+        return "default" if self.entity == BROKER_DEFAULT else self.entity
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"broker", "before", "after", "changes", "via", "path", "zk_version", "blocked"}`` (secrets masked)."""
+        return {
+            "broker": self.entity,
+            "before": masked(dict(self.before.config)),
+            "after": masked(dict(self.after)),
+            "changes": [_masked_change(c).to_json() for c in self.changes],
+            "via": self.via,
+            "path": self.via_reason,
+            "zk_version": self.before.zk_version,
+            "blocked": self.blocked,
+        }
+
+    def describe(self) -> list[str]:
+        """The diff as terminal lines."""
+        via = "the AdminClient (IncrementalAlterConfigs)" if self.via == VIA_ADMIN else "ZooKeeper"
+        head = f"Dynamic config of {entity_label(self.entity)} ({broker_config_path(self.entity)}), via {via}:"
+        lines = [head, *(_masked_change(c).describe() for c in self.changes)] if self.changes else [head, "  no change"]
+        if self.via_reason:
+            lines.append(f"  path: {self.via_reason}")
+        if self.blocked:
+            lines.append(f"  BLOCKED: {self.blocked}")
+        return lines
+
+
+def _masked_change(change: ConfigChange) -> ConfigChange:
+    if not is_secret(change.key):
+        return change
+    before = None if change.before is None else "(secret)"
+    after = None if change.after is None else "(secret)"
+    return ConfigChange(change.key, before, after)
+
+
+def plan_broker_change(
+    request: BrokerConfigRequest,
+    before: StoredConfig,
+    via: str,
+    running: Sequence[int],
+    before_1_1: bool,
+    blocked: str | None = None,
+    via_reason: str | None = None,
+) -> BrokerConfigPlan:
+    """Check and diff a broker config change (ZooKeeper: the release's own rules; AdminClient: the broker's).
+
+    Raises:
+        KafkaRuleError: "Invalid config(s): ..." for keys to delete that are not set; the ZooKeeper path's
+            refusal (``core.kafka.broker_config_rules.check_zookeeper_update``).
+    """
+    current = before.as_dict()
+    missing = [k for k in request.deletes if k not in current]
+    if missing:
+        raise KafkaRuleError(f"Invalid config(s): {','.join(missing)}", "InvalidConfigurationException")
+    if via == VIA_ZOOKEEPER:
+        check_zookeeper_update(request.updates, request.entity, running, before_1_1, via_reason)
+    after = dict(current)
+    after.update(request.updates)
+    for key in request.deletes:
+        after.pop(key, None)
+    changes = tuple(
+        ConfigChange(k, current.get(k), after.get(k))
+        for k in sorted(set(current) | set(after))
+        if current.get(k) != after.get(k)
+    )
+    return BrokerConfigPlan(request, before, tuple(sorted(after.items())), changes, via, blocked, via_reason)
+
+
+def broker_planned_writes(plan: BrokerConfigPlan, facts: ClusterFacts) -> tuple[PlannedWrite, ...]:
+    """What applying ``plan`` sends: the IncrementalAlterConfigs request, or the fence, config and notification."""
+    if plan.via == VIA_ADMIN:
+        arguments = _admin_arguments(plan)
+        shown = {**arguments, "set": masked(arguments["set"])}
+        return (PlannedWrite("admin", "IncrementalAlterConfigs", json.dumps(shown, separators=(",", ":")).encode()),)
+    fence = controller_fence(facts, f"{BROKERS} {plan.entity}")
+    return (*(() if fence is None else (fence,)), *change_writes(plan.before, dict(plan.after)))
+
+
+def _admin_arguments(plan: BrokerConfigPlan) -> dict[str, Any]:
+    return {
+        "resource": {"type": "BROKER", "name": _resource_name(plan.entity)},
+        "set": {c.key: c.after for c in plan.changes if c.after is not None},
+        "delete": [c.key for c in plan.changes if c.after is None],
+    }
+
+
+def _resource_name(entity: str) -> str:
+    """The BROKER resource name: the id, or ``""`` for the cluster default (as Kafka's AdminClient names it)."""
+    return "" if entity == BROKER_DEFAULT else entity
+
+
+class BrokerConfigOps:
+    """Show, plan and apply dynamic broker configs on the cluster behind ``session`` (and ``admin``)."""
+
+    def __init__(
+        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog | None = None
+    ) -> None:
+        self.session = session
+        self.admin = admin
+        self.settings = settings
+        self.reader = TopicStateReader(session)
+        self.audit = audit or AuditLog(cluster_name(settings))
+
+    def capabilities(self, facts: ClusterFacts) -> Capabilities:
+        """The registered brokers' ApiVersions (kzc's own request: no ``--bootstrap-server`` needed)."""
+        return read_capabilities(facts.brokers, 5.0)
+
+    def describe(self, entity: str) -> tuple[list[ConfigValue] | None, str | None]:
+        """What the broker reports for ``entity`` (DescribeConfigs on the BROKER resource), or why it cannot."""
+        if self.admin is None:
+            return None, "the static values and sources need --bootstrap-server (DescribeConfigs)"
+        lacking = self.capabilities(self.reader.facts()).lacking(DESCRIBE_CONFIGS)
+        if lacking is not None:
+            return None, f"the brokers cannot report their configs: {lacking}"
+        return self.admin.describe_config(BROKERS, _resource_name(entity)), None
+
+    def plan(self, request: BrokerConfigRequest) -> BrokerConfigPlan:
+        """Read, check and diff; on the AdminClient path the broker validates too (``validate_only``).
+
+        Raises:
+            KafkaRuleError: see ``plan_broker_change``; the broker's refusal.
+        """
+        facts = self.reader.facts()
+        before = read_config(self.session, BROKERS, request.entity)
+        blocked = read_only_reason(read_only_cause(self.settings), facts)
+        caps = self.capabilities(facts)
+        before_1_1 = caps.lacking(DESCRIBE_CONFIGS, (1, 32767)) is not None
+        if request.entity == BROKER_DEFAULT and self.admin is not None:
+            path = Route(VIA_ZOOKEEPER, DEFAULT_THROUGH_ZOOKEEPER)
+        else:
+            path = route(caps if self.admin is not None else None, INCREMENTAL_ALTER_CONFIGS, BROKER_CONFIG_TOOL)
+        plan = plan_broker_change(request, before, path.via, sorted(facts.brokers), before_1_1, blocked, path.reason)
+        if self.admin is not None and plan.via == VIA_ADMIN and blocked is None and plan.changes:
+            arguments = _admin_arguments(plan)
+            self.admin.alter_config(
+                BROKERS, _resource_name(plan.entity), arguments["set"], arguments["delete"], validate_only=True
+            )
+        return plan
+
+    def apply(self, plan: BrokerConfigPlan) -> StoredConfig:
+        """Write ``plan``; returns what ZooKeeper holds afterwards.
+
+        Raises:
+            ReadOnlyError: read-only mode or a migration. ConcurrentChangeError: the znode changed since the plan.
+            KzcError: ZooKeeper holds other keys than planned afterwards.
+        """
+        facts = self.reader.facts()
+        reason = read_only_reason(read_only_cause(self.settings), facts)
+        if reason is not None:
+            raise ReadOnlyError(reason)
+        path = broker_config_path(plan.entity)
+        now = read_config(self.session, BROKERS, plan.entity)
+        if now.zk_version != plan.before.zk_version:
+            raise ConcurrentChangeError(
+                f"{path} changed since the plan was made (version {plan.before.zk_version}, now {now.zk_version}); "
+                "nothing was written: make the plan again"
+            )
+        if self.admin is not None and plan.via == VIA_ADMIN:
+            arguments = _admin_arguments(plan)
+            self.admin.alter_config(BROKERS, _resource_name(plan.entity), arguments["set"], arguments["delete"])
+        else:
+            execute(
+                self.session, broker_planned_writes(plan, facts), f"the config change of {entity_label(plan.entity)}"
+            )
+        stored = read_config(self.session, BROKERS, plan.entity)
+        # The broker stores password configs encrypted: compare keys, and the values of everything else.
+        expected = {k: v for k, v in plan.after if not is_secret(k)}
+        got = {k: v for k, v in stored.config if not is_secret(k)}
+        if got != expected or set(stored.as_dict()) != {k for k, _ in plan.after}:
+            raise KzcError(f"{path} holds other configs than planned after the write: check the cluster")
+        return stored
+
+
+@dataclass(frozen=True)
+class BrokerConfigRow:
+    """One config of a broker as the console lists it: where its value comes from (``source``)."""
+
+    name: str
+    value: str | None
+    source: str
+
+    def to_json(self) -> dict[str, str | None]:
+        """``{"name", "value", "source"}``."""
+        return {"name": self.name, "value": self.value, "source": self.source}
+
+
+@dataclass(frozen=True)
+class BrokerConfigsView:
+    """A broker's dynamic configs from ZooKeeper (its own and the cluster default, secrets masked) and, where
+    the brokers report them, every non-default config with its source; ``note`` says why those are missing."""
+
+    broker: int
+    rows: tuple[BrokerConfigRow, ...]
+    note: str | None = None
+
+
+def broker_configs_view(
+    broker: int, own: StoredConfig, default: StoredConfig, described: Sequence[ConfigValue] | None, note: str | None
+) -> BrokerConfigsView:
+    """The rows: the brokers' own report when there is one (it names every source: ``DYNAMIC_BROKER_CONFIG``,
+    ``DYNAMIC_DEFAULT_BROKER_CONFIG``, ``STATIC_BROKER_CONFIG``...), else the ZooKeeper overrides."""
+    if described is not None:
+        rows = [
+            BrokerConfigRow(v.name, "(secret)" if v.sensitive or is_secret(v.name) else v.value, v.source)
+            for v in described
+            if not v.is_default
+        ]
+        return BrokerConfigsView(broker, tuple(sorted(rows, key=lambda r: (r.source, r.name))), note)
+    rows = [BrokerConfigRow(k, v, "DYNAMIC_BROKER_CONFIG") for k, v in masked(own.as_dict()).items()]
+    rows += [BrokerConfigRow(k, v, "DYNAMIC_DEFAULT_BROKER_CONFIG") for k, v in masked(default.as_dict()).items()]
+    return BrokerConfigsView(broker, tuple(rows), note)
+
+
+def read_broker_configs(ops: BrokerConfigOps, broker: int) -> BrokerConfigsView:
+    """``broker``'s configs now: ZooKeeper's overrides, and DescribeConfigs where the brokers serve it."""
+    own = read_config(ops.session, BROKERS, str(broker))
+    default = read_config(ops.session, BROKERS, BROKER_DEFAULT)
+    try:
+        described, note = ops.describe(str(broker))
+    except KzcError as exc:
+        described, note = None, f"the broker did not report its configs: {exc}"
+    return broker_configs_view(broker, own, default, described, note)
