@@ -1,0 +1,212 @@
+"""ACLs in ZooKeeper, read and written as Kafka's ZooKeeper authorizer does (``AclAuthorizer`` 2.4+,
+``SimpleAclAuthorizer`` 0.9 to 2.3: the same znodes and formats).
+
+Reading: every ``/kafka-acl/<Type>/<name>`` (literal) and ``/kafka-acl-extended/prefixed/<Type>/<name>``
+(2.0+); a znode Kafka could not read either is reported, never fatal. Writing (``AclAuthorizer.addAcls`` /
+``removeAcls`` → ``updateResourceAcls``): the pattern's znode set at the version read (or created, or
+deleted when no ACL is left), then the change event that makes every broker reload that pattern
+(``/kafka-acl-changes/acl_changes_<seq>`` with ``Type:name`` for a literal pattern,
+``/kafka-acl-extended-changes/acl_changes_<seq>`` with JSON for a prefixed one), in one multi-op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.config import ConnectionSettings
+from core.configs.zk import execute
+from core.errors import ConcurrentChangeError, KzcError, UsageError
+from core.kafka.acls import (
+    LITERAL,
+    PREFIXED,
+    RESOURCE_TYPES,
+    Acl,
+    AclBinding,
+    ResourcePattern,
+    check_pattern,
+    encode_acls,
+    encode_change_event,
+)
+from core.kafka.znodes import Unreadable
+from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
+from core.kafka.znodes.security import AclResource, parse_acl_resource
+from core.security.common import mutation_guard
+from core.topics.write import PlannedWrite
+from core.zookeeper.session import ZkSession
+
+ACL_PATH_NOTE = (
+    "ZooKeeper, as kafka-acls --authorizer-properties zookeeper.connect=... writes (the ZooKeeper authorizer's "
+    "store; DescribeAcls/CreateAcls reach the same znodes through a broker)"
+)
+
+
+@dataclass(frozen=True)
+class AclListing:
+    """Every ACL in ZooKeeper and the znodes Kafka could not read either (``path: reason``)."""
+
+    bindings: tuple[AclBinding, ...]
+    unreadable: tuple[str, ...] = ()
+    extended_store: bool = False  # /kafka-acl-extended exists: a 2.0+ ZooKeeper authorizer has run
+
+    def filtered(
+        self, pattern: ResourcePattern | None = None, principal: str | None = None, resource_type: str | None = None
+    ) -> list[AclBinding]:
+        """The ACLs on exactly ``pattern`` (or of ``resource_type``), of ``principal``."""
+        return [
+            b
+            for b in self.bindings
+            if (pattern is None or (b.pattern.resource_type, b.pattern.name) == (pattern.resource_type, pattern.name))
+            and (resource_type is None or b.pattern.resource_type == resource_type)
+            and (principal is None or b.acl.principal == principal)
+        ]
+
+
+@dataclass(frozen=True)
+class StoredAcls:
+    """One pattern's znode as read: its ACLs and version (None: no znode)."""
+
+    pattern: ResourcePattern
+    acls: frozenset[Acl]
+    zk_version: int | None
+
+
+@dataclass(frozen=True)
+class AclPlan:
+    """Adding or removing ACLs on one pattern: before, after, and the writes that make the change."""
+
+    action: str  # "add" or "remove"
+    pattern: ResourcePattern
+    requested: tuple[Acl, ...]
+    before: StoredAcls
+    after: frozenset[Acl]
+    writes: tuple[PlannedWrite, ...] = field(default=())
+
+    @property
+    def changes(self) -> bool:
+        """Whether the plan changes anything."""
+        return self.after != self.before.acls
+
+    def describe(self) -> list[str]:
+        """The preview: what is added or removed, and what stays."""
+        path = acl_path(self.pattern.resource_type, self.pattern.name, self.pattern.pattern_type)
+        version = "no znode" if self.before.zk_version is None else f"znode version {self.before.zk_version}"
+        lines = [f"ACLs on {self.pattern} ({path}, {version}):"]
+        for acl in sorted(self.before.acls | self.after):
+            mark = "+" if acl not in self.before.acls else "-" if acl not in self.after else " "
+            lines.append(f"  {mark} {acl.permission} {acl.principal} {acl.operation} from {acl.host}")
+        if not self.changes:
+            lines.append("  no change: " + ("every ACL is there already" if self.action == "add" else "no such ACL"))
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as JSON."""
+        return {
+            "action": self.action,
+            "resource": {"type": self.pattern.resource_type, "name": self.pattern.name,
+                         "pattern_type": self.pattern.pattern_type},
+            "before": [a.to_json() for a in sorted(self.before.acls)],
+            "after": [a.to_json() for a in sorted(self.after)],
+            "zk_version": self.before.zk_version,
+            "writes": [w.to_json() for w in self.writes],
+        }  # fmt: skip
+
+
+def read_acls(session: ZkSession) -> AclListing:
+    """Every ACL ZooKeeper holds, literal and prefixed.
+
+    Raises:
+        ConnectError: ZooKeeper failed.
+    """
+    bindings: list[AclBinding] = []
+    unreadable: list[str] = []
+    stores = [(LITERAL, ACLS)]
+    extended = session.read_children(EXTENDED_ACLS)
+    for pattern_dir in extended or []:
+        stores.append((pattern_dir.upper(), f"{EXTENDED_ACLS}/{pattern_dir}"))
+    for pattern_type, _root in stores:
+        for resource_type in sorted(RESOURCE_TYPES):
+            type_path = acl_type_path(resource_type, pattern_type)
+            for name in sorted(session.read_children(type_path) or []):
+                stored = _read_pattern(session, ResourcePattern(resource_type, name, pattern_type), unreadable)
+                bindings.extend(AclBinding(stored.pattern, a) for a in sorted(stored.acls))
+    return AclListing(tuple(bindings), tuple(unreadable), extended is not None)
+
+
+def _read_pattern(session: ZkSession, pattern: ResourcePattern, unreadable: list[str] | None = None) -> StoredAcls:
+    path = acl_path(pattern.resource_type, pattern.name, pattern.pattern_type)
+    found = session.read(path)
+    if found is None:
+        return StoredAcls(pattern, frozenset(), None)
+    data, stat = found
+    value = parse_acl_resource(path, data)
+    if isinstance(value, Unreadable):
+        if unreadable is None:
+            raise KzcError(f"{path} is unreadable: {value.reason}; fix it before changing its ACLs")
+        unreadable.append(f"{path}: {value.reason}")
+        return StoredAcls(pattern, frozenset(), int(stat.version))
+    assert isinstance(value, AclResource)
+    acls = frozenset(Acl(a.principal, a.permission_type, a.operation, a.host) for a in value.acls)
+    return StoredAcls(pattern, acls, int(stat.version))
+
+
+def plan_acls(session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl]) -> AclPlan:
+    """Read the pattern's ACLs and plan adding or removing ``acls``.
+
+    Raises:
+        UsageError: a prefixed pattern where no 2.0+ ZooKeeper authorizer has run (no ``/kafka-acl-extended``).
+        KzcError: the pattern's znode is unreadable.
+    """
+    if pattern.pattern_type == PREFIXED and session.read_children(EXTENDED_ACLS) is None:
+        raise UsageError(
+            f"prefixed ACLs need Kafka 2.0+ with the ZooKeeper authorizer, which creates {EXTENDED_ACLS} at start; "
+            "this cluster has none"
+        )
+    check_pattern(pattern, None)
+    requested = tuple(sorted(set(acls)))
+    before = _read_pattern(session, pattern)
+    after = before.acls | set(requested) if action == "add" else before.acls - set(requested)
+    plan = AclPlan(action, pattern, requested, before, frozenset(after))
+    return AclPlan(action, pattern, requested, before, plan.after, acl_writes(plan) if plan.changes else ())
+
+
+def acl_writes(plan: AclPlan) -> tuple[PlannedWrite, ...]:
+    """``updateResourceAcls``' writes: the pattern's znode (create, set at the read version, or delete when
+    empty), then the change event."""
+    pattern = plan.pattern
+    path = acl_path(pattern.resource_type, pattern.name, pattern.pattern_type)
+    version = plan.before.zk_version
+    if not plan.after:
+        store = PlannedWrite("delete", path, b"", version)
+    elif version is None:
+        store = PlannedWrite("create", path, encode_acls(plan.after))
+    else:
+        store = PlannedWrite("set", path, encode_acls(plan.after), version)
+    event = PlannedWrite("sequential", acl_change_sequence(pattern.pattern_type), encode_change_event(pattern))
+    return store, event
+
+
+def apply_acls(session: ZkSession, settings: ConnectionSettings, plan: AclPlan) -> StoredAcls:
+    """Write ``plan`` and return the pattern's ACLs as read back.
+
+    Raises:
+        ReadOnlyError: read-only mode or a migration.
+        ConcurrentChangeError: the pattern's ACLs changed since the plan (nothing written; the message
+            says what they are now).
+        KzcError: the znode holds something else than the plan afterwards.
+    """
+    mutation_guard(session, settings)
+    try:
+        execute(session, plan.writes, f"the ACL change on {plan.pattern}")
+    except ConcurrentChangeError:
+        now = _read_pattern(session, plan.pattern)
+        shown = "; ".join(str(a) for a in sorted(now.acls)) or "none"
+        raise ConcurrentChangeError(
+            f"the ACLs on {plan.pattern} changed since they were read (version {plan.before.zk_version}, now "
+            f"{now.zk_version}: {shown}); nothing was written: plan again"
+        ) from None
+    stored = _read_pattern(session, plan.pattern)
+    if stored.acls != plan.after:
+        raise KzcError(f"the ACLs on {plan.pattern} are not the planned ones after the write: check the cluster")
+    return stored

@@ -1,0 +1,30 @@
+"""What the security operations share: the guard every mutation passes, and the cluster facts it reads."""
+
+from __future__ import annotations
+
+from core.config import ConnectionSettings, read_only_cause
+from core.configs.zk import controller_fence
+from core.errors import ReadOnlyError
+from core.topics.facts import ClusterFacts, TopicStateReader
+from core.topics.guard import read_only_reason
+from core.topics.write import PlannedWrite
+from core.zookeeper.session import ZkSession
+
+
+def mutation_guard(session: ZkSession, settings: ConnectionSettings) -> ClusterFacts:
+    """The cluster's facts, when a mutation may be applied now.
+
+    Raises:
+        ReadOnlyError: read-only mode, or a ZooKeeper-to-KRaft migration owns the metadata.
+    """
+    facts = TopicStateReader(session).facts()
+    reason = read_only_reason(read_only_cause(settings), facts)
+    if reason is not None:
+        raise ReadOnlyError(reason)
+    return facts
+
+
+def config_fence(facts: ClusterFacts, what: str) -> tuple[PlannedWrite, ...]:
+    """The ``/controller`` check Kafka 3.7.1+ puts before an entity config write (``controller_fence``)."""
+    fence = controller_fence(facts, what)
+    return () if fence is None else (fence,)
