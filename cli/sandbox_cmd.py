@@ -56,6 +56,10 @@ def register(sub: Any) -> None:
         "--zk-words", metavar="W1,W2,...",
         help=f"with --zookeepers N: the servers' 4lw.commands.whitelist (default {DEFAULT_WORDS})",
     )  # fmt: skip
+    up.add_argument(
+        "--security", action="store_true",
+        help="a SASL_PLAINTEXT SCRAM listener and the ZooKeeper authorizer (admin password: DIR/admin.password)",
+    )  # fmt: skip
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
         "--traffic",
@@ -162,6 +166,7 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int | OpenCon
         broker_versions=_broker_versions(args.broker_version),
         zookeepers=args.zookeepers,
         zk_words=args.zk_words,
+        security=args.security,
     )
     info = box.info()
     traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None
@@ -310,6 +315,14 @@ def _describe(info: SandboxInfo) -> str:
         lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid!s:<8} Kafka {b.kafka_version}")
     lines += [
         f"  bootstrap servers  {info.bootstrap_servers}",
+        *(
+            [
+                f"  SCRAM listeners    {info.sasl_bootstrap_servers} (SASL_PLAINTEXT; user admin, password in "
+                f"{info.dir}/admin.password; ACLs enforced there, PLAINTEXT clients are super users)"
+            ]
+            if info.sasl_bootstrap_servers
+            else []
+        ),
         "",
         f"Open the console:  kzc --zookeeper {info.zookeeper} --bootstrap-server {info.bootstrap_servers}",
         f"Stop it:           kzc sandbox down --dir {info.dir}",
