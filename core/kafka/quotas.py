@@ -89,7 +89,7 @@ def parse_quota(key: str, value: str, release: tuple[int, ...] | None) -> str:
         number = kind(value)
     except ValueError:
         raise UsageError(
-            f"Invalid value {value} for configuration {key}: Not a number of type {kind.__name__.upper()}"
+            f"Invalid value {value} for configuration {key}: Not a number of type {'LONG' if kind is int else 'DOUBLE'}"
         ) from None
     if number <= 0:
         raise UsageError(f"Invalid value {value} for configuration {key}: a quota must be positive")
