@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
 
@@ -149,3 +150,12 @@ def verify_password(credential: ScramCredential, mechanism: str, password: str) 
     """Whether ``password`` produces ``credential`` (tests; a server would use the SCRAM exchange)."""
     again = generate_credential(mechanism, password, credential.iterations, credential.salt)
     return hmac.compare_digest(again.stored_key, credential.stored_key)
+
+
+_SECRET_FIELDS = re.compile(r"\b(salt|stored_key|server_key)=[^,\"'\s]*")
+
+
+def redact_credentials(text: str) -> str:
+    """``text`` with every SCRAM salt and key replaced by ``(hidden)`` (the iterations stay): how any view
+    of a user's raw config (the ZooKeeper browser, ``kzc zk get``) shows it."""
+    return _SECRET_FIELDS.sub(lambda m: f"{m.group(1)}=(hidden)", text)

@@ -84,6 +84,7 @@ EXTENDED_ACL_CHANGE_SEQUENCE = f"{EXTENDED_ACL_CHANGES}/{ACL_CHANGE_PREFIX}"
 """Where a prefixed ACL change event (2.0+) is created, sequentially."""
 TOPIC_CONFIGS = f"{CONFIG}/{TOPIC_CONFIG_TYPE}"
 BROKER_CONFIGS = f"{CONFIG}/{BROKER_CONFIG_TYPE}"
+USER_CONFIGS = f"{CONFIG}/users"
 
 
 # ---- the layout: znodes per entity --------------------------------------------------------------------
