@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from cli.console_cmd import OpenConsole
@@ -19,6 +20,7 @@ from core.sandbox.ensemble import DEFAULT_WORDS
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, ensure_tools_jars, java_executable
 from core.sandbox.migration import PHASES, SandboxMigration
 from core.sandbox.releases import KafkaRelease
+from core.sandbox.security import ADMIN_USER, PASSWORD_FILE
 from core.sandbox.traffic import start_traffic
 
 
@@ -317,8 +319,8 @@ def _describe(info: SandboxInfo) -> str:
         f"  bootstrap servers  {info.bootstrap_servers}",
         *(
             [
-                f"  SCRAM listeners    {info.sasl_bootstrap_servers} (SASL_PLAINTEXT; user admin, password in "
-                f"{info.dir}/admin.password; ACLs enforced there, PLAINTEXT clients are super users)"
+                f"  SCRAM listeners    {info.sasl_bootstrap_servers} (SASL_PLAINTEXT; user {ADMIN_USER}, password in "
+                f"{Path(info.dir) / PASSWORD_FILE}; ACLs enforced there, PLAINTEXT clients are super users)"
             ]
             if info.sasl_bootstrap_servers
             else []
