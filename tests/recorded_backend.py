@@ -32,8 +32,10 @@ from core.errors import ConnectError, ReadOnlyError, UsageError
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
+from core.kafka.acls import AclBinding, matching, who_can
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
+from core.security.acls import ResourceAccess
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.facts import ClusterFacts, LiveTopic
@@ -61,7 +63,7 @@ class RecordedBackend:
     """Serves ``snapshot`` (and replays ``events``) as a read-only cluster; a Spark check run goes to
     ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
-    ZooKeeper ensemble health it serves (none by default)."""
+    ZooKeeper ensemble health it serves (none by default); ``acls`` the ACLs (none by default)."""
 
     def __init__(
         self,
@@ -76,7 +78,9 @@ class RecordedBackend:
         groups: Sequence[GroupLag] = (),
         trends: Mapping[str, LagTrend] | None = None,
         zk_health: EnsembleHealth | None = None,
+        acls: Sequence[AclBinding] = (),
     ) -> None:
+        self.acls = tuple(acls)
         self._groups = tuple(groups)
         self._zk_health = zk_health
         self._trends = dict(trends or {})
@@ -304,6 +308,14 @@ class RecordedBackend:
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
         """The given groups with partitions of ``topic``."""
         return self.group_overview().of_topic(topic)
+
+    # ---- AclSource -----------------------------------------------------------------------------------
+
+    def topic_access(self, topic: str) -> ResourceAccess:
+        """``acls`` holds what the recording serves: no ACL unless a test gives some."""
+        found = matching(self.acls, "Topic", topic)
+        rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, "Topic", topic))
+        return ResourceAccess("Topic", topic, rows, tuple(sorted({str(b.pattern) for b in found})))
 
     # ---- BrokerSource --------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
+from core.security.acls import ResourceAccess
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
@@ -351,6 +352,18 @@ class GroupSource(Protocol):
         ...
 
 
+class AclSource(Protocol):
+    """The ZooKeeper authorizer's ACLs (``core.security.acls``)."""
+
+    def topic_access(self, topic: str) -> ResourceAccess:
+        """Who can do what on ``topic``, from the ACLs in ZooKeeper (blocking; call from a worker).
+
+        Raises:
+            ConnectError: ZooKeeper failed.
+        """
+        ...
+
+
 class ZkHealthSource(Protocol):
     """ZooKeeper's own health: every server of the connect string (``core.zookeeper.health``)."""
 
@@ -380,6 +393,7 @@ class ClusterBackend(
     FixSource,
     GroupSource,
     ZkHealthSource,
+    AclSource,
     BrokerSource,
     Protocol,
 ):

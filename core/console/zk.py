@@ -59,6 +59,7 @@ from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
 from core.kafka.znodes import EntityConfig
+from core.security.acls import ResourceAccess, resource_access
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -424,6 +425,12 @@ class ZkBackend:
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
         return read_broker_live(self._session, view)
+
+    # ---- AclSource -----------------------------------------------------------------------------------
+
+    def topic_access(self, topic: str) -> ResourceAccess:
+        """Who can do what on ``topic``, from the ACLs ZooKeeper holds now."""
+        return resource_access(self._zk(), "Topic", topic)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

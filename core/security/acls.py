@@ -28,6 +28,8 @@ from core.kafka.acls import (
     check_pattern,
     encode_acls,
     encode_change_event,
+    matching,
+    who_can,
 )
 from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
@@ -210,3 +212,29 @@ def apply_acls(session: ZkSession, settings: ConnectionSettings, plan: AclPlan) 
     if stored.acls != plan.after:
         raise KzcError(f"the ACLs on {plan.pattern} are not the planned ones after the write: check the cluster")
     return stored
+
+
+@dataclass(frozen=True)
+class ResourceAccess:
+    """ "Who can do what" on one resource, as the authorizer would decide from the ACLs in ZooKeeper: one row
+    per principal, host and verdict (``core.kafka.acls.who_can``), the patterns that apply, and the
+    znodes that could not be read (their ACLs are not counted)."""
+
+    resource_type: str
+    name: str
+    rows: tuple[tuple[str, str, str, tuple[str, ...]], ...]
+    patterns: tuple[str, ...]
+    unreadable: tuple[str, ...] = ()
+
+
+def resource_access(session: ZkSession, resource_type: str, name: str) -> ResourceAccess:
+    """Read every ACL and say who can do what on ``resource_type`` ``name`` (literal, wildcard, prefixed).
+
+    Raises:
+        ConnectError: ZooKeeper failed.
+    """
+    listing = read_acls(session)
+    found = matching(listing.bindings, resource_type, name)
+    rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, resource_type, name))
+    patterns = tuple(sorted({str(b.pattern) for b in found}))
+    return ResourceAccess(resource_type, name, rows, patterns, listing.unreadable)
