@@ -21,12 +21,10 @@ from core.kafka.acls import (
     Acl,
     ResourcePattern,
     check_operation,
-    matching,
     parse_operation,
     parse_principal,
-    who_can,
 )
-from core.security.acls import ACL_PATH_NOTE, apply_acls, plan_acls, read_acls
+from core.security.acls import ACL_PATH_NOTE, access_of, apply_acls, plan_acls, read_acls
 from core.topics.write import describe_writes
 from core.zookeeper.kafka_root import open_kafka_session
 
@@ -78,17 +76,16 @@ def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     with open_kafka_session(settings) as session:
         listing = read_acls(session)
     shown = listing.filtered(pattern, principal)
-    matched = matching(listing.bindings, pattern.resource_type, pattern.name) if pattern else []
-    if principal is not None:
-        matched = [b for b in matched if b.acl.principal == principal]
+    access = access_of(listing, pattern.resource_type, pattern.name) if pattern else None
+    rows = [r for r in access.rows if principal is None or r[0] == principal] if access else []
     if args.json:
         result: dict[str, Any] = {"path": "zookeeper", "acls": [b.to_json() for b in shown],
                                   "unreadable": list(listing.unreadable)}  # fmt: skip
-        if pattern is not None:
-            result["matching"] = [b.to_json() for b in matched]
+        if access is not None:
+            result["matching_patterns"] = list(access.patterns)
             result["who_can"] = [
-                {"principal": p, "host": h, "permission": verdict, "operations": ops}
-                for p, h, verdict, ops in who_can(matched, pattern.resource_type, pattern.name)
+                {"principal": p, "host": h, "permission": verdict, "operations": list(ops)}
+                for p, h, verdict, ops in rows
             ]
         print(json.dumps(result))
         return 0
@@ -98,9 +95,9 @@ def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     for binding in shown:
         acl = binding.acl
         print(f"  {binding.pattern}  {acl.permission} {acl.principal} {acl.operation} from {acl.host}")
-    if pattern is not None and matched:
-        print(f"who can do what on {pattern.resource_type} {pattern.name} (literal, wildcard and prefixed ACLs):")
-        for p, h, verdict, ops in who_can(matched, pattern.resource_type, pattern.name):
+    if access is not None and rows:
+        print(f"who can do what on {access.resource_type} {access.name} ({', '.join(access.patterns)}):")
+        for p, h, verdict, ops in rows:
             print(f"  {p} from {h}: {verdict} {', '.join(ops)}")
     for problem in listing.unreadable:
         print(f"unreadable: {problem}")

@@ -233,7 +233,12 @@ def resource_access(session: ZkSession, resource_type: str, name: str) -> Resour
     Raises:
         ConnectError: ZooKeeper failed.
     """
-    listing = read_acls(session)
+    return access_of(read_acls(session), resource_type, name)
+
+
+def access_of(listing: AclListing, resource_type: str, name: str) -> ResourceAccess:
+    """Who can do what on ``resource_type`` ``name`` by the ACLs of ``listing`` (the console and ``kzc acl
+    list`` both ask this)."""
     found = matching(listing.bindings, resource_type, name)
     rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, resource_type, name))
     patterns = tuple(sorted({str(b.pattern) for b in found}))
