@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.config import ConnectionSettings
-from core.configs.zk import execute
-from core.errors import ConcurrentChangeError, KzcError, UsageError
+from core.errors import KzcError, UsageError
 from core.kafka.acls import (
     LITERAL,
     PREFIXED,
@@ -34,7 +33,7 @@ from core.kafka.acls import (
 from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
 from core.kafka.znodes.security import AclResource, parse_acl_resource
-from core.security.common import mutation_guard
+from core.security.common import mutation_guard, write_checked
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -199,15 +198,11 @@ def apply_acls(session: ZkSession, settings: ConnectionSettings, plan: AclPlan) 
         KzcError: the znode holds something else than the plan afterwards.
     """
     mutation_guard(session, settings)
-    try:
-        execute(session, plan.writes, f"the ACL change on {plan.pattern}")
-    except ConcurrentChangeError:
-        now = _read_pattern(session, plan.pattern)
-        shown = "; ".join(str(a) for a in sorted(now.acls)) or "none"
-        raise ConcurrentChangeError(
-            f"the ACLs on {plan.pattern} changed since they were read (version {plan.before.zk_version}, now "
-            f"{now.zk_version}: {shown}); nothing was written: plan again"
-        ) from None
+
+    def now() -> str:
+        return "; ".join(str(a) for a in sorted(_read_pattern(session, plan.pattern).acls)) or "no ACL"
+
+    write_checked(session, plan.writes, f"the ACLs on {plan.pattern}", now)
     stored = _read_pattern(session, plan.pattern)
     if stored.acls != plan.after:
         raise KzcError(f"the ACLs on {plan.pattern} are not the planned ones after the write: check the cluster")

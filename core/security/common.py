@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from core.config import ConnectionSettings, read_only_cause
-from core.configs.zk import controller_fence
-from core.errors import ReadOnlyError
+from core.configs.zk import ZkWriter, controller_fence, execute
+from core.errors import ConcurrentChangeError, KafkaRuleError, ReadOnlyError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
@@ -28,3 +30,20 @@ def config_fence(facts: ClusterFacts, what: str) -> tuple[PlannedWrite, ...]:
     """The ``/controller`` check Kafka 3.7.1+ puts before an entity config write (``controller_fence``)."""
     fence = controller_fence(facts, what)
     return () if fence is None else (fence,)
+
+
+def write_checked(session: ZkWriter, writes: Sequence[PlannedWrite], what: str, now: Callable[[], str]) -> None:
+    """Run ``writes`` (one multi-op, ``core.configs.zk.execute``); a lost race, whether the znode changed
+    (version check) or appeared (create), is refused with what it holds now (``now()``).
+
+    Raises:
+        ConcurrentChangeError: "<what> changed since it was read (now: ...); nothing was written: plan again".
+    """
+    try:
+        execute(session, writes, f"the change of {what}")
+    except (ConcurrentChangeError, KafkaRuleError) as exc:
+        if isinstance(exc, KafkaRuleError) and exc.kafka_exception != "NodeExistsException":
+            raise
+        raise ConcurrentChangeError(
+            f"{what} changed since it was read (now: {now()}); nothing was written: plan again"
+        ) from None

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.config import ConnectionSettings
-from core.configs.zk import StoredConfig, change_writes, execute, read_config
-from core.errors import ConcurrentChangeError, KzcError, UsageError
+from core.configs.zk import StoredConfig, change_writes, read_config
+from core.errors import KzcError, UsageError
 from core.kafka.quotas import (
     DEFAULT,
     QUOTA_KEYS,
@@ -31,7 +31,7 @@ from core.kafka.znodes.paths import (
     quota_entity_path,
     user_clients_path,
 )
-from core.security.common import config_fence, mutation_guard
+from core.security.common import config_fence, mutation_guard, write_checked
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -150,14 +150,11 @@ def apply_quota(session: ZkSession, settings: ConnectionSettings, plan: QuotaPla
     """
     facts = mutation_guard(session, settings)
     writes = quota_writes(plan, config_fence(facts, f"{plan.before.entity_type} {plan.before.name}"))
-    try:
-        execute(session, writes, f"the quota change of {plan.entity.describe()}")
-    except ConcurrentChangeError:
-        now = quota_items(read_config(session, plan.before.entity_type, plan.before.name).as_dict())
-        raise ConcurrentChangeError(
-            f"the quotas of {plan.entity.describe()} changed since they were read (now {now or 'none'}); nothing was "
-            "written: plan again"
-        ) from None
+
+    def now() -> str:
+        return str(quota_items(read_config(session, plan.before.entity_type, plan.before.name).as_dict()) or "none")
+
+    write_checked(session, writes, f"the quotas of {plan.entity.describe()}", now)
     stored = read_config(session, plan.before.entity_type, plan.before.name)
     if stored.as_dict() != plan.after:
         raise KzcError(f"the config of {plan.entity.describe()} is not the planned one after the write")

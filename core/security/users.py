@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.config import ConnectionSettings
-from core.configs.zk import StoredConfig, ZkWriter, change_writes, execute, read_config
-from core.errors import ConcurrentChangeError, KzcError, UsageError
+from core.configs.zk import StoredConfig, ZkWriter, change_writes, read_config
+from core.errors import KzcError, UsageError
 from core.kafka.quotas import DEFAULT, desanitize, sanitize
 from core.kafka.scram import (
     MECHANISMS,
@@ -28,7 +28,7 @@ from core.kafka.scram import (
     generate_credential,
 )
 from core.kafka.znodes.paths import USER_CONFIG_TYPE, config_path, config_type_path
-from core.security.common import config_fence, mutation_guard
+from core.security.common import config_fence, mutation_guard, write_checked
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -190,9 +190,9 @@ def write_credentials(session: ZkWriter, plan: CredentialPlan, fence: Sequence[P
     Raises:
         ConcurrentChangeError: the user's config changed since the plan (nothing written).
     """
-    try:
-        execute(session, credential_writes(plan, fence), f"the SCRAM credential change of user {plan.user}")
-    except ConcurrentChangeError:
-        raise ConcurrentChangeError(
-            f"the config of user {plan.user} changed since it was read; nothing was written: try again"
-        ) from None
+
+    def now() -> str:
+        return ", ".join(c.mechanism for c in credential_infos(_read(session, plan.user).as_dict())) or "none"
+
+    what = f"the SCRAM credentials of user {plan.user}"
+    write_checked(session, credential_writes(plan, fence), what, now)

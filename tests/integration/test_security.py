@@ -258,3 +258,52 @@ def test_no_secret_appears_in_any_output_audit_line_or_log(
     for where, text in searched.items():
         for secret in secrets:
             assert secret not in text, f"a secret appears in the {where}"
+
+
+def test_a_prefixed_acl_allows_and_its_removal_denies_again(
+    secured: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, zk: KazooClient
+) -> None:
+    prefix = f"pfx{uuid.uuid4().hex[:6]}-"
+    topic, group = prefix + "events", f"g-{prefix}"
+    make_topic(capsys, secured, topic)
+    set_password(capsys, secured, monkeypatch, "dora")
+    grant = ["--principal", "User:dora", "--operation", "Read", "--topic", prefix, "--pattern", "prefixed", "--yes"]
+    assert kzc(capsys, secured, "acl", "add", "--principal", "User:dora", "--operation", "Read", "--group", group,
+               "--yes")[0] == 0  # fmt: skip
+    code, out, err = kzc(capsys, secured, "acl", "add", *grant, "--json")
+    assert code == 0, err
+    assert json.loads(out["writes"][1]["data"]) == {
+        "version": 1, "resourceType": "TOPIC", "name": prefix, "patternType": "PREFIXED"}  # fmt: skip
+    assert zk.exists(f"/kafka-acl-extended/prefixed/Topic/{prefix}")
+
+    def authorized() -> bool:
+        client = Consumer({**scram(secured, "dora", PASSWORD), "group.id": group})
+        try:
+            return client.list_topics(topic, timeout=10).topics[topic].error is None
+        finally:
+            client.close()
+
+    assert wait_until(authorized, 60, "the prefixed ACL to let dora describe the topic")
+    code, _, err = kzc(capsys, secured, "acl", "remove", *grant)
+    assert code == 0, err
+    assert not zk.exists(f"/kafka-acl-extended/prefixed/Topic/{prefix}")  # no ACL left: the znode goes
+    assert wait_until(lambda: not authorized(), 60, "the removal to deny dora again")
+
+
+def test_a_concurrent_change_is_refused_and_said(secured: Sandbox, zk: KazooClient) -> None:
+    from core.config import ConnectionSettings
+    from core.connect import parse_zookeeper
+    from core.errors import ConcurrentChangeError
+    from core.kafka.acls import Acl, ResourcePattern
+    from core.security.acls import apply_acls, plan_acls
+    from core.zookeeper.kafka_root import open_kafka_session
+
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(secured.info().zookeeper))
+    pattern = ResourcePattern("Topic", f"race-{uuid.uuid4().hex[:6]}")
+    with open_kafka_session(settings) as session:
+        plan = plan_acls(session, "add", pattern, [Acl("User:a", "Allow", "Read")])
+        other = b'{"version":1,"acls":[{"principal":"User:b","permissionType":"Allow","operation":"Write","host":"*"}]}'
+        zk.create(f"/kafka-acl/Topic/{pattern.name}", other)
+        with pytest.raises(ConcurrentChangeError, match="User:b is Allowed Write"):
+            apply_acls(session, settings, plan)
+    assert zk.get(f"/kafka-acl/Topic/{pattern.name}")[0] == other
