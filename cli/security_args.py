@@ -22,11 +22,12 @@ from core.zookeeper.session import ZkSession
 def mutation(
     settings: ConnectionSettings, operation: str, arguments: dict[str, object]
 ) -> Iterator[tuple[ZkSession, Attempt, AuditLog]]:
-    """An audited attempt on a fresh session; read-only mode is refused (and audited) before connecting."""
+    """An audited attempt on a fresh session; read-only mode is refused (and audited) before connecting,
+    unless the attempt is a dry run (``arguments["dry_run"]``), which only shows what would be written."""
     audit = AuditLog(cluster_name(settings))
     with audit.attempt(operation, arguments) as attempt:
         cause = read_only_cause(settings)
-        if cause is not None:
+        if cause is not None and not arguments.get("dry_run"):
             raise ReadOnlyError(f"kzc is read-only ({cause}): refusing every mutation")
         with open_kafka_session(settings) as session:
             audit.cluster_id = read_cluster_id(session)
