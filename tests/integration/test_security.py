@@ -307,3 +307,52 @@ def test_a_concurrent_change_is_refused_and_said(secured: Sandbox, zk: KazooClie
         with pytest.raises(ConcurrentChangeError, match="User:b is Allowed Write"):
             apply_acls(session, settings, plan)
     assert zk.get(f"/kafka-acl/Topic/{pattern.name}")[0] == other
+
+
+@pytest.mark.parametrize("version", ["0.10.2.2", "2.0.1"])
+def test_older_releases_deny_then_allow_through_their_own_authorizer(
+    version: str, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """SimpleAclAuthorizer (before 2.4) and the JAAS file (before 1.0): 0.10.2 has literal ACLs only and hides a
+    topic its client may not describe; 2.0 brought prefixed ACLs and their extended change events."""
+    box = Sandbox.up(tmp_path_factory.mktemp(f"secured-{version}"), brokers=1, security=True, kafka_version=version,
+                     timeout=240)  # fmt: skip
+    try:
+        topic = f"old-{uuid.uuid4().hex[:6]}"
+        make_topic(capsys, box, topic)
+        set_password(capsys, box, monkeypatch, "olga")
+        group = f"g-{topic}"
+        assert kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", "--group", group,
+                   "--yes")[0] == 0  # fmt: skip
+        config = {**scram(box, "olga", PASSWORD), "group.id": group, "enable.auto.commit": False}
+        client = Consumer(config)
+        try:
+            error = client.list_topics(topic, timeout=30).topics[topic].error
+        finally:
+            client.close()
+        hidden = (
+            KafkaError.UNKNOWN_TOPIC_OR_PART if version.startswith("0.10") else KafkaError.TOPIC_AUTHORIZATION_FAILED
+        )
+        assert error is not None and error.code() == hidden
+        pattern = ["--pattern", "prefixed", "--topic", topic[:4]] if version == "2.0.1" else ["--topic", topic]
+        code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", *pattern,
+                           "--yes")  # fmt: skip
+        assert code == 0, err
+
+        def read() -> bytes | None:
+            reader = Consumer(config)
+            try:
+                reader.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+                message = reader.poll(2.0)
+                return message.value() if message is not None and not message.error() else None
+            finally:
+                reader.close()
+
+        assert wait_until(read, 60, f"olga to read on Kafka {version} once the ACL is there") == b"payload"
+        if version.startswith("0.10"):
+            code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read",
+                               "--topic", "x", "--pattern", "prefixed", "--dry-run")  # fmt: skip
+            assert code == 2 and "prefixed ACLs need Kafka 2.0+" in err
+    finally:
+        box.down()
