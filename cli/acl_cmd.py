@@ -24,7 +24,7 @@ from core.kafka.acls import (
     parse_operation,
     parse_principal,
 )
-from core.security.acls import ACL_PATH_NOTE, access_of, apply_acls, plan_acls, read_acls
+from core.security.acls import ACL_PATH_NOTE, access_of, apply_acls, list_acls, plan_acls
 from core.topics.write import describe_writes
 from core.zookeeper.kafka_root import open_kafka_session
 
@@ -74,13 +74,13 @@ def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     principal = parse_principal(args.principal) if args.principal else None
     pattern = _pattern(args)
     with open_kafka_session(settings) as session:
-        listing = read_acls(session)
+        listing = list_acls(session, settings)
     shown = listing.filtered(pattern, principal)
     access = access_of(listing, pattern.resource_type, pattern.name) if pattern else None
     rows = [r for r in access.rows if principal is None or r[0] == principal] if access else []
     if args.json:
-        result: dict[str, Any] = {"path": "zookeeper", "acls": [b.to_json() for b in shown],
-                                  "unreadable": list(listing.unreadable)}  # fmt: skip
+        result: dict[str, Any] = {"path": listing.path, "path_reason": listing.path_reason}
+        result |= {"acls": [b.to_json() for b in shown], "unreadable": list(listing.unreadable)}
         if access is not None:
             result["matching_patterns"] = list(access.patterns)
             result["who_can"] = [
@@ -89,7 +89,7 @@ def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             ]
         print(json.dumps(result))
         return 0
-    print(f"from {ACL_PATH_NOTE}")
+    print(f"from {listing.path_reason}")
     if not shown:
         print("no ACLs" + (f" on {pattern}" if pattern else ""))
     for binding in shown:

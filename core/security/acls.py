@@ -12,9 +12,12 @@ deleted when no ACL is left), then the change event that makes every broker relo
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from core.brokers.acls import AclAdmin
+from core.brokers.apiversions import DESCRIBE_ACLS
+from core.brokers.capabilities import CapabilityCache
 from core.config import ConnectionSettings
 from core.errors import KzcError, UsageError
 from core.kafka.acls import (
@@ -34,6 +37,7 @@ from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
 from core.kafka.znodes.security import AclResource, parse_acl_resource
 from core.security.common import mutation_guard, write_checked
+from core.topics.facts import TopicStateReader
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -50,6 +54,8 @@ class AclListing:
     bindings: tuple[AclBinding, ...]
     unreadable: tuple[str, ...] = ()
     extended_store: bool = False  # /kafka-acl-extended exists: a 2.0+ ZooKeeper authorizer has run
+    path: str = "zookeeper"  # or "DescribeAcls"
+    path_reason: str = ACL_PATH_NOTE
 
     def filtered(
         self, pattern: ResourcePattern | None = None, principal: str | None = None, resource_type: str | None = None
@@ -133,6 +139,32 @@ def read_acls(session: ZkSession) -> AclListing:
                 stored = _read_pattern(session, ResourcePattern(resource_type, name, pattern_type), unreadable)
                 bindings.extend(AclBinding(stored.pattern, a) for a in sorted(stored.acls))
     return AclListing(tuple(bindings), tuple(unreadable), extended is not None)
+
+
+def list_acls(session: ZkSession, settings: ConnectionSettings, timeout: float = 15.0) -> AclListing:
+    """Every ACL: through DescribeAcls when there are bootstrap servers and every registered broker serves it
+    (0.11+), else from ZooKeeper (``read_acls``), as ``kafka-acls --authorizer-properties zookeeper.connect``
+    did; ``path`` and ``path_reason`` say which and why.
+
+    Raises:
+        ConnectError: ZooKeeper failed.
+    """
+    if not settings.bootstrap_servers:
+        return replace(read_acls(session), path_reason=f"no --bootstrap-server: {ACL_PATH_NOTE}")
+    capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+    lacking = capabilities.lacking(DESCRIBE_ACLS) if capabilities is not None else None
+    if lacking is not None:
+        return replace(read_acls(session), path_reason=f"{lacking}: {ACL_PATH_NOTE}")
+    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    try:
+        bindings, skipped = admin.describe_acls()
+    except KzcError as exc:
+        return replace(read_acls(session), path_reason=f"DescribeAcls failed ({exc}): {ACL_PATH_NOTE}")
+    finally:
+        admin.close()
+    left_out = f"; {skipped} ACLs of resource types librdkafka cannot name left out" if skipped else ""
+    reason = f"DescribeAcls through the brokers (every broker serves it){left_out}"
+    return AclListing(tuple(bindings), (), False, "DescribeAcls", reason)
 
 
 def _read_pattern(session: ZkSession, pattern: ResourcePattern, unreadable: list[str] | None = None) -> StoredAcls:

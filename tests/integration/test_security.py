@@ -290,6 +290,16 @@ def test_a_prefixed_acl_allows_and_its_removal_denies_again(
     assert wait_until(lambda: not authorized(), 60, "the removal to deny dora again")
 
 
+def test_describe_acls_and_zookeeper_list_the_same_acls(secured: Sandbox, capsys: pytest.CaptureFixture[str]) -> None:
+    assert kzc(capsys, secured, "acl", "add", "--principal", "User:list", "--operation", "Write", "--operation",
+               "Describe", "--transactional-id", "tx-1", "--host", "127.0.0.1", "--deny", "--yes")[0] == 0  # fmt: skip
+    _, from_zk, _ = kzc(capsys, secured, "acl", "list", "--json")
+    _, from_brokers, _ = kzc(capsys, secured, "acl", "list", "--json", "--bootstrap-server",
+                             secured.info().bootstrap_servers)  # fmt: skip
+    assert (from_zk["path"], from_brokers["path"]) == ("zookeeper", "DescribeAcls")
+    assert from_zk["acls"] and from_zk["acls"] == from_brokers["acls"]
+
+
 def test_a_concurrent_change_is_refused_and_said(secured: Sandbox, zk: KazooClient) -> None:
     from core.config import ConnectionSettings
     from core.connect import parse_zookeeper
@@ -351,6 +361,8 @@ def test_older_releases_deny_then_allow_through_their_own_authorizer(
 
         assert wait_until(read, 60, f"olga to read on Kafka {version} once the ACL is there") == b"payload"
         if version.startswith("0.10"):
+            _, listed, _ = kzc(capsys, box, "acl", "list", "--json", "--bootstrap-server", box.info().bootstrap_servers)
+            assert listed["path"] == "zookeeper" and "DescribeAcls" in listed["path_reason"]
             code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read",
                                "--topic", "x", "--pattern", "prefixed", "--dry-run")  # fmt: skip
             assert code == 2 and "prefixed ACLs need Kafka 2.0+" in err
