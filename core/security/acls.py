@@ -138,6 +138,7 @@ def read_acls(session: ZkSession) -> AclListing:
             for name in sorted(session.read_children(type_path) or []):
                 stored = _read_pattern(session, ResourcePattern(resource_type, name, pattern_type), unreadable)
                 bindings.extend(AclBinding(stored.pattern, a) for a in sorted(stored.acls))
+    bindings.sort(key=lambda b: (b.pattern, b.acl))  # the order DescribeAcls' answer is given in too
     return AclListing(tuple(bindings), tuple(unreadable), extended is not None)
 
 
