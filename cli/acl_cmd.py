@@ -119,7 +119,7 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         if not args.host:
             raise UsageError("--host cannot be empty (use '*' for any host)")
         acls = [Acl(principal, DENY if args.deny else ALLOW, op, args.host) for op in operations]
-        plan = plan_acls(session, args.action, pattern, acls)
+        plan = plan_acls(session, args.action, pattern, acls, settings)
         if args.json and args.dry_run:
             print(json.dumps({"dry_run": True, **plan.to_json()}))
         elif not args.json:

@@ -166,12 +166,31 @@ def encode_acls(acls: Iterable[Acl]) -> bytes:
     return json.dumps({"version": 1, "acls": [a.to_json() for a in sorted(set(acls))]}, separators=(",", ":")).encode()
 
 
-def encode_change_event(pattern: ResourcePattern) -> bytes:
+# Literal change events name the resource type as each release's LiteralAclChangeStore.encode does: the Scala
+# ResourceType's name before 2.4 (``Topic``, ``TransactionalId``; read back case-insensitively by name), the Java
+# enum's name from 2.4 (``TOPIC``, ``TRANSACTIONAL_ID``; read back as ``valueOf(upper case)``, so ``Topic`` still
+# reads as TOPIC but ``TransactionalId`` as UNKNOWN). Only these types are spelled alike by both, up to case.
+SAME_IN_EVERY_RELEASE = frozenset(("Topic", "Group", "Cluster", "User"))
+
+
+def encode_change_event(pattern: ResourcePattern, enum_names: bool | None = None) -> bytes:
     """The change event brokers reload the pattern's ACLs on: ``Topic:foo`` for a literal pattern
-    (``/kafka-acl-changes``, every release), JSON version 1 for a prefixed one (``/kafka-acl-extended-changes``,
-    2.0+)."""
+    (``/kafka-acl-changes``; ``TOPIC:foo`` when ``enum_names``: 2.4+), JSON version 1 for a prefixed one
+    (``/kafka-acl-extended-changes``, 2.0+). ``enum_names`` None (release unknown) writes the form every release
+    reads, which only ``SAME_IN_EVERY_RELEASE`` have.
+
+    Raises:
+        UsageError: ``enum_names`` None for a type whose literal event differs between releases.
+    """
     if pattern.pattern_type == LITERAL:
-        return f"{pattern.resource_type}:{pattern.name}".encode()
+        if enum_names is None and pattern.resource_type not in SAME_IN_EVERY_RELEASE:
+            raise UsageError(
+                f"the change event of a {pattern.resource_type} ACL is spelled differently before and from Kafka 2.4 "
+                "and nothing in ZooKeeper shows which release the brokers run: give --bootstrap-server so kzc can ask "
+                "them (ApiVersions)"
+            )
+        kind = RESOURCE_TYPES[pattern.resource_type][0] if enum_names else pattern.resource_type
+        return f"{kind}:{pattern.name}".encode()
     event = {"version": 1, "resourceType": RESOURCE_TYPES[pattern.resource_type][0], "name": pattern.name,
              "patternType": pattern.pattern_type}  # fmt: skip
     return json.dumps(event, separators=(",", ":")).encode()

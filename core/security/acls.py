@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.brokers.acls import AclAdmin
-from core.brokers.apiversions import DESCRIBE_ACLS
+from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, DESCRIBE_ACLS
 from core.brokers.capabilities import CapabilityCache
 from core.config import ConnectionSettings
 from core.errors import KzcError, UsageError
@@ -24,6 +24,7 @@ from core.kafka.acls import (
     LITERAL,
     PREFIXED,
     RESOURCE_TYPES,
+    SAME_IN_EVERY_RELEASE,
     Acl,
     AclBinding,
     ResourcePattern,
@@ -37,7 +38,7 @@ from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
 from core.kafka.znodes.security import AclResource, parse_acl_resource
 from core.security.common import mutation_guard, write_checked
-from core.topics.facts import TopicStateReader
+from core.topics.facts import TopicStateReader, zk_create_format
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -185,7 +186,33 @@ def _read_pattern(session: ZkSession, pattern: ResourcePattern, unreadable: list
     return StoredAcls(pattern, acls, int(stat.version))
 
 
-def plan_acls(session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl]) -> AclPlan:
+def enum_event_names(
+    session: ZkSession, settings: ConnectionSettings, timeout: float = 15.0
+) -> tuple[bool | None, str]:
+    """Whether the brokers run 2.4+, whose literal ACL change events name the type as ``TOPIC`` (True), or
+    older releases (``Topic``: False), or None when it cannot be told; and what that rests on. ZooKeeper
+    proves 2.7+ (``zk_create_format``); else every broker's ApiVersions: AlterPartitionReassignments came in 2.4.
+    """
+    facts = TopicStateReader(session).facts()
+    proof = zk_create_format(facts)
+    if proof.topic_version >= 2:
+        return True, f"Kafka 2.7+ ({proof.reason})"
+    if not settings.bootstrap_servers:
+        return None, "no --bootstrap-server to ask the brokers their release"
+    capabilities = CapabilityCache(timeout).get(facts.brokers)
+    if capabilities is None or capabilities.unknown() is not None or not capabilities.brokers:
+        return None, (capabilities.unknown() if capabilities else None) or "no broker answered ApiVersions"
+    served = [ALTER_PARTITION_REASSIGNMENTS.key in (b.ranges or {}) for b in capabilities.brokers]
+    if all(served):
+        return True, "every broker serves AlterPartitionReassignments (2.4+)"
+    if not any(served):
+        return False, "no broker serves AlterPartitionReassignments (before 2.4)"
+    return None, "the brokers run releases before and from 2.4 (a rolling upgrade): they read different forms"
+
+
+def plan_acls(
+    session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl], settings: ConnectionSettings
+) -> AclPlan:
     """Read the pattern's ACLs and plan adding or removing ``acls``.
 
     Raises:
@@ -202,12 +229,22 @@ def plan_acls(session: ZkSession, action: str, pattern: ResourcePattern, acls: I
     before = _read_pattern(session, pattern)
     after = before.acls | set(requested) if action == "add" else before.acls - set(requested)
     plan = AclPlan(action, pattern, requested, before, frozenset(after))
-    return AclPlan(action, pattern, requested, before, plan.after, acl_writes(plan) if plan.changes else ())
+    if not plan.changes:
+        return plan
+    enum_names: bool | None = None
+    if pattern.pattern_type == LITERAL and pattern.resource_type not in SAME_IN_EVERY_RELEASE:
+        enum_names, reason = enum_event_names(session, settings)
+        if enum_names is None:
+            raise UsageError(
+                f"the change event of a {pattern.resource_type} ACL is spelled differently before and from Kafka 2.4, "
+                f"and kzc cannot tell which the brokers run: {reason}"
+            )
+    return AclPlan(action, pattern, requested, before, plan.after, acl_writes(plan, enum_names))
 
 
-def acl_writes(plan: AclPlan) -> tuple[PlannedWrite, ...]:
+def acl_writes(plan: AclPlan, enum_names: bool | None = None) -> tuple[PlannedWrite, ...]:
     """``updateResourceAcls``' writes: the pattern's znode (create, set at the read version, or delete when
-    empty), then the change event."""
+    empty), then the change event (``encode_change_event``)."""
     pattern = plan.pattern
     path = acl_path(pattern.resource_type, pattern.name, pattern.pattern_type)
     version = plan.before.zk_version
@@ -217,7 +254,9 @@ def acl_writes(plan: AclPlan) -> tuple[PlannedWrite, ...]:
         store = PlannedWrite("create", path, encode_acls(plan.after))
     else:
         store = PlannedWrite("set", path, encode_acls(plan.after), version)
-    event = PlannedWrite("sequential", acl_change_sequence(pattern.pattern_type), encode_change_event(pattern))
+    event = PlannedWrite(
+        "sequential", acl_change_sequence(pattern.pattern_type), encode_change_event(pattern, enum_names)
+    )
     return store, event
 
 

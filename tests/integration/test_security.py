@@ -317,7 +317,7 @@ def test_a_concurrent_change_is_refused_and_said(secured: Sandbox, zk: KazooClie
     settings = ConnectionSettings(zookeeper=parse_zookeeper(secured.info().zookeeper))
     pattern = ResourcePattern("Topic", f"race-{uuid.uuid4().hex[:6]}")
     with open_kafka_session(settings) as session:
-        plan = plan_acls(session, "add", pattern, [Acl("User:a", "Allow", "Read")])
+        plan = plan_acls(session, "add", pattern, [Acl("User:a", "Allow", "Read")], settings)
         other = b'{"version":1,"acls":[{"principal":"User:b","permissionType":"Allow","operation":"Write","host":"*"}]}'
         zk.create(f"/kafka-acl/Topic/{pattern.name}", other)
         with pytest.raises(ConcurrentChangeError, match="User:b is Allowed Write"):

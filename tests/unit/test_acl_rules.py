@@ -130,3 +130,13 @@ def test_who_can_summarises_per_principal() -> None:
     assert ("User:carol", "*", "denied", ["Delete"]) in rows
     carol = next(r for r in rows if r[0] == "User:carol" and r[2] == "allowed")
     assert "Delete" not in carol[3] and "Read" in carol[3]
+
+
+def test_literal_events_name_the_type_as_each_release_reads_it() -> None:
+    tx = ResourcePattern("TransactionalId", "tx-1")
+    assert encode_change_event(tx, enum_names=True) == b"TRANSACTIONAL_ID:tx-1"  # 2.4+: the Java enum's name
+    assert encode_change_event(tx, enum_names=False) == b"TransactionalId:tx-1"  # before: the Scala name
+    with pytest.raises(UsageError, match="spelled differently before and from Kafka 2.4"):
+        encode_change_event(tx)
+    assert encode_change_event(ResourcePattern("Cluster", "kafka-cluster")) == b"Cluster:kafka-cluster"
+    assert encode_change_event(ResourcePattern("Group", "g"), enum_names=True) == b"GROUP:g"
