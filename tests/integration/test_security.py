@@ -366,6 +366,18 @@ def test_older_releases_deny_then_allow_through_their_own_authorizer(
                 reader.close()
 
         assert wait_until(read, 60, f"olga to read on Kafka {version} once the ACL is there") == b"payload"
+        bootstrap = box.info().bootstrap_servers
+        if version == "2.0.1":  # before 2.4 a TransactionalId's event is "TransactionalId:<id>": asked of the brokers
+            grant = ["--principal", "User:olga", "--operation", "Write", "--transactional-id", "tx-old", "--yes"]
+            code, out, err = kzc(capsys, box, "acl", "add", *grant, "--json", "--bootstrap-server", bootstrap)
+            assert code == 0, err
+            assert out["writes"][1]["data"] == "TransactionalId:tx-old"
+
+            def loaded() -> bool:
+                listed = kzc(capsys, box, "acl", "list", "--json", "--bootstrap-server", bootstrap)[1]
+                return listed["path"] == "DescribeAcls" and any(a["name"] == "tx-old" for a in listed["acls"])
+
+            assert wait_until(loaded, 60, "Kafka 2.0's authorizer to load the TransactionalId ACL")
         if version.startswith("0.10"):
             _, listed, _ = kzc(capsys, box, "acl", "list", "--json", "--bootstrap-server", box.info().bootstrap_servers)
             assert listed["path"] == "zookeeper" and "DescribeAcls" in listed["path_reason"]
