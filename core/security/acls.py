@@ -37,7 +37,7 @@ from core.kafka.acls import (
 from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
 from core.kafka.znodes.security import AclResource, parse_acl_resource
-from core.security.common import mutation_guard, write_checked
+from core.security.common import mutation_guard, write_checked, znode_state
 from core.topics.facts import TopicStateReader, zk_create_format
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
@@ -99,8 +99,7 @@ class AclPlan:
     def describe(self) -> list[str]:
         """The preview: what is added or removed, and what stays."""
         path = acl_path(self.pattern.resource_type, self.pattern.name, self.pattern.pattern_type)
-        version = "no znode" if self.before.zk_version is None else f"znode version {self.before.zk_version}"
-        lines = [f"ACLs on {self.pattern} ({path}, {version}):"]
+        lines = [f"ACLs on {self.pattern} ({znode_state(path, self.before.zk_version)}):"]
         for acl in sorted(self.before.acls | self.after):
             mark = "+" if acl not in self.before.acls else "-" if acl not in self.after else " "
             lines.append(f"  {mark} {acl.permission} {acl.principal} {acl.operation} from {acl.host}")

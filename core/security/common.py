@@ -47,3 +47,8 @@ def write_checked(session: ZkWriter, writes: Sequence[PlannedWrite], what: str, 
         raise ConcurrentChangeError(
             f"{what} changed since it was read (now: {now()}); nothing was written: plan again"
         ) from None
+
+
+def znode_state(path: str, version: int | None) -> str:
+    """``/config/users/alice, znode version 3`` (or ``no znode``): where a preview's before-state was read."""
+    return f"{path}, " + ("no znode" if version is None else f"znode version {version}")

@@ -31,7 +31,7 @@ from core.kafka.znodes.paths import (
     quota_entity_path,
     user_clients_path,
 )
-from core.security.common import config_fence, mutation_guard, write_checked
+from core.security.common import config_fence, mutation_guard, write_checked, znode_state
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -93,8 +93,7 @@ class QuotaPlan:
     def describe(self) -> list[str]:
         """The preview: each quota key's value before and after."""
         path = config_path(self.before.entity_type, self.before.name)
-        version = "no znode" if self.before.zk_version is None else f"znode version {self.before.zk_version}"
-        lines = [f"quotas of {self.entity.describe()} ({path}, {version}):"]
+        lines = [f"quotas of {self.entity.describe()} ({znode_state(path, self.before.zk_version)}):"]
         old, new = quota_items(self.before.as_dict()), quota_items(self.after)
         for key in QUOTA_KEYS:
             if key in old or key in new:

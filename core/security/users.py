@@ -28,7 +28,7 @@ from core.kafka.scram import (
     generate_credential,
 )
 from core.kafka.znodes.paths import USER_CONFIG_TYPE, config_path, config_type_path
-from core.security.common import config_fence, mutation_guard, write_checked
+from core.security.common import config_fence, mutation_guard, write_checked, znode_state
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
@@ -82,9 +82,8 @@ class CredentialPlan:
     def describe(self) -> list[str]:
         """The preview, without secrets."""
         path = config_path(USER_CONFIG_TYPE, self.before.name)
-        version = "no znode" if self.before.zk_version is None else f"znode version {self.before.zk_version}"
         had = {c.mechanism: c.iterations for c in credential_infos(self.before.as_dict())}
-        lines = [f"SCRAM credentials of user {self.user} ({path}, {version}):"]
+        lines = [f"SCRAM credentials of user {self.user} ({znode_state(path, self.before.zk_version)}):"]
         for mechanism in self.mechanisms:
             if self.action == "set":
                 verb = "replace" if mechanism in had else "create"

@@ -13,7 +13,7 @@ import base64
 import json
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,21 @@ def set_password(capsys: pytest.CaptureFixture[str], secured: Sandbox, monkeypat
     assert code == 0, err
 
 
+def first_message(config: dict[str, Any], topic: str) -> Callable[[], bytes | None]:
+    """A read of the first message of partition 0 by a fresh consumer (None: none came, or an error)."""
+
+    def read() -> bytes | None:
+        reader = Consumer(config)
+        try:
+            reader.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+            message = reader.poll(2.0)
+            return message.value() if message is not None and not message.error() else None
+        finally:
+            reader.close()
+
+    return read
+
+
 def test_scram_client_is_denied_then_allowed_by_an_acl_kzc_adds(
     secured: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -113,15 +128,8 @@ def test_scram_client_is_denied_then_allowed_by_an_acl_kzc_adds(
     finally:
         consumer.close()
 
-    def read() -> bytes | None:
-        reader = Consumer({**scram(secured, "alice", PASSWORD), "group.id": group, "enable.auto.commit": False})
-        try:
-            reader.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-            message = reader.poll(2.0)
-            return message.value() if message is not None and not message.error() else None
-        finally:
-            reader.close()
-
+    config = {**scram(secured, "alice", PASSWORD), "group.id": group, "enable.auto.commit": False}
+    read = first_message(config, topic)
     assert wait_until(read, 60, "alice to read the topic once the ACL is there") == b"payload"
     code, out, _ = kzc(capsys, secured, "acl", "list", "--topic", topic, "--json")
     assert out["path"] == "zookeeper"
@@ -356,15 +364,7 @@ def test_older_releases_deny_then_allow_through_their_own_authorizer(
                            "--yes")  # fmt: skip
         assert code == 0, err
 
-        def read() -> bytes | None:
-            reader = Consumer(config)
-            try:
-                reader.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-                message = reader.poll(2.0)
-                return message.value() if message is not None and not message.error() else None
-            finally:
-                reader.close()
-
+        read = first_message(config, topic)
         assert wait_until(read, 60, f"olga to read on Kafka {version} once the ACL is there") == b"payload"
         bootstrap = box.info().bootstrap_servers
         if version == "2.0.1":  # before 2.4 a TransactionalId's event is "TransactionalId:<id>": asked of the brokers
