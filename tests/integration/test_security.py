@@ -10,7 +10,14 @@ appears in any output, the audit file or the broker's log.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import termios
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -29,6 +36,7 @@ from core.sandbox.security import admin_password
 from tests.cli_runner import run
 from tests.integration.zk_server import zk_client
 
+KZC = str(Path(sys.executable).with_name("kzc"))
 PASSWORD = "pw-" + uuid.uuid4().hex  # alice's: searched for in every output afterwards
 OUTPUTS: list[str] = []  # every stdout and stderr of kzc in this module
 
@@ -233,6 +241,57 @@ def test_read_only_refuses_every_mutation(secured: Sandbox, capsys: pytest.Captu
     lines = [json.loads(x) for x in audit_path.read_text().splitlines()]
     refused = [x for x in lines if x["outcome"] == "refused" and "read-only" in x["message"]]
     assert len(refused) >= len(mutations)
+
+
+def _read_until(master: int, text: str, seen: list[str], timeout: float = 60) -> None:
+    """Read the terminal's output until ``text`` appears (kept in ``seen``)."""
+
+    def arrived() -> bool:
+        ready, _, _ = select.select([master], [], [], 0.2)
+        if ready:
+            seen.append(os.read(master, 4096).decode(errors="replace"))
+        return text in "".join(seen)
+
+    wait_until(arrived, timeout, f"{text!r} on the terminal")
+
+
+def test_the_password_prompt_in_a_terminal_reads_without_echo(
+    secured: Sandbox, audit_path: Path, tmp_path: Path
+) -> None:
+    """As a user types it: ``kzc user set-password frank`` on a terminal asks twice, echoes nothing, and frank
+    can log in with it; prompts that differ change nothing."""
+    master, slave = pty.openpty()
+
+    def controlling_terminal() -> None:  # the pty becomes /dev/tty, which getpass reads
+        os.setsid()
+        fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+    def set_password(first: str, second: str) -> tuple[int, str, str]:
+        process = subprocess.Popen(
+            [KZC, "user", "set-password", "frank", "--mechanism", "SCRAM-SHA-256", "--yes", "--zookeeper",
+             secured.info().zookeeper],
+            stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=controlling_terminal,
+            env={**os.environ, "KZC_AUDIT_LOG": str(audit_path)},
+        )  # fmt: skip
+        seen: list[str] = []
+        _read_until(master, "New password:", seen)
+        os.write(master, (first + "\n").encode())
+        _read_until(master, "Again:", seen)
+        os.write(master, (second + "\n").encode())
+        out, err = process.communicate(timeout=120)
+        OUTPUTS.extend([out, err, "".join(seen)])
+        return process.returncode, out + err, "".join(seen)
+
+    try:
+        code, output, terminal = set_password(PASSWORD, PASSWORD + "typo")
+        assert code == 2 and "the passwords differ: nothing was changed" in output
+        code, output, terminal = set_password(PASSWORD, PASSWORD)
+        assert code == 0, output
+        assert PASSWORD not in terminal  # typed with echo off
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert wait_until(lambda: _authenticates(secured, "frank", PASSWORD, "SCRAM-SHA-256"), 60, "frank to log in")
 
 
 def test_no_secret_appears_in_any_output_audit_line_or_log(
