@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cli import (
+    acl_cmd,
     assign_cmd,
     broker_cmd,
     changes_cmd,
@@ -16,11 +17,13 @@ from cli import (
     elect_cmd,
     groups_cmd,
     migration_cmd,
+    quota_cmd,
     reassign_cmd,
     sandbox_cmd,
     snapshot_cmd,
     tail_cmd,
     topic_cmd,
+    user_cmd,
     watch_cmd,
     zk_cmd,
 )
@@ -30,7 +33,7 @@ REGISTRY += [assign_cmd.register, topic_cmd.register]
 REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, check_cmd.register]
 REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]
 REGISTRY += [migration_cmd.register, changes_cmd.register, broker_cmd.register]
-REGISTRY += [tail_cmd.register]
+REGISTRY += [tail_cmd.register, acl_cmd.register, quota_cmd.register, user_cmd.register]
 
 
 def runnable_commands(parser: argparse.ArgumentParser) -> dict[tuple[str, ...], argparse.ArgumentParser]:

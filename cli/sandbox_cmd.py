@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from cli.console_cmd import OpenConsole
@@ -19,6 +20,7 @@ from core.sandbox.ensemble import DEFAULT_WORDS
 from core.sandbox.jars import KAFKA_VERSION, ensure_jars, ensure_tools_jars, java_executable
 from core.sandbox.migration import PHASES, SandboxMigration
 from core.sandbox.releases import KafkaRelease
+from core.sandbox.security import ADMIN_USER, PASSWORD_FILE
 from core.sandbox.traffic import start_traffic
 
 
@@ -59,6 +61,10 @@ def register(sub: Any) -> None:
     up.add_argument(
         "--log-dirs", type=int, default=1, metavar="N",
         help="log dirs per broker (default 1); 2 or more: a broker outlives a failed dir (JBOD, Kafka 1.0+)",
+    )  # fmt: skip
+    up.add_argument(
+        "--security", action="store_true",
+        help="a SASL_PLAINTEXT SCRAM listener and the ZooKeeper authorizer (admin password: DIR/admin.password)",
     )  # fmt: skip
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
@@ -167,6 +173,7 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int | OpenCon
         zookeepers=args.zookeepers,
         zk_words=args.zk_words,
         log_dirs=args.log_dirs,
+        security=args.security,
     )
     info = box.info()
     traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None
@@ -315,6 +322,14 @@ def _describe(info: SandboxInfo) -> str:
         lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid!s:<8} Kafka {b.kafka_version}")
     lines += [
         f"  bootstrap servers  {info.bootstrap_servers}",
+        *(
+            [
+                f"  SCRAM listeners    {info.sasl_bootstrap_servers} (SASL_PLAINTEXT; user {ADMIN_USER}, password in "
+                f"{Path(info.dir) / PASSWORD_FILE}; ACLs enforced there, PLAINTEXT clients are super users)"
+            ]
+            if info.sasl_bootstrap_servers
+            else []
+        ),
         "",
         f"Open the console:  kzc --zookeeper {info.zookeeper} --bootstrap-server {info.bootstrap_servers}",
         f"Stop it:           kzc sandbox down --dir {info.dir}",

@@ -34,9 +34,11 @@ from core.errors import ConnectError, ReadOnlyError, UsageError
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
+from core.kafka.acls import AclBinding, matching, who_can
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
+from core.security.acls import ResourceAccess
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -90,7 +92,8 @@ class RecordedBackend:
     ``spark_master`` with ``stage_dir`` (as ``--spark-master`` and ``--stage-dir``; default ``local[*]``);
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
     ZooKeeper ensemble health it serves (none by default); ``log_dirs`` the brokers' log dirs it serves (none
-    by default: sizes are unknown, a recording has no brokers); ``messages`` the topics' messages it serves."""
+    by default: sizes are unknown, a recording has no brokers); ``messages`` the topics' messages it serves;
+    ``acls`` the ACLs (none by default)."""
 
     def __init__(
         self,
@@ -108,7 +111,9 @@ class RecordedBackend:
         log_dirs: Mapping[int, BrokerLogDirs] | None = None,
         messages: Sequence[Message] = (),
         broker_configs: Sequence[tuple[str, str, str]] = (),
+        acls: Sequence[AclBinding] = (),
     ) -> None:
+        self.acls = tuple(acls)
         self._broker_configs = tuple(broker_configs)
         self._messages = tuple(messages)
         self._groups = tuple(groups)
@@ -339,6 +344,14 @@ class RecordedBackend:
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
         """The given groups with partitions of ``topic``."""
         return self.group_overview().of_topic(topic)
+
+    # ---- AclSource -----------------------------------------------------------------------------------
+
+    def topic_access(self, topic: str) -> ResourceAccess:
+        """``acls`` holds what the recording serves: no ACL unless a test gives some."""
+        found = matching(self.acls, "Topic", topic)
+        rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, "Topic", topic))
+        return ResourceAccess("Topic", topic, rows, tuple(sorted({str(b.pattern) for b in found})))
 
     # ---- BrokerSource --------------------------------------------------------------------------------
 

@@ -13,9 +13,9 @@ blindly) and, as Kafka 3.7.1+ does (KAFKA-16539), fenced on ``/controller``'s ve
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from kazoo.exceptions import (
     BadVersionError,
@@ -34,7 +34,21 @@ from core.kafka.znodes.encode import encode_topic_config
 from core.kafka.znodes.paths import CONFIG_CHANGE_SEQUENCE, CONTROLLER, config_path
 from core.topics.facts import ClusterFacts, zk_create_format
 from core.topics.write import PlannedWrite
-from core.zookeeper.session import ZkSession
+
+T = TypeVar("T")
+
+
+class ZkWriter(Protocol):
+    """What ``execute`` writes through: a ``ZkSession``, or the sandbox's own client before any broker ran
+    (its admin's SCRAM credentials must exist before the brokers start)."""
+
+    @property
+    def client(self) -> Any:
+        """The kazoo client."""
+
+    def retry(self, func: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run ``func`` with retries on connection loss."""
+
 
 TOPICS = "topics"
 BROKERS = "brokers"
@@ -64,7 +78,7 @@ class StoredConfig:
         }
 
 
-def read_config(session: ZkSession, entity_type: str, name: str) -> StoredConfig:
+def read_config(session: ZkWriter, entity_type: str, name: str) -> StoredConfig:
     """Read ``/config/<type>/<name>``; a missing znode is an empty config.
 
     Raises:
@@ -121,7 +135,7 @@ def controller_fence(facts: ClusterFacts, what: str) -> PlannedWrite | None:
     return None
 
 
-def execute(session: ZkSession, writes: Sequence[PlannedWrite], what: str) -> list[str]:
+def execute(session: ZkWriter, writes: Sequence[PlannedWrite], what: str) -> list[str]:
     """Run ``writes`` as one ZooKeeper multi-op (all or nothing); returns the created paths, in order (none
     when the connection dropped before the answer but reading back shows the writes landed).
 
@@ -177,7 +191,7 @@ def execute(session: ZkSession, writes: Sequence[PlannedWrite], what: str) -> li
     return [str(r) for w, r in zip(writes, results, strict=True) if w.op in ("create", "sequential")]
 
 
-def _landed(session: ZkSession, writes: Sequence[PlannedWrite]) -> bool:
+def _landed(session: ZkWriter, writes: Sequence[PlannedWrite]) -> bool:
     """Whether a multi-op whose answer was lost happened: its first create or set is there, with its data
     (and, for a set, at the version after the expected one).
 

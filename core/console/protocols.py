@@ -26,6 +26,7 @@ from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
 from core.messages.reader import Message, TailRequest
+from core.security.acls import ResourceAccess
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -354,6 +355,18 @@ class GroupSource(Protocol):
         ...
 
 
+class AclSource(Protocol):
+    """The ZooKeeper authorizer's ACLs (``core.security.acls``)."""
+
+    def topic_access(self, topic: str) -> ResourceAccess:
+        """Who can do what on ``topic``, from the ACLs in ZooKeeper (blocking; call from a worker).
+
+        Raises:
+            ConnectError: ZooKeeper failed.
+        """
+        ...
+
+
 class ZkHealthSource(Protocol):
     """ZooKeeper's own health: every server of the connect string (``core.zookeeper.health``)."""
 
@@ -426,6 +439,7 @@ class ClusterBackend(
     FixSource,
     GroupSource,
     ZkHealthSource,
+    AclSource,
     BrokerSource,
     SizeSource,
     Protocol,

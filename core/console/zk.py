@@ -62,6 +62,7 @@ from core.groups.trend import LagHistory
 from core.kafka.znodes import EntityConfig
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
+from core.security.acls import ResourceAccess, resource_access
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -460,6 +461,12 @@ class ZkBackend:
     def open_messages(self, request: TailRequest) -> TopicStream:
         """A read of the topic's messages (its own consumer; the brokers from their registrations)."""
         return open_stream(self._settings, request)
+
+    # ---- AclSource -----------------------------------------------------------------------------------
+
+    def topic_access(self, topic: str) -> ResourceAccess:
+        """Who can do what on ``topic``, from the ACLs ZooKeeper holds now."""
+        return resource_access(self._zk(), "Topic", topic)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

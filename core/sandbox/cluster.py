@@ -44,6 +44,9 @@ from core.sandbox.ensemble import (
 )
 from core.sandbox.jars import KAFKA_VERSION, ensure_admin_server_jars, ensure_jars, java_executable
 from core.sandbox.releases import KafkaRelease, protocol_properties
+from core.sandbox.security import admin_password, jaas_option
+from core.sandbox.security import broker_properties as security_properties
+from core.sandbox.security import prepare as prepare_security
 from core.sandbox.traffic import stop_traffic
 
 CHROOT = "/kafka"
@@ -79,6 +82,7 @@ class BrokerInfo:
     rack: str | None
     pid: int | None
     kafka_version: str = KAFKA_VERSION  # the release this broker runs (sandboxes before versions: 3.9.1)
+    sasl_port: int | None = None  # the SASL_PLAINTEXT (SCRAM) listener of a --security sandbox
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,7 @@ class SandboxInfo:
     broker_config: dict[str, str] = field(default_factory=dict)  # extra server.properties, every broker
     ensemble: tuple[ZkServerInfo, ...] = ()  # with --zookeepers N > 1 (core.sandbox.ensemble); else empty
     log_dirs: int = 1  # log dirs per broker (--log-dirs N: JBOD, a broker outlives a failed dir, KIP-112)
+    sasl_bootstrap_servers: str = ""  # --security: the SCRAM listeners (core.sandbox.security); else empty
 
     @property
     def versions(self) -> tuple[str, ...]:
@@ -197,6 +202,7 @@ class Sandbox:
         zookeepers: int = 1,
         zk_words: str | None = None,
         log_dirs: int = 1,
+        security: bool = False,
     ) -> Sandbox:
         """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
         broker is registered and serves clients (it answers Metadata naming the controller and its peers).
@@ -211,6 +217,8 @@ class Sandbox:
         (``core.sandbox.ensemble``: server N on 127.0.0.N, AdminServer on, ``4lw.commands.whitelist=zk_words``).
         ``log_dirs`` > 1 gives each broker that many log dirs (JBOD): from Kafka 1.0 (KIP-112) a broker whose
         dir fails marks it offline and goes on with the others; it shuts down only when its last dir fails.
+        ``security`` adds a SASL_PLAINTEXT listener with SCRAM and the ZooKeeper authorizer
+        (``core.sandbox.security``; the admin's credentials are written before the brokers start).
 
         Raises:
             UsageError: bad broker count or rack names.
@@ -251,7 +259,9 @@ class Sandbox:
         jars = ensure_jars(log)
         broker_jars = {r.version: str(ensure_jars(log, r)) for r in sorted(set(releases.values()))}
         box._prepare_dir()
-        zk_port, *broker_ports = free_ports(1 + brokers)
+        zk_port, *all_ports = free_ports(1 + brokers * (2 if security else 1))
+        broker_ports = all_ports[:brokers]
+        sasl_ports: list[int | None] = [*all_ports[brokers:]] if security else [None] * brokers
         ensemble: tuple[ZkServerInfo, ...] = ()
         if zookeepers > 1:
             hosts = [server_host(n) for n in range(1, zookeepers + 1)]
@@ -265,13 +275,14 @@ class Sandbox:
             zookeeper_port=zk_port,
             zookeeper_pid=None,
             brokers=tuple(
-                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None, releases[i].version)
-                for n, (i, p) in enumerate(zip(ids, broker_ports, strict=True))
+                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None, releases[i].version, s)
+                for n, (i, p, s) in enumerate(zip(ids, broker_ports, sasl_ports, strict=True))
             ),
             kafka_version=default_release.version,
             broker_config=extra,
             ensemble=ensemble,
             log_dirs=log_dirs,
+            sasl_bootstrap_servers=",".join(f"127.0.0.1:{p}" for p in sasl_ports if p is not None),
         )
         # "jars" runs ZooKeeper (and a migration's KRaft controller); "broker_jars" each broker's release.
         admin_jars = {"admin_jars": str(ensure_admin_server_jars(log))} if ensemble else {}
@@ -283,6 +294,11 @@ class Sandbox:
                     box._start_ensemble(zk_words or DEFAULT_WORDS, log)
                 else:
                     box._start_zookeeper(info, log)
+                if security:
+                    with box._zk(60.0, chroot=False) as root:
+                        root.ensure_path(CHROOT)  # as a broker would: the admin's credentials go below it
+                    with box._zk(60.0) as zk:
+                        prepare_security(box.dir, zk)
                 for b in info.brokers:
                     box._spawn_broker(b.id)
                 box._wait_for_cluster([b.id for b in info.brokers], timeout)
@@ -480,6 +496,7 @@ class Sandbox:
             broker_config=dict(raw.get("broker_config", {})),
             ensemble=tuple(ZkServerInfo.from_json(z) for z in raw.get("ensemble", [])),
             log_dirs=int(raw.get("log_dirs", 1)),
+            sasl_bootstrap_servers=raw.get("sasl_bootstrap_servers", ""),
         )
 
     def status(self, timeout: float = 5.0) -> SandboxStatus:
@@ -552,10 +569,11 @@ class Sandbox:
         return self._zk(timeout)
 
     @contextmanager
-    def _zk(self, timeout: float) -> Iterator[KazooClient]:
+    def _zk(self, timeout: float, chroot: bool = True) -> Iterator[KazooClient]:
         # Keep retrying the connection until `timeout`: a loaded 2-core machine can be slow to answer.
         retry = KazooRetry(max_tries=-1, max_delay=1.0)
-        zk = KazooClient(hosts=self.info().zookeeper, timeout=timeout, connection_retry=retry)
+        hosts = self.info().zookeeper if chroot else self.info().zookeeper.removesuffix(CHROOT)
+        zk = KazooClient(hosts=hosts, timeout=timeout, connection_retry=retry)
         with warnings.catch_warnings():
             # Until the first broker starts, the /kafka chroot does not exist yet: expected here.
             warnings.filterwarnings("ignore", message="No chroot path exists")
@@ -607,7 +625,10 @@ class Sandbox:
         if not props.exists():
             props.write_text(_broker_properties(broker, info, bdir))
         jars = self._read_state().get("broker_jars", {}).get(broker.kafka_version)
-        pid = self._spawn(bdir, BROKER_HEAP, "kafka.Kafka", props, jars=jars)
+        heap = BROKER_HEAP
+        if broker.sasl_port is not None:
+            heap = [*BROKER_HEAP, *jaas_option(KafkaRelease.parse(broker.kafka_version), self.dir)]
+        pid = self._spawn(bdir, heap, "kafka.Kafka", props, jars=jars)
         self._set_pid(broker_id, pid)
         return pid
 
@@ -789,6 +810,10 @@ def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str
     ]
     if broker.rack:
         lines.append(f"broker.rack={broker.rack}")
+    if broker.sasl_port is not None:
+        secured = security_properties(release, broker.port, broker.sasl_port, admin_password(Path(info.dir)))
+        replaced = {line.split("=", 1)[0] for line in secured}
+        lines = [line for line in lines if line.split("=", 1)[0] not in replaced] + secured
     lines = [line for line in lines if line.split("=", 1)[0] not in info.broker_config]
     lines.extend(f"{key}={value}" for key, value in info.broker_config.items())
     return "\n".join(lines) + "\n"

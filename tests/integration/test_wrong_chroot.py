@@ -64,6 +64,15 @@ CLUSTER_COMMANDS: dict[tuple[str, ...], list[str]] = {
     ("changes",): ["changes"],
     ("broker",): ["broker", "1"],
     ("tail",): ["tail", "x"],
+    ("acl", "list"): ["acl", "list"],
+    ("acl", "add"): ["acl", "add", "--principal", "User:a", "--operation", "Read", "--topic", "x", "--dry-run"],
+    ("acl", "remove"): ["acl", "remove", "--principal", "User:a", "--operation", "Read", "--topic", "x", "--yes"],
+    ("quota", "show"): ["quota", "show"],
+    ("quota", "set"): ["quota", "set", "--client-id", "c", "producer_byte_rate=1024", "--dry-run"],
+    ("quota", "delete"): ["quota", "delete", "--client-id", "c", "producer_byte_rate", "--yes"],
+    ("user", "list"): ["user", "list"],
+    ("user", "set-password"): ["user", "set-password", "u", "--mechanism", "SCRAM-SHA-256", "--password-env", "X"],
+    ("user", "delete"): ["user", "delete", "u", "--yes"],
 }
 # Variants of a command above that take another path to the cluster.
 VARIANTS = {
@@ -74,6 +83,8 @@ VARIANTS = {
     "config delete --broker-default": ["config", "delete", "--broker-default", "x", "--dry-run"],
     "elect preferred --topic": ["elect", "preferred", "--topic", "x", "--dry-run"],
     "broker stop-check": ["broker", "stop-check", "1"],
+    "acl list --topic": ["acl", "list", "--topic", "x"],
+    "quota show --effective": ["quota", "show", "--effective", "--user", "u", "--client-id", "c"],
 }
 # Commands that do not read a Kafka cluster through --zookeeper, and why.
 EXEMPT = {

@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from core.console.protocols import (
+    AclSource,
     GroupSource,
     OffsetSource,
     PartitionOffsets,
@@ -28,6 +29,7 @@ from core.groups.lag import GroupLag, LagTotal
 from core.human_time import clock_text
 from core.kafka.znodes import TopicAssignment, Unreadable
 from core.kafka.znodes.paths import state_path, topic_path
+from core.security.acls import ResourceAccess
 from core.snapshot.model import TopicEntry
 from core.snapshot.sizes import Size, SizesView
 from tui.keymap import MUTATION_IDS
@@ -67,6 +69,12 @@ PARTITION_COLUMNS = (
 )
 CONFIG_COLUMNS = (Column("key", "config override", max_width=50), Column("value", "value", max_width=200))
 OFFSETS_EVERY_S = 5.0
+ACCESS_COLUMNS = (
+    Column("principal", "principal", max_width=60),
+    Column("host", "host", max_width=40),
+    Column("access", "access"),
+    Column("operations", "operations (ACLs in ZooKeeper)", max_width=200),
+)
 
 
 def _ids(values: tuple[int, ...]) -> str:
@@ -118,9 +126,9 @@ def partition_table_row(
     return Row(str(p.partition), cells, p.flags, values, p)
 
 
-class TopicSource(TopicFollower, OffsetSource, GroupSource, SizeSource, Protocol):
-    """What the topic detail reads: the topic's znodes, followed, its offsets and log sizes from the brokers
-    and the consumer groups consuming it."""
+class TopicSource(TopicFollower, OffsetSource, GroupSource, SizeSource, AclSource, Protocol):
+    """What the topic detail reads: the topic's znodes, followed, its offsets and log sizes from the brokers,
+    the consumer groups consuming it and who the ACLs let do what on it."""
 
 
 class TopicDetailScreen(KzcScreen):
@@ -167,6 +175,7 @@ class TopicDetailScreen(KzcScreen):
         yield VirtualTable(PARTITION_COLUMNS, empty_text="no partitions", id="partitions")
         yield VirtualTable(CONFIG_COLUMNS, empty_text="no config overrides (broker defaults apply)", id="configs")
         yield VirtualTable(TOPIC_GROUP_COLUMNS, empty_text="no consumer group", id="topic-groups")
+        yield VirtualTable(ACCESS_COLUMNS, empty_text="no ACL applies to this topic", id="topic-access")
         yield KeyBar(hide=MUTATION_IDS if self.read_only else frozenset())
 
     def on_mount(self) -> None:
@@ -175,6 +184,9 @@ class TopicDetailScreen(KzcScreen):
         groups = self.query_one("#topic-groups", VirtualTable)
         groups.border_title = "Consumer groups"
         groups.display = False  # until a group consuming the topic is seen
+        access = self.query_one("#topic-access", VirtualTable)
+        access.border_title = "Who can do what (ACLs)"
+        access.display = False  # until an ACL applies to the topic
         self.query_one("#partitions", VirtualTable).focus()
         self.follow()
         self.action_offsets()
@@ -290,8 +302,9 @@ class TopicDetailScreen(KzcScreen):
     # ---- offsets -------------------------------------------------------------------------------------
 
     def action_offsets(self) -> None:
-        """Fetch log-start and high-watermark offsets from the brokers (if configured)."""
+        """Fetch log-start and high-watermark offsets from the brokers (if configured), and the ACLs again."""
         self.fetch_offsets()
+        self.fetch_access()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="offsets")
     def fetch_offsets(self) -> None:
@@ -324,6 +337,34 @@ class TopicDetailScreen(KzcScreen):
     def _next_offsets(self) -> None:
         if self.is_current:
             self.fetch_offsets()
+
+    # ---- who can do what (ACLs) ------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="topic-access")
+    def fetch_access(self) -> None:
+        """The ACLs that apply to this topic (worker thread): read on opening the screen and with ``r``."""
+        try:
+            found: ResourceAccess | str = self.source.topic_access(self.topic)
+        except KzcError as exc:
+            found = str(exc)
+        self.app.call_from_thread(self._access_arrived, found)
+
+    def _access_arrived(self, found: ResourceAccess | str) -> None:
+        if not self.is_mounted:
+            return
+        table = self.query_one("#topic-access", VirtualTable)
+        if isinstance(found, str):
+            table.set_rows([])
+            table.empty_text = f"ACLs unknown: {found}"
+            table.display = True
+            return
+        table.set_rows(
+            [Row(f"{p} {h} {verdict}", (p, h, verdict, ", ".join(ops))) for p, h, verdict, ops in found.rows]
+        )
+        table.border_subtitle = "  ".join(found.patterns)[:120]
+        if found.unreadable:
+            table.empty_text = f"{len(found.unreadable)} ACL znodes unreadable (kzc acl list says which)"
+        table.display = bool(found.rows) or bool(found.unreadable)
 
     # ---- consumer groups -----------------------------------------------------------------------------
 

@@ -6,9 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Literal
 
+from core.kafka.scram import redact_credentials
 from core.kafka.znodes.base import Malformed, Unreadable, load_json
 from core.kafka.znodes.dispatch import KafkaValue, parse_znode
-from core.kafka.znodes.paths import StructuralZnode
+from core.kafka.znodes.paths import USER_CONFIGS, StructuralZnode
 
 DataKind = Literal["kafka", "json", "text", "hex", "empty"]
 
@@ -32,7 +33,17 @@ class DecodedData:
 
 
 def decode_data(path: str, data: bytes | None) -> DecodedData:
-    """Decode ``data`` of the znode at ``path`` (relative to the Kafka chroot) for display."""
+    """Decode ``data`` of the znode at ``path`` (relative to the Kafka chroot) for display; a user's config
+    never shows its SCRAM salts and keys (``core.kafka.scram.redact_credentials``)."""
+    decoded = _decode(path, data)
+    if not path.startswith(USER_CONFIGS):
+        return decoded
+    if decoded.kind == "hex":
+        return DecodedData("text", "(binary data of a user's config: not shown, it may hold credentials)", None)
+    return DecodedData(decoded.kind, redact_credentials(decoded.text), decoded.parsed)
+
+
+def _decode(path: str, data: bytes | None) -> DecodedData:
     raw = data or b""
     parsed = parse_znode(path, raw)
     if not raw:

@@ -76,8 +76,15 @@ CONFIG_CHANGE_SEQUENCE = f"{CONFIG_CHANGES}/{CONFIG_CHANGE_PREFIX}"
 
 TOPIC_CONFIG_TYPE = "topics"
 BROKER_CONFIG_TYPE = "brokers"
+USER_CONFIG_TYPE = "users"
+CLIENT_CONFIG_TYPE = "clients"
+ACL_CHANGE_SEQUENCE = f"{ACL_CHANGES}/{ACL_CHANGE_PREFIX}"
+"""Where a literal ACL change event is created, sequentially (``acl_changes_0000000007``)."""
+EXTENDED_ACL_CHANGE_SEQUENCE = f"{EXTENDED_ACL_CHANGES}/{ACL_CHANGE_PREFIX}"
+"""Where a prefixed ACL change event (2.0+) is created, sequentially."""
 TOPIC_CONFIGS = f"{CONFIG}/{TOPIC_CONFIG_TYPE}"
 BROKER_CONFIGS = f"{CONFIG}/{BROKER_CONFIG_TYPE}"
+USER_CONFIGS = f"{CONFIG}/users"
 
 
 # ---- the layout: znodes per entity --------------------------------------------------------------------
@@ -131,6 +138,42 @@ def broker_config_path(broker: int | str) -> str:
     return config_path(BROKER_CONFIG_TYPE, str(broker))
 
 
+def quota_entity_path(user: str | None, client_id: str | None) -> tuple[str, str]:
+    """The config entity of a quota or a user's credentials, as (type, name) for ``config_path`` and the
+    change notification's ``entity_path``: ``users/<u>``, ``users/<u>/clients/<c>`` or ``clients/<c>``
+    (names already sanitised; ``<default>`` as it is)."""
+    if user is not None and client_id is not None:
+        return USER_CONFIG_TYPE, f"{user}/{CLIENT_CONFIG_TYPE}/{client_id}"
+    if user is not None:
+        return USER_CONFIG_TYPE, user
+    if client_id is not None:
+        return CLIENT_CONFIG_TYPE, client_id
+    raise ValueError("a quota entity names a user, a client id or both")
+
+
+def user_clients_path(user: str) -> str:
+    """``/config/users/<u>/clients``: the user's per-client-id quota entities."""
+    return f"{config_path(USER_CONFIG_TYPE, user)}/{CLIENT_CONFIG_TYPE}"
+
+
+def acl_type_path(resource_type: str, pattern_type: str) -> str:
+    """``/kafka-acl/<Type>`` (literal) or ``/kafka-acl-extended/<pattern>/<Type>`` (2.0+): the resources of
+    one type with ACLs (``ZkAclStore``)."""
+    if pattern_type == "LITERAL":
+        return f"{ACLS}/{resource_type}"
+    return f"{EXTENDED_ACLS}/{pattern_type.lower()}/{resource_type}"
+
+
+def acl_path(resource_type: str, name: str, pattern_type: str = "LITERAL") -> str:
+    """``/kafka-acl/<Type>/<name>`` or ``/kafka-acl-extended/prefixed/<Type>/<name>``: one pattern's ACLs."""
+    return f"{acl_type_path(resource_type, pattern_type)}/{name}"
+
+
+def acl_change_sequence(pattern_type: str) -> str:
+    """Where the change event of a pattern's ACLs is created: literal or extended (``ZkAclChangeStore``)."""
+    return ACL_CHANGE_SEQUENCE if pattern_type == "LITERAL" else EXTENDED_ACL_CHANGE_SEQUENCE
+
+
 def child_path(parent: str, name: str) -> str:
     """A child of a Kafka container znode (a notification under its parent, a listed child)."""
     return f"{parent}/{name}"
@@ -151,9 +194,7 @@ _NAME = r"([^/]+)"
 _BROKER_PATH = re.compile(re.escape(BROKER_IDS) + "/([0-9]+)")
 _TOPIC_PATH = re.compile(re.escape(TOPICS) + "/" + _NAME)
 _STATE_PATH = re.compile(re.escape(TOPICS) + "/" + _NAME + r"/partitions/([0-9]+)/state")
-_TOPIC_NAMED = re.compile(
-    "(?:" + "|".join(re.escape(p) for p in (TOPICS, TOPIC_CONFIGS, DELETE_TOPICS)) + ")/" + _NAME
-)
+_TOPIC_NAMED = re.compile("(?:" + "|".join(re.escape(p) for p in (TOPICS, TOPIC_CONFIGS, DELETE_TOPICS)) + ")/" + _NAME)
 
 
 def parse_broker_path(path: str) -> int | None:

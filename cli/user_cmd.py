@@ -1,0 +1,117 @@
+"""``kzc user list|set-password|delete``: SCRAM users in ZooKeeper (``core.security.users``). The password
+comes from a file, an environment variable or a prompt, never the command line; no salt, key or password
+appears in any output or audit line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from cli.options import add_command
+from cli.security_args import confirm, mutation, read_password
+from core.audit import Attempt
+from core.config import ConnectionSettings
+from core.kafka.scram import DEFAULT_ITERATIONS, MECHANISMS
+from core.security.users import (
+    CredentialPlan,
+    apply_credentials,
+    credential_writes,
+    list_users,
+    plan_delete,
+    plan_set_password,
+    redacted,
+)
+from core.zookeeper.kafka_root import open_kafka_session
+from core.zookeeper.session import ZkSession
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc user`` and its subcommands."""
+    user = add_command(sub, "user", "SCRAM users: list, set a password, delete credentials", json_flag=False)
+    actions = user.add_subparsers(dest="user_command", metavar="ACTION", required=True)
+    listing = add_command(actions, "list", "users with SCRAM credentials: mechanisms and iterations")
+    listing.set_defaults(handler=_list)
+    setter = add_command(actions, "set-password", "create or replace a user's SCRAM credential")
+    setter.add_argument("user", metavar="USER")
+    setter.add_argument("--mechanism", required=True, choices=tuple(MECHANISMS))
+    setter.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, metavar="N", help="4096 to 16384")
+    source = setter.add_mutually_exclusive_group()
+    source.add_argument("--password-file", metavar="F", help="read the password from this file (first line)")
+    source.add_argument("--password-env", metavar="VAR", help="read the password from this environment variable")
+    setter.add_argument("--dry-run", action="store_true", help="show the change; change nothing")
+    setter.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
+    setter.set_defaults(handler=_set_password)
+    delete = add_command(actions, "delete", "delete a user's SCRAM credentials (all, or --mechanism M)")
+    delete.add_argument("user", metavar="USER")
+    delete.add_argument("--mechanism", action="append", choices=tuple(MECHANISMS), default=[])
+    delete.add_argument("--dry-run", action="store_true", help="show the change; change nothing")
+    delete.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
+    delete.set_defaults(handler=_delete)
+
+
+def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    with open_kafka_session(settings) as session:
+        users = list_users(session)
+    if args.json:
+        print(json.dumps({"users": [u.to_json() for u in users]}))
+        return 0
+    if not users:
+        print("no SCRAM users in ZooKeeper")
+    for u in users:
+        creds = ", ".join(f"{c.mechanism} (iterations {c.iterations if c.iterations else 'unreadable'})"
+                          for c in u.credentials)  # fmt: skip
+        print(f"{u.name}: {creds}")
+    return 0
+
+
+def _set_password(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    raw = {"user": args.user, "mechanism": args.mechanism, "iterations": args.iterations,
+           "password_from": "file" if args.password_file else "environment" if args.password_env else "prompt",
+           "dry_run": args.dry_run, "yes": args.yes}  # fmt: skip
+    with mutation(settings, "user set-password", raw) as (session, attempt, _audit):
+        password, source = read_password(args.password_file, args.password_env)
+        plan = plan_set_password(session, args.user, args.mechanism, password, args.iterations)
+        del password
+        return _finish(args, settings, session, attempt, plan, source)
+
+
+def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    raw = {"user": args.user, "mechanism": args.mechanism, "dry_run": args.dry_run, "yes": args.yes}
+    with mutation(settings, "user delete", raw) as (session, attempt, _audit):
+        plan = plan_delete(session, args.user, args.mechanism)
+        return _finish(args, settings, session, attempt, plan, None)
+
+
+def _finish(
+    args: argparse.Namespace,
+    settings: ConnectionSettings,
+    session: ZkSession,
+    attempt: Attempt,
+    plan: CredentialPlan,
+    source: str | None,
+) -> int:
+    if args.json and args.dry_run:
+        print(json.dumps({"dry_run": True, **plan.to_json()}))
+    elif not args.json:
+        print("\n".join(plan.describe()) + (f"\n  password from {source}" if source else ""))
+    if args.dry_run:
+        attempt.dry_run("change shown, nothing written", plan=plan.to_json(), writes=redacted(credential_writes(plan)))
+        return 0
+    if not plan.changes:
+        attempt.refused("no change", plan=plan.to_json())
+        if args.json:
+            print(json.dumps({"applied": False, **plan.to_json()}))
+        return 0
+    confirm(attempt, args.yes, plan.user, f"{plan.action} SCRAM credentials of user {plan.user}")
+    attempt.intent(f"user {plan.action} for {plan.user}", plan=plan.to_json())
+    stored = apply_credentials(session, settings, plan)
+    shown: list[dict[str, Any]] = [{"mechanism": c.mechanism, "iterations": c.iterations} for c in stored]
+    attempt.applied(f"{plan.action} SCRAM credentials of user {plan.user}", plan=plan.to_json(), credentials=shown)
+    if args.json:
+        print(json.dumps({"applied": True, **plan.to_json(), "credentials": shown}))
+    else:
+        print(
+            f"Done: user {plan.user} now has {', '.join(str(c['mechanism']) for c in shown) or 'no SCRAM credentials'}."
+        )
+    return 0

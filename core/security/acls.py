@@ -1,0 +1,311 @@
+"""ACLs in ZooKeeper, read and written as Kafka's ZooKeeper authorizer does (``AclAuthorizer`` 2.4+,
+``SimpleAclAuthorizer`` 0.9 to 2.3: the same znodes and formats).
+
+Reading: every ``/kafka-acl/<Type>/<name>`` (literal) and ``/kafka-acl-extended/prefixed/<Type>/<name>``
+(2.0+); a znode Kafka could not read either is reported, never fatal. Writing (``AclAuthorizer.addAcls`` /
+``removeAcls`` → ``updateResourceAcls``): the pattern's znode set at the version read (or created, or
+deleted when no ACL is left), then the change event that makes every broker reload that pattern
+(``/kafka-acl-changes/acl_changes_<seq>`` with ``Type:name`` for a literal pattern,
+``/kafka-acl-extended-changes/acl_changes_<seq>`` with JSON for a prefixed one), in one multi-op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from core.brokers.acls import AclAdmin
+from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, DESCRIBE_ACLS
+from core.brokers.capabilities import CapabilityCache
+from core.config import ConnectionSettings
+from core.errors import KzcError, UsageError
+from core.kafka.acls import (
+    LITERAL,
+    PREFIXED,
+    RESOURCE_TYPES,
+    SAME_IN_EVERY_RELEASE,
+    Acl,
+    AclBinding,
+    ResourcePattern,
+    check_pattern,
+    encode_acls,
+    encode_change_event,
+    matching,
+    who_can,
+)
+from core.kafka.znodes import Unreadable
+from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
+from core.kafka.znodes.security import AclResource, parse_acl_resource
+from core.security.common import mutation_guard, write_checked, znode_state
+from core.topics.facts import TopicStateReader, zk_create_format
+from core.topics.write import PlannedWrite
+from core.zookeeper.session import ZkSession
+
+ACL_PATH_NOTE = (
+    "ZooKeeper, as kafka-acls --authorizer-properties zookeeper.connect=... writes (the ZooKeeper authorizer's "
+    "store; DescribeAcls/CreateAcls reach the same znodes through a broker)"
+)
+
+
+@dataclass(frozen=True)
+class AclListing:
+    """Every ACL in ZooKeeper and the znodes Kafka could not read either (``path: reason``)."""
+
+    bindings: tuple[AclBinding, ...]
+    unreadable: tuple[str, ...] = ()
+    extended_store: bool = False  # /kafka-acl-extended exists: a 2.0+ ZooKeeper authorizer has run
+    path: str = "zookeeper"  # or "DescribeAcls"
+    path_reason: str = ACL_PATH_NOTE
+
+    def filtered(
+        self, pattern: ResourcePattern | None = None, principal: str | None = None, resource_type: str | None = None
+    ) -> list[AclBinding]:
+        """The ACLs on exactly ``pattern`` (or of ``resource_type``), of ``principal``."""
+        return [
+            b
+            for b in self.bindings
+            if (pattern is None or (b.pattern.resource_type, b.pattern.name) == (pattern.resource_type, pattern.name))
+            and (resource_type is None or b.pattern.resource_type == resource_type)
+            and (principal is None or b.acl.principal == principal)
+        ]
+
+
+@dataclass(frozen=True)
+class StoredAcls:
+    """One pattern's znode as read: its ACLs and version (None: no znode)."""
+
+    pattern: ResourcePattern
+    acls: frozenset[Acl]
+    zk_version: int | None
+
+
+@dataclass(frozen=True)
+class AclPlan:
+    """Adding or removing ACLs on one pattern: before, after, and the writes that make the change."""
+
+    action: str  # "add" or "remove"
+    pattern: ResourcePattern
+    requested: tuple[Acl, ...]
+    before: StoredAcls
+    after: frozenset[Acl]
+    writes: tuple[PlannedWrite, ...] = field(default=())
+
+    @property
+    def changes(self) -> bool:
+        """Whether the plan changes anything."""
+        return self.after != self.before.acls
+
+    def describe(self) -> list[str]:
+        """The preview: what is added or removed, and what stays."""
+        path = acl_path(self.pattern.resource_type, self.pattern.name, self.pattern.pattern_type)
+        lines = [f"ACLs on {self.pattern} ({znode_state(path, self.before.zk_version)}):"]
+        for acl in sorted(self.before.acls | self.after):
+            mark = "+" if acl not in self.before.acls else "-" if acl not in self.after else " "
+            lines.append(f"  {mark} {acl.permission} {acl.principal} {acl.operation} from {acl.host}")
+        if not self.changes:
+            lines.append("  no change: " + ("every ACL is there already" if self.action == "add" else "no such ACL"))
+        return lines
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as JSON."""
+        return {
+            "action": self.action,
+            "resource": {"type": self.pattern.resource_type, "name": self.pattern.name,
+                         "pattern_type": self.pattern.pattern_type},
+            "before": [a.to_json() for a in sorted(self.before.acls)],
+            "after": [a.to_json() for a in sorted(self.after)],
+            "zk_version": self.before.zk_version,
+            "writes": [w.to_json() for w in self.writes],
+        }  # fmt: skip
+
+
+def read_acls(session: ZkSession) -> AclListing:
+    """Every ACL ZooKeeper holds, literal and prefixed.
+
+    Raises:
+        ConnectError: ZooKeeper failed.
+    """
+    bindings: list[AclBinding] = []
+    unreadable: list[str] = []
+    stores = [(LITERAL, ACLS)]
+    extended = session.read_children(EXTENDED_ACLS)
+    for pattern_dir in extended or []:
+        stores.append((pattern_dir.upper(), f"{EXTENDED_ACLS}/{pattern_dir}"))
+    for pattern_type, _root in stores:
+        for resource_type in sorted(RESOURCE_TYPES):
+            type_path = acl_type_path(resource_type, pattern_type)
+            for name in sorted(session.read_children(type_path) or []):
+                stored = _read_pattern(session, ResourcePattern(resource_type, name, pattern_type), unreadable)
+                bindings.extend(AclBinding(stored.pattern, a) for a in sorted(stored.acls))
+    bindings.sort(key=lambda b: (b.pattern, b.acl))  # the order DescribeAcls' answer is given in too
+    return AclListing(tuple(bindings), tuple(unreadable), extended is not None)
+
+
+def list_acls(session: ZkSession, settings: ConnectionSettings, timeout: float = 15.0) -> AclListing:
+    """Every ACL: through DescribeAcls when there are bootstrap servers and every registered broker serves it
+    (0.11+), else from ZooKeeper (``read_acls``), as ``kafka-acls --authorizer-properties zookeeper.connect``
+    did; ``path`` and ``path_reason`` say which and why.
+
+    Raises:
+        ConnectError: ZooKeeper failed.
+    """
+    if not settings.bootstrap_servers:
+        return replace(read_acls(session), path_reason=f"no --bootstrap-server: {ACL_PATH_NOTE}")
+    capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+    lacking = capabilities.lacking(DESCRIBE_ACLS) if capabilities is not None else None
+    if lacking is not None:
+        return replace(read_acls(session), path_reason=f"{lacking}: {ACL_PATH_NOTE}")
+    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    try:
+        bindings, skipped = admin.describe_acls()
+    except KzcError as exc:
+        return replace(read_acls(session), path_reason=f"DescribeAcls failed ({exc}): {ACL_PATH_NOTE}")
+    finally:
+        admin.close()
+    left_out = f"; {skipped} ACLs of resource types librdkafka cannot name left out" if skipped else ""
+    reason = f"DescribeAcls through the brokers (every broker serves it){left_out}"
+    return AclListing(tuple(bindings), (), False, "DescribeAcls", reason)
+
+
+def _read_pattern(session: ZkSession, pattern: ResourcePattern, unreadable: list[str] | None = None) -> StoredAcls:
+    path = acl_path(pattern.resource_type, pattern.name, pattern.pattern_type)
+    found = session.read(path)
+    if found is None:
+        return StoredAcls(pattern, frozenset(), None)
+    data, stat = found
+    value = parse_acl_resource(path, data)
+    if isinstance(value, Unreadable):
+        if unreadable is None:
+            raise KzcError(f"{path} is unreadable: {value.reason}; fix it before changing its ACLs")
+        unreadable.append(f"{path}: {value.reason}")
+        return StoredAcls(pattern, frozenset(), int(stat.version))
+    assert isinstance(value, AclResource)
+    acls = frozenset(Acl(a.principal, a.permission_type, a.operation, a.host) for a in value.acls)
+    return StoredAcls(pattern, acls, int(stat.version))
+
+
+def enum_event_names(
+    session: ZkSession, settings: ConnectionSettings, timeout: float = 15.0
+) -> tuple[bool | None, str]:
+    """Whether the brokers run 2.4+, whose literal ACL change events name the type as ``TOPIC`` (True), or
+    older releases (``Topic``: False), or None when it cannot be told; and what that rests on. ZooKeeper
+    proves 2.7+ (``zk_create_format``); else every broker's ApiVersions: AlterPartitionReassignments came in 2.4.
+    """
+    facts = TopicStateReader(session).facts()
+    proof = zk_create_format(facts)
+    if proof.topic_version >= 2:
+        return True, f"Kafka 2.7+ ({proof.reason})"
+    if not settings.bootstrap_servers:
+        return None, "no --bootstrap-server to ask the brokers their release"
+    capabilities = CapabilityCache(timeout).get(facts.brokers)
+    if capabilities is None or capabilities.unknown() is not None or not capabilities.brokers:
+        return None, (capabilities.unknown() if capabilities else None) or "no broker answered ApiVersions"
+    served = [ALTER_PARTITION_REASSIGNMENTS.key in (b.ranges or {}) for b in capabilities.brokers]
+    if all(served):
+        return True, "every broker serves AlterPartitionReassignments (2.4+)"
+    if not any(served):
+        return False, "no broker serves AlterPartitionReassignments (before 2.4)"
+    return None, "the brokers run releases before and from 2.4 (a rolling upgrade): they read different forms"
+
+
+def plan_acls(
+    session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl], settings: ConnectionSettings
+) -> AclPlan:
+    """Read the pattern's ACLs and plan adding or removing ``acls``.
+
+    Raises:
+        UsageError: a prefixed pattern where no 2.0+ ZooKeeper authorizer has run (no ``/kafka-acl-extended``).
+        KzcError: the pattern's znode is unreadable.
+    """
+    if pattern.pattern_type == PREFIXED and session.read_children(EXTENDED_ACLS) is None:
+        raise UsageError(
+            f"prefixed ACLs need Kafka 2.0+ with the ZooKeeper authorizer, which creates {EXTENDED_ACLS} at start; "
+            "this cluster has none"
+        )
+    check_pattern(pattern, None)
+    requested = tuple(sorted(set(acls)))
+    before = _read_pattern(session, pattern)
+    after = before.acls | set(requested) if action == "add" else before.acls - set(requested)
+    plan = AclPlan(action, pattern, requested, before, frozenset(after))
+    if not plan.changes:
+        return plan
+    enum_names: bool | None = None
+    if pattern.pattern_type == LITERAL and pattern.resource_type not in SAME_IN_EVERY_RELEASE:
+        enum_names, reason = enum_event_names(session, settings)
+        if enum_names is None:
+            raise UsageError(
+                f"the change event of a {pattern.resource_type} ACL is spelled differently before and from Kafka 2.4, "
+                f"and kzc cannot tell which the brokers run: {reason}"
+            )
+    return AclPlan(action, pattern, requested, before, plan.after, acl_writes(plan, enum_names))
+
+
+def acl_writes(plan: AclPlan, enum_names: bool | None = None) -> tuple[PlannedWrite, ...]:
+    """``updateResourceAcls``' writes: the pattern's znode (create, set at the read version, or delete when
+    empty), then the change event (``encode_change_event``)."""
+    pattern = plan.pattern
+    path = acl_path(pattern.resource_type, pattern.name, pattern.pattern_type)
+    version = plan.before.zk_version
+    if not plan.after:
+        store = PlannedWrite("delete", path, b"", version)
+    elif version is None:
+        store = PlannedWrite("create", path, encode_acls(plan.after))
+    else:
+        store = PlannedWrite("set", path, encode_acls(plan.after), version)
+    event = PlannedWrite(
+        "sequential", acl_change_sequence(pattern.pattern_type), encode_change_event(pattern, enum_names)
+    )
+    return store, event
+
+
+def apply_acls(session: ZkSession, settings: ConnectionSettings, plan: AclPlan) -> StoredAcls:
+    """Write ``plan`` and return the pattern's ACLs as read back.
+
+    Raises:
+        ReadOnlyError: read-only mode or a migration.
+        ConcurrentChangeError: the pattern's ACLs changed since the plan (nothing written; the message
+            says what they are now).
+        KzcError: the znode holds something else than the plan afterwards.
+    """
+    mutation_guard(session, settings)
+
+    def now() -> str:
+        return "; ".join(str(a) for a in sorted(_read_pattern(session, plan.pattern).acls)) or "no ACL"
+
+    write_checked(session, plan.writes, f"the ACLs on {plan.pattern}", now)
+    stored = _read_pattern(session, plan.pattern)
+    if stored.acls != plan.after:
+        raise KzcError(f"the ACLs on {plan.pattern} are not the planned ones after the write: check the cluster")
+    return stored
+
+
+@dataclass(frozen=True)
+class ResourceAccess:
+    """ "Who can do what" on one resource, as the authorizer would decide from the ACLs in ZooKeeper: one row
+    per principal, host and verdict (``core.kafka.acls.who_can``), the patterns that apply, and the
+    znodes that could not be read (their ACLs are not counted)."""
+
+    resource_type: str
+    name: str
+    rows: tuple[tuple[str, str, str, tuple[str, ...]], ...]
+    patterns: tuple[str, ...]
+    unreadable: tuple[str, ...] = ()
+
+
+def resource_access(session: ZkSession, resource_type: str, name: str) -> ResourceAccess:
+    """Read every ACL and say who can do what on ``resource_type`` ``name`` (literal, wildcard, prefixed).
+
+    Raises:
+        ConnectError: ZooKeeper failed.
+    """
+    return access_of(read_acls(session), resource_type, name)
+
+
+def access_of(listing: AclListing, resource_type: str, name: str) -> ResourceAccess:
+    """Who can do what on ``resource_type`` ``name`` by the ACLs of ``listing`` (the console and ``kzc acl
+    list`` both ask this)."""
+    found = matching(listing.bindings, resource_type, name)
+    rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, resource_type, name))
+    patterns = tuple(sorted({str(b.pattern) for b in found}))
+    return ResourceAccess(resource_type, name, rows, patterns, listing.unreadable)

@@ -1,0 +1,54 @@
+"""What the security operations share: the guard every mutation passes, and the cluster facts it reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from core.config import ConnectionSettings, read_only_cause
+from core.configs.zk import ZkWriter, controller_fence, execute
+from core.errors import ConcurrentChangeError, KafkaRuleError, ReadOnlyError
+from core.topics.facts import ClusterFacts, TopicStateReader
+from core.topics.guard import read_only_reason
+from core.topics.write import PlannedWrite
+from core.zookeeper.session import ZkSession
+
+
+def mutation_guard(session: ZkSession, settings: ConnectionSettings) -> ClusterFacts:
+    """The cluster's facts, when a mutation may be applied now.
+
+    Raises:
+        ReadOnlyError: read-only mode, or a ZooKeeper-to-KRaft migration owns the metadata.
+    """
+    facts = TopicStateReader(session).facts()
+    reason = read_only_reason(read_only_cause(settings), facts)
+    if reason is not None:
+        raise ReadOnlyError(reason)
+    return facts
+
+
+def config_fence(facts: ClusterFacts, what: str) -> tuple[PlannedWrite, ...]:
+    """The ``/controller`` check Kafka 3.7.1+ puts before an entity config write (``controller_fence``)."""
+    fence = controller_fence(facts, what)
+    return () if fence is None else (fence,)
+
+
+def write_checked(session: ZkWriter, writes: Sequence[PlannedWrite], what: str, now: Callable[[], str]) -> None:
+    """Run ``writes`` (one multi-op, ``core.configs.zk.execute``); a lost race, whether the znode changed
+    (version check) or appeared (create), is refused with what it holds now (``now()``).
+
+    Raises:
+        ConcurrentChangeError: "<what> changed since it was read (now: ...); nothing was written: plan again".
+    """
+    try:
+        execute(session, writes, f"the change of {what}")
+    except (ConcurrentChangeError, KafkaRuleError) as exc:
+        if isinstance(exc, KafkaRuleError) and exc.kafka_exception != "NodeExistsException":
+            raise
+        raise ConcurrentChangeError(
+            f"{what} changed since it was read (now: {now()}); nothing was written: plan again"
+        ) from None
+
+
+def znode_state(path: str, version: int | None) -> str:
+    """``/config/users/alice, znode version 3`` (or ``no znode``): where a preview's before-state was read."""
+    return f"{path}, " + ("no znode" if version is None else f"znode version {version}")
