@@ -31,17 +31,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kazoo.client import KazooClient  # noqa: E402
+from kazoo.client import KazooClient
 
-from benchmarks import zk_layout  # noqa: E402
-from benchmarks.snapshot_bench import BareZooKeeper, bare_pipeline, request_list  # noqa: E402
-from core.config import ConnectionSettings  # noqa: E402
-from core.connect import parse_zookeeper  # noqa: E402
-from core.console.view import ViewBuilder  # noqa: E402
-from core.console.zk import ZkBackend  # noqa: E402
-from core.polling import wait_until  # noqa: E402
-from core.snapshot.reader import SnapshotReader  # noqa: E402
-from core.zookeeper.session import ZkSession  # noqa: E402
+from benchmarks import zk_layout
+from benchmarks.snapshot_bench import BareZooKeeper, bare_pipeline, request_list
+from core.config import ConnectionSettings
+from core.connect import parse_zookeeper
+from core.console.view import ViewBuilder
+from core.console.zk import ZkBackend
+from core.polling import wait_until
+from core.snapshot.reader import SnapshotReader
+from core.zookeeper.session import ZkSession
 
 LIMIT_RATIO = 1.3
 
