@@ -1,4 +1,4 @@
-"""The console's live model (``core.console.live.LiveCluster``): ZooKeeper load while idle, and how fast a
+"""The console's live model (``core.live.cluster.LiveCluster``): ZooKeeper load while idle, and how fast a
 partition state change anywhere in the cluster reaches its snapshot.
 
 On a synthetic layout (``benchmarks/zk_layout.py``) in a standalone ZooKeeper (``BareZooKeeper``):
