@@ -300,7 +300,8 @@ class LiveCluster:
             self._dirty.wait()
             if self._stopped.is_set():
                 return
-            self._stopped.wait(_COALESCE_S)  # let a burst of changes land before reading
+            if self.last_full_read_ms is not None:
+                self._stopped.wait(_COALESCE_S)  # let a burst of changes land before reading again
             self._dirty.clear()
             try:
                 self._watcher.read_cluster()
