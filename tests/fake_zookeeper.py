@@ -78,7 +78,7 @@ class FakeZooKeeper:
     def set(self, path: str, data: bytes) -> None:
         """Write ``data`` into the existing ``path``."""
         with self._lock:
-            old, stat = self._nodes[path]
+            stat = self._nodes[path][1]
             self.last_zxid += 1
             self._nodes[path] = (data, self._stat(stat.czxid, stat.version + 1, len(data)))
             fire = [(self._data_watches.pop(path, set()), EventType.CHANGED, path)]
