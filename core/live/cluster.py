@@ -39,7 +39,7 @@ from dataclasses import replace
 from core.errors import ConnectError, KzcError
 from core.kafka.znodes import ControllerInfo, EntityConfig, PartitionState, TopicAssignment
 from core.live import events as ev
-from core.live.events import TimedEvent
+from core.live.events import TimedEvent as TimedEvent  # re-exported: the type of on_event's argument
 from core.live.state import LiveState
 from core.live.watcher import MIGRATION_REARM_S, ClusterWatcher
 from core.snapshot.kraft import kraft_broker_ids, kraft_controller_holds

@@ -132,6 +132,13 @@ class _NoAuthRead(Exception):
 
 
 @dataclass(frozen=True)
+class _States:
+    """Partition state znodes that fired, to read together (``follow_all``)."""
+
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class _Browse:
     """Arm the browser's watches on one znode (handled on the dispatch thread)."""
 
@@ -384,14 +391,17 @@ class ClusterWatcher:
             ) from None
 
     def _run(self) -> None:
+        carried: object = None  # an item taken off the queue while gathering a batch: handled next
         while True:
-            item = self._queue.get()
+            item, carried = (carried, None) if carried is not None else (self._queue.get(), None)
             if item is _STOP or self._stopped.is_set():
                 self._refuse_waiting_calls(item)
                 return
             if isinstance(item, _Call):
                 self._run_call(item)
                 continue
+            if self._batchable(item):
+                item, carried = self._gather(item)
             try:
                 events = self._handle(item)
             except _CONNECTION_ERRORS:
@@ -402,6 +412,30 @@ class ClusterWatcher:
                 events = []
             for event in events:
                 self._emit(event)
+
+    def _batchable(self, item: object) -> bool:
+        """A partition state that fired, with ``follow_all`` outside a full read (and not shown by the browser):
+        such notes are read together, pipelined (a broker failover rewrites thousands at once)."""
+        return (
+            self._all
+            and not self._reading
+            and isinstance(item, str)
+            and item not in self._browse
+            and parse_state_path(item) is not None
+        )
+
+    def _gather(self, first: object) -> tuple[_States, object]:
+        """``first`` and the batchable notes queued right behind it; the first other note comes back too."""
+        paths = [first]
+        while len(paths) < _IN_FLIGHT:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return _States(tuple(map(str, paths))), None
+            if not self._batchable(item):
+                return _States(tuple(map(str, paths))), item
+            paths.append(item)
+        return _States(tuple(map(str, paths))), None
 
     def _refuse_waiting_calls(self, item: object) -> None:
         # Whoever waits in follow_topic/unfollow_topic learns at once that the watcher stopped.
@@ -453,6 +487,8 @@ class ClusterWatcher:
             if item in self._browse:
                 self._browsed_changed(item)
             return events
+        if isinstance(item, _States):
+            return self._update_partitions(item.paths)
         if item is _READ_STARTING:
             self._reading = True
         elif item is _READ_FAILED:
@@ -702,6 +738,30 @@ class ClusterWatcher:
         old = tracked.states[partition]
         self._store(replace(tracked, states={**tracked.states, partition: new}))
         return diff_partition_state(name, partition, old, new)
+
+    def _update_partitions(self, paths: tuple[str, ...]) -> list[LiveEvent]:
+        """Partition states that fired (``follow_all``), read pipelined; events by topic, then partition."""
+        wanted: dict[str, list[int]] = {}
+        for path in dict.fromkeys(paths):
+            located = parse_state_path(path)
+            assert located is not None
+            tracked = self._lookup(located[0])
+            if tracked is not None and located[1] in tracked.states:
+                wanted.setdefault(located[0], []).append(located[1])
+        reads = self._read_many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
+        self.targeted_reads += len(reads)
+        events: list[LiveEvent] = []
+        for name in sorted(wanted):
+            tracked = self._lookup(name)
+            assert tracked is not None
+            states = dict(tracked.states)
+            for partition in sorted(wanted[name]):
+                path = state_path(name, partition)
+                new = _parsed(path, reads[path], parse_partition_state)
+                events += diff_partition_state(name, partition, states[partition], new)
+                states[partition] = new
+            self._store(replace(tracked, states=states))
+        return events
 
     def _adopt(self, snapshot: ClusterSnapshot) -> None:
         """A full read landed (dispatch thread): it is the base now; what fired while it read is re-read next."""

@@ -4,6 +4,7 @@ re-synced; malformed znodes held as unreadable, never a crash."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Iterator
 
@@ -206,3 +207,24 @@ def test_the_browser_is_told_when_a_watched_znode_changes(model: Model) -> None:
     model.zk.delete(broker_path(3))
     wait_until(lambda: 3 not in model.live.snapshot().brokers, DEADLINE_S, "the broker gone")
     assert seen == [BROKER_IDS]
+
+
+def test_a_burst_of_state_changes_is_held_and_each_reported_once(model: Model) -> None:
+    model.live.follow("orders", lambda _entry: None)
+    changed = [("orders", p) for p in range(3)] + [("payments", p) for p in range(2)]
+    for round_ in range(1, 4):  # a failover and back, and again: several notes per znode may be queued
+        for topic, partition in changed:
+            leader = 2 if round_ % 2 else 1
+            model.zk.set(state_path(topic, partition), state_json(leader, [1, 2], leader_epoch=round_))
+    wait_until(
+        lambda: all(_leader_is(model, t, p, 2) for t, p in changed), DEADLINE_S, "every new leader in the snapshot"
+    )
+    wait_until(lambda: len(model.seen(ev.LeaderChanged)) >= 3, DEADLINE_S, "the followed topic's changes")
+    moves = [(e.partition, e.new_leader) for e in model.seen(ev.LeaderChanged)]  # type: ignore[attr-defined]
+    # ZooKeeper may fold quick rewrites of one znode into one change, but a change is never reported twice:
+    # per partition, each event moves the leader from where the previous one left it.
+    for partition in range(3):
+        leaders = [1] + [leader for p, leader in moves if p == partition]
+        assert all(a != b for a, b in itertools.pairwise(leaders)), leaders
+        assert leaders[-1] == 2
+    assert all(e.topic == "orders" for e in model.seen(ev.LeaderChanged))  # type: ignore[attr-defined]
