@@ -1,12 +1,17 @@
-"""The live cluster model: ZooKeeper watches turned into typed change events (``core.live.events``).
+"""The one owner of a cluster's ZooKeeper watches and of the state they keep; changes become typed events
+(``core.live.events``).
 
-``ClusterWatcher`` watches the few structural znodes Kafka coordinates through (``/controller``,
+``ClusterWatcher`` watches the structural znodes Kafka coordinates through (``/controller``,
 ``/controller_epoch``, ``/brokers/ids`` and each registration, the ``/brokers/topics`` and
-``/admin/delete_topics`` children, the two admin request znodes and the two notification queues) plus,
-for each topic a view follows, its assignment and its partitions' ``state`` znodes. Nothing else is
-watched: no TreeCache, no watch per topic of the cluster. After a reconnect (same session or a new one
-after expiry) every watch is set again, the state is re-read and what changed while away is reported
-in one ``Resynced`` event.
+``/admin/delete_topics`` children, the two admin request znodes, the two notification queues and
+``/migration``), and topics partition by partition: alone, the topics ``follow_topic`` names; with
+``follow_all`` (the live model, ``core.live.cluster``), every topic and every partition ``state`` znode,
+starting from the full reads of ``read_cluster``, which set those watches as they read. It also keeps the
+browser's live znodes (``watch_path``). Every watch uses one callback; a znode that fires is read again
+here, on one path (NoNode: an exists watch waits for its creation; NoAuth: an ``Unreadable`` value), and
+compared with what was held. No TreeCache. After a reconnect (same session or a new one after expiry) the
+structural watches are set again, the state is re-read and what changed while away is reported in one
+``Resynced`` event (with ``follow_all`` the owner then reads everything again, which sets the rest).
 
 Threading contract:
 
