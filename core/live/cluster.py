@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from core.errors import ConnectError, KzcError
@@ -106,6 +106,8 @@ class LiveCluster:
         self._ask_served = served_brokers
         self._served: frozenset[int] | None = None
         self._served_stale = True
+        self._topics: tuple[ClusterSnapshot, int, frozenset[str], Mapping[str, TopicEntry]] | None = None
+        self._merged: tuple[ClusterSnapshot, dict[str, tuple[object, TopicEntry]]] | None = None  # _merged_for
         self._kraft_dirty = threading.Event()  # something changed: wakes _changes_loop
         self._changed = False  # ... and the snapshot did: subscribers are told once per window
         self._kraft_cache: tuple[object, frozenset[int], frozenset[int] | None, frozenset[int]] | None = None
@@ -189,28 +191,12 @@ class LiveCluster:
                 brokers[broker_id] = BrokerEntry(
                     broker_id, registration, ZnodeTimes(epoch or 0, epoch or 0, seen, seen, 0)
                 )
-        topics = base.topics
-        if live.topics != frozenset(base.topics) or live.followed:
-            topics = {name: entry for name, entry in base.topics.items() if name in live.topics}
-            for name, followed in live.followed.items():
-                entry = topics.get(name)
-                if followed.assignment is None or name not in live.topics:
-                    topics.pop(name, None)
-                    continue
-                if entry is None:
-                    seen = self._seen_ms.setdefault(f"topic {name}", now)
-                    times = followed.times or ZnodeTimes(0, 0, seen, seen, 0)
-                    entry = TopicEntry(name, followed.assignment, times, {}, base.topic_configs.get(name))
-                states = dict(followed.states)
-                if isinstance(followed.assignment, TopicAssignment):
-                    for partition in followed.assignment.partition_ids:
-                        states.setdefault(partition, entry.states.get(partition))
-                # A state re-read live is no longer the one its stat dated (the timeline has the live event).
-                stamps = {p: s for p, s in entry.state_stamps.items() if states.get(p) == entry.states.get(p)}
-                times = followed.times or entry.times
-                topics[name] = replace(
-                    entry, assignment=followed.assignment, times=times, states=states, state_stamps=stamps
-                )
+        cached = self._topics
+        if cached is not None and cached[0] is base and cached[1] == version and cached[2] is live.topics:
+            topics = cached[3]  # nothing changed since the last snapshot(): the same mapping
+        else:
+            topics = self._topics_of(base, live, now)
+            self._topics = (base, version, live.topics, topics)
         markers = {name: base.deletion_markers.get(name) or self._marker_times(name, now) for name in live.deletions}
         snapshot = replace(
             base,
@@ -231,6 +217,46 @@ class LiveCluster:
         if not kraft_controller_holds(snapshot):
             return snapshot
         return replace(snapshot, kraft_brokers=self._kraft_of((base, version), snapshot))
+
+    def _topics_of(self, base: ClusterSnapshot, live: LiveState, now: int) -> Mapping[str, TopicEntry]:
+        """The topics of ``base`` that still exist, with what changed since laid over them."""
+        if live.topics == frozenset(base.topics) and not live.followed:
+            return base.topics
+        topics = {name: entry for name, entry in base.topics.items() if name in live.topics}
+        merged = self._merged_for(base)
+        for name, followed in live.followed.items():
+            entry = topics.get(name)
+            if followed.assignment is None or name not in live.topics:
+                topics.pop(name, None)
+                continue
+            hit = merged.get(name)
+            if hit is not None and hit[0] is followed:
+                topics[name] = hit[1]  # merged at an earlier snapshot(): not again
+                continue
+            if entry is None:
+                seen = self._seen_ms.setdefault(f"topic {name}", now)
+                times = followed.times or ZnodeTimes(0, 0, seen, seen, 0)
+                entry = TopicEntry(name, followed.assignment, times, {}, base.topic_configs.get(name))
+            states = dict(followed.states)
+            if isinstance(followed.assignment, TopicAssignment):
+                for partition in followed.assignment.partition_ids:
+                    states.setdefault(partition, entry.states.get(partition))
+            # A state re-read live is no longer the one its stat dated (the timeline has the live event).
+            stamps = {p: s for p, s in entry.state_stamps.items() if states.get(p) == entry.states.get(p)}
+            times = followed.times or entry.times
+            topics[name] = replace(
+                entry, assignment=followed.assignment, times=times, states=states, state_stamps=stamps
+            )
+            merged[name] = (followed, topics[name])
+        return topics
+
+    def _merged_for(self, base: ClusterSnapshot) -> dict[str, tuple[object, TopicEntry]]:
+        """The topics already laid over ``base``, by name: (the watcher's value, the entry made from it). A
+        topic changed since the last full read is merged once per change, not once per ``snapshot()``."""
+        cached = self._merged
+        if cached is None or cached[0] is not base:
+            cached = self._merged = (base, {})
+        return cached[1]
 
     def _kraft_of(self, base: object, snapshot: ClusterSnapshot) -> frozenset[int]:
         """``core.snapshot.kraft.kraft_broker_ids`` of ``snapshot``, computed once per view of the watcher, registered
