@@ -247,6 +247,8 @@ class RecordWriter:
     def __init__(self, out: IO[str]) -> None:
         self._out = out
         self.count = 0
+        # The last topic, as JSON, and its state path as JSON split where the partition goes.
+        self._topic: tuple[str, str, str, str] = ("", "", "", "")
 
     def line(self, record: Mapping[str, Any]) -> None:
         """Write one record (a dict as ``iter_records`` yields it)."""
@@ -272,11 +274,15 @@ class RecordWriter:
         synthetic writer emits millions). ``state``: ``(leader, isr, controller_epoch)`` of a readable version 1
         state with leader epoch 0, the problem of an unreadable one (with its ``raw_base64``), or None when its
         state znode is absent."""
+        if self._topic[0] != topic:  # partitions come topic by topic: quote the name once
+            before, after = json.dumps(state_path(topic, "\x00")).rsplit("\\u0000", 1)
+            self._topic = (topic, json.dumps(topic), before, after)
+        _, quoted, before, after = self._topic
         head = (
-            f'{{"kind":"partition","topic":{json.dumps(topic)},"partition":{partition},"in_assignment":true,'
+            f'{{"kind":"partition","topic":{quoted},"partition":{partition},"in_assignment":true,'
             f'"replicas":{_ints(replicas)},"adding":{_ints(adding)},"removing":{_ints(removing)},'
         )
-        path = json.dumps(state_path(topic, partition))
+        path = f"{before}{partition}{after}"
         if state is None:
             tail = (
                 f'"state_present":false,"path":{path},"readable":null,"problem":null,"raw_base64":null,'
