@@ -1,4 +1,4 @@
-"""The console's live model (``core.console.live.LiveCluster``): ZooKeeper load while idle, and how fast a
+"""The console's live model (``core.live.cluster.LiveCluster``): ZooKeeper load while idle, and how fast a
 partition state change anywhere in the cluster reaches its snapshot.
 
 On a synthetic layout (``benchmarks/zk_layout.py``) in a standalone ZooKeeper (``BareZooKeeper``):
@@ -38,8 +38,8 @@ from benchmarks.snapshot_bench import BareZooKeeper
 from benchmarks.zk_layout import populate
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.console.live import LiveCluster
 from core.kafka.znodes import PartitionState
+from core.live.cluster import LiveCluster
 from core.polling import wait_until
 from core.snapshot.health import assess
 from core.snapshot.reader import SnapshotReader

@@ -6,7 +6,7 @@ Ctrl-C ends the stream (exit code 130, as every interrupted command: ``cli.main`
 
 Besides the watcher's events, ``HealthChanged`` reports the offline, under-replicated and under-min-ISR
 partitions (``core.snapshot.health``, as ``kzc describe`` counts them) whenever a set changes: the model
-(``core.console.live.LiveCluster``) reads the cluster once, then follows every partition state znode.
+(``core.live.cluster.LiveCluster``) reads the cluster once, then follows every partition state znode.
 The first ``HealthChanged`` follows that first read and gives the current state (every member entered).
 """
 
@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from cli.options import add_command
 from core.config import ConnectionSettings
-from core.console.live import LiveCluster
+from core.live.cluster import LiveCluster
 from core.live.events import EMPTY_HEALTH, HealthChanged, HealthSets, LiveEvent, Resynced, health_changed
 from core.live.state import LiveState
 from core.snapshot.health import assess

@@ -25,6 +25,7 @@ from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
+from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
 from core.security.acls import ResourceAccess
 from core.snapshot.broker_view import BrokerLive, BrokerView
@@ -57,27 +58,6 @@ class ClusterEvent(Protocol):
     def describe(self) -> str:
         """The log line for this event, without the time."""
         ...
-
-
-class EventKind(enum.Enum):
-    """What an event is about; the TUI uses it to count controller moves and to style log lines."""
-
-    BROKER_JOINED = "broker-joined"
-    BROKER_LEFT = "broker-left"
-    BROKER_CHANGED = "broker-changed"
-    CONTROLLER_MOVED = "controller-moved"
-    CONTROLLER_GONE = "controller-gone"
-    TOPIC_CREATED = "topic-created"
-    TOPIC_DELETED = "topic-deleted"
-    TOPIC_CHANGED = "topic-changed"
-    PARTITION_CHANGED = "partition-changed"
-    DELETION_QUEUED = "deletion-queued"
-    DELETION_MARKER_REMOVED = "deletion-marker-removed"
-    ADMIN_REQUEST = "admin-request"
-    NOTIFICATION = "notification"
-    CONFIG_CHANGED = "config-changed"
-    CONNECTION = "connection"
-    RESYNC = "resync"
 
 
 @dataclass(frozen=True, slots=True)

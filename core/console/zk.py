@@ -1,8 +1,8 @@
 """``ZkBackend``: the real ``ClusterBackend`` for one cluster, composed of the core modules.
 
 - connection: ``core.zookeeper.session.ZkSession`` (states forwarded to the console);
-- snapshot, events, followed topics, watched znodes: ``core.console.live.LiveCluster`` (which uses
-  ``core.live.watcher.ClusterWatcher`` and ``core.snapshot.reader``);
+- snapshot, events, followed topics, watched znodes: the live model, ``core.live.cluster.LiveCluster`` (whose
+  ``core.live.watcher.ClusterWatcher`` holds every watch);
 - browsing: ``core.zookeeper.tree`` (pages, data, stat, ACL) plus a pipelined child count per listed child;
 - create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.plan``, guards, writes
   through the brokers when ``--bootstrap-server`` is set, else through ZooKeeper; read-only mode and
@@ -42,7 +42,6 @@ from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
-from core.console.live import LiveCluster, TimedEvent
 from core.console.protocols import (
     ClusterEvent,
     DeletionStatus,
@@ -60,6 +59,8 @@ from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
 from core.kafka.znodes import EntityConfig
+from core.live.cluster import LiveCluster
+from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
 from core.security.acls import ResourceAccess, resource_access

@@ -10,6 +10,7 @@ with its JSON.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from core.kafka.znodes import (
@@ -20,7 +21,15 @@ from core.kafka.znodes import (
     TopicAssignment,
     Unreadable,
 )
-from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION, REASSIGN_PARTITIONS
+from core.kafka.znodes.paths import (
+    CONTROLLER,
+    PREFERRED_REPLICA_ELECTION,
+    REASSIGN_PARTITIONS,
+    broker_path,
+    deletion_marker_path,
+    state_path,
+    topic_path,
+)
 from core.snapshot.health import HealthReport
 from core.zookeeper.session import ConnectionState
 
@@ -749,3 +758,114 @@ EVENT_KINDS: tuple[type[LiveEvent], ...] = (
     HealthChanged,
 )
 """Every event kind, in the order ``docs/live-events.md`` lists them."""
+
+
+# --- events as subscribers receive them ----------------------------------------------------------------
+
+
+class EventKind(enum.Enum):
+    """What an event is about; the TUI uses it to count controller moves and to style log lines."""
+
+    BROKER_JOINED = "broker-joined"
+    BROKER_LEFT = "broker-left"
+    BROKER_CHANGED = "broker-changed"
+    CONTROLLER_MOVED = "controller-moved"
+    CONTROLLER_GONE = "controller-gone"
+    TOPIC_CREATED = "topic-created"
+    TOPIC_DELETED = "topic-deleted"
+    TOPIC_CHANGED = "topic-changed"
+    PARTITION_CHANGED = "partition-changed"
+    DELETION_QUEUED = "deletion-queued"
+    DELETION_MARKER_REMOVED = "deletion-marker-removed"
+    ADMIN_REQUEST = "admin-request"
+    NOTIFICATION = "notification"
+    CONFIG_CHANGED = "config-changed"
+    CONNECTION = "connection"
+    RESYNC = "resync"
+
+
+_SEVERITY: dict[type[LiveEvent], str] = {
+    BrokerLeft: "error",
+    ZnodeUnreadable: "error",
+    LogDirEventsChanged: "error",
+    ControllerMoved: "warning",
+    DeletionQueued: "warning",
+    LeaderChanged: "warning",
+    TopicRemoved: "warning",
+}
+_KINDS: dict[type[LiveEvent], EventKind] = {
+    ControllerMoved: EventKind.CONTROLLER_MOVED,
+    BrokerRegistered: EventKind.BROKER_JOINED,
+    BrokerLeft: EventKind.BROKER_LEFT,
+    BrokerUpdated: EventKind.BROKER_CHANGED,
+    TopicCreated: EventKind.TOPIC_CREATED,
+    TopicRemoved: EventKind.TOPIC_DELETED,
+    TopicAssignmentChanged: EventKind.TOPIC_CHANGED,
+    DeletionQueued: EventKind.DELETION_QUEUED,
+    DeletionFinished: EventKind.DELETION_MARKER_REMOVED,
+    ReassignmentChanged: EventKind.ADMIN_REQUEST,
+    PreferredElectionChanged: EventKind.ADMIN_REQUEST,
+    IsrNotificationsChanged: EventKind.NOTIFICATION,
+    LogDirEventsChanged: EventKind.NOTIFICATION,
+    Resynced: EventKind.RESYNC,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TimedEvent:
+    """A live event with when it was seen, and what the console links it to (``core.live.cluster`` hands
+    these to its subscribers)."""
+
+    event: LiveEvent
+    at_ms: int
+
+    def describe(self) -> str:
+        """The event's own line."""
+        return self.event.describe()
+
+    @property
+    def kind(self) -> EventKind:
+        """What the event is about."""
+        if isinstance(self.event, ControllerMoved):
+            moved = self.event.new is not None and self.event.old != self.event.new
+            return EventKind.CONTROLLER_MOVED if moved else EventKind.CONTROLLER_GONE
+        return _KINDS.get(type(self.event), EventKind.PARTITION_CHANGED)
+
+    @property
+    def severity(self) -> str:
+        """``error``, ``warning`` or ``info``: how the event log styles the line."""
+        event = self.event
+        if isinstance(event, PartitionStateChanged):
+            new = event.new
+            return "error" if new is None or isinstance(new, Unreadable) or new.leader < 0 else "info"
+        if isinstance(event, IsrChanged) and len(event.new_isr) < len(event.old_isr):
+            return "warning"
+        if isinstance(event, ControllerMoved) and event.new is None:
+            return "error"
+        return _SEVERITY.get(type(event), "info")
+
+    @property
+    def topic(self) -> str | None:
+        """The topic the event is about, if any."""
+        if isinstance(self.event, TopicCreated | TopicRemoved):
+            return self.event.name
+        value = getattr(self.event, "topic", None)
+        return value if isinstance(value, str) else None
+
+    @property
+    def path(self) -> str | None:
+        """The znode the event is about, if it names one."""
+        event = self.event
+        if isinstance(event, ZnodeUnreadable):
+            return event.path
+        if isinstance(event, BrokerRegistered | BrokerLeft | BrokerUpdated):
+            return broker_path(event.id)
+        if isinstance(event, ControllerMoved | ControllerEpochChanged):
+            return CONTROLLER
+        topic = self.topic
+        partition = getattr(event, "partition", None)
+        if topic is not None and isinstance(partition, int):
+            return state_path(topic, partition)
+        if isinstance(event, DeletionQueued):
+            return deletion_marker_path(event.topic)
+        return topic_path(topic) if topic is not None else None

@@ -1,7 +1,8 @@
 """The live cluster model's state, and the pure functions that turn two states into change events.
 
 ``LiveState`` is what ``core.live.watcher.ClusterWatcher`` knows at one moment: the structural znodes it
-watches plus the followed topics' assignments and partition states. The ``diff_*`` functions compare an
+watches plus the followed topics' assignments and partition states (with ``follow_all``, the topics that
+changed since the last full read). The ``diff_*`` functions compare an
 old and a new value of one part and return the ``core.live.events`` that describe the change, in a
 stable order; ``diff_states`` compares two whole states (used to re-sync after a reconnect). They do no
 I/O, so they are tested without ZooKeeper.
@@ -45,6 +46,7 @@ from core.live.events import (
     TopicRemoved,
     ZnodeUnreadable,
 )
+from core.snapshot.model import ZnodeTimes
 
 V = TypeVar("V")
 
@@ -57,12 +59,15 @@ class FollowedTopic:
     """A topic a view follows: its assignment and the state of every partition it lists.
 
     ``assignment`` is ``None`` while ``/brokers/topics/<name>`` does not exist; ``states`` maps each
-    listed partition to its state znode (``None`` while absent, e.g. just after creation).
+    listed partition to its state znode (``None`` while absent, e.g. just after creation). ``times``: the
+    topic znode's times as last read (``None`` when it was not read with its stat). Never changed in place:
+    a change makes a new one.
     """
 
     name: str
     assignment: AssignmentValue
     states: Mapping[int, StateValue] = field(default_factory=dict)
+    times: ZnodeTimes | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,17 @@
-"""The live cluster model: ZooKeeper watches turned into typed change events (``core.live.events``).
+"""The one owner of a cluster's ZooKeeper watches and of the state they keep; changes become typed events
+(``core.live.events``).
 
-``ClusterWatcher`` watches the few structural znodes Kafka coordinates through (``/controller``,
+``ClusterWatcher`` watches the structural znodes Kafka coordinates through (``/controller``,
 ``/controller_epoch``, ``/brokers/ids`` and each registration, the ``/brokers/topics`` and
-``/admin/delete_topics`` children, the two admin request znodes and the two notification queues) plus,
-for each topic a view follows, its assignment and its partitions' ``state`` znodes. Nothing else is
-watched: no TreeCache, no watch per topic of the cluster. After a reconnect (same session or a new one
-after expiry) every watch is set again, the state is re-read and what changed while away is reported
-in one ``Resynced`` event.
+``/admin/delete_topics`` children, the two admin request znodes, the two notification queues and
+``/migration``), and topics partition by partition: alone, the topics ``follow_topic`` names; with
+``follow_all`` (the live model, ``core.live.cluster``), every topic and every partition ``state`` znode,
+starting from the full reads of ``read_cluster``, which set those watches as they read. It also keeps the
+browser's live znodes (``watch_path``). Every watch uses one callback; a znode that fires is read again
+here, on one path (NoNode: an exists watch waits for its creation; NoAuth: an ``Unreadable`` value), and
+compared with what was held. No TreeCache. After a reconnect (same session or a new one after expiry) the
+structural watches are set again, the state is re-read and what changed while away is reported in one
+``Resynced`` event (with ``follow_all`` the owner then reads everything again, which sets the rest).
 
 Threading contract:
 
@@ -31,7 +36,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from kazoo.exceptions import KazooException, NoAuthError, NoNodeError
@@ -90,6 +95,8 @@ from core.live.state import (
     diff_states,
     diff_topics,
 )
+from core.snapshot.model import ClusterSnapshot
+from core.snapshot.reader import SnapshotReader, times_of
 from core.zookeeper.session import ConnectionState, ZkSession
 
 log = logging.getLogger(__name__)
@@ -109,6 +116,8 @@ _STOP = object()
 _RESYNC = object()  # retry a re-sync that failed while the session looked connected
 _REARM_MIGRATION = object()  # read /migration again (setting its watch), after MIGRATION_REARM_S
 _CHECK_MIGRATION = object()  # re-derive the migration phase: has /migration stopped advancing?
+_READ_STARTING = object()  # follow_all: a full read starts (what fires from now on is re-read after it)
+_READ_FAILED = object()  # ... it failed: re-read what fired meanwhile now
 _NO_AUTH = "no permission to read it (NoAuth): its ACL does not grant these credentials READ"
 
 
@@ -127,15 +136,18 @@ class _NoAuthRead(Exception):
         self.path = path
 
 
-@dataclass
-class _Tracked:
-    """A followed topic as the dispatch thread keeps it (mutable; copied out by ``state()``)."""
+@dataclass(frozen=True)
+class _States:
+    """Partition state znodes that fired, to read together (``follow_all``)."""
 
-    assignment: TopicAssignment | Unreadable | None
-    states: dict[int, StateValue] = field(default_factory=dict)
+    paths: tuple[str, ...]
 
-    def view(self, name: str) -> FollowedTopic:
-        return FollowedTopic(name, self.assignment, dict(self.states))
+
+@dataclass(frozen=True)
+class _Browse:
+    """Arm the browser's watches on one znode (handled on the dispatch thread)."""
+
+    path: str
 
 
 @dataclass
@@ -160,10 +172,14 @@ class ClusterWatcher:
         on_event: EventListener,
         migration_rearm_s: float = MIGRATION_REARM_S,
         await_kraft_brokers: bool = False,
+        follow_all: bool = False,
     ) -> None:
         """``await_kraft_brokers``: the owner tells which brokers run KRaft (``set_kraft_brokers``, from the ISR
         of its full read and the brokers); while a KRaft controller holds ``/controller`` the phase is not
-        reported before it did (it depends on them)."""
+        reported before it did (it depends on them).
+
+        ``follow_all``: follow every topic and partition, starting from the full reads of ``read_cluster``
+        (which set the watches as they read); ``follow_topic`` then only marks a topic as followed."""
         self._session = session
         self._rearm_s = migration_rearm_s
         self._client = session.client
@@ -172,7 +188,17 @@ class ClusterWatcher:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._lock = threading.Lock()  # guards the fields below for state() (written only by one thread)
         self._base = LiveState()
-        self._followed: dict[str, _Tracked] = {}
+        # Followed topics (with follow_all: the topics changed since the last full read), each replaced whole
+        # on a change so that state() copies only this dict.
+        self._followed: dict[str, FollowedTopic] = {}
+        self._all = follow_all
+        self._snapshot: ClusterSnapshot | None = None  # follow_all: the last full read, the base of the state
+        self._interest: set[str] = set()  # follow_all: the topics follow_topic named
+        self._reading = False  # follow_all: a full read is under way (dispatch thread)
+        self._deferred: set[str] = set()  # topic and state znodes that fired meanwhile: handled after it
+        self._changes = 0  # bumped with every change to _followed or _snapshot (the owner caches on it)
+        self._browse: dict[str, list[Callable[[str], None]]] = {}  # the browser's live znodes and listeners
+        self.targeted_reads = 0  # topic and state znodes re-read because their watch fired
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
         self._strict = False  # during start(): NoAuth is an error instead of an Unreadable value
@@ -247,14 +273,63 @@ class ClusterWatcher:
     def state(self) -> LiveState:
         """What the watcher knows now (an immutable copy)."""
         with self._lock:
-            followed = {name: tracked.view(name) for name, tracked in self._followed.items()}
-            return replace(self._base, followed=followed)
+            return replace(self._base, followed=dict(self._followed))
+
+    def view(self) -> tuple[ClusterSnapshot | None, LiveState, int]:
+        """``follow_all``: the last full read, what changed since (``state()``) and a number that changes
+        with either, taken together (any thread)."""
+        with self._lock:
+            return self._snapshot, replace(self._base, followed=dict(self._followed)), self._changes
 
     @property
     def followed(self) -> frozenset[str]:
-        """The names of the followed topics."""
+        """The names of the followed topics (with ``follow_all``: those ``follow_topic`` named)."""
         with self._lock:
-            return frozenset(self._followed)
+            return frozenset(self._interest if self._all else self._followed)
+
+    def read_cluster(self) -> ClusterSnapshot:
+        """``follow_all``: read every Kafka znode (``core.snapshot.reader``), setting this watcher's data watch on
+        every topic and partition state znode as it reads (no extra request), and make it the base of the
+        state. Topic and state znodes that fire during the read are re-read after it. Blocks (seconds on a
+        large cluster): call it from the owner's own thread.
+
+        Raises:
+            KzcError: ZooKeeper could not be read (``SessionLostError``, ``ConnectError``); ``UsageError`` once
+                stopped.
+        """
+        self._queue.put(_READ_STARTING)
+        try:
+            snapshot = SnapshotReader(self._session, watch=self._on_watch).read()
+        except BaseException:
+            self._queue.put(_READ_FAILED)
+            raise
+        self._call(lambda: self._adopt(snapshot))
+        return snapshot
+
+    def amend_snapshot(self, change: Callable[[ClusterSnapshot], ClusterSnapshot]) -> None:
+        """``follow_all``: lay what was read outside the watches (a topic config read back after a write) over
+        the last full read. Any thread."""
+        with self._lock:
+            if self._snapshot is not None:
+                self._snapshot = change(self._snapshot)
+                self._changes += 1
+
+    def watch_path(self, path: str, on_change: Callable[[str], None]) -> Callable[[], None]:
+        """Call ``on_change(path)`` (on the dispatch thread) whenever the data, children or existence of
+        ``path`` change: the ZooKeeper browser's live znode. Returns the unsubscribe (its watch then lapses)."""
+        with self._lock:
+            self._browse.setdefault(path, []).append(on_change)
+        self._queue.put(_Browse(path))
+
+        def unsubscribe() -> None:
+            with self._lock:
+                listeners = self._browse.get(path, [])
+                if on_change in listeners:
+                    listeners.remove(on_change)
+                if not listeners:
+                    self._browse.pop(path, None)
+
+        return unsubscribe
 
     def follow_topic(self, name: str) -> FollowedTopic:
         """Watch the assignment and every partition state of ``name``; return them as first read.
@@ -268,10 +343,19 @@ class ClusterWatcher:
                 reconnect.
         """
         _check_topic_name(name)
+        if self._all:
+            with self._lock:
+                self._interest.add(name)
+            return self._lookup(name) or FollowedTopic(name, None)
         return self._call(lambda: self._follow(name))
 
     def unfollow_topic(self, name: str) -> None:
-        """Stop reporting the partitions of ``name`` (its watches lapse the next time they fire)."""
+        """Stop reporting the partitions of ``name`` (its watches lapse the next time they fire; with
+        ``follow_all`` it stays watched, only no longer named as followed)."""
+        if self._all:
+            with self._lock:
+                self._interest.discard(name)
+            return
         self._call(lambda: self._unfollow(name))
 
     def __enter__(self) -> ClusterWatcher:
@@ -312,14 +396,17 @@ class ClusterWatcher:
             ) from None
 
     def _run(self) -> None:
+        carried: object = None  # an item taken off the queue while gathering a batch: handled next
         while True:
-            item = self._queue.get()
+            item, carried = (carried, None) if carried is not None else (self._queue.get(), None)
             if item is _STOP or self._stopped.is_set():
                 self._refuse_waiting_calls(item)
                 return
             if isinstance(item, _Call):
                 self._run_call(item)
                 continue
+            if self._batchable(item):
+                item, carried = self._gather(item)
             try:
                 events = self._handle(item)
             except _CONNECTION_ERRORS:
@@ -330,6 +417,30 @@ class ClusterWatcher:
                 events = []
             for event in events:
                 self._emit(event)
+
+    def _batchable(self, item: object) -> bool:
+        """A partition state that fired, with ``follow_all`` outside a full read (and not shown by the browser):
+        such notes are read together, pipelined (a broker failover rewrites thousands at once)."""
+        return (
+            self._all
+            and not self._reading
+            and isinstance(item, str)
+            and item not in self._browse
+            and parse_state_path(item) is not None
+        )
+
+    def _gather(self, first: object) -> tuple[_States, object]:
+        """``first`` and the batchable notes queued right behind it; the first other note comes back too."""
+        paths = [first]
+        while len(paths) < _IN_FLIGHT:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                return _States(tuple(map(str, paths))), None
+            if not self._batchable(item):
+                return _States(tuple(map(str, paths))), item
+            paths.append(item)
+        return _States(tuple(map(str, paths))), None
 
     def _refuse_waiting_calls(self, item: object) -> None:
         # Whoever waits in follow_topic/unfollow_topic learns at once that the watcher stopped.
@@ -377,7 +488,18 @@ class ClusterWatcher:
         if isinstance(item, ConnectionState):
             return self._session_changed(item)
         if isinstance(item, str):
-            return self._znode_changed(item)
+            events = self._znode_changed(item)
+            if item in self._browse:
+                self._browsed_changed(item)
+            return events
+        if isinstance(item, _States):
+            return self._update_partitions(item.paths)
+        if item is _READ_STARTING:
+            self._reading = True
+        elif item is _READ_FAILED:
+            self._read_done()
+        elif isinstance(item, _Browse):
+            self._arm_browse(item.path)
         return []
 
     def _session_changed(self, state: ConnectionState) -> list[LiveEvent]:
@@ -393,16 +515,21 @@ class ClusterWatcher:
         return events
 
     def _resync(self) -> list[LiveEvent]:
-        old = self.state()
+        # With follow_all only the named topics are re-read here: the owner's full read re-reads the rest.
+        names = sorted(self._interest if self._all else self._followed)
+        known = {name: self._lookup(name) or FollowedTopic(name, None) for name in names}
+        old = replace(self.state(), followed=known)
         base = self._read_structure()
-        followed = {name: self._read_followed(name) for name in list(self._followed)}
-        new = replace(base, followed={name: tracked.view(name) for name, tracked in followed.items()})
-        changes = diff_states(old, new)
+        followed = {name: self._read_followed(name) for name in names}
+        changes = diff_states(old, replace(base, followed=followed))
         with self._lock:
             self._base = base
             self._followed.update(followed)
+            self._changes += 1
         expired, self._expired_since_sync, self._resync_pending = self._expired_since_sync, False, False
         self._migration_read()
+        for path in list(self._browse):
+            self._arm_browse(path)  # after an expiry ZooKeeper holds none of them any more
         return [Resynced(tuple(changes + self._phase_events()), expired)]
 
     def _znode_changed(self, path: str) -> list[LiveEvent]:
@@ -422,11 +549,19 @@ class ClusterWatcher:
             return self._update_notifications(path)
         if (broker := parse_broker_path(path)) is not None:
             return self._update_broker(broker)
-        if (topic := parse_topic_path(path)) is not None:
+        topic = parse_topic_path(path)
+        state = parse_state_path(path) if topic is None else None
+        if topic is None and state is None:
+            return []  # the browser's znode, or a watch left from a topic no longer followed
+        if self._reading:
+            self._deferred.add(path)  # the full read may hold an older value: re-read after it
+            return []
+        if self._all:
+            self.targeted_reads += 1
+        if topic is not None:
             return self._update_followed(topic)
-        if state := parse_state_path(path):
-            return self._update_partition(*state)
-        return []  # a watch left from a topic no longer followed
+        assert state is not None
+        return self._update_partition(*state)
 
     # ---- incremental updates (dispatch thread) ---------------------------------------------------
 
@@ -522,7 +657,16 @@ class ClusterWatcher:
         old = self._base.topics
         topics = frozenset(self._read_children(TOPICS) or ())
         self._set_base(topics=topics)
-        return diff_topics(old, topics)
+        events = diff_topics(old, topics)
+        if self._all:
+            for name in sorted(old - topics):
+                self._store(FollowedTopic(name, None))  # gone: later watches of its znodes compare with nothing
+            for name in sorted(topics - old):
+                if self._reading:
+                    self._deferred.add(topic_path(name))
+                else:
+                    events += self._update_followed(name)  # read it, its states and set their watches
+        return events
 
     def _update_deletions(self) -> list[LiveEvent]:
         old = self._base.deletions
@@ -554,52 +698,128 @@ class ClusterWatcher:
         self._set_base(log_dir_events=count)
         return diff_log_dir_events(old, count)
 
-    def _update_followed(self, name: str) -> list[LiveEvent]:
+    def _lookup(self, name: str) -> FollowedTopic | None:
+        """What is known of topic ``name``: followed, or (``follow_all``) as the last full read holds it."""
         tracked = self._followed.get(name)
+        if tracked is None and self._all and self._snapshot is not None:
+            entry = self._snapshot.topics.get(name)
+            if entry is not None:
+                tracked = FollowedTopic(name, entry.assignment, entry.states, entry.times)
+        return tracked
+
+    def _store(self, tracked: FollowedTopic) -> None:
+        with self._lock:
+            self._followed[tracked.name] = tracked
+            self._changes += 1
+
+    def _update_followed(self, name: str) -> list[LiveEvent]:
+        tracked = self._lookup(name)
         if tracked is None:
-            return []
-        assignment = self._read_value(topic_path(name), parse_topic)
+            if not self._all:
+                return []
+            tracked = FollowedTopic(name, None)  # new to this watcher: everything in it is new
+        read = self._read_data(topic_path(name))
+        assignment = _parsed(topic_path(name), read, parse_topic)
         wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         entering = [p for p in wanted if p not in tracked.states]
-        read = self._read_states(name, entering)
+        states = self._read_states(name, entering)
         # ZooKeeper fires the topic znode's watch before the /brokers/topics child watch: report the
         # creation first, as it happened.
         events = self._update_topics() if assignment is not None and name not in self._base.topics else []
         events += diff_assignment(name, tracked.assignment, assignment)
         for partition in entering:  # a partition new to the assignment had no state before
-            events += diff_partition_state(name, partition, None, read[partition])
-        with self._lock:
-            tracked.assignment = assignment
-            tracked.states = {p: read[p] if p in read else tracked.states[p] for p in wanted}
+            events += diff_partition_state(name, partition, None, states[partition])
+        times = times_of(read[1]) if isinstance(read, tuple) else None
+        kept = {p: states[p] if p in states else tracked.states[p] for p in wanted}
+        self._store(FollowedTopic(name, assignment, kept, times))
         return events
 
     def _update_partition(self, name: str, partition: int) -> list[LiveEvent]:
-        tracked = self._followed.get(name)
+        tracked = self._lookup(name)
         if tracked is None or partition not in tracked.states:
             return []
         path = state_path(name, partition)
         new = self._read_value(path, parse_partition_state)
         old = tracked.states[partition]
-        with self._lock:
-            tracked.states[partition] = new
+        self._store(replace(tracked, states={**tracked.states, partition: new}))
         return diff_partition_state(name, partition, old, new)
+
+    def _update_partitions(self, paths: tuple[str, ...]) -> list[LiveEvent]:
+        """Partition states that fired (``follow_all``), read pipelined; events by topic, then partition."""
+        wanted: dict[str, list[int]] = {}
+        for path in dict.fromkeys(paths):
+            located = parse_state_path(path)
+            assert located is not None
+            tracked = self._lookup(located[0])
+            if tracked is not None and located[1] in tracked.states:
+                wanted.setdefault(located[0], []).append(located[1])
+        reads = self._read_many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
+        self.targeted_reads += len(reads)
+        events: list[LiveEvent] = []
+        for name in sorted(wanted):
+            tracked = self._lookup(name)
+            assert tracked is not None
+            states = dict(tracked.states)
+            for partition in sorted(wanted[name]):
+                path = state_path(name, partition)
+                new = _parsed(path, reads[path], parse_partition_state)
+                events += diff_partition_state(name, partition, states[partition], new)
+                states[partition] = new
+            self._store(replace(tracked, states=states))
+        return events
+
+    def _adopt(self, snapshot: ClusterSnapshot) -> None:
+        """A full read landed (dispatch thread): it is the base now; what fired while it read is re-read next."""
+        with self._lock:
+            self._snapshot = snapshot
+            self._followed = {}
+            self._changes += 1
+        self._read_done()
+
+    def _read_done(self) -> None:
+        self._reading = False
+        for path in sorted(self._deferred):  # a topic before its partitions' states
+            self._queue.put(path)
+        self._deferred = set()
 
     def _follow(self, name: str) -> FollowedTopic:
         if name not in self._followed:
-            with self._lock:
-                self._followed[name] = _Tracked(assignment=None)
+            self._store(FollowedTopic(name, None))
             try:
                 tracked = self._read_followed(name)
             except _CONNECTION_ERRORS as exc:
                 self._resync_pending = True
                 raise self._session.read_error(exc, f"read topic {name} (it stays followed)") from exc
-            with self._lock:
-                self._followed[name] = tracked
-        return self._followed[name].view(name)
+            self._store(tracked)
+        return self._followed[name]
 
     def _unfollow(self, name: str) -> None:
         with self._lock:
             self._followed.pop(name, None)
+
+    # ---- the browser's live znodes (dispatch thread) ---------------------------------------------
+
+    def _arm_browse(self, path: str) -> None:
+        """Set an exists watch (data and existence) and, while it exists, a child watch on ``path``."""
+        if path not in self._browse:
+            return  # nobody looks at it any more: its watch lapses
+        try:
+            if self._client.exists_async(path, watch=self._on_watch).get(timeout=self._timeout) is not None:
+                self._client.get_children_async(path, watch=self._on_watch).get(timeout=self._timeout)
+        except (NoNodeError, NoAuthError):
+            pass  # deleted between the calls (the exists watch reports its re-creation), or not listable
+        except _CONNECTION_ERRORS:
+            pass  # disconnected: the re-sync arms it again
+
+    def _browsed_changed(self, path: str) -> None:
+        self._arm_browse(path)
+        with self._lock:
+            listeners = list(self._browse.get(path, ()))
+        for listener in listeners:
+            try:
+                listener(path)
+            except Exception:
+                log.exception("kzc live: a znode listener failed for %s", path)
 
     def _set_base(self, **changes: Any) -> None:
         with self._lock:
@@ -648,10 +868,12 @@ class ClusterWatcher:
             if isinstance(read, tuple):
                 epochs[broker_id] = read[1].czxid
 
-    def _read_followed(self, name: str) -> _Tracked:
-        assignment = self._read_value(topic_path(name), parse_topic)
+    def _read_followed(self, name: str) -> FollowedTopic:
+        read = self._read_data(topic_path(name))
+        assignment = _parsed(topic_path(name), read, parse_topic)
         partitions = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
-        return _Tracked(assignment, self._read_states(name, partitions))
+        times = times_of(read[1]) if isinstance(read, tuple) else None
+        return FollowedTopic(name, assignment, self._read_states(name, partitions), times)
 
     def _read_states(self, name: str, partitions: Iterable[int]) -> dict[int, StateValue]:
         paths = {p: state_path(name, p) for p in partitions}

@@ -221,10 +221,10 @@ def write_snapshot_file(snapshot: ClusterSnapshot, path: str | Path) -> int:
     unregister = on_interrupt(lambda: tmp.unlink(missing_ok=True))
     try:
         with os.fdopen(fd, "wb") as raw, _text_writer(raw, target.name.endswith(".gz")) as out:
+            writer = RecordWriter(out)
             for record in iter_records(snapshot):
-                out.write(json.dumps(record, separators=(",", ":")))
-                out.write("\n")
-                count += 1
+                writer.line(record)
+            count = writer.count
         tmp.replace(target)
     except OSError as exc:
         with suppress(OSError):
@@ -237,6 +237,77 @@ def write_snapshot_file(snapshot: ClusterSnapshot, path: str | Path) -> int:
     finally:
         unregister()
     return count
+
+
+class RecordWriter:
+    """Writes this format's lines to a text stream, one record at a time: ``write_snapshot_file`` and writers
+    that stream records without a ``ClusterSnapshot`` in memory (``core.testdata.synthetic``) share it, so the
+    line format is written in one place. ``count`` is the number of lines written."""
+
+    def __init__(self, out: IO[str]) -> None:
+        self._out = out
+        self.count = 0
+        # The last topic, as JSON, and its state path as JSON split where the partition goes.
+        self._topic: tuple[str, str, str, str] = ("", "", "", "")
+
+    def line(self, record: Mapping[str, Any]) -> None:
+        """Write one record (a dict as ``iter_records`` yields it)."""
+        self._out.write(json.dumps(record, separators=(",", ":")))
+        self._out.write("\n")
+        self.count += 1
+
+    def record(self, kind: str, **values: Any) -> None:
+        """Write one record of ``kind``: its ``KIND_FIELDS`` in order, ``null`` where not given."""
+        self.line({"kind": kind, **{name: values.get(name) for name in KIND_FIELDS[kind]}})
+
+    def partition(
+        self,
+        topic: str,
+        partition: int,
+        replicas: list[int],
+        adding: list[int],
+        removing: list[int],
+        state: tuple[int, list[int], int] | str | None,
+        raw_base64: str | None = None,
+    ) -> None:
+        """Write one assigned partition: the same line as ``record("partition", ...)``, formatted directly (the
+        synthetic writer emits millions). ``state``: ``(leader, isr, controller_epoch)`` of a readable version 1
+        state with leader epoch 0, the problem of an unreadable one (with its ``raw_base64``), or None when its
+        state znode is absent."""
+        if self._topic[0] != topic:  # partitions come topic by topic: quote the name once
+            before, after = json.dumps(state_path(topic, "\x00")).rsplit("\\u0000", 1)
+            self._topic = (topic, json.dumps(topic), before, after)
+        _, quoted, before, after = self._topic
+        head = (
+            f'{{"kind":"partition","topic":{quoted},"partition":{partition},"in_assignment":true,'
+            f'"replicas":{_ints(replicas)},"adding":{_ints(adding)},"removing":{_ints(removing)},'
+        )
+        path = f"{before}{partition}{after}"
+        if state is None:
+            tail = (
+                f'"state_present":false,"path":{path},"readable":null,"problem":null,"raw_base64":null,'
+                '"leader":null,"leader_epoch":null,"isr":null,"controller_epoch":null,"leader_recovery_state":null,'
+                '"version":null}'
+            )
+        elif isinstance(state, str):
+            tail = (
+                f'"state_present":true,"path":{path},"readable":false,"problem":{json.dumps(state)},'
+                f'"raw_base64":{json.dumps(raw_base64)},"leader":null,"leader_epoch":null,"isr":null,'
+                '"controller_epoch":null,"leader_recovery_state":null,"version":null}'
+            )
+        else:
+            leader, isr, epoch = state
+            tail = (
+                f'"state_present":true,"path":{path},"readable":true,"problem":null,"raw_base64":null,'
+                f'"leader":{leader},"leader_epoch":0,"isr":{_ints(isr)},"controller_epoch":{epoch},'
+                '"leader_recovery_state":0,"version":1}'
+            )
+        self._out.write(head + tail + "\n")
+        self.count += 1
+
+
+def _ints(values: list[int]) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
 
 
 def _text_writer(raw: IO[bytes], compress: bool) -> IO[str]:

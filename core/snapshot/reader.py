@@ -225,7 +225,7 @@ class SnapshotReader:
         watch: Callable[[Any], None] | None = None,
     ) -> None:
         """``watch``: when given, every topic znode and partition state znode is read with this data watch
-        (``core.console.live`` follows every partition through them)."""
+        (``core.live.watcher.ClusterWatcher.read_cluster`` follows every partition through them)."""
         if max_in_flight < 1:
             raise ValueError("max_in_flight must be at least 1")
         self.session = session

@@ -12,7 +12,6 @@ on randomly chosen partitions, topics and cluster znodes; ``SyntheticInfo.plante
 from __future__ import annotations
 
 import base64
-import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from core.kafka.znodes.paths import (
     topic_config_path,
     topic_path,
 )
-from core.snapshot.file import FORMAT_NAME, KIND_FIELDS
+from core.snapshot.file import FORMAT_NAME, RecordWriter
 from core.snapshot.model import SNAPSHOT_FORMAT_VERSION
 
 TAKEN_AT_MS = 1_700_000_000_000
@@ -164,25 +163,6 @@ def _pick(rng: random.Random, population: int, rates: Mapping[str, float], minim
     return plan
 
 
-def _ints(values: list[int] | tuple[int, ...]) -> str:
-    return "[" + ",".join(map(str, values)) + "]"
-
-
-class _Writer:
-    def __init__(self, out: object) -> None:
-        self.out = out
-        self.count = 0
-
-    def line(self, text: str) -> None:
-        self.out.write(text)  # type: ignore[attr-defined]
-        self.out.write("\n")  # type: ignore[attr-defined]
-        self.count += 1
-
-    def record(self, kind: str, **values: object) -> None:
-        data = {"kind": kind, **{name: values.get(name) for name in KIND_FIELDS[kind]}}
-        self.line(json.dumps(data, separators=(",", ":")))
-
-
 def _times(ctime: int) -> dict[str, int]:
     return {"czxid": 1, "mzxid": 1, "ctime_ms": ctime, "mtime_ms": ctime, "zk_version": 0}
 
@@ -233,7 +213,7 @@ def write_synthetic(
             names[t] = f"coll.{t}"
     total_partitions = sum(sizes) + sum(1 for t, k in topic_plan.items() if k == "collision")
     with path.open("w", encoding="utf-8", buffering=1 << 20) as out:
-        w = _Writer(out)
+        w = RecordWriter(out)
         w.record(
             "header", format=FORMAT_NAME, version=SNAPSHOT_FORMAT_VERSION, kzc_version=__version__,
             taken_at_ms=TAKEN_AT_MS, zookeeper="synthetic:2181/kafka", zxid=1, session_id=1,
@@ -300,7 +280,7 @@ def write_synthetic(
 
 
 def _topic(
-    w: _Writer,
+    w: RecordWriter,
     name: str,
     size: int,
     index: int,
@@ -315,14 +295,11 @@ def _topic(
 ) -> int:
     """Write one topic and its partitions; ``index`` is the global index of its first partition (-1: no
     partition faults). Returns the next global index."""
-    quoted = json.dumps(name)
     ids = list(range(1, size + 1)) if fault == "non_contiguous" else list(range(size))
     base = topic_path(name)
     w.record("topic", path=base, readable=True, topic=name, version=3, topic_id=None, partition_count=size,
              **_times(TAKEN_AT_MS - 60 * MINUTE_MS))  # fmt: skip
     start = rng.randrange(n_brokers)
-    prefix = f'{{"kind":"partition","topic":{quoted},"partition":'
-    state_json = json.dumps(state_path(name, "%s"))  # the layout's state path as JSON, "%s" for the partition
     for position, p in enumerate(ids):
         kind = plan.get(index) if index >= 0 else None
         if index >= 0:
@@ -370,29 +347,18 @@ def _topic(
             if twin >= 1 and twin not in replicas:
                 replicas = [replicas[0], twin, *replicas[2:]]
                 isr = list(replicas)
-        state_znode = state_json % p
         if not present:
-            w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":false,"path":{state_znode},"readable":null,'
-                   '"problem":null,"raw_base64":null,"leader":null,"leader_epoch":null,"isr":null,'
-                   '"controller_epoch":null,"leader_recovery_state":null,"version":null}')  # fmt: skip
+            w.partition(name, p, replicas, adding, removing, None)
         elif not readable:
             raw = base64.b64encode(b'{"leader":').decode()
             problem = "not JSON: Expecting value (line 1, column 11)"
-            unreadable.append((json.loads(state_znode), problem, raw))
-            w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_znode},"readable":false,'
-                   f'"problem":{json.dumps(problem)},"raw_base64":"{raw}","leader":null,"leader_epoch":null,'
-                   '"isr":null,"controller_epoch":null,"leader_recovery_state":null,"version":null}')  # fmt: skip
+            unreadable.append((state_path(name, p), problem, raw))
+            w.partition(name, p, replicas, adding, removing, problem, raw)
         else:
-            w.line(f'{prefix}{p},"in_assignment":true,"replicas":{_ints(replicas)},"adding":{_ints(adding)},'
-                   f'"removing":{_ints(removing)},"state_present":true,"path":{state_znode},"readable":true,'
-                   f'"problem":null,"raw_base64":null,"leader":{leader},"leader_epoch":0,"isr":{_ints(isr)},'
-                   f'"controller_epoch":{epoch},"leader_recovery_state":0,"version":1}}')  # fmt: skip
+            w.partition(name, p, replicas, adding, removing, (leader, isr, epoch))
     if fault == "orphan_state":
         p = ids[-1] + 1 if ids else 0
-        w.line(f'{prefix}{p},"in_assignment":false,"replicas":null,"adding":null,"removing":null,'
-               f'"state_present":true,"path":{state_json % p},"readable":true,"problem":null,'
-               f'"raw_base64":null,"leader":1,"leader_epoch":0,"isr":[1],"controller_epoch":{EPOCH},'
-               '"leader_recovery_state":0,"version":1}')  # fmt: skip
+        w.record("partition", topic=name, partition=p, in_assignment=False, state_present=True,
+                 path=state_path(name, p), readable=True, leader=1, leader_epoch=0, isr=[1],
+                 controller_epoch=EPOCH, leader_recovery_state=0, version=1)  # fmt: skip
     return index

@@ -24,8 +24,8 @@ from kazoo.client import KazooClient
 from cli.main import main
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
-from core.console.live import LiveCluster
 from core.console.view import ViewBuilder
+from core.live.cluster import LiveCluster
 from core.live.events import LiveEvent, MigrationPhaseChanged
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox

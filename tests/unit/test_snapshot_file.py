@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import gzip
+import io
 import json
 import re
 from dataclasses import replace
@@ -26,16 +27,19 @@ from core.kafka.znodes import (
     ReassignmentRequest,
     Unreadable,
 )
+from core.kafka.znodes.paths import state_path
 from core.snapshot.file import (
     FIELD_TYPES,
     KIND_FIELDS,
     SPARK_SCHEMA_DDL,
+    RecordWriter,
     iter_records,
     read_snapshot_file,
     write_snapshot_file,
 )
 from core.snapshot.model import ClusterSnapshot, Notification
 from core.testdata.builder import broker, config, snapshot, state, topic
+from core.testdata.synthetic import FaultMix, write_synthetic
 
 
 def _bad(path: str, raw: bytes = b"{oops", reason: str = "not JSON") -> Unreadable:
@@ -271,3 +275,26 @@ def test_a_failed_write_leaves_the_previous_file_and_no_temporary_file(tmp_path:
 def test_an_unwritable_place_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(KzcError, match=r"cannot write the snapshot to .*no-such-dir"):
         write_snapshot_file(snapshot(), tmp_path / "no-such-dir" / "s.jsonl")
+
+
+def test_the_fast_partition_line_is_the_record_line(tmp_path: Path) -> None:
+    fast, plain = io.StringIO(), io.StringIO()
+    cases = [((2, [2, 1], 5), None), ("not JSON", "eyJsZWFkZXIiOg=="), (None, None)]
+    for value, raw in cases:
+        RecordWriter(fast).partition('t "q"', 3, [2, 1], [1], [], value, raw)
+    for value, raw in cases:
+        values: dict[str, object] = {"topic": 't "q"', "partition": 3, "in_assignment": True, "replicas": [2, 1],
+                                     "adding": [1], "removing": [], "state_present": value is not None}  # fmt: skip
+        if value is not None:
+            values["path"] = state_path('t "q"', 3)
+            values.update(readable=not isinstance(value, str), problem=value if isinstance(value, str) else None)
+            values["raw_base64"] = raw
+        if isinstance(value, tuple):
+            values.update(leader=2, leader_epoch=0, isr=[2, 1], controller_epoch=5, leader_recovery_state=0, version=1)
+        if value is None:
+            values["path"] = state_path('t "q"', 3)
+        RecordWriter(plain).record("partition", **values)
+    assert fast.getvalue() == plain.getvalue()
+    # The synthetic writer streams through it, and its files read back.
+    info = write_synthetic(tmp_path / "s.jsonl", 2_000, faults=FaultMix.every_fault(), seed=1)
+    assert read_snapshot_file(tmp_path / "s.jsonl").partition_count == info.partitions

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Protocol
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Label
 
 from core.console.protocols import (
@@ -145,6 +146,21 @@ class TopicDetailScreen(KzcScreen):
         Binding("M", "partition_messages", "Partition messages", show=False, id="partition_messages"),
         Binding("tab", "app.focus_next", "Next pane", show=False, id="next_pane"),
     ]
+
+    class OffsetsRead(Message):
+        """The brokers' offsets of the topic (``offsets`` None: no brokers configured), or why not."""
+
+        def __init__(self, offsets: dict[int, PartitionOffsets] | None, error: str | None = None) -> None:
+            super().__init__()
+            self.offsets = offsets
+            self.error = error
+
+    class GroupsRead(Message):
+        """The groups consuming the topic with their lag on it, or why they could not be read."""
+
+        def __init__(self, found: list[tuple[GroupLag, LagTotal]] | str) -> None:
+            super().__init__()
+            self.found = found
 
     def __init__(self, topic: str, source: TopicSource, read_only: bool, clock_ms: Callable[[], int] = wall_ms) -> None:
         """``source``: follows the topic and reads its offsets; ``read_only``: hide every mutation."""
@@ -312,27 +328,23 @@ class TopicDetailScreen(KzcScreen):
         try:
             offsets = self.source.offsets(self.topic)
         except KzcError as exc:
-            self.app.call_from_thread(self._offsets_failed, str(exc))
+            self.post_message(self.OffsetsRead(None, str(exc)))
             return
-        if offsets is None:
-            self.app.call_from_thread(self._no_offsets)
-            return
-        self.app.call_from_thread(self._offsets_arrived, dict(offsets))
+        self.post_message(self.OffsetsRead(None if offsets is None else dict(offsets)))
 
-    def _no_offsets(self) -> None:
-        self._offsets_wanted = False
+    @on(OffsetsRead)
+    def _offsets_read(self, message: OffsetsRead) -> None:
+        if message.error is not None:
+            self.notify(f"offsets unavailable: {message.error}", severity="warning", timeout=4)
+            self.set_timer(OFFSETS_EVERY_S * 3, self._next_offsets)
+            return
+        if message.offsets is None:
+            self._offsets_wanted = False
+        else:
+            self._offsets = message.offsets
+            self.set_timer(OFFSETS_EVERY_S, self._next_offsets)
         if self.latest_view is not None and self.is_current:
             self._draw(self.latest_view)
-
-    def _offsets_arrived(self, offsets: dict[int, PartitionOffsets]) -> None:
-        self._offsets = offsets
-        if self.latest_view is not None and self.is_current:
-            self._draw(self.latest_view)
-        self.set_timer(OFFSETS_EVERY_S, self._next_offsets)
-
-    def _offsets_failed(self, reason: str) -> None:
-        self.notify(f"offsets unavailable: {reason}", severity="warning", timeout=4)
-        self.set_timer(OFFSETS_EVERY_S * 3, self._next_offsets)
 
     def _next_offsets(self) -> None:
         if self.is_current:
@@ -375,11 +387,11 @@ class TopicDetailScreen(KzcScreen):
             found: list[tuple[GroupLag, LagTotal]] | str = self.source.groups_of_topic(self.topic)
         except KzcError as exc:
             found = str(exc)
-        self.app.call_from_thread(self._groups_arrived, found)
+        self.post_message(self.GroupsRead(found))
 
-    def _groups_arrived(self, found: list[tuple[GroupLag, LagTotal]] | str) -> None:
-        if not self.is_mounted:
-            return
+    @on(GroupsRead)
+    def _groups_read(self, message: GroupsRead) -> None:
+        found = message.found
         if isinstance(found, str):
             self._groups_failure = (self.clock_ms(), found)
         else:
