@@ -4,7 +4,6 @@ synthetic history with churn, a broker restart, a gap and an offline partition (
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
