@@ -23,11 +23,9 @@ from core.history.flapping import flapping
 from core.history.isr import isr_history
 from core.history.observations import Window
 from core.history.schema import cluster_key
-from core.history.store import HistoryStore
+from core.history.store import STORE_ENV, HistoryStore
 from core.history.urp import BY, urp
 from core.human_time import parse_duration
-
-STORE_ENV = "KZC_HISTORY"
 
 
 def register(sub: Any) -> None:

@@ -309,3 +309,29 @@ def isr_history(window: Window, topic: str, partition: int | None = None, spark:
         found = transitions_spark(spark_observations(spark, window, topic, partition))
     outages, changes = _overlapping(window, found)
     return IsrAnswer(window, topic, partition, outages, changes)
+
+
+def partition_history_lines(topic: str, partition: int, since_ms: int, cluster: str | None = None) -> list[str]:
+    """The console's view of one partition's ISR history, from the store ``$KZC_HISTORY`` names (local engine);
+    a line saying why when there is none. Blocks: call it in a worker."""
+    import os
+    from pathlib import Path
+
+    from core.errors import KzcError
+    from core.history.schema import cluster_key
+    from core.history.store import STORE_ENV, HistoryStore
+
+    root = os.environ.get(STORE_ENV)
+    if not root:
+        return [f"no history store: set ${STORE_ENV} to a directory kzc record writes (docs/history.md)"]
+    try:
+        store = HistoryStore.open(Path(root).expanduser())
+        known = store.clusters()
+        chosen = cluster if cluster is not None and cluster_key(cluster) in known else None
+        if chosen is None and len(known) == 1:
+            chosen = known[0]
+        if chosen is None:
+            return [f"the store {root} holds {', '.join(known) or 'no cluster'}: none is this cluster"]
+        return isr_history(Window.of(store, chosen, since_ms), topic, partition).lines()
+    except KzcError as exc:
+        return [str(exc)]

@@ -1,19 +1,23 @@
 """The partitions behind a number: every partition of the cluster with one health problem (Enter on a health
 counter of the cluster screen), or every partition a broker leads or hosts (Enter on a broker row). Enter
-opens the partition's topic; ``z`` on a broker's list opens its registration znode."""
+opens the partition's topic; ``z`` on a broker's list opens its registration znode; ``h`` shows the selected
+partition's ISR history from the history store ``$KZC_HISTORY`` names (read in a worker)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from core.console.view import ClusterView, PartitionRow, partition_rows
+from core.history.isr import partition_history_lines
 from core.kafka.znodes.paths import broker_path
+from tui.dialogs.history import HistoryDialog
 from tui.messages import TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
@@ -31,6 +35,7 @@ COLUMNS = (
     Column("health", "health"),
     Column("note", "note", max_width=200),
 )
+HISTORY_WINDOW_MS = 7 * 86_400_000  # how far back ``h`` looks
 # The partition flags behind each health counter (offline counts partitions without a state too).
 HEALTH_FLAGS = {
     "offline": frozenset({"offline", "no-state"}),
@@ -79,6 +84,7 @@ class PartitionsScreen(KzcScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("z", "registration", "Broker znode", id="open_broker_znode"),
+        Binding("h", "history", "ISR history", id="partition_history"),
     ]
 
     def __init__(self, selection: PartitionSelection) -> None:
@@ -127,3 +133,14 @@ class PartitionsScreen(KzcScreen):
         """Open the broker's registration znode."""
         if self.selection.broker is not None:
             self.post_message(ZnodeChosen(broker_path(self.selection.broker)))
+
+    def action_history(self) -> None:
+        """The selected partition's ISR history from the history store (a worker reads it)."""
+        row = self.query_one("#selected-partitions", VirtualTable).current_row
+        if row is not None:
+            self._read_history(str(row.cells[0]), int(row.cells[1]))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="partition-history")
+    def _read_history(self, topic: str, partition: int) -> None:
+        lines = partition_history_lines(topic, partition, int(time.time() * 1000) - HISTORY_WINDOW_MS)
+        self.app.call_from_thread(self.app.push_screen, HistoryDialog(f"ISR history of {topic}-{partition}", lines))
