@@ -168,15 +168,29 @@ def _apply(state: _State, action: str, args: tuple[int, ...]) -> list[int]:
 
 
 def _write_snapshot(store: HistoryStore, cluster: str, state: _State, ts: int) -> int:
-    rows = _Columns()
-    rows.add(ts_ms=ts, seq=0, kind=CONTROLLER, broker=1, controller_epoch=5)
+    head = _Columns()
+    head.add(ts_ms=ts, seq=0, kind=CONTROLLER, broker=1, controller_epoch=5)
     for broker in range(1, state.brokers + 1):
-        rows.add(ts_ms=ts, seq=broker, kind=BROKER, broker=broker, rack=f"r{(broker - 1) % 3 + 1}",
+        head.add(ts_ms=ts, seq=broker, kind=BROKER, broker=broker, rack=f"r{(broker - 1) % 3 + 1}",
                  endpoint=f"h{broker}:9092", broker_epoch=broker)  # fmt: skip
-    for p in range(len(state.replicas)):
-        rows.partition(state, ts, state.brokers + 1 + p, p)
-    store.append_table(SNAPSHOTS, cluster, rows.table())
-    return rows.count
+    count = len(state.replicas)
+    ints = pa.int32()
+    # The partition rows straight as columns (a Python dict per row is too slow at 100k partitions).
+    columns = {
+        "ts_ms": pa.array([ts] * count, pa.int64()),
+        "seq": pa.array(range(state.brokers + 1, state.brokers + 1 + count), pa.int64()),
+        "kind": pa.array([PARTITION] * count, pa.string()),
+        "topic": pa.array([f"t{p // PER_TOPIC:05d}" for p in range(count)], pa.string()),
+        "partition": pa.array([p % PER_TOPIC for p in range(count)], ints),
+        "leader": pa.array(state.leader, ints),
+        "leader_epoch": pa.array(state.epoch, ints),
+        "isr": pa.array(state.isr, pa.list_(ints)),
+        "replicas": pa.array(state.replicas, pa.list_(ints)),
+        "controller_epoch": pa.array([5] * count, ints),
+    }
+    partitions = pa.table({f.name: columns.get(f.name, pa.nulls(count, f.type)) for f in ROW_SCHEMA}, schema=ROW_SCHEMA)
+    store.append_table(SNAPSHOTS, cluster, pa.concat_tables([head.table(), partitions]))
+    return head.count + count
 
 
 def _flush(store: HistoryStore, cluster: str, events: _Columns) -> int:
