@@ -84,7 +84,7 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         for name in names:
             stack.enter_context(store.recording(name))
         recorders = [Recorder(name, store, options, _connected(s)) for name, s in zip(names, sessions, strict=True)]
-        stack.callback(on_interrupt(lambda: [r.stop() for r in recorders]))
+        stack.callback(on_interrupt(lambda: _stop_all(recorders)))
         failures: list[BaseException] = []
         threads = [
             threading.Thread(target=_run, args=(r, s, failures), name=f"kzc-record-{r.cluster}", daemon=True)
@@ -106,6 +106,12 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.json:
         print(json.dumps({"clusters": names, "rows": sum(r.rows_written for r in recorders)}))
     return 0
+
+
+def _stop_all(recorders: list[Recorder]) -> None:
+    """Ctrl-C or SIGTERM (the main thread): stop every recorder with a final flush."""
+    for recorder in recorders:
+        recorder.stop()
 
 
 def _connected(session: ZkSession) -> Any:

@@ -99,7 +99,7 @@ def state_at(store: HistoryStore, cluster: str, at_ms: int) -> ClusterState:
 
 
 def _rows(path: object, low: int, high: int) -> pa.Table:
-    table = pq.read_table(path, schema=ROW_SCHEMA)  # type: ignore[arg-type]
+    table = pq.read_table(path, schema=ROW_SCHEMA)
     ts = table.column("ts_ms")
     return table.filter(pc.and_(pc.greater_equal(ts, low), pc.less_equal(ts, high)))
 
@@ -157,9 +157,9 @@ def diff(a: ClusterState, b: ClusterState) -> list[Difference]:
     if a.configs is not None and b.configs is not None:
         for topic in sorted(common):
             old, new = a.configs.get(topic, {}), b.configs.get(topic, {})
-            for key in sorted(set(old) | set(new)):
-                if old.get(key) != new.get(key):
-                    out.append(Difference("config", f"{topic} {key}", old.get(key, "-"), new.get(key, "-")))
+            for option in sorted(set(old) | set(new)):
+                if old.get(option) != new.get(option):
+                    out.append(Difference("config", f"{topic} {option}", old.get(option, "-"), new.get(option, "-")))
     for broker in sorted(set(a.brokers) | set(b.brokers)):
         before_b, after_b = a.brokers.get(broker), b.brokers.get(broker)
         if before_b is None:

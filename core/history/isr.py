@@ -80,7 +80,7 @@ class Transitions:
 
 
 def _sorted_rows(table: pa.Table) -> list[dict[str, Any]]:
-    rows = table.to_pylist()
+    rows: list[dict[str, Any]] = table.to_pylist()
     rows.sort(key=lambda r: (r["topic"], r["partition"], r["ts_ms"], r["src"], r["seq"]))
     return rows
 
@@ -282,10 +282,12 @@ class IsrAnswer:
             note = "" if o.end in ("back", "open") else f" ({o.end})"
             out.append(f"  {o.topic}-{o.partition} replica {o.replica}: {left} -> {back}{note}, "
                        f"out {age_text(o.out_ms(w.data_end_ms) / 1000)}")  # fmt: skip
-            for label, gap in (("left", self.uncertain(o.left_ms, o.left_prev_ms)),
-                               ("back", self.uncertain(o.back_ms, o.back_prev_ms))):  # fmt: skip
-                if gap is not None:
-                    out.append(f"    {label} somewhere in the gap {utc_text(gap.from_ms)} to {utc_text(gap.to_ms)}")
+            for label, inside in (("left", self.uncertain(o.left_ms, o.left_prev_ms)),
+                                  ("back", self.uncertain(o.back_ms, o.back_prev_ms))):  # fmt: skip
+                if inside is not None:
+                    out.append(
+                        f"    {label} somewhere in the gap {utc_text(inside.from_ms)} to {utc_text(inside.to_ms)}"
+                    )
         out.append("Leader changes:" if self.leader_changes else "Leader changes: none")
         for c in self.leader_changes:
             out.append(f"  {utc_text(c.at_ms)}  {c.topic}-{c.partition} leader {c.old_leader} -> {c.new_leader} "
