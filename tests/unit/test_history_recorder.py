@@ -34,17 +34,22 @@ def recorder(store: HistoryStore, clock: Clock, connected: list[bool]) -> Record
     return Recorder("c1", store, settings, connected=lambda: connected[0], clock=clock)
 
 
-def test_outages_and_leader_changes_are_read_back_at_the_moments_the_recorder_saw_them(tmp_path: Path) -> None:
-    store, clock, up = HistoryStore.create(tmp_path / "h"), Clock(), [True]
-    rec = recorder(store, clock, up)
-    rec.observe(cluster((1, 2, 3)))
-    clock.now = T0 + 1_000
-    rec.observe(cluster((1, 3)))
-    clock.now = T0 + 5_000
-    rec.observe(cluster((2, 3), leader=2, epoch=1))
-    clock.now = T0 + 9_000
-    rec.observe(cluster((2, 3, 1), leader=2, epoch=1))
+def recorded(root: Path, steps: list[tuple[int, ClusterSnapshot]]) -> HistoryStore:
+    """A store with what one recorder saw of ``steps`` (each: milliseconds after T0, the snapshot then)."""
+    store, clock = HistoryStore.create(root), Clock()
+    rec = recorder(store, clock, [True])
+    for after, seen in steps:
+        clock.now = T0 + after
+        rec.observe(seen)
     rec.flush()
+    return store
+
+
+def test_outages_and_leader_changes_are_read_back_at_the_moments_the_recorder_saw_them(tmp_path: Path) -> None:
+    store = recorded(tmp_path / "h", [
+        (0, cluster((1, 2, 3))), (1_000, cluster((1, 3))), (5_000, cluster((2, 3), leader=2, epoch=1)),
+        (9_000, cluster((2, 3, 1), leader=2, epoch=1)),
+    ])  # fmt: skip
     answer = isr_history(Window.of(store, "c1", T0, T0 + 10_000), "a")
     got = [(o.partition, o.replica, o.left_ms, o.back_ms, o.end) for o in answer.outages]
     assert got == [(0, 1, T0 + 5_000, T0 + 9_000, "back"), (0, 2, T0 + 1_000, T0 + 5_000, "back")]
@@ -89,14 +94,9 @@ def test_a_restart_records_the_gap_since_the_last_flush(tmp_path: Path) -> None:
 
 
 def test_a_moment_of_the_store_is_the_snapshot_with_the_events_up_to_it(tmp_path: Path) -> None:
-    store, clock, up = HistoryStore.create(tmp_path / "h"), Clock(), [True]
-    rec = recorder(store, clock, up)
-    rec.observe(cluster((1, 2, 3)))
-    clock.now = T0 + 1_000
-    rec.observe(cluster((1, 3)))
-    clock.now = T0 + 2_000
-    rec.observe(cluster((2, 3), leader=2, epoch=1))
-    rec.flush()
+    store = recorded(tmp_path / "h", [
+        (0, cluster((1, 2, 3))), (1_000, cluster((1, 3))), (2_000, cluster((2, 3), leader=2, epoch=1)),
+    ])  # fmt: skip
     at = state_at(store, "c1", T0 + 1_500)
     assert at.partitions[("a", 0)] == ((1, 2, 3), 1, (1, 3))
     live = state_of(cluster((2, 3), leader=2, epoch=1), "now")
