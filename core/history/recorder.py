@@ -83,6 +83,7 @@ class Recorder:
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
+        self._flushing = threading.Lock()  # one flush at a time (run's and stop's): file names never collide
         self._events: list[Row] = []
         self._snapshots: list[Row] = []
         self._gaps: list[Gap] = []
@@ -192,6 +193,10 @@ class Recorder:
 
     def flush(self) -> None:
         """Write what is buffered (each table a new file per hour), then note the moment it covers."""
+        with self._flushing:
+            self._flush()
+
+    def _flush(self) -> None:
         with self._lock:
             events, snapshots, gaps = self._events, self._snapshots, self._gaps
             self._events, self._snapshots, self._gaps = [], [], []

@@ -25,12 +25,14 @@ import pytest
 from kazoo.client import KazooClient
 
 from cli.main import main
+from core.history.recorder import CONNECTION_GAP
 from core.history.schema import SNAPSHOTS, TABLES
 from core.history.store import HistoryStore
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, partitions, state, zk_args
+from tests.integration.sandbox_tools import restart_zookeeper
 
 TOPIC = "history-isr"
 TOLERANCE_MS = 1000
@@ -209,3 +211,22 @@ def test_diff_of_two_snapshot_files_lists_exactly_the_changes_made(
         expected.insert(2, ("leader", f"{moved}-0"))
     assert got == expected, out["differences"]
     assert out["configs_compared"] is True
+
+
+def test_a_zookeeper_outage_is_a_recorded_gap_followed_by_a_full_snapshot(sandbox: Sandbox, tmp_path: Path) -> None:
+    out = tmp_path / "store"
+    process = recorder(sandbox, out)
+    try:
+        wait_until(lambda: HistoryStore(out).clusters(), 60, "the first snapshot")
+        store = HistoryStore(out)
+        cluster = store.clusters()[0]
+        restart_zookeeper(sandbox, down_for=2.0)
+        gaps = wait_until(lambda: store.gaps(cluster), 90, "the outage's gap")
+        [gap] = gaps
+        assert gap.reason == CONNECTION_GAP
+        assert gap.to_ms - gap.from_ms >= 2000
+        moments = {row["ts_ms"] for row in store.read(SNAPSHOTS, cluster).to_pylist()}
+        assert gap.to_ms in moments, "no full snapshot right after the gap"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 130
