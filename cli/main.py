@@ -70,6 +70,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for warning in warnings:
             print(f"kzc: warning: {warning}", file=sys.stderr)
         handler = getattr(args, "handler", None)
+        if getattr(args, "sigterm_interrupts", False):
+            _interrupt_on_sigterm()  # a long-running command (kzc record) stops as on Ctrl-C: cleanups, final flush
         # The console opens here, on the main thread, whether asked for directly or by a command (sandbox up --open).
         outcome = OpenConsole(settings) if handler is None else run_interruptibly(lambda: handler(args, settings))
         if isinstance(outcome, OpenConsole):
@@ -137,6 +139,16 @@ def _ignore_further_interrupts() -> None:
     """A second Ctrl-C while cleaning up must not cut the cleanup short (main thread only)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _interrupt_on_sigterm() -> None:
+    """SIGTERM raises KeyboardInterrupt in the main thread, so the command stops as on Ctrl-C (main thread only)."""
+
+    def terminate(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, terminate)
 
 
 def _quiet_thread_errors(args: threading.ExceptHookArgs) -> None:

@@ -73,6 +73,8 @@ CLUSTER_COMMANDS: dict[tuple[str, ...], list[str]] = {
     ("user", "list"): ["user", "list"],
     ("user", "set-password"): ["user", "set-password", "u", "--mechanism", "SCRAM-SHA-256", "--password-env", "X"],
     ("user", "delete"): ["user", "delete", "u", "--yes"],
+    ("record",): ["record", "--out", "/tmp/kzc-wrong-chroot-never-created"],
+    ("diff",): ["diff", "live", "live"],
 }
 # Variants of a command above that take another path to the cluster.
 VARIANTS = {
@@ -94,6 +96,8 @@ EXEMPT = {
     ("zk", "health"): "ZooKeeper's own health: asks each server of the connect string, whatever the chroot",
     ("zk", "ls"): "browses raw ZooKeeper: warns instead (test below)",
     ("zk", "get"): "browses raw ZooKeeper: warns instead",
+    **{("history", question): "reads a history store (kzc record), not ZooKeeper" for question in
+       ("isr", "flapping", "urp")},
 }  # fmt: skip
 RUNS = {" ".join(words): argv for words, argv in CLUSTER_COMMANDS.items()} | VARIANTS
 

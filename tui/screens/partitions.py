@@ -1,6 +1,7 @@
 """The partitions behind a number: every partition of the cluster with one health problem (Enter on a health
 counter of the cluster screen), or every partition a broker leads or hosts (Enter on a broker row). Enter
-opens the partition's topic; ``z`` on a broker's list opens its registration znode.
+opens the partition's topic; ``z`` on a broker's list opens its registration znode; ``h`` shows the selected
+partition's ISR history from the history store ``$KZC_HISTORY`` names (read in a worker).
 
 ``size`` is the partition's leader replica and ``on disk`` the sum over its replicas, from the brokers' log
 dirs (DescribeLogDirs, ``core.snapshot.sizes``, read every 30 s while the screen is up, ``tui.size_reads``);
@@ -8,19 +9,22 @@ dirs (DescribeLogDirs, ``core.snapshot.sizes``, read every 30 s while the screen
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Label
 
 from core.console.protocols import SizeSource
 from core.console.view import ClusterView, PartitionRow, partition_rows
+from core.history.isr import partition_history_lines
 from core.kafka.znodes.paths import broker_path
 from core.snapshot.sizes import SizesView
+from tui.dialogs.history import HistoryDialog
 from tui.messages import TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.screens.topics import bytes_cell
@@ -42,6 +46,7 @@ COLUMNS = (
     Column("on_disk", "on disk", align="right"),  # all its replicas
     Column("note", "note", max_width=200),
 )
+HISTORY_WINDOW_MS = 7 * 86_400_000  # how far back ``h`` looks
 # The partition flags behind each health counter (offline counts partitions without a state too).
 HEALTH_FLAGS = {
     "offline": frozenset({"offline", "no-state"}),
@@ -98,6 +103,7 @@ class PartitionsScreen(KzcScreen):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("z", "registration", "Broker znode", id="open_broker_znode"),
+        Binding("h", "history", "ISR history", id="partition_history"),
     ]
 
     def __init__(
@@ -204,3 +210,14 @@ class PartitionsScreen(KzcScreen):
         """Open the broker's registration znode."""
         if self.selection.broker is not None:
             self.post_message(ZnodeChosen(broker_path(self.selection.broker)))
+
+    def action_history(self) -> None:
+        """The selected partition's ISR history from the history store (a worker reads it)."""
+        row = self.query_one("#selected-partitions", VirtualTable).current_row
+        if row is not None:
+            self._read_history(str(row.cells[0]), int(row.cells[1]))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="partition-history")
+    def _read_history(self, topic: str, partition: int) -> None:
+        lines = partition_history_lines(topic, partition, int(time.time() * 1000) - HISTORY_WINDOW_MS)
+        self.app.call_from_thread(self.app.push_screen, HistoryDialog(f"ISR history of {topic}-{partition}", lines))

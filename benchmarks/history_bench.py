@@ -1,0 +1,109 @@
+"""The history questions at scale: synthetic history (``core.testdata.history``) of an N-partition cluster over D
+days with realistic churn, every question timed on the local engine and on Spark, and disk per day.
+
+For each scale given it writes a store (or reuses ``--dir``), then times ``kzc history isr`` (one topic, the
+whole span), ``flapping`` and ``urp --by broker|topic|rack`` (the whole span) on both engines; Spark runs each
+question twice (cold: first plan and JIT; warm), in one session started once (its start time printed apart).
+Disk: the store's bytes per day, and one snapshot's bytes (times 96 for the recorder's default 15 minutes).
+The synthetic snapshots are written every ``--snapshot-every`` (6h by default: the questions read only the
+base snapshot and the events, so this changes disk, not the timings).
+
+Run::
+
+    .venv/bin/python benchmarks/history_bench.py --scale 10000x3 --scale 100000x1 [--spark-master local[*]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT)]
+
+from core.consistency.spark_job import start_session  # noqa: E402
+from core.consistency.spark_worker import LOCAL_DEFAULTS  # noqa: E402
+from core.history.flapping import flapping  # noqa: E402
+from core.history.isr import isr_history  # noqa: E402
+from core.history.observations import Window  # noqa: E402
+from core.history.schema import SNAPSHOTS  # noqa: E402
+from core.history.store import HistoryStore  # noqa: E402
+from core.history.urp import urp  # noqa: E402
+from core.testdata.history import write_history  # noqa: E402
+
+
+def size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def questions(window: Window) -> dict[str, Any]:
+    return {
+        "isr (1 topic)": lambda s: isr_history(window, "t00007", spark=s),
+        "flapping": lambda s: flapping(window, 20, spark=s),
+        "urp --by broker": lambda s: urp(window, "broker", spark=s),
+        "urp --by topic": lambda s: urp(window, "topic", spark=s),
+        "urp --by rack": lambda s: urp(window, "rack", spark=s),
+    }
+
+
+def timed(call: Any) -> tuple[float, Any]:
+    started = time.perf_counter()
+    value = call()
+    return time.perf_counter() - started, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", action="append", metavar="PARTITIONSxDAYS", help="e.g. 100000x30 (repeatable)")
+    parser.add_argument("--snapshot-every", type=float, default=6 * 3600, metavar="SECONDS")
+    parser.add_argument("--spark-master", default="local[*]")
+    parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--spark-once", action="store_true", help="one Spark run per question (no warm repeat)")
+    parser.add_argument("--dir", type=Path, help="keep the stores here (reused when present)")
+    args = parser.parse_args()
+    scales = [tuple(int(x) for x in s.split("x")) for s in (args.scale or ["10000x3"])]
+    base = args.dir or Path(tempfile.mkdtemp(prefix="kzc-history-bench-"))
+    spark = None
+    if not args.no_spark:
+        seconds, spark = timed(lambda: start_session(args.spark_master, dict(LOCAL_DEFAULTS)))
+        print(f"Spark session ({args.spark_master}) started in {seconds:.1f} s")
+    try:
+        for partitions, days in scales:
+            root = base / f"{partitions}x{days}"
+            if not (root / "kzc-history.json").exists():
+                seconds, info = timed(
+                    lambda p=partitions, d=days, r=root: write_history(r, p, d, snapshot_every_s=args.snapshot_every)
+                )
+                print(f"\n{partitions:,} partitions x {days} days: written in {seconds:.0f} s, {info.events:,} events, "
+                      f"{info.flaps:,} ISR flaps, {len(info.restarts)} broker restarts, "
+                      f"{info.snapshot_rows:,} snapshot rows")  # fmt: skip
+            store = HistoryStore.open(root)
+            cluster = store.clusters()[0]
+            first_snapshot = store.files(SNAPSHOTS, cluster)[0]
+            total = size(root)
+            print(f"  disk: {total / 2**20:,.1f} MiB, {total / days / 2**20:,.1f} MiB/day as written; one snapshot "
+                  f"{first_snapshot.stat().st_size / 2**20:,.2f} MiB (x96/day at --snapshot-every 15m)")  # fmt: skip
+            window = Window.of(store, cluster, 0)
+            print(f"  {'question':<18} {'local':>9} {'spark cold':>11} {'spark warm':>11}  same")
+            for name, ask in questions(window).items():
+                local_s, local = timed(lambda a=ask: a(None))
+                line = f"  {name:<18} {local_s:>8.2f}s"
+                if spark is not None:
+                    cold_s, remote = timed(lambda a=ask: a(spark))
+                    warm = "-" if args.spark_once else f"{timed(lambda a=ask: a(spark))[0]:.2f}s"
+                    line += f" {cold_s:>10.2f}s {warm:>11}  {remote.to_json() == local.to_json()}"
+                print(line, flush=True)
+    finally:
+        if spark is not None:
+            spark.stop()
+        if args.dir is None:
+            shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

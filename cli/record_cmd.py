@@ -1,0 +1,126 @@
+"""``kzc record --out DIR [--also-context NAME ...]``: record one or more clusters into a history store.
+
+Each cluster gets its own ZooKeeper session, live model (``core.live.cluster.LiveCluster``) and recorder
+thread (``core.history.recorder``); every session is opened first, so a wrong connect string fails before
+anything is written. Read-only by nature: it only reads ZooKeeper. Ctrl-C and SIGTERM stop it with a final
+flush (exit code 130, as every interrupted command). docs/history.md describes the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+from cli.options import add_command
+from core.config import ConnectionSettings, load_config, resolve_settings
+from core.errors import UsageError
+from core.history.recorder import Recorder, RecorderSettings
+from core.history.store import HistoryStore
+from core.human_time import parse_duration
+from core.interrupt import on_interrupt
+from core.live.cluster import LiveCluster
+from core.zookeeper.kafka_root import open_kafka_session
+from core.zookeeper.session import ConnectionState, ZkSession
+
+
+def register(sub: Any) -> None:
+    """Declare ``kzc record``."""
+    record = add_command(sub, "record", "record live events and periodic snapshots into a history store (Parquet)")
+    record.add_argument("--out", required=True, metavar="DIR", help="the history store (created if absent)")
+    record.add_argument(
+        "--also-context",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="record this context too (repeatable), each on its own session and thread",
+    )
+    record.add_argument("--snapshot-every", default="15m", metavar="DURATION", help="a whole snapshot this often")
+    record.add_argument("--flush-every", default="5s", metavar="DURATION", help="write to disk this often (the most "
+                        "a crash loses)")  # fmt: skip
+    record.add_argument("--retain", default="30d", metavar="DURATION", help="delete hours older than this")
+    record.add_argument(
+        "--no-compact", action="store_true", help="leave each flush's file (no merging of closed hours)"
+    )
+    record.set_defaults(handler=_record, sigterm_interrupts=True)
+
+
+def _duration(text: str, flag: str) -> float:
+    try:
+        value = parse_duration(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if value <= 0:
+        raise UsageError(f"{flag} must be positive")
+    return value
+
+
+def cluster_name(settings: ConnectionSettings) -> str:
+    """The name a cluster is recorded under: its context, else its connect string."""
+    return settings.context or str(settings.zookeeper)
+
+
+def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    options = RecorderSettings(
+        flush_every_s=_duration(args.flush_every, "--flush-every"),
+        snapshot_every_s=_duration(args.snapshot_every, "--snapshot-every"),
+        retain_ms=int(_duration(args.retain, "--retain") * 1000),
+        compact=not args.no_compact,
+    )
+    targets = [settings]
+    if args.also_context:
+        config = load_config(Path(args.config).expanduser() if args.config else None)
+        targets += [resolve_settings(config, context=name, read_only=True) for name in args.also_context]
+    names = [cluster_name(t) for t in targets]
+    if len(set(names)) != len(names):
+        raise UsageError("a cluster is named twice: give each context once")
+    with ExitStack() as stack:
+        sessions = [stack.enter_context(open_kafka_session(target)) for target in targets]
+        store = HistoryStore.create(Path(args.out))
+        for name in names:
+            stack.enter_context(store.recording(name))
+        recorders = [Recorder(name, store, options, _connected(s)) for name, s in zip(names, sessions, strict=True)]
+        stack.callback(on_interrupt(lambda: _stop_all(recorders)))
+        failures: list[BaseException] = []
+        threads = [
+            threading.Thread(target=_run, args=(r, s, failures), name=f"kzc-record-{r.cluster}", daemon=True)
+            for r, s in zip(recorders, sessions, strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        print(
+            f"kzc: recording {', '.join(names)} into {args.out} (flush every {args.flush_every}, snapshot every "
+            f"{args.snapshot_every}, retain {args.retain}); Ctrl-C to stop",
+            file=sys.stderr,
+            flush=True,
+        )
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.5)
+        if failures:
+            raise failures[0]
+    if args.json:
+        print(json.dumps({"clusters": names, "rows": sum(r.rows_written for r in recorders)}))
+    return 0
+
+
+def _stop_all(recorders: list[Recorder]) -> None:
+    """Ctrl-C or SIGTERM (the main thread): stop every recorder with a final flush."""
+    for recorder in recorders:
+        recorder.stop()
+
+
+def _connected(session: ZkSession) -> Any:
+    return lambda: session.state == ConnectionState.CONNECTED
+
+
+def _run(recorder: Recorder, session: ZkSession, failures: list[BaseException]) -> None:
+    live = LiveCluster(session, on_event=lambda _e: recorder.changed(), on_snapshot=recorder.changed)
+    try:
+        recorder.run(live)
+    except BaseException as exc:  # handed to the command's thread
+        failures.append(exc)

@@ -1,0 +1,188 @@
+"""``kzc diff A B``: what differs between two states of a cluster (or two clusters).
+
+A side is a ``ClusterState``, the comparable part of a cluster: every partition's replicas, leader and ISR,
+every topic's config overrides (None: not known, as in the history store, which does not record configs),
+every broker's rack and first endpoint, and the controller. It comes from a snapshot (a file, or a live
+read) or from a moment of the history store (``state_at``: the last snapshot before it with every event up
+to it applied). ACLs are never compared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from core.errors import UsageError
+from core.history.observations import Window
+from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, PARTITION, PARTITION_REMOVED, ROW_SCHEMA
+from core.history.store import HistoryStore
+from core.kafka.znodes import BrokerRegistration, EntityConfig, PartitionState
+from core.snapshot.model import ClusterSnapshot
+
+PartitionValue = tuple[tuple[int, ...] | None, int | None, tuple[int, ...] | None]  # replicas, leader, ISR
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """The comparable part of a cluster at one moment; ``name`` says where it comes from."""
+
+    name: str
+    partitions: Mapping[tuple[str, int], PartitionValue]
+    brokers: Mapping[int, tuple[str | None, str | None]]  # rack, endpoint
+    controller: int | None
+    configs: Mapping[str, Mapping[str, str]] | None = field(default=None)  # None: configs not known
+
+    @property
+    def topics(self) -> frozenset[str]:
+        """Every topic with a partition."""
+        return frozenset(t for t, _ in self.partitions)
+
+
+def state_of(snapshot: ClusterSnapshot, name: str) -> ClusterState:
+    """The comparable part of ``snapshot``."""
+    partitions: dict[tuple[str, int], PartitionValue] = {}
+    for topic, partition, replicas, state in snapshot.iter_partitions():
+        if isinstance(state, PartitionState):
+            partitions[(topic, partition)] = (replicas, state.leader, state.isr)
+        else:
+            partitions[(topic, partition)] = (replicas, None, None)
+    brokers: dict[int, tuple[str | None, str | None]] = {}
+    for broker_id, entry in snapshot.brokers.items():
+        reg = entry.registration
+        if isinstance(reg, BrokerRegistration):
+            endpoint = f"{reg.endpoints[0].host}:{reg.endpoints[0].port}" if reg.endpoints else None
+            brokers[broker_id] = (reg.rack, endpoint)
+        else:
+            brokers[broker_id] = (None, None)
+    configs = {
+        topic: value.as_dict() for topic, value in snapshot.topic_configs.items() if isinstance(value, EntityConfig)
+    }
+    return ClusterState(name, partitions, brokers, snapshot.controller_id(), configs)
+
+
+def state_at(store: HistoryStore, cluster: str, at_ms: int) -> ClusterState:
+    """The state of ``cluster`` at ``at_ms`` as the store knows it: its last snapshot at or before that moment
+    with every later event up to it applied.
+
+    Raises:
+        UsageError: the store holds no snapshot of the cluster at or before ``at_ms``.
+    """
+    window = Window.of(store, cluster, at_ms, at_ms)
+    if window.base_ms is None or window.base_ms > at_ms:
+        raise UsageError(f"the history store holds nothing of cluster {cluster} at or before that moment")
+    tables = [_rows(p, window.base_ms, window.base_ms) for p in window.snapshot_files]
+    tables += [_rows(p, window.base_ms + 1, at_ms) for p in window.event_files]
+    rows = pa.concat_tables(tables).to_pylist() if tables else []
+    rows.sort(key=lambda r: (r["ts_ms"], r["seq"]))
+    partitions: dict[tuple[str, int], PartitionValue] = {}
+    brokers: dict[int, tuple[str | None, str | None]] = {}
+    controller: int | None = None
+    for row in rows:
+        kind = row["kind"]
+        if kind == PARTITION:
+            replicas = tuple(row["replicas"]) if row["replicas"] is not None else None
+            isr = tuple(row["isr"]) if row["isr"] is not None else None
+            partitions[(row["topic"], row["partition"])] = (replicas, row["leader"], isr)
+        elif kind == PARTITION_REMOVED:
+            partitions.pop((row["topic"], row["partition"]), None)
+        elif kind == BROKER:
+            brokers[row["broker"]] = (row["rack"], row["endpoint"])
+        elif kind == BROKER_LEFT:
+            brokers.pop(row["broker"], None)
+        elif kind == CONTROLLER:
+            controller = row["broker"]
+    return ClusterState(f"{cluster} at {at_ms}", partitions, brokers, controller, None)
+
+
+def _rows(path: object, low: int, high: int) -> pa.Table:
+    table = pq.read_table(path, schema=ROW_SCHEMA)
+    ts = table.column("ts_ms")
+    return table.filter(pc.and_(pc.greater_equal(ts, low), pc.less_equal(ts, high)))
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One difference: ``kind`` (topic_added, partition_removed, replicas, isr, leader, config, broker_added,
+    broker_removed, broker_changed, controller), what it is about, and the two values as text."""
+
+    kind: str
+    subject: str
+    before: str
+    after: str
+
+    def text(self) -> str:
+        return f"{self.kind:<18} {self.subject}: {self.before} -> {self.after}"
+
+    def to_json(self) -> dict[str, str]:
+        return {"kind": self.kind, "subject": self.subject, "before": self.before, "after": self.after}
+
+
+def _ids(values: tuple[int, ...] | None) -> str:
+    return "-" if values is None else "[" + ",".join(map(str, values)) + "]"
+
+
+def diff(a: ClusterState, b: ClusterState) -> list[Difference]:
+    """Every difference from ``a`` to ``b``, topics first, then partitions, configs, brokers, controller."""
+    out: list[Difference] = []
+    for topic in sorted(b.topics - a.topics):
+        count = sum(1 for t, _ in b.partitions if t == topic)
+        out.append(Difference("topic_added", topic, "-", f"{count} partitions"))
+    for topic in sorted(a.topics - b.topics):
+        count = sum(1 for t, _ in a.partitions if t == topic)
+        out.append(Difference("topic_removed", topic, f"{count} partitions", "-"))
+    common = a.topics & b.topics
+    for key in sorted(set(a.partitions) | set(b.partitions)):
+        topic, partition = key
+        if topic not in common:
+            continue
+        name = f"{topic}-{partition}"
+        before, after = a.partitions.get(key), b.partitions.get(key)
+        if before is None and after is not None:
+            out.append(Difference("partition_added", name, "-", f"replicas {_ids(after[0])}"))
+            continue
+        if after is None and before is not None:
+            out.append(Difference("partition_removed", name, f"replicas {_ids(before[0])}", "-"))
+            continue
+        assert before is not None and after is not None
+        if before[0] != after[0]:
+            out.append(Difference("replicas", name, _ids(before[0]), _ids(after[0])))
+        if before[1] != after[1]:
+            out.append(Difference("leader", name, str(before[1]), str(after[1])))
+        if _as_set(before[2]) != _as_set(after[2]):  # the ISR is a set: its order is not a change
+            out.append(Difference("isr", name, _ids(before[2]), _ids(after[2])))
+    if a.configs is not None and b.configs is not None:
+        for topic in sorted(common):
+            old, new = a.configs.get(topic, {}), b.configs.get(topic, {})
+            for option in sorted(set(old) | set(new)):
+                if old.get(option) != new.get(option):
+                    out.append(Difference("config", f"{topic} {option}", old.get(option, "-"), new.get(option, "-")))
+    for broker in sorted(set(a.brokers) | set(b.brokers)):
+        before_b, after_b = a.brokers.get(broker), b.brokers.get(broker)
+        if before_b is None:
+            out.append(Difference("broker_added", f"broker {broker}", "-", _broker(after_b)))
+        elif after_b is None:
+            out.append(Difference("broker_removed", f"broker {broker}", _broker(before_b), "-"))
+        elif before_b != after_b:
+            out.append(Difference("broker_changed", f"broker {broker}", _broker(before_b), _broker(after_b)))
+    if a.controller != b.controller:
+        out.append(Difference("controller", "controller", str(a.controller), str(b.controller)))
+    return out
+
+
+def _as_set(values: tuple[int, ...] | None) -> tuple[int, ...] | None:
+    return None if values is None else tuple(sorted(values))
+
+
+def _broker(value: tuple[str | None, str | None] | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value[1] or '?'} rack {value[0] or '-'}"
+
+
+def configs_compared(a: ClusterState, b: ClusterState) -> bool:
+    """Whether both sides know their configs (the history store does not record them)."""
+    return a.configs is not None and b.configs is not None

@@ -1,0 +1,339 @@
+"""``kzc history isr``: each replica's time out of the ISR, and the leader changes with their epochs.
+
+The rule (one place, the local engine is its reference and the Spark engine computes the same columns): at
+each observation of a partition (``core.history.observations``) every replica the partition had in the
+window is ``in`` (in the ISR), ``out`` (assigned, not in the ISR) or ``gone`` (not assigned, or the partition
+is removed). An outage starts at an observation where a replica is ``out`` and was not before, and ends at
+the next observation where it is not ``out``: ``back`` (``in``), ``removed`` (reassigned away) or
+``partition removed``; still ``out`` at the end of the data, it is ``open``. An outage seen ``out`` at the
+very first observation started earlier than the data shows (``left_known`` False). A leader change is an
+observation whose leader or leader epoch differs from the previous readable one.
+
+Observations are when the recorder saw a change, within the model's coalescing (tens of milliseconds); when a
+recorded gap lies between a transition and the observation before it, the transition happened somewhere in
+that gap and the answer says so (``uncertain``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from core.history.observations import Window, read_observations, spark_observations
+from core.history.schema import PARTITION_REMOVED
+from core.history.store import Gap
+from core.human_time import age_text, utc_text
+
+IN, OUT, GONE = "in", "out", "gone"
+ENDS = {IN: "back", GONE: "removed"}
+
+
+@dataclass(frozen=True, slots=True)
+class Outage:
+    """One replica out of a partition's ISR: from ``left_ms`` to ``back_ms`` (None: still out at the end)."""
+
+    topic: str
+    partition: int
+    replica: int
+    left_ms: int
+    left_prev_ms: int | None  # the observation before the one that saw it out (None: it was the first)
+    back_ms: int | None
+    back_prev_ms: int | None
+    end: str  # back, removed, partition removed, open
+
+    @property
+    def left_known(self) -> bool:
+        """False when the replica was already out at the first observation (it left earlier)."""
+        return self.left_prev_ms is not None
+
+    def out_ms(self, data_end_ms: int) -> int:
+        """How long it was out (until the end of the data when open)."""
+        return (self.back_ms if self.back_ms is not None else data_end_ms) - self.left_ms
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderChange:
+    """A partition's leader or leader epoch changed at ``at_ms``."""
+
+    topic: str
+    partition: int
+    at_ms: int
+    prev_ms: int
+    old_leader: int
+    new_leader: int
+    old_epoch: int
+    leader_epoch: int
+
+
+@dataclass(frozen=True)
+class Transitions:
+    """What both engines compute: every outage and leader change of the observations, sorted."""
+
+    outages: tuple[Outage, ...]
+    leader_changes: tuple[LeaderChange, ...]
+
+
+# ---- local engine (the reference) ------------------------------------------------------------------------
+
+
+def _sorted_rows(table: pa.Table) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = table.to_pylist()
+    rows.sort(key=lambda r: (r["topic"], r["partition"], r["ts_ms"], r["src"], r["seq"]))
+    return rows
+
+
+def _readable(row: dict[str, Any]) -> bool:
+    return row["kind"] == PARTITION_REMOVED or row["isr"] is not None
+
+
+def _status(row: dict[str, Any], replica: int) -> str:
+    if row["kind"] == PARTITION_REMOVED or replica not in (row["replicas"] or ()):
+        return GONE
+    return IN if replica in row["isr"] else OUT
+
+
+def transitions_local(table: pa.Table) -> Transitions:
+    """The outages and leader changes of an observations table (``read_observations``)."""
+    outages: list[Outage] = []
+    changes: list[LeaderChange] = []
+    by_partition: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in _sorted_rows(table):
+        if _readable(row):
+            by_partition.setdefault((row["topic"], row["partition"]), []).append(row)
+    for (topic, partition), rows in by_partition.items():
+        candidates = sorted({r for row in rows for r in (row["replicas"] or ())})
+        for replica in candidates:
+            outages.extend(_outages(topic, partition, replica, rows))
+        changes.extend(_leader_changes(topic, partition, rows))
+    return _sorted(outages, changes)
+
+
+def _outages(topic: str, partition: int, replica: int, rows: list[dict[str, Any]]) -> Iterable[Outage]:
+    previous: str | None = None
+    prev_ts: int | None = None
+    start: tuple[int, int | None] | None = None
+    for row in rows:
+        status = _status(row, replica)
+        if status == OUT and previous != OUT:
+            start = (row["ts_ms"], prev_ts)
+        elif status != OUT and previous == OUT and start is not None:
+            end = "partition removed" if row["kind"] == PARTITION_REMOVED else ENDS[status]
+            yield Outage(topic, partition, replica, start[0], start[1], row["ts_ms"], prev_ts, end)
+            start = None
+        previous, prev_ts = status, row["ts_ms"]
+    if start is not None:
+        yield Outage(topic, partition, replica, start[0], start[1], None, None, "open")
+
+
+def _leader_changes(topic: str, partition: int, rows: list[dict[str, Any]]) -> Iterable[LeaderChange]:
+    before: dict[str, Any] | None = None
+    for row in rows:
+        if row["kind"] == PARTITION_REMOVED:
+            continue
+        if before is not None and (row["leader"], row["leader_epoch"]) != (before["leader"], before["leader_epoch"]):
+            yield LeaderChange(
+                topic, partition, row["ts_ms"], before["ts_ms"], before["leader"], row["leader"],
+                before["leader_epoch"], row["leader_epoch"],
+            )  # fmt: skip
+        before = row
+
+
+def _sorted(outages: Iterable[Outage], changes: Iterable[LeaderChange]) -> Transitions:
+    return Transitions(
+        tuple(sorted(outages, key=lambda o: (o.topic, o.partition, o.replica, o.left_ms))),
+        tuple(sorted(changes, key=lambda c: (c.topic, c.partition, c.at_ms))),
+    )
+
+
+# ---- Spark engine ------------------------------------------------------------------------------------------
+
+
+def spark_outage_frame(observations: Any) -> Any:
+    """The outages as a Spark DataFrame with ``Outage``'s columns (the same rule as ``_outages``)."""
+    from pyspark.sql import Window as W
+    from pyspark.sql import functions as F
+
+    readable = observations.where((F.col("kind") == PARTITION_REMOVED) | F.col("isr").isNotNull())
+    order = ["ts_ms", "src", "seq"]
+    by_partition = W.partitionBy("topic", "partition")
+    obs = readable.withColumn(
+        "candidates",
+        F.array_sort(F.array_distinct(F.flatten(F.collect_list(F.coalesce("replicas", F.array())).over(by_partition)))),
+    ).withColumn("prev_ts", F.lag("ts_ms").over(by_partition.orderBy(*order)))
+    per_replica = obs.select("*", F.explode("candidates").alias("replica"))
+    status = (
+        F.when(
+            (F.col("kind") == PARTITION_REMOVED)
+            | ~F.array_contains(F.coalesce("replicas", F.array()), F.col("replica")),
+            F.lit(GONE),
+        )
+        .when(F.array_contains("isr", F.col("replica")), F.lit(IN))
+        .otherwise(F.lit(OUT))
+    )
+    per_replica = per_replica.withColumn("status", status)
+    by_replica = W.partitionBy("topic", "partition", "replica").orderBy(*order)
+    per_replica = per_replica.withColumn("previous", F.lag("status").over(by_replica))
+    moves = per_replica.where(
+        ((F.col("status") == OUT) & (F.col("previous").isNull() | (F.col("previous") != OUT)))
+        | ((F.col("status") != OUT) & (F.col("previous") == OUT))
+    )
+    moves = moves.withColumn("next_ts", F.lead("ts_ms").over(by_replica)) \
+        .withColumn("next_prev_ts", F.lead("prev_ts").over(by_replica)) \
+        .withColumn("next_status", F.lead("status").over(by_replica)) \
+        .withColumn("next_kind", F.lead("kind").over(by_replica))  # fmt: skip
+    end = (
+        F.when(F.col("next_ts").isNull(), F.lit("open"))
+        .when(F.col("next_kind") == PARTITION_REMOVED, F.lit("partition removed"))
+        .when(F.col("next_status") == IN, F.lit("back"))
+        .otherwise(F.lit("removed"))
+    )
+    return moves.where(F.col("status") == OUT).select(
+        "topic", "partition", "replica", F.col("ts_ms").alias("left_ms"), F.col("prev_ts").alias("left_prev_ms"),
+        F.col("next_ts").alias("back_ms"), F.col("next_prev_ts").alias("back_prev_ms"), end.alias("end"),
+    )  # fmt: skip
+
+
+def spark_leader_frame(observations: Any) -> Any:
+    """The leader changes as a Spark DataFrame with ``LeaderChange``'s columns (the rule of ``_leader_changes``)."""
+    from pyspark.sql import Window as W
+    from pyspark.sql import functions as F
+
+    rows = observations.where((F.col("kind") != PARTITION_REMOVED) & F.col("isr").isNotNull())
+    order = W.partitionBy("topic", "partition").orderBy("ts_ms", "src", "seq")
+    rows = rows.select(
+        "topic", "partition", "ts_ms", "leader", "leader_epoch",
+        F.lag("ts_ms").over(order).alias("prev_ms"), F.lag("leader").over(order).alias("old_leader"),
+        F.lag("leader_epoch").over(order).alias("old_epoch"),
+    )  # fmt: skip
+    changed = F.col("prev_ms").isNotNull() & (
+        ~F.col("leader").eqNullSafe(F.col("old_leader")) | ~F.col("leader_epoch").eqNullSafe(F.col("old_epoch"))
+    )
+    return rows.where(changed).select(
+        "topic", "partition", F.col("ts_ms").alias("at_ms"), "prev_ms", "old_leader",
+        F.col("leader").alias("new_leader"), "old_epoch", "leader_epoch",
+    )  # fmt: skip
+
+
+def transitions_spark(observations: Any) -> Transitions:
+    """``transitions_local`` on Spark (the outages and leader changes collected)."""
+    outages = [Outage(**row.asDict()) for row in spark_outage_frame(observations).collect()]
+    changes = [LeaderChange(**row.asDict()) for row in spark_leader_frame(observations).collect()]
+    return _sorted(outages, changes)
+
+
+# ---- the question ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class IsrAnswer:
+    """``kzc history isr``: the outages and leader changes overlapping the window, and what the store lacks."""
+
+    window: Window
+    topic: str
+    partition: int | None
+    outages: tuple[Outage, ...]
+    leader_changes: tuple[LeaderChange, ...]
+
+    def uncertain(self, start_ms: int | None, prev_ms: int | None) -> Gap | None:
+        """The recorded gap a transition lies in (it happened somewhere in it), if any."""
+        if start_ms is None or prev_ms is None:
+            return None
+        return next((g for g in self.window.gaps if g.from_ms < start_ms and g.to_ms > prev_ms), None)
+
+    def to_json(self) -> dict[str, object]:
+        end = self.window.data_end_ms
+
+        def outage(o: Outage) -> dict[str, object]:
+            left_gap, back_gap = self.uncertain(o.left_ms, o.left_prev_ms), self.uncertain(o.back_ms, o.back_prev_ms)
+            return {
+                "topic": o.topic, "partition": o.partition, "replica": o.replica, "left_ms": o.left_ms,
+                "left_known": o.left_known, "back_ms": o.back_ms, "end": o.end, "out_ms": o.out_ms(end),
+                "left_in_gap": left_gap.to_json() if left_gap else None,
+                "back_in_gap": back_gap.to_json() if back_gap else None,
+            }  # fmt: skip
+
+        return {
+            "cluster": self.window.cluster, "topic": self.topic, "partition": self.partition,
+            "since_ms": self.window.since_ms, "until_ms": self.window.until_ms,
+            "data_from_ms": self.window.start_ms, "data_end_ms": end,
+            "gaps": [g.to_json() for g in self.window.gaps],
+            "outages": [outage(o) for o in self.outages],
+            "leader_changes": [
+                {"topic": c.topic, "partition": c.partition, "at_ms": c.at_ms, "old_leader": c.old_leader,
+                 "new_leader": c.new_leader, "leader_epoch": c.leader_epoch} for c in self.leader_changes
+            ],
+        }  # fmt: skip
+
+    def lines(self) -> list[str]:
+        """The answer as text for a terminal."""
+        w = self.window
+        name = self.topic if self.partition is None else f"{self.topic}-{self.partition}"
+        out = [f"ISR history of {name} in cluster {w.cluster}, {utc_text(w.since_ms)} to {utc_text(w.until_ms)}"]
+        out.append(f"  data from {utc_text(w.start_ms)} to {utc_text(w.data_end_ms)}")
+        for gap in w.gaps:
+            out.append(f"  gap {utc_text(gap.from_ms)} to {utc_text(gap.to_ms)}: {gap.reason}")
+        out.append("Out of ISR (replica: left at, back at, time out):" if self.outages else "Out of ISR: none")
+        for o in self.outages:
+            left = utc_text(o.left_ms) if o.left_known else f"before {utc_text(o.left_ms)} (already out)"
+            back = utc_text(o.back_ms) if o.back_ms is not None else "still out at the end of the data"
+            note = "" if o.end in ("back", "open") else f" ({o.end})"
+            out.append(f"  {o.topic}-{o.partition} replica {o.replica}: {left} -> {back}{note}, "
+                       f"out {age_text(o.out_ms(w.data_end_ms) / 1000)}")  # fmt: skip
+            for label, inside in (("left", self.uncertain(o.left_ms, o.left_prev_ms)),
+                                  ("back", self.uncertain(o.back_ms, o.back_prev_ms))):  # fmt: skip
+                if inside is not None:
+                    out.append(
+                        f"    {label} somewhere in the gap {utc_text(inside.from_ms)} to {utc_text(inside.to_ms)}"
+                    )
+        out.append("Leader changes:" if self.leader_changes else "Leader changes: none")
+        for c in self.leader_changes:
+            out.append(f"  {utc_text(c.at_ms)}  {c.topic}-{c.partition} leader {c.old_leader} -> {c.new_leader} "
+                       f"(epoch {c.old_epoch} -> {c.leader_epoch})")  # fmt: skip
+        return out
+
+
+def _overlapping(window: Window, found: Transitions) -> tuple[tuple[Outage, ...], tuple[LeaderChange, ...]]:
+    outages = tuple(
+        o for o in found.outages if o.left_ms <= window.until_ms and (o.back_ms is None or o.back_ms >= window.since_ms)
+    )
+    changes = tuple(c for c in found.leader_changes if window.since_ms <= c.at_ms <= window.until_ms)
+    return outages, changes
+
+
+def isr_history(window: Window, topic: str, partition: int | None = None, spark: Any = None) -> IsrAnswer:
+    """The ISR history of ``topic`` (one ``partition`` or all) over ``window``; on Spark when ``spark`` is given."""
+    if spark is None:
+        found = transitions_local(read_observations(window, topic, partition))
+    else:
+        found = transitions_spark(spark_observations(spark, window, topic, partition))
+    outages, changes = _overlapping(window, found)
+    return IsrAnswer(window, topic, partition, outages, changes)
+
+
+def partition_history_lines(topic: str, partition: int, since_ms: int, cluster: str | None = None) -> list[str]:
+    """The console's view of one partition's ISR history, from the store ``$KZC_HISTORY`` names (local engine);
+    a line saying why when there is none. Blocks: call it in a worker."""
+    import os
+    from pathlib import Path
+
+    from core.errors import KzcError
+    from core.history.schema import cluster_key
+    from core.history.store import STORE_ENV, HistoryStore
+
+    root = os.environ.get(STORE_ENV)
+    if not root:
+        return [f"no history store: set ${STORE_ENV} to a directory kzc record writes (docs/history.md)"]
+    try:
+        store = HistoryStore.open(Path(root).expanduser())
+        known = store.clusters()
+        chosen = cluster if cluster is not None and cluster_key(cluster) in known else None
+        if chosen is None and len(known) == 1:
+            chosen = known[0]
+        if chosen is None:
+            return [f"the store {root} holds {', '.join(known) or 'no cluster'}: none is this cluster"]
+        return isr_history(Window.of(store, chosen, since_ms), topic, partition).lines()
+    except KzcError as exc:
+        return [str(exc)]

@@ -1,0 +1,237 @@
+"""The recorder: one cluster's live model, turned into rows of the history store (``kzc record``).
+
+The recorder depends on the live model only through ``LiveSource`` (start, stop, snapshot, and the two
+callbacks it was built with): it compares each new snapshot with the last one it recorded and writes what
+changed as ``events`` rows, so every partition is recorded without following topics one by one (the model
+keeps every partition current from its own watches). Unchanged topics are the same objects from one
+snapshot to the next, so a comparison costs the topics that changed, not the cluster.
+
+Gaps are recorded, never papered over: a restart records the time since the last flush of the previous
+run (``HistoryStore.flushed_ms``); a lost ZooKeeper connection records the time from the last moment the
+model was known current to the full read after the reconnect, and that read is then written as a snapshot.
+
+Threads: the live model's callbacks only set a flag; ``run`` (the caller's thread) compares and buffers;
+``flush`` writes (called by ``run`` every ``flush_every_s``, and by ``stop`` from any thread, under a lock).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from core.history.schema import (
+    BROKER_LEFT,
+    EVENTS,
+    PARTITION_REMOVED,
+    SNAPSHOTS,
+    Row,
+    broker_row,
+    controller_row,
+    partition_replicas,
+    partition_row,
+    snapshot_rows,
+)
+from core.history.store import Gap, HistoryStore
+from core.kafka.znodes import ControllerInfo
+from core.snapshot.model import ClusterSnapshot, TopicEntry
+
+RESTART_GAP = "recorder not running (stopped, crashed or restarted): changes in between are unknown"
+CONNECTION_GAP = "ZooKeeper connection lost: changes in between are unknown (a full read follows)"
+_TICK_S = 0.1
+
+
+class LiveSource(Protocol):
+    """What the recorder needs of the live model (``core.live.cluster.LiveCluster``); the callbacks it was
+    built with must call the recorder's ``changed``."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def snapshot(self) -> ClusterSnapshot: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RecorderSettings:
+    """How often the recorder flushes (the most a crash may lose) and writes a whole snapshot."""
+
+    flush_every_s: float = 5.0
+    snapshot_every_s: float = 900.0
+    retain_ms: int | None = 30 * 86_400_000
+    compact: bool = True
+
+
+class Recorder:
+    """Records one cluster into ``store`` under the name ``cluster``."""
+
+    def __init__(
+        self,
+        cluster: str,
+        store: HistoryStore,
+        settings: RecorderSettings,
+        connected: Callable[[], bool],
+        clock: Callable[[], int] | None = None,
+    ) -> None:
+        self.cluster = cluster
+        self.store = store
+        self.settings = settings
+        self._connected = connected
+        self._clock = clock or (lambda: int(time.time() * 1000))
+        self._wake = threading.Event()
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()
+        self._flushing = threading.Lock()  # one flush at a time (run's and stop's): file names never collide
+        self._events: list[Row] = []
+        self._snapshots: list[Row] = []
+        self._gaps: list[Gap] = []
+        self._last: ClusterSnapshot | None = None
+        self._seq = 0
+        self._seen_ms = 0  # the last moment the model was known current (recorded up to here)
+        self._gap_from: int | None = None
+        self._gap_reason = RESTART_GAP
+        self._last_snapshot_ms = 0
+        self._last_flush = 0.0
+        self.rows_written = 0
+        self.flushes = 0
+
+    def changed(self) -> None:
+        """The live model has news (its callbacks, any thread): only flag it."""
+        self._wake.set()
+
+    def run(self, live: LiveSource) -> None:
+        """Record until ``stop``: start the model, compare every change, flush every ``flush_every_s``."""
+        self._gap_from = self.store.flushed_ms(self.cluster)
+        live.start()
+        try:
+            self._last_flush = time.monotonic()
+            while not self._stopped.is_set():
+                self._wake.wait(_TICK_S)
+                self._wake.clear()
+                if self._stopped.is_set():
+                    break
+                self.observe(live.snapshot())
+                if time.monotonic() - self._last_flush >= self.settings.flush_every_s:
+                    self.flush()
+                    self._housekeep()
+        finally:
+            live.stop()
+
+    def observe(self, snapshot: ClusterSnapshot) -> None:
+        """Compare ``snapshot`` with the last one recorded and buffer the rows (the ``run`` thread)."""
+        now = self._clock()
+        if snapshot.full_read_ms is None:
+            return  # the first full read is under way
+        if not self._connected():
+            if self._gap_from is None:
+                self._gap_from, self._gap_reason = self._seen_ms, CONNECTION_GAP
+            return
+        if self._gap_from is not None or self._last is None:
+            if self._last is not None and snapshot.full_read_ms <= self._gap_from_or(now):
+                return  # connected again, but the full read after it has not landed yet
+            with self._lock:
+                if self._gap_from is not None and self._gap_from < now:
+                    self._gaps.append(Gap(self._gap_from, now, self._gap_reason))
+                self._gap_from, self._gap_reason = None, RESTART_GAP
+                self._take_snapshot(snapshot, now)
+            return
+        with self._lock:
+            self._events.extend(self._changes(self._last, snapshot, now))
+            self._last, self._seen_ms = snapshot, now
+            if now - self._last_snapshot_ms >= self.settings.snapshot_every_s * 1000:
+                self._take_snapshot(snapshot, now)
+
+    def _gap_from_or(self, now: int) -> int:
+        return self._gap_from if self._gap_from is not None else now
+
+    def _take_snapshot(self, snapshot: ClusterSnapshot, now: int) -> None:
+        rows = list(snapshot_rows(snapshot, now))
+        self._snapshots.extend(rows)
+        self._last, self._seen_ms, self._last_snapshot_ms = snapshot, now, now
+
+    def _next(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def _changes(self, old: ClusterSnapshot, new: ClusterSnapshot, now: int) -> list[Row]:
+        rows: list[Row] = []
+        if _controller(old) != _controller(new):
+            rows.append(controller_row(now, self._next(), new))
+        for broker_id, entry in new.brokers.items():
+            before = old.brokers.get(broker_id)
+            if before is None or before.registration != entry.registration or before.times.czxid != entry.times.czxid:
+                rows.append(broker_row(now, self._next(), entry))
+        for broker_id in old.brokers.keys() - new.brokers.keys():
+            rows.append({"ts_ms": now, "seq": self._next(), "kind": BROKER_LEFT, "broker": broker_id})
+        for name, topic in new.topics.items():
+            before_topic = old.topics.get(name)
+            if before_topic is topic:
+                continue  # untouched since the last snapshot (the model replaces what changes)
+            rows.extend(self._partition_changes(before_topic, topic, now))
+        for name in old.topics.keys() - new.topics.keys():
+            for partition in sorted(partition_replicas(old.topics[name])):
+                rows.append(self._removed(now, name, partition))
+        return rows
+
+    def _partition_changes(self, old: TopicEntry | None, new: TopicEntry, now: int) -> list[Row]:
+        rows = []
+        before = partition_replicas(old) if old is not None else {}
+        after = partition_replicas(new)
+        for partition, replicas in sorted(after.items()):
+            same_state = old is not None and old.states.get(partition) == new.states.get(partition)
+            if partition in before and before[partition] == replicas and same_state:
+                continue
+            rows.append(partition_row(now, self._next(), new, partition, replicas))
+        for partition in sorted(before.keys() - after.keys()):
+            rows.append(self._removed(now, new.name, partition))
+        return rows
+
+    def _removed(self, now: int, topic: str, partition: int) -> Row:
+        return {"ts_ms": now, "seq": self._next(), "kind": PARTITION_REMOVED, "topic": topic, "partition": partition}
+
+    def flush(self) -> None:
+        """Write what is buffered (each table a new file per hour), then note the moment it covers."""
+        with self._flushing:
+            self._flush()
+
+    def _flush(self) -> None:
+        with self._lock:
+            events, snapshots, gaps = self._events, self._snapshots, self._gaps
+            self._events, self._snapshots, self._gaps = [], [], []
+            covered = self._seen_ms if self._gap_from is None else None
+        for gap in gaps:
+            self.store.record_gap(self.cluster, gap)
+        if snapshots:
+            self.store.append(SNAPSHOTS, self.cluster, snapshots)
+        if events:
+            self.store.append(EVENTS, self.cluster, events)
+        if covered:
+            self.store.set_flushed(self.cluster, covered)
+        self.rows_written += len(events) + len(snapshots)
+        self.flushes += 1
+        self._last_flush = time.monotonic()
+
+    def _housekeep(self) -> None:
+        """Retention and compaction, at most once a minute."""
+        now = self._clock()
+        if now - getattr(self, "_housekept", 0) < 60_000:
+            return
+        self._housekept = now
+        if self.settings.retain_ms is not None:
+            self.store.retain(self.cluster, self.settings.retain_ms, now)
+        if self.settings.compact:
+            self.store.compact(self.cluster, now)
+
+    def stop(self) -> None:
+        """Stop recording and flush what is buffered (any thread; Ctrl-C and SIGTERM call it)."""
+        self._stopped.set()
+        self._wake.set()
+        self.flush()
+
+
+def _controller(snapshot: ClusterSnapshot) -> tuple[int | None, object]:
+    controller = snapshot.controller
+    broker = controller.broker_id if isinstance(controller, ControllerInfo) else None
+    return broker, snapshot.controller_epoch

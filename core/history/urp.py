@@ -1,0 +1,190 @@
+"""``kzc history urp --by broker|topic|rack``: under-replicated and offline partition-minutes over a window.
+
+Each readable observation of a partition (``core.history.observations``) holds until the next one (the
+last until the end of the data), clipped to the window. By topic: the time each partition had a replica
+out of the ISR (under-replicated) or no leader (offline, leader -1), summed. By broker: the time the
+broker was out of each ISR it belongs in (the ``core.history.isr`` outages: the broker absent from the ISR
+is named), and the offline time of the partitions it is a replica of. By rack: its brokers' sums, racks
+from the broker rows of the store (``-`` when a broker has none).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from core.history.isr import spark_outage_frame, transitions_local
+from core.history.observations import Window, read_observations, spark_observations
+from core.history.schema import BROKER, PARTITION_REMOVED
+from core.human_time import utc_text
+
+BY = ("broker", "topic", "rack")
+MINUTE_MS = 60_000
+
+
+@dataclass(frozen=True, slots=True)
+class UrpRow:
+    """One broker, topic or rack: milliseconds under-replicated and offline, and how many outages."""
+
+    key: str
+    under_replicated_ms: int
+    offline_ms: int
+    outages: int
+
+
+@dataclass(frozen=True)
+class UrpAnswer:
+    """``kzc history urp``: rows by ``by``, largest under-replicated time first."""
+
+    window: Window
+    by: str
+    rows: tuple[UrpRow, ...]
+
+    def to_json(self) -> dict[str, object]:
+        w = self.window
+        return {
+            "cluster": w.cluster, "by": self.by, "since_ms": w.since_ms, "until_ms": w.until_ms,
+            "data_from_ms": w.start_ms, "data_end_ms": w.data_end_ms, "gaps": [g.to_json() for g in w.gaps],
+            "rows": [{self.by: r.key, "under_replicated_minutes": round(r.under_replicated_ms / MINUTE_MS, 2),
+                      "offline_minutes": round(r.offline_ms / MINUTE_MS, 2), "outages": r.outages} for r in self.rows],
+        }  # fmt: skip
+
+    def lines(self) -> list[str]:
+        w = self.window
+        unit = "replica-minutes out of ISR" if self.by != "topic" else "partition-minutes under-replicated"
+        out = [
+            f"Under-replicated time by {self.by} in cluster {w.cluster}, {utc_text(w.since_ms)} to "
+            f"{utc_text(w.until_ms)}",
+            f"  data from {utc_text(w.start_ms)} to {utc_text(w.data_end_ms)}",
+        ]
+        out += [f"  gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)}: {g.reason} (not counted)" for g in w.gaps]
+        if not self.rows:
+            out.append("  none")
+        for r in self.rows:
+            out.append(f"  {self.by} {r.key}: {r.under_replicated_ms / MINUTE_MS:.1f} {unit}, "
+                       f"{r.offline_ms / MINUTE_MS:.1f} offline partition-minutes, {r.outages} outages")  # fmt: skip
+        return out
+
+
+def _clip(start: int, end: int, window: Window) -> int:
+    return max(0, min(end, window.data_end_ms, window.until_ms) - max(start, window.since_ms))
+
+
+def racks(window: Window) -> dict[int, str]:
+    """Each broker's rack as the base snapshot's broker rows give it (``-``: none)."""
+    found: dict[int, str] = {}
+    for path in window.snapshot_files:
+        table = pq.read_table(path, columns=["ts_ms", "kind", "broker", "rack"], filters=[("kind", "=", BROKER)])
+        table = table.filter(pc.is_in(table.column("ts_ms"), value_set=_moments(window)))
+        for row in table.sort_by("ts_ms").to_pylist():
+            found[int(row["broker"])] = row["rack"] or "-"
+    return found
+
+
+def _moments(window: Window) -> Any:
+    import pyarrow as pa
+
+    return pa.array(window.snapshot_moments, pa.int64())
+
+
+def _held(table: Any, window: Window) -> list[tuple[dict[str, Any], int]]:
+    """Each readable ``partition`` observation and how long it held within the window (until the next one)."""
+    rows = [r for r in table.to_pylist() if r["kind"] == PARTITION_REMOVED or r["isr"] is not None]
+    rows.sort(key=lambda r: (r["topic"], r["partition"], r["ts_ms"], r["src"], r["seq"]))
+    found = []
+    for i, row in enumerate(rows):
+        if row["kind"] == PARTITION_REMOVED:
+            continue
+        following = rows[i + 1] if i + 1 < len(rows) else None
+        same = following is not None and (following["topic"], following["partition"]) == (
+            row["topic"],
+            row["partition"],
+        )
+        end = following["ts_ms"] if same and following is not None else window.data_end_ms
+        found.append((row, _clip(row["ts_ms"], end, window)))
+    return found
+
+
+def _local(window: Window, by: str) -> dict[str, list[int]]:
+    table = read_observations(window)
+    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for o in transitions_local(table).outages:
+        held = _clip(o.left_ms, o.back_ms if o.back_ms is not None else window.data_end_ms, window)
+        if held <= 0:
+            continue
+        if by == "topic":
+            sums[o.topic][2] += 1
+        else:
+            sums[str(o.replica)][0] += held
+            sums[str(o.replica)][2] += 1
+    for row, held in _held(table, window):
+        if by == "topic":
+            if any(r not in row["isr"] for r in row["replicas"] or []):
+                sums[row["topic"]][0] += held
+            if row["leader"] == -1:
+                sums[row["topic"]][1] += held
+        elif row["leader"] == -1:
+            for replica in row["replicas"] or []:
+                sums[str(replica)][1] += held
+    return dict(sums)
+
+
+def _spark(window: Window, by: str, observations: Any) -> dict[str, list[int]]:
+    from pyspark.sql import Window as W
+    from pyspark.sql import functions as F
+
+    lower, upper = window.since_ms, min(window.data_end_ms, window.until_ms)
+
+    def clipped(start: Any, end: Any) -> Any:
+        return F.greatest(
+            F.lit(0), F.least(F.coalesce(end, F.lit(upper)), F.lit(upper)) - F.greatest(start, F.lit(lower))
+        )
+
+    readable = observations.where((F.col("kind") == PARTITION_REMOVED) | F.col("isr").isNotNull())
+    order = W.partitionBy("topic", "partition").orderBy("ts_ms", "src", "seq")
+    held = readable.withColumn("held", clipped(F.col("ts_ms"), F.lead("ts_ms").over(order))).where(
+        F.col("kind") != PARTITION_REMOVED
+    )
+    replicas = F.coalesce("replicas", F.array())
+    under = F.size(F.array_except(replicas, F.col("isr"))) > 0
+    outages = spark_outage_frame(observations)
+    outages = outages.withColumn("held", clipped(F.col("left_ms"), F.col("back_ms"))).where(F.col("held") > 0)
+    if by == "topic":
+        times = held.groupBy(F.col("topic").alias("k")).agg(
+            F.sum(F.when(under, F.col("held")).otherwise(0)).alias("u"),
+            F.sum(F.when(F.col("leader") == -1, F.col("held")).otherwise(0)).alias("o"),
+        )
+        counts = outages.groupBy(F.col("topic").alias("k")).agg(F.count("*").alias("n"))
+    else:
+        offline = held.where(F.col("leader") == -1).select(F.explode(replicas).alias("k"), "held")
+        times = (
+            outages.select(F.col("replica").alias("k"), F.col("held").alias("u"), F.lit(0).alias("o"))
+            .unionByName(offline.select("k", F.lit(0).alias("u"), F.col("held").alias("o")))
+            .groupBy("k")
+            .agg(F.sum("u").alias("u"), F.sum("o").alias("o"))
+        )
+        counts = outages.groupBy(F.col("replica").alias("k")).agg(F.count("*").alias("n"))
+    joined = times.join(counts, "k", "full_outer").select("k", "u", "o", "n")
+    sums: dict[str, list[int]] = {}
+    for row in joined.collect():
+        sums[str(row["k"])] = [int(row["u"] or 0), int(row["o"] or 0), int(row["n"] or 0)]
+    return sums
+
+
+def urp(window: Window, by: str, spark: Any = None) -> UrpAnswer:
+    """Under-replicated and offline time of ``window`` by ``by``; on Spark when ``spark`` is given."""
+    sums = _local(window, by) if spark is None else _spark(window, by, spark_observations(spark, window))
+    if by == "rack":
+        known = racks(window)
+        by_rack: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        for broker, values in sums.items():
+            for i, v in enumerate(values):
+                by_rack[known.get(int(broker), "-")][i] += v
+        sums = dict(by_rack)
+    rows = [UrpRow(k, *v) for k, v in sums.items() if any(v)]
+    rows.sort(key=lambda r: (-r.under_replicated_ms, -r.offline_ms, r.key))
+    return UrpAnswer(window, by, tuple(rows))
