@@ -22,6 +22,7 @@ jars: install  ## fetch the Kafka and ZooKeeper jars once through Maven (cached)
 	$(BIN)/kzc sandbox fetch
 	$(BIN)/kzc sandbox fetch --kafka-version 0.10.2.2
 	$(BIN)/kzc sandbox fetch --kafka-version 1.1.1
+	$(BIN)/kzc sandbox fetch --kafka-version 2.0.1
 
 lint: install  ## ruff, mypy --strict and the architecture contracts (import-linter, pyproject.toml)
 	$(BIN)/ruff check .
