@@ -9,9 +9,10 @@ import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 
+from cli.plan_output import show_plan
 from cli.topic_cmd import Cancelled, ask
 from core.audit import AuditLog
-from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
+from core.config import ConnectionSettings, cluster_name
 from core.configs.broker import (
     BrokerConfigOps,
     broker_planned_writes,
@@ -21,7 +22,6 @@ from core.configs.broker import (
 )
 from core.configs.ops import open_ops
 from core.errors import GuardError, ReadOnlyError
-from core.topics.write import describe_writes
 
 
 def change_broker(
@@ -42,15 +42,7 @@ def change_broker(
         plan = ops.plan(request)
         facts = ops.reader.facts()
         writes = broker_planned_writes(plan, facts) if plan.changes else ()
-        if args.json and args.dry_run:
-            cluster = cluster_json(settings, audit.cluster_id)
-            writes_json = [w.to_json() for w in writes]
-            print(json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": writes_json}))
-        elif not args.json:
-            print(cluster_banner(settings, audit.cluster_id))
-            print("\n".join(plan.describe()))
-            if args.dry_run and writes:
-                print("\n".join(describe_writes(writes, plan.via_reason)))
+        show_plan(args, settings, audit.cluster_id, plan, writes)
         before = masked(dict(plan.before.config))
         if args.dry_run:
             attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)

@@ -12,15 +12,15 @@ from typing import Any
 
 from cli.broker_config import change_broker
 from cli.options import add_command, global_parent
+from cli.plan_output import show_plan
 from cli.topic_cmd import Cancelled, ask
 from core.audit import AuditLog
-from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
+from core.config import ConnectionSettings, cluster_name
 from core.configs.broker import masked
 from core.configs.ops import open_config_ops, planned_writes
 from core.configs.plan import parse_request
 from core.configs.zk import BROKER_DEFAULT, BROKERS, TOPICS
 from core.errors import GuardError, ReadOnlyError, UsageError
-from core.topics.write import describe_writes
 
 
 def register(sub: Any) -> None:
@@ -138,15 +138,7 @@ def _change(
         plan = ops.plan(request)
         facts = ops.reader.facts()
         writes = planned_writes(plan, facts) if plan.changes else ()
-        if args.json and args.dry_run:
-            cluster = cluster_json(settings, audit.cluster_id)
-            writes_json = [w.to_json() for w in writes]
-            print(json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": writes_json}))
-        elif not args.json:
-            print(cluster_banner(settings, audit.cluster_id))
-            print("\n".join(plan.describe()))
-            if args.dry_run and writes:
-                print("\n".join(describe_writes(writes, plan.via_reason)))
+        show_plan(args, settings, audit.cluster_id, plan, writes)
         before = plan.before.to_json()
         if args.dry_run:
             attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)

@@ -14,13 +14,13 @@ from contextlib import ExitStack
 from typing import Any
 
 from cli.options import add_command, parse_timeout
+from cli.plan_output import show_plan
 from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.elections.ops import ElectionTimeout, candidates_json, open_election_ops, planned_writes
 from core.elections.plan import Candidate
 from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
-from core.topics.write import describe_writes
 
 DEFAULT_WAIT = 60.0
 
@@ -59,15 +59,7 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             ops = stack.enter_context(open_election_ops(settings, audit=audit))
             plan = ops.plan_preferred(args.topic, partitions)
             writes = planned_writes(plan) if plan.sent else ()
-            if args.json and args.dry_run:
-                cluster = cluster_json(settings, audit.cluster_id)
-                writes_json = [w.to_json() for w in writes]
-                print(json.dumps({"dry_run": True, "cluster": cluster, **plan.to_json(), "writes": writes_json}))
-            elif not args.json:
-                print(cluster_banner(settings, audit.cluster_id))
-                print("\n".join(plan.describe()))
-                if args.dry_run and writes:
-                    print("\n".join(describe_writes(writes, plan.via_reason)))
+            show_plan(args, settings, audit.cluster_id, plan, writes)
             before = [c.to_json() for c in plan.sent]
             if args.dry_run:
                 attempt.dry_run("plan shown, nothing written", before=before, via=plan.via, path=plan.via_reason)

@@ -23,7 +23,7 @@ from core.brokers.apiversions import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
 from core.brokers.capabilities import Capabilities, Route, read_capabilities, route
 from core.brokers.changes import ChangeAdmin, ConfigValue
 from core.config import ConnectionSettings, cluster_name, read_only_cause
-from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigChange
+from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigChange, parse_changes
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig, change_writes, controller_fence, execute, read_config
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.broker_config_rules import check_zookeeper_update
@@ -81,19 +81,8 @@ def parse_broker_request(entity: str, items: Sequence[str], deletes: Sequence[st
     """
     if entity != BROKER_DEFAULT and not entity.isdigit():
         raise UsageError(f"--broker takes a broker id, got '{entity}'")
-    updates: dict[str, str] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"a config takes KEY=VALUE, got '{key if is_secret(key) else item}'")
-        updates[key.strip()] = value
-    keys = tuple(dict.fromkeys(k.strip() for k in deletes))
-    if not updates and not keys:
-        raise UsageError("give KEY=VALUE to set or keys to delete")
-    both = sorted(set(updates) & set(keys))
-    if both:
-        raise UsageError(f"{', '.join(both)} both set and deleted")
-    return BrokerConfigRequest(entity, tuple(updates.items()), keys)
+    updates, keys = parse_changes(items, deletes, "give KEY=VALUE to set or keys to delete", is_secret)
+    return BrokerConfigRequest(entity, updates, keys)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ copy of Kafka's table).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,19 +106,33 @@ def parse_request(topic: str, items: Sequence[str], deletes: Sequence[str]) -> C
     Raises:
         UsageError: nothing to change, an item without ``=``, or a key both set and deleted.
     """
+    updates, keys = parse_changes(items, deletes, "give KEY=VALUE to set or --delete KEY")
+    return ConfigRequest(topic, updates, keys)
+
+
+def parse_changes(
+    items: Sequence[str], deletes: Sequence[str], nothing: str, secret: Callable[[str], bool] = lambda _key: False
+) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """The one parse of a config change (topics and brokers): ``KEY=VALUE`` items (the last of a key wins)
+    and keys to delete; ``nothing`` is the message when both are empty; an item whose key is ``secret`` is
+    named by its key alone in an error.
+
+    Raises:
+        UsageError: nothing to change, an item without ``=``, or a key both set and deleted.
+    """
     updates: dict[str, str] = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"a config takes KEY=VALUE, got '{item}'")
+            raise UsageError(f"a config takes KEY=VALUE, got '{key if secret(key) else item}'")
         updates[key.strip()] = value
     keys = tuple(dict.fromkeys(k.strip() for k in deletes))
     if not updates and not keys:
-        raise UsageError("give KEY=VALUE to set or --delete KEY")
+        raise UsageError(nothing)
     both = sorted(set(updates) & set(keys))
     if both:
         raise UsageError(f"{', '.join(both)} both set and deleted")
-    return ConfigRequest(topic, tuple(updates.items()), keys)
+    return tuple(updates.items()), keys
 
 
 def plan_change(
