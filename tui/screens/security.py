@@ -48,10 +48,7 @@ USER_COLUMNS = (
     Column("mechanism", "mechanism"),
     Column("iterations", "iterations", align="right"),
 )
-CLI_NOTE = (
-    "read-only here: change with kzc acl add|remove, kzc quota set|delete, kzc user set-password|delete "
-    "(preview, confirmation, audit)"
-)
+CLI_NOTE = "read-only view: change them with kzc acl|quota|user (previewed, audited)"
 TABS = ("acls", "quotas", "users")
 
 
@@ -100,6 +97,11 @@ class SecurityScreen(KzcScreen):
     """ACLs, quotas and SCRAM users, each read as its CLI twin reads it."""
 
     VIEW_NAME = "security"
+    DEFAULT_CSS = """
+    SecurityScreen #security-tabs { height: 1fr; }
+    SecurityScreen TabPane { height: 1fr; padding: 0; }
+    SecurityScreen #security-note, SecurityScreen #security-source { color: $text-muted; height: 1; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "reread", "Re-read", id="security_reread"),
         Binding("1", "tab('acls')", "ACLs", id="security_acls"),
