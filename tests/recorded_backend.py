@@ -35,10 +35,10 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.acls import AclBinding, matching, who_can
+from core.kafka.quotas import QuotaEntity
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
-from core.kafka.quotas import QuotaEntity
 from core.security.acls import AclListing, ResourceAccess
 from core.security.users import ScramUser
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live

@@ -1,7 +1,7 @@
 """The ``:`` command palette, k9s style: ``topics``, ``brokers``, ``cluster``, ``zk /some/path``, ``topic
 NAME``, ``create``, ``expand NAME``, ``delete NAME`` or ``delete /regex/``, ``checks``, ``groups``, ``timeline``,
-``security``, ``context NAME``, ``theme NAME``, ``help``, ``quit``. Commands that take an argument complete it (topic names, contexts,
-themes) from what the console knows."""
+``security``, ``context NAME``, ``theme NAME``, ``help``, ``quit``. Commands that take an argument complete it
+(topic names, contexts, themes) from what the console knows."""
 
 from __future__ import annotations
 

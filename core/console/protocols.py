@@ -25,9 +25,9 @@ from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
+from core.kafka.quotas import QuotaEntity
 from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
-from core.kafka.quotas import QuotaEntity
 from core.security.acls import AclListing, ResourceAccess
 from core.security.users import ScramUser
 from core.snapshot.broker_view import BrokerLive, BrokerView

@@ -58,12 +58,12 @@ from core.groups.freshness import GroupBook
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
+from core.kafka.quotas import QuotaEntity
 from core.kafka.znodes import EntityConfig
 from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
-from core.kafka.quotas import QuotaEntity
 from core.security.acls import AclListing, ResourceAccess, list_acls, resource_access
 from core.security.quotas import read_all_quotas
 from core.security.users import ScramUser, list_users

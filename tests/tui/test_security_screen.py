@@ -64,7 +64,8 @@ async def test_A_opens_every_acl_quota_and_user(small_snapshot: ClusterSnapshot)
             ("alice", "SCRAM-SHA-512", "8192"),
             ("bob", "SCRAM-SHA-512", "unreadable"),
         ]
-        assert "read-only view: change them with kzc acl|quota|user" in str(app.screen.query_one("#security-note").render())
+        note = str(app.screen.query_one("#security-note").render())
+        assert "read-only view: change them with kzc acl|quota|user" in note
 
 
 async def test_the_palette_opens_it_and_the_filter_narrows_the_acls(small_snapshot: ClusterSnapshot) -> None:

@@ -238,6 +238,4 @@ class SecurityScreen(KzcScreen):
 
     def export_payload(self) -> dict[str, Any] | None:
         """The three tables as shown (filters applied)."""
-        return {
-            tab: self.query_one(f"#security-{tab}", VirtualTable).export_rows() for tab in TABS
-        }
+        return {tab: self.query_one(f"#security-{tab}", VirtualTable).export_rows() for tab in TABS}
