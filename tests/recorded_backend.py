@@ -35,10 +35,12 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.acls import AclBinding, matching, who_can
+from core.kafka.quotas import QuotaEntity
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
-from core.security.acls import ResourceAccess
+from core.security.acls import AclListing, ResourceAccess
+from core.security.users import ScramUser
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -93,7 +95,7 @@ class RecordedBackend:
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
     ZooKeeper ensemble health it serves (none by default); ``log_dirs`` the brokers' log dirs it serves (none
     by default: sizes are unknown, a recording has no brokers); ``messages`` the topics' messages it serves;
-    ``acls`` the ACLs (none by default)."""
+    ``acls`` the ACLs, ``quotas`` the quota entities and ``users`` the SCRAM users (none by default)."""
 
     def __init__(
         self,
@@ -112,8 +114,12 @@ class RecordedBackend:
         messages: Sequence[Message] = (),
         broker_configs: Sequence[tuple[str, str, str]] = (),
         acls: Sequence[AclBinding] = (),
+        quotas: Mapping[QuotaEntity, Mapping[str, str]] | None = None,
+        users: Sequence[ScramUser] = (),
     ) -> None:
         self.acls = tuple(acls)
+        self.quotas = dict(quotas or {})
+        self.users = list(users)
         self._broker_configs = tuple(broker_configs)
         self._messages = tuple(messages)
         self._groups = tuple(groups)
@@ -352,6 +358,21 @@ class RecordedBackend:
         found = matching(self.acls, "Topic", topic)
         rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, "Topic", topic))
         return ResourceAccess("Topic", topic, rows, tuple(sorted({str(b.pattern) for b in found})))
+
+    # ---- SecuritySource ------------------------------------------------------------------------------
+
+    def acl_listing(self) -> AclListing:
+        """The recording's ``acls``, sorted as ``read_acls`` sorts them."""
+        bindings = tuple(sorted(self.acls, key=lambda b: (b.pattern, b.acl)))
+        return AclListing(bindings, path_reason="recorded")
+
+    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
+        """The recording's ``quotas``."""
+        return dict(self.quotas)
+
+    def scram_users(self) -> list[ScramUser]:
+        """The recording's ``users``."""
+        return list(self.users)
 
     # ---- BrokerSource --------------------------------------------------------------------------------
 

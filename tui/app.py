@@ -50,6 +50,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.messages import MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
+from tui.screens.security import SecurityScreen
 from tui.screens.stop_check import StopCheckScreen
 from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
@@ -90,6 +91,7 @@ class KzcApp(App[None]):
         Binding("g", "open('groups')", "Groups", show=False, id="show_groups"),
         Binding("W", "open('timeline')", "What changed", show=False, id="show_timeline"),
         Binding("Z", "open('zk-health')", "ZooKeeper health", show=False, id="show_zk_health"),
+        Binding("A", "open('security')", "ACLs, quotas, users", show=False, id="show_security"),
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
@@ -256,7 +258,7 @@ class KzcApp(App[None]):
 
     def action_open(self, what: str, focus: str | None = None) -> None:
         """Open a main screen by name (``cluster``, ``topics``, ``zk``, ``zk-health``, ``checks``, ``groups``,
-        ``timeline``)."""
+        ``timeline``, ``security``)."""
         self.post_message(m.ZnodeChosen("/") if what == "zk" else m.ScreenChosen(what, focus))
 
     @on(m.ScreenChosen)
@@ -303,6 +305,8 @@ class KzcApp(App[None]):
                 show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend, self.now_ms)))
             case m.ScreenChosen("timeline"):
                 show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms)))
+            case m.ScreenChosen("security"):
+                show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend)))
             case m.ScreenChosen("zk-health"):
                 poll = self.zk_health
                 show_screen(self, ZkHealthScreen,

@@ -1,7 +1,7 @@
 """The ``:`` command palette, k9s style: ``topics``, ``brokers``, ``cluster``, ``zk /some/path``, ``topic
 NAME``, ``create``, ``expand NAME``, ``delete NAME`` or ``delete /regex/``, ``checks``, ``groups``, ``timeline``,
-``context NAME``, ``theme NAME``, ``help``, ``quit``. Commands that take an argument complete it (topic names, contexts,
-themes) from what the console knows."""
+``security``, ``context NAME``, ``theme NAME``, ``help``, ``quit``. Commands that take an argument complete it
+(topic names, contexts, themes) from what the console knows."""
 
 from __future__ import annotations
 
@@ -62,6 +62,7 @@ class KzcCommands(Provider):
             ("checks", post(ScreenChosen("checks")), "run the consistency checks"),
             ("groups", post(ScreenChosen("groups")), "consumer groups and their lag"),
             ("timeline", post(ScreenChosen("timeline")), "what changed: every change ZooKeeper dates, live ones"),
+            ("security", post(ScreenChosen("security")), "ACLs, quotas and SCRAM users (read-only; also A)"),
             ("help", app.action_help, "every key binding"),
             ("quit", app.exit, "leave kzc"),
         ]

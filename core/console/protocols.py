@@ -25,9 +25,11 @@ from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
+from core.kafka.quotas import QuotaEntity
 from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
-from core.security.acls import ResourceAccess
+from core.security.acls import AclListing, ResourceAccess
+from core.security.users import ScramUser
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -347,6 +349,24 @@ class AclSource(Protocol):
         ...
 
 
+class SecuritySource(Protocol):
+    """The security screen's reads: the same core functions as ``kzc acl list``, ``kzc quota show`` and
+    ``kzc user list`` (each blocks; call from a worker). Raise ``ConnectError`` when ZooKeeper failed,
+    ``KafkaRuleError`` when a config znode is unreadable."""
+
+    def acl_listing(self) -> AclListing:
+        """Every ACL, through DescribeAcls or from ZooKeeper, saying which (``core.security.acls.list_acls``)."""
+        ...
+
+    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
+        """Every quota entity and its keys (``core.security.quotas.read_all_quotas``)."""
+        ...
+
+    def scram_users(self) -> list[ScramUser]:
+        """Every SCRAM user: mechanisms and iterations only (``core.security.users.list_users``)."""
+        ...
+
+
 class ZkHealthSource(Protocol):
     """ZooKeeper's own health: every server of the connect string (``core.zookeeper.health``)."""
 
@@ -420,6 +440,7 @@ class ClusterBackend(
     GroupSource,
     ZkHealthSource,
     AclSource,
+    SecuritySource,
     BrokerSource,
     SizeSource,
     Protocol,

@@ -22,12 +22,14 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from core.config import UserConfig
+from core.config import ConnectionSettings, UserConfig
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.log_dirs import synthetic_log_dirs
 from core.testdata.zk_health import ensemble_health
 from core.zookeeper.session import ConnectionState
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
+from tests.tui.test_security_screen import ACLS, QUOTAS, USERS
 from tui.app import KzcApp
 from tui.messages import ConnectionChanged, CreateTopicRequested, MessagesChosen, TopicChosen, ZnodeChosen
 from tui.screens.checks import ChecksScreen
@@ -214,3 +216,18 @@ class TestMessagesScreen:
             app.post_message(MessagesChosen("events.orders-00011"))
 
         await snapshot(make_app, (80, 24), "messages", tmp_path, steps)
+
+
+class TestSecurity:
+    """The security screen (``A``) at 80x24: the ACLs tab of a recording with ACLs, quotas and SCRAM users."""
+
+    async def test_security_screen(self, small_snapshot: ClusterSnapshot, tmp_path: Path) -> None:
+        def make(config: UserConfig, read_only: bool) -> KzcApp:
+            backend = RecordedBackend(small_snapshot, now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
+                                      acls=ACLS, quotas=QUOTAS, users=USERS)  # fmt: skip
+            return KzcApp(ConnectionSettings(), config=config, backend=backend, clock=lambda: FROZEN_NOW)
+
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("A")
+
+        await snapshot(make, (80, 24), "security", tmp_path, steps)

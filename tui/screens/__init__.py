@@ -19,6 +19,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.messages import MessageScreen, MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
+from tui.screens.security import SecurityScreen
 from tui.screens.stop_check import StopCheckScreen
 from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
@@ -37,6 +38,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("topic detail", TopicDetailScreen),
     ("zookeeper", ZkBrowserScreen),
     ("zookeeper health", ZkHealthScreen),
+    ("security", SecurityScreen),
     ("stop check", StopCheckScreen),
     ("broker", BrokerScreen),
     ("create", CreateTopicScreen),

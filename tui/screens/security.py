@@ -1,0 +1,241 @@
+"""The security screen (``A``): every ACL, every quota entity and every SCRAM user, read-only.
+
+Each tab reads through the same core function as its CLI twin (``kzc acl list``, ``kzc quota show``,
+``kzc user list``) in a worker; ``r`` reads all three again. Changes stay on the CLI, which previews,
+asks for confirmation and audits them; the screen says so. No salt, key or password is ever read into a row:
+``ScramUser`` carries mechanisms and iterations only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Label, TabbedContent, TabPane
+
+from core.console.protocols import SecuritySource
+from core.errors import KzcError
+from core.kafka.quotas import DEFAULT, QuotaEntity
+from core.security.acls import AclListing
+from core.security.users import ScramUser
+from tui.screens.base import KzcScreen
+from tui.widgets.filter_bar import FilterBar
+from tui.widgets.key_bar import KeyBar
+from tui.widgets.status_bar import StatusBar
+from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+ACL_COLUMNS = (
+    Column("resource_type", "resource"),
+    Column("pattern_type", "pattern"),
+    Column("name", "name", max_width=60),
+    Column("principal", "principal", max_width=60),
+    Column("host", "host", max_width=40),
+    Column("operation", "operation"),
+    Column("permission", "permission"),
+)
+QUOTA_COLUMNS = (
+    Column("entity", "entity"),
+    Column("user", "user", max_width=60),
+    Column("client_id", "client-id", max_width=60),
+    Column("quotas", "quotas", max_width=200),
+)
+USER_COLUMNS = (
+    Column("user", "user", max_width=60),
+    Column("mechanism", "mechanism"),
+    Column("iterations", "iterations", align="right"),
+)
+CLI_NOTE = "read-only view: change them with kzc acl|quota|user (previewed, audited)"
+TABS = ("acls", "quotas", "users")
+
+
+def acl_rows(listing: AclListing) -> list[Row]:
+    """One row per ACL, as ``kzc acl list`` prints them."""
+    rows = []
+    for b in listing.bindings:
+        p, a = b.pattern, b.acl
+        cells = (p.resource_type, p.pattern_type, p.name, a.principal, a.host, a.operation, a.permission)
+        rows.append(Row("\x00".join(cells), cells))
+    return rows
+
+
+def _entity_kind(entity: QuotaEntity) -> str:
+    kind = "user+client-id" if entity.user is not None and entity.client_id is not None else (
+        "user" if entity.user is not None else "client-id")  # fmt: skip
+    defaults = DEFAULT in (entity.user, entity.client_id)
+    return kind + (" (default)" if defaults else "")
+
+
+def quota_rows(quotas: Mapping[QuotaEntity, Mapping[str, str]]) -> list[Row]:
+    """One row per entity with its quota keys, as ``kzc quota show`` prints them."""
+    rows = []
+    for entity, items in sorted(quotas.items(), key=lambda item: (item[0].user or "", item[0].client_id or "")):
+        cells = (
+            _entity_kind(entity),
+            "-" if entity.user is None else entity.user,
+            "-" if entity.client_id is None else entity.client_id,
+            ", ".join(f"{k}={v}" for k, v in sorted(items.items())),
+        )
+        rows.append(Row(entity.describe(), cells))
+    return rows
+
+
+def user_rows(users: list[ScramUser]) -> list[Row]:
+    """One row per user and mechanism: its iterations (``unreadable`` where Kafka could not parse it)."""
+    rows = []
+    for user in users:
+        for c in user.credentials:
+            iterations = str(c.iterations) if c.iterations else "unreadable"
+            rows.append(Row(f"{user.name}\x00{c.mechanism}", (user.name, c.mechanism, iterations)))
+    return rows
+
+
+class SecurityScreen(KzcScreen):
+    """ACLs, quotas and SCRAM users, each read as its CLI twin reads it."""
+
+    VIEW_NAME = "security"
+    DEFAULT_CSS = """
+    SecurityScreen #security-tabs { height: 1fr; }
+    SecurityScreen TabPane { height: 1fr; padding: 0; }
+    SecurityScreen #security-note, SecurityScreen #security-source { color: $text-muted; height: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", "reread", "Re-read", id="security_reread"),
+        Binding("1", "tab('acls')", "ACLs", id="security_acls"),
+        Binding("2", "tab('quotas')", "Quotas", id="security_quotas"),
+        Binding("3", "tab('users')", "SCRAM users", id="security_users"),
+    ]
+
+    class AclsRead(Message):
+        """Every ACL, or why they could not be read."""
+
+        def __init__(self, found: AclListing | str) -> None:
+            super().__init__()
+            self.found = found
+
+    class QuotasRead(Message):
+        """Every quota entity, or why they could not be read."""
+
+        def __init__(self, found: Mapping[QuotaEntity, Mapping[str, str]] | str) -> None:
+            super().__init__()
+            self.found = found
+
+    class UsersRead(Message):
+        """Every SCRAM user, or why they could not be read."""
+
+        def __init__(self, found: list[ScramUser] | str) -> None:
+            super().__init__()
+            self.found = found
+
+    def __init__(self, source: SecuritySource) -> None:
+        super().__init__()
+        self.source = source
+
+    def compose(self) -> ComposeResult:
+        yield StatusBar()
+        yield FilterBar()
+        yield Label(CLI_NOTE, id="security-note")
+        with TabbedContent(id="security-tabs"):
+            with TabPane("ACLs 1", id="acls"):
+                yield VirtualTable(ACL_COLUMNS, empty_text="reading the ACLs…", id="security-acls")
+            with TabPane("Quotas 2", id="quotas"):
+                yield VirtualTable(QUOTA_COLUMNS, empty_text="reading the quotas…", id="security-quotas")
+            with TabPane("SCRAM users 3", id="users"):
+                yield VirtualTable(USER_COLUMNS, empty_text="reading the SCRAM users…", id="security-users")
+        yield Label("", id="security-source")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#security-acls").border_title = "ACLs"
+        self.query_one("#security-quotas").border_title = "Quotas"
+        self.query_one("#security-users").border_title = "SCRAM users (mechanisms and iterations, never keys)"
+        self.query_one("#security-acls", VirtualTable).focus()
+        self.action_reread()
+
+    def action_reread(self) -> None:
+        """Read the ACLs, quotas and users again (each in its own worker)."""
+        self.read_acls()
+        self.read_quotas()
+        self.read_users()
+
+    def action_tab(self, tab: str) -> None:
+        """Show one tab and focus its table (``/`` then filters it)."""
+        self.query_one("#security-tabs", TabbedContent).active = tab
+        self.query_one(f"#security-{tab}", VirtualTable).focus()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        pane = event.pane.id
+        if pane in TABS:
+            self.query_one(f"#security-{pane}", VirtualTable).focus()
+
+    # ---- reads (worker threads; results come back as messages) --------------------------------------
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="security-acls")
+    def read_acls(self) -> None:
+        """Every ACL, as ``kzc acl list`` reads them."""
+        try:
+            found: AclListing | str = self.source.acl_listing()
+        except KzcError as exc:
+            found = str(exc)
+        self.post_message(self.AclsRead(found))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="security-quotas")
+    def read_quotas(self) -> None:
+        """Every quota entity, as ``kzc quota show`` reads them."""
+        try:
+            found: Mapping[QuotaEntity, Mapping[str, str]] | str = self.source.quota_entities()
+        except KzcError as exc:
+            found = str(exc)
+        self.post_message(self.QuotasRead(found))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="security-users")
+    def read_users(self) -> None:
+        """Every SCRAM user, as ``kzc user list`` reads them."""
+        try:
+            found: list[ScramUser] | str = self.source.scram_users()
+        except KzcError as exc:
+            found = str(exc)
+        self.post_message(self.UsersRead(found))
+
+    @on(AclsRead)
+    def _acls_read(self, message: AclsRead) -> None:
+        table = self.query_one("#security-acls", VirtualTable)
+        source = self.query_one("#security-source", Label)
+        if isinstance(message.found, str):
+            table.set_rows([])
+            table.empty_text = f"ACLs unknown: {message.found}"
+            source.update("")
+            return
+        listing = message.found
+        table.set_rows(acl_rows(listing))
+        table.empty_text = "no ACLs"
+        unreadable = f" · {len(listing.unreadable)} ACL znodes unreadable (kzc acl list says which)"
+        source.update(f"ACLs from {listing.path_reason}" + (unreadable if listing.unreadable else ""))
+
+    @on(QuotasRead)
+    def _quotas_read(self, message: QuotasRead) -> None:
+        table = self.query_one("#security-quotas", VirtualTable)
+        if isinstance(message.found, str):
+            table.set_rows([])
+            table.empty_text = f"quotas unknown: {message.found}"
+            return
+        table.set_rows(quota_rows(message.found))
+        table.empty_text = "no quotas in ZooKeeper"
+
+    @on(UsersRead)
+    def _users_read(self, message: UsersRead) -> None:
+        table = self.query_one("#security-users", VirtualTable)
+        if isinstance(message.found, str):
+            table.set_rows([])
+            table.empty_text = f"SCRAM users unknown: {message.found}"
+            return
+        table.set_rows(user_rows(message.found))
+        table.empty_text = "no SCRAM users in ZooKeeper"
+
+    def export_payload(self) -> dict[str, Any] | None:
+        """The three tables as shown (filters applied)."""
+        return {tab: self.query_one(f"#security-{tab}", VirtualTable).export_rows() for tab in TABS}
