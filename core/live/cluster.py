@@ -342,6 +342,12 @@ class LiveCluster:
             self._loading = None
             self._kraft_dirty.set()
             self._on_snapshot()
+            # A full read replaces what the watcher followed without events: a znode it read that had fired
+            # meanwhile is re-read equal and reports nothing, so each follower is told of the new base here.
+            with self._lock:
+                followed = list(self._followers)
+            for name in followed:
+                self._notify_followers(name)
 
     def topic_config_read(self, topic: str, config: EntityConfig | None) -> None:
         """What ``/config/topics/<topic>`` holds, as read back after a write from the console: every later
