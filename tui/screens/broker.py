@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Static
 
 from core.configs.broker import BrokerConfigsView
@@ -165,10 +166,21 @@ class BrokerScreen(KzcScreen):
             self._read_live(self.view)
             self._read_configs()
 
+    class ConfigsRead(Message):
+        """The broker's configs."""
+
+        def __init__(self, configs: BrokerConfigsView) -> None:
+            super().__init__()
+            self.configs = configs
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="broker-configs")
     def _read_configs(self) -> None:
         configs = self.source.broker_configs(self.broker)
-        self.app.call_from_thread(self._configs_read, configs)
+        self.post_message(self.ConfigsRead(configs))
+
+    @on(ConfigsRead)
+    def _on_configs_read(self, message: ConfigsRead) -> None:
+        self._configs_read(message.configs)
 
     def _configs_read(self, configs: BrokerConfigsView) -> None:
         self.configs = configs
@@ -177,10 +189,21 @@ class BrokerScreen(KzcScreen):
         table.set_rows(config_rows(configs))
         table.border_subtitle = configs.note if configs.rows and configs.note else ""
 
+    class LiveRead(Message):
+        """What only live sources say of the broker."""
+
+        def __init__(self, live: BrokerLive) -> None:
+            super().__init__()
+            self.live = live
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="broker-live")
     def _read_live(self, view: BrokerView) -> None:
         live = self.source.broker_live(view)
-        self.app.call_from_thread(self._live_read, live)
+        self.post_message(self.LiveRead(live))
+
+    @on(LiveRead)
+    def _on_live_read(self, message: LiveRead) -> None:
+        self._live_read(message.live)
 
     def _live_read(self, live: BrokerLive) -> None:
         self.live = live

@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Label, Static
 
 from core.console.protocols import GroupSource, GroupsView, SizeSource
@@ -206,6 +207,14 @@ class ClusterScreen(KzcScreen):
 
     # ---- consumer group counts (a worker that reschedules itself after each read, while shown) -------
 
+    class GroupCountsRead(Message):
+        """The consumer group counts, or why they could not be read."""
+
+        def __init__(self, view: GroupsView | None, error: str | None) -> None:
+            super().__init__()
+            self.view = view
+            self.error = error
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="group-counts")
     def _read_groups(self) -> None:
         assert self.groups is not None
@@ -214,7 +223,11 @@ class ClusterScreen(KzcScreen):
             error = None
         except KzcError as exc:
             view, error = None, str(exc)  # the counts shown keep their last value and say since when, and why
-        self.app.call_from_thread(self._groups_read, view, error)
+        self.post_message(self.GroupCountsRead(view, error))
+
+    @on(GroupCountsRead)
+    def _on_group_counts_read(self, message: GroupCountsRead) -> None:
+        self._groups_read(message.view, message.error)
 
     def _groups_read(self, view: GroupsView | None, error: str | None = None) -> None:
         self._groups_error = error
@@ -271,13 +284,25 @@ class ClusterScreen(KzcScreen):
         dirs = self._cause_dirs
         return _Cause(likely_cause(view.snapshot, dirs.brokers if dirs is not None else None), dirs)
 
+    class CauseDerived(Message):
+        """The likely cause derived again with the log dirs read since."""
+
+        def __init__(self, view: ClusterView, cause: _Cause) -> None:
+            super().__init__()
+            self.view = view
+            self.cause = cause
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="likely-cause")
     def _cause_again(self) -> None:
         """The likely cause with the log dirs read since the shown one was derived (worker thread)."""
         view = self.latest_view
         if view is not None and _unhealthy(view):
             cause = self._cause_of(view)
-            self.app.call_from_thread(self._show_cause, view, cause)
+            self.post_message(self.CauseDerived(view, cause))
+
+    @on(CauseDerived)
+    def _on_cause_derived(self, message: CauseDerived) -> None:
+        self._show_cause(message.view, message.cause)
 
     # ---- the brokers' log dirs: their totals and the likely cause's evidence (tui.size_reads) ---------
 

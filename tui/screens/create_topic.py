@@ -13,6 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Static
 
 from core.console.protocols import TopicAdmin, TopicFollower, Unsubscribe
@@ -172,18 +173,41 @@ class CreateTopicScreen(KzcScreen):
             return
         self.plan(request)
 
+    class NameMissing(Message):
+        """No topic name yet: preview under a placeholder."""
+
+        def __init__(self, request: CreateRequest) -> None:
+            super().__init__()
+            self.request = request
+
+    class PlanMade(Message):
+        """The create plan, or the problem that stopped it."""
+
+        def __init__(self, plan: CreatePlan | None, problem: str | None) -> None:
+            super().__init__()
+            self.plan = plan
+            self.problem = problem
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def plan(self, request: CreateRequest) -> None:
         """Check the request and compute the preview (worker thread)."""
         if not request.topic:
-            self.app.call_from_thread(self._preview_only, request)
+            self.post_message(self.NameMissing(request))
             return
         try:
             plan = self.admin.plan_create(request)
         except KzcError as exc:
-            self.app.call_from_thread(self._show_plan, None, str(exc))
+            self.post_message(self.PlanMade(None, str(exc)))
             return
-        self.app.call_from_thread(self._show_plan, plan, None)
+        self.post_message(self.PlanMade(plan, None))
+
+    @on(PlanMade)
+    def _on_plan_made(self, message: PlanMade) -> None:
+        self._show_plan(message.plan, message.problem)
+
+    @on(NameMissing)
+    def _on_name_missing(self, message: NameMissing) -> None:
+        self._preview_only(message.request)
 
     def _preview_only(self, request: CreateRequest) -> None:
         """No name yet: preview the assignment under a placeholder name so the grid is never empty."""
@@ -219,15 +243,37 @@ class CreateTopicScreen(KzcScreen):
             return
         self.apply(self._plan)
 
+    class CreateFailed(Message):
+        """The create failed: why."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class Created(Message):
+        """The topic was created as planned."""
+
+        def __init__(self, plan: CreatePlan) -> None:
+            super().__init__()
+            self.plan = plan
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def apply(self, plan: CreatePlan) -> None:
         """Create the topic (worker thread)."""
         try:
             self.admin.apply_create(plan)
         except KzcError as exc:
-            self.app.call_from_thread(self._apply_failed, str(exc))
+            self.post_message(self.CreateFailed(str(exc)))
             return
-        self.app.call_from_thread(self._applied, plan)
+        self.post_message(self.Created(plan))
+
+    @on(Created)
+    def _on_created(self, message: Created) -> None:
+        self._applied(message.plan)
+
+    @on(CreateFailed)
+    def _on_create_failed(self, message: CreateFailed) -> None:
+        self._apply_failed(message.reason)
 
     def _apply_failed(self, reason: str) -> None:
         self.query_one("#plan-problem", Label).update(reason)

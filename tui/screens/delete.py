@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Input, Label
 
 from core.console.protocols import DeletionStage, TopicAdmin
@@ -74,15 +75,37 @@ class DeleteScreen(KzcScreen):
         self.query_one("#delete-list").border_title = "Topics to delete"
         self.plan()
 
+    class PlanFailed(Message):
+        """Nothing to delete: why."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class PlanMade(Message):
+        """The delete plan."""
+
+        def __init__(self, plan: DeletePlan) -> None:
+            super().__init__()
+            self.plan = plan
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def plan(self) -> None:
         """Resolve the selection and the guards (worker thread)."""
         try:
             plan = self.admin.plan_delete(self.selection)
         except KzcError as exc:
-            self.app.call_from_thread(self._phase, f"nothing to delete: {exc}", "-error")
+            self.post_message(self.PlanFailed(str(exc)))
             return
-        self.app.call_from_thread(self._show_plan, plan)
+        self.post_message(self.PlanMade(plan))
+
+    @on(PlanMade)
+    def _on_plan_made(self, message: PlanMade) -> None:
+        self._show_plan(message.plan)
+
+    @on(PlanFailed)
+    def _on_plan_failed(self, message: PlanFailed) -> None:
+        self._phase(f"nothing to delete: {message.reason}", "-error")
 
     def _phase(self, text: str, css_class: str = "") -> None:
         phase = self.query_one("#phase", Label)
@@ -172,15 +195,36 @@ class DeleteScreen(KzcScreen):
         event.input.disabled = True
         self.apply(plan, event.value.strip())
 
+    class DeleteFailed(Message):
+        """The deletion was not queued: why."""
+
+        def __init__(self, reason: str) -> None:
+            super().__init__()
+            self.reason = reason
+
+    class DeleteStarted(Message):
+        """The deletions are queued."""
+
+        def __init__(self) -> None:
+            super().__init__()
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def apply(self, plan: DeletePlan, confirmation: str) -> None:
         """Queue the deletions (worker thread)."""
         try:
             self.admin.apply_delete(plan, confirmation)
         except KzcError as exc:
-            self.app.call_from_thread(self._not_deleted, str(exc))
+            self.post_message(self.DeleteFailed(str(exc)))
             return
-        self.app.call_from_thread(self._started)
+        self.post_message(self.DeleteStarted())
+
+    @on(DeleteStarted)
+    def _on_delete_started(self, message: DeleteStarted) -> None:
+        self._started()
+
+    @on(DeleteFailed)
+    def _on_delete_failed(self, message: DeleteFailed) -> None:
+        self._not_deleted(message.reason)
 
     def _not_deleted(self, reason: str) -> None:
         self._phase(f"not deleted: {reason}", "-error")

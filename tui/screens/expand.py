@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.widgets import Input, Label, Static
 
 from core.console.protocols import Unsubscribe
@@ -95,15 +96,27 @@ class ExpandScreen(KzcScreen):
         manual = self.query_one("#manual", Input).value.strip() or None
         self.plan(ExpandRequest(self.topic, total, manual))
 
+    class PlanMade(Message):
+        """The expand plan, or the problem that stopped it."""
+
+        def __init__(self, plan: ExpandPlan | None, problem: str | None) -> None:
+            super().__init__()
+            self.plan = plan
+            self.problem = problem
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="plan")
     def plan(self, request: ExpandRequest) -> None:
         """Check and compute the new partitions (worker thread)."""
         try:
             plan = self.admin.plan_expand(request)
         except KzcError as exc:
-            self.app.call_from_thread(self._show, None, str(exc))
+            self.post_message(self.PlanMade(None, str(exc)))
             return
-        self.app.call_from_thread(self._show, plan, None)
+        self.post_message(self.PlanMade(plan, None))
+
+    @on(PlanMade)
+    def _on_plan_made(self, message: PlanMade) -> None:
+        self._show(message.plan, message.problem)
 
     def _show(self, plan: ExpandPlan | None, problem: str | None) -> None:
         self._plan = plan
@@ -122,27 +135,40 @@ class ExpandScreen(KzcScreen):
             return
         self.apply(self._plan)
 
+    class PhaseReached(Message):
+        """What the apply reached, with its style."""
+
+        def __init__(self, text: str, css_class: str) -> None:
+            super().__init__()
+            self.text = text
+            self.css_class = css_class
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="apply")
     def apply(self, plan: ExpandPlan) -> None:
         """Write the topic znode (worker thread)."""
         try:
             self.admin.apply_expand(plan)
         except KzcError as exc:
-            self.app.call_from_thread(self._phase, str(exc), "-error")
+            self.post_message(self.PhaseReached(str(exc), "-error"))
             return
         self._done = True
         self._target = plan.target_partitions
-        self.app.call_from_thread(
-            self._phase,
-            f"written: {self.topic} now has {plan.target_partitions} partitions; waiting for the controller to "
-            "bring the new ones online…",
-            "",
+        self.post_message(
+            self.PhaseReached(
+                f"written: {self.topic} now has {plan.target_partitions} partitions; waiting for the controller to "
+                "bring the new ones online…",
+                "",
+            )
         )
 
         def changed(entry: TopicEntry | None) -> None:
             self.post_message(TopicEntryChanged(self.topic, entry))
 
         self._unfollow = self.admin.follow_topic(self.topic, changed)
+
+    @on(PhaseReached)
+    def _on_phase_reached(self, message: PhaseReached) -> None:
+        self._phase(message.text, message.css_class)
 
     def on_unmount(self) -> None:
         if self._unfollow is not None:

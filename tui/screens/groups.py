@@ -18,6 +18,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.widgets import Label
 
 from core.console.protocols import GroupDetail, GroupSource, GroupsView
@@ -171,13 +172,24 @@ class _Refreshing(KzcScreen):
             self._reading = True
             self._read()
 
+    class GroupsRead(Message):
+        """The groups read, or the error that stopped the read."""
+
+        def __init__(self, result: object) -> None:
+            super().__init__()
+            self.result = result
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="groups")
     def _read(self) -> None:
         try:
             result: object = self.read()
         except KzcError as exc:
             result = exc
-        self.app.call_from_thread(self._arrived, result)
+        self.post_message(self.GroupsRead(result))
+
+    @on(GroupsRead)
+    def _on_groups_read(self, message: GroupsRead) -> None:
+        self._arrived(message.result)
 
     def _arrived(self, result: object) -> None:
         self._reading = False

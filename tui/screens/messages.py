@@ -97,6 +97,9 @@ class MessagesScreen(KzcScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="messages")
     def _read(self, request: TailRequest) -> None:
+        # The one screen whose worker hands results over with call_from_thread, not a typed message: a stream,
+        # the reader waits until each batch is drawn, so a fast topic cannot pile rows up in the message queue
+        # (bounded memory) and start, rows and end arrive in order.
         worker = get_current_worker()
         stream: MessageStream | None = None
         try:

@@ -17,6 +17,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Label
 
 from core.console.protocols import SizeSource
@@ -217,7 +218,19 @@ class PartitionsScreen(KzcScreen):
         if row is not None:
             self._read_history(str(row.cells[0]), int(row.cells[1]))
 
+    class HistoryRead(Message):
+        """A partition's ISR history lines from the store."""
+
+        def __init__(self, title: str, lines: list[str]) -> None:
+            super().__init__()
+            self.title = title
+            self.lines = lines
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="partition-history")
     def _read_history(self, topic: str, partition: int) -> None:
         lines = partition_history_lines(topic, partition, int(time.time() * 1000) - HISTORY_WINDOW_MS)
-        self.app.call_from_thread(self.app.push_screen, HistoryDialog(f"ISR history of {topic}-{partition}", lines))
+        self.post_message(self.HistoryRead(f"ISR history of {topic}-{partition}", lines))
+
+    @on(HistoryRead)
+    def _on_history_read(self, message: HistoryRead) -> None:
+        self.app.push_screen(HistoryDialog(message.title, message.lines))

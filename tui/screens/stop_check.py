@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.widgets import Label
 
 from core.snapshot.model import ClusterSnapshot
@@ -98,10 +99,21 @@ class StopCheckScreen(KzcScreen):
             return
         self._compute(self.snapshot)
 
+    class Computed(Message):
+        """The stop check's result."""
+
+        def __init__(self, result: StopCheck) -> None:
+            super().__init__()
+            self.result = result
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="stop-check")
     def _compute(self, snapshot: ClusterSnapshot) -> None:
         result = stop_check(snapshot, [self.broker])
-        self.app.call_from_thread(self._show, result)
+        self.post_message(self.Computed(result))
+
+    @on(Computed)
+    def _on_computed(self, message: Computed) -> None:
+        self._show(message.result)
 
     def _show(self, result: StopCheck) -> None:
         self.result = result

@@ -352,6 +352,13 @@ class TopicDetailScreen(KzcScreen):
 
     # ---- who can do what (ACLs) ------------------------------------------------------------------------
 
+    class AccessRead(Message):
+        """Who can do what on the topic, or why it could not be read."""
+
+        def __init__(self, found: ResourceAccess | str) -> None:
+            super().__init__()
+            self.found = found
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="topic-access")
     def fetch_access(self) -> None:
         """The ACLs that apply to this topic (worker thread): read on opening the screen and with ``r``."""
@@ -359,7 +366,11 @@ class TopicDetailScreen(KzcScreen):
             found: ResourceAccess | str = self.source.topic_access(self.topic)
         except KzcError as exc:
             found = str(exc)
-        self.app.call_from_thread(self._access_arrived, found)
+        self.post_message(self.AccessRead(found))
+
+    @on(AccessRead)
+    def _on_access_read(self, message: AccessRead) -> None:
+        self._access_arrived(message.found)
 
     def _access_arrived(self, found: ResourceAccess | str) -> None:
         if not self.is_mounted:

@@ -13,6 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.widgets import Label, Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -116,11 +117,23 @@ class ZkBrowserScreen(KzcScreen):
         if data is not None and data.loaded == 0 and data.count != 0:
             self.load_children(event.node, data.path, 0)
 
+    class PageRead(Message):
+        """A page of a znode's children."""
+
+        def __init__(self, node: TreeNode[NodeData], page: ChildPage) -> None:
+            super().__init__()
+            self.node = node
+            self.page = page
+
     @work(thread=True, exit_on_error=False, group="zk-children")
     def load_children(self, node: TreeNode[NodeData], path: str, offset: int) -> None:
         """Fetch a page of children (worker thread)."""
         page = self.browser.children(path, offset, PAGE)
-        self.app.call_from_thread(self._add_page, node, page)
+        self.post_message(self.PageRead(node, page))
+
+    @on(PageRead)
+    def _on_page_read(self, message: PageRead) -> None:
+        self._add_page(message.node, message.page)
 
     def _add_page(self, node: TreeNode[NodeData], page: ChildPage) -> None:
         data = node.data
@@ -179,11 +192,23 @@ class ZkBrowserScreen(KzcScreen):
 
         self._unwatch = self.browser.watch_znode(path, changed)
 
+    class ZnodeRead(Message):
+        """A znode's data and stat (None: gone)."""
+
+        def __init__(self, path: str, view: ZnodeView | None) -> None:
+            super().__init__()
+            self.path = path
+            self.view = view
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="zk-fetch")
     def fetch(self, path: str) -> None:
         """Read the znode (worker thread)."""
         view = self.browser.znode(path)
-        self.app.call_from_thread(self._show_znode, path, view)
+        self.post_message(self.ZnodeRead(path, view))
+
+    @on(ZnodeRead)
+    def _on_znode_read(self, message: ZnodeRead) -> None:
+        self._show_znode(message.path, message.view)
 
     @on(ZnodeChanged)
     def _changed(self, message: ZnodeChanged) -> None:
