@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
 
-from cli.plan_output import show_plan
-from cli.topic_cmd import Cancelled, ask
+from cli.plan_output import ready_to_write, show_plan
 from core.audit import AuditLog
 from core.config import ConnectionSettings, cluster_name
 from core.configs.broker import (
@@ -21,7 +19,6 @@ from core.configs.broker import (
     parse_broker_request,
 )
 from core.configs.ops import open_ops
-from core.errors import GuardError, ReadOnlyError
 
 
 def change_broker(
@@ -44,28 +41,9 @@ def change_broker(
         writes = broker_planned_writes(plan, facts) if plan.changes else ()
         show_plan(args, settings, audit.cluster_id, plan, writes)
         before = masked(dict(plan.before.config))
-        if args.dry_run:
-            attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
+        prompt = f"Type {plan.confirmation!r} to change the dynamic config of {entity_label(entity)}: "
+        if not ready_to_write(args, attempt, plan, before, plan.confirmation, prompt):
             return 0
-        if plan.blocked:
-            raise ReadOnlyError(plan.blocked)
-        if not plan.changes:
-            attempt.refused("no change", before=before)
-            return 0
-        if not args.yes:
-            if not sys.stdin.isatty():
-                raise GuardError(
-                    "refusing to change configs without confirmation: stdin is not a terminal; add --yes to confirm "
-                    "non-interactively (after checking the diff with --dry-run)"
-                )
-            answer = ask(
-                f"Type {plan.confirmation!r} to change the dynamic config of {entity_label(entity)}: ",
-                sys.stdin,
-                sys.stderr,
-            )
-            if answer is None or answer.strip() != plan.confirmation:
-                attempt.cancelled(f"confirmation did not match (expected {plan.confirmation!r})")
-                raise Cancelled(f"confirmation did not match '{plan.confirmation}': nothing was changed")
         stored = ops.apply(plan)
         after = masked(dict(stored.config))
         attempt.applied(

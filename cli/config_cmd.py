@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from contextlib import ExitStack
 from typing import Any
 
 from cli.broker_config import change_broker
 from cli.options import add_command, global_parent
-from cli.plan_output import show_plan
-from cli.topic_cmd import Cancelled, ask
+from cli.plan_output import ready_to_write, show_plan
 from core.audit import AuditLog
 from core.config import ConnectionSettings, cluster_name
 from core.configs.broker import masked
 from core.configs.ops import open_config_ops, planned_writes
 from core.configs.plan import parse_request
 from core.configs.zk import BROKER_DEFAULT, BROKERS, TOPICS
-from core.errors import GuardError, ReadOnlyError, UsageError
+from core.errors import UsageError
 
 
 def register(sub: Any) -> None:
@@ -140,24 +138,9 @@ def _change(
         writes = planned_writes(plan, facts) if plan.changes else ()
         show_plan(args, settings, audit.cluster_id, plan, writes)
         before = plan.before.to_json()
-        if args.dry_run:
-            attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
+        prompt = f"Type the topic name ({plan.topic}) to change its config: "
+        if not ready_to_write(args, attempt, plan, before, plan.topic, prompt):
             return 0
-        if plan.blocked:
-            raise ReadOnlyError(plan.blocked)
-        if not plan.changes:
-            attempt.refused("no change", before=before)
-            return 0
-        if not args.yes:
-            if not sys.stdin.isatty():
-                raise GuardError(
-                    "refusing to change configs without confirmation: stdin is not a terminal; add --yes to confirm "
-                    "non-interactively (after checking the diff with --dry-run)"
-                )
-            answer = ask(f"Type the topic name ({plan.topic}) to change its config: ", sys.stdin, sys.stderr)
-            if answer is None or answer.strip() != plan.topic:
-                attempt.cancelled(f"confirmation did not match (expected {plan.topic!r})")
-                raise Cancelled(f"confirmation did not match '{plan.topic}': nothing was changed")
         stored = ops.apply(plan)
         attempt.applied(
             f"changed the config of {plan.topic}",

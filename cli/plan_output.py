@@ -1,14 +1,19 @@
-"""How a change command shows its plan before anything is written: one JSON object for ``--json --dry-run``,
-else the cluster banner, the plan's own lines and, for a dry run, the writes it would make."""
+"""How a change command shows its plan before anything is written (one JSON object for ``--json --dry-run``,
+else the cluster banner, the plan's own lines and, for a dry run, the writes it would make), and the one gate
+a config change passes before its write (dry run, blocked, no change, typed confirmation)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from cli.topic_cmd import Cancelled, ask
+from core.audit import Attempt
 from core.config import ConnectionSettings, cluster_banner, cluster_json
+from core.errors import GuardError, ReadOnlyError
 from core.topics.write import PlannedWrite, describe_writes
 
 
@@ -40,3 +45,48 @@ def show_plan(
         print("\n".join(plan.describe()))
         if args.dry_run and writes:
             print("\n".join(describe_writes(writes, plan.via_reason)))
+
+
+class GatedPlan(ShownPlan, Protocol):
+    """What a config plan offers to the gate before its write."""
+
+    @property
+    def via(self) -> str: ...
+
+    @property
+    def blocked(self) -> str | None: ...
+
+    @property
+    def changes(self) -> Sequence[object]: ...
+
+
+def ready_to_write(
+    args: argparse.Namespace, attempt: Attempt, plan: GatedPlan, before: object, expected: str, prompt: str
+) -> bool:
+    """The one gate before a config change is written: a dry run or no change ends here (audited, False); a
+    blocked plan is refused; otherwise the typed confirmation of ``expected`` (or ``--yes``) lets it through.
+
+    Raises:
+        ReadOnlyError: the plan is blocked (read-only mode, a migration).
+        GuardError: no terminal to confirm on and no ``--yes``.
+        Cancelled: the answer did not match (audited as cancelled).
+    """
+    if args.dry_run:
+        attempt.dry_run("diff shown, nothing written", before=before, via=plan.via, path=plan.via_reason)
+        return False
+    if plan.blocked:
+        raise ReadOnlyError(plan.blocked)
+    if not plan.changes:
+        attempt.refused("no change", before=before)
+        return False
+    if not args.yes:
+        if not sys.stdin.isatty():
+            raise GuardError(
+                "refusing to change configs without confirmation: stdin is not a terminal; add --yes to confirm "
+                "non-interactively (after checking the diff with --dry-run)"
+            )
+        answer = ask(prompt, sys.stdin, sys.stderr)
+        if answer is None or answer.strip() != expected:
+            attempt.cancelled(f"confirmation did not match (expected {expected!r})")
+            raise Cancelled(f"confirmation did not match '{expected}': nothing was changed")
+    return True
