@@ -201,12 +201,13 @@ class Recorder:
             events, snapshots, gaps = self._events, self._snapshots, self._gaps
             self._events, self._snapshots, self._gaps = [], [], []
             covered = self._seen_ms if self._gap_from is None else None
-        for gap in gaps:
-            self.store.record_gap(self.cluster, gap)
         if snapshots:
             self.store.append(SNAPSHOTS, self.cluster, snapshots)
         if events:
             self.store.append(EVENTS, self.cluster, events)
+        # A gap after the rows: a reader that sees a gap also sees the full snapshot that closes it.
+        for gap in gaps:
+            self.store.record_gap(self.cluster, gap)
         if covered:
             self.store.set_flushed(self.cluster, covered)
         self.rows_written += len(events) + len(snapshots)

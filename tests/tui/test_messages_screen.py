@@ -4,13 +4,16 @@ again); ``f`` follows; the rows kept are bounded."""
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 
 import pytest
 from textual.widgets import Static, TextArea
 
-from core.messages.reader import Message
-from tests.tui.helpers import BIG_VALUE, MESSAGES_TOPIC, settle
+from core.messages.reader import Message, TailRequest
+from tests.recorded_backend import RecordedBackend, RecordedStream
+from tests.tui.helpers import BIG_VALUE, MESSAGES_TOPIC, settle, type_fast
 from tui.app import KzcApp
 from tui.messages import MessagesChosen, TopicChosen
 from tui.screens import messages as messages_screen
@@ -93,3 +96,45 @@ async def test_the_rows_kept_are_bounded(make_app: MakeApp, monkeypatch: pytest.
         await settle(pilot)
         rows = app.screen.query_one("#messages", VirtualTable).visible_rows()
         assert [(r.cells[0], r.cells[1]) for r in rows] == [("0", "1"), ("1", "1"), ("0", "2")]  # the newest 3
+
+
+async def test_a_read_superseded_by_following_never_draws_over_it(
+    make_app: MakeApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first read is still opening when f starts the follower; what it hands over late is dropped.
+    opened = RecordedBackend.open_messages
+    release, closed = threading.Event(), threading.Event()
+
+    class Superseded(RecordedStream):
+        def close(self) -> None:  # after its notes were handed over (call_from_thread waits for the screen)
+            super().close()
+            closed.set()
+
+    def slow_first(backend: RecordedBackend, request: TailRequest) -> RecordedStream:
+        if not request.follow:
+            release.wait(10)
+            return Superseded([], ("the superseded read",))
+        return opened(backend, request)
+
+    monkeypatch.setattr(RecordedBackend, "open_messages", slow_first)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        app.post_message(MessagesChosen(MESSAGES_TOPIC))
+        deadline = time.monotonic() + 10
+        while not isinstance(app.screen, MessagesScreen):  # not settle: it would wait for the blocked read
+            assert time.monotonic() < deadline, "the messages screen never opened"
+            await pilot.pause(0.05)
+        screen = app.screen
+        type_fast(app, "f")
+        while screen.notes != ("recorded messages",):  # the follower drew first
+            assert time.monotonic() < deadline, "the follower never started"
+            await pilot.pause(0.05)
+        release.set()
+        while not closed.is_set():  # the superseded read hands its notes over, late
+            assert time.monotonic() < deadline + 10, "the superseded read never ended"
+            await pilot.pause(0.05)
+        await settle(pilot)
+        print("NOTES", screen.notes, closed.is_set(), time.monotonic() - deadline)
+        assert screen.notes == ("recorded messages",) and screen.following
+        assert "the superseded read" not in str(screen.query_one("#messages-header", Static).render())

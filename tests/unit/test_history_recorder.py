@@ -78,6 +78,32 @@ def test_a_lost_connection_is_a_recorded_gap_then_a_snapshot_and_changes_inside_
     assert answer.to_json()["outages"][0]["left_in_gap"] == gap.to_json()  # type: ignore[index]
 
 
+class WritesInOrder(HistoryStore):
+    """A store that notes the table of each file it writes, in order."""
+
+    written: list[str]
+
+    def append(self, table: str, cluster: str, rows: list, ts_column: str = "ts_ms") -> list[Path]:  # type: ignore[type-arg]
+        self.written = [*getattr(self, "written", []), table]
+        return super().append(table, cluster, rows, ts_column)
+
+
+def test_a_gap_is_written_after_the_snapshot_that_closes_it(tmp_path: Path) -> None:
+    # A reader that sees the gap must also see the full snapshot after it (the files appear one by one).
+    HistoryStore.create(tmp_path / "h")
+    store, clock, up = WritesInOrder(tmp_path / "h"), Clock(), [True]
+    rec = recorder(store, clock, up)
+    rec.observe(cluster((1, 2, 3)))
+    rec.flush()
+    clock.now, up[0] = T0 + 10_000, False
+    rec.observe(cluster((1, 2, 3)))
+    clock.now, up[0] = T0 + 20_000, True
+    rec.observe(cluster((1, 2), read_ms=T0 + 19_000))
+    store.written = []
+    rec.flush()
+    assert store.written == ["snapshots", "gaps"]
+
+
 def test_a_restart_records_the_gap_since_the_last_flush(tmp_path: Path) -> None:
     store, clock, up = HistoryStore.create(tmp_path / "h"), Clock(), [True]
     first = recorder(store, clock, up)

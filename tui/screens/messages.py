@@ -76,6 +76,7 @@ class MessagesScreen(KzcScreen):
         self.notes: tuple[str, ...] = ("reading…",)
         self.problem: str | None = None
         self.headers_unsupported: str | None = None
+        self._reading = 0  # which read the screen shows: a superseded read's late results are dropped
 
     @property
     def heading(self) -> str:
@@ -95,37 +96,46 @@ class MessagesScreen(KzcScreen):
         self._draw_header()
         self._read(TailRequest(self.topic, self.partition, from_end=FIRST_FROM_END))
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="messages")
     def _read(self, request: TailRequest) -> None:
+        self._reading += 1
+        self._read_stream(request, self._reading)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="messages")
+    def _read_stream(self, request: TailRequest, reading: int) -> None:
         # The one screen whose worker hands results over with call_from_thread, not a typed message: a stream,
         # the reader waits until each batch is drawn, so a fast topic cannot pile rows up in the message queue
-        # (bounded memory) and start, rows and end arrive in order.
+        # (bounded memory) and start, rows and end arrive in order. Cancelling the worker does not stop a call
+        # already on its way, so each one names its read and the screen drops those of a superseded read.
         worker = get_current_worker()
         stream: MessageStream | None = None
         try:
             stream = self.source.open_messages(request)
-            self.app.call_from_thread(self._started, stream.notes, stream.headers_unsupported)
+            self.app.call_from_thread(self._started, reading, stream.notes, stream.headers_unsupported)
             while not worker.is_cancelled and not stream.finished:
                 batch = stream.poll(_POLL_S)
                 if batch:
                     rows = [message_row(m.cut(KEPT_BYTES)) for m in batch]
                     if not worker.is_cancelled:
-                        self.app.call_from_thread(self._arrived, rows)
+                        self.app.call_from_thread(self._arrived, reading, rows)
         except Exception as exc:  # shown on the screen; the app's handler notifies as well
             if not worker.is_cancelled:
-                self.app.call_from_thread(self._failed, str(exc))
+                self.app.call_from_thread(self._failed, reading, str(exc))
             raise
         finally:
             if stream is not None:
                 stream.close()
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._ended)
+            self.app.call_from_thread(self._ended, reading)
 
-    def _started(self, notes: tuple[str, ...], headers_unsupported: str | None) -> None:
+    def _started(self, reading: int, notes: tuple[str, ...], headers_unsupported: str | None) -> None:
+        if reading != self._reading:
+            return
         self.notes, self.problem, self.headers_unsupported = notes, None, headers_unsupported
         self._draw_header()
 
-    def _arrived(self, rows: list[Row]) -> None:
+    def _arrived(self, reading: int, rows: list[Row]) -> None:
+        if reading != self._reading:
+            return
         table = self.query_one("#messages", VirtualTable)
         at_bottom = table.row_count == 0 or table.cursor_row >= table.row_count - 1
         self.rows.extend(rows)
@@ -134,13 +144,15 @@ class MessagesScreen(KzcScreen):
             table.action_last()  # newest last, and followed while the cursor stays on it
         self._draw_header()
 
-    def _failed(self, problem: str) -> None:
+    def _failed(self, reading: int, problem: str) -> None:
+        if reading != self._reading:
+            return
         self.problem = problem
         self.following = False
         self._draw_header()
 
-    def _ended(self) -> None:
-        if not self.following:
+    def _ended(self, reading: int) -> None:
+        if reading == self._reading and not self.following:
             self.notes = (*self.notes, "read to the end (f follows new messages)")
             self._draw_header()
 
@@ -160,6 +172,7 @@ class MessagesScreen(KzcScreen):
         if self.following:
             self._read(TailRequest(self.topic, self.partition, from_end=0, follow=True))
         else:
+            self._reading += 1  # what the follower still sends is dropped
             self.workers.cancel_group(self, "messages")
         self._draw_header()
 
