@@ -8,9 +8,14 @@ Disk: the store's bytes per day, and one snapshot's bytes (times 96 for the reco
 The synthetic snapshots are written every ``--snapshot-every`` (6h by default: the questions read only the
 base snapshot and the events, so this changes disk, not the timings).
 
+``--fleet N``: N clusters of each scale in one store (the generator with seeds 1..N), and the fleet questions
+(``--cluster all``): the local engine cluster by cluster, Spark as one job over the fleet, and with
+``--per-cluster`` Spark cluster by cluster in the same session.
+
 Run::
 
     .venv/bin/python benchmarks/history_bench.py --scale 10000x3 --scale 100000x1 [--spark-master local[*]]
+    .venv/bin/python benchmarks/history_bench.py --fleet 20 --scale 10000x7 --dir /tmp/h --per-cluster
 """
 
 from __future__ import annotations
@@ -28,12 +33,12 @@ sys.path[:0] = [str(ROOT)]
 
 from core.consistency.spark_job import start_session  # noqa: E402
 from core.consistency.spark_worker import LOCAL_DEFAULTS  # noqa: E402
-from core.history.flapping import flapping  # noqa: E402
+from core.history.flapping import flapping, fleet_flapping  # noqa: E402
 from core.history.isr import isr_history  # noqa: E402
 from core.history.observations import Window  # noqa: E402
 from core.history.schema import SNAPSHOTS  # noqa: E402
 from core.history.store import HistoryStore  # noqa: E402
-from core.history.urp import urp  # noqa: E402
+from core.history.urp import fleet_urp, urp  # noqa: E402
 from core.testdata.history import write_history  # noqa: E402
 
 
@@ -51,6 +56,53 @@ def questions(window: Window) -> dict[str, Any]:
     }
 
 
+def fleet_questions(windows: list[Window]) -> dict[str, Any]:
+    return {
+        "flapping --cluster all": lambda s: fleet_flapping(windows, 20, spark=s),
+        "urp --by broker --cluster all": lambda s: fleet_urp(windows, "broker", spark=s),
+        "urp --by topic --cluster all": lambda s: fleet_urp(windows, "topic", spark=s),
+        "urp --by rack --cluster all": lambda s: fleet_urp(windows, "rack", spark=s),
+    }
+
+
+def per_cluster(windows: list[Window]) -> dict[str, Any]:
+    """The fleet questions asked cluster by cluster (what an operator without ``--cluster all`` would run)."""
+    return {
+        "flapping --cluster all": lambda s: [flapping(w, 20, spark=s) for w in windows],
+        "urp --by broker --cluster all": lambda s: [urp(w, "broker", spark=s) for w in windows],
+        "urp --by topic --cluster all": lambda s: [urp(w, "topic", spark=s) for w in windows],
+        "urp --by rack --cluster all": lambda s: [urp(w, "rack", spark=s) for w in windows],
+    }
+
+
+def run_fleet(args: argparse.Namespace, base: Path, spark: Any, partitions: int, days: int) -> None:
+    """``--fleet N``: N clusters of ``partitions`` x ``days`` in one store (seeds 1..N), the fleet questions."""
+    root = base / f"fleet{args.fleet}x{partitions}x{days}"
+    if not (root / "kzc-history.json").exists():
+        started = time.perf_counter()
+        events = 0
+        for i in range(args.fleet):
+            info = write_history(root, partitions, days, cluster=f"c{i + 1:02d}", seed=i + 1,
+                                 snapshot_every_s=args.snapshot_every)  # fmt: skip
+            events += info.events
+        print(f"\n{args.fleet} clusters x {partitions:,} partitions x {days} days: written in "
+              f"{time.perf_counter() - started:.0f} s, {events:,} events")  # fmt: skip
+    store = HistoryStore.open(root)
+    windows = [Window.of(store, c, 0) for c in store.clusters()]
+    print(f"  disk: {size(root) / 2**20:,.1f} MiB; {len(windows)} clusters")
+    print(f"  {'question':<30} {'local':>9} {'spark (one job)':>16} {'spark per cluster':>18}  same")
+    singles = per_cluster(windows)
+    for name, ask in fleet_questions(windows).items():
+        local_s, local = (0.0, None) if args.no_local else timed(lambda a=ask: a(None))
+        line = f"  {name:<30} {'-' if local is None else f'{local_s:.2f}s':>9}"
+        if spark is not None:
+            fleet_s, remote = timed(lambda a=ask: a(spark))
+            each = f"{timed(lambda n=name: singles[n](spark))[0]:.2f}s" if args.per_cluster else "-"
+            same = "-" if local is None else remote.to_json() == local.to_json()
+            line += f" {fleet_s:>15.2f}s {each:>18}  {same}"
+        print(line, flush=True)
+
+
 def timed(call: Any) -> tuple[float, Any]:
     started = time.perf_counter()
     value = call()
@@ -63,8 +115,12 @@ def main() -> None:
     parser.add_argument("--snapshot-every", type=float, default=6 * 3600, metavar="SECONDS")
     parser.add_argument("--spark-master", default="local[*]")
     parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--no-local", action="store_true", help="Spark only (no local run, no identity check)")
     parser.add_argument("--spark-once", action="store_true", help="one Spark run per question (no warm repeat)")
     parser.add_argument("--dir", type=Path, help="keep the stores here (reused when present)")
+    parser.add_argument("--fleet", type=int, metavar="N", help="N clusters of each scale in one store: the fleet "
+                        "questions (--cluster all) instead of the single-cluster ones")  # fmt: skip
+    parser.add_argument("--per-cluster", action="store_true", help="with --fleet: also each cluster in turn on Spark")
     args = parser.parse_args()
     scales = [tuple(int(x) for x in s.split("x")) for s in (args.scale or ["10000x3"])]
     base = args.dir or Path(tempfile.mkdtemp(prefix="kzc-history-bench-"))
@@ -74,6 +130,9 @@ def main() -> None:
         print(f"Spark session ({args.spark_master}) started in {seconds:.1f} s")
     try:
         for partitions, days in scales:
+            if args.fleet:
+                run_fleet(args, base, spark, partitions, days)
+                continue
             root = base / f"{partitions}x{days}"
             if not (root / "kzc-history.json").exists():
                 seconds, info = timed(
@@ -91,12 +150,14 @@ def main() -> None:
             window = Window.of(store, cluster, 0)
             print(f"  {'question':<18} {'local':>9} {'spark cold':>11} {'spark warm':>11}  same")
             for name, ask in questions(window).items():
-                local_s, local = timed(lambda a=ask: a(None))
-                line = f"  {name:<18} {local_s:>8.2f}s"
+                local_s, local = (0.0, None) if args.no_local else timed(lambda a=ask: a(None))
+                line = f"  {name:<18} {'-' if local is None else f'{local_s:.2f}s':>9}"
                 if spark is not None:
                     cold_s, remote = timed(lambda a=ask: a(spark))
                     warm = "-" if args.spark_once else f"{timed(lambda a=ask: a(spark))[0]:.2f}s"
-                    line += f" {cold_s:>10.2f}s {warm:>11}  {remote.to_json() == local.to_json()}"
+                    line += (
+                        f" {cold_s:>10.2f}s {warm:>11}  {'-' if local is None else remote.to_json() == local.to_json()}"
+                    )
                 print(line, flush=True)
     finally:
         if spark is not None:

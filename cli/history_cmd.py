@@ -1,8 +1,10 @@
 """``kzc history isr|flapping|urp``: questions over a history store (``kzc record``), on either engine.
 
 The store is ``--store DIR``, else ``$KZC_HISTORY``; the cluster is ``--cluster NAME``, else the context's
-name, else the store's only cluster. ``--engine local`` (default: plain Python and pyarrow, the reference)
-or ``spark`` (``--spark-master``, ``local[*]`` by default, any master or Spark Connect): identical answers.
+name, else the store's only cluster; ``flapping`` and ``urp`` also take ``--cluster all``: every cluster of the
+store, ranked together (on Spark, one job for the fleet). ``--engine local`` (default: plain Python and
+pyarrow, the reference) or ``spark`` (``--spark-master``, ``local[*]`` by default, any master or Spark Connect):
+identical answers.
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ from typing import Any
 from cli.options import add_command, add_spark_options
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.history.flapping import flapping
+from core.history.flapping import flapping, fleet_flapping
 from core.history.isr import isr_history
 from core.history.observations import Window
 from core.history.schema import cluster_key
 from core.history.store import STORE_ENV, HistoryStore
-from core.history.urp import BY, urp
+from core.history.urp import BY, fleet_urp, urp
 from core.human_time import parse_duration
+
+FLEET = "all"  # --cluster all: every cluster of the store (flapping, urp)
 
 
 def register(sub: Any) -> None:
@@ -39,18 +43,19 @@ def register(sub: Any) -> None:
     isr.set_defaults(handler=_isr)
     flaps = add_command(questions, "flapping", "partitions and brokers ranked by ISR shrinks/expands, leader changes")
     flaps.add_argument("--top", type=int, default=20, metavar="N", help="how many of each (default 20)")
-    _common(flaps, "24h")
+    _common(flaps, "24h", fleet=True)
     flaps.set_defaults(handler=_flapping)
     under = add_command(questions, "urp", "under-replicated and offline partition-minutes by broker, topic or rack")
     under.add_argument("--by", choices=BY, default="broker")
-    _common(under, "7d")
+    _common(under, "7d", fleet=True)
     under.set_defaults(handler=_urp)
 
 
-def _common(parser: argparse.ArgumentParser, since: str) -> None:
+def _common(parser: argparse.ArgumentParser, since: str, fleet: bool = False) -> None:
     parser.add_argument("--since", default=since, metavar="DURATION", help=f"how far back (default {since})")
     parser.add_argument("--store", metavar="DIR", help=f"the history store (default: ${STORE_ENV})")
-    parser.add_argument("--cluster", metavar="NAME", help="the recorded cluster (default: the context's)")
+    every = f", or {FLEET} for every cluster of the store, ranked together" if fleet else ""
+    parser.add_argument("--cluster", metavar="NAME", help=f"the recorded cluster (default: the context's{every})")
     parser.add_argument("--engine", choices=["local", "spark"], default="local", help="local (default) or spark")
     add_spark_options(parser, suppress=True)
 
@@ -82,14 +87,26 @@ def pick_cluster(store: HistoryStore, args: argparse.Namespace, settings: Connec
 
 def window_of(args: argparse.Namespace, settings: ConnectionSettings) -> Window:
     """The store window the question reads."""
+    store, since, now = _span(args)
+    return Window.of(store, pick_cluster(store, args, settings), since, now)
+
+
+def fleet_windows(args: argparse.Namespace) -> list[Window]:
+    """The windows of every cluster of the store (``--cluster all``), over the same span."""
+    store, since, now = _span(args)
+    clusters = store.clusters()
+    if not clusters:
+        raise UsageError(f"the store {store.root} holds no cluster")
+    return [Window.of(store, c, since, now) for c in clusters]
+
+
+def _span(args: argparse.Namespace) -> tuple[HistoryStore, int, int]:
     try:
         seconds = parse_duration(args.since)
     except ValueError as exc:
         raise UsageError(f"--since: {exc}") from None
-    store = open_store(args)
-    cluster = pick_cluster(store, args, settings)
     now = int(time.time() * 1000)
-    return Window.of(store, cluster, now - int(seconds * 1000), now)
+    return open_store(args), now - int(seconds * 1000), now
 
 
 @contextmanager
@@ -111,21 +128,31 @@ def engine(args: argparse.Namespace, settings: ConnectionSettings) -> Iterator[A
             spark.stop()
 
 
-def _answer(args: argparse.Namespace, settings: ConnectionSettings, ask: Callable[[Window, Any], Any]) -> int:
-    window = window_of(args, settings)
+def _answer(args: argparse.Namespace, settings: ConnectionSettings, ask: Callable[[Any, Any], Any]) -> int:
+    """Ask the question of the window (or, ``--cluster all``, of every cluster's window) and print it."""
+    where: Window | list[Window] = fleet_windows(args) if args.cluster == FLEET else window_of(args, settings)
     with engine(args, settings) as spark:
-        answer = ask(window, spark)
+        answer = ask(where, spark)
     print(json.dumps(answer.to_json()) if args.json else "\n".join(answer.lines()))
     return 0
 
 
 def _isr(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.cluster == FLEET:
+        raise UsageError(f"kzc history isr reads one cluster: give --cluster NAME (--cluster {FLEET} is for "
+                         "flapping and urp)")  # fmt: skip
     return _answer(args, settings, lambda w, s: isr_history(w, args.topic, args.partition, spark=s))
 
 
 def _flapping(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    return _answer(args, settings, lambda w, s: flapping(w, args.top, spark=s))
+    return _answer(
+        args, settings,
+        lambda w, s: fleet_flapping(w, args.top, spark=s) if isinstance(w, list) else flapping(w, args.top, spark=s),
+    )  # fmt: skip
 
 
 def _urp(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    return _answer(args, settings, lambda w, s: urp(w, args.by, spark=s))
+    return _answer(
+        args, settings,
+        lambda w, s: fleet_urp(w, args.by, spark=s) if isinstance(w, list) else urp(w, args.by, spark=s),
+    )  # fmt: skip

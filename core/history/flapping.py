@@ -13,8 +13,15 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from core.history.isr import Transitions, spark_leader_frame, spark_outage_frame, transitions_local
-from core.history.observations import Window, read_observations, spark_observations
+from core.history.isr import Transitions, spark_transitions, transitions_local
+from core.history.observations import (
+    Window,
+    fleet_window_json,
+    fleet_window_lines,
+    read_observations,
+    spark_fleet_observations,
+    spark_observations,
+)
 from core.human_time import utc_text
 
 PARTITION_COUNTS = ("shrinks", "expands", "leader_changes")
@@ -101,32 +108,47 @@ def counts_local(window: Window, found: Transitions) -> tuple[dict[Any, tuple[in
     )
 
 
-def _counts_spark(window: Window, observations: Any) -> tuple[dict[Any, tuple[int, ...]], dict[Any, tuple[int, ...]]]:
+Counts = dict[tuple[Any, ...], tuple[int, ...]]
+
+
+def _counts_spark(observations: Any) -> tuple[Counts, Counts]:
+    """``counts_local`` on Spark, keyed by cluster too: ``(cluster, topic, partition)`` and ``(cluster, broker)``."""
     from pyspark.sql import functions as F
 
-    since, until = window.since_ms, window.until_ms
-    outages = spark_outage_frame(observations)
-    changes = spark_leader_frame(observations).where(F.col("at_ms").between(since, until))
+    found = spark_transitions(observations)
+    since, until = F.col("since_ms"), F.col("until_ms")
+    changes = found.leader_changes.where(F.col("at_ms").between(since, until))
     shrink = (F.col("left_prev_ms").isNotNull() & F.col("left_ms").between(since, until)).cast("int")
     expand = ((F.col("end") == "back") & F.col("back_ms").between(since, until)).cast("int")
-    flags = outages.select("topic", "partition", "replica", shrink.alias("s"), expand.alias("e"))
+    flags = found.outages.select("cluster", "topic", "partition", "replica", shrink.alias("s"), expand.alias("e"))
     zero = F.lit(0)
     per_partition = (
-        flags.select("topic", "partition", "s", "e", zero.alias("l"))
-        .unionByName(changes.select("topic", "partition", zero.alias("s"), zero.alias("e"), F.lit(1).alias("l")))
-        .groupBy("topic", "partition")
+        flags.select("cluster", "topic", "partition", "s", "e", zero.alias("l"))
+        .unionByName(changes.select("cluster", "topic", "partition", zero.alias("s"), zero.alias("e"),
+                                    F.lit(1).alias("l")))
+        .groupBy("cluster", "topic", "partition")
         .agg(F.sum("s"), F.sum("e"), F.sum("l"))
-    )
+    )  # fmt: skip
     moved = changes.where(F.col("old_leader") != F.col("new_leader"))
-    lost = moved.where(F.col("old_leader") >= 0).select(F.col("old_leader").alias("b"), F.lit(1).alias("lost"))
-    gained = moved.where(F.col("new_leader") >= 0).select(F.col("new_leader").alias("b"), F.lit(1).alias("gained"))
-    per_broker = flags.select(F.col("replica").alias("b"), "s", "e", zero.alias("lost"), zero.alias("gained"))
+    lost = moved.where(F.col("old_leader") >= 0).select("cluster", F.col("old_leader").alias("b"),
+                                                        F.lit(1).alias("lost"))  # fmt: skip
+    gained = moved.where(F.col("new_leader") >= 0).select("cluster", F.col("new_leader").alias("b"),
+                                                          F.lit(1).alias("gained"))  # fmt: skip
+    per_broker = flags.select("cluster", F.col("replica").alias("b"), "s", "e", zero.alias("lost"),
+                              zero.alias("gained"))  # fmt: skip
     per_broker = per_broker.unionByName(lost, allowMissingColumns=True).unionByName(gained, allowMissingColumns=True)
     per_broker = per_broker.fillna(0)
-    per_broker = per_broker.groupBy("b").agg(F.sum("s"), F.sum("e"), F.sum("lost"), F.sum("gained"))
-    parts = {(r[0], r[1]): tuple(int(v) for v in r[2:]) for r in per_partition.collect()}
-    brokers = {(r[0],): tuple(int(v) for v in r[1:]) for r in per_broker.collect()}
+    per_broker = per_broker.groupBy("cluster", "b").agg(F.sum("s"), F.sum("e"), F.sum("lost"), F.sum("gained"))
+    try:
+        parts = {(r[0], r[1], r[2]): tuple(int(v) for v in r[3:]) for r in per_partition.collect()}
+        brokers = {(r[0], r[1]): tuple(int(v) for v in r[2:]) for r in per_broker.collect()}
+    finally:
+        found.release()
     return parts, brokers
+
+
+def _of_cluster(counts: Counts) -> Counts:
+    return {key[1:]: value for key, value in counts.items()}
 
 
 def flapping(window: Window, top: int = 20, spark: Any = None) -> FlappingAnswer:
@@ -134,5 +156,55 @@ def flapping(window: Window, top: int = 20, spark: Any = None) -> FlappingAnswer
     if spark is None:
         parts, brokers = counts_local(window, transitions_local(read_observations(window)))
     else:
-        parts, brokers = _counts_spark(window, spark_observations(spark, window))
+        parts, brokers = (_of_cluster(c) for c in _counts_spark(spark_observations(spark, window)))
     return FlappingAnswer(window, _rank(parts, top), _rank(brokers, top))
+
+
+@dataclass(frozen=True)
+class FleetFlappingAnswer:
+    """``kzc history flapping --cluster all``: the top partitions (``(cluster, topic, partition)``) and brokers
+    (``(cluster, broker)``) across every cluster of the store, each cluster over its own data."""
+
+    windows: tuple[Window, ...]
+    partitions: tuple[Ranked, ...]
+    brokers: tuple[Ranked, ...]
+
+    def to_json(self) -> dict[str, object]:
+        first = self.windows[0]
+        return {
+            "clusters": [fleet_window_json(w) for w in self.windows],
+            "since_ms": first.since_ms, "until_ms": first.until_ms,
+            "partitions": [{"cluster": r.key[0], "topic": r.key[1], "partition": r.key[2],
+                            **dict(zip(PARTITION_COUNTS, r.counts, strict=True))} for r in self.partitions],
+            "brokers": [{"cluster": r.key[0], "broker": r.key[1], **dict(zip(BROKER_COUNTS, r.counts, strict=True))}
+                        for r in self.brokers],
+        }  # fmt: skip
+
+    def lines(self) -> list[str]:
+        first = self.windows[0]
+        out = [f"Flapping in {len(self.windows)} clusters, {utc_text(first.since_ms)} to {utc_text(first.until_ms)}"]
+        out += fleet_window_lines(self.windows)
+        out.append("Partitions (ISR shrinks, expands, leader changes):" if self.partitions else "Partitions: none")
+        for r in self.partitions:
+            out.append(f"  {r.key[0]} {r.key[1]}-{r.key[2]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
+                       f"{r.counts[2]} leader changes")  # fmt: skip
+        out.append("Brokers (left an ISR, rejoined, leaderships lost, gained):" if self.brokers else "Brokers: none")
+        for r in self.brokers:
+            out.append(f"  {r.key[0]} broker {r.key[1]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
+                       f"{r.counts[2]} leaderships lost, {r.counts[3]} gained")  # fmt: skip
+        return out
+
+
+def fleet_flapping(windows: list[Window], top: int = 20, spark: Any = None) -> FleetFlappingAnswer:
+    """``flapping`` across the clusters of ``windows``, ranked together; on Spark (one job) when ``spark`` is
+    given, else each cluster on the local engine in turn."""
+    if spark is None:
+        parts: Counts = {}
+        brokers: Counts = {}
+        for w in windows:
+            p, b = counts_local(w, transitions_local(read_observations(w)))
+            parts.update({(w.cluster, *k): v for k, v in p.items()})
+            brokers.update({(w.cluster, *k): v for k, v in b.items()})
+    else:
+        parts, brokers = _counts_spark(spark_fleet_observations(spark, windows))
+    return FleetFlappingAnswer(tuple(windows), _rank(parts, top), _rank(brokers, top))

@@ -151,77 +151,101 @@ def _sorted(outages: Iterable[Outage], changes: Iterable[LeaderChange]) -> Trans
 # ---- Spark engine ------------------------------------------------------------------------------------------
 
 
-def spark_outage_frame(observations: Any) -> Any:
-    """The outages as a Spark DataFrame with ``Outage``'s columns (the same rule as ``_outages``)."""
+KEYS = ("cluster", "topic", "partition")  # a partition of the Spark frames (a fleet holds several clusters)
+BOUNDS = ("since_ms", "until_ms", "upper_ms")  # each row's window (``spark_observations``), for clipping
+
+
+@dataclass(frozen=True)
+class SparkTransitions:
+    """The Spark engine's shared work for one question: the readable observations in partition order (with
+    the previous and next moments, the partition's candidate replicas and the previous non-removed row),
+    then the outages and leader changes derived from them. ``observed`` and ``outages`` are cached: every
+    answer built from them reads the store once and runs each window pass once; ``release`` frees them."""
+
+    observed: Any
+    outages: Any
+    leader_changes: Any
+
+    def release(self) -> None:
+        """Drop the cached frames (the session may go on with another question)."""
+        self.outages.unpersist()
+        self.observed.unpersist()
+
+
+def spark_transitions(observations: Any) -> SparkTransitions:
+    """The outages and leader changes of ``observations`` (``spark_observations``) as Spark frames with
+    ``Outage``'s and ``LeaderChange``'s columns plus ``cluster`` and the window bounds: the rules of
+    ``_outages`` and ``_leader_changes``, in one window pass per partition and one per replica."""
     from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
-    readable = observations.where((F.col("kind") == PARTITION_REMOVED) | F.col("isr").isNotNull())
-    order = ["ts_ms", "src", "seq"]
-    by_partition = W.partitionBy("topic", "partition")
-    obs = readable.withColumn(
-        "candidates",
-        F.array_sort(F.array_distinct(F.flatten(F.collect_list(F.coalesce("replicas", F.array())).over(by_partition)))),
-    ).withColumn("prev_ts", F.lag("ts_ms").over(by_partition.orderBy(*order)))
-    per_replica = obs.select("*", F.explode("candidates").alias("replica"))
+    removed = F.col("kind") == PARTITION_REMOVED
+    readable = observations.where(removed | F.col("isr").isNotNull())
+    order = W.partitionBy(*KEYS).orderBy("ts_ms", "src", "seq")
+    replicas = F.coalesce("replicas", F.array().cast("array<int>"))
+    # A leader change compares with the previous row that is not a removal (the local rule skips those).
+    kept = F.when(~removed, F.struct(F.col("ts_ms").alias("ts"), "leader", F.col("leader_epoch").alias("epoch")))
+    observed = readable.select(
+        *KEYS, "ts_ms", "src", "seq", "kind", "leader", "leader_epoch", "isr", "replicas", *BOUNDS,
+        # Every replica the partition had in the window (a set of the replica lists: few distinct ones).
+        F.array_sort(F.array_distinct(F.flatten(F.collect_set(replicas).over(
+            order.rowsBetween(W.unboundedPreceding, W.unboundedFollowing))))).alias("candidates"),
+        F.lag("ts_ms").over(order).alias("prev_ts"),
+        F.lead("ts_ms").over(order).alias("next_ts"),
+        F.last(kept, ignorenulls=True).over(order.rowsBetween(W.unboundedPreceding, -1)).alias("before"),
+    ).cache()  # fmt: skip
+    per_replica = observed.select(*KEYS, "ts_ms", "src", "seq", "kind", "prev_ts", *BOUNDS, "replicas", "isr",
+                                  F.explode("candidates").alias("replica"))  # fmt: skip
     status = (
-        F.when(
-            (F.col("kind") == PARTITION_REMOVED)
-            | ~F.array_contains(F.coalesce("replicas", F.array()), F.col("replica")),
-            F.lit(GONE),
-        )
+        F.when(removed | ~F.array_contains(replicas, F.col("replica")), F.lit(GONE))
         .when(F.array_contains("isr", F.col("replica")), F.lit(IN))
         .otherwise(F.lit(OUT))
     )
-    per_replica = per_replica.withColumn("status", status)
-    by_replica = W.partitionBy("topic", "partition", "replica").orderBy(*order)
+    per_replica = per_replica.withColumn("status", status).drop("replicas", "isr")
+    by_replica = W.partitionBy(*KEYS, "replica").orderBy("ts_ms", "src", "seq")
     per_replica = per_replica.withColumn("previous", F.lag("status").over(by_replica))
     moves = per_replica.where(
         ((F.col("status") == OUT) & (F.col("previous").isNull() | (F.col("previous") != OUT)))
         | ((F.col("status") != OUT) & (F.col("previous") == OUT))
     )
-    moves = moves.withColumn("next_ts", F.lead("ts_ms").over(by_replica)) \
-        .withColumn("next_prev_ts", F.lead("prev_ts").over(by_replica)) \
-        .withColumn("next_status", F.lead("status").over(by_replica)) \
-        .withColumn("next_kind", F.lead("kind").over(by_replica))  # fmt: skip
+    following = [F.lead(c).over(by_replica).alias(f"next_{c}") for c in ("ts_ms", "prev_ts", "status", "kind")]
+    moves = moves.select("*", *following)
     end = (
-        F.when(F.col("next_ts").isNull(), F.lit("open"))
+        F.when(F.col("next_ts_ms").isNull(), F.lit("open"))
         .when(F.col("next_kind") == PARTITION_REMOVED, F.lit("partition removed"))
         .when(F.col("next_status") == IN, F.lit("back"))
         .otherwise(F.lit("removed"))
     )
-    return moves.where(F.col("status") == OUT).select(
-        "topic", "partition", "replica", F.col("ts_ms").alias("left_ms"), F.col("prev_ts").alias("left_prev_ms"),
-        F.col("next_ts").alias("back_ms"), F.col("next_prev_ts").alias("back_prev_ms"), end.alias("end"),
-    )  # fmt: skip
-
-
-def spark_leader_frame(observations: Any) -> Any:
-    """The leader changes as a Spark DataFrame with ``LeaderChange``'s columns (the rule of ``_leader_changes``)."""
-    from pyspark.sql import Window as W
-    from pyspark.sql import functions as F
-
-    rows = observations.where((F.col("kind") != PARTITION_REMOVED) & F.col("isr").isNotNull())
-    order = W.partitionBy("topic", "partition").orderBy("ts_ms", "src", "seq")
-    rows = rows.select(
-        "topic", "partition", "ts_ms", "leader", "leader_epoch",
-        F.lag("ts_ms").over(order).alias("prev_ms"), F.lag("leader").over(order).alias("old_leader"),
-        F.lag("leader_epoch").over(order).alias("old_epoch"),
-    )  # fmt: skip
-    changed = F.col("prev_ms").isNotNull() & (
-        ~F.col("leader").eqNullSafe(F.col("old_leader")) | ~F.col("leader_epoch").eqNullSafe(F.col("old_epoch"))
+    outages = moves.where(F.col("status") == OUT).select(
+        *KEYS, "replica", F.col("ts_ms").alias("left_ms"), F.col("prev_ts").alias("left_prev_ms"),
+        F.col("next_ts_ms").alias("back_ms"), F.col("next_prev_ts").alias("back_prev_ms"), end.alias("end"), *BOUNDS,
+    ).cache()  # fmt: skip
+    before = F.col("before")
+    changed = before.isNotNull() & (
+        ~F.col("leader").eqNullSafe(before["leader"]) | ~F.col("leader_epoch").eqNullSafe(before["epoch"])
     )
-    return rows.where(changed).select(
-        "topic", "partition", F.col("ts_ms").alias("at_ms"), "prev_ms", "old_leader",
-        F.col("leader").alias("new_leader"), "old_epoch", "leader_epoch",
+    changes = observed.where(~removed & changed).select(
+        *KEYS, F.col("ts_ms").alias("at_ms"), before["ts"].alias("prev_ms"), before["leader"].alias("old_leader"),
+        F.col("leader").alias("new_leader"), before["epoch"].alias("old_epoch"), "leader_epoch", *BOUNDS,
     )  # fmt: skip
+    return SparkTransitions(observed, outages, changes)
 
 
 def transitions_spark(observations: Any) -> Transitions:
     """``transitions_local`` on Spark (the outages and leader changes collected)."""
-    outages = [Outage(**row.asDict()) for row in spark_outage_frame(observations).collect()]
-    changes = [LeaderChange(**row.asDict()) for row in spark_leader_frame(observations).collect()]
+    found = spark_transitions(observations)
+    try:
+        outages = [Outage(*row) for row in found.outages.select(*_OUTAGE_COLUMNS).collect()]
+        changes = [LeaderChange(*row) for row in found.leader_changes.select(*_CHANGE_COLUMNS).collect()]
+    finally:
+        found.release()
     return _sorted(outages, changes)
+
+
+_OUTAGE_COLUMNS = ("topic", "partition", "replica", "left_ms", "left_prev_ms", "back_ms", "back_prev_ms", "end")
+_CHANGE_COLUMNS = (
+    "topic", "partition", "at_ms", "prev_ms", "old_leader", "new_leader", "old_epoch", "leader_epoch",
+)  # fmt: skip
 
 
 # ---- the question ----------------------------------------------------------------------------------------

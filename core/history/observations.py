@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from core.history.schema import EVENTS, HOUR_MS, PARTITION, PARTITION_REMOVED, ROW_SCHEMA, SNAPSHOTS, hour_start_ms
 from core.history.store import Gap, HistoryStore
+from core.human_time import utc_text
 
 OBSERVED = ("ts_ms", "seq", "kind", "topic", "partition", "leader", "leader_epoch", "isr", "replicas")
 
@@ -96,6 +97,21 @@ def _max_ts(path: Path) -> int:
     return int(value) if value is not None else 0
 
 
+def fleet_window_json(window: Window) -> dict[str, object]:
+    """One cluster's data in a fleet answer: where it starts and ends, and its gaps."""
+    return {"cluster": window.cluster, "data_from_ms": window.start_ms, "data_end_ms": window.data_end_ms,
+            "gaps": [g.to_json() for g in window.gaps]}  # fmt: skip
+
+
+def fleet_window_lines(windows: tuple[Window, ...]) -> list[str]:
+    """Each cluster's data in a fleet answer, as text."""
+    out = []
+    for w in windows:
+        out.append(f"  {w.cluster}: data from {utc_text(w.start_ms)} to {utc_text(w.data_end_ms)}")
+        out += [f"    gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)}: {g.reason}" for g in w.gaps]
+    return out
+
+
 def observation_filter(window: Window, topic: str | None, partition: int | None) -> list[tuple[str, str, Any]]:
     """The row filter (pyarrow DNF) of the observations of ``topic`` / ``partition`` (None: every one)."""
     found: list[tuple[str, str, Any]] = [("kind", "in", [PARTITION, PARTITION_REMOVED])]
@@ -126,27 +142,45 @@ def read_observations(window: Window, topic: str | None = None, partition: int |
 
 
 def spark_observations(spark: Any, window: Window, topic: str | None = None, partition: int | None = None) -> Any:
-    """The same observations as a Spark DataFrame, read from the same files (Spark engine)."""
+    """The same observations as a Spark DataFrame, read from the same files (Spark engine), with the window's
+    ``cluster`` and bounds as columns (``since_ms``, ``until_ms``, and ``upper_ms``: the end of the data or
+    of the window, whichever is first), so that the frames of several clusters union into a fleet's."""
     from pyspark.sql import functions as F
 
     from core.history.spark_schema import spark_row_schema
 
     schema = spark_row_schema()
-    frames = []
-    if window.event_files:
-        events = spark.read.schema(schema).parquet(*[str(p) for p in window.event_files])
-        events = events.where((F.col("ts_ms") > window.start_ms) & (F.col("ts_ms") <= window.until_ms))
-        frames.append(events.withColumn("src", F.lit(0).cast("byte")))
-    if window.snapshot_files:
-        snaps = spark.read.schema(schema).parquet(*[str(p) for p in window.snapshot_files])
-        snaps = snaps.where(F.col("ts_ms").isin(list(window.snapshot_moments)))
-        frames.append(snaps.withColumn("src", F.lit(1).cast("byte")))
-    if not frames:
-        return spark.createDataFrame([], schema).withColumn("src", F.lit(0).cast("byte")).select(*OBSERVED, "src")
-    frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
-    frame = frame.where(F.col("kind").isin(PARTITION, PARTITION_REMOVED))
+    wanted = [F.col("kind").isin(PARTITION, PARTITION_REMOVED)]
     if topic is not None:
-        frame = frame.where(F.col("topic") == topic)
+        wanted.append(F.col("topic") == topic)
     if partition is not None:
-        frame = frame.where(F.col("partition") == partition)
-    return frame.select(*OBSERVED, "src")
+        wanted.append(F.col("partition") == partition)
+    frames = []
+    for src, paths, moments in ((0, window.event_files, None), (1, window.snapshot_files, window.snapshot_moments)):
+        if not paths:
+            continue
+        rows = spark.read.schema(schema).parquet(*[str(p) for p in paths]).select(*OBSERVED)
+        # Filters on the file's own columns first: Parquet skips the row groups they exclude.
+        ts = F.col("ts_ms")
+        kept = ts.isin(list(moments)) if moments is not None else (ts > window.start_ms) & (ts <= window.until_ms)
+        for condition in wanted:
+            kept = kept & condition
+        frames.append(rows.where(kept).withColumn("src", F.lit(src).cast("byte")))
+    if not frames:
+        frame = spark.createDataFrame([], schema).select(*OBSERVED).withColumn("src", F.lit(0).cast("byte"))
+    else:
+        frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    bounds = (window.since_ms, window.until_ms, min(window.data_end_ms, window.until_ms))
+    return frame.select(
+        F.lit(window.cluster).alias("cluster"), *OBSERVED, "src",
+        *(F.lit(v).cast("long").alias(n) for n, v in zip(("since_ms", "until_ms", "upper_ms"), bounds, strict=True)),
+    )  # fmt: skip
+
+
+def spark_fleet_observations(spark: Any, windows: list[Window]) -> Any:
+    """The observations of several clusters' windows as one Spark DataFrame (``spark_observations`` each)."""
+    frames = [spark_observations(spark, w) for w in windows]
+    frame = frames[0]
+    for other in frames[1:]:
+        frame = frame.unionByName(other)
+    return frame

@@ -17,8 +17,15 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from core.history.isr import spark_outage_frame, transitions_local
-from core.history.observations import Window, read_observations, spark_observations
+from core.history.isr import spark_transitions, transitions_local
+from core.history.observations import (
+    Window,
+    fleet_window_json,
+    fleet_window_lines,
+    read_observations,
+    spark_fleet_observations,
+    spark_observations,
+)
 from core.history.schema import BROKER, PARTITION_REMOVED
 from core.human_time import utc_text
 
@@ -49,8 +56,7 @@ class UrpAnswer:
         return {
             "cluster": w.cluster, "by": self.by, "since_ms": w.since_ms, "until_ms": w.until_ms,
             "data_from_ms": w.start_ms, "data_end_ms": w.data_end_ms, "gaps": [g.to_json() for g in w.gaps],
-            "rows": [{self.by: r.key, "under_replicated_minutes": round(r.under_replicated_ms / MINUTE_MS, 2),
-                      "offline_minutes": round(r.offline_ms / MINUTE_MS, 2), "outages": r.outages} for r in self.rows],
+            "rows": [_row_json(self.by, r) for r in self.rows],
         }  # fmt: skip
 
     def lines(self) -> list[str]:
@@ -68,6 +74,11 @@ class UrpAnswer:
             out.append(f"  {self.by} {r.key}: {r.under_replicated_ms / MINUTE_MS:.1f} {unit}, "
                        f"{r.offline_ms / MINUTE_MS:.1f} offline partition-minutes, {r.outages} outages")  # fmt: skip
         return out
+
+
+def _row_json(by: str, r: UrpRow) -> dict[str, object]:
+    return {by: r.key, "under_replicated_minutes": round(r.under_replicated_ms / MINUTE_MS, 2),
+            "offline_minutes": round(r.offline_ms / MINUTE_MS, 2), "outages": r.outages}  # fmt: skip
 
 
 def _clip(start: int, end: int, window: Window) -> int:
@@ -133,58 +144,112 @@ def _local(window: Window, by: str) -> dict[str, list[int]]:
     return dict(sums)
 
 
-def _spark(window: Window, by: str, observations: Any) -> dict[str, list[int]]:
-    from pyspark.sql import Window as W
+def _spark(by: str, observations: Any) -> dict[tuple[str, str], list[int]]:
+    """``_local`` on Spark, keyed by ``(cluster, key)`` (by rack: by broker, as ``_local``)."""
     from pyspark.sql import functions as F
 
-    lower, upper = window.since_ms, min(window.data_end_ms, window.until_ms)
+    lower, upper = F.col("since_ms"), F.col("upper_ms")
 
     def clipped(start: Any, end: Any) -> Any:
-        return F.greatest(
-            F.lit(0), F.least(F.coalesce(end, F.lit(upper)), F.lit(upper)) - F.greatest(start, F.lit(lower))
-        )
+        return F.greatest(F.lit(0), F.least(F.coalesce(end, upper), upper) - F.greatest(start, lower))
 
-    readable = observations.where((F.col("kind") == PARTITION_REMOVED) | F.col("isr").isNotNull())
-    order = W.partitionBy("topic", "partition").orderBy("ts_ms", "src", "seq")
-    held = readable.withColumn("held", clipped(F.col("ts_ms"), F.lead("ts_ms").over(order))).where(
-        F.col("kind") != PARTITION_REMOVED
+    found = spark_transitions(observations)
+    held = found.observed.where(F.col("kind") != PARTITION_REMOVED).withColumn(
+        "held", clipped(F.col("ts_ms"), F.col("next_ts"))
     )
-    replicas = F.coalesce("replicas", F.array())
+    replicas = F.coalesce("replicas", F.array().cast("array<int>"))
     under = F.size(F.array_except(replicas, F.col("isr"))) > 0
-    outages = spark_outage_frame(observations)
-    outages = outages.withColumn("held", clipped(F.col("left_ms"), F.col("back_ms"))).where(F.col("held") > 0)
+    outages = found.outages.withColumn("held", clipped(F.col("left_ms"), F.col("back_ms"))).where(F.col("held") > 0)
     if by == "topic":
-        times = held.groupBy(F.col("topic").alias("k")).agg(
+        times = held.groupBy("cluster", F.col("topic").alias("k")).agg(
             F.sum(F.when(under, F.col("held")).otherwise(0)).alias("u"),
             F.sum(F.when(F.col("leader") == -1, F.col("held")).otherwise(0)).alias("o"),
+            F.lit(0).alias("n"),
         )
-        counts = outages.groupBy(F.col("topic").alias("k")).agg(F.count("*").alias("n"))
+        counts = outages.select("cluster", F.col("topic").alias("k"), F.lit(0).alias("u"), F.lit(0).alias("o"),
+                                F.lit(1).alias("n"))  # fmt: skip
     else:
-        offline = held.where(F.col("leader") == -1).select(F.explode(replicas).alias("k"), "held")
-        times = (
-            outages.select(F.col("replica").alias("k"), F.col("held").alias("u"), F.lit(0).alias("o"))
-            .unionByName(offline.select("k", F.lit(0).alias("u"), F.col("held").alias("o")))
-            .groupBy("k")
-            .agg(F.sum("u").alias("u"), F.sum("o").alias("o"))
-        )
-        counts = outages.groupBy(F.col("replica").alias("k")).agg(F.count("*").alias("n"))
-    joined = times.join(counts, "k", "full_outer").select("k", "u", "o", "n")
-    sums: dict[str, list[int]] = {}
-    for row in joined.collect():
-        sums[str(row["k"])] = [int(row["u"] or 0), int(row["o"] or 0), int(row["n"] or 0)]
-    return sums
+        offline = held.where(F.col("leader") == -1).select("cluster", F.explode(replicas).alias("k"), "held")
+        times = offline.select("cluster", F.col("k").cast("string").alias("k"), F.lit(0).alias("u"),
+                               F.col("held").alias("o"), F.lit(0).alias("n"))  # fmt: skip
+        counts = outages.select("cluster", F.col("replica").cast("string").alias("k"), F.col("held").alias("u"),
+                                F.lit(0).alias("o"), F.lit(1).alias("n"))  # fmt: skip
+    # One aggregation over both (no join): each key's sums in one shuffle.
+    joined = times.select("cluster", F.col("k").cast("string").alias("k"), "u", "o", "n").unionByName(counts)
+    joined = joined.groupBy("cluster", "k").agg(F.sum("u"), F.sum("o"), F.sum("n"))
+    try:
+        return {(str(r[0]), str(r[1])): [int(r[2] or 0), int(r[3] or 0), int(r[4] or 0)] for r in joined.collect()}
+    finally:
+        found.release()
+
+
+def _by_rack(window: Window, sums: dict[str, list[int]]) -> dict[str, list[int]]:
+    known = racks(window)
+    by_rack: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for broker, values in sums.items():
+        for i, v in enumerate(values):
+            by_rack[known.get(int(broker), "-")][i] += v
+    return dict(by_rack)
+
+
+def _ranked(sums: dict[Any, list[int]]) -> list[tuple[Any, list[int]]]:
+    found = [(k, v) for k, v in sums.items() if any(v)]
+    found.sort(key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))
+    return found
 
 
 def urp(window: Window, by: str, spark: Any = None) -> UrpAnswer:
     """Under-replicated and offline time of ``window`` by ``by``; on Spark when ``spark`` is given."""
-    sums = _local(window, by) if spark is None else _spark(window, by, spark_observations(spark, window))
+    if spark is None:
+        sums = _local(window, by)
+    else:
+        sums = {k: v for (_, k), v in _spark(by, spark_observations(spark, window)).items()}
     if by == "rack":
-        known = racks(window)
-        by_rack: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-        for broker, values in sums.items():
-            for i, v in enumerate(values):
-                by_rack[known.get(int(broker), "-")][i] += v
-        sums = dict(by_rack)
-    rows = [UrpRow(k, *v) for k, v in sums.items() if any(v)]
-    rows.sort(key=lambda r: (-r.under_replicated_ms, -r.offline_ms, r.key))
-    return UrpAnswer(window, by, tuple(rows))
+        sums = _by_rack(window, sums)
+    return UrpAnswer(window, by, tuple(UrpRow(k, *v) for k, v in _ranked(sums)))
+
+
+@dataclass(frozen=True)
+class FleetUrpAnswer:
+    """``kzc history urp --cluster all``: every cluster's rows by ``by`` (``key`` is ``(cluster, key)``),
+    ranked together, largest under-replicated time first."""
+
+    windows: tuple[Window, ...]
+    by: str
+    rows: tuple[tuple[str, UrpRow], ...]
+
+    def to_json(self) -> dict[str, object]:
+        first = self.windows[0]
+        return {
+            "clusters": [fleet_window_json(w) for w in self.windows], "by": self.by,
+            "since_ms": first.since_ms, "until_ms": first.until_ms,
+            "rows": [{"cluster": c, **_row_json(self.by, r)} for c, r in self.rows],
+        }  # fmt: skip
+
+    def lines(self) -> list[str]:
+        first = self.windows[0]
+        unit = "replica-minutes out of ISR" if self.by != "topic" else "partition-minutes under-replicated"
+        out = [f"Under-replicated time by cluster and {self.by} in {len(self.windows)} clusters, "
+               f"{utc_text(first.since_ms)} to {utc_text(first.until_ms)} (gaps not counted)"]  # fmt: skip
+        out += fleet_window_lines(self.windows)
+        if not self.rows:
+            out.append("  none")
+        for cluster, r in self.rows:
+            out.append(f"  {cluster} {self.by} {r.key}: {r.under_replicated_ms / MINUTE_MS:.1f} {unit}, "
+                       f"{r.offline_ms / MINUTE_MS:.1f} offline partition-minutes, {r.outages} outages")  # fmt: skip
+        return out
+
+
+def fleet_urp(windows: list[Window], by: str, spark: Any = None) -> FleetUrpAnswer:
+    """``urp`` across the clusters of ``windows``, ranked together; on Spark (one job) when ``spark`` is given,
+    else each cluster on the local engine in turn."""
+    if spark is None:
+        per_cluster = {w.cluster: _local(w, by) for w in windows}
+    else:
+        per_cluster = {w.cluster: {} for w in windows}
+        for (cluster, key), values in _spark(by, spark_fleet_observations(spark, windows)).items():
+            per_cluster[cluster][key] = values
+    if by == "rack":
+        per_cluster = {w.cluster: _by_rack(w, per_cluster[w.cluster]) for w in windows}
+    sums = {(c, k): v for c, found in per_cluster.items() for k, v in found.items()}
+    return FleetUrpAnswer(tuple(windows), by, tuple((c, UrpRow(k, *v)) for (c, k), v in _ranked(sums)))

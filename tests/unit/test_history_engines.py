@@ -1,5 +1,6 @@
 """Every history question gives identical answers on the local engine (the reference) and on Spark, over a
-synthetic history with churn, a broker restart, a gap and an offline partition (one Spark session: slow)."""
+synthetic history with churn, a broker restart, a gap and an offline partition, and across a fleet of clusters
+in one store (``--cluster all``) (one Spark session: slow)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ import pytest
 
 from core.consistency.spark_job import start_session
 from core.consistency.spark_worker import LOCAL_DEFAULTS
-from core.history.flapping import flapping
+from core.history.flapping import flapping, fleet_flapping
 from core.history.isr import isr_history
 from core.history.observations import Window
 from core.history.schema import EVENTS, PARTITION
 from core.history.store import Gap, HistoryStore
-from core.history.urp import urp
+from core.history.urp import fleet_urp, urp
 from core.testdata.history import write_history
 
 
@@ -62,3 +63,47 @@ def test_urp_is_identical_on_both_engines(window: Window, spark: Any, by: str) -
     local = urp(window, by)
     assert local.rows
     assert urp(window, by, spark=spark).to_json() == local.to_json()
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> list[Window]:
+    """Three clusters in one store, each its own churn (seed); one has a gap."""
+    root = tmp_path_factory.mktemp("fleet") / "store"
+    infos = [write_history(root, partitions=100, days=1, snapshot_every_s=6 * 3600, cluster=f"c{i}", seed=10 + i)
+             for i in range(3)]  # fmt: skip
+    store = HistoryStore.open(root)
+    middle = infos[1].start_ms + 12 * 3_600_000
+    store.record_gap("c1", Gap(middle, middle + 600_000, "test gap"))
+    return [Window.of(store, info.cluster, info.start_ms + 3_600_000, info.end_ms) for info in infos]
+
+
+def test_fleet_flapping_is_identical_on_both_engines(fleet: list[Window], spark: Any) -> None:
+    local = fleet_flapping(fleet, top=1000)
+    assert {r.key[0] for r in local.partitions} == {"c0", "c1", "c2"}
+    assert fleet_flapping(fleet, top=1000, spark=spark).to_json() == local.to_json()
+
+
+def test_fleet_flapping_ranks_each_clusters_own_counts(fleet: list[Window]) -> None:
+    ranked = fleet_flapping(fleet, top=10_000)
+    for window in fleet:
+        alone = flapping(window, top=10_000)
+        assert [(r.key[1:], r.counts) for r in ranked.partitions if r.key[0] == window.cluster] == [
+            (r.key, r.counts) for r in alone.partitions
+        ]
+        assert [(r.key[1:], r.counts) for r in ranked.brokers if r.key[0] == window.cluster] == [
+            (r.key, r.counts) for r in alone.brokers
+        ]
+
+
+@pytest.mark.parametrize("by", ["broker", "topic", "rack"])
+def test_fleet_urp_is_identical_on_both_engines(fleet: list[Window], spark: Any, by: str) -> None:
+    local = fleet_urp(fleet, by)
+    assert {c for c, _ in local.rows} == {"c0", "c1", "c2"}
+    assert fleet_urp(fleet, by, spark=spark).to_json() == local.to_json()
+
+
+@pytest.mark.parametrize("by", ["broker", "topic", "rack"])
+def test_fleet_urp_holds_each_clusters_own_rows(fleet: list[Window], by: str) -> None:
+    ranked = fleet_urp(fleet, by)
+    for window in fleet:
+        assert [r for c, r in ranked.rows if c == window.cluster] == list(urp(window, by).rows)
