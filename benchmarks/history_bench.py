@@ -21,6 +21,7 @@ Run::
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -94,18 +95,42 @@ def run_fleet(args: argparse.Namespace, base: Path, spark: Any, partitions: int,
     singles = per_cluster(windows)
     for name, ask in fleet_questions(windows).items():
         local_s, local = (0.0, None) if args.no_local else timed(lambda a=ask: a(None))
-        line = f"  {name:<30} {'-' if local is None else f'{local_s:.2f}s':>9}"
+        line = f"  {name:<30} {'-' if local is None else f'{local_s:.2f}s ({CPU[0]:.0f} CPU s)':>9}"
         if spark is not None:
             fleet_s, remote = timed(lambda a=ask: a(spark))
-            each = f"{timed(lambda n=name: singles[n](spark))[0]:.2f}s" if args.per_cluster else "-"
+            cpu = f"{CPU[0]:.0f}"
+            each = "-"
+            if args.per_cluster:
+                each = f"{timed(lambda n=name: singles[n](spark))[0]:.2f}s"
+                cpu += f" / {CPU[0]:.0f}"
             same = "-" if local is None else remote.to_json() == local.to_json()
-            line += f" {fleet_s:>15.2f}s {each:>18}  {same}"
+            line += f" {fleet_s:>15.2f}s {each:>18}  {same}  (Spark CPU s: {cpu})"
         print(line, flush=True)
 
 
+CPU: list[float] = [0.0]  # the CPU seconds of the last timed call (this process and its JVM)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its children still running (Spark's JVM): on a machine shared with
+    other work, wall times swing with the load; the CPU a question costs much less."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = time.process_time()
+    me = str(os.getpid())
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[1] == me:  # ppid
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 def timed(call: Any) -> tuple[float, Any]:
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), cpu_seconds()
     value = call()
+    CPU[:] = [cpu_seconds() - cpu]
     return time.perf_counter() - started, value
 
 
@@ -154,10 +179,10 @@ def main() -> None:
                 line = f"  {name:<18} {'-' if local is None else f'{local_s:.2f}s':>9}"
                 if spark is not None:
                     cold_s, remote = timed(lambda a=ask: a(spark))
+                    cold_cpu = CPU[0]
                     warm = "-" if args.spark_once else f"{timed(lambda a=ask: a(spark))[0]:.2f}s"
-                    line += (
-                        f" {cold_s:>10.2f}s {warm:>11}  {'-' if local is None else remote.to_json() == local.to_json()}"
-                    )
+                    same = "-" if local is None else remote.to_json() == local.to_json()
+                    line += f" {cold_s:>10.2f}s {warm:>11}  {same}  (cold: {cold_cpu:.0f} CPU s)"
                 print(line, flush=True)
     finally:
         if spark is not None:
