@@ -145,6 +145,8 @@ def _isr(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 
 def _flapping(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.top < 1:
+        raise UsageError(f"--top must be at least 1, got {args.top}")
     return _answer(
         args, settings,
         lambda w, s: fleet_flapping(w, args.top, spark=s) if isinstance(w, list) else flapping(w, args.top, spark=s),

@@ -111,8 +111,9 @@ def counts_local(window: Window, found: Transitions) -> tuple[dict[Any, tuple[in
 Counts = dict[tuple[Any, ...], tuple[int, ...]]
 
 
-def _counts_spark(observations: Any) -> tuple[Counts, Counts]:
-    """``counts_local`` on Spark, keyed by cluster too: ``(cluster, topic, partition)`` and ``(cluster, broker)``."""
+def _ranked_spark(observations: Any, top: int) -> tuple[tuple[Ranked, ...], tuple[Ranked, ...]]:
+    """``_rank(counts_local(...))`` on Spark, keyed by cluster too: ``(cluster, topic, partition)`` and
+    ``(cluster, broker)``; ranked in Spark, so only the ``top`` rows of each reach Python."""
     from pyspark.sql import functions as F
 
     found = spark_transitions(observations)
@@ -127,7 +128,7 @@ def _counts_spark(observations: Any) -> tuple[Counts, Counts]:
         .unionByName(changes.select("cluster", "topic", "partition", zero.alias("s"), zero.alias("e"),
                                     F.lit(1).alias("l")))
         .groupBy("cluster", "topic", "partition")
-        .agg(F.sum("s"), F.sum("e"), F.sum("l"))
+        .agg(*(F.sum(c).alias(c) for c in ("s", "e", "l")))
     )  # fmt: skip
     moved = changes.where(F.col("old_leader") != F.col("new_leader"))
     lost = moved.where(F.col("old_leader") >= 0).select("cluster", F.col("old_leader").alias("b"),
@@ -138,26 +139,34 @@ def _counts_spark(observations: Any) -> tuple[Counts, Counts]:
                               zero.alias("gained"))  # fmt: skip
     per_broker = per_broker.unionByName(lost, allowMissingColumns=True).unionByName(gained, allowMissingColumns=True)
     per_broker = per_broker.fillna(0)
-    per_broker = per_broker.groupBy("cluster", "b").agg(F.sum("s"), F.sum("e"), F.sum("lost"), F.sum("gained"))
+    per_broker = per_broker.groupBy("cluster", "b").agg(*(F.sum(c).alias(c) for c in ("s", "e", "lost", "gained")))
     try:
-        parts = {(r[0], r[1], r[2]): tuple(int(v) for v in r[3:]) for r in per_partition.collect()}
-        brokers = {(r[0], r[1]): tuple(int(v) for v in r[2:]) for r in per_broker.collect()}
+        return _top(per_partition, 3, top), _top(per_broker, 2, top)
     finally:
         found.release()
-    return parts, brokers
 
 
-def _of_cluster(counts: Counts) -> Counts:
-    return {key[1:]: value for key, value in counts.items()}
+def _top(counts: Any, keys: int, top: int) -> tuple[Ranked, ...]:
+    """``_rank`` in Spark: rows with a count, most first, then by key (strings compare as in Python)."""
+    from pyspark.sql import functions as F
+
+    names = counts.columns
+    total = sum((F.col(n) for n in names[keys:]), F.lit(0))
+    ranked = counts.where(total > 0).orderBy(total.desc(), *names[:keys]).limit(top).collect()
+    return tuple(Ranked(tuple(r[:keys]), tuple(int(v) for v in r[keys:])) for r in ranked)
+
+
+def _of_cluster(ranked: tuple[Ranked, ...]) -> tuple[Ranked, ...]:
+    return tuple(Ranked(r.key[1:], r.counts) for r in ranked)
 
 
 def flapping(window: Window, top: int = 20, spark: Any = None) -> FlappingAnswer:
     """The ``top`` flapping partitions and brokers of ``window``; on Spark when ``spark`` is given."""
     if spark is None:
         parts, brokers = counts_local(window, transitions_local(read_observations(window)))
-    else:
-        parts, brokers = (_of_cluster(c) for c in _counts_spark(spark_observations(spark, window)))
-    return FlappingAnswer(window, _rank(parts, top), _rank(brokers, top))
+        return FlappingAnswer(window, _rank(parts, top), _rank(brokers, top))
+    ranked_parts, ranked_brokers = _ranked_spark(spark_observations(spark, window), top)
+    return FlappingAnswer(window, _of_cluster(ranked_parts), _of_cluster(ranked_brokers))
 
 
 @dataclass(frozen=True)
@@ -198,13 +207,12 @@ class FleetFlappingAnswer:
 def fleet_flapping(windows: list[Window], top: int = 20, spark: Any = None) -> FleetFlappingAnswer:
     """``flapping`` across the clusters of ``windows``, ranked together; on Spark (one job) when ``spark`` is
     given, else each cluster on the local engine in turn."""
-    if spark is None:
-        parts: Counts = {}
-        brokers: Counts = {}
-        for w in windows:
-            p, b = counts_local(w, transitions_local(read_observations(w)))
-            parts.update({(w.cluster, *k): v for k, v in p.items()})
-            brokers.update({(w.cluster, *k): v for k, v in b.items()})
-    else:
-        parts, brokers = _counts_spark(spark_fleet_observations(spark, windows))
+    if spark is not None:
+        return FleetFlappingAnswer(tuple(windows), *_ranked_spark(spark_fleet_observations(spark, windows), top))
+    parts: Counts = {}
+    brokers: Counts = {}
+    for w in windows:
+        p, b = counts_local(w, transitions_local(read_observations(w)))
+        parts.update({(w.cluster, *k): v for k, v in p.items()})
+        brokers.update({(w.cluster, *k): v for k, v in b.items()})
     return FleetFlappingAnswer(tuple(windows), _rank(parts, top), _rank(brokers, top))
