@@ -94,6 +94,8 @@ def run_fleet(args: argparse.Namespace, base: Path, spark: Any, partitions: int,
     print(f"  {'question':<30} {'local':>9} {'spark (one job)':>16} {'spark per cluster':>18}  same")
     singles = per_cluster(windows)
     for name, ask in fleet_questions(windows).items():
+        if args.only and not any(text in name for text in args.only):
+            continue
         local_s, local = (0.0, None) if args.no_local else timed(lambda a=ask: a(None))
         line = f"  {name:<30} {'-' if local is None else f'{local_s:.2f}s ({CPU[0]:.0f} CPU s)':>9}"
         if spark is not None:
@@ -146,6 +148,7 @@ def main() -> None:
     parser.add_argument("--fleet", type=int, metavar="N", help="N clusters of each scale in one store: the fleet "
                         "questions (--cluster all) instead of the single-cluster ones")  # fmt: skip
     parser.add_argument("--per-cluster", action="store_true", help="with --fleet: also each cluster in turn on Spark")
+    parser.add_argument("--only", action="append", metavar="TEXT", help="only the questions whose name holds TEXT")
     args = parser.parse_args()
     scales = [tuple(int(x) for x in s.split("x")) for s in (args.scale or ["10000x3"])]
     base = args.dir or Path(tempfile.mkdtemp(prefix="kzc-history-bench-"))
@@ -175,6 +178,8 @@ def main() -> None:
             window = Window.of(store, cluster, 0)
             print(f"  {'question':<18} {'local':>9} {'spark cold':>11} {'spark warm':>11}  same")
             for name, ask in questions(window).items():
+                if args.only and not any(text in name for text in args.only):
+                    continue
                 local_s, local = (0.0, None) if args.no_local else timed(lambda a=ask: a(None))
                 line = f"  {name:<18} {'-' if local is None else f'{local_s:.2f}s':>9}"
                 if spark is not None:
