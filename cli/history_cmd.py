@@ -1,19 +1,18 @@
 """``kzc history isr|flapping|urp``: questions over a history store (``kzc record``), on either engine.
 
-The store is ``--store DIR``, else ``$KZC_HISTORY``; the cluster is ``--cluster NAME``, else the context's
-name, else the store's only cluster. ``--engine local`` (default: plain Python and pyarrow, the reference)
-or ``spark`` (``--spark-master``, ``local[*]`` by default, any master or Spark Connect): identical answers.
+The store is ``--store DIR``, else the context's ``history``, else ``$KZC_HISTORY`` (``core.history.location``);
+the cluster is ``--cluster NAME``, else the name the context is recorded under, else the store's only
+cluster. ``--engine local`` (default: plain Python and pyarrow, the reference) or ``spark``
+(``--spark-master``, ``local[*]`` by default, any master or Spark Connect): identical answers.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, add_spark_options
@@ -21,6 +20,7 @@ from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.history.flapping import flapping
 from core.history.isr import isr_history
+from core.history.location import history_place, recorded_cluster
 from core.history.observations import Window
 from core.history.schema import cluster_key
 from core.history.store import STORE_ENV, HistoryStore
@@ -49,28 +49,27 @@ def register(sub: Any) -> None:
 
 def _common(parser: argparse.ArgumentParser, since: str) -> None:
     parser.add_argument("--since", default=since, metavar="DURATION", help=f"how far back (default {since})")
-    parser.add_argument("--store", metavar="DIR", help=f"the history store (default: ${STORE_ENV})")
+    parser.add_argument(
+        "--store", metavar="DIR", help=f"the history store (default: the context's history, else ${STORE_ENV})"
+    )
     parser.add_argument("--cluster", metavar="NAME", help="the recorded cluster (default: the context's)")
     parser.add_argument("--engine", choices=["local", "spark"], default="local", help="local (default) or spark")
     add_spark_options(parser, suppress=True)
 
 
-def open_store(args: argparse.Namespace) -> HistoryStore:
-    """The store named by ``--store`` or ``$KZC_HISTORY``.
+def open_store(args: argparse.Namespace, settings: ConnectionSettings) -> HistoryStore:
+    """The store named by ``--store``, the context's ``history`` or ``$KZC_HISTORY``.
 
     Raises:
-        UsageError: neither names one, or it is not a store.
+        UsageError: none names one, or it is not a store.
     """
-    root = args.store or os.environ.get(STORE_ENV)
-    if not root:
-        raise UsageError(f"no history store: give --store DIR or set ${STORE_ENV} (record one with kzc record)")
-    return HistoryStore.open(Path(root).expanduser())
+    return HistoryStore.open(history_place(settings, args.store).require())
 
 
 def pick_cluster(store: HistoryStore, args: argparse.Namespace, settings: ConnectionSettings) -> str:
     """The cluster the question is about (``--cluster``, the context, or the store's only one)."""
     known = store.clusters()
-    wanted = args.cluster or settings.context or (str(settings.zookeeper) if settings.zookeeper else None)
+    wanted = args.cluster or (recorded_cluster(settings) if settings.context or settings.zookeeper else None)
     if wanted is not None:
         if cluster_key(wanted) not in known:
             raise UsageError(f"the store holds no cluster {wanted} (it holds: {', '.join(known) or 'none'})")
@@ -86,7 +85,7 @@ def window_of(args: argparse.Namespace, settings: ConnectionSettings) -> Window:
         seconds = parse_duration(args.since)
     except ValueError as exc:
         raise UsageError(f"--since: {exc}") from None
-    store = open_store(args)
+    store = open_store(args, settings)
     cluster = pick_cluster(store, args, settings)
     now = int(time.time() * 1000)
     return Window.of(store, cluster, now - int(seconds * 1000), now)

@@ -17,6 +17,7 @@ from core.config import (
 )
 from core.consistency.spark_engine import DEFAULT_MASTER
 from core.errors import UsageError
+from core.history.store import STORE_ENV
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -165,6 +166,27 @@ def _add_options(
         group.add_argument(*flags, **option)  # type: ignore[arg-type]
 
 
+def add_console_options(parser: argparse.ArgumentParser) -> None:
+    """Add the console's history options (top-level parser only): ``--record`` and ``--store DIR``.
+
+    They fill the settings ``record`` and ``history`` (as the context's ``record = true`` and
+    ``history = "DIR"`` do), so the console records and reads the store ``core.history.location`` names.
+    """
+    group = parser.add_argument_group("history (the console)")
+    group.add_argument(
+        "--record",
+        action="store_true",
+        help="record the cluster into its history store while the console runs (as kzc record does)",
+    )
+    group.add_argument(
+        "--store",
+        dest="console_store",
+        metavar="DIR",
+        help=f"the history store the console records into and reads (default: the context's history, else "
+        f"${STORE_ENV})",
+    )
+
+
 def global_parent() -> argparse.ArgumentParser:
     """A parent parser carrying the global options, for every subcommand parser."""
     parent = argparse.ArgumentParser(add_help=False)
@@ -191,6 +213,8 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
     config = load_config(Path(args.config).expanduser() if args.config else None)
     warnings = list(config.warnings)
     overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
+    overrides["history"] = getattr(args, "console_store", None)
+    overrides["record"] = True if getattr(args, "record", False) else None
     for option, target in CREDENTIAL_FILES.items():
         flag = "--" + target.replace("_", "-")
         if getattr(args, target, None) is not None:

@@ -51,7 +51,8 @@ class ConnectionSettings:
     (``DIGEST-MD5`` or ``GSSAPI``) with username/password or a service principal; ``zk_tls`` with CA,
     certificate and key files. ``spark_master`` and ``stage_dir`` say where the consistency checks'
     Spark engine runs for this cluster (``core.consistency.spark_engine.SparkSettings``; ``None``: the
-    default master ``local[*]``, no staging).
+    default master ``local[*]``, no staging). ``history`` is the cluster's history store and ``record``
+    whether the console records into it (``core.history.location``).
     """
 
     zookeeper: ZkConnect | None = None
@@ -75,6 +76,8 @@ class ConnectionSettings:
     jute_maxbuffer: int = JUTE_MAXBUFFER
     read_only_by: str | None = None  # what made it read-only, in words: "--read-only", "context 'x' has ..."
     zk_admin_port: int = 8080  # the servers' AdminServer, asked where a four-letter word is not whitelisted
+    history: str | None = None  # the context's history store (kzc record's directory; core.history.location)
+    record: bool = False  # the console records this cluster into ``history`` while it runs
 
 
 # Context keys in the TOML file -> ConnectionSettings field; everything else is rejected, so typos show.
@@ -90,8 +93,9 @@ _CONTEXT_STRINGS = (
     "zk_tls_key",
     "spark_master",
     "stage_dir",
+    "history",
 )
-_CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname")
+_CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname", "record")
 _CONTEXT_KEYS = {
     "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", "zk_admin_port", *CREDENTIAL_FILES,
     *_CONTEXT_STRINGS,
