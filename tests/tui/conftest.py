@@ -54,6 +54,7 @@ def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
                                   now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
                                   zk_health=zk_health, log_dirs=log_dirs,
                                   messages=recorded_messages())  # fmt: skip
-        return KzcApp(settings or ConnectionSettings(), config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
+        settings = settings or ConnectionSettings()
+        return KzcApp(settings, config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
 
     return make

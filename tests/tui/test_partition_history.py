@@ -95,5 +95,5 @@ async def test_h_without_a_store_says_how_to_get_one(make_app: MakeApp, monkeypa
     app = make_app(settings=ConnectionSettings(context="one"))
     async with app.run_test(size=(140, 40)) as pilot:
         text = await _history_text(app, pilot, None, monkeypatch)
-        assert 'no history store: give --store DIR, set history = "DIR" in context \'one\'' in text
+        assert "no history store: give --store DIR, set history = \"DIR\" in context 'one'" in text
         assert f"or set ${STORE_ENV}" in text
