@@ -104,6 +104,11 @@ class ConsoleRecording:
         """Rows flushed so far."""
         return self._recorder.rows_written
 
+    @property
+    def rows_buffered(self) -> int:
+        """Rows waiting for the next flush (a crash would lose them; ``close`` writes them)."""
+        return self._recorder.buffered
+
     def _run(self, live: _Followed) -> None:
         try:
             self._recorder.run(live)
