@@ -113,9 +113,7 @@ class KzcApp(App[None]):
         self.last_export: str | None = None
         self.live = self._link(0)
         self.recording = RecordingLink(self.backend, settings, 0)
-        self._closing_cluster: threading.Thread | None = (
-            None  # recording's final flush and the cluster's close, at quit
-        )
+        self._closing_cluster: threading.Thread | None = None  # the recording's final flush, then the close
         self.zk_health = ZkHealthPoll(self, self.backend, 0, self.now_ms)
 
     def run(self, *args: Any, **kwargs: Any) -> None:
