@@ -11,7 +11,7 @@ from typing import Any
 from cli.options import add_command
 from cli.security_args import confirm, mutation
 from core.config import ConnectionSettings
-from core.errors import KzcError, UsageError
+from core.errors import UsageError
 from core.kafka.acls import (
     ALLOW,
     CLUSTER_NAME,
@@ -24,7 +24,7 @@ from core.kafka.acls import (
     parse_operation,
     parse_principal,
 )
-from core.security.acls import ACL_PATH_NOTE, access_of, apply_acls, list_acls, plan_acls
+from core.security.acls import ACL_PATH_NOTE, access_of, apply_acls, choose_acl_path, list_acls, plan_acls
 from core.topics.write import describe_writes
 from core.zookeeper.kafka_root import open_kafka_session
 
@@ -122,8 +122,10 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         if not args.host:
             raise UsageError("--host cannot be empty (use '*' for any host)")
         acls = [Acl(principal, DENY if args.deny else ALLOW, op, args.host) for op in operations]
-        plan = plan_acls(session, args.action, pattern, acls, settings, via=args.via)
-        path = {"via": plan.via, "path": plan.via_reason}
+        route = choose_acl_path(session, settings, args.action, pattern, acls, args.via)
+        path = {"via": route.via, "path": route.reason}
+        attempt.details.update(path)  # every outcome line from here on, a refusal too, says which path
+        plan = plan_acls(session, args.action, pattern, acls, settings, path=route)
         if args.json and args.dry_run:
             print(json.dumps({"dry_run": True, **plan.to_json()}))
         elif not args.json:
@@ -143,11 +145,7 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         requests = plan.to_json()["requests"]
         attempt.intent(f"{args.action} ACLs on {pattern}", before=before, writes=[w.to_json() for w in plan.writes],
                        requests=requests, **path)  # fmt: skip
-        try:
-            stored = apply_acls(session, settings, plan)
-        except KzcError:
-            attempt.details.update(path)  # the outcome line (refused / failed) says which path refused
-            raise
+        stored = apply_acls(session, settings, plan)
         after = [a.to_json() for a in sorted(stored.acls)]
         attempt.applied(f"{args.action} ACLs on {pattern}", before=before, after=after, requests=requests, **path)
     if args.json:

@@ -12,12 +12,13 @@ from typing import Any
 from cli.options import add_command
 from cli.security_args import confirm, mutation, read_password
 from core.audit import Attempt
+from core.brokers.capabilities import Route
 from core.config import ConnectionSettings
-from core.errors import KzcError
 from core.kafka.scram import DEFAULT_ITERATIONS, MECHANISMS
 from core.security.users import (
     CredentialPlan,
     apply_credentials,
+    choose_user_path,
     credential_writes,
     plan_delete,
     plan_set_password,
@@ -84,7 +85,8 @@ def _set_password(args: argparse.Namespace, settings: ConnectionSettings) -> int
            "via": args.via, "dry_run": args.dry_run, "yes": args.yes}  # fmt: skip
     with mutation(settings, "user set-password", raw) as (session, attempt, _audit):
         password, source = read_password(args.password_file, args.password_env)
-        plan = plan_set_password(session, args.user, args.mechanism, password, args.iterations, settings, args.via)
+        route = _route(session, settings, attempt, args.via)
+        plan = plan_set_password(session, args.user, args.mechanism, password, args.iterations, settings, path=route)
         del password
         return _finish(args, settings, session, attempt, plan, source)
 
@@ -92,8 +94,16 @@ def _set_password(args: argparse.Namespace, settings: ConnectionSettings) -> int
 def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     raw = {"user": args.user, "mechanism": args.mechanism, "via": args.via, "dry_run": args.dry_run, "yes": args.yes}
     with mutation(settings, "user delete", raw) as (session, attempt, _audit):
-        plan = plan_delete(session, args.user, args.mechanism, settings, args.via)
+        route = _route(session, settings, attempt, args.via)
+        plan = plan_delete(session, args.user, args.mechanism, settings, path=route)
         return _finish(args, settings, session, attempt, plan, None)
+
+
+def _route(session: ZkSession, settings: ConnectionSettings, attempt: Attempt, via: str | None) -> Route:
+    """The path, recorded on the attempt: every outcome line from here on, a refusal too, says which."""
+    route = choose_user_path(session, settings, via)
+    attempt.details.update(via=route.via, path=route.reason)
+    return route
 
 
 def _finish(
@@ -120,11 +130,7 @@ def _finish(
         return 0
     confirm(attempt, args.yes, plan.user, f"{plan.action} SCRAM credentials of user {plan.user}")
     attempt.intent(f"user {plan.action} for {plan.user}", plan=plan.to_json(), **path)
-    try:
-        stored = apply_credentials(session, settings, plan)
-    except KzcError:
-        attempt.details.update(path)  # the outcome line (refused / failed) says which path refused
-        raise
+    stored = apply_credentials(session, settings, plan)
     shown: list[dict[str, Any]] = [{"mechanism": c.mechanism, "iterations": c.iterations} for c in stored]
     attempt.applied(f"{plan.action} SCRAM credentials of user {plan.user}", plan=plan.to_json(), credentials=shown,
                     **path)  # fmt: skip

@@ -292,11 +292,28 @@ def acl_route(
     return route(capabilities, api, OLD_ZK_TOOL)
 
 
+def choose_acl_path(
+    session: ZkSession, settings: ConnectionSettings, action: str, pattern: ResourcePattern, acls: Iterable[Acl],
+    via: str | None = None, timeout: float = 15.0,
+) -> Route:  # fmt: skip
+    """``acl_route`` for this cluster: the registered brokers' ApiVersions asked when there is a
+    ``--bootstrap-server`` (and no ``--via zookeeper``).
+
+    Raises:
+        UsageError, KafkaRuleError: see ``acl_route``.
+    """
+    capabilities = None
+    if settings.bootstrap_servers and via != VIA_ZOOKEEPER:
+        capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+    return acl_route(capabilities, action, pattern, acls, via)
+
+
 def plan_acls(
     session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl], settings: ConnectionSettings,
-    via: str | None = None, timeout: float = 15.0,
+    via: str | None = None, timeout: float = 15.0, path: Route | None = None,
 ) -> AclPlan:  # fmt: skip
-    """Choose the path (``acl_route``), read the pattern's ACLs on it and plan adding or removing ``acls``.
+    """Read the pattern's ACLs on ``path`` (else the one ``choose_acl_path`` chooses) and plan adding or
+    removing ``acls``.
 
     Raises:
         UsageError: a prefixed pattern where no 2.0+ ZooKeeper authorizer has run (no ``/kafka-acl-extended``).
@@ -304,10 +321,7 @@ def plan_acls(
         KzcError: the pattern's znode is unreadable.
     """
     acls = tuple(acls)
-    capabilities = None
-    if settings.bootstrap_servers and via != VIA_ZOOKEEPER:
-        capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
-    path = acl_route(capabilities, action, pattern, acls, via)
+    path = path or choose_acl_path(session, settings, action, pattern, acls, via, timeout)
     if path.via == VIA_ADMIN:
         assert settings.bootstrap_servers
         check_pattern(pattern, None)

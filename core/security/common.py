@@ -64,4 +64,10 @@ def around_the_brokers(exc: KzcError, zookeeper_tool: str) -> KzcError:
     )
     if isinstance(exc, KafkaRuleError):
         return KafkaRuleError(message, exc.kafka_exception)
-    return ConnectError(message) if isinstance(exc, ConnectError) else KzcError(message)
+    if isinstance(exc, ConnectError):
+        # The likely cause when the brokers are up: a listener that wants SASL or TLS, which kzc's client lacks.
+        return ConnectError(
+            f"{message}. kzc's Kafka client connects without SASL or TLS: a --bootstrap-server whose listener "
+            "requires them cannot be used; give a PLAINTEXT listener"
+        )
+    return KzcError(message)

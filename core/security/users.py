@@ -226,7 +226,15 @@ def user_route(capabilities: Capabilities | None, via: str | None = None) -> Rou
     return route(capabilities, ALTER_USER_SCRAM_CREDENTIALS, OLD_ZK_TOOL)
 
 
-def _route(session: ZkWriter, settings: ConnectionSettings | None, via: str | None, timeout: float) -> Route:
+def choose_user_path(
+    session: ZkWriter, settings: ConnectionSettings | None, via: str | None = None, timeout: float = 15.0
+) -> Route:
+    """``user_route`` for this cluster: the registered brokers' ApiVersions asked when there is a
+    ``--bootstrap-server`` (and no ``--via zookeeper``); ZooKeeper without ``settings``.
+
+    Raises:
+        UsageError: see ``user_route``.
+    """
     capabilities = None
     if settings is not None and settings.bootstrap_servers and via != VIA_ZOOKEEPER:
         assert isinstance(session, ZkSession)
@@ -264,8 +272,9 @@ def check_user(user: str) -> str:
 def plan_set_password(
     session: ZkWriter, user: str, mechanism: str, password: str, iterations: int,
     settings: ConnectionSettings | None = None, via: str | None = None, timeout: float = 15.0,
+    path: Route | None = None,
 ) -> CredentialPlan:  # fmt: skip
-    """Choose the path (``user_route``; ZooKeeper without ``settings``), read the user's credentials on it and
+    """On ``path`` (else the one ``choose_user_path`` chooses), read the user's credentials on it and
     plan a new credential for ``password`` (ZooKeeper: a fresh salt, Kafka's formatter; the brokers' path keeps
     the password for librdkafka to salt and hash).
 
@@ -277,7 +286,7 @@ def plan_set_password(
     check_iterations(check_mechanism(mechanism), iterations)
     if not password:
         raise UsageError("the password is empty")
-    path = _route(session, settings, via, timeout)
+    path = path or choose_user_path(session, settings, via, timeout)
     if path.via == VIA_ADMIN:
         assert settings is not None
         described = _described(settings, user, timeout)
@@ -291,7 +300,7 @@ def plan_set_password(
 
 def plan_delete(
     session: ZkSession, user: str, mechanisms: Sequence[str] = (), settings: ConnectionSettings | None = None,
-    via: str | None = None, timeout: float = 15.0,
+    via: str | None = None, timeout: float = 15.0, path: Route | None = None,
 ) -> CredentialPlan:  # fmt: skip
     """Plan deleting the user's credentials for ``mechanisms`` (all of them when empty), on the path
     ``user_route`` chooses.
@@ -301,7 +310,7 @@ def plan_delete(
     """
     check_user(user)
     chosen = tuple(check_mechanism(m) for m in mechanisms) or tuple(MECHANISMS)
-    path = _route(session, settings, via, timeout)
+    path = path or choose_user_path(session, settings, via, timeout)
     if path.via == VIA_ADMIN:
         assert settings is not None
         described = _described(settings, user, timeout)

@@ -175,6 +175,20 @@ def test_a_user_created_with_alter_user_scram_credentials_authenticates_until_de
     assert PASSWORD not in text and "salt=" not in text and "stored_key" not in text
 
 
+def test_a_listener_that_wants_sasl_fails_clearly_and_nothing_is_written_to_zookeeper(
+    secured: Sandbox, capsys: pytest.CaptureFixture[str], audit_file: Path
+) -> None:
+    grant = ["--principal", "User:jo", "--operation", "Read", "--topic", "sasl-only", "--yes"]
+    code, _, err = run(capsys, "acl", "add", *grant, "--zookeeper", secured.info().zookeeper,
+                       "--bootstrap-server", secured.info().sasl_bootstrap_servers)  # fmt: skip
+    assert code == 1, err
+    assert "nothing was written through ZooKeeper instead" in err and "without SASL or TLS" in err
+    with zk_client(secured.info().zookeeper) as zk:
+        assert zk.exists("/kafka-acl/Topic/sasl-only") is None
+    failed = last(audit_file, "acl add", "failed")
+    assert failed["details"]["via"] == "admin" and "--via zookeeper" in failed["message"]
+
+
 def test_read_only_refuses_both_paths_and_via_zookeeper_is_the_operators_choice(
     secured: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, audit_file: Path
 ) -> None:

@@ -140,5 +140,5 @@ def test_a_refusal_on_the_brokers_path_keeps_its_kind_and_offers_zookeeper_expli
     refused = around_the_brokers(KafkaRuleError("Security features are disabled.", "SecurityDisabledException"), "x")
     assert isinstance(refused, KafkaRuleError) and refused.kafka_exception == "SecurityDisabledException"
     assert "nothing was written through ZooKeeper instead" in str(refused) and "--via zookeeper" in str(refused)
-    assert type(around_the_brokers(ConnectError("down"), "x")) is ConnectError
+    assert type(around_the_brokers(ConnectError("down"), "x")) is ConnectError  # with the SASL/TLS hint
     assert type(around_the_brokers(KzcError("odd"), "x")) is KzcError
