@@ -5,9 +5,13 @@ in tests/integration/test_security_paths.py), and what the brokers' path shows b
 from __future__ import annotations
 
 import pytest
+from confluent_kafka import KafkaError
 
+from core.brokers.acls import AclAdmin
 from core.brokers.capabilities import BrokerApis, Capabilities
+from core.brokers.scram import ScramAdmin
 from core.configs.zk import StoredConfig
+from core.connect import HostPort
 from core.errors import ConnectError, KafkaRuleError, KzcError, UsageError
 from core.kafka.acls import Acl, ResourcePattern
 from core.kafka.scram import ScramCredentialInfo
@@ -142,3 +146,22 @@ def test_a_refusal_on_the_brokers_path_keeps_its_kind_and_offers_zookeeper_expli
     assert "nothing was written through ZooKeeper instead" in str(refused) and "--via zookeeper" in str(refused)
     assert type(around_the_brokers(ConnectError("down"), "x")) is ConnectError  # with the SASL/TLS hint
     assert type(around_the_brokers(KzcError("odd"), "x")) is KzcError
+
+
+@pytest.mark.parametrize(
+    ("code", "exception"),
+    [
+        (KafkaError.SECURITY_DISABLED, "SecurityDisabledException"),
+        (KafkaError.CLUSTER_AUTHORIZATION_FAILED, "ClusterAuthorizationException"),
+        (KafkaError.UNACCEPTABLE_CREDENTIAL, "UnacceptableCredentialException"),
+    ],
+)
+def test_the_brokers_security_refusals_are_kafkas_rule_errors(code: int, exception: str) -> None:
+    for kind in (AclAdmin, ScramAdmin):
+        admin = kind([HostPort("127.0.0.1", 1)], 1.0)
+        try:
+            error = admin._error(KafkaError(code, "refused by the broker"), "create ACLs")
+        finally:
+            admin.close()
+        assert isinstance(error, KafkaRuleError) and error.kafka_exception == exception
+        assert str(error) == "refused by the broker (the brokers refused to create ACLs)"
