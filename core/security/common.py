@@ -67,7 +67,7 @@ def around_the_brokers(exc: KzcError, zookeeper_tool: str) -> KzcError:
     if isinstance(exc, ConnectError):
         # The likely cause when the brokers are up: a listener that wants SASL or TLS, which kzc's client lacks.
         return ConnectError(
-            f"{message}. kzc's Kafka client connects without SASL or TLS: a --bootstrap-server whose listener "
-            "requires them cannot be used; give a PLAINTEXT listener"
+            f"{message}. If the brokers are up, their listener may require SASL or TLS, which kzc's Kafka client "
+            "does not speak (it connects without SASL or TLS): give a PLAINTEXT listener as --bootstrap-server"
         )
     return KzcError(message)
