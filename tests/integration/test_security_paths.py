@@ -8,6 +8,8 @@ whose ``User:ANONYMOUS`` is a super user there, so the brokers' authorizer lets 
 - 3.9 without an authorizer: the brokers refuse CreateAcls; kzc says so and writes nothing to ZooKeeper.
 - 1.1.1: no AlterUserScramCredentials, so the user goes through ZooKeeper as that release's kafka-configs did,
   and still authenticates; CreateAcls v0 takes a literal ACL, a prefixed one is refused with Kafka's reason.
+- 2.0.1: CreateAcls v1 carries a prefixed pattern, and the client it names is allowed.
+- A --bootstrap-server whose listener wants SASL: the failure is said, nothing is written to ZooKeeper.
 """
 
 from __future__ import annotations
@@ -268,3 +270,26 @@ def test_on_1_1_users_go_through_zookeeper_and_literal_acls_through_create_acls_
     for broker_log in Path(old_box.dir).rglob("server.log"):
         assert "Invalid version for API key" not in broker_log.read_text(errors="replace")
     assert PASSWORD not in "\n".join(OUTPUTS) + audit_file.read_text()
+
+
+def test_on_2_0_a_prefixed_acl_goes_through_create_acls_v1_and_allows_the_client(
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    box = Sandbox.up(tmp_path_factory.mktemp("paths-201"), brokers=1, security=True, kafka_version="2.0.1",
+                     timeout=240)  # fmt: skip
+    try:
+        assert set_password(capsys, box, monkeypatch, "kim")["via"] == "zookeeper"  # no AlterUserScramCredentials
+        topic, group = f"pre-{uuid.uuid4().hex[:6]}", f"pre-g-{uuid.uuid4().hex[:6]}"
+        make_topic(capsys, box, topic)
+        assert kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--group", group,
+                   "--yes")[0] == 0  # fmt: skip
+        assert not reads(box, "kim", topic, group)
+        code, out, err = kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--topic",
+                             "pre-", "--pattern", "prefixed", "--yes", "--json")  # fmt: skip
+        assert code == 0, err
+        assert (out["via"], out["requests"][0]["pattern_type"]) == ("admin", "PREFIXED")
+        assert wait_until(lambda: reads(box, "kim", topic, group), 60, "kim to read through the prefixed ACL")
+        with zk_client(box.info().zookeeper) as zk:  # Kafka 2.0's authorizer keeps it in the extended store
+            assert zk.exists("/kafka-acl-extended/prefixed/Topic/pre-") is not None
+    finally:
+        box.down()
