@@ -40,7 +40,7 @@ from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
 from core.security.acls import AclListing, ResourceAccess
-from core.security.users import ScramUser
+from core.security.users import ScramUser, UserListing
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -370,9 +370,9 @@ class RecordedBackend:
         """The recording's ``quotas``."""
         return dict(self.quotas)
 
-    def scram_users(self) -> list[ScramUser]:
+    def scram_users(self) -> UserListing:
         """The recording's ``users``."""
-        return list(self.users)
+        return UserListing(tuple(self.users), "recorded", "recorded")
 
     # ---- BrokerSource --------------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from core.kafka.quotas import QuotaEntity
 from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
 from core.security.acls import AclListing, ResourceAccess
-from core.security.users import ScramUser
+from core.security.users import UserListing
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -362,8 +362,9 @@ class SecuritySource(Protocol):
         """Every quota entity and its keys (``core.security.quotas.read_all_quotas``)."""
         ...
 
-    def scram_users(self) -> list[ScramUser]:
-        """Every SCRAM user: mechanisms and iterations only (``core.security.users.list_users``)."""
+    def scram_users(self) -> UserListing:
+        """Every SCRAM user, mechanisms and iterations only, through DescribeUserScramCredentials or from
+        ZooKeeper, saying which (``core.security.users.read_users``)."""
         ...
 
 

@@ -66,7 +66,7 @@ from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
 from core.security.acls import AclListing, ResourceAccess, list_acls, resource_access
 from core.security.quotas import read_all_quotas
-from core.security.users import ScramUser, list_users
+from core.security.users import UserListing, read_users
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -482,9 +482,10 @@ class ZkBackend:
         """Every quota entity, as ``kzc quota show`` reads them."""
         return read_all_quotas(self._zk())
 
-    def scram_users(self) -> list[ScramUser]:
-        """Every SCRAM user, as ``kzc user list`` reads them (never a salt or key)."""
-        return list_users(self._zk())
+    def scram_users(self) -> UserListing:
+        """Every SCRAM user, as ``kzc user list`` reads them (DescribeUserScramCredentials where every broker
+        serves it, else ZooKeeper; never a salt or key)."""
+        return read_users(self._zk(), self._settings)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from core.console.protocols import SecuritySource
 from core.errors import KzcError
 from core.kafka.quotas import DEFAULT, QuotaEntity
 from core.security.acls import AclListing
-from core.security.users import ScramUser
+from core.security.users import ScramUser, UserListing
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -126,7 +126,7 @@ class SecurityScreen(KzcScreen):
     class UsersRead(Message):
         """Every SCRAM user, or why they could not be read."""
 
-        def __init__(self, found: list[ScramUser] | str) -> None:
+        def __init__(self, found: UserListing | str) -> None:
             super().__init__()
             self.found = found
 
@@ -196,7 +196,7 @@ class SecurityScreen(KzcScreen):
     def read_users(self) -> None:
         """Every SCRAM user, as ``kzc user list`` reads them."""
         try:
-            found: list[ScramUser] | str = self.source.scram_users()
+            found: UserListing | str = self.source.scram_users()
         except KzcError as exc:
             found = str(exc)
         self.post_message(self.UsersRead(found))
@@ -232,9 +232,11 @@ class SecurityScreen(KzcScreen):
         if isinstance(message.found, str):
             table.set_rows([])
             table.empty_text = f"SCRAM users unknown: {message.found}"
+            table.border_subtitle = ""
             return
-        table.set_rows(user_rows(message.found))
-        table.empty_text = "no SCRAM users in ZooKeeper"
+        table.set_rows(user_rows(list(message.found.users)))
+        table.empty_text = "no SCRAM users"
+        table.border_subtitle = f"from {message.found.path_reason}"
 
     def export_payload(self) -> dict[str, Any] | None:
         """The three tables as shown (filters applied)."""
