@@ -143,7 +143,7 @@ def _preview(
 
 
 def _confirm(args: argparse.Namespace, plan: ResetPlan, attempt: Attempt) -> None:
-    confirm(attempt, args.yes, plan.confirmation, "the group name", "reset its offsets")
+    confirm(attempt, args.yes, plan.confirmation, "the group name", "reset offsets")
 
 
 def _show_result(args: argparse.Namespace, result: ResetResult) -> None:
