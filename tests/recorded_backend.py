@@ -35,7 +35,7 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.acls import AclBinding, matching, who_can
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota, QuotaEntity, effective_quotas
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
@@ -119,6 +119,7 @@ class RecordedBackend:
     ) -> None:
         self.acls = tuple(acls)
         self.quotas = dict(quotas or {})
+        self.effective_reads = 0
         self.users = list(users)
         self._broker_configs = tuple(broker_configs)
         self._messages = tuple(messages)
@@ -373,6 +374,11 @@ class RecordedBackend:
     def scram_users(self) -> list[ScramUser]:
         """The recording's ``users``."""
         return list(self.users)
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """Kafka's precedence over the recording's ``quotas`` (counted in ``effective_reads``)."""
+        self.effective_reads += 1
+        return effective_quotas(self.quotas, user, client_id)
 
     # ---- BrokerSource --------------------------------------------------------------------------------
 

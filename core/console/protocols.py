@@ -25,7 +25,7 @@ from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota, QuotaEntity
 from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
 from core.security.acls import AclListing, ResourceAccess
@@ -364,6 +364,11 @@ class SecuritySource(Protocol):
 
     def scram_users(self) -> list[ScramUser]:
         """Every SCRAM user: mechanisms and iterations only (``core.security.users.list_users``)."""
+        ...
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """The quotas ``user`` with ``client_id`` gets and the entity each comes from, by Kafka's precedence
+        (``core.security.quotas.effective``, as ``kzc quota show --effective``: eight znode reads)."""
         ...
 
 

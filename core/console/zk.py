@@ -58,14 +58,14 @@ from core.groups.freshness import GroupBook
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota, QuotaEntity
 from core.kafka.znodes import EntityConfig
 from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
 from core.security.acls import AclListing, ResourceAccess, list_acls, resource_access
-from core.security.quotas import read_all_quotas
+from core.security.quotas import effective, read_all_quotas
 from core.security.users import ScramUser, list_users
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
@@ -485,6 +485,10 @@ class ZkBackend:
     def scram_users(self) -> list[ScramUser]:
         """Every SCRAM user, as ``kzc user list`` reads them (never a salt or key)."""
         return list_users(self._zk())
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """What ``user`` with ``client_id`` gets, as ``kzc quota show --effective`` reads it."""
+        return effective(self._zk(), user, client_id)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

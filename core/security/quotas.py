@@ -233,7 +233,7 @@ class QuotaPlan:
             "zk_version": self.before.zk_version,
             "via": self.via,
             "path_reason": self.via_reason,
-            "release": None if self.path.release is None else ".".join(map(str, self.path.release)),
+            "release_at_least": None if self.path.release is None else ".".join(map(str, self.path.release)),
         }
 
 
