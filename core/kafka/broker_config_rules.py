@@ -11,6 +11,8 @@
   it (``DynamicBrokerConfig.validateConfigs``: dynamic or not, per-broker only or cluster-wide) and encrypt
   password configs with ``password.encoder.secret`` before storing them. kzc refuses with ConfigCommand's
   message rather than write a plaintext password or an unchecked key.
+- With no broker running (the only case ``kafka-configs --zookeeper`` writes other keys, checked in its order):
+  per-broker keys at the default, then password configs, are refused as below.
 - Password configs (``DynamicBrokerConfig.isPasswordConfig``: keys ending in a PASSWORD-typed name) are stored
   encrypted with the brokers' ``password.encoder.secret``; ``kafka-configs --zookeeper`` refuses them without
   that secret ("password.encoder.secret must be specified to update ..."). kzc never holds that secret, so
@@ -142,16 +144,6 @@ def check_zookeeper_update(
         KafkaRuleError: the release's own refusal (see the module), or a rate's ``ConfigException``.
     """
     pairs = list(updates)
-    if entity == "<default>":
-        check_default_keys(k for k, _ in pairs)
-    passwords = [k for k, _ in pairs if is_password_config(k)]
-    if passwords and not before_1_1:
-        raise KafkaRuleError(
-            f"password.encoder.secret must be specified to update {scala_set(passwords)}: password configs are "
-            "stored encrypted with the brokers' password.encoder.secret, which kzc never holds, so they go "
-            "through the brokers (--bootstrap-server, Kafka 1.1+), never written to ZooKeeper in plaintext",
-            "IllegalArgumentException",
-        )
     if before_1_1:
         for key, _ in pairs:
             if key not in THROTTLE_RATES_BEFORE_1_1:
@@ -173,6 +165,17 @@ def check_zookeeper_update(
         if entity == "<default>" and live:
             raise KafkaRuleError(
                 f"requirement failed: {message} for default cluster if any broker is running. {_INFO}{after}",
+                "IllegalArgumentException",
+            )
+        # No broker runs: ConfigCommand.preProcessBrokerConfigs validates, then needs the encoder secret.
+        if entity == "<default>":
+            check_default_keys(others)
+        passwords = [k for k in others if is_password_config(k)]
+        if passwords:
+            raise KafkaRuleError(
+                f"requirement failed: password.encoder.secret must be specified to update {scala_set(passwords)}. "
+                "(password configs are stored encrypted with the brokers' password.encoder.secret, which kzc "
+                "never holds: they go through the brokers, --bootstrap-server, never into ZooKeeper from kzc)",
                 "IllegalArgumentException",
             )
         raise KafkaRuleError(

@@ -161,9 +161,11 @@ def test_a_per_broker_key_is_refused_at_the_default_on_every_path() -> None:
     ]
     request = BrokerConfigRequest(BROKER_DEFAULT, (("ssl.keystore.location", "/k"),))
     empty = StoredConfig(BROKERS, BROKER_DEFAULT, (), None)
-    for via in (VIA_ADMIN, VIA_ZOOKEEPER):
+    for via, running in ((VIA_ADMIN, [1]), (VIA_ZOOKEEPER, [])):
         with pytest.raises(KafkaRuleError, match=r"default cluster level, broker id must be specified: Set\(ssl"):
-            plan_broker_change(request, empty, via, [1], before_1_1=False)
+            plan_broker_change(request, empty, via, running, before_1_1=False)
+    with pytest.raises(KafkaRuleError, match="for default cluster if any broker is running"):
+        plan_broker_change(request, empty, VIA_ZOOKEEPER, [1], before_1_1=False)  # Kafka's first check
 
 
 def test_a_password_config_is_never_written_to_zookeeper() -> None:
