@@ -27,6 +27,7 @@ from core.errors import ConcurrentChangeError, ConnectError, KzcError, UsageErro
 from core.kafka.quotas import (
     DEFAULT,
     QUOTA_KEYS,
+    USER_QUOTAS_SINCE,
     EffectiveQuota,
     QuotaEntity,
     desanitize,
@@ -259,6 +260,10 @@ def plan_quota(
     for key in delete_keys:
         if key not in QUOTA_KEYS:
             raise UsageError(f"Unknown quota {key!r}: one of {', '.join(QUOTA_KEYS)}")
+    if entity.user is not None and path.release is not None and path.release < USER_QUOTAS_SINCE:
+        raise UsageError(
+            f"user quotas need Kafka 0.10.1+ (KIP-55); the oldest broker runs {'.'.join(map(str, path.release))}"
+        )
     values = {key: parse_quota(key, value, path.release) for key, value in set_items.items()}
     entity_type, name = entity_location(entity)
     before = read_config(session, entity_type, name)

@@ -223,3 +223,12 @@ def test_stored_quotas_are_compared_as_numbers() -> None:
     assert same_quotas({"request_percentage": "50.0"}, {"request_percentage": "50"})
     assert not same_quotas({"request_percentage": "50.0"}, {"request_percentage": "51"})
     assert not same_quotas({}, {"request_percentage": "50"})
+
+
+def test_user_quotas_are_refused_on_a_cluster_older_than_0_10_1() -> None:
+    from core.brokers.capabilities import Route
+    from core.security.quotas import QuotaPath, plan_quota
+
+    path = QuotaPath(Route(VIA_ZOOKEEPER, "test"), None, (0, 10))
+    with pytest.raises(UsageError, match=r"user quotas need Kafka 0.10.1\+ \(KIP-55\); the oldest broker runs 0.10"):
+        plan_quota(None, QuotaEntity("alice", None), {"producer_byte_rate": "1"}, [], path)  # type: ignore[arg-type]
