@@ -13,7 +13,6 @@ from core.config import ConnectionSettings, UserConfig
 from core.errors import ConnectError
 from core.human_time import clock_text
 from core.kafka.quotas import DEFAULT, EffectiveQuota, QuotaEntity
-from core.polling import wait_until
 from core.snapshot.model import ClusterSnapshot
 from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
@@ -117,6 +116,21 @@ async def test_the_timer_reads_only_while_the_tab_is_shown(
         await reads_at_least(hidden_from + 2)
 
 
+async def test_r_does_not_start_a_second_timer(
+    small_snapshot: ClusterSnapshot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(security, "EFFECTIVE_REFRESH_S", 0.2)
+    app, backend = make(small_snapshot)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ask(pilot, "alice", "app1")
+        for _ in range(5):
+            await pilot.press("r")
+            await settle(pilot)
+        start = backend.effective_reads
+        await pilot.pause(1.0)  # five intervals: one chain reads about five times, six chains thirty
+        assert backend.effective_reads - start <= 7
+
+
 async def test_a_failed_read_keeps_the_last_answer_marked_stale_with_the_reason(
     small_snapshot: ClusterSnapshot,
 ) -> None:
@@ -134,7 +148,3 @@ async def test_a_failed_read_keeps_the_last_answer_marked_stale_with_the_reason(
         await pilot.press("r")
         await settle(pilot)
         assert "STALE" not in shown(app)
-
-
-def test_wait_until_is_the_clusters_wait() -> None:
-    assert wait_until(lambda: True, 1, "nothing") is True

@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 
 from core.console.protocols import SecuritySource
@@ -174,6 +175,7 @@ class SecurityScreen(KzcScreen):
         self._effective_reading = False
         self._effective: tuple[list[EffectiveQuota], int] | None = None  # the last good read, and when
         self._effective_failure: tuple[str, int] | None = None  # the last read failed: why, when
+        self._effective_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -272,7 +274,10 @@ class SecurityScreen(KzcScreen):
             self._read_effective_now()  # asked for another pair meanwhile: read that one now
             return
         if self.is_mounted:
-            self.set_timer(EFFECTIVE_REFRESH_S, self._effective_tick)
+            # One timer at a time: an answer to r replaces the pending tick rather than start a second chain.
+            if self._effective_timer is not None:
+                self._effective_timer.stop()
+            self._effective_timer = self.set_timer(EFFECTIVE_REFRESH_S, self._effective_tick)
 
     def _draw_effective(self, now_ms: int) -> None:
         if self._asked is None:
