@@ -2,7 +2,8 @@
 goes through AlterClientQuotas (kzc's own request), the broker writes ZooKeeper, DescribeClientQuotas reads it
 back and a producer with that client id is really throttled; a cluster-default broker config goes through
 IncrementalAlterConfigs with an empty BROKER resource name (which librdkafka refuses) and every broker reports
-it as ``DYNAMIC_DEFAULT_BROKER_CONFIG``; Kafka's own refusals reach the user."""
+it as ``DYNAMIC_DEFAULT_BROKER_CONFIG``; Kafka's own refusals reach the user; the console's security screen
+shows the effective quota of a user/client-id and follows a change on ``r``."""
 
 from __future__ import annotations
 
@@ -14,14 +15,20 @@ from pathlib import Path
 import pytest
 from confluent_kafka import KafkaError, Producer
 from kazoo.client import KazooClient
+from textual.widgets import Input, Static
 
 from core.brokers.changes import ChangeAdmin
-from core.connect import parse_bootstrap
+from core.config import ConnectionSettings
+from core.connect import parse_bootstrap, parse_zookeeper
+from core.console.zk import ZkBackend
 from core.kafka.znodes.paths import broker_config_path, config_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, config, zk_args
+from tests.integration.sandbox_tools import eventually
+from tui.app import KzcApp
+from tui.screens.security import SecurityScreen
 
 QUOTA = 65536  # bytes/s: far below what one producer sends on loopback
 NEVER = str(2**63 - 2)  # log.flush.interval.messages as good as its default: other tests are not affected
@@ -187,3 +194,37 @@ def test_without_bootstrap_a_default_config_other_than_the_rates_is_refused_as_k
                          *zk_args(sandbox))  # fmt: skip
     assert code != 0 and "for default cluster if any broker is running" in err  # Kafka's first check
     assert "hunter2" not in err + json.dumps(out)
+
+
+async def test_the_console_shows_the_effective_quota_a_client_gets_and_follows_a_change(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    user, client = f"u{uuid.uuid4().hex[:6]}", f"c{uuid.uuid4().hex[:6]}"
+    code, _, err = run(capsys, "quota", "set", "--user", user, "producer_byte_rate=1048576", "--yes",
+                       *admin_args(sandbox))  # fmt: skip
+    assert code == 0, err
+    zookeeper = sandbox.info().zookeeper
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(zookeeper))
+    app = KzcApp(settings, backend=ZkBackend(settings), warm_spark=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await eventually(pilot, lambda: app.view is not None, 60, "the first view")
+        await pilot.press("A")
+        screen = await eventually(
+            pilot, lambda: app.screen if isinstance(app.screen, SecurityScreen) else None, 10, "the security screen"
+        )
+        await pilot.press("2")
+        screen.query_one("#effective-user", Input).focus()
+        await pilot.press(*user, "enter", *client, "enter")
+
+        def shown() -> str:
+            return str(screen.query_one("#effective-quota", Static).render())
+
+        await eventually(pilot, lambda: f"producer_byte_rate: 1048576  (from user {user})" in shown(), 30, "it")
+        assert "consumer_byte_rate: -  (no quota at any level: unlimited)" in shown()
+        code, _, err = run(capsys, "quota", "set", "--user", user, "--client-id", client, "producer_byte_rate=2048",
+                           "--yes", *admin_args(sandbox))  # fmt: skip
+        assert code == 0, err
+        await pilot.press("r")
+        await eventually(
+            pilot, lambda: f"producer_byte_rate: 2048  (from user {user}, client-id {client})" in shown(), 30, "r"
+        )
