@@ -40,6 +40,7 @@ from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
 from core.security.acls import AclListing, ResourceAccess
+from core.security.quotas import QuotaListing
 from core.security.users import ScramUser
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -367,9 +368,9 @@ class RecordedBackend:
         bindings = tuple(sorted(self.acls, key=lambda b: (b.pattern, b.acl)))
         return AclListing(bindings, path_reason="recorded")
 
-    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
+    def quota_entities(self) -> QuotaListing:
         """The recording's ``quotas``."""
-        return dict(self.quotas)
+        return QuotaListing(dict(self.quotas), "ZooKeeper (recorded)")
 
     def scram_users(self) -> list[ScramUser]:
         """The recording's ``users``."""

@@ -85,6 +85,21 @@ def read_all_quotas(session: ZkSession) -> dict[QuotaEntity, dict[str, str]]:
     return found
 
 
+@dataclass(frozen=True)
+class QuotaListing:
+    """Every quota entity with its quota keys, and where they were read (``DescribeClientQuotas from broker
+    1`` or ``ZooKeeper (...)``)."""
+
+    quotas: Mapping[QuotaEntity, Mapping[str, str]]
+    source: str
+
+
+def read_quota_listing(session: ZkSession, settings: ConnectionSettings) -> QuotaListing:
+    """``read_quotas`` as one value (the console's quotas tab)."""
+    quotas, source = read_quotas(session, settings)
+    return QuotaListing(quotas, source)
+
+
 def read_quotas(session: ZkSession, settings: ConnectionSettings) -> tuple[dict[QuotaEntity, dict[str, str]], str]:
     """Every quota entity and where they were read: DescribeClientQuotas when a ``--bootstrap-server`` is
     given and the brokers serve it (2.6+; what the brokers enforce), else ZooKeeper (``read_all_quotas``).
@@ -343,6 +358,7 @@ def same_quotas(stored: Mapping[str, str], planned: Mapping[str, str]) -> bool:
 __all__ = [
     "DEFAULT",
     "QuotaEntity",
+    "QuotaListing",
     "QuotaPath",
     "QuotaPlan",
     "apply_quota",
@@ -350,6 +366,7 @@ __all__ = [
     "plan_quota",
     "quota_path",
     "read_all_quotas",
+    "read_quota_listing",
     "read_quota_path",
     "read_quotas",
 ]

@@ -29,6 +29,7 @@ from tests.integration.cluster_reads import admin_args, config, zk_args
 from tests.integration.sandbox_tools import eventually
 from tui.app import KzcApp
 from tui.screens.security import SecurityScreen
+from tui.widgets.virtual_table import VirtualTable
 
 QUOTA = 65536  # bytes/s: far below what one producer sends on loopback
 NEVER = str(2**63 - 2)  # log.flush.interval.messages as good as its default: other tests are not affected
@@ -204,7 +205,8 @@ async def test_the_console_shows_the_effective_quota_a_client_gets_and_follows_a
                        *admin_args(sandbox))  # fmt: skip
     assert code == 0, err
     zookeeper = sandbox.info().zookeeper
-    settings = ConnectionSettings(zookeeper=parse_zookeeper(zookeeper))
+    bootstrap = parse_bootstrap(sandbox.info().bootstrap_servers)
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(zookeeper), bootstrap_servers=bootstrap)
     app = KzcApp(settings, backend=ZkBackend(settings), warm_spark=False)
     async with app.run_test(size=(160, 48)) as pilot:
         await eventually(pilot, lambda: app.view is not None, 60, "the first view")
@@ -213,6 +215,9 @@ async def test_the_console_shows_the_effective_quota_a_client_gets_and_follows_a
             pilot, lambda: app.screen if isinstance(app.screen, SecurityScreen) else None, 10, "the security screen"
         )
         await pilot.press("2")
+        table = screen.query_one("#security-quotas", VirtualTable)
+        await eventually(pilot, lambda: str(table.border_title).startswith("Quotas from Describe"), 30, "the quotas")
+        assert ("user", user, "-", "producer_byte_rate=1048576") in [r.cells for r in table.visible_rows()]
         screen.query_one("#effective-user", Input).focus()
         await pilot.press(*user, "enter", *client, "enter")
 

@@ -29,6 +29,7 @@ from core.errors import KzcError
 from core.human_time import age_text, clock_text
 from core.kafka.quotas import DEFAULT, EffectiveQuota, QuotaEntity
 from core.security.acls import AclListing
+from core.security.quotas import QuotaListing
 from core.security.users import ScramUser
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
@@ -147,7 +148,7 @@ class SecurityScreen(KzcScreen):
     class QuotasRead(Message):
         """Every quota entity, or why they could not be read."""
 
-        def __init__(self, found: Mapping[QuotaEntity, Mapping[str, str]] | str) -> None:
+        def __init__(self, found: QuotaListing | str) -> None:
             super().__init__()
             self.found = found
 
@@ -330,7 +331,7 @@ class SecurityScreen(KzcScreen):
     def read_quotas(self) -> None:
         """Every quota entity, as ``kzc quota show`` reads them."""
         try:
-            found: Mapping[QuotaEntity, Mapping[str, str]] | str = self.source.quota_entities()
+            found: QuotaListing | str = self.source.quota_entities()
         except KzcError as exc:
             found = str(exc)
         self.post_message(self.QuotasRead(found))
@@ -366,8 +367,10 @@ class SecurityScreen(KzcScreen):
             table.set_rows([])
             table.empty_text = f"quotas unknown: {message.found}"
             return
-        table.set_rows(quota_rows(message.found))
-        table.empty_text = "no quotas in ZooKeeper"
+        table.set_rows(quota_rows(message.found.quotas))
+        source = message.found.source
+        table.empty_text = "no quotas in ZooKeeper" if source.startswith("ZooKeeper") else f"no quotas ({source})"
+        table.border_title = f"Quotas from {message.found.source}"
 
     @on(UsersRead)
     def _users_read(self, message: UsersRead) -> None:
