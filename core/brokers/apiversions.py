@@ -37,6 +37,9 @@ API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
 CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")
 DELETE_TOPICS = Api(20, "DeleteTopics", "0.10.1")
 DESCRIBE_ACLS = Api(29, "DescribeAcls", "0.11.0")
+# v1 (2.0, KIP-290) carries the resource pattern type: prefixed ACLs need it.
+CREATE_ACLS = Api(30, "CreateAcls", "0.11.0")
+DELETE_ACLS = Api(31, "DeleteAcls", "0.11.0")
 DESCRIBE_CONFIGS = Api(32, "DescribeConfigs", "0.11.0")
 ALTER_CONFIGS = Api(33, "AlterConfigs", "0.11.0")
 DESCRIBE_LOG_DIRS = Api(35, "DescribeLogDirs", "1.0.0")
@@ -46,6 +49,10 @@ ELECT_LEADERS = Api(43, "ElectLeaders", "2.2.0")
 INCREMENTAL_ALTER_CONFIGS = Api(44, "IncrementalAlterConfigs", "2.3.0")
 ALTER_PARTITION_REASSIGNMENTS = Api(45, "AlterPartitionReassignments", "2.4.0")
 DESCRIBE_CLIENT_QUOTAS = Api(48, "DescribeClientQuotas", "2.6.0")
+ALTER_CLIENT_QUOTAS = Api(49, "AlterClientQuotas", "2.6.0")
+DESCRIBE_USER_SCRAM_CREDENTIALS = Api(50, "DescribeUserScramCredentials", "2.7.0")
+ALTER_USER_SCRAM_CREDENTIALS = Api(51, "AlterUserScramCredentials", "2.7.0")
+DESCRIBE_CLUSTER = Api(60, "DescribeCluster", "2.8.0")
 
 # Version ranges a broker serves: api key -> (min, max).
 ApiRanges = Mapping[int, tuple[int, int]]

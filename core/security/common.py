@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 from core.config import ConnectionSettings, read_only_cause
 from core.configs.zk import ZkWriter, controller_fence, execute
-from core.errors import ConcurrentChangeError, KafkaRuleError, ReadOnlyError
+from core.errors import ConcurrentChangeError, ConnectError, KafkaRuleError, KzcError, ReadOnlyError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
@@ -52,3 +52,22 @@ def write_checked(session: ZkWriter, writes: Sequence[PlannedWrite], what: str, 
 def znode_state(path: str, version: int | None) -> str:
     """``/config/users/alice, znode version 3`` (or ``no znode``): where a preview's before-state was read."""
     return f"{path}, " + ("no znode" if version is None else f"znode version {version}")
+
+
+def around_the_brokers(exc: KzcError, zookeeper_tool: str) -> KzcError:
+    """``exc`` (a refusal or failure on the AdminClient path) with what was not done instead, in the same
+    error type: kzc never falls back to ZooKeeper on its own once the brokers were asked, since that would go
+    around the brokers' own authorization; the operator may choose to with ``--via zookeeper``."""
+    message = (
+        f"{exc}; nothing was written through ZooKeeper instead (kzc does not go around the brokers on its own: "
+        f"add --via zookeeper to write ZooKeeper directly, {zookeeper_tool})"
+    )
+    if isinstance(exc, KafkaRuleError):
+        return KafkaRuleError(message, exc.kafka_exception)
+    if isinstance(exc, ConnectError):
+        # The likely cause when the brokers are up: a listener that wants SASL or TLS, which kzc's client lacks.
+        return ConnectError(
+            f"{message}. If the brokers are up, their listener may require SASL or TLS, which kzc's Kafka client "
+            "does not speak (it connects without SASL or TLS): give a PLAINTEXT listener as --bootstrap-server"
+        )
+    return KzcError(message)
