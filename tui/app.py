@@ -10,6 +10,7 @@ Backend callbacks only post messages; slow work runs in workers that end in one 
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -37,7 +38,7 @@ from tui.journal import EventJournal
 from tui.keymap import BindingInfo, catalog
 from tui.live_link import LiveLink, LiveMessage
 from tui.navigation import fix_actions, go_back, pop_to_root, refused, show_screen
-from tui.recording import RecordingLink, RecordingRefused, RecordingStarted, close_cluster
+from tui.recording import RecordingLink, RecordingRefused, RecordingStarted, RecordingStopped, close_cluster
 from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
 from tui.screens.broker import BrokerScreen
@@ -122,6 +123,8 @@ class KzcApp(App[None]):
         super().run(*args, **kwargs)
         if self._closing_cluster is not None:
             self._closing_cluster.join()  # the recording's final flush (the UI is gone: nothing waits on it)
+            if self.recording.failure:
+                print(f"kzc: recording stopped: {self.recording.failure}", file=sys.stderr)
 
     def _link(self, generation: int) -> LiveLink:
         return LiveLink(self, self.backend, generation, self.now_ms)
@@ -249,11 +252,16 @@ class KzcApp(App[None]):
 
     @on(RecordingStarted)
     @on(RecordingRefused)
-    def _recording(self, message: RecordingStarted | RecordingRefused) -> None:
+    @on(RecordingStopped)
+    def _recording(self, message: RecordingStarted | RecordingRefused | RecordingStopped) -> None:
         if message.generation != self.recording.generation:
             return  # an older cluster's (its link closed it, or closes it)
         if isinstance(message, RecordingStarted):
-            self.live.set_status(recording=message.root)
+            self.live.set_status(recording=message.root, recording_stopped=False)
+        elif isinstance(message, RecordingStopped):
+            self.live.set_status(recording_stopped=True)
+            self.notify(f"recording stopped: {message.reason}; changes from now on are not recorded",
+                        severity="error", timeout=60)  # fmt: skip
         else:
             self.notify(message.reason, severity="warning", timeout=30)
 

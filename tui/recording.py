@@ -35,6 +35,15 @@ class RecordingStarted(Message):
 
 
 @dataclass
+class RecordingStopped(Message):
+    """Recording stopped on its own (the disk refused a flush): what the live model sees from now on is
+    not recorded."""
+
+    reason: str
+    generation: int
+
+
+@dataclass
 class RecordingRefused(Message):
     """Recording was asked for and could not start; ``reason`` is the user-facing message."""
 
@@ -52,6 +61,7 @@ class RecordingLink:
         self.recording: ConsoleRecording | None = None
         self._lock = threading.Lock()
         self._closed = False
+        self.failure: str | None = None  # why recording stopped on its own, known once closed
 
     @property
     def wanted(self) -> bool:
@@ -61,7 +71,8 @@ class RecordingLink:
     def start_job(self, post: Post) -> None:
         """Open the store and start recording (worker thread); ends in one message."""
         try:
-            recording = ConsoleRecording.start(self.backend, history_place(self.settings))
+            stopped = lambda reason: post(RecordingStopped(reason, self.generation))  # noqa: E731
+            recording = ConsoleRecording.start(self.backend, history_place(self.settings), on_failure=stopped)
         except KzcError as exc:
             post(RecordingRefused(f"not recording: {exc}", self.generation))
             return
@@ -81,6 +92,7 @@ class RecordingLink:
             recording, self.recording = self.recording, None
         if recording is not None:
             recording.close()
+            self.failure = recording.failure
 
 
 def close_cluster(link: RecordingLink, backend: ClusterBackend) -> None:

@@ -57,7 +57,14 @@ class _Followed:
 class ConsoleRecording:
     """One cluster recorded into its history store while the console follows it."""
 
-    def __init__(self, place: HistoryPlace, root: Path, recorder: Recorder, locks: ExitStack) -> None:
+    def __init__(
+        self,
+        place: HistoryPlace,
+        root: Path,
+        recorder: Recorder,
+        locks: ExitStack,
+        on_failure: Callable[[str], object] | None = None,
+    ) -> None:
         self.place = place
         self.root = root
         self._recorder = recorder
@@ -65,12 +72,18 @@ class ConsoleRecording:
         self._thread: threading.Thread | None = None
         self._closed = threading.Lock()
         self.failure: str | None = None  # why the recorder's thread stopped on its own
+        self._on_failure = on_failure
 
     @classmethod
     def start(
-        cls, cluster: FollowedCluster, place: HistoryPlace, settings: RecorderSettings | None = None
+        cls,
+        cluster: FollowedCluster,
+        place: HistoryPlace,
+        settings: RecorderSettings | None = None,
+        on_failure: Callable[[str], object] | None = None,
     ) -> ConsoleRecording:
-        """Open (or create) the store, take the cluster's recorder lock and start recording (blocks on disk).
+        """Open (or create) the store, take the cluster's recorder lock and start recording (blocks on disk);
+        ``on_failure`` hears, from the recorder's thread, why recording stopped if it stops on its own.
 
         Raises:
             UsageError: nothing names a store (``HistoryPlace.require``), or it is not a store.
@@ -90,7 +103,7 @@ class ConsoleRecording:
             settings or RecorderSettings(),
             lambda: cluster.state is ConnectionState.CONNECTED,
         )
-        recording = cls(place, root, recorder, locks)
+        recording = cls(place, root, recorder, locks, on_failure)
         cluster.add_snapshot_listener(recorder.changed)  # the model's thread: only flags the recorder
         thread = threading.Thread(
             target=recording._run, args=(_Followed(cluster),), name="kzc-console-record", daemon=True
@@ -112,8 +125,10 @@ class ConsoleRecording:
     def _run(self, live: _Followed) -> None:
         try:
             self._recorder.run(live)
-        except KzcError as exc:  # the cluster was closed under it, or the disk refused: say so at close
-            self.failure = str(exc)
+        except Exception as exc:  # the disk refused (full, gone), or the cluster was closed under it: say so
+            self.failure = str(exc) if isinstance(exc, KzcError) else f"{type(exc).__name__}: {exc}"
+            if self._on_failure is not None:
+                self._on_failure(self.failure)
 
     def close(self) -> None:
         """Stop recording with a final flush and release the store's lock (any thread but the UI's; once)."""
@@ -124,5 +139,7 @@ class ConsoleRecording:
             if self._thread is not None:
                 self._thread.join(_CLOSE_WAIT_S)
             self._recorder.flush()  # what the thread compared after stop's flush
+        except Exception as exc:  # the final flush failed too (a full disk): kept for whoever closes to say
+            self.failure = self.failure or f"{type(exc).__name__}: {exc}"
         finally:
             self._locks.close()

@@ -4,10 +4,12 @@ quitting releases the store."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.widgets import Label
 
 from core.config import ConnectionSettings
@@ -73,3 +75,36 @@ async def test_without_record_the_console_records_nothing(make_app: MakeApp, tmp
         await settle(pilot)
         assert not app.screen.query_one(StatusBar).query_one("#status-rec", Label).display
     assert not (tmp_path / "history").exists()
+
+
+async def test_a_flush_the_disk_refuses_stops_recording_and_says_so(
+    make_app: MakeApp, small_snapshot: ClusterSnapshot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A recorder that silently stopped would leave the REC badge lying about what is on disk.
+    def full(*_: object, **__: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    store = tmp_path / "history"
+    read = replace(small_snapshot, full_read_ms=1_800_000_000_000)
+    app = make_app(snapshot=read, settings=ConnectionSettings(context="prod", history=str(store), record=True))
+    notices: list[str] = []
+    original = app.notify
+
+    def notify(message: str, **kwargs: object) -> None:
+        notices.append(message)
+        original(message, **kwargs)  # type: ignore[arg-type]
+
+    app.notify = notify  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        recording = app.recording.recording
+        assert recording is not None
+        monkeypatch.setattr(HistoryStore, "append", full)  # the next flush (every 5 s) fails
+        monkeypatch.setattr(HistoryStore, "set_flushed", full)
+        deadline = time.monotonic() + 30
+        while not any("recording stopped" in n for n in notices):
+            assert time.monotonic() < deadline, "the stopped recording was never reported"
+            await pilot.pause(0.1)
+        badge = app.screen.query_one(StatusBar).query_one("#status-rec", Label)
+        assert str(badge.content).startswith("REC STOPPED") and badge.has_class("-missing")
+        assert "No space left on device" in next(n for n in notices if "recording stopped" in n)

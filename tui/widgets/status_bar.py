@@ -40,6 +40,7 @@ class StatusInfo:
     full_read_ms: int | None = None  # when the last full read of ZooKeeper finished
     down_since_ms: int | None = None  # when the live link stopped following the cluster (None: it follows)
     recording: str | None = None  # the history store the console records into (None: not recording)
+    recording_stopped: bool = False  # recording stopped on its own (the disk refused a flush)
 
     @property
     def live(self) -> bool:
@@ -149,7 +150,8 @@ class StatusBar(Horizontal):
         rec.display = info.recording is not None
         if info.recording is not None:
             where = info.recording if len(info.recording) <= 24 else "…" + info.recording[-23:]
-            _set(rec, f"REC {where}")
+            _set(rec, f"REC STOPPED {where}" if info.recording_stopped else f"REC {where}")
+        rec.set_class(info.recording_stopped, "-missing")
         room = self.size.width - self._used() - 1 if self.size.width else 10_000
         forms = right_texts(info, now_ms)
         last = self.query_one("#status-last", TextLine)
