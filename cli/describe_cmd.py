@@ -18,7 +18,7 @@ from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.brokers.capabilities import plaintext_endpoint
 from core.brokers.logdirs import read_broker_log_dirs
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.broker_view import log_dir_json
@@ -75,18 +75,22 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.snapshot:
         snapshot = read_snapshot_file(args.snapshot)
         if snapshot.kraft_brokers is None:
-            snapshot = with_kraft_brokers(snapshot, None)  # a file without them: the ISR tells (as the console)
+            snapshot = with_kraft_brokers(
+                snapshot, None, PLAINTEXT
+            )  # a file without them: the ISR tells (as the console)
     else:
         if settings.zookeeper is None:
             raise UsageError(
                 "no cluster to describe: give --zookeeper HOST:PORT[/chroot], --context NAME or --snapshot FILE"
             )
         snapshot, _ = take_snapshot(settings, args.max_in_flight)
-        snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)  # alive, though not in /brokers/ids
+        snapshot = with_kraft_brokers(
+            snapshot, settings.bootstrap_servers, settings.kafka_security
+        )  # alive, though not in /brokers/ids
     delete_enabled = None if args.delete_topic_enable is None else args.delete_topic_enable == "true"
     static = StaticMinIsr(given=args.min_insync_replicas)
     if not args.snapshot and settings.bootstrap_servers:
-        read = read_static_min_isr(settings.bootstrap_servers, snapshot.brokers)
+        read = read_static_min_isr(settings.bootstrap_servers, settings.kafka_security, snapshot.brokers)
         static = StaticMinIsr(by_broker=read.by_broker, given=args.min_insync_replicas, reason=read.reason)
     report = assess(
         snapshot,

@@ -39,6 +39,8 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._config import ConfigResource  # re-exported by confluent_kafka.admin, untyped there
 from confluent_kafka.cimpl import NewPartitions, NewTopic
 
+from core.brokers.client_config import kafka_client_config
+from core.config import KafkaSecurity
 from core.connect import HostPort, bootstrap_string
 from core.errors import ConnectError, KafkaRuleError, KzcError
 
@@ -198,19 +200,25 @@ class KafkaAdmin:
 
     Args:
         bootstrap_servers: the brokers to bootstrap from (``--bootstrap-server``).
+        security: how to authenticate and encrypt to them (``ConnectionSettings.kafka_security``).
         timeout: seconds each request may take, broker lookup included.
     """
 
-    def __init__(self, bootstrap_servers: Sequence[HostPort], timeout: float = 30.0) -> None:
+    def __init__(
+        self, bootstrap_servers: Sequence[HostPort], *, security: KafkaSecurity, timeout: float = 30.0
+    ) -> None:
         self.servers = tuple(bootstrap_servers)
         self.bootstrap = bootstrap_string(self.servers)
         self.timeout = timeout
         self.operation_timeout = 0.0  # seconds; > 0 when a KRaft controller owns the metadata (see above)
-        self._config: dict[str, Any] = {
-            "bootstrap.servers": self.bootstrap,
-            "logger": _LOG,
-            "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
-        }
+        self._config = kafka_client_config(
+            self.servers,
+            security,
+            {
+                "logger": _LOG,
+                "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
+            },
+        )
         self._lock = threading.Lock()  # guards _current and the counts; never held across a network call
         self._current: _Client | None = _Client(self._config)  # None: a fresh one is made by the next call
         self._local = threading.local()  # the client of this thread's call in progress / last call

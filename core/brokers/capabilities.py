@@ -39,13 +39,19 @@ def plaintext_endpoint(registration: BrokerRegistration | Unreadable | None, sas
     return None
 
 
-def registered_bootstrap(brokers: Mapping[int, BrokerRegistration | Unreadable]) -> tuple[HostPort, ...]:
-    """Bootstrap servers from the brokers' own registrations: each registered broker's PLAINTEXT endpoint,
-    by broker id (what a command uses when no ``--bootstrap-server`` was given). An endpoint without a host
-    (a wildcard listener the broker did not resolve) is left out rather than guessed."""
+def registered_bootstrap(
+    brokers: Mapping[int, BrokerRegistration | Unreadable], protocol: str = "PLAINTEXT"
+) -> tuple[HostPort, ...]:
+    """Bootstrap servers from the brokers' own registrations: each registered broker's endpoint whose
+    security protocol is ``protocol`` (the client's ``kafka_security_protocol``), by broker id (what a
+    command uses when no ``--bootstrap-server`` was given). An endpoint without a host (a wildcard listener
+    the broker did not resolve) is left out rather than guessed."""
     found = []
     for broker in sorted(brokers):
-        endpoint = plaintext_endpoint(brokers[broker])
+        registration = brokers[broker]
+        if not isinstance(registration, BrokerRegistration):
+            continue
+        endpoint = next((e for e in registration.endpoints if e.security_protocol == protocol), None)
         if endpoint is not None and endpoint.host:
             found.append(HostPort(endpoint.host, endpoint.port))
     return tuple(found)

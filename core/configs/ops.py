@@ -193,7 +193,11 @@ def open_ops(
     audit = audit or AuditLog(cluster_name(settings))
     with open_kafka_session(settings) as session:
         audit.cluster_id = read_cluster_id(session)
-        admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        admin = (
+            ChangeAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
+            if settings.bootstrap_servers
+            else None
+        )
         yield make(session, admin, settings, audit)
 
 

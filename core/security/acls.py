@@ -202,7 +202,7 @@ def list_acls(session: ZkSession, settings: ConnectionSettings, timeout: float =
     lacking = capabilities.lacking(DESCRIBE_ACLS) if capabilities is not None else None
     if lacking is not None:
         return replace(read_acls(session), path_reason=f"{lacking}: {ACL_PATH_NOTE}")
-    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         bindings, skipped = admin.describe_acls()
     except KzcError as exc:
@@ -340,7 +340,7 @@ def _described(settings: ConnectionSettings, pattern: ResourcePattern, timeout: 
         KzcError: the brokers refused or did not answer (``around_the_brokers``).
     """
     assert settings.bootstrap_servers
-    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         bindings, _ = admin.describe_acls(pattern)
     except KzcError as exc:
@@ -427,7 +427,7 @@ def _apply_through_brokers(settings: ConnectionSettings, plan: AclPlan, timeout:
             ZooKeeper), or they still report other ACLs after ``timeout``.
     """
     assert settings.bootstrap_servers
-    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     sent = list(plan.sent)
     try:
         if plan.action == "add":

@@ -78,7 +78,7 @@ def read_users(session: ZkSession, settings: ConnectionSettings, timeout: float 
     lacking = capabilities.lacking(DESCRIBE_USER_SCRAM_CREDENTIALS) if capabilities is not None else None
     if lacking is not None:
         return UserListing(tuple(list_users(session)), VIA_ZOOKEEPER, f"{lacking}: {USERS_NOTE}")
-    admin = ScramAdmin(settings.bootstrap_servers, timeout)
+    admin = ScramAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         described = admin.describe_credentials()
     except KzcError as exc:
@@ -249,7 +249,7 @@ def _described(settings: ConnectionSettings, user: str, timeout: float) -> tuple
         KzcError: the brokers refused or did not answer (``around_the_brokers``).
     """
     assert settings.bootstrap_servers
-    admin = ScramAdmin(settings.bootstrap_servers, timeout)
+    admin = ScramAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         return tuple(admin.describe_credentials([user]).get(user, []))
     except KzcError as exc:
@@ -388,7 +388,7 @@ def _apply_through_brokers(settings: ConnectionSettings, plan: CredentialPlan, t
             ZooKeeper), or report other mechanisms afterwards.
     """
     assert settings.bootstrap_servers
-    admin = ScramAdmin(settings.bootstrap_servers, timeout)
+    admin = ScramAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         for mechanism in plan.sent if plan.action == "set" else ():
             assert plan.password is not None and plan.iterations is not None

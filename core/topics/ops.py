@@ -592,7 +592,11 @@ def open_topic_ops(
     audit = audit or AuditLog(cluster_name(settings))
     with open_kafka_session(settings) as session:
         audit.cluster_id = read_cluster_id(session)
-        admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        admin = (
+            KafkaAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
+            if settings.bootstrap_servers
+            else None
+        )
         if admin is not None:
             admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
         yield TopicOps(session, admin, settings, audit)
