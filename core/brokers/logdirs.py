@@ -260,7 +260,12 @@ def read_broker_log_dirs(
     """
     who = f"broker {broker}"
     if endpoint is None:
-        return BrokerLogDirs(broker, now_ms, unknown=f"{who}: no PLAINTEXT listener (kzc speaks PLAINTEXT only)")
+        return BrokerLogDirs(
+            broker,
+            now_ms,
+            unknown=f"kzc's own requests (DescribeLogDirs) need a PLAINTEXT listener; {who} has none "
+            "(kzc's own client speaks neither TLS nor SASL)",
+        )
     host, port = endpoint
     try:
         dirs = describe_log_dirs(host or "127.0.0.1", port, partitions, timeout, who)

@@ -285,7 +285,10 @@ class ReassignOps:
         for broker, partitions in sorted(wanted.items()):
             endpoint = plaintext_endpoint(facts.brokers.get(broker))
             if endpoint is None:
-                problems.append(f"broker {broker}: not registered or no PLAINTEXT listener")
+                problems.append(
+                    f"broker {broker}: not registered, or no PLAINTEXT listener (kzc's own DescribeLogDirs request "
+                    "needs one)"
+                )
                 continue
             try:
                 host = endpoint.host or "127.0.0.1"
