@@ -23,6 +23,7 @@ collector before it is destroyed (its thread-local state gone) can crash it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import socket
@@ -211,10 +212,14 @@ class KafkaAdmin:
         self.bootstrap = bootstrap_string(self.servers)
         self.timeout = timeout
         self.operation_timeout = 0.0  # seconds; > 0 when a KRaft controller owns the metadata (see above)
+        # The brokers' refusal of kzc's SASL or TLS handshake reaches only the error callback (served by
+        # ``poll``); the request itself just times out. Kept here, apart from any client (no reference cycle).
+        self._refusals: list[str] = []
         self._config = kafka_client_config(
             self.servers,
             security,
             {
+                "error_cb": partial(_note_refusal, self._refusals),
                 "logger": _LOG,
                 "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
             },
@@ -649,7 +654,10 @@ class KafkaAdmin:
                 self._wedged(f"{what}: {exc.args[0].str()}")
             raise error from exc
         except TimeoutError as exc:
+            refused = self._refusal()
             self._wedged(f"{what} unanswered past its deadline")
+            if refused is not None:
+                raise ConnectError(f"cannot {what}: the Kafka brokers at {self.bootstrap} {refused}") from exc
             raise ConnectError(
                 f"Kafka brokers {self.bootstrap} did not answer to {what} within {self.timeout:g} s"
             ) from exc
@@ -675,11 +683,36 @@ class KafkaAdmin:
         if code in _RULE_ERRORS:
             return KafkaRuleError(message, _RULE_ERRORS[code])
         if code in _CONNECT_ERRORS:
+            if (refused := self._refusal()) is not None:
+                return ConnectError(f"cannot {what}: the Kafka brokers at {self.bootstrap} {refused}")
             return ConnectError(
                 f"cannot {what} through Kafka brokers {self.bootstrap}: {message} "
                 "(check --bootstrap-server and that the brokers are up)"
             )
         return KzcError(f"{what} failed: {message} ({error.name()})")
+
+    def _refusal(self) -> str | None:
+        """Why the brokers refused kzc's SASL or TLS handshake lately, in words (None: they did not)."""
+        holder: _Client | None = getattr(self._local, "last", None)  # this thread's last call, even if retired
+        with contextlib.suppress(Exception):  # a destroyed client: nothing more to learn
+            (holder.client if holder is not None else self._client).poll(0)  # serves the error callback here
+        if not self._refusals:
+            return None
+        last = self._refusals[-1]
+        self._refusals.clear()
+        if "SASL" in last or "uthentication" in last:
+            return (
+                f"refused kzc's authentication ({last}): check the Kafka SASL user, mechanism and password "
+                "(--kafka-sasl-username, --kafka-sasl-mechanism, $KZC_KAFKA_SASL_PASSWORD or the password file)"
+            )
+        return f"refused kzc's TLS handshake ({last}): check --kafka-ssl-ca-location and the listener's protocol"
+
+
+def _note_refusal(refusals: list[str], error: KafkaError) -> None:
+    """librdkafka's error callback: keep the last few SASL/TLS refusals (librdkafka's text names no secret)."""
+    if error.code() in (KafkaError._AUTHENTICATION, KafkaError._SSL):
+        refusals.append(error.str())
+        del refusals[:-3]
 
 
 def _state_name(state: object) -> str:
