@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from core.brokers.apiversions import Api, ApiRanges, NoVersion, negotiate, open_broker
+from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.kafka.znodes import BrokerRegistration, Endpoint, Unreadable
 
@@ -37,6 +38,14 @@ def plaintext_endpoint(registration: BrokerRegistration | Unreadable | None, sas
         if found is not None:
             return found
     return None
+
+
+def wire_endpoint(registration: BrokerRegistration | Unreadable | None, security: KafkaSecurity) -> Endpoint | None:
+    """Where kzc's own requests reach the broker: its listener of the client's security protocol
+    (``kafka_security_protocol``: PLAINTEXT by default), or None when it has none."""
+    if not isinstance(registration, BrokerRegistration):
+        return None
+    return next((e for e in registration.endpoints if e.security_protocol == security.protocol), None)
 
 
 def registered_bootstrap(

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, request
 from core.brokers.wire import compact_string, frame, uvarint
+from core.config import KafkaSecurity
 
 VERSIONS = (0, 0)
 _CLIENT_ID = "kzc-cancel"
@@ -129,7 +130,12 @@ def decode_cancel_response(body: bytes) -> CancelResult:
 
 
 def cancel_reassignments(
-    host: str, port: int, partitions: Sequence[tuple[str, int]], timeout: float, who: str = "the controller"
+    host: str,
+    port: int,
+    partitions: Sequence[tuple[str, int]],
+    timeout: float,
+    who: str = "the controller",
+    security: KafkaSecurity | None = None,
 ) -> CancelResult:
     """Send the cancellation to the controller at ``host:port`` and read its answer.
 
@@ -146,5 +152,6 @@ def cancel_reassignments(
         VERSIONS,
         lambda v: encode_cancel(partitions, timeout_ms, v),
         who,
+        security,
     )
     return decode_cancel_response(body)

@@ -457,7 +457,7 @@ class ZkBackend:
             if self._sizes is not None and time.monotonic() - self._sizes[0] < max_age_s:
                 return self._sizes[1]
             started = self._wall_ms()
-            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started)
+            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started, self._settings.kafka_security)
             view = self._size_book.merge(reads, started)
             self._sizes = (time.monotonic(), view)
             return view
