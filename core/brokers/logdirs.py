@@ -280,12 +280,9 @@ def read_broker_log_dirs(
     """
     who = f"broker {broker}"
     if endpoint is None:
-        protocol = security.protocol if security is not None else "PLAINTEXT"
+        need = f"a {security.protocol} listener (kafka_security_protocol)" if security else "a PLAINTEXT listener"
         return BrokerLogDirs(
-            broker,
-            now_ms,
-            unknown=f"kzc's own requests (DescribeLogDirs) need a {protocol} listener (kafka_security_protocol); "
-            f"{who} has none",
+            broker, now_ms, unknown=f"kzc's own requests (DescribeLogDirs) need {need}; {who} has none"
         )
     host, port = endpoint
     try:
