@@ -40,7 +40,7 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._config import ConfigResource  # re-exported by confluent_kafka.admin, untyped there
 from confluent_kafka.cimpl import NewPartitions, NewTopic
 
-from core.brokers.client_config import kafka_client_config
+from core.brokers.client_config import HandshakeRefusals, kafka_client_config
 from core.config import KafkaSecurity
 from core.connect import HostPort, bootstrap_string
 from core.errors import ConnectError, KafkaRuleError, KzcError
@@ -214,12 +214,12 @@ class KafkaAdmin:
         self.operation_timeout = 0.0  # seconds; > 0 when a KRaft controller owns the metadata (see above)
         # The brokers' refusal of kzc's SASL or TLS handshake reaches only the error callback (served by
         # ``poll``); the request itself just times out. Kept here, apart from any client (no reference cycle).
-        self._refusals: list[str] = []
+        self._refusals = HandshakeRefusals()
         self._config = kafka_client_config(
             self.servers,
             security,
             {
-                "error_cb": partial(_note_refusal, self._refusals),
+                "error_cb": self._refusals,
                 "logger": _LOG,
                 "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
             },
@@ -696,23 +696,7 @@ class KafkaAdmin:
         holder: _Client | None = getattr(self._local, "last", None)  # this thread's last call, even if retired
         with contextlib.suppress(Exception):  # a destroyed client: nothing more to learn
             (holder.client if holder is not None else self._client).poll(0)  # serves the error callback here
-        if not self._refusals:
-            return None
-        last = self._refusals[-1]
-        self._refusals.clear()
-        if "SASL" in last or "uthentication" in last:
-            return (
-                f"refused kzc's authentication ({last}): check the Kafka SASL user, mechanism and password "
-                "(--kafka-sasl-username, --kafka-sasl-mechanism, $KZC_KAFKA_SASL_PASSWORD or the password file)"
-            )
-        return f"refused kzc's TLS handshake ({last}): check --kafka-ssl-ca-location and the listener's protocol"
-
-
-def _note_refusal(refusals: list[str], error: KafkaError) -> None:
-    """librdkafka's error callback: keep the last few SASL/TLS refusals (librdkafka's text names no secret)."""
-    if error.code() in (KafkaError._AUTHENTICATION, KafkaError._SSL):
-        refusals.append(error.str())
-        del refusals[:-3]
+        return self._refusals.sentence()
 
 
 def _state_name(state: object) -> str:

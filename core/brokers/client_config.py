@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from confluent_kafka import KafkaError
+
 from core.config import KafkaSecurity
 from core.connect import HostPort, bootstrap_string
 
@@ -47,3 +49,32 @@ def librdkafka_security(security: KafkaSecurity) -> dict[str, str]:
             if value:
                 config[key] = value
     return config
+
+
+class HandshakeRefusals:
+    """librdkafka's ``error_cb`` for one client: the brokers' refusals of its SASL login or TLS handshake.
+
+    librdkafka reports them only through the error callback (served by the client's ``poll``); the request
+    itself just times out. ``sentence`` turns the last one into what to check. Holds no client (no cycle).
+    """
+
+    def __init__(self) -> None:
+        self._seen: list[str] = []
+
+    def __call__(self, error: KafkaError) -> None:
+        if error.code() in (KafkaError._AUTHENTICATION, KafkaError._SSL):
+            self._seen.append(error.str())  # librdkafka's text names the mechanism, never the password
+            del self._seen[:-3]
+
+    def sentence(self) -> str | None:
+        """ "refused kzc's authentication (why): check ..." for the last refusal, or None; forgets them."""
+        if not self._seen:
+            return None
+        last = self._seen[-1]
+        self._seen.clear()
+        if "SASL" in last or "uthentication" in last:
+            return (
+                f"refused kzc's authentication ({last}): check the Kafka SASL user, mechanism and password "
+                "(--kafka-sasl-username, --kafka-sasl-mechanism, $KZC_KAFKA_SASL_PASSWORD or the password file)"
+            )
+        return f"refused kzc's TLS handshake ({last}): check --kafka-ssl-ca-location and the listener's protocol"

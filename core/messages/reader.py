@@ -35,7 +35,7 @@ from confluent_kafka import (
     TopicPartition,
 )
 
-from core.brokers.client_config import kafka_client_config
+from core.brokers.client_config import HandshakeRefusals, kafka_client_config
 from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.errors import ConnectError, KafkaRuleError, UsageError
@@ -212,6 +212,8 @@ class MessageReader:
         self.timeout = timeout
         self.group_id: str
         config = consumer_config(bootstrap, security, timeout)
+        self._refusals = HandshakeRefusals()
+        config["error_cb"] = self._refusals
         self.group_id = str(config["group.id"])
         try:
             self._consumer = Consumer(config)
@@ -233,6 +235,9 @@ class MessageReader:
         try:
             metadata = self._consumer.list_topics(topic, timeout=self.timeout)
         except KafkaException as exc:
+            self._consumer.poll(0)  # serves the error callback: a refused login is said, not a transport failure
+            if (refused := self._refusals.sentence()) is not None:
+                raise ConnectError(f"cannot read {topic}: the Kafka brokers {refused}") from exc
             raise ConnectError(f"the brokers did not answer a metadata request for {topic}: {exc}") from exc
         found = metadata.topics.get(topic)
         if found is None or (found.error is not None and found.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):

@@ -140,6 +140,9 @@ def test_a_wrong_password_is_refused_by_the_broker_and_not_shown(
     assert code != 0
     assert "refused kzc's authentication" in err and "SCRAM-SHA-256" in err, (out, err)
     assert wrong not in str(out) + err
+    code, out, err = kzc(capsys, secured, "tail", TOPIC, "--offset", "0", "--count", "1", *sasl_flags())
+    assert code != 0 and "refused kzc's authentication" in err, (out, err)
+    assert wrong not in str(out) + err
 
 
 def test_the_password_appears_in_no_output(password: str) -> None:

@@ -7,11 +7,12 @@ import ast
 from pathlib import Path
 
 import pytest
+from confluent_kafka import KafkaError
 from confluent_kafka.admin import AdminClient
 
 from cli.main import build_parser, main
 from cli.options import settings_from_args
-from core.brokers.client_config import kafka_client_config
+from core.brokers.client_config import HandshakeRefusals, kafka_client_config
 from core.config import PLAINTEXT, KafkaSecurity, load_config, resolve_settings
 from core.connect import parse_bootstrap
 from core.errors import ConfigError, UsageError
@@ -201,3 +202,15 @@ def test_every_confluent_kafka_client_is_built_from_the_one_maker() -> None:
         for call in calls:
             assert call.args and not isinstance(call.args[0], ast.Dict), f"{where}:{call.lineno}"
     assert found >= 4  # the admin, metadata, message reader and sandbox traffic clients at least
+
+
+def test_a_refused_login_becomes_a_sentence_naming_what_to_check() -> None:
+    refusals = HandshakeRefusals()
+    refusals(KafkaError(KafkaError._ALL_BROKERS_DOWN, "1/1 brokers are down"))
+    assert refusals.sentence() is None
+    refusals(KafkaError(KafkaError._AUTHENTICATION, "SASL authentication error: invalid credentials"))
+    sentence = refusals.sentence()
+    assert sentence is not None and sentence.startswith("refused kzc's authentication (SASL authentication error")
+    assert "$KZC_KAFKA_SASL_PASSWORD" in sentence and refusals.sentence() is None  # said once
+    refusals(KafkaError(KafkaError._SSL, "SSL handshake failed: certificate verify failed"))
+    assert "refused kzc's TLS handshake" in (refusals.sentence() or "")
