@@ -209,6 +209,7 @@ class KafkaAdmin:
         self, bootstrap_servers: Sequence[HostPort], *, security: KafkaSecurity, timeout: float = 30.0
     ) -> None:
         self.servers = tuple(bootstrap_servers)
+        self.security = security  # also what kzc's own requests beside this client speak (CapabilityCache)
         self.bootstrap = bootstrap_string(self.servers)
         self.timeout = timeout
         self.operation_timeout = 0.0  # seconds; > 0 when a KRaft controller owns the metadata (see above)

@@ -142,11 +142,17 @@ def ask_versions(sock: socket.socket, who: str) -> dict[int, tuple[int, int]]:
 
 @contextmanager
 def open_broker(
-    host: str, port: int, timeout: float, who: str = "the broker", security: KafkaSecurity | None = None
+    host: str,
+    port: int,
+    timeout: float,
+    who: str = "the broker",
+    security: KafkaSecurity | None = None,
+    login: bool = True,
 ) -> Iterator[BrokerConnection]:
     """Connect to ``host:port`` and ask its ApiVersions; the connection is closed after. With ``security``
     (a listener of that protocol): TLS first for SSL/SASL_SSL (the CA verified, the host name checked), and
-    after ApiVersions (which brokers answer before authentication, KIP-43) the SASL login (``core.brokers.sasl``).
+    after ApiVersions (which brokers answer before authentication, KIP-43) the SASL login (``core.brokers.sasl``;
+    not with ``login`` False, for ApiVersions alone).
 
     Raises:
         OSError: refused, closed, timed out, or the TLS handshake failed. ValueError: an answer that is not
@@ -156,7 +162,7 @@ def open_broker(
         sock = _tls(raw, host, security) if security is not None and security.tls else raw
         try:
             broker = BrokerConnection(sock, ask_versions(sock, who), who)
-            if security is not None and security.sasl:
+            if login and security is not None and security.sasl:
                 authenticate(broker.send, dict(broker.ranges), security, who)
             yield broker
         finally:

@@ -113,20 +113,28 @@ class Capabilities:
         return "ApiVersions unknown for " + "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
 
 
-def read_capabilities(brokers: Mapping[int, BrokerRegistration | Unreadable], timeout: float) -> Capabilities:
-    """Ask every registered broker for its ApiVersions (in parallel: a dead broker costs one ``timeout``)."""
+def read_capabilities(
+    brokers: Mapping[int, BrokerRegistration | Unreadable], timeout: float, security: KafkaSecurity | None = None
+) -> Capabilities:
+    """Ask every registered broker for its ApiVersions (in parallel: a dead broker costs one ``timeout``): on its
+    PLAINTEXT or SASL_PLAINTEXT listener (answered before authentication), else, when ``security`` speaks TLS,
+    on its listener of that protocol over TLS (ApiVersions again before any SASL login)."""
 
     def ask(broker: int) -> BrokerApis:
         endpoint = plaintext_endpoint(brokers[broker], sasl=True)
+        tls = None
+        if endpoint is None and security is not None and security.tls:
+            endpoint, tls = wire_endpoint(brokers[broker], security), security
         if endpoint is None:
             reason = (
                 "its registration is unreadable"
                 if isinstance(brokers[broker], Unreadable)
-                else ("no PLAINTEXT or SASL_PLAINTEXT listener (kzc's ApiVersions request speaks no TLS)")
+                else "no PLAINTEXT or SASL_PLAINTEXT listener (nor a TLS one of kafka_security_protocol)"
             )
             return BrokerApis(broker, None, reason)
         try:
-            with open_broker(endpoint.host or "127.0.0.1", endpoint.port, timeout, f"broker {broker}") as conn:
+            host = endpoint.host or "127.0.0.1"
+            with open_broker(host, endpoint.port, timeout, f"broker {broker}", tls, login=False) as conn:
                 return BrokerApis(broker, dict(conn.ranges))
         except (OSError, ValueError) as exc:
             return BrokerApis(broker, None, f"{endpoint} did not answer ApiVersions: {exc}")
@@ -174,10 +182,14 @@ class CapabilityCache:
         timeout: seconds each broker may take to answer; None when there is no AdminClient (every write
             then goes through ZooKeeper and nothing is asked).
         preset: capabilities already known (tests, or a caller that read them).
+        security: the client's (``read_capabilities``: a TLS-only cluster is asked over TLS).
     """
 
-    def __init__(self, timeout: float | None, preset: Capabilities | None = None) -> None:
+    def __init__(
+        self, timeout: float | None, preset: Capabilities | None = None, security: KafkaSecurity | None = None
+    ) -> None:
         self.timeout = timeout
+        self.security = security
         self._value = preset
         self._key: tuple[tuple[int, object], ...] | None = None
 
@@ -187,7 +199,7 @@ class CapabilityCache:
             return None
         key = tuple(sorted((b, _registration_key(r)) for b, r in brokers.items()))
         if self._value is None or (self._key is not None and key != self._key):
-            self._value = read_capabilities(brokers, min(self.timeout, 5.0))
+            self._value = read_capabilities(brokers, min(self.timeout, 5.0), self.security)
         self._key = key
         return self._value
 

@@ -210,7 +210,7 @@ class BrokerConfigOps:
 
     def capabilities(self, facts: ClusterFacts) -> Capabilities:
         """The registered brokers' ApiVersions (kzc's own request: no ``--bootstrap-server`` needed)."""
-        return read_capabilities(facts.brokers, 5.0)
+        return read_capabilities(facts.brokers, 5.0, self.settings.kafka_security)
 
     def describe(self, entity: str) -> tuple[list[ConfigValue] | None, str | None]:
         """What the broker reports for ``entity`` (DescribeConfigs on the BROKER resource), or why it cannot."""

@@ -69,7 +69,7 @@ def resolve_source(settings: ConnectionSettings, topic: str, timeout: float = 5.
         if not reader.exists(topic_path(topic)):
             raise KafkaRuleError(f"Topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
         brokers = reader.facts().brokers
-    capabilities = read_capabilities(brokers, timeout)
+    capabilities = read_capabilities(brokers, timeout, settings.kafka_security)
     unsupported = headers_unsupported(capabilities.lacking(FETCH, HEADERS_SINCE, "v4 (Kafka 0.11.0+) for headers"))
     if settings.bootstrap_servers:
         return TailSource(

@@ -160,7 +160,9 @@ class ReassignOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
+        self.capabilities = CapabilityCache(
+            admin.timeout if admin is not None else None, security=settings.kafka_security
+        )
 
     def throttle_route(self, facts: ClusterFacts) -> Route:
         """The path of the throttles: IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper."""

@@ -74,7 +74,9 @@ def read_users(session: ZkSession, settings: ConnectionSettings, timeout: float 
     """
     if not settings.bootstrap_servers:
         return UserListing(tuple(list_users(session)), VIA_ZOOKEEPER, f"no --bootstrap-server: {USERS_NOTE}")
-    capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+    capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+        TopicStateReader(session).facts().brokers
+    )
     lacking = capabilities.lacking(DESCRIBE_USER_SCRAM_CREDENTIALS) if capabilities is not None else None
     if lacking is not None:
         return UserListing(tuple(list_users(session)), VIA_ZOOKEEPER, f"{lacking}: {USERS_NOTE}")
@@ -238,7 +240,9 @@ def choose_user_path(
     capabilities = None
     if settings is not None and settings.bootstrap_servers and via != VIA_ZOOKEEPER:
         assert isinstance(session, ZkSession)
-        capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+        capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+            TopicStateReader(session).facts().brokers
+        )
     return user_route(capabilities, via)
 
 

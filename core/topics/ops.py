@@ -159,7 +159,9 @@ class TopicOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self._capabilities = CapabilityCache(admin.timeout if admin is not None else None, capabilities)
+        self._capabilities = CapabilityCache(
+            admin.timeout if admin is not None else None, capabilities, security=settings.kafka_security
+        )
 
     @property
     def via(self) -> str:
