@@ -66,7 +66,7 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
     if not view.registered and not view.hosted:
         raise UsageError(f"broker {broker_id} is not registered and holds no replica")
     with open_kafka_session(settings) as session:
-        live = read_broker_live(session, view)
+        live = read_broker_live(session, view, settings.kafka_security)
     if args.json:
         print(json.dumps({**view.to_json(), **live.to_json()}))
     else:

@@ -445,7 +445,7 @@ class ZkBackend:
 
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
-        return read_broker_live(self._session, view)
+        return read_broker_live(self._session, view, self._settings.kafka_security)
 
     # ---- SizeSource ----------------------------------------------------------------------------------
 

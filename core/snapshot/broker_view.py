@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.brokers.logdirs import BrokerLogDirs, LogDir, read_broker_log_dirs
+from core.config import KafkaSecurity
 from core.errors import KzcError
 from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment
 from core.kafka.znodes.paths import broker_path
@@ -57,7 +58,12 @@ class BrokerView:
     registration_version: int | None = None
     broker_epoch: int | None = None  # the registration's czxid (2.2+)
     hosted: tuple[HostedReplica, ...] = ()
-    plaintext: tuple[str, int] | None = None  # where DescribeLogDirs can ask it
+    plaintext: tuple[str, int] | None = None  # its PLAINTEXT listener (host, port)
+    listeners: tuple[tuple[str, str, int], ...] = ()  # (security protocol, host, port) of each resolved listener
+
+    def wire_endpoint(self, security: KafkaSecurity) -> tuple[str, int] | None:
+        """Where kzc's own requests (DescribeLogDirs) ask it: its listener of ``security``'s protocol."""
+        return next(((h, p) for protocol, h, p in self.listeners if protocol == security.protocol), None)
 
     @property
     def leads(self) -> tuple[HostedReplica, ...]:
@@ -137,6 +143,7 @@ def broker_view(snapshot: ClusterSnapshot, broker_id: int, static: StaticMinIsr 
         broker_epoch=entry_b.times.czxid,
         hosted=tuple(hosted),
         plaintext=(plain.host, plain.port) if plain is not None else None,
+        listeners=tuple((e.security_protocol, e.host, e.port) for e in reg.endpoints if e.host),
     )
 
 
@@ -200,9 +207,12 @@ def log_dir_json(d: LogDir) -> dict[str, Any]:
     }
 
 
-def read_broker_live(session: ZkSession | None, view: BrokerView, timeout: float = 10.0) -> BrokerLive:
+def read_broker_live(
+    session: ZkSession | None, view: BrokerView, security: KafkaSecurity, timeout: float = 10.0
+) -> BrokerLive:
     """The ``ephemeralOwner`` of the broker's registration (through ``session``) and its log dirs (DescribeLogDirs
-    for every replica, to its PLAINTEXT listener). Never raises for the broker's sake."""
+    for every replica, to its listener of ``security``'s protocol, logging in there). Never raises for the
+    broker's sake."""
     session_id = None
     session_note = None
     if session is None:
@@ -217,7 +227,8 @@ def read_broker_live(session: ZkSession | None, view: BrokerView, timeout: float
             session_note = str(exc)
     if not view.registered:
         return BrokerLive(session_id, session_note, log_note="not registered: no broker to ask DescribeLogDirs")
-    dirs = read_broker_log_dirs(view.broker_id, view.plaintext, None, timeout, int(time.time() * 1000))
+    endpoint = view.wire_endpoint(security)
+    dirs = read_broker_log_dirs(view.broker_id, endpoint, None, timeout, int(time.time() * 1000), security)
     return broker_live(view, session_id, session_note, dirs)
 
 
