@@ -14,7 +14,7 @@ kept, so a request on the AdminClient path is then left to librdkafka's own nego
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -40,12 +40,15 @@ def plaintext_endpoint(registration: BrokerRegistration | Unreadable | None, sas
     return None
 
 
-def wire_endpoint(registration: BrokerRegistration | Unreadable | None, security: KafkaSecurity) -> Endpoint | None:
-    """Where kzc's own requests reach the broker: its listener of the client's security protocol
-    (``kafka_security_protocol``: PLAINTEXT by default), or None when it has none."""
-    if not isinstance(registration, BrokerRegistration):
+def wire_endpoint(
+    registration: BrokerRegistration | Unreadable | Iterable[Endpoint] | None, security: KafkaSecurity
+) -> Endpoint | None:
+    """Where kzc's own requests reach the broker (its registration, or its endpoints): its listener of the
+    client's security protocol (``kafka_security_protocol``: PLAINTEXT by default), or None when it has none."""
+    if isinstance(registration, Unreadable) or registration is None:
         return None
-    return next((e for e in registration.endpoints if e.security_protocol == security.protocol), None)
+    endpoints = registration.endpoints if isinstance(registration, BrokerRegistration) else registration
+    return next((e for e in endpoints if e.security_protocol == security.protocol), None)
 
 
 def registered_bootstrap(

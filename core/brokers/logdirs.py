@@ -1,8 +1,8 @@
-"""Log directories and replica log sizes: DescribeLogDirs v0 or v1 over a plain socket to one broker.
+"""Log directories and replica log sizes: DescribeLogDirs v0 or v1 over kzc's own socket to one broker.
 
 Why kzc's own request: confluent-kafka 2.16 has no DescribeLogDirs, and each broker answers only for its
-own log directories, so the request goes to every broker whose replicas matter. Like
-``core.brokers.probe`` it speaks to PLAINTEXT listeners only.
+own log directories, so the request goes to every broker whose replicas matter: to its listener of the
+client's security protocol, with TLS and the SASL login ``core.brokers.apiversions.open_broker`` does.
 
 Versions (``DescribeLogDirsRequest.schemaVersions``): v0 in 1.0 and 1.1, v0-v1 from 2.0, where v1 has the
 same fields and only changes when a throttled broker answers (KIP-219); v2+ (2.4+) are flexible. kzc speaks

@@ -16,10 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.brokers.capabilities import wire_endpoint
 from core.brokers.logdirs import BrokerLogDirs, LogDir, read_broker_log_dirs
 from core.config import KafkaSecurity
 from core.errors import KzcError
-from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment
+from core.kafka.znodes import BrokerRegistration, Endpoint, PartitionState, TopicAssignment
 from core.kafka.znodes.paths import broker_path
 from core.snapshot.health import MinIsrResolver, live_leader, partition_health
 from core.snapshot.model import ClusterSnapshot, StaticMinIsr
@@ -59,11 +60,12 @@ class BrokerView:
     broker_epoch: int | None = None  # the registration's czxid (2.2+)
     hosted: tuple[HostedReplica, ...] = ()
     plaintext: tuple[str, int] | None = None  # its PLAINTEXT listener (host, port)
-    listeners: tuple[tuple[str, str, int], ...] = ()  # (security protocol, host, port) of each resolved listener
+    listeners: tuple[Endpoint, ...] = ()  # every listener with a host (a wildcard one cannot be asked)
 
     def wire_endpoint(self, security: KafkaSecurity) -> tuple[str, int] | None:
-        """Where kzc's own requests (DescribeLogDirs) ask it: its listener of ``security``'s protocol."""
-        return next(((h, p) for protocol, h, p in self.listeners if protocol == security.protocol), None)
+        """Where kzc's own requests (DescribeLogDirs) ask it (``core.brokers.capabilities.wire_endpoint``)."""
+        found = wire_endpoint(self.listeners, security)
+        return (found.host, found.port) if found is not None else None
 
     @property
     def leads(self) -> tuple[HostedReplica, ...]:
@@ -143,7 +145,7 @@ def broker_view(snapshot: ClusterSnapshot, broker_id: int, static: StaticMinIsr 
         broker_epoch=entry_b.times.czxid,
         hosted=tuple(hosted),
         plaintext=(plain.host, plain.port) if plain is not None else None,
-        listeners=tuple((e.security_protocol, e.host, e.port) for e in reg.endpoints if e.host),
+        listeners=tuple(e for e in reg.endpoints if e.host),
     )
 
 

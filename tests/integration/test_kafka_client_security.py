@@ -131,6 +131,14 @@ def test_describe_sizes_log_in_to_the_sasl_listener_with_kzc_s_own_request(
     assert wrong not in json.dumps(out) + err
 
 
+def test_kzc_broker_reads_its_log_dirs_on_the_sasl_listener(
+    secured: Sandbox, password: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = kzc(capsys, secured, "broker", "1", "--json", *sasl_flags())
+    assert code == 0, err
+    assert out["log_note"] is None and f"{TOPIC}-0" in out["log_sizes"], out
+
+
 def test_a_wrong_password_is_refused_by_the_broker_and_not_shown(
     secured: Sandbox, password: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
