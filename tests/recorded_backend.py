@@ -35,11 +35,12 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.acls import AclBinding, matching, who_can
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota, QuotaEntity, effective_quotas
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
 from core.security.acls import AclListing, ResourceAccess
+from core.security.quotas import QuotaListing
 from core.security.users import ScramUser, UserListing
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -119,6 +120,7 @@ class RecordedBackend:
     ) -> None:
         self.acls = tuple(acls)
         self.quotas = dict(quotas or {})
+        self.effective_reads = 0
         self.users = list(users)
         self._broker_configs = tuple(broker_configs)
         self._messages = tuple(messages)
@@ -366,13 +368,18 @@ class RecordedBackend:
         bindings = tuple(sorted(self.acls, key=lambda b: (b.pattern, b.acl)))
         return AclListing(bindings, path_reason="recorded")
 
-    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
+    def quota_entities(self) -> QuotaListing:
         """The recording's ``quotas``."""
-        return dict(self.quotas)
+        return QuotaListing(dict(self.quotas), "ZooKeeper (recorded)")
 
     def scram_users(self) -> UserListing:
         """The recording's ``users``."""
         return UserListing(tuple(self.users), "recorded", "recorded")
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """Kafka's precedence over the recording's ``quotas`` (counted in ``effective_reads``)."""
+        self.effective_reads += 1
+        return effective_quotas(self.quotas, user, client_id)
 
     # ---- BrokerSource --------------------------------------------------------------------------------
 
