@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from core.brokers.apiversions import ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, NoVersion, request
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame
+from core.config import KafkaSecurity
 from core.errors import ConnectError, KafkaRuleError
 
 BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
@@ -110,6 +111,7 @@ def incremental_alter_broker(
     deletes: Sequence[str],
     validate_only: bool = False,
     who: str = "the broker",
+    security: KafkaSecurity | None = None,
 ) -> None:
     """IncrementalAlterConfigs of BROKER ``name`` (``""``: the cluster default) through ``host:port``.
 
@@ -127,6 +129,7 @@ def incremental_alter_broker(
             INCREMENTAL_VERSIONS,
             lambda v: encode_incremental(name, updates, deletes, validate_only, v),
             who,
+            security,
         )
         answers = decode_answer(body, version >= 1)
     except NoVersion as exc:
@@ -144,6 +147,7 @@ def alter_broker_whole_set(
     config: Mapping[str, str],
     validate_only: bool = False,
     who: str = "the broker",
+    security: KafkaSecurity | None = None,
 ) -> None:
     """AlterConfigs of BROKER ``name``: its dynamic configs become ``config`` (keys left out are removed).
 
@@ -160,6 +164,7 @@ def alter_broker_whole_set(
             WHOLE_SET_VERSIONS,
             lambda v: encode_whole_set(name, config, validate_only, v),
             who,
+            security,
         )
         answers = decode_answer(body, version >= 2)
     except NoVersion as exc:

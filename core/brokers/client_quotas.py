@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from core.brokers.apiversions import ALTER_CLIENT_QUOTAS, DESCRIBE_CLIENT_QUOTAS, request
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame
+from core.config import KafkaSecurity
 from core.errors import KafkaRuleError
 from core.kafka.quotas import DEFAULT, QUOTA_KEYS, QuotaEntity
 
@@ -166,7 +167,7 @@ def _refusal(api: str, code: int, message: str | None) -> str:
 
 
 def describe_client_quotas(
-    host: str, port: int, timeout: float, who: str = "the broker"
+    host: str, port: int, timeout: float, who: str = "the broker", security: KafkaSecurity | None = None
 ) -> dict[QuotaEntity, dict[str, str]]:
     """Every user/client-id quota the broker at ``host:port`` reports.
 
@@ -174,7 +175,7 @@ def describe_client_quotas(
         NoVersion: the broker has no DescribeClientQuotas (before 2.6): nothing was sent.
         KafkaRuleError: the broker answered with an error. OSError, ValueError: no usable answer.
     """
-    version, body = request(host, port, timeout, DESCRIBE_CLIENT_QUOTAS, VERSIONS, encode_describe, who)
+    version, body = request(host, port, timeout, DESCRIBE_CLIENT_QUOTAS, VERSIONS, encode_describe, who, security)
     return decode_describe(body, version)
 
 
@@ -187,6 +188,7 @@ def alter_client_quotas(
     removes: Sequence[str],
     validate_only: bool = False,
     who: str = "the broker",
+    security: KafkaSecurity | None = None,
 ) -> None:
     """Set ``updates`` and remove ``removes`` of ``entity`` through the broker at ``host:port`` (it writes
     ZooKeeper and the change notification itself, as ``AdminZkClient`` does).
@@ -204,6 +206,7 @@ def alter_client_quotas(
         VERSIONS,
         lambda v: encode_alter(entity, updates, removes, validate_only, v),
         who,
+        security,
     )
     for _, code, message in decode_alter(body, version).entries:
         if code:

@@ -1,9 +1,9 @@
-"""Cancel reassignments: AlterPartitionReassignments v0 (KIP-455, Kafka 2.4+) with null replicas, over a
-plain socket to the controller.
+"""Cancel reassignments: AlterPartitionReassignments v0 (KIP-455, Kafka 2.4+) with null replicas, over kzc's
+own socket to the controller.
 
 Why kzc's own request: confluent-kafka 2.16 (librdkafka) has no AlterPartitionReassignments, and only the
-controller serves it. Like ``core.brokers.probe`` it speaks one request to one broker, so it reaches only
-PLAINTEXT listeners (no TLS or SASL); on other clusters the message names Kafka's own tool instead.
+controller serves it. It goes to the controller's listener of the client's security protocol (TLS and the
+SASL login of ``core.brokers.apiversions.open_broker``); without one the message names Kafka's own tool.
 
 Only v0 exists (``AlterPartitionReassignmentsRequest.json`` "0" from 2.4.0 through 3.9). It is sent only
 when the controller's ApiVersions lists it (``core.brokers.apiversions``); before 2.4 ``NoVersion`` says the
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, request
 from core.brokers.wire import compact_string, frame, uvarint
+from core.config import KafkaSecurity
 
 VERSIONS = (0, 0)
 _CLIENT_ID = "kzc-cancel"
@@ -129,7 +130,12 @@ def decode_cancel_response(body: bytes) -> CancelResult:
 
 
 def cancel_reassignments(
-    host: str, port: int, partitions: Sequence[tuple[str, int]], timeout: float, who: str = "the controller"
+    host: str,
+    port: int,
+    partitions: Sequence[tuple[str, int]],
+    timeout: float,
+    who: str = "the controller",
+    security: KafkaSecurity | None = None,
 ) -> CancelResult:
     """Send the cancellation to the controller at ``host:port`` and read its answer.
 
@@ -146,5 +152,6 @@ def cancel_reassignments(
         VERSIONS,
         lambda v: encode_cancel(partitions, timeout_ms, v),
         who,
+        security,
     )
     return decode_cancel_response(body)

@@ -32,9 +32,9 @@ from typing import Any
 from core.audit import AuditLog
 from core.brokers.alter_configs import alter_broker_whole_set, incremental_alter_broker
 from core.brokers.apiversions import ALTER_CONFIGS, DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
-from core.brokers.capabilities import Capabilities, Route, plaintext_endpoint, read_capabilities, route
+from core.brokers.capabilities import Capabilities, Route, read_capabilities, route, wire_endpoint
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import ConnectionSettings, cluster_name, read_only_cause
+from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity, cluster_name, read_only_cause
 from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigChange, parse_changes
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig, change_writes, controller_fence, execute, read_config
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
@@ -232,11 +232,15 @@ def _admin_arguments(plan: BrokerConfigPlan) -> dict[str, Any]:
 
 
 def broker_route(
-    capabilities: Capabilities | None, entity: str, brokers: Mapping[int, Any]
+    capabilities: Capabilities | None,
+    entity: str,
+    brokers: Mapping[int, Any],
+    security: KafkaSecurity = PLAINTEXT,
 ) -> tuple[Route, str, tuple[int, str, int] | None]:
     """The path of a change of broker ``entity``'s dynamic config (see the module): the route, the request
-    (IncrementalAlterConfigs or AlterConfigs) and the broker kzc's own request goes to (None: the AdminClient,
-    or ZooKeeper). ``capabilities`` None: no ``--bootstrap-server``."""
+    (IncrementalAlterConfigs or AlterConfigs) and the broker kzc's own request goes to, on its listener of
+    ``security``'s protocol (None: the AdminClient, or ZooKeeper). ``capabilities`` None: no
+    ``--bootstrap-server``."""
     if capabilities is None:
         return route(None, INCREMENTAL_ALTER_CONFIGS, BROKER_CONFIG_TOOL), INCREMENTAL, None
     incremental = capabilities.lacking(INCREMENTAL_ALTER_CONFIGS)
@@ -256,13 +260,16 @@ def broker_route(
         return Route(VIA_ZOOKEEPER, reason + "through ZooKeeper, " + BROKER_CONFIG_TOOL), INCREMENTAL, None
     wanted = [int(entity)] if entity != BROKER_DEFAULT else [b.broker for b in capabilities.brokers]
     for broker in wanted:
-        endpoint = plaintext_endpoint(brokers.get(broker))
+        endpoint = wire_endpoint(brokers.get(broker), security)
         if endpoint is not None:
             name = "the cluster default (an empty BROKER resource name, which librdkafka refuses to send)"
             what = name if entity == BROKER_DEFAULT else f"broker {entity}'s config"
             reason = f"{why}: {what} sent to broker {broker} by kzc's own {method} request"
             return Route(VIA_ADMIN, reason), method, (broker, endpoint.host or "127.0.0.1", endpoint.port)
-    reason = f"{why}, but no broker to send kzc's own request to has a PLAINTEXT listener: written through ZooKeeper, "
+    reason = (
+        f"{why}, but no broker to send kzc's own request to has a {security.protocol} listener: written through "
+        "ZooKeeper, "
+    )
     return Route(VIA_ZOOKEEPER, reason + BROKER_CONFIG_TOOL), INCREMENTAL, None
 
 
@@ -285,7 +292,7 @@ class BrokerConfigOps:
 
     def capabilities(self, facts: ClusterFacts) -> Capabilities:
         """The registered brokers' ApiVersions (kzc's own request: no ``--bootstrap-server`` needed)."""
-        return read_capabilities(facts.brokers, 5.0)
+        return read_capabilities(facts.brokers, 5.0, self.settings.kafka_security)
 
     def describe(self, entity: str) -> tuple[list[ConfigValue] | None, str | None]:
         """What the broker reports for ``entity`` (DescribeConfigs on the BROKER resource), or why it cannot."""
@@ -307,7 +314,9 @@ class BrokerConfigOps:
         blocked = read_only_reason(read_only_cause(self.settings), facts)
         caps = self.capabilities(facts)
         before_1_1 = caps.lacking(DESCRIBE_CONFIGS, (1, 32767)) is not None
-        path, method, target = broker_route(caps if self.admin is not None else None, request.entity, facts.brokers)
+        path, method, target = broker_route(
+            caps if self.admin is not None else None, request.entity, facts.brokers, self.settings.kafka_security
+        )
         plan = plan_broker_change(
             request, before, path.via, sorted(facts.brokers), before_1_1, blocked, path.reason, method, target
         )
@@ -325,11 +334,12 @@ class BrokerConfigOps:
             return
         broker, host, port = plan.target
         who = f"broker {broker}"
+        security = self.settings.kafka_security
         if plan.method == WHOLE_SET:
-            alter_broker_whole_set(host, port, ADMIN_TIMEOUT, name, dict(plan.after), validate_only, who)
+            alter_broker_whole_set(host, port, ADMIN_TIMEOUT, name, dict(plan.after), validate_only, who, security)
         else:
             incremental_alter_broker(
-                host, port, ADMIN_TIMEOUT, name, arguments["set"], arguments["delete"], validate_only, who
+                host, port, ADMIN_TIMEOUT, name, arguments["set"], arguments["delete"], validate_only, who, security
             )
 
     def apply(self, plan: BrokerConfigPlan) -> StoredConfig:

@@ -160,7 +160,8 @@ class ZkBackend:
         session.start()
         bootstrap = self._settings.bootstrap_servers
         # During a migration, which brokers run KRaft: DescribeCluster when the brokers are known, else the ISR.
-        ask = (lambda: served_broker_ids(bootstrap)) if bootstrap else None
+        security = self._settings.kafka_security
+        ask = (lambda: served_broker_ids(bootstrap, security)) if bootstrap else None
         live = LiveCluster(session, self._emit, self._snapshot_refreshed, served_brokers=ask)
         try:
             require_kafka_cluster(session)
@@ -168,14 +169,20 @@ class ZkBackend:
         except KzcError:
             session.stop()
             raise
-        admin = KafkaAdmin(self._settings.bootstrap_servers) if self._settings.bootstrap_servers else None
+        admin = (
+            KafkaAdmin(self._settings.bootstrap_servers, security=self._settings.kafka_security)
+            if self._settings.bootstrap_servers
+            else None
+        )
         with self._lock:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
             self._fixes = FixActions.of(session, self._settings, self._ops.audit, partial(_config_read, live))
             # Reads (groups, offsets) have their own client with short per-call timeouts: a wedged read never
             # waits behind a write, nor a write behind it.
-            self._reads = KafkaAdmin(bootstrap, GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
+            self._reads = (
+                KafkaAdmin(bootstrap, security=security, timeout=GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
+            )
             self._groups = GroupOps(self._reads, session, self._settings)
         if self._settings.bootstrap_servers:
             # The brokers' static min.insync.replicas (for acks=all), asked off the connect path.
@@ -183,7 +190,9 @@ class ZkBackend:
 
     def _read_static(self, live: LiveCluster) -> None:
         brokers = live.snapshot().brokers
-        live.set_static_min_isr(read_static_min_isr(self._settings.bootstrap_servers, brokers))
+        live.set_static_min_isr(
+            read_static_min_isr(self._settings.bootstrap_servers, self._settings.kafka_security, brokers)
+        )
         self._snapshot_refreshed()
 
     def close(self) -> None:
@@ -436,7 +445,7 @@ class ZkBackend:
 
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
-        return read_broker_live(self._session, view)
+        return read_broker_live(self._session, view, self._settings.kafka_security)
 
     # ---- SizeSource ----------------------------------------------------------------------------------
 
@@ -448,7 +457,7 @@ class ZkBackend:
             if self._sizes is not None and time.monotonic() - self._sizes[0] < max_age_s:
                 return self._sizes[1]
             started = self._wall_ms()
-            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started)
+            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started, self._settings.kafka_security)
             view = self._size_book.merge(reads, started)
             self._sizes = (time.monotonic(), view)
             return view
@@ -501,7 +510,10 @@ class ZkBackend:
         with self._health_lock:
             now = time.monotonic()
             if self._kafka_sessions is None or now - self._kafka_sessions[0] > KAFKA_SESSION_EVERY_S:
-                self._kafka_sessions = (now, read_kafka_session_timeouts(self._settings.bootstrap_servers))
+                self._kafka_sessions = (
+                    now,
+                    read_kafka_session_timeouts(self._settings.bootstrap_servers, self._settings.kafka_security),
+                )
             self._health = probe_ensemble(
                 target,
                 now_ms=self._now_ms,

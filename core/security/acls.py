@@ -198,11 +198,13 @@ def list_acls(session: ZkSession, settings: ConnectionSettings, timeout: float =
     """
     if not settings.bootstrap_servers:
         return replace(read_acls(session), path_reason=f"no --bootstrap-server: {ACL_PATH_NOTE}")
-    capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+    capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+        TopicStateReader(session).facts().brokers
+    )
     lacking = capabilities.lacking(DESCRIBE_ACLS) if capabilities is not None else None
     if lacking is not None:
         return replace(read_acls(session), path_reason=f"{lacking}: {ACL_PATH_NOTE}")
-    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         bindings, skipped = admin.describe_acls()
     except KzcError as exc:
@@ -244,7 +246,7 @@ def enum_event_names(
         return True, f"Kafka 2.7+ ({proof.reason})"
     if not settings.bootstrap_servers:
         return None, "no --bootstrap-server to ask the brokers their release"
-    capabilities = CapabilityCache(timeout).get(facts.brokers)
+    capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(facts.brokers)
     if capabilities is None or capabilities.unknown() is not None or not capabilities.brokers:
         return None, (capabilities.unknown() if capabilities else None) or "no broker answered ApiVersions"
     served = [ALTER_PARTITION_REASSIGNMENTS.key in (b.ranges or {}) for b in capabilities.brokers]
@@ -304,7 +306,9 @@ def choose_acl_path(
     """
     capabilities = None
     if settings.bootstrap_servers and via != VIA_ZOOKEEPER:
-        capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+        capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+            TopicStateReader(session).facts().brokers
+        )
     return acl_route(capabilities, action, pattern, acls, via)
 
 
@@ -340,7 +344,7 @@ def _described(settings: ConnectionSettings, pattern: ResourcePattern, timeout: 
         KzcError: the brokers refused or did not answer (``around_the_brokers``).
     """
     assert settings.bootstrap_servers
-    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         bindings, _ = admin.describe_acls(pattern)
     except KzcError as exc:
@@ -427,7 +431,7 @@ def _apply_through_brokers(settings: ConnectionSettings, plan: AclPlan, timeout:
             ZooKeeper), or they still report other ACLs after ``timeout``.
     """
     assert settings.bootstrap_servers
-    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     sent = list(plan.sent)
     try:
         if plan.action == "add":

@@ -15,13 +15,13 @@ never shown."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from core.brokers.apiversions import ALTER_CLIENT_QUOTAS, NoVersion
-from core.brokers.capabilities import Capabilities, Route, plaintext_endpoint, read_capabilities
+from core.brokers.capabilities import Capabilities, Route, read_capabilities, wire_endpoint
 from core.brokers.client_quotas import alter_client_quotas, describe_client_quotas
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity
 from core.configs.zk import StoredConfig, change_writes, read_config
 from core.errors import ConcurrentChangeError, ConnectError, KzcError, UsageError
 from core.kafka.quotas import (
@@ -113,7 +113,7 @@ def read_quotas(session: ZkSession, settings: ConnectionSettings) -> tuple[dict[
         if path.route.via == VIA_ADMIN and path.broker is not None:
             broker, host, port = path.broker
             try:
-                found = describe_client_quotas(host, port, ADMIN_TIMEOUT, f"broker {broker}")
+                found = describe_client_quotas(host, port, ADMIN_TIMEOUT, f"broker {broker}", path.security)
             except NoVersion as exc:
                 raise ConnectError(str(exc)) from exc
             except (OSError, ValueError) as exc:
@@ -152,16 +152,19 @@ class QuotaPath:
     ``admin``, the broker kzc sends it to; ``release`` is the oldest broker's (None: unknown)."""
 
     route: Route
-    broker: tuple[int, str, int] | None = None  # (id, host, port)
+    broker: tuple[int, str, int] | None = None  # (id, host, port): its listener of ``security``'s protocol
     release: tuple[int, ...] | None = None
+    security: KafkaSecurity = PLAINTEXT  # how kzc's request to ``broker`` authenticates
 
 
-def quota_path(capabilities: Capabilities | None, brokers: Mapping[int, Any]) -> QuotaPath:
+def quota_path(
+    capabilities: Capabilities | None, brokers: Mapping[int, Any], security: KafkaSecurity = PLAINTEXT
+) -> QuotaPath:
     """The path of a quota change (``capabilities`` None: no ``--bootstrap-server``, ZooKeeper).
 
     AlterClientQuotas when every broker whose ApiVersions are known serves it and one of them has a
-    listener kzc's request speaks (PLAINTEXT or SASL_PLAINTEXT before authentication is not enough for a
-    write: PLAINTEXT only); else ZooKeeper, saying why.
+    listener of the client's security protocol (``security``, ``core.brokers.capabilities.wire_endpoint``);
+    else ZooKeeper, saying why.
     """
     if capabilities is None:
         return QuotaPath(Route(VIA_ZOOKEEPER, "no --bootstrap-server: written through ZooKeeper, " + QUOTA_TOOL))
@@ -170,16 +173,19 @@ def quota_path(capabilities: Capabilities | None, brokers: Mapping[int, Any]) ->
     if missing is not None:
         return QuotaPath(Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {QUOTA_TOOL}"), None, release)
     for entry in capabilities.brokers:
-        endpoint = plaintext_endpoint(brokers.get(entry.broker))
+        endpoint = wire_endpoint(brokers.get(entry.broker), security)
         if entry.ranges is not None and ALTER_CLIENT_QUOTAS.key in entry.ranges and endpoint is not None:
             reason = (
                 f"every broker serves AlterClientQuotas (Kafka 2.6+): sent to broker {entry.broker} by kzc's own "
                 "request (confluent-kafka has no client-quota API); the broker writes ZooKeeper"
             )
             target = (entry.broker, endpoint.host or "127.0.0.1", endpoint.port)
-            return QuotaPath(Route(VIA_ADMIN, reason), target, release)
+            return QuotaPath(Route(VIA_ADMIN, reason), target, release, security)
     why = capabilities.unknown() or "no broker is registered"
-    reason = f"no broker kzc can send AlterClientQuotas to ({why}; PLAINTEXT only): written through ZooKeeper, "
+    reason = (
+        f"no broker kzc can send AlterClientQuotas to ({why}; none has a {security.protocol} listener): written "
+        "through ZooKeeper, "
+    )
     return QuotaPath(Route(VIA_ZOOKEEPER, reason + QUOTA_TOOL), None, release)
 
 
@@ -187,10 +193,10 @@ def read_quota_path(session: ZkSession, settings: ConnectionSettings) -> tuple[C
     """The cluster's facts and the path of a quota change: the brokers' ApiVersions are asked (kzc's own
     request, one per broker) for the release even without ``--bootstrap-server``."""
     facts = TopicStateReader(session).facts()
-    capabilities = read_capabilities(facts.brokers, 5.0)
-    path = quota_path(capabilities if settings.bootstrap_servers else None, facts.brokers)
+    capabilities = read_capabilities(facts.brokers, 5.0, settings.kafka_security)
+    path = quota_path(capabilities if settings.bootstrap_servers else None, facts.brokers, settings.kafka_security)
     if path.release is None:
-        path = QuotaPath(path.route, path.broker, capabilities.release())
+        path = replace(path, release=capabilities.release())
     return facts, path
 
 
@@ -295,7 +301,9 @@ def _send(plan: QuotaPlan, updates: Mapping[str, str], removes: Sequence[str], v
     assert plan.path.broker is not None
     broker, host, port = plan.path.broker
     try:
-        alter_client_quotas(host, port, timeout, plan.entity, updates, removes, validate, f"broker {broker}")
+        alter_client_quotas(
+            host, port, timeout, plan.entity, updates, removes, validate, f"broker {broker}", plan.path.security
+        )
     except NoVersion as exc:
         raise ConnectError(f"{exc}; nothing was sent") from exc
     except (OSError, ValueError) as exc:

@@ -74,11 +74,13 @@ def read_users(session: ZkSession, settings: ConnectionSettings, timeout: float 
     """
     if not settings.bootstrap_servers:
         return UserListing(tuple(list_users(session)), VIA_ZOOKEEPER, f"no --bootstrap-server: {USERS_NOTE}")
-    capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+    capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+        TopicStateReader(session).facts().brokers
+    )
     lacking = capabilities.lacking(DESCRIBE_USER_SCRAM_CREDENTIALS) if capabilities is not None else None
     if lacking is not None:
         return UserListing(tuple(list_users(session)), VIA_ZOOKEEPER, f"{lacking}: {USERS_NOTE}")
-    admin = ScramAdmin(settings.bootstrap_servers, timeout)
+    admin = ScramAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         described = admin.describe_credentials()
     except KzcError as exc:
@@ -238,7 +240,9 @@ def choose_user_path(
     capabilities = None
     if settings is not None and settings.bootstrap_servers and via != VIA_ZOOKEEPER:
         assert isinstance(session, ZkSession)
-        capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+        capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+            TopicStateReader(session).facts().brokers
+        )
     return user_route(capabilities, via)
 
 
@@ -249,7 +253,7 @@ def _described(settings: ConnectionSettings, user: str, timeout: float) -> tuple
         KzcError: the brokers refused or did not answer (``around_the_brokers``).
     """
     assert settings.bootstrap_servers
-    admin = ScramAdmin(settings.bootstrap_servers, timeout)
+    admin = ScramAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         return tuple(admin.describe_credentials([user]).get(user, []))
     except KzcError as exc:
@@ -388,7 +392,7 @@ def _apply_through_brokers(settings: ConnectionSettings, plan: CredentialPlan, t
             ZooKeeper), or report other mechanisms afterwards.
     """
     assert settings.bootstrap_servers
-    admin = ScramAdmin(settings.bootstrap_servers, timeout)
+    admin = ScramAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         for mechanism in plan.sent if plan.action == "set" else ():
             assert plan.password is not None and plan.iterations is not None

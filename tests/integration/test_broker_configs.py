@@ -11,6 +11,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from core.brokers.changes import ChangeAdmin
+from core.config import PLAINTEXT
 from core.connect import parse_bootstrap
 from core.kafka.znodes.paths import CONFIG_CHANGES, broker_config_path
 from core.polling import wait_until
@@ -24,7 +25,7 @@ HARMLESS_RATE = str(10**12)  # bytes/s: a throttle that never throttles, so othe
 
 
 def _source(box: Sandbox, broker: int, key: str) -> tuple[str | None, str]:
-    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), 15)
+    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT, timeout=15)
     try:
         found = {v.name: v for v in admin.describe_config("brokers", str(broker))}
     finally:

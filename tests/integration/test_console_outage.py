@@ -22,7 +22,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from textual.widgets import Label, Static
 
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings, UserConfig
+from core.config import PLAINTEXT, ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.groups.lag import GroupLag
 from core.kafka.znodes.paths import broker_path
@@ -94,7 +94,7 @@ def produce(bootstrap: str, per_partition: int) -> None:
 
 def set_up_group(bootstrap: str) -> None:
     """TOPIC with 100 messages per partition (replicated on all 3 brokers) and GROUP committed at COMMITTED."""
-    admin = KafkaAdmin(parse_bootstrap(bootstrap), timeout=60)
+    admin = KafkaAdmin(parse_bootstrap(bootstrap), security=PLAINTEXT, timeout=60)
     admin.create_topic(TOPIC, [[1, 2, 3], [2, 3, 1], [3, 1, 2]], {})
     produce(bootstrap, 100)
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": GROUP, "enable.auto.commit": False})

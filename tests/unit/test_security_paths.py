@@ -10,6 +10,7 @@ from confluent_kafka import KafkaError
 from core.brokers.acls import AclAdmin
 from core.brokers.capabilities import BrokerApis, Capabilities
 from core.brokers.scram import ScramAdmin
+from core.config import PLAINTEXT
 from core.configs.zk import StoredConfig
 from core.connect import HostPort
 from core.errors import ConnectError, KafkaRuleError, KzcError, UsageError
@@ -158,7 +159,7 @@ def test_a_refusal_on_the_brokers_path_keeps_its_kind_and_offers_zookeeper_expli
 )
 def test_the_brokers_security_refusals_are_kafkas_rule_errors(code: int, exception: str) -> None:
     for kind in (AclAdmin, ScramAdmin):
-        admin = kind([HostPort("127.0.0.1", 1)], 1.0)
+        admin = kind([HostPort("127.0.0.1", 1)], security=PLAINTEXT, timeout=1.0)
         try:
             error = admin._error(KafkaError(code, "refused by the broker"), "create ACLs")
         finally:
