@@ -1,8 +1,9 @@
 """The security screen (``A``): every ACL, every quota entity and every SCRAM user, read-only.
 
 Each tab reads through the same core function as its CLI twin (``kzc acl list``, ``kzc quota show``,
-``kzc user list``) in a worker; ``r`` reads all three again. Changes stay on the CLI, which previews,
-asks for confirmation and audits them; the screen says so. No salt, key or password is ever read into a row:
+``kzc user list``) in a worker; ``r`` reads all three again, as does coming back to the screen (after a form).
+``+``/``a`` and ``-``/``d`` open the forms (``tui.screens.security_forms``, the twins of ``kzc acl add|remove``
+and ``kzc user set-password|delete``) through the app. No salt, key or password is ever read into a row:
 ``ScramUser`` carries mechanisms and iterations only.
 """
 
@@ -19,9 +20,11 @@ from textual.widgets import Label, TabbedContent, TabPane
 
 from core.console.protocols import SecuritySource
 from core.errors import KzcError
+from core.kafka.acls import Acl, AclBinding, ResourcePattern
 from core.kafka.quotas import DEFAULT, QuotaEntity
 from core.security.acls import AclListing
 from core.security.users import ScramUser, UserListing
+from tui.messages import AclChangeRequested, UserChangeRequested
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -48,7 +51,7 @@ USER_COLUMNS = (
     Column("mechanism", "mechanism"),
     Column("iterations", "iterations", align="right"),
 )
-CLI_NOTE = "read-only view: change them with kzc acl|quota|user (previewed, audited)"
+CLI_NOTE = "ACLs, users: + add/set password, - remove/delete (previewed, confirmed, audited) · quotas: kzc quota"
 TABS = ("acls", "quotas", "users")
 
 
@@ -60,6 +63,12 @@ def acl_rows(listing: AclListing) -> list[Row]:
         cells = (p.resource_type, p.pattern_type, p.name, a.principal, a.host, a.operation, a.permission)
         rows.append(Row("\x00".join(cells), cells))
     return rows
+
+
+def acl_of(row: Row) -> AclBinding:
+    """The ACL an ``acl_rows`` row shows."""
+    resource_type, pattern_type, name, principal, host, operation, permission = row.cells
+    return AclBinding(ResourcePattern(resource_type, name, pattern_type), Acl(principal, permission, operation, host))
 
 
 def _entity_kind(entity: QuotaEntity) -> str:
@@ -107,6 +116,8 @@ class SecurityScreen(KzcScreen):
         Binding("1", "tab('acls')", "ACLs", id="security_acls"),
         Binding("2", "tab('quotas')", "Quotas", id="security_quotas"),
         Binding("3", "tab('users')", "SCRAM users", id="security_users"),
+        Binding("plus,a", "change('add')", "Add", id="security_add"),
+        Binding("minus,d", "change('remove')", "Remove", id="security_remove"),
     ]
 
     class AclsRead(Message):
@@ -165,6 +176,26 @@ class SecurityScreen(KzcScreen):
         """Show one tab and focus its table (``/`` then filters it)."""
         self.query_one("#security-tabs", TabbedContent).active = tab
         self.query_one(f"#security-{tab}", VirtualTable).focus()
+
+    def on_screen_resume(self) -> None:
+        """Back from a form (or any screen above): read again, so a change just made shows."""
+        if self.is_mounted:
+            self.action_reread()
+
+    def action_change(self, action: str) -> None:
+        """``add``: the form of the tab (an ACL, a password); ``remove``: for the highlighted row."""
+        tab = self.query_one("#security-tabs", TabbedContent).active
+        if tab not in ("acls", "users"):
+            return
+        row = self.query_one(f"#security-{tab}", VirtualTable).current_row
+        if action == "remove" and row is None:
+            self.notify("highlight the row to remove first", severity="warning")
+            return
+        if tab == "acls":
+            self.post_message(AclChangeRequested(action, None if row is None or action == "add" else acl_of(row)))
+        else:
+            user, mechanism = (row.cells[0], row.cells[1]) if row is not None else (None, None)
+            self.post_message(UserChangeRequested("set" if action == "add" else "delete", user, mechanism))
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
