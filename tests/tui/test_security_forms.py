@@ -95,7 +95,7 @@ async def test_plus_adds_an_acl_after_the_preview_and_the_typed_name(small_snaps
         await fill(pilot, "name", "orders")
         await pilot.press("enter")  # Enter in a field previews
         await settle(pilot)
-        preview = shown(app, "preview")
+        preview = shown(app, "security-preview")
         assert "ACLs on Topic:orders" in preview
         assert "+ Allow User:carol Describe from *" in preview and "+ Allow User:carol Read from *" in preview
         assert "  Allow User:alice Read from *" in preview  # what stays
@@ -105,14 +105,14 @@ async def test_plus_adds_an_acl_after_the_preview_and_the_typed_name(small_snaps
         await pilot.press("enter")
         await settle(pilot)
         assert security.applied == []
-        assert "Type orders to apply; nothing was changed." in shown(app, "status")
+        assert "Type orders to apply; nothing was changed." in shown(app, "security-status")
         await fill(pilot, "confirm", "orders")
         await pilot.press("enter")
         await settle(pilot)
         (plan,) = security.applied
         assert isinstance(plan, AclPlan) and plan.action == "add"
         assert plan.requested == (Acl("User:carol", "Allow", "Describe"), Acl("User:carol", "Allow", "Read"))
-        assert "Done: added on Topic:orders in ZooKeeper" in shown(app, "status")
+        assert "Done: added on Topic:orders in ZooKeeper" in shown(app, "security-status")
         assert app.journal.lines[-1].text == "you: add ACLs on Topic:orders: done"
         await pilot.press("escape")
         await settle(pilot)
@@ -132,13 +132,13 @@ async def test_an_edit_after_the_preview_needs_a_new_preview(small_snapshot: Clu
         app.screen.query_one("#pattern").value = PREFIXED  # type: ignore[attr-defined]
         await pilot.press("ctrl+d")
         await settle(pilot)
-        assert "ACLs on Topic:orders. (prefixed)" in shown(app, "preview")
+        assert "ACLs on Topic:orders. (prefixed)" in shown(app, "security-preview")
         await fill(pilot, "operation", "Read")
         await fill(pilot, "confirm", "orders.")
         await pilot.press("ctrl+s")
         await settle(pilot)
         assert security.applied == []
-        assert "Preview first" in shown(app, "status")
+        assert "Preview first" in shown(app, "security-status")
 
 
 async def test_a_bad_operation_is_refused_in_kafkas_words(small_snapshot: ClusterSnapshot) -> None:
@@ -153,7 +153,7 @@ async def test_a_bad_operation_is_refused_in_kafkas_words(small_snapshot: Cluste
         await fill(pilot, "name", "billing")
         await pilot.press("enter")
         await settle(pilot)
-        assert "ResourceType Group only supports operations Read,Describe,Delete,All" in shown(app, "preview")
+        assert "ResourceType Group only supports operations Read,Describe,Delete,All" in shown(app, "security-preview")
         await fill(pilot, "confirm", "billing")
         await pilot.press("enter")
         await settle(pilot)
@@ -171,7 +171,7 @@ async def test_minus_removes_the_highlighted_acl(small_snapshot: ClusterSnapshot
         assert app.screen.query_one("#principal", Input).value == "User:bob"
         await pilot.press("ctrl+d")
         await settle(pilot)
-        preview = shown(app, "preview")
+        preview = shown(app, "security-preview")
         assert "- Deny User:bob Read from *" in preview
         assert "delete /kafka-acl/Group/billing (if version is 0)" in preview  # the last ACL: the znode goes
         await fill(pilot, "confirm", "billing")
@@ -192,12 +192,12 @@ async def test_read_only_previews_but_refuses_with_the_clis_message(small_snapsh
         await settle(pilot)
         await pilot.press("ctrl+d")
         await settle(pilot)
-        assert "- Deny User:bob Read from *" in shown(app, "preview")  # the preview is the CLI's --dry-run
+        assert "- Deny User:bob Read from *" in shown(app, "security-preview")  # the preview is the CLI's --dry-run
         await fill(pilot, "confirm", "billing")
         await pilot.press("enter")
         await settle(pilot)
         refusal = "kzc is read-only (--read-only): refusing every mutation"
-        assert shown(app, "status") == f"Refused: {refusal}"
+        assert shown(app, "security-status") == f"Refused: {refusal}"
         assert security.applied == []
         assert app.journal.lines[-1].text == f"you: remove ACLs on Group:billing: not done: {refusal}"
         await pilot.press("escape")
@@ -217,7 +217,7 @@ async def test_a_brokers_refusal_is_shown_and_changes_nothing(small_snapshot: Cl
         await fill(pilot, "confirm", "billing")
         await pilot.press("enter")
         await settle(pilot)
-        assert shown(app, "status") == "Refused: Cluster authorization failed."
+        assert shown(app, "security-status") == "Refused: Cluster authorization failed."
         assert security.applied == []
 
 
@@ -237,7 +237,7 @@ async def test_a_password_is_set_and_never_shown(small_snapshot: ClusterSnapshot
         screens = [app.export_screenshot()]
         await pilot.press("enter")
         await settle(pilot)
-        preview = shown(app, "preview")
+        preview = shown(app, "security-preview")
         assert "replace SCRAM-SHA-256 credential (iterations 8192)" in preview
         assert "password from the console form (not shown)" in preview
         await fill(pilot, "confirm", "alice")
@@ -275,7 +275,7 @@ async def test_differing_passwords_change_nothing(small_snapshot: ClusterSnapsho
         await fill(pilot, "again", SECRET + "x")
         await pilot.press("ctrl+d")
         await settle(pilot)
-        assert "the passwords differ: nothing was changed" in shown(app, "preview")
+        assert "the passwords differ: nothing was changed" in shown(app, "security-preview")
         await fill(pilot, "confirm", "alice")
         await pilot.press("enter")
         await settle(pilot)
@@ -293,7 +293,7 @@ async def test_minus_on_a_user_deletes_that_mechanism(small_snapshot: ClusterSna
         assert isinstance(app.screen, UserFormScreen)
         await pilot.press("ctrl+d")
         await settle(pilot)
-        preview = shown(app, "preview")
+        preview = shown(app, "security-preview")
         assert "delete SCRAM-SHA-256 credential (iterations 4096)" in preview
         assert "deletion (user=alice, mechanism=SCRAM-SHA-256)" in preview
         await fill(pilot, "confirm", "alice")
@@ -301,7 +301,7 @@ async def test_minus_on_a_user_deletes_that_mechanism(small_snapshot: ClusterSna
         await settle(pilot)
         (plan,) = security.applied
         assert isinstance(plan, CredentialPlan) and plan.action == "delete" and plan.mechanisms == ("SCRAM-SHA-256",)
-        assert "now has no SCRAM credentials" in shown(app, "status")
+        assert "now has no SCRAM credentials" in shown(app, "security-status")
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen.query_one("#security-users", VirtualTable).visible_rows() == []

@@ -51,7 +51,7 @@ USER_COLUMNS = (
     Column("mechanism", "mechanism"),
     Column("iterations", "iterations", align="right"),
 )
-CLI_NOTE = "ACLs, users: + add/set password, - remove/delete (previewed, confirmed, audited) · quotas: kzc quota"
+CLI_NOTE = "+ add ACL / set password · - remove highlighted · previewed, confirmed, audited"
 TABS = ("acls", "quotas", "users")
 
 

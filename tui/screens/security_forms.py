@@ -19,6 +19,7 @@ from typing import ClassVar
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, Select, Static
@@ -43,12 +44,21 @@ class SecurityFormScreen(Screen[None]):
     """Fields → preview → typed confirmation → apply, in workers; the subclasses say what is planned."""
 
     DEFAULT_CSS = """
-    SecurityFormScreen { padding: 0 1; }
-    SecurityFormScreen .field { height: 3; }
-    SecurityFormScreen .field Label { width: 14; padding: 1 1 0 0; }
-    SecurityFormScreen .field Input, SecurityFormScreen .field Select { width: 1fr; }
-    SecurityFormScreen #preview { height: auto; min-height: 3; border: round $primary; padding: 0 1; }
-    SecurityFormScreen #status { height: auto; }
+    SecurityFormScreen #title { padding: 0 1; text-style: bold; color: $primary; }
+    SecurityFormScreen #security-form { height: auto; padding: 0 1; }
+    SecurityFormScreen #security-form .field { height: 1; }
+    SecurityFormScreen #security-form .field Label, SecurityFormScreen #confirm-row Label {
+        width: 14; color: $text-muted;
+    }
+    SecurityFormScreen Input { height: 1; min-height: 1; width: 1fr; border: none; padding: 0 1; background: $surface; }
+    SecurityFormScreen Input:focus { border: none; background: $primary 30%; }
+    SecurityFormScreen #security-form Select { height: 1; width: 1fr; }
+    SecurityFormScreen #security-form SelectCurrent { height: 1; border: none; padding: 0 1; background: $surface; }
+    SecurityFormScreen #security-form Select:focus > SelectCurrent { background: $primary 30%; }
+    SecurityFormScreen #security-preview-box { height: 1fr; min-height: 3; border: round $primary; padding: 0 1; }
+    SecurityFormScreen #security-preview { height: auto; }
+    SecurityFormScreen #confirm-row { height: 1; padding: 0 1; }
+    SecurityFormScreen #security-status { height: auto; max-height: 4; padding: 0 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         *FIELD_BINDINGS,
@@ -119,10 +129,16 @@ class SecurityFormScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Label(self.title, id="title")
-        yield from self.compose_fields()
-        yield Static("fill in the form, then ctrl+d (or Enter) for the preview", id="preview", markup=False)
-        yield FormInput(placeholder="type the name the preview asks for, then Enter or ctrl+s", id="confirm")
-        yield Static("", id="status", markup=False)
+        with Vertical(id="security-form"):
+            yield from self.compose_fields()
+        with VerticalScroll(id="security-preview-box"):  # Tab to it and scroll a long preview
+            yield Static(
+                "fill in the form, then ctrl+d (or Enter) for the preview", id="security-preview", markup=False
+            )
+        yield from form_field(
+            "confirm", FormInput(placeholder="the name the preview asks for, then Enter", id="confirm")
+        )
+        yield Static("", id="security-status", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -138,7 +154,7 @@ class SecurityFormScreen(Screen[None]):
     @on(Planned)
     def _planned(self, message: Planned) -> None:
         self.plan = message.plan
-        preview = self.query_one("#preview", Static)
+        preview = self.query_one("#security-preview", Static)
         if message.plan is None:
             preview.update(f"cannot preview: {message.problem}")
             self._status("Nothing was changed.")
@@ -155,7 +171,7 @@ class SecurityFormScreen(Screen[None]):
         if event.control.id == "confirm":
             return
         self.plan = None  # a new edit needs a new preview before anything is applied
-        self.query_one("#preview", Static).update("changed: ctrl+d (or Enter) for a new preview")
+        self.query_one("#security-preview", Static).update("changed: ctrl+d (or Enter) for a new preview")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -225,7 +241,7 @@ class SecurityFormScreen(Screen[None]):
         self.dismiss(None)
 
     def _status(self, text: str) -> None:
-        self.query_one("#status", Static).update(text)
+        self.query_one("#security-status", Static).update(text)
 
 
 # ---- ACLs ----------------------------------------------------------------------------------------------
