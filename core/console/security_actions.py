@@ -15,6 +15,7 @@ from core.config import ConnectionSettings
 from core.kafka.acls import Acl, ResourcePattern
 from core.kafka.scram import ScramCredentialInfo
 from core.security.acls import AclPlan, StoredAcls, apply_acls, choose_acl_path, plan_acls
+from core.security.common import mutation_guard
 from core.security.users import (
     CredentialPlan,
     apply_credentials,
@@ -81,6 +82,7 @@ class SecurityBackend:
         before = [a.to_json() for a in sorted(plan.before.acls)]
         with self.audit.attempt(f"acl {plan.action}", acl_arguments(plan)) as attempt:
             attempt.details.update(path)  # a refusal (read-only, the brokers) says which path too
+            mutation_guard(self.session, self.settings)  # read-only refuses before any intent, as the CLI does
             requests = plan.to_json()["requests"]
             attempt.intent(f"{plan.action} ACLs on {plan.pattern}", before=before,
                            writes=[w.to_json() for w in plan.writes], requests=requests, **path)  # fmt: skip
@@ -106,6 +108,7 @@ class SecurityBackend:
         path = {"via": plan.via, "path": plan.via_reason}
         with self.audit.attempt(operation, arguments) as attempt:
             attempt.details.update(path)
+            mutation_guard(self.session, self.settings)
             attempt.intent(f"user {plan.action} for {plan.user}", plan=plan.to_json(), **path)
             stored = apply_credentials(self.session, self.settings, plan)
             shown = [{"mechanism": c.mechanism, "iterations": c.iterations} for c in stored]

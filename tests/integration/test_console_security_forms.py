@@ -18,7 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from core.config import ConnectionSettings
-from core.connect import parse_zookeeper
+from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.zk import ZkBackend
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
@@ -145,3 +145,77 @@ async def test_a_password_and_an_acl_set_from_the_console_let_the_denied_client_
     assert ("user set-password", "applied") in applied and ("acl add", "applied") in applied
     assert PASSWORD not in audit.read_text()
     assert all(PASSWORD not in screen for screen in screens)
+
+
+def cli(capsys: pytest.CaptureFixture[str], secured: Sandbox, *argv: str) -> Any:
+    code, out, err = run(capsys, *argv, "--zookeeper", secured.info().zookeeper)
+    assert code == 0, err
+    return out
+
+
+async def open_acl_form(pilot: Pilot[None], app: KzcApp, key: str = "plus", row: str | None = None) -> None:
+    await eventually(pilot, lambda: app.view is not None, 60, "the first view")
+    await pilot.press("A")
+    await eventually(pilot, lambda: isinstance(app.screen, SecurityScreen), 10, "the security screen")
+    if row is not None:
+        table = app.screen.query_one("#security-acls", VirtualTable)
+        await eventually(pilot, lambda: table.move_to_key(row), 30, "the ACL's row")
+    await pilot.press(key)
+    await eventually(pilot, lambda: isinstance(app.screen, AclFormScreen), 10, "the ACL form")
+
+
+async def test_read_only_previews_and_refuses_with_the_clis_message(
+    secured: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    monkeypatch.setenv("KZC_AUDIT_LOG", str(audit))
+    topic = f"t{uuid.uuid4().hex[:6]}"
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(secured.info().zookeeper), read_only=True)
+    app = KzcApp(settings, backend=ZkBackend(settings), warm_spark=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_acl_form(pilot, app)
+        status = await apply_form(pilot, app, {"principal": "User:mallory", "operation": "Write", "name": topic}, topic)
+        assert status == "Refused: kzc is read-only (read-only mode): refusing every mutation"
+        assert "+ Allow User:mallory Write from *" in shown(app, "security-preview")  # the preview is a dry run
+    assert cli(capsys, secured, "acl", "list", "--topic", topic, "--json")["acls"] == []
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    assert [(line["operation"], line["outcome"]) for line in lines] == [("acl add", "refused")]  # and no intent
+
+
+async def test_removing_through_the_brokers_denies_the_client_again(
+    secured: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("KZC_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    monkeypatch.setenv("KZC_TEST_PASSWORD", PASSWORD)
+    user, topic, group = f"u{uuid.uuid4().hex[:6]}", f"t{uuid.uuid4().hex[:6]}", f"g{uuid.uuid4().hex[:6]}"
+    cli(capsys, secured, "topic", "create", topic, "--partitions", "1", "--replication-factor", "1", "--yes")
+    cli(capsys, secured, "user", "set-password", user, "--mechanism", "SCRAM-SHA-256", "--password-env",
+        "KZC_TEST_PASSWORD", "--yes")  # fmt: skip
+    for argv in (("--group", group), ("--topic", topic)):
+        cli(capsys, secured, "acl", "add", "--principal", f"User:{user}", "--operation", "Read", *argv, "--yes")
+    producer = Producer({"bootstrap.servers": secured.info().bootstrap_servers})
+    producer.produce(topic, b"payload")
+    assert producer.flush(30) == 0
+    config = scram(secured, user, group)
+    assert wait_until(lambda: first_message(config, topic), 60, f"{user} to read") == b"payload"
+
+    info = secured.info()
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(info.zookeeper),
+                                  bootstrap_servers=parse_bootstrap(info.bootstrap_servers))  # fmt: skip
+    app = KzcApp(settings, backend=ZkBackend(settings), warm_spark=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        row = "\x00".join(("Topic", "LITERAL", topic, f"User:{user}", "*", "Read", "Allow"))
+        await open_acl_form(pilot, app, "minus", row)
+        status = await apply_form(pilot, app, {}, topic)
+        assert "via the brokers (DeleteAcls)" in shown(app, "security-preview")
+        assert status.startswith(f"Done: removed on Topic:{topic} through the brokers (DeleteAcls)"), status
+
+    def denied() -> bool:
+        consumer = Consumer(config)
+        try:
+            error = consumer.list_topics(topic, timeout=30).topics[topic].error
+            return error is not None and error.code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+        finally:
+            consumer.close()
+
+    assert wait_until(denied, 60, f"{user} to be denied once the ACL is gone")
