@@ -94,10 +94,11 @@ class SecurityFormScreen(Screen[None]):
         self.actions = actions
         self.plan: SecurityPlan | None = None
         self._applying: SecurityPlan | None = None
+        self._previewed = False  # the preview pane shows a preview (or why there is none)
 
     # ---- what the subclasses provide ---------------------------------------------------------------------
 
-    title = ""
+    form_title = ""
 
     def compose_fields(self) -> ComposeResult:
         """The form's fields."""
@@ -128,7 +129,7 @@ class SecurityFormScreen(Screen[None]):
     # ---- the form ----------------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Label(self.title, id="title")
+        yield Label(self.form_title, id="title")
         with Vertical(id="security-form"):
             yield from self.compose_fields()
         with VerticalScroll(id="security-preview-box"):  # Tab to it and scroll a long preview
@@ -154,6 +155,7 @@ class SecurityFormScreen(Screen[None]):
     @on(Planned)
     def _planned(self, message: Planned) -> None:
         self.plan = message.plan
+        self._previewed = True
         preview = self.query_one("#security-preview", Static)
         if message.plan is None:
             preview.update(f"cannot preview: {message.problem}")
@@ -171,7 +173,9 @@ class SecurityFormScreen(Screen[None]):
         if event.control.id == "confirm":
             return
         self.plan = None  # a new edit needs a new preview before anything is applied
-        self.query_one("#security-preview", Static).update("changed: ctrl+d (or Enter) for a new preview")
+        if self._previewed:  # (a Select reports its first value on mount: nothing was previewed yet)
+            self._previewed = False
+            self.query_one("#security-preview", Static).update("changed: ctrl+d (or Enter) for a new preview")
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
@@ -197,6 +201,8 @@ class SecurityFormScreen(Screen[None]):
         after_typed(self, self._apply_typed)
 
     def _apply_typed(self) -> None:
+        if self._applying is not None:
+            return  # one apply at a time: a second Enter must not send the change twice
         plan = self.plan
         if plan is None:
             self._status("Preview first (ctrl+d); nothing was changed.")
@@ -267,7 +273,7 @@ class AclFormScreen(SecurityFormScreen):
         super().__init__(actions)
         self.action = action
         self.binding = binding
-        self.title = ("Add an ACL" if action == "add" else "Remove an ACL") + " (as kzc acl " + action + ")"
+        self.form_title = ("Add an ACL" if action == "add" else "Remove an ACL") + " (as kzc acl " + action + ")"
 
     def compose_fields(self) -> ComposeResult:
         b = self.binding
@@ -365,7 +371,7 @@ class UserFormScreen(SecurityFormScreen):
         self.mechanism = mechanism
         verb = "Set a SCRAM password (as kzc user set-password)" if action == "set" else (
             "Delete SCRAM credentials (as kzc user delete)")  # fmt: skip
-        self.title = verb
+        self.form_title = verb
 
     def compose_fields(self) -> ComposeResult:
         yield from form_field("user", FormInput(self.user or "", placeholder="user name", id="user"))
