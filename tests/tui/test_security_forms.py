@@ -316,3 +316,24 @@ async def test_a_recording_without_writes_says_so(small_snapshot: ClusterSnapsho
         await settle(pilot)
         assert isinstance(app.screen, SecurityScreen)
         assert app.notified[-1] == "ACL changes: not available here (a recording, or not connected yet)"
+
+
+async def test_opening_reads_once_and_coming_back_from_a_form_reads_again(small_snapshot: ClusterSnapshot) -> None:
+    app, security = make(small_snapshot)
+    backend = security.backend
+    reads: list[int] = []
+    listing = backend.acl_listing
+
+    def counted() -> Any:
+        reads.append(1)
+        return listing()
+
+    backend.acl_listing = counted  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 50)) as pilot:
+        await open_security(pilot)
+        assert len(reads) == 1
+        await pilot.press("plus")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert len(reads) == 2

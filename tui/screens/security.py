@@ -177,9 +177,16 @@ class SecurityScreen(KzcScreen):
         self.query_one("#security-tabs", TabbedContent).active = tab
         self.query_one(f"#security-{tab}", VirtualTable).focus()
 
+    _covered = False  # a screen (a form) was pushed above this one since it was shown
+
+    def on_screen_suspend(self) -> None:
+        self._covered = True
+
     def on_screen_resume(self) -> None:
-        """Back from a form (or any screen above): read again, so a change just made shows."""
-        if self.is_mounted:
+        """Back from a form (or any screen above): read again, so a change just made shows (not on the first
+        showing, which ``on_mount`` reads)."""
+        if self._covered:
+            self._covered = False
             self.action_reread()
 
     def action_change(self, action: str) -> None:
