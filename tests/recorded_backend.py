@@ -37,13 +37,14 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.acls import Acl, AclBinding, ResourcePattern, matching, who_can
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota, QuotaEntity, effective_quotas
 from core.kafka.scram import MECHANISMS, ScramCredentialInfo, check_iterations, check_mechanism
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
 from core.security.acls import ZK_TOOL as ACL_ZK_TOOL
 from core.security.acls import AclListing, AclPlan, ResourceAccess, StoredAcls, acl_writes
+from core.security.quotas import QuotaListing
 from core.security.users import CredentialPlan, ScramUser, UserListing, check_user
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -126,6 +127,7 @@ class RecordedBackend:
     ) -> None:
         self.acls = tuple(acls)
         self.quotas = dict(quotas or {})
+        self.effective_reads = 0
         self.users = list(users)
         # The security forms' plans and writes, recorded (``RecordedSecurity``); None: not available here.
         self.security = RecordedSecurity(self) if security_writes else None
@@ -375,13 +377,18 @@ class RecordedBackend:
         bindings = tuple(sorted(self.acls, key=lambda b: (b.pattern, b.acl)))
         return AclListing(bindings, path_reason="recorded")
 
-    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
+    def quota_entities(self) -> QuotaListing:
         """The recording's ``quotas``."""
-        return dict(self.quotas)
+        return QuotaListing(dict(self.quotas), "ZooKeeper (recorded)")
 
     def scram_users(self) -> UserListing:
         """The recording's ``users``."""
         return UserListing(tuple(self.users), "recorded", "recorded")
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """Kafka's precedence over the recording's ``quotas`` (counted in ``effective_reads``)."""
+        self.effective_reads += 1
+        return effective_quotas(self.quotas, user, client_id)
 
     # ---- BrokerSource --------------------------------------------------------------------------------
 

@@ -310,7 +310,7 @@ class KzcApp(App[None]):
             case m.ScreenChosen("timeline"):
                 show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms)))
             case m.ScreenChosen("security"):
-                show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend)))
+                show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend, self.now_ms)))
             case m.ScreenChosen("zk-health"):
                 poll = self.zk_health
                 show_screen(self, ZkHealthScreen,

@@ -49,8 +49,10 @@ ELECT_LEADERS = Api(43, "ElectLeaders", "2.2.0")
 INCREMENTAL_ALTER_CONFIGS = Api(44, "IncrementalAlterConfigs", "2.3.0")
 ALTER_PARTITION_REASSIGNMENTS = Api(45, "AlterPartitionReassignments", "2.4.0")
 DESCRIBE_CLIENT_QUOTAS = Api(48, "DescribeClientQuotas", "2.6.0")
+ALTER_CLIENT_QUOTAS = Api(49, "AlterClientQuotas", "2.6.0")
 DESCRIBE_USER_SCRAM_CREDENTIALS = Api(50, "DescribeUserScramCredentials", "2.7.0")
 ALTER_USER_SCRAM_CREDENTIALS = Api(51, "AlterUserScramCredentials", "2.7.0")
+DESCRIBE_CLUSTER = Api(60, "DescribeCluster", "2.8.0")
 
 # Version ranges a broker serves: api key -> (min, max).
 ApiRanges = Mapping[int, tuple[int, int]]

@@ -18,7 +18,24 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from core.brokers.apiversions import Api, ApiRanges, NoVersion, negotiate, open_broker
+from core.brokers.apiversions import (
+    ALTER_PARTITION_REASSIGNMENTS,
+    API_VERSIONS,
+    CREATE_TOPICS,
+    DESCRIBE_ACLS,
+    DESCRIBE_CLIENT_QUOTAS,
+    DESCRIBE_CLUSTER,
+    DESCRIBE_CONFIGS,
+    DESCRIBE_LOG_DIRS,
+    DESCRIBE_USER_SCRAM_CREDENTIALS,
+    ELECT_LEADERS,
+    INCREMENTAL_ALTER_CONFIGS,
+    Api,
+    ApiRanges,
+    NoVersion,
+    negotiate,
+    open_broker,
+)
 from core.connect import HostPort
 from core.kafka.znodes import BrokerRegistration, Endpoint, Unreadable
 
@@ -49,6 +66,34 @@ def registered_bootstrap(brokers: Mapping[int, BrokerRegistration | Unreadable])
         if endpoint is not None and endpoint.host:
             found.append(HostPort(endpoint.host, endpoint.port))
     return tuple(found)
+
+
+# (api, lowest version, release): a broker that serves ``api`` at that version runs ``release`` or later
+# (each API's ``validVersions`` history in Kafka's ``*Request.json``; DescribeConfigs v1 came with 1.1's
+# KIP-226 synonyms). Newest first.
+RELEASE_MARKS: tuple[tuple[Api, int, tuple[int, ...]], ...] = (
+    (DESCRIBE_CLUSTER, 0, (2, 8)),
+    (DESCRIBE_USER_SCRAM_CREDENTIALS, 0, (2, 7)),
+    (DESCRIBE_CLIENT_QUOTAS, 0, (2, 6)),
+    (ALTER_PARTITION_REASSIGNMENTS, 0, (2, 4)),
+    (INCREMENTAL_ALTER_CONFIGS, 0, (2, 3)),
+    (ELECT_LEADERS, 0, (2, 2)),
+    (DESCRIBE_CONFIGS, 1, (1, 1)),
+    (DESCRIBE_LOG_DIRS, 0, (1, 0)),
+    (DESCRIBE_ACLS, 0, (0, 11)),
+    (CREATE_TOPICS, 0, (0, 10, 1)),
+    (API_VERSIONS, 0, (0, 10)),
+)
+
+
+def release_floor(ranges: ApiRanges) -> tuple[int, ...]:
+    """The oldest release a broker with these ApiVersions can run: exact at the releases of ``RELEASE_MARKS``
+    (enough for every rule kzc checks by release), a lower bound in between."""
+    for api, version, release in RELEASE_MARKS:
+        found = ranges.get(api.key)
+        if found is not None and found[1] >= version:
+            return release
+    return (0, 10)
 
 
 @dataclass(frozen=True)
@@ -89,6 +134,12 @@ class Capabilities:
             except NoVersion as exc:
                 return str(exc)
         return None
+
+    def release(self) -> tuple[int, ...] | None:
+        """The oldest release among the brokers whose ApiVersions are known (``release_floor``), None when
+        none is known: the release Kafka's per-release rules are checked against."""
+        floors = [release_floor(b.ranges) for b in self.brokers if b.ranges is not None]
+        return min(floors) if floors else None
 
     def unknown(self) -> str | None:
         """Which brokers' ApiVersions could not be read, and why (None: all known)."""

@@ -59,14 +59,14 @@ from core.groups.freshness import GroupBook
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota
 from core.kafka.znodes import EntityConfig
 from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
 from core.security.acls import AclListing, ResourceAccess, list_acls, resource_access
-from core.security.quotas import read_all_quotas
+from core.security.quotas import QuotaListing, effective, read_quota_listing
 from core.security.users import UserListing, read_users
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
@@ -479,14 +479,18 @@ class ZkBackend:
         """Every ACL, as ``kzc acl list`` reads them (DescribeAcls where every broker serves it, else ZooKeeper)."""
         return list_acls(self._zk(), self._settings)
 
-    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
-        """Every quota entity, as ``kzc quota show`` reads them."""
-        return read_all_quotas(self._zk())
+    def quota_entities(self) -> QuotaListing:
+        """Every quota entity, as ``kzc quota show`` reads them (DescribeClientQuotas or ZooKeeper)."""
+        return read_quota_listing(self._zk(), self._settings)
 
     def scram_users(self) -> UserListing:
         """Every SCRAM user, as ``kzc user list`` reads them (DescribeUserScramCredentials where every broker
         serves it, else ZooKeeper; never a salt or key)."""
         return read_users(self._zk(), self._settings)
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """What ``user`` with ``client_id`` gets, as ``kzc quota show --effective`` reads it."""
+        return effective(self._zk(), user, client_id)
 
     def security_actions(self) -> SecurityActions | None:
         """ACL and SCRAM credential changes on this cluster, as ``kzc acl`` and ``kzc user`` make them (None until

@@ -40,7 +40,9 @@ def test_a_dynamic_config_set_through_the_brokers_is_applied_and_deleted(
                          *admin_args(sandbox))  # fmt: skip
     assert code == 0, err
     assert out["via"] == "admin" and out["stored"] == {"log.cleaner.threads": "2"}
-    assert _source(sandbox, 2, "log.cleaner.threads") == ("2", "DYNAMIC_BROKER_CONFIG")
+    # The broker applies it from the change notification, after the write kzc read back.
+    wait_until(lambda: _source(sandbox, 2, "log.cleaner.threads") == ("2", "DYNAMIC_BROKER_CONFIG"), 30,
+               "broker 2 to apply log.cleaner.threads")  # fmt: skip
     code, _, err = run(
         capsys, "config", "delete", "--broker", "2", "log.cleaner.threads", "--yes", *admin_args(sandbox)
     )
