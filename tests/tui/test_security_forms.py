@@ -5,6 +5,8 @@ read-only mode refuses with the CLI's message and changes nothing; a refusal is 
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -337,3 +339,29 @@ async def test_opening_reads_once_and_coming_back_from_a_form_reads_again(small_
         await pilot.press("escape")
         await settle(pilot)
         assert len(reads) == 2
+
+
+async def test_a_preview_that_answers_after_an_edit_is_dropped(small_snapshot: ClusterSnapshot) -> None:
+    app, security = make(small_snapshot)
+    release = threading.Event()
+    plan_acl = security.plan_acl
+
+    def slow(action: str, pattern: ResourcePattern, acls: Sequence[Acl]) -> AclPlan:
+        release.wait(30)
+        return plan_acl(action, pattern, acls)
+
+    security.plan_acl = slow  # type: ignore[method-assign]
+    async with app.run_test(size=(160, 50)) as pilot:
+        await open_security(pilot)
+        await pilot.press("minus")
+        await settle(pilot)
+        await pilot.press("ctrl+d")
+        await pilot.pause()
+        await fill(pilot, "operation", "Describe")  # an edit while the preview is being made
+        release.set()
+        await settle(pilot)
+        await fill(pilot, "confirm", "billing")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert security.applied == []
+        assert "Preview first" in shown(app, "security-status")

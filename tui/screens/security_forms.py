@@ -95,6 +95,10 @@ class SecurityFormScreen(Screen[None]):
         self.plan: SecurityPlan | None = None
         self._applying: SecurityPlan | None = None
         self._previewed = False  # the preview pane shows a preview (or why there is none)
+        # Edits so far, and how many there were when the last preview started: a plan that arrives after an
+        # edit describes fields no longer shown, and is dropped (never applied).
+        self._edits = 0
+        self._planned_at = 0
 
     # ---- what the subclasses provide ---------------------------------------------------------------------
 
@@ -154,6 +158,8 @@ class SecurityFormScreen(Screen[None]):
 
     @on(Planned)
     def _planned(self, message: Planned) -> None:
+        if self._edits != self._planned_at:
+            return  # the fields changed since this preview started
         self.plan = message.plan
         self._previewed = True
         preview = self.query_one("#security-preview", Static)
@@ -172,6 +178,7 @@ class SecurityFormScreen(Screen[None]):
     def _edited(self, event: Input.Changed | Select.Changed) -> None:
         if event.control.id == "confirm":
             return
+        self._edits += 1
         self.plan = None  # a new edit needs a new preview before anything is applied
         if self._previewed:  # (a Select reports its first value on mount: nothing was previewed yet)
             self._previewed = False
@@ -190,6 +197,7 @@ class SecurityFormScreen(Screen[None]):
 
     def _preview(self) -> None:
         self.plan = None
+        self._planned_at = self._edits
         self._status("Planning...")
         try:
             self.start_plan()
