@@ -11,20 +11,16 @@ from typing import Any
 from cli.options import add_command
 from cli.security_args import confirm, mutation
 from core.config import ConnectionSettings
-from core.errors import UsageError
-from core.kafka.acls import (
-    ALLOW,
-    CLUSTER_NAME,
-    DENY,
-    LITERAL,
-    PREFIXED,
-    Acl,
-    ResourcePattern,
-    check_operation,
-    parse_operation,
-    parse_principal,
+from core.kafka.acls import CLUSTER_NAME, LITERAL, PREFIXED, ResourcePattern, parse_principal
+from core.security.acls import (
+    ACL_PATH_NOTE,
+    access_of,
+    acl_request,
+    apply_acls,
+    choose_acl_path,
+    list_acls,
+    plan_acls,
 )
-from core.security.acls import ACL_PATH_NOTE, access_of, apply_acls, choose_acl_path, list_acls, plan_acls
 from core.topics.write import describe_writes
 from core.zookeeper.kafka_root import open_kafka_session
 
@@ -113,15 +109,11 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
            "pattern": args.pattern, "via": args.via, "dry_run": args.dry_run, "yes": args.yes}  # fmt: skip
     operation = f"acl {args.action}"
     with mutation(settings, operation, raw) as (session, attempt, _audit):
-        pattern = _pattern(args, PREFIXED if args.pattern == "prefixed" else LITERAL)
-        assert pattern is not None  # the resource group is required
-        principal = parse_principal(args.principal)
-        operations = [parse_operation(op) for op in args.operation]
-        for op in operations:
-            check_operation(pattern.resource_type, op)
-        if not args.host:
-            raise UsageError("--host cannot be empty (use '*' for any host)")
-        acls = [Acl(principal, DENY if args.deny else ALLOW, op, args.host) for op in operations]
+        resource = _pattern(args)
+        assert resource is not None  # the resource group is required
+        pattern_type = PREFIXED if args.pattern == "prefixed" else LITERAL
+        pattern, acls = acl_request(resource.resource_type, resource.name, pattern_type, args.principal,
+                                    args.operation, args.host, args.deny)  # fmt: skip
         route = choose_acl_path(session, settings, args.action, pattern, acls, args.via)
         path = {"via": route.via, "path": route.reason}
         attempt.details.update(path)  # every outcome line from here on, a refusal too, says which path

@@ -37,7 +37,7 @@ from tui.export import run_export
 from tui.journal import EventJournal
 from tui.keymap import BindingInfo, catalog
 from tui.live_link import LiveLink, LiveMessage
-from tui.navigation import fix_actions, go_back, pop_to_root, refused, show_screen
+from tui.navigation import fix_actions, go_back, pop_to_root, refused, security_actions, show_screen
 from tui.recording import RecordingLink, RecordingRefused, RecordingStarted, RecordingStopped, close_cluster
 from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
@@ -55,6 +55,7 @@ from tui.screens.messages import MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.security import SecurityScreen
+from tui.screens.security_forms import AclFormScreen, UserFormScreen
 from tui.screens.stop_check import StopCheckScreen
 from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
@@ -306,6 +307,8 @@ class KzcApp(App[None]):
     @on(m.ConfigEditRequested)
     @on(m.MessagesChosen)
     @on(m.BrokerConfigEditRequested)
+    @on(m.AclChangeRequested)
+    @on(m.UserChangeRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         origin = self.screen
@@ -326,6 +329,7 @@ class KzcApp(App[None]):
         backend, read_only, push = self.backend, self.read_only, self._push
         refuses = partial(refused, self, read_only)
         fixes_for = partial(fix_actions, self, backend)
+        security_for = partial(security_actions, self, backend)
         match message:
             case m.ScreenChosen("topics"):
                 show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only, backend, self.now_ms)))
@@ -372,6 +376,10 @@ class KzcApp(App[None]):
                 self.push_screen(ElectPreferredScreen(topic, fixes.elections))
             case m.ConfigEditRequested(topic) if (fixes := fixes_for("config changes")) is not None:
                 self.push_screen(ConfigEditScreen(topic, fixes.configs))
+            case m.AclChangeRequested(action, binding) if (security := security_for("ACL changes")) is not None:
+                self.push_screen(AclFormScreen(action, security, binding))
+            case m.UserChangeRequested(action, user, mech) if (security := security_for("SCRAM changes")) is not None:
+                self.push_screen(UserFormScreen(action, security, user, mech))
             case m.BrokerConfigEditRequested(entity) if (fixes := fixes_for("config changes")) is not None:
                 if fixes.broker_configs is not None:
                     self.push_screen(BrokerConfigEditScreen(entity, fixes.broker_configs))

@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 from core.configs.broker import BrokerConfigsView
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
+from core.console.security_actions import SecurityActions
 from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
@@ -372,6 +373,12 @@ class SecuritySource(Protocol):
     def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
         """The quotas ``user`` with ``client_id`` gets and the entity each comes from, by Kafka's precedence
         (``core.security.quotas.effective``, as ``kzc quota show --effective``: eight znode reads)."""
+        ...
+
+    def security_actions(self) -> SecurityActions | None:
+        """What the security forms change ACLs and SCRAM credentials through, as ``kzc acl add|remove`` and ``kzc
+        user set-password|delete`` do (``core.console.security_actions``); None where nothing can be changed
+        (not connected yet)."""
         ...
 
 

@@ -52,6 +52,7 @@ from core.console.protocols import (
     StateListener,
     Unsubscribe,
 )
+from core.console.security_actions import SecurityActions, SecurityBackend
 from core.console.view import deletion_status
 from core.errors import ConnectError, GuardError, KzcError, UsageError
 from core.groups.freshness import GroupBook
@@ -499,6 +500,15 @@ class ZkBackend:
     def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
         """What ``user`` with ``client_id`` gets, as ``kzc quota show --effective`` reads it."""
         return effective(self._zk(), user, client_id)
+
+    def security_actions(self) -> SecurityActions | None:
+        """ACL and SCRAM credential changes on this cluster, as ``kzc acl`` and ``kzc user`` make them (None until
+        connected; in read-only mode their apply refuses as the CLI does)."""
+        with self._lock:
+            session, ops = self._session, self._ops
+        if session is None or ops is None:
+            return None
+        return SecurityBackend(session, self._settings, ops.audit)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 

@@ -27,6 +27,9 @@ from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, Ca
 from core.config import ConnectionSettings
 from core.errors import KafkaRuleError, KzcError, UsageError
 from core.kafka.acls import (
+    ALLOW,
+    CLUSTER_NAME,
+    DENY,
     LITERAL,
     PREFIXED,
     RESOURCE_TYPES,
@@ -34,10 +37,13 @@ from core.kafka.acls import (
     Acl,
     AclBinding,
     ResourcePattern,
+    check_operation,
     check_pattern,
     encode_acls,
     encode_change_event,
     matching,
+    parse_operation,
+    parse_principal,
     who_can,
 )
 from core.kafka.znodes import Unreadable
@@ -378,6 +384,34 @@ def _plan_in_zookeeper(
                 f"and kzc cannot tell which the brokers run: {reason}"
             )
     return AclPlan(action, pattern, requested, before, plan.after, acl_writes(plan, enum_names))
+
+
+def acl_request(
+    resource_type: str, name: str, pattern_type: str, principal: str, operations: Iterable[str], host: str,
+    deny: bool,
+) -> tuple[ResourcePattern, tuple[Acl, ...]]:  # fmt: skip
+    """The pattern and ACLs of an ``add`` or ``remove`` as ``kzc acl`` and the console's form take them: the
+    principal and operations checked as ``kafka-acls`` checks them, the Cluster resource under its one name.
+
+    Raises:
+        UsageError: a bad principal, operation, resource type, an operation the type does not support, no
+            operation or an empty host, in Kafka's words where it has some.
+    """
+    if resource_type not in RESOURCE_TYPES:
+        raise UsageError(f"Unknown resource type {resource_type!r}: one of {', '.join(sorted(RESOURCE_TYPES))}")
+    name = CLUSTER_NAME if resource_type == "Cluster" else name.strip()
+    if not name:
+        raise UsageError(f"give the {resource_type} name the ACL is on")
+    pattern = ResourcePattern(resource_type, name, pattern_type)
+    checked = parse_principal(principal.strip())
+    parsed = [parse_operation(op.strip()) for op in operations if op.strip()]
+    if not parsed:
+        raise UsageError("give at least one operation (Read, Write, Describe, ...)")
+    for op in parsed:
+        check_operation(resource_type, op)
+    if not host:
+        raise UsageError("--host cannot be empty (use '*' for any host)")
+    return pattern, tuple(Acl(checked, DENY if deny else ALLOW, op, host) for op in parsed)
 
 
 def acl_writes(plan: AclPlan, enum_names: bool | None = None) -> tuple[PlannedWrite, ...]:

@@ -66,7 +66,7 @@ async def test_A_opens_every_acl_quota_and_user(small_snapshot: ClusterSnapshot)
             ("bob", "SCRAM-SHA-512", "unreadable"),
         ]
         note = str(app.screen.query_one("#security-note").render())
-        assert "read-only view: change them with kzc acl|quota|user" in note
+        assert "+ add ACL / set password · - remove highlighted" in note
 
 
 async def test_the_palette_opens_it_and_the_filter_narrows_the_acls(small_snapshot: ClusterSnapshot) -> None:

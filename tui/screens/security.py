@@ -5,9 +5,11 @@ Each tab reads through the same core function as its CLI twin (``kzc acl list``,
 client get?": a user and a client id typed in give the effective quota of each type and the entity it comes
 from (``kzc quota show --effective``), read again every ``EFFECTIVE_REFRESH_S`` only while the tab is shown
 (eight znode reads each time; the next read is scheduled when the previous one has answered), and on ``r``;
-the line says when it was read and, when a read fails, that what is shown is stale since then. Changes stay
-on the CLI, which previews, asks for confirmation and audits them; the screen says so. No salt, key or
-password is ever read into a row: ``ScramUser`` carries mechanisms and iterations only.
+the line says when it was read and, when a read fails, that what is shown is stale since then. ACLs and SCRAM
+credentials are changed from here: ``+``/``a`` and ``-``/``d`` open the forms (``tui.screens.security_forms``,
+the twins of ``kzc acl add|remove`` and ``kzc user set-password|delete``) through the app, and coming back
+from one reads the tables again; quotas stay on the CLI. No salt, key or password is ever read into a row:
+``ScramUser`` carries mechanisms and iterations only.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from textual.widgets import Input, Label, Static, TabbedContent, TabPane
 from core.console.protocols import SecuritySource
 from core.errors import KzcError
 from core.human_time import age_text, clock_text
+from core.kafka.acls import Acl, AclBinding, ResourcePattern
 from core.kafka.quotas import DEFAULT, EffectiveQuota, QuotaEntity
 from core.security.acls import AclListing
 from core.security.quotas import QuotaListing
 from core.security.users import ScramUser, UserListing
+from tui.messages import AclChangeRequested, UserChangeRequested
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -57,7 +61,7 @@ USER_COLUMNS = (
     Column("mechanism", "mechanism"),
     Column("iterations", "iterations", align="right"),
 )
-CLI_NOTE = "read-only view: change them with kzc acl|quota|user (previewed, audited)"
+CLI_NOTE = "+ add ACL / set password · - remove highlighted · previewed, confirmed, audited"
 TABS = ("acls", "quotas", "users")
 EFFECTIVE_REFRESH_S = 10.0
 EFFECTIVE_HINT = "effective quota: type a user and a client id, then Enter (Kafka's precedence, read every 10 s)"
@@ -85,6 +89,12 @@ def acl_rows(listing: AclListing) -> list[Row]:
         cells = (p.resource_type, p.pattern_type, p.name, a.principal, a.host, a.operation, a.permission)
         rows.append(Row("\x00".join(cells), cells))
     return rows
+
+
+def acl_of(row: Row) -> AclBinding:
+    """The ACL an ``acl_rows`` row shows."""
+    resource_type, pattern_type, name, principal, host, operation, permission = row.cells
+    return AclBinding(ResourcePattern(resource_type, name, pattern_type), Acl(principal, permission, operation, host))
 
 
 def _entity_kind(entity: QuotaEntity) -> str:
@@ -136,6 +146,8 @@ class SecurityScreen(KzcScreen):
         Binding("1", "tab('acls')", "ACLs", id="security_acls"),
         Binding("2", "tab('quotas')", "Quotas", id="security_quotas"),
         Binding("3", "tab('users')", "SCRAM users", id="security_users"),
+        Binding("plus,a", "change('add')", "Add", id="security_add"),
+        Binding("minus,d", "change('remove')", "Remove", id="security_remove"),
     ]
 
     class AclsRead(Message):
@@ -248,8 +260,15 @@ class SecurityScreen(KzcScreen):
             self._read_effective_now()
 
     def on_screen_resume(self) -> None:
+        """Back from a form (or any screen above): read every table again, so a change just made shows (not on
+        the first showing, which ``on_mount`` reads); else the effective quota, when its tab is shown."""
         super().on_screen_resume()
-        if self.is_mounted and self._effective_shown():
+        if not self.is_mounted:
+            return
+        if self._covered:
+            self._covered = False
+            self.action_reread()
+        elif self._effective_shown():
             self._read_effective_now()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="security-effective")
@@ -307,6 +326,26 @@ class SecurityScreen(KzcScreen):
         """Show one tab and focus its table (``/`` then filters it)."""
         self.query_one("#security-tabs", TabbedContent).active = tab
         self.query_one(f"#security-{tab}", VirtualTable).focus()
+
+    _covered = False  # a screen (a form) was pushed above this one since it was shown
+
+    def on_screen_suspend(self) -> None:
+        self._covered = True
+
+    def action_change(self, action: str) -> None:
+        """``add``: the form of the tab (an ACL, a password); ``remove``: for the highlighted row."""
+        tab = self.query_one("#security-tabs", TabbedContent).active
+        if tab not in ("acls", "users"):
+            return
+        row = self.query_one(f"#security-{tab}", VirtualTable).current_row
+        if action == "remove" and row is None:
+            self.notify("highlight the row to remove first", severity="warning")
+            return
+        if tab == "acls":
+            self.post_message(AclChangeRequested(action, None if row is None or action == "add" else acl_of(row)))
+        else:
+            user, mechanism = (row.cells[0], row.cells[1]) if row is not None else (None, None)
+            self.post_message(UserChangeRequested("set" if action == "add" else "delete", user, mechanism))
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
