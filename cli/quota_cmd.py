@@ -14,7 +14,14 @@ from cli.security_args import confirm, mutation
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.kafka.quotas import DEFAULT, QUOTA_KEYS, QuotaEntity
-from core.security.quotas import apply_quota, effective, plan_quota, read_quota_path, read_quotas
+from core.security.quotas import (
+    apply_quota,
+    effective,
+    parse_quota_items,
+    plan_quota,
+    read_quota_path,
+    read_quotas,
+)
 from core.zookeeper.kafka_root import open_kafka_session
 
 
@@ -104,13 +111,7 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         entity = _entity(args)
         if entity is None:
             raise UsageError("give --user U, --client-id C, both, or --default")
-        items: dict[str, str] = {}
-        if args.action == "set":
-            for item in args.items:
-                key, eq, value = item.partition("=")
-                if not eq:
-                    raise UsageError(f"{item}: give KEY=VALUE, e.g. producer_byte_rate=1048576")
-                items[key.strip()] = value.strip()
+        items = parse_quota_items(args.items) if args.action == "set" else {}
         _, path = read_quota_path(session, settings)
         deletes = [] if args.action == "set" else list(args.items)
         plan = plan_quota(session, entity, items, deletes, path)

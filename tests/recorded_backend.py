@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from core.brokers.capabilities import VIA_ADMIN
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Route
 from core.brokers.logdirs import BrokerLogDirs
 from core.configs.broker import BrokerConfigRow, BrokerConfigsView
+from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -37,14 +38,14 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
 from core.kafka.acls import Acl, AclBinding, ResourcePattern, matching, who_can
-from core.kafka.quotas import EffectiveQuota, QuotaEntity, effective_quotas
+from core.kafka.quotas import EffectiveQuota, QuotaEntity, effective_quotas, parse_quota
 from core.kafka.scram import MECHANISMS, ScramCredentialInfo, check_iterations, check_mechanism
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
 from core.security.acls import ZK_TOOL as ACL_ZK_TOOL
 from core.security.acls import AclListing, AclPlan, ResourceAccess, StoredAcls, acl_writes
-from core.security.quotas import QuotaListing
+from core.security.quotas import QUOTA_TOOL, QuotaListing, QuotaPath, QuotaPlan, entity_location
 from core.security.users import CredentialPlan, ScramUser, UserListing, check_user
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -452,7 +453,7 @@ class RecordedSecurity:
 
     def __init__(self, backend: RecordedBackend) -> None:
         self.backend = backend
-        self.applied: list[AclPlan | CredentialPlan] = []
+        self.applied: list[AclPlan | CredentialPlan | QuotaPlan] = []
         self.refusal: KzcError | None = None
 
     def _guard(self) -> None:
@@ -506,6 +507,26 @@ class RecordedSecurity:
             users.append(ScramUser(plan.user, tuple(sorted(kept, key=lambda c: c.mechanism))))
         self.backend.users = sorted(users, key=lambda u: u.name)
         return kept
+
+    def plan_quota(self, entity: QuotaEntity, updates: Mapping[str, str], deletes: Sequence[str]) -> QuotaPlan:
+        if not updates and not deletes:
+            raise UsageError("give quotas to set (KEY=VALUE) or to delete (KEY)")
+        values = {key: parse_quota(key, value, None) for key, value in updates.items()}
+        had = dict(self.backend.quotas.get(entity, {}))
+        entity_type, name = entity_location(entity)
+        before = StoredConfig(entity_type, name, tuple(sorted(had.items())), 0 if had else None)
+        after = {k: v for k, v in had.items() if k not in deletes} | values
+        path = QuotaPath(Route(VIA_ZOOKEEPER, "a recording: written through ZooKeeper, " + QUOTA_TOOL))
+        return QuotaPlan(entity, before, after, (), path)
+
+    def apply_quota(self, plan: QuotaPlan) -> dict[str, str]:
+        self._guard()
+        self.applied.append(plan)
+        if plan.after:
+            self.backend.quotas[plan.entity] = dict(plan.after)
+        else:
+            self.backend.quotas.pop(plan.entity, None)
+        return dict(plan.after)
 
 
 def _join(parent: str, name: str) -> str:

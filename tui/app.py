@@ -55,7 +55,7 @@ from tui.screens.messages import MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.security import SecurityScreen
-from tui.screens.security_forms import AclFormScreen, UserFormScreen
+from tui.screens.security_forms import AclFormScreen, QuotaFormScreen, UserFormScreen
 from tui.screens.stop_check import StopCheckScreen
 from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
@@ -309,6 +309,7 @@ class KzcApp(App[None]):
     @on(m.BrokerConfigEditRequested)
     @on(m.AclChangeRequested)
     @on(m.UserChangeRequested)
+    @on(m.QuotaChangeRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         origin = self.screen
@@ -380,6 +381,8 @@ class KzcApp(App[None]):
                 self.push_screen(AclFormScreen(action, security, binding))
             case m.UserChangeRequested(action, user, mech) if (security := security_for("SCRAM changes")) is not None:
                 self.push_screen(UserFormScreen(action, security, user, mech))
+            case m.QuotaChangeRequested(entity) if (security := security_for("quota changes")) is not None:
+                self.push_screen(QuotaFormScreen(security, entity))
             case m.BrokerConfigEditRequested(entity) if (fixes := fixes_for("config changes")) is not None:
                 if fixes.broker_configs is not None:
                     self.push_screen(BrokerConfigEditScreen(entity, fixes.broker_configs))

@@ -11,6 +11,7 @@ from textual.message import Message
 from core.console.protocols import ClusterEvent
 from core.console.view import ClusterView
 from core.kafka.acls import AclBinding
+from core.kafka.quotas import QuotaEntity
 from core.snapshot.model import TopicEntry
 from core.zookeeper.session import ConnectionState
 
@@ -226,6 +227,13 @@ class AclChangeRequested(OpenRequested):
 
     action: str
     binding: AclBinding | None = None
+
+
+@dataclass
+class QuotaChangeRequested(OpenRequested):
+    """The user asked to change quotas, of ``entity`` when a row was highlighted."""
+
+    entity: QuotaEntity | None = None
 
 
 @dataclass

@@ -1,21 +1,24 @@
-"""What the security screen's forms need from core to change ACLs and SCRAM credentials: ``SecurityActions``,
-and ``SecurityBackend``, which plans and writes through exactly the functions ``kzc acl add|remove`` and
-``kzc user set-password|delete`` call (``core.security.acls``, ``core.security.users``): the same path choice
+"""What the security screen's forms need from core to change ACLs, quotas and SCRAM credentials:
+``SecurityActions``, and ``SecurityBackend``, which plans and writes through exactly the functions ``kzc acl
+add|remove``, ``kzc quota set|delete`` and ``kzc user set-password|delete`` call (``core.security.acls``,
+``quotas``, ``users``): the same path choice
 (the brokers or ZooKeeper), the same preview, the same read-only refusal, and the same audit lines, marked
 ``"from": "console"``. No password, salt or key reaches a plan's description, an audit line or a result.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from core.audit import AuditLog
 from core.config import ConnectionSettings
 from core.kafka.acls import Acl, ResourcePattern
+from core.kafka.quotas import QuotaEntity
 from core.kafka.scram import ScramCredentialInfo
 from core.security.acls import AclPlan, StoredAcls, apply_acls, choose_acl_path, plan_acls
 from core.security.common import mutation_guard
+from core.security.quotas import QuotaPlan, apply_quota, plan_quota, read_quota_path
 from core.security.users import (
     CredentialPlan,
     apply_credentials,
@@ -48,6 +51,15 @@ class SecurityActions(Protocol):
 
     def apply_credentials(self, plan: CredentialPlan) -> list[ScramCredentialInfo]:
         """Apply exactly ``plan`` (audited, without secrets); the user's credentials afterwards."""
+        ...
+
+    def plan_quota(self, entity: QuotaEntity, updates: Mapping[str, str], deletes: Sequence[str]) -> QuotaPlan:
+        """Set ``updates`` and delete ``deletes`` of ``entity``'s quotas: the path and the preview (on the brokers'
+        path validated by them), nothing written."""
+        ...
+
+    def apply_quota(self, plan: QuotaPlan) -> dict[str, str]:
+        """Apply exactly ``plan`` (audited); the entity's quotas afterwards."""
         ...
 
 
@@ -99,6 +111,24 @@ class SecurityBackend:
     def plan_user_delete(self, user: str, mechanisms: Sequence[str]) -> CredentialPlan:
         route = choose_user_path(self.session, self.settings)
         return plan_delete(self.session, user, mechanisms, self.settings, path=route)
+
+    def plan_quota(self, entity: QuotaEntity, updates: Mapping[str, str], deletes: Sequence[str]) -> QuotaPlan:
+        _, path = read_quota_path(self.session, self.settings)
+        return plan_quota(self.session, entity, updates, deletes, path)
+
+    def apply_quota(self, plan: QuotaPlan) -> dict[str, str]:
+        operation = "quota set" if plan.request()[0] else "quota delete"
+        arguments: dict[str, Any] = {**plan.entity.to_json(), "from": "console"}
+        before = plan.to_json()["before"]
+        path = {"via": plan.via, "path": plan.via_reason}
+        with self.audit.attempt(operation, arguments) as attempt:
+            attempt.details.update(path)
+            mutation_guard(self.session, self.settings)
+            attempt.intent(f"{operation} for {plan.entity.describe()}", before=before,
+                           after=plan.to_json()["after"], **path)  # fmt: skip
+            stored = apply_quota(self.session, self.settings, plan)
+            attempt.applied(f"changed the quotas of {plan.entity.describe()}", before=before, after=stored, **path)
+        return stored
 
     def apply_credentials(self, plan: CredentialPlan) -> list[ScramCredentialInfo]:
         operation = "user set-password" if plan.action == "set" else "user delete"

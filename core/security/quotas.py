@@ -259,6 +259,21 @@ class QuotaPlan:
         }
 
 
+def parse_quota_items(items: Sequence[str]) -> dict[str, str]:
+    """``KEY=VALUE`` items (``kzc quota set``, the console's quota form) as a dict; values are checked later.
+
+    Raises:
+        UsageError: an item without ``=``.
+    """
+    parsed: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise UsageError(f"{item}: give KEY=VALUE, e.g. producer_byte_rate=1048576")
+        parsed[key.strip()] = value.strip()
+    return parsed
+
+
 def plan_quota(
     session: ZkSession,
     entity: QuotaEntity,

@@ -17,15 +17,17 @@ import tui.app
 from core.config import ConnectionSettings, UserConfig
 from core.errors import KafkaRuleError
 from core.kafka.acls import LITERAL, PREFIXED, Acl, AclBinding, ResourcePattern
+from core.kafka.quotas import QuotaEntity
 from core.kafka.scram import ScramCredentialInfo
 from core.security.acls import AclPlan
+from core.security.quotas import QuotaPlan
 from core.security.users import CredentialPlan, ScramUser
 from core.snapshot.model import ClusterSnapshot
 from tests.recorded_backend import RecordedBackend, RecordedSecurity
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.screens.security import SecurityScreen
-from tui.screens.security_forms import AclFormScreen, UserFormScreen
+from tui.screens.security_forms import AclFormScreen, QuotaFormScreen, UserFormScreen
 from tui.widgets.virtual_table import VirtualTable
 
 ACLS = (
@@ -33,6 +35,7 @@ ACLS = (
     AclBinding(ResourcePattern("Group", "billing", LITERAL), Acl("User:bob", "Deny", "Read")),
 )
 USERS = [ScramUser("alice", (ScramCredentialInfo("SCRAM-SHA-256", 4096),))]
+QUOTAS = {QuotaEntity("alice", None): {"producer_byte_rate": "1048576"}}
 SECRET = "Hunter2SecretXyz9"
 KEY_NAMES = {":": "colon", ".": "full_stop", ",": "comma", "*": "asterisk", "-": "minus", " ": "space"}
 
@@ -53,7 +56,7 @@ class Console(KzcApp):
 
 def make(snapshot: ClusterSnapshot, read_only: bool = False) -> tuple[Console, RecordedSecurity]:
     backend = RecordedBackend(snapshot, now_ms=lambda: int(FROZEN_NOW * 1000), acls=ACLS, users=USERS,
-                              read_only=read_only, security_writes=True)  # fmt: skip
+                              quotas=QUOTAS, read_only=read_only, security_writes=True)  # fmt: skip
     assert backend.security is not None
     return Console(backend), backend.security
 
@@ -365,3 +368,52 @@ async def test_a_preview_that_answers_after_an_edit_is_dropped(small_snapshot: C
         await settle(pilot)
         assert security.applied == []
         assert "Preview first" in shown(app, "security-status")
+
+
+def quota_cells(app: KzcApp) -> list[tuple[str, ...]]:
+    return [r.cells for r in app.screen.query_one("#security-quotas", VirtualTable).visible_rows()]
+
+
+async def test_plus_on_a_quota_row_changes_that_entitys_quotas(small_snapshot: ClusterSnapshot) -> None:
+    app, security = make(small_snapshot)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await open_security(pilot)
+        await pilot.press("2", "plus")
+        await settle(pilot)
+        assert isinstance(app.screen, QuotaFormScreen)
+        assert app.screen.query_one("#quota-user", Input).value == "alice"  # the highlighted entity
+        await fill(pilot, "quota-set", "consumer_byte_rate=2048")
+        await fill(pilot, "quota-delete", "producer_byte_rate")
+        await pilot.press("enter")
+        await settle(pilot)
+        preview = shown(app, "security-preview")
+        assert "quotas of user alice" in preview
+        assert "~ producer_byte_rate: 1048576 -> (none)" in preview
+        assert "~ consumer_byte_rate: (none) -> 2048" in preview
+        assert "via ZooKeeper: a recording" in preview
+        await fill(pilot, "confirm", "alice")
+        await pilot.press("enter")
+        await settle(pilot)
+        (plan,) = security.applied
+        assert isinstance(plan, QuotaPlan) and plan.after == {"consumer_byte_rate": "2048"}
+        assert "user alice now has consumer_byte_rate=2048" in shown(app, "security-status")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert ("user", "alice", "-", "consumer_byte_rate=2048") in quota_cells(app)  # read again
+
+
+async def test_a_bad_quota_value_or_key_is_refused_and_changes_nothing(small_snapshot: ClusterSnapshot) -> None:
+    app, security = make(small_snapshot)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await open_security(pilot)
+        await pilot.press("2", "plus")
+        await settle(pilot)
+        await fill(pilot, "quota-set", "producer_byte_rate")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "give KEY=VALUE" in shown(app, "security-preview") + shown(app, "security-status")
+        await fill(pilot, "quota-set", "producer_byte_rate=fast")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert shown(app, "security-preview").startswith("cannot preview:")
+        assert security.applied == []

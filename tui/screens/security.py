@@ -1,4 +1,4 @@
-"""The security screen (``A``): every ACL, every quota entity and every SCRAM user, read-only.
+"""The security screen (``A``): every ACL, every quota entity and every SCRAM user, and their forms.
 
 Each tab reads through the same core function as its CLI twin (``kzc acl list``, ``kzc quota show``,
 ``kzc user list``) in a worker; ``r`` reads all three again. The quotas tab also answers "what does this
@@ -6,9 +6,10 @@ client get?": a user and a client id typed in give the effective quota of each t
 from (``kzc quota show --effective``), read again every ``EFFECTIVE_REFRESH_S`` only while the tab is shown
 (eight znode reads each time; the next read is scheduled when the previous one has answered), and on ``r``;
 the line says when it was read and, when a read fails, that what is shown is stale since then. ACLs and SCRAM
-credentials are changed from here: ``+``/``a`` and ``-``/``d`` open the forms (``tui.screens.security_forms``,
-the twins of ``kzc acl add|remove`` and ``kzc user set-password|delete``) through the app, and coming back
-from one reads the tables again; quotas stay on the CLI. No salt, key or password is ever read into a row:
+credentials and quotas are changed from here: ``+``/``a`` and ``-``/``d`` open the forms
+(``tui.screens.security_forms``, the twins of ``kzc acl add|remove``, ``kzc user set-password|delete`` and
+``kzc quota set|delete``; on the quotas tab both keys open the one quota form, of the highlighted entity)
+through the app, and coming back from one reads the tables again. No salt, key or password is ever read into a row:
 ``ScramUser`` carries mechanisms and iterations only.
 """
 
@@ -34,7 +35,7 @@ from core.kafka.quotas import DEFAULT, EffectiveQuota, QuotaEntity
 from core.security.acls import AclListing
 from core.security.quotas import QuotaListing
 from core.security.users import ScramUser, UserListing
-from tui.messages import AclChangeRequested, UserChangeRequested
+from tui.messages import AclChangeRequested, QuotaChangeRequested, UserChangeRequested
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -114,7 +115,7 @@ def quota_rows(quotas: Mapping[QuotaEntity, Mapping[str, str]]) -> list[Row]:
             "-" if entity.client_id is None else entity.client_id,
             ", ".join(f"{k}={v}" for k, v in sorted(items.items())),
         )
-        rows.append(Row(entity.describe(), cells))
+        rows.append(Row(entity.describe(), cells, data=entity))
     return rows
 
 
@@ -335,9 +336,13 @@ class SecurityScreen(KzcScreen):
     def action_change(self, action: str) -> None:
         """``add``: the form of the tab (an ACL, a password); ``remove``: for the highlighted row."""
         tab = self.query_one("#security-tabs", TabbedContent).active
+        row = self.query_one(f"#security-{tab}", VirtualTable).current_row
+        if tab == "quotas":  # one form sets and deletes, of the highlighted entity (if any)
+            entity = row.data if row is not None and isinstance(row.data, QuotaEntity) else None
+            self.post_message(QuotaChangeRequested(entity))
+            return
         if tab not in ("acls", "users"):
             return
-        row = self.query_one(f"#security-{tab}", VirtualTable).current_row
         if action == "remove" and row is None:
             self.notify("highlight the row to remove first", severity="warning")
             return

@@ -1,6 +1,6 @@
 """The security screen's forms: add or remove an ACL (``AclFormScreen``), set a SCRAM password or delete
-credentials (``UserFormScreen``), the console twins of ``kzc acl add|remove`` and ``kzc user
-set-password|delete``.
+credentials (``UserFormScreen``), set or delete quotas (``QuotaFormScreen``), the console twins of ``kzc acl
+add|remove``, ``kzc user set-password|delete`` and ``kzc quota set|delete``.
 
 As the config editor: the fields, then the preview (``ctrl+d``, or Enter in a field) that the CLI prints (the
 path, brokers or ZooKeeper and why, what is sent or written), then the typed confirmation (the resource's or
@@ -27,8 +27,10 @@ from textual.widgets import Footer, Input, Label, Select, Static
 from core.console.security_actions import SecurityActions
 from core.errors import KzcError, UsageError
 from core.kafka.acls import ALLOW, DENY, LITERAL, PREFIXED, RESOURCE_TYPES, AclBinding
+from core.kafka.quotas import DEFAULT, QuotaEntity
 from core.kafka.scram import DEFAULT_ITERATIONS, MECHANISMS
 from core.security.acls import ACL_PATH_NOTE, AclPlan, acl_request
+from core.security.quotas import QuotaPlan, parse_quota_items
 from core.security.users import CredentialPlan
 from core.topics.write import describe_writes
 from tui.messages import ChangeFinished
@@ -36,7 +38,7 @@ from tui.screens.base import FIELD_BINDINGS, after_typed
 from tui.screens.plan_form import form_field
 from tui.widgets.form_input import FormInput
 
-SecurityPlan = AclPlan | CredentialPlan
+SecurityPlan = AclPlan | CredentialPlan | QuotaPlan
 ALL_MECHANISMS = "all"
 
 
@@ -448,3 +450,62 @@ class UserFormScreen(SecurityFormScreen):
         for widget_id in ("#password", "#again"):
             for found in self.query(widget_id).results(Input):
                 found.value = ""
+
+
+# ---- quotas ------------------------------------------------------------------------------------------------
+
+
+class QuotaFormScreen(SecurityFormScreen):
+    """Set or delete quotas of one entity (a user, a client id, both; ``<default>`` for either), as ``kzc quota
+    set|delete``; prefilled from the highlighted row."""
+
+    form_title = "Change quotas (as kzc quota set|delete)"
+
+    def __init__(self, actions: SecurityActions, entity: QuotaEntity | None = None) -> None:
+        super().__init__(actions)
+        self.entity = entity
+
+    def compose_fields(self) -> ComposeResult:
+        e = self.entity
+        user = FormInput(e.user or "" if e else "", placeholder="a user, <default>, or empty", id="quota-user")
+        yield from form_field("user", user)
+        client = FormInput(e.client_id or "" if e else "", placeholder="a client id, <default>, or empty",
+                           id="quota-client")  # fmt: skip
+        yield from form_field("client id", client)
+        sets = FormInput(placeholder="KEY=VALUE ... e.g. producer_byte_rate=1048576", id="quota-set")
+        yield from form_field("set", sets)
+        yield from form_field("delete", FormInput(placeholder="KEY ... e.g. request_percentage", id="quota-delete"))
+
+    def start_plan(self) -> None:
+        user = self.query_one("#quota-user", Input).value.strip() or None
+        client = self.query_one("#quota-client", Input).value.strip() or None
+        if user is None and client is None:
+            raise UsageError("give a user, a client id, or both (<default> for the default)")
+        updates = parse_quota_items(self.query_one("#quota-set", Input).value.replace(",", " ").split())
+        deletes = self.query_one("#quota-delete", Input).value.replace(",", " ").split()
+        self._plan_quota(QuotaEntity(user, client), updates, deletes)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="security-plan", description="plan quotas")
+    def _plan_quota(self, entity: QuotaEntity, updates: dict[str, str], deletes: list[str]) -> None:
+        try:
+            plan = self.actions.plan_quota(entity, updates, deletes)
+        except KzcError as exc:
+            self.planned(None, str(exc))
+            return
+        self.planned(plan)
+
+    def confirmation(self, plan: SecurityPlan) -> str:
+        assert isinstance(plan, QuotaPlan)
+        name = plan.entity.client_id if plan.entity.user is None else plan.entity.user
+        return name or DEFAULT
+
+    def write(self, plan: SecurityPlan) -> str:
+        assert isinstance(plan, QuotaPlan)
+        stored = self.actions.apply_quota(plan)
+        how = "through AlterClientQuotas" if plan.via == "admin" else "in ZooKeeper (brokers apply the notification)"
+        now = ", ".join(f"{k}={v}" for k, v in sorted(stored.items())) or "no quotas"
+        return f"Done {how}: {plan.entity.describe()} now has {now}."
+
+    def what(self, plan: SecurityPlan) -> str:
+        assert isinstance(plan, QuotaPlan)
+        return f"changed the quotas of {plan.entity.describe()}"
