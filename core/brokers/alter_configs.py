@@ -14,9 +14,10 @@ ResourceName. Sent at the highest version both sides speak (``core.brokers.apive
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 
-from core.brokers.apiversions import ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, NoVersion, request
+from core.brokers.apiversions import ALTER_CONFIGS, INCREMENTAL_ALTER_CONFIGS, Api, NoVersion, request
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame
 from core.config import KafkaSecurity
@@ -119,24 +120,8 @@ def incremental_alter_broker(
         KafkaRuleError: the broker's refusal (its own message: unknown or non-dynamic key, per-broker key at
             the default, bad value). ConnectError: no version fits (nothing sent) or no usable answer.
     """
-    what = f"alter the config of broker {name or '<default>'}"
-    try:
-        version, body = request(
-            host,
-            port,
-            timeout,
-            INCREMENTAL_ALTER_CONFIGS,
-            INCREMENTAL_VERSIONS,
-            lambda v: encode_incremental(name, updates, deletes, validate_only, v),
-            who,
-            security,
-        )
-        answers = decode_answer(body, version >= 1)
-    except NoVersion as exc:
-        raise ConnectError(f"{exc}; nothing was sent") from exc
-    except (OSError, ValueError) as exc:
-        raise ConnectError(f"IncrementalAlterConfigs to {who} ({host}:{port}) failed: {exc}") from exc
-    _check(answers, what)
+    build = partial(encode_incremental, name, updates, deletes, validate_only)
+    _send(host, port, timeout, INCREMENTAL_ALTER_CONFIGS, INCREMENTAL_VERSIONS, build, 1, name, who, security)
 
 
 def alter_broker_whole_set(
@@ -154,21 +139,28 @@ def alter_broker_whole_set(
     Raises:
         KafkaRuleError, ConnectError: as ``incremental_alter_broker``.
     """
-    what = f"alter the config of broker {name or '<default>'}"
+    build = partial(encode_whole_set, name, config, validate_only)
+    _send(host, port, timeout, ALTER_CONFIGS, WHOLE_SET_VERSIONS, build, 2, name, who, security)
+
+
+def _send(
+    host: str,
+    port: int,
+    timeout: float,
+    api: Api,
+    ours: tuple[int, int],
+    build: Callable[[int], bytes],
+    flexible_from: int,
+    name: str,
+    who: str,
+    security: KafkaSecurity | None,
+) -> None:
+    """Send one config change of BROKER ``name`` and check every resource's answer."""
     try:
-        version, body = request(
-            host,
-            port,
-            timeout,
-            ALTER_CONFIGS,
-            WHOLE_SET_VERSIONS,
-            lambda v: encode_whole_set(name, config, validate_only, v),
-            who,
-            security,
-        )
-        answers = decode_answer(body, version >= 2)
+        version, body = request(host, port, timeout, api, ours, build, who, security)
+        answers = decode_answer(body, version >= flexible_from)
     except NoVersion as exc:
         raise ConnectError(f"{exc}; nothing was sent") from exc
     except (OSError, ValueError) as exc:
-        raise ConnectError(f"AlterConfigs to {who} ({host}:{port}) failed: {exc}") from exc
-    _check(answers, what)
+        raise ConnectError(f"{api.name} to {who} ({host}:{port}) failed: {exc}") from exc
+    _check(answers, f"alter the config of broker {name or '<default>'}")

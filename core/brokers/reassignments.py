@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, request
+from core.brokers.codec import Decoder
 from core.brokers.wire import compact_string, frame, uvarint
 from core.config import KafkaSecurity
 
@@ -66,66 +67,30 @@ def encode_cancel(partitions: Sequence[tuple[str, int]], timeout_ms: int = 30000
     return frame(ALTER_PARTITION_REASSIGNMENTS.key, version, _CORRELATION, _CLIENT_ID, body, flexible=True)
 
 
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.at = 0
-
-    def take(self, fmt: str) -> int:
-        (value,) = struct.unpack_from(fmt, self.data, self.at)
-        self.at += struct.calcsize(fmt)
-        return int(value)
-
-    def uvarint(self) -> int:
-        shift = result = 0
-        while True:
-            byte = self.data[self.at]
-            self.at += 1
-            result |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return result
-            shift += 7
-
-    def string(self) -> str | None:
-        length = self.uvarint() - 1
-        if length < 0:
-            return None
-        text = self.data[self.at : self.at + length].decode("utf-8", errors="replace")
-        self.at += length
-        return text
-
-    def tags(self) -> None:
-        for _ in range(self.uvarint()):
-            self.uvarint()
-            self.at += self.uvarint()
-
-
 def decode_cancel_response(body: bytes) -> CancelResult:
     """Parse a response body (after the size prefix).
 
     Raises:
         ValueError: not an AlterPartitionReassignments v0 response.
     """
-    reader = _Reader(body)
+    reader = Decoder(body, flexible=True)
+
+    def partition(r: Decoder) -> tuple[int, int, str | None]:
+        return r.int32(), r.int16(), r.string()
+
+    def topic(r: Decoder) -> tuple[str, list[tuple[int, int, str | None]]]:
+        return r.string() or "", r.array(partition) or []
+
     try:
-        if reader.take(">i") != _CORRELATION:
-            raise ValueError("unexpected correlation id")
-        reader.tags()
-        reader.take(">i")  # throttle time
-        code = reader.take(">h")
+        reader.header(_CORRELATION)
+        reader.int32()  # throttle time
+        code = reader.int16()
         message = reader.string()
-        partitions: dict[tuple[str, int], tuple[int, str | None]] = {}
-        for _ in range(reader.uvarint() - 1):
-            topic = reader.string() or ""
-            for _ in range(reader.uvarint() - 1):
-                partition = reader.take(">i")
-                partition_code = reader.take(">h")
-                partitions[(topic, partition)] = (partition_code, reader.string())
-                reader.tags()
-            reader.tags()
+        topics = reader.array(topic) or []
         reader.tags()
-    except (struct.error, IndexError) as exc:
+    except (ValueError, IndexError) as exc:
         raise ValueError(f"not an AlterPartitionReassignments v0 response: {exc}") from None
+    partitions = {(name, p): (c, text) for name, entries in topics for p, c, text in entries}
     return CancelResult((code, message), partitions)
 
 

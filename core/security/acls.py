@@ -50,7 +50,7 @@ from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
 from core.kafka.znodes.security import AclResource, parse_acl_resource
 from core.polling import DeadlineExceeded, wait_until
-from core.security.common import around_the_brokers, mutation_guard, write_checked, znode_state
+from core.security.common import around_the_brokers, forced_route, mutation_guard, write_checked, znode_state
 from core.topics.facts import TopicStateReader, zk_create_format
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
@@ -277,12 +277,10 @@ def acl_route(
             reason (``UnsupportedVersionException``).
     """
     api = ACL_APIS[action]
-    if via == VIA_ZOOKEEPER:
-        return Route(VIA_ZOOKEEPER, f"--via zookeeper: written through ZooKeeper, {ZK_TOOL} (no broker asked)")
-    if capabilities is None:
-        if via == VIA_ADMIN:
-            raise UsageError("--via admin needs --bootstrap-server (the brokers to send the request to)")
-        return Route(VIA_ZOOKEEPER, f"no --bootstrap-server: written through ZooKeeper, {ZK_TOOL}")
+    decided = forced_route(via, capabilities, ZK_TOOL)
+    if decided is not None:
+        return decided
+    assert capabilities is not None  # without them forced_route decides
     missing = unsendable(pattern, tuple(acls)) or capabilities.lacking(api)
     if missing is not None and via == VIA_ADMIN:
         raise UsageError(f"--via admin cannot be taken: {missing}")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, Route
 from core.config import ConnectionSettings, read_only_cause
 from core.configs.zk import ZkWriter, controller_fence, execute
-from core.errors import ConcurrentChangeError, ConnectError, KafkaRuleError, KzcError, ReadOnlyError
+from core.errors import ConcurrentChangeError, ConnectError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
@@ -71,3 +72,19 @@ def around_the_brokers(exc: KzcError, zookeeper_tool: str) -> KzcError:
             "does not speak (it connects without SASL or TLS): give a PLAINTEXT listener as --bootstrap-server"
         )
     return KzcError(message)
+
+
+def forced_route(via: str | None, capabilities: Capabilities | None, zookeeper_tool: str) -> Route | None:
+    """The path ``--via zookeeper`` or a missing ``--bootstrap-server`` decides before any broker is asked;
+    None: the brokers' capabilities decide.
+
+    Raises:
+        UsageError: ``--via admin`` without ``--bootstrap-server``.
+    """
+    if via == VIA_ZOOKEEPER:
+        return Route(VIA_ZOOKEEPER, f"--via zookeeper: written through ZooKeeper, {zookeeper_tool} (no broker asked)")
+    if capabilities is None:
+        if via == VIA_ADMIN:
+            raise UsageError("--via admin needs --bootstrap-server (the brokers to send the request to)")
+        return Route(VIA_ZOOKEEPER, f"no --bootstrap-server: written through ZooKeeper, {zookeeper_tool}")
+    return None

@@ -31,7 +31,14 @@ from core.kafka.scram import (
     generate_credential,
 )
 from core.kafka.znodes.paths import USER_CONFIG_TYPE, config_path, config_type_path
-from core.security.common import around_the_brokers, config_fence, mutation_guard, write_checked, znode_state
+from core.security.common import (
+    around_the_brokers,
+    config_fence,
+    forced_route,
+    mutation_guard,
+    write_checked,
+    znode_state,
+)
 from core.topics.facts import TopicStateReader
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
@@ -216,12 +223,10 @@ def user_route(capabilities: Capabilities | None, via: str | None = None) -> Rou
     Raises:
         UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
     """
-    if via == VIA_ZOOKEEPER:
-        return Route(VIA_ZOOKEEPER, f"--via zookeeper: written through ZooKeeper, {ZK_TOOL} (no broker asked)")
-    if capabilities is None:
-        if via == VIA_ADMIN:
-            raise UsageError("--via admin needs --bootstrap-server (the brokers to send the request to)")
-        return Route(VIA_ZOOKEEPER, f"no --bootstrap-server: written through ZooKeeper, {ZK_TOOL}")
+    decided = forced_route(via, capabilities, ZK_TOOL)
+    if decided is not None:
+        return decided
+    assert capabilities is not None  # without them forced_route decides
     missing = capabilities.lacking(ALTER_USER_SCRAM_CREDENTIALS)
     if missing is not None and via == VIA_ADMIN:
         raise UsageError(f"--via admin cannot be taken: {missing}")
