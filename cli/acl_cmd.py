@@ -1,6 +1,6 @@
 """``kzc acl list|add|remove``: the ZooKeeper authorizer's ACLs, read from ``/kafka-acl`` and
-``/kafka-acl-extended`` and changed as ``AclAuthorizer`` (2.4+) / ``SimpleAclAuthorizer`` do
-(``core.security.acls``)."""
+``/kafka-acl-extended`` (or DescribeAcls) and changed through the brokers (CreateAcls/DeleteAcls) or as
+``AclAuthorizer`` (2.4+) / ``SimpleAclAuthorizer`` do in ZooKeeper (``core.security.acls``: the path, and why)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,16 @@ from typing import Any
 from cli.options import add_command
 from cli.security_args import confirm, mutation
 from core.config import ConnectionSettings
-from core.errors import UsageError
-from core.kafka.acls import (
-    ALLOW,
-    CLUSTER_NAME,
-    DENY,
-    LITERAL,
-    PREFIXED,
-    Acl,
-    ResourcePattern,
-    check_operation,
-    parse_operation,
-    parse_principal,
+from core.kafka.acls import CLUSTER_NAME, LITERAL, PREFIXED, ResourcePattern, parse_principal
+from core.security.acls import (
+    ACL_PATH_NOTE,
+    access_of,
+    acl_request,
+    apply_acls,
+    choose_acl_path,
+    list_acls,
+    plan_acls,
 )
-from core.security.acls import ACL_PATH_NOTE, access_of, apply_acls, list_acls, plan_acls
 from core.topics.write import describe_writes
 from core.zookeeper.kafka_root import open_kafka_session
 
@@ -47,6 +43,9 @@ def register(sub: Any) -> None:
         change.add_argument("--host", default="*", metavar="H", help="the client host (default: any, '*')")
         change.add_argument("--deny", action="store_true", help="a Deny ACL (default: Allow)")
         change.add_argument("--pattern", choices=("literal", "prefixed"), default="literal", help="resource pattern")
+        change.add_argument("--via", choices=("admin", "zookeeper"), default=None,
+                            help="force the path: the brokers (CreateAcls/DeleteAcls) or ZooKeeper (default: the "
+                                 "brokers when --bootstrap-server is given and they serve it)")  # fmt: skip
         change.add_argument("--dry-run", action="store_true", help="show the change and the writes; change nothing")
         change.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
         change.set_defaults(handler=_change, action=name)
@@ -107,19 +106,18 @@ def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     raw = {"resource": {k: getattr(args, k) for k in ("topic", "group", "cluster", "transactional_id")},
            "principal": args.principal, "operation": args.operation, "host": args.host, "deny": args.deny,
-           "pattern": args.pattern, "dry_run": args.dry_run, "yes": args.yes}  # fmt: skip
+           "pattern": args.pattern, "via": args.via, "dry_run": args.dry_run, "yes": args.yes}  # fmt: skip
     operation = f"acl {args.action}"
     with mutation(settings, operation, raw) as (session, attempt, _audit):
-        pattern = _pattern(args, PREFIXED if args.pattern == "prefixed" else LITERAL)
-        assert pattern is not None  # the resource group is required
-        principal = parse_principal(args.principal)
-        operations = [parse_operation(op) for op in args.operation]
-        for op in operations:
-            check_operation(pattern.resource_type, op)
-        if not args.host:
-            raise UsageError("--host cannot be empty (use '*' for any host)")
-        acls = [Acl(principal, DENY if args.deny else ALLOW, op, args.host) for op in operations]
-        plan = plan_acls(session, args.action, pattern, acls, settings)
+        resource = _pattern(args)
+        assert resource is not None  # the resource group is required
+        pattern_type = PREFIXED if args.pattern == "prefixed" else LITERAL
+        pattern, acls = acl_request(resource.resource_type, resource.name, pattern_type, args.principal,
+                                    args.operation, args.host, args.deny)  # fmt: skip
+        route = choose_acl_path(session, settings, args.action, pattern, acls, args.via)
+        path = {"via": route.via, "path": route.reason}
+        attempt.details.update(path)  # every outcome line from here on, a refusal too, says which path
+        plan = plan_acls(session, args.action, pattern, acls, settings, path=route)
         if args.json and args.dry_run:
             print(json.dumps({"dry_run": True, **plan.to_json()}))
         elif not args.json:
@@ -128,21 +126,26 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 print("\n".join(describe_writes(plan.writes, ACL_PATH_NOTE)))
         before = [a.to_json() for a in sorted(plan.before.acls)]
         if args.dry_run:
-            attempt.dry_run("change shown, nothing written", before=before)
+            attempt.dry_run("change shown, nothing written", before=before, **path)
             return 0
         if not plan.changes:
-            attempt.refused("no change", before=before)
+            attempt.refused("no change", before=before, **path)
             if args.json:
                 print(json.dumps({"applied": False, **plan.to_json()}))
             return 0
         confirm(attempt, args.yes, pattern.name, f"{args.action} these ACLs on {pattern}")
-        attempt.intent(f"{args.action} ACLs on {pattern}", before=before, writes=[w.to_json() for w in plan.writes])
+        requests = plan.to_json()["requests"]
+        attempt.intent(f"{args.action} ACLs on {pattern}", before=before, writes=[w.to_json() for w in plan.writes],
+                       requests=requests, **path)  # fmt: skip
         stored = apply_acls(session, settings, plan)
         after = [a.to_json() for a in sorted(stored.acls)]
-        attempt.applied(f"{args.action} ACLs on {pattern}", before=before, after=after)
+        attempt.applied(f"{args.action} ACLs on {pattern}", before=before, after=after, requests=requests, **path)
     if args.json:
-        print(json.dumps({"applied": True, **plan.to_json()}))
+        print(json.dumps({"applied": True, **plan.to_json(), "stored": after}))
+    elif plan.via == "admin":
+        print(f"Done: {'added' if args.action == 'add' else 'removed'} on {pattern} through the brokers "
+              f"({plan.api}); DescribeAcls reports it.")  # fmt: skip
     else:
-        print(f"Done: {'added' if args.action == 'add' else 'removed'} on {pattern} (brokers reload it from the "
-              "change event)")  # fmt: skip
+        print(f"Done: {'added' if args.action == 'add' else 'removed'} on {pattern} in ZooKeeper (brokers reload it "
+              "from the change event)")  # fmt: skip
     return 0

@@ -16,7 +16,7 @@ from core.errors import KzcError
 
 MUTATIONS = {"topic": ("create", "expand", "delete")}
 # Options whose value is a secret: the audit line shows that they were given, not their value.
-SECRET_OPTIONS = ("--zk-auth", "--zk-sasl-password")
+SECRET_OPTIONS = ("--zk-auth", "--zk-sasl-password", "--kafka-sasl-password")
 
 
 def mutation_of(arguments: Sequence[str]) -> str | None:

@@ -61,12 +61,12 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
     if settings.zookeeper is None:
         raise UsageError("no cluster: give --zookeeper HOST:PORT[/chroot] or --context NAME")
     snapshot, _ = take_snapshot(settings, args.max_in_flight)
-    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)
+    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers, settings.kafka_security)
     view = broker_view(snapshot, broker_id)
     if not view.registered and not view.hosted:
         raise UsageError(f"broker {broker_id} is not registered and holds no replica")
     with open_kafka_session(settings) as session:
-        live = read_broker_live(session, view)
+        live = read_broker_live(session, view, settings.kafka_security)
     if args.json:
         print(json.dumps({**view.to_json(), **live.to_json()}))
     else:
@@ -137,10 +137,10 @@ def _stop_check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.min_insync_replicas is not None and args.min_insync_replicas < 1:
         raise UsageError("--min-insync-replicas must be at least 1")
     snapshot, _ = take_snapshot(settings, args.max_in_flight)
-    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)
+    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers, settings.kafka_security)
     static = StaticMinIsr(given=args.min_insync_replicas)
     if settings.bootstrap_servers:
-        read = read_static_min_isr(settings.bootstrap_servers, snapshot.brokers)
+        read = read_static_min_isr(settings.bootstrap_servers, settings.kafka_security, snapshot.brokers)
         static = StaticMinIsr(by_broker=read.by_broker, given=args.min_insync_replicas, reason=read.reason)
     result = stop_check(snapshot, args.ids, static)
     if args.json:

@@ -41,8 +41,9 @@ def change_broker(
         writes = broker_planned_writes(plan, facts) if plan.changes else ()
         show_plan(args, settings, audit.cluster_id, plan, writes)
         before = masked(dict(plan.before.config))
-        prompt = f"Type {plan.confirmation!r} to change the dynamic config of {entity_label(entity)}: "
-        if not ready_to_write(args, attempt, plan, before, plan.confirmation, prompt):
+        verb = f"change the dynamic config of {entity_label(entity)}"
+        what = "the broker id" if plan.confirmation != "default" else "the word"
+        if not ready_to_write(args, attempt, plan, before, plan.confirmation, what, verb):
             return 0
         stored = ops.apply(plan)
         after = masked(dict(stored.config))

@@ -138,8 +138,7 @@ def _change(
         writes = planned_writes(plan, facts) if plan.changes else ()
         show_plan(args, settings, audit.cluster_id, plan, writes)
         before = plan.before.to_json()
-        prompt = f"Type the topic name ({plan.topic}) to change its config: "
-        if not ready_to_write(args, attempt, plan, before, plan.topic, prompt):
+        if not ready_to_write(args, attempt, plan, before, plan.topic, "the topic name", "change its config"):
             return 0
         stored = ops.apply(plan)
         attempt.applied(

@@ -16,9 +16,9 @@ from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from core.brokers.capabilities import plaintext_endpoint
+from core.brokers.capabilities import wire_endpoint
 from core.brokers.logdirs import read_broker_log_dirs
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.broker_view import log_dir_json
@@ -75,18 +75,22 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.snapshot:
         snapshot = read_snapshot_file(args.snapshot)
         if snapshot.kraft_brokers is None:
-            snapshot = with_kraft_brokers(snapshot, None)  # a file without them: the ISR tells (as the console)
+            snapshot = with_kraft_brokers(
+                snapshot, None, PLAINTEXT
+            )  # a file without them: the ISR tells (as the console)
     else:
         if settings.zookeeper is None:
             raise UsageError(
                 "no cluster to describe: give --zookeeper HOST:PORT[/chroot], --context NAME or --snapshot FILE"
             )
         snapshot, _ = take_snapshot(settings, args.max_in_flight)
-        snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)  # alive, though not in /brokers/ids
+        snapshot = with_kraft_brokers(
+            snapshot, settings.bootstrap_servers, settings.kafka_security
+        )  # alive, though not in /brokers/ids
     delete_enabled = None if args.delete_topic_enable is None else args.delete_topic_enable == "true"
     static = StaticMinIsr(given=args.min_insync_replicas)
     if not args.snapshot and settings.bootstrap_servers:
-        read = read_static_min_isr(settings.bootstrap_servers, snapshot.brokers)
+        read = read_static_min_isr(settings.bootstrap_servers, settings.kafka_security, snapshot.brokers)
         static = StaticMinIsr(by_broker=read.by_broker, given=args.min_insync_replicas, reason=read.reason)
     report = assess(
         snapshot,
@@ -95,10 +99,10 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         imbalance_percent=args.imbalance_percent,
     )
     summary = summarize(snapshot, report)
-    cause = read_likely_cause(snapshot, live=not args.snapshot)
-    sizes = (
-        SizesView.of(read_sizes(snapshot, 10.0, int(time.time() * 1000)), snapshot.taken_at_ms) if args.sizes else None
-    )
+    cause = read_likely_cause(snapshot, settings.kafka_security, live=not args.snapshot)
+    now = int(time.time() * 1000)
+    log_dirs = read_sizes(snapshot, 10.0, now, settings.kafka_security) if args.sizes else None
+    sizes = SizesView.of(log_dirs, snapshot.taken_at_ms) if log_dirs is not None else None
     if args.json:
         payload = {**summary.to_json(), "likely_cause": asdict(cause) if cause is not None else None}
         if sizes is not None:
@@ -154,15 +158,17 @@ def render_sizes(snapshot: ClusterSnapshot, sizes: SizesView) -> list[str]:
     return lines
 
 
-def read_likely_cause(snapshot: ClusterSnapshot, live: bool, timeout: float = 5.0) -> LikelyCause | None:
+def read_likely_cause(
+    snapshot: ClusterSnapshot, security: KafkaSecurity, live: bool, timeout: float = 5.0
+) -> LikelyCause | None:
     """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``)."""
     cause = likely_cause(snapshot)
     broker = asks_log_dirs(snapshot, cause) if live else None
     if broker is None:
         return cause
-    endpoint = plaintext_endpoint(snapshot.brokers[broker].registration)
+    endpoint = wire_endpoint(snapshot.brokers[broker].registration, security)
     where = (endpoint.host, endpoint.port) if endpoint is not None else None
-    dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000))
+    dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000), security)
     return likely_cause(snapshot, {broker: dirs})
 
 

@@ -1,9 +1,10 @@
 """``kzc diff A B``: what differs between two snapshots, two moments of a history store, or two live clusters.
 
-Each side is a snapshot file (a path), ``@WHEN`` (a moment of the history store ``--store`` / ``$KZC_HISTORY``:
-``@2h`` ago, ``@2026-11-26T19:30:00`` UTC, or epoch milliseconds), ``context:NAME`` (that context, read live)
-or ``live`` (the cluster of the global options, read live). Topics, partitions, replicas, ISR, leaders,
-topic configs (not in the history store: said when skipped), brokers and the controller; never ACLs.
+Each side is a snapshot file (a path), ``@WHEN`` (a moment of the history store: ``--store``, the context's
+``history`` or ``$KZC_HISTORY``; ``@2h`` ago, ``@2026-11-26T19:30:00`` UTC, or epoch milliseconds),
+``context:NAME`` (that context, read live) or ``live`` (the cluster of the global options, read live).
+Topics, partitions, replicas, ISR, leaders, topic configs (not in the history store: said when skipped),
+brokers and the controller; never ACLs.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ def register(sub: Any) -> None:
     parser = add_command(sub, "diff", "what differs between two snapshots, moments of the history, or clusters")
     parser.add_argument("a", metavar="A", help="FILE, @WHEN (history store), context:NAME or live")
     parser.add_argument("b", metavar="B", help="the same kinds as A")
-    parser.add_argument("--store", metavar="DIR", help="the history store for @WHEN (default: $KZC_HISTORY)")
+    parser.add_argument(
+        "--store", metavar="DIR", help="the history store for @WHEN (default: the context's history, else $KZC_HISTORY)"
+    )
     parser.add_argument("--cluster", metavar="NAME", help="the recorded cluster for @WHEN (default: the context's)")
     parser.set_defaults(handler=_diff)
 
@@ -55,7 +58,7 @@ def parse_moment(text: str, now_ms: int) -> int:
 
 def _side(text: str, args: argparse.Namespace, settings: ConnectionSettings) -> ClusterState:
     if text.startswith("@"):
-        store = open_store(args)
+        store = open_store(args, settings)
         cluster = pick_cluster(store, args, settings)
         at = parse_moment(text[1:], int(time.time() * 1000))
         state = state_at(store, cluster, at)

@@ -13,14 +13,14 @@ import sys
 from contextlib import ExitStack
 from typing import Any
 
+from cli.confirmation import confirm
 from cli.options import add_command, parse_timeout
 from cli.plan_output import show_plan
-from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.elections.ops import ElectionTimeout, candidates_json, open_election_ops, planned_writes
 from core.elections.plan import Candidate
-from core.errors import GuardError, KzcError, ReadOnlyError, UsageError
+from core.errors import KzcError, ReadOnlyError, UsageError
 
 DEFAULT_WAIT = 60.0
 
@@ -139,17 +139,7 @@ def _unclean(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 
 
 def _confirm(args: argparse.Namespace, expected: str, what: str, verb: str, attempt: Attempt) -> None:
-    if args.yes:
-        return
-    if not sys.stdin.isatty():
-        raise GuardError(
-            f"refusing to {verb} without confirmation: stdin is not a terminal"
-            + ("; add --yes to confirm non-interactively" if verb != "elect unclean" else " (type it in a terminal)")
-        )
-    answer = ask(f"Type {what} ({expected}) to {verb}: ", sys.stdin, sys.stderr)
-    if answer is None or answer.strip() != expected:
-        attempt.cancelled(f"confirmation did not match (expected {expected!r})")
-        raise Cancelled(f"confirmation did not match '{expected}': nothing was changed")
+    confirm(attempt, args.yes, expected, what, verb, yes_allowed=verb != "elect unclean")
 
 
 def _int(option: str, text: str) -> int:

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from typing import Any
 
+from cli.confirmation import confirm
 from cli.options import add_command
-from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
-from core.errors import GuardError, ReadOnlyError, UsageError
+from core.errors import ReadOnlyError, UsageError
 from core.groups.lag import GroupLag
 from core.groups.ops import GroupsOverview, ResetResult, open_group_ops
 from core.groups.reset import ResetPlan, ResetRequest
@@ -143,18 +143,7 @@ def _preview(
 
 
 def _confirm(args: argparse.Namespace, plan: ResetPlan, attempt: Attempt) -> None:
-    if args.yes:
-        return
-    if not sys.stdin.isatty():
-        raise GuardError(
-            "refusing to reset offsets without confirmation: stdin is not a terminal; add --yes to confirm "
-            "non-interactively (after checking the plan with --dry-run)"
-        )
-    expected = plan.confirmation
-    answer = ask(f"Type the group name ({expected}) to reset its offsets: ", sys.stdin, sys.stderr)
-    if answer is None or answer.strip() != expected:
-        attempt.cancelled(f"confirmation did not match (expected {expected!r})")
-        raise Cancelled(f"confirmation did not match '{expected}': nothing was changed")
+    confirm(attempt, args.yes, plan.confirmation, "the group name", "reset offsets")
 
 
 def _show_result(args: argparse.Namespace, result: ResetResult) -> None:

@@ -1,21 +1,19 @@
 """``kzc history isr|flapping|urp``: questions over a history store (``kzc record``), on either engine.
 
-The store is ``--store DIR``, else ``$KZC_HISTORY``; the cluster is ``--cluster NAME``, else the context's
-name, else the store's only cluster; ``flapping`` and ``urp`` also take ``--cluster all``: every cluster of the
-store, ranked together (on Spark, one job for the fleet). ``--engine local`` (default: plain Python and
-pyarrow, the reference) or ``spark`` (``--spark-master``, ``local[*]`` by default, any master or Spark Connect):
-identical answers.
+The store is ``--store DIR``, else the context's ``history``, else ``$KZC_HISTORY`` (``core.history.location``);
+the cluster is ``--cluster NAME``, else the name the context is recorded under, else the store's only
+cluster; ``flapping`` and ``urp`` also take ``--cluster all``: every cluster of the store, ranked together (on
+Spark, one job for the fleet). ``--engine local`` (default: plain Python and pyarrow, the reference) or
+``spark`` (``--spark-master``, ``local[*]`` by default, any master or Spark Connect): identical answers.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, add_spark_options
@@ -23,6 +21,7 @@ from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.history.flapping import flapping, fleet_flapping
 from core.history.isr import isr_history
+from core.history.location import history_place, recorded_cluster
 from core.history.observations import Window
 from core.history.schema import cluster_key
 from core.history.store import STORE_ENV, HistoryStore
@@ -53,29 +52,28 @@ def register(sub: Any) -> None:
 
 def _common(parser: argparse.ArgumentParser, since: str, fleet: bool = False) -> None:
     parser.add_argument("--since", default=since, metavar="DURATION", help=f"how far back (default {since})")
-    parser.add_argument("--store", metavar="DIR", help=f"the history store (default: ${STORE_ENV})")
+    parser.add_argument(
+        "--store", metavar="DIR", help=f"the history store (default: the context's history, else ${STORE_ENV})"
+    )
     every = f", or {FLEET} for every cluster of the store, ranked together" if fleet else ""
     parser.add_argument("--cluster", metavar="NAME", help=f"the recorded cluster (default: the context's{every})")
     parser.add_argument("--engine", choices=["local", "spark"], default="local", help="local (default) or spark")
     add_spark_options(parser, suppress=True)
 
 
-def open_store(args: argparse.Namespace) -> HistoryStore:
-    """The store named by ``--store`` or ``$KZC_HISTORY``.
+def open_store(args: argparse.Namespace, settings: ConnectionSettings) -> HistoryStore:
+    """The store named by ``--store``, the context's ``history`` or ``$KZC_HISTORY``.
 
     Raises:
-        UsageError: neither names one, or it is not a store.
+        UsageError: none names one, or it is not a store.
     """
-    root = args.store or os.environ.get(STORE_ENV)
-    if not root:
-        raise UsageError(f"no history store: give --store DIR or set ${STORE_ENV} (record one with kzc record)")
-    return HistoryStore.open(Path(root).expanduser())
+    return HistoryStore.open(history_place(settings, args.store).require())
 
 
 def pick_cluster(store: HistoryStore, args: argparse.Namespace, settings: ConnectionSettings) -> str:
     """The cluster the question is about (``--cluster``, the context, or the store's only one)."""
     known = store.clusters()
-    wanted = args.cluster or settings.context or (str(settings.zookeeper) if settings.zookeeper else None)
+    wanted = args.cluster or (recorded_cluster(settings) if settings.context or settings.zookeeper else None)
     if wanted is not None:
         if cluster_key(wanted) not in known:
             raise UsageError(f"the store holds no cluster {wanted} (it holds: {', '.join(known) or 'none'})")
@@ -87,26 +85,26 @@ def pick_cluster(store: HistoryStore, args: argparse.Namespace, settings: Connec
 
 def window_of(args: argparse.Namespace, settings: ConnectionSettings) -> Window:
     """The store window the question reads."""
-    store, since, now = _span(args)
+    store, since, now = _span(args, settings)
     return Window.of(store, pick_cluster(store, args, settings), since, now)
 
 
-def fleet_windows(args: argparse.Namespace) -> list[Window]:
+def fleet_windows(args: argparse.Namespace, settings: ConnectionSettings) -> list[Window]:
     """The windows of every cluster of the store (``--cluster all``), over the same span."""
-    store, since, now = _span(args)
+    store, since, now = _span(args, settings)
     clusters = store.clusters()
     if not clusters:
         raise UsageError(f"the store {store.root} holds no cluster")
     return [Window.of(store, c, since, now) for c in clusters]
 
 
-def _span(args: argparse.Namespace) -> tuple[HistoryStore, int, int]:
+def _span(args: argparse.Namespace, settings: ConnectionSettings) -> tuple[HistoryStore, int, int]:
     try:
         seconds = parse_duration(args.since)
     except ValueError as exc:
         raise UsageError(f"--since: {exc}") from None
     now = int(time.time() * 1000)
-    return open_store(args), now - int(seconds * 1000), now
+    return open_store(args, settings), now - int(seconds * 1000), now
 
 
 @contextmanager
@@ -130,7 +128,7 @@ def engine(args: argparse.Namespace, settings: ConnectionSettings) -> Iterator[A
 
 def _answer(args: argparse.Namespace, settings: ConnectionSettings, ask: Callable[[Any, Any], Any]) -> int:
     """Ask the question of the window (or, ``--cluster all``, of every cluster's window) and print it."""
-    where: Window | list[Window] = fleet_windows(args) if args.cluster == FLEET else window_of(args, settings)
+    where: Window | list[Window] = fleet_windows(args, settings) if args.cluster == FLEET else window_of(args, settings)
     with engine(args, settings) as spark:
         answer = ask(where, spark)
     print(json.dumps(answer.to_json()) if args.json else "\n".join(answer.lines()))

@@ -21,7 +21,14 @@ from typing import Any
 from cli import commands, console_cmd
 from cli.audit_args import audit_rejected
 from cli.console_cmd import OpenConsole
-from cli.options import KzcArgumentParser, MalformedArguments, add_global_options, add_spark_options, resolve
+from cli.options import (
+    KzcArgumentParser,
+    MalformedArguments,
+    add_console_options,
+    add_global_options,
+    add_spark_options,
+    resolve,
+)
 from core import __version__
 from core.errors import KzcError
 from core.interrupt import interrupt, interrupted
@@ -41,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kzc {__version__}")
     add_global_options(parser, suppress=False)
     add_spark_options(parser, suppress=False)  # the console's checks (kzc check has them too)
+    add_console_options(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in commands.REGISTRY:
         register(sub)

@@ -44,7 +44,7 @@ def _migration(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if needs_advance_check(snapshot):
         with open_kafka_session(settings) as session:
             advancing = migration_advancing(session)
-    brokers = ask_brokers(settings.bootstrap_servers, snapshot.brokers)
+    brokers = ask_brokers(settings.bootstrap_servers, settings.kafka_security, snapshot.brokers)
     status = migration_status(snapshot, brokers, advancing)
     print(json.dumps(status.to_json()) if args.json else render(status))
     return 0

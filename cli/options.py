@@ -10,6 +10,9 @@ from typing import Any, NoReturn
 from core.config import (
     CREDENTIAL_ENV,
     CREDENTIAL_FILES,
+    FILE_OR_ENV_ONLY,
+    KAFKA_SASL_MECHANISMS,
+    KAFKA_SECURITY_PROTOCOLS,
     ConnectionSettings,
     load_config,
     read_secret_file,
@@ -17,6 +20,7 @@ from core.config import (
 )
 from core.consistency.spark_engine import DEFAULT_MASTER
 from core.errors import UsageError
+from core.history.store import STORE_ENV
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -62,6 +66,21 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
             "always checked)",
         },
     ),
+    (
+        ("--kafka-security-protocol",),
+        {"choices": list(KAFKA_SECURITY_PROTOCOLS), "help": "the brokers' listener protocol (default: PLAINTEXT)"},
+    ),
+    (("--kafka-sasl-mechanism",), {"choices": list(KAFKA_SASL_MECHANISMS), "help": "Kafka SASL mechanism"}),
+    (("--kafka-sasl-username",), {"metavar": "USER", "help": "Kafka SASL user"}),
+    (
+        ("--kafka-sasl-password-file",),
+        {"metavar": "FILE", "help": "file holding the Kafka SASL password (or $KZC_KAFKA_SASL_PASSWORD)"},
+    ),
+    # Refused with a pointer to the file or the environment: a password on the command line is seen in ps.
+    (("--kafka-sasl-password",), {"metavar": "PASSWORD", "help": argparse.SUPPRESS}),
+    (("--kafka-ssl-ca-location",), {"metavar": "FILE", "help": "CA certificate file for Kafka TLS (SSL, SASL_SSL)"}),
+    (("--kafka-ssl-certificate-location",), {"metavar": "FILE", "help": "client certificate file for Kafka TLS"}),
+    (("--kafka-ssl-key-location",), {"metavar": "FILE", "help": "client key file for Kafka TLS"}),
     (("--session-timeout",), {"type": float, "metavar": "SECONDS", "help": "ZooKeeper session timeout"}),
     (
         ("--jute-maxbuffer",),
@@ -103,7 +122,9 @@ _SPARK_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
 ]
 _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
               "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
-              "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer", "zk_admin_port")  # fmt: skip
+              "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer", "zk_admin_port",
+              "kafka_security_protocol", "kafka_sasl_mechanism", "kafka_sasl_username", "kafka_ssl_ca_location",
+              "kafka_ssl_certificate_location", "kafka_ssl_key_location")  # fmt: skip
 
 
 class MalformedArguments(UsageError):
@@ -165,6 +186,27 @@ def _add_options(
         group.add_argument(*flags, **option)  # type: ignore[arg-type]
 
 
+def add_console_options(parser: argparse.ArgumentParser) -> None:
+    """Add the console's history options (top-level parser only): ``--record`` and ``--store DIR``.
+
+    They fill the settings ``record`` and ``history`` (as the context's ``record = true`` and
+    ``history = "DIR"`` do), so the console records and reads the store ``core.history.location`` names.
+    """
+    group = parser.add_argument_group("history (the console)")
+    group.add_argument(
+        "--record",
+        action="store_true",
+        help="record the cluster into its history store while the console runs (as kzc record does)",
+    )
+    group.add_argument(
+        "--store",
+        dest="console_store",
+        metavar="DIR",
+        help=f"the history store the console records into and reads (default: the context's history, else "
+        f"${STORE_ENV})",
+    )
+
+
 def global_parent() -> argparse.ArgumentParser:
     """A parent parser carrying the global options, for every subcommand parser."""
     parent = argparse.ArgumentParser(add_help=False)
@@ -188,9 +230,17 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
             ``--zk-auth``.
         ConfigError: the config file is invalid.
     """
+    for target in FILE_OR_ENV_ONLY:
+        if getattr(args, target, None) is not None:
+            raise UsageError(
+                f"--{target.replace('_', '-')} is not accepted on the command line (every user of this machine "
+                f"sees it in ps): set ${CREDENTIAL_ENV[target]} or give --{target.replace('_', '-')}-file FILE"
+            )
     config = load_config(Path(args.config).expanduser() if args.config else None)
     warnings = list(config.warnings)
     overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
+    overrides["history"] = getattr(args, "console_store", None)
+    overrides["record"] = True if getattr(args, "record", False) else None
     for option, target in CREDENTIAL_FILES.items():
         flag = "--" + target.replace("_", "-")
         if getattr(args, target, None) is not None:

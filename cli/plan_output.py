@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from cli.topic_cmd import Cancelled, ask
+from cli.confirmation import confirm
 from core.audit import Attempt
 from core.config import ConnectionSettings, cluster_banner, cluster_json
-from core.errors import GuardError, ReadOnlyError
+from core.errors import ReadOnlyError
 from core.topics.write import PlannedWrite, describe_writes
 
 
@@ -61,10 +60,11 @@ class GatedPlan(ShownPlan, Protocol):
 
 
 def ready_to_write(
-    args: argparse.Namespace, attempt: Attempt, plan: GatedPlan, before: object, expected: str, prompt: str
+    args: argparse.Namespace, attempt: Attempt, plan: GatedPlan, before: object, expected: str, what: str, verb: str
 ) -> bool:
     """The one gate before a config change is written: a dry run or no change ends here (audited, False); a
-    blocked plan is refused; otherwise the typed confirmation of ``expected`` (or ``--yes``) lets it through.
+    blocked plan is refused; otherwise the typed confirmation of ``expected`` (``what`` names it) or ``--yes``
+    lets ``verb`` through.
 
     Raises:
         ReadOnlyError: the plan is blocked (read-only mode, a migration).
@@ -79,14 +79,5 @@ def ready_to_write(
     if not plan.changes:
         attempt.refused("no change", before=before)
         return False
-    if not args.yes:
-        if not sys.stdin.isatty():
-            raise GuardError(
-                "refusing to change configs without confirmation: stdin is not a terminal; add --yes to confirm "
-                "non-interactively (after checking the diff with --dry-run)"
-            )
-        answer = ask(prompt, sys.stdin, sys.stderr)
-        if answer is None or answer.strip() != expected:
-            attempt.cancelled(f"confirmation did not match (expected {expected!r})")
-            raise Cancelled(f"confirmation did not match '{expected}': nothing was changed")
+    confirm(attempt, args.yes, expected, what, verb)
     return True

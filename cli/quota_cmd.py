@@ -1,6 +1,7 @@
-"""``kzc quota show|set|delete``: client quotas of users, client ids and both (and their ``<default>``s), as
-``kafka-configs --zookeeper`` writes them, and the effective quota of a user/client-id by Kafka's precedence
-(``core.security.quotas``, ``core.kafka.quotas``)."""
+"""``kzc quota show|set|delete``: client quotas of users, client ids and both (and their ``<default>``s),
+through AlterClientQuotas / DescribeClientQuotas where the brokers serve them (2.6+, with
+``--bootstrap-server``), else as ``kafka-configs --zookeeper`` writes them, and the effective quota of a
+user/client-id by Kafka's precedence (``core.security.quotas``, ``core.kafka.quotas``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,14 @@ from cli.security_args import confirm, mutation
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.kafka.quotas import DEFAULT, QUOTA_KEYS, QuotaEntity
-from core.security.quotas import apply_quota, effective, plan_quota, read_all_quotas
+from core.security.quotas import (
+    apply_quota,
+    effective,
+    parse_quota_items,
+    plan_quota,
+    read_quota_path,
+    read_quotas,
+)
 from core.zookeeper.kafka_root import open_kafka_session
 
 
@@ -76,18 +84,24 @@ def _show(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             print(f"  {q.key}: {q.value if q.value is not None else '-'}  ({where})")
         return 0
     with open_kafka_session(settings) as session:
-        quotas = read_all_quotas(session)
+        quotas, source = read_quotas(session, settings)
     selected = {e: q for e, q in quotas.items() if entity is None or e == entity}
     if args.json:
-        print(json.dumps({"quotas": [{**e.to_json(), "quotas": q} for e, q in sorted(selected.items())]}))
+        listed = [{**e.to_json(), "quotas": q} for e, q in sorted(selected.items(), key=_order)]
+        print(json.dumps({"source": source, "quotas": listed}))
         return 0
+    print(f"quotas from {source}:")
     if entity is not None and not selected:
         print(f"{entity.describe()}: no quotas")
     if entity is None and not selected:
-        print("no quotas in ZooKeeper")
-    for e, items in sorted(selected.items(), key=lambda item: (item[0].user or "", item[0].client_id or "")):
+        print("no quotas")
+    for e, items in sorted(selected.items(), key=_order):
         print(f"{e.describe()}: " + ", ".join(f"{k}={v}" for k, v in sorted(items.items())))
     return 0
+
+
+def _order(item: tuple[QuotaEntity, Any]) -> tuple[str, str]:
+    return (item[0].user or "", item[0].client_id or "")
 
 
 def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
@@ -97,34 +111,32 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         entity = _entity(args)
         if entity is None:
             raise UsageError("give --user U, --client-id C, both, or --default")
-        if args.action == "set":
-            items: dict[str, str] = {}
-            for item in args.items:
-                key, eq, value = item.partition("=")
-                if not eq:
-                    raise UsageError(f"{item}: give KEY=VALUE, e.g. producer_byte_rate=1048576")
-                items[key.strip()] = value.strip()
-            plan = plan_quota(session, entity, items, [])
-        else:
-            plan = plan_quota(session, entity, {}, args.items)
+        items = parse_quota_items(args.items) if args.action == "set" else {}
+        _, path = read_quota_path(session, settings)
+        deletes = [] if args.action == "set" else list(args.items)
+        plan = plan_quota(session, entity, items, deletes, path)
         if args.json and args.dry_run:
             print(json.dumps({"dry_run": True, **plan.to_json()}))
         elif not args.json:
             print("\n".join(plan.describe()))
         before = plan.to_json()["before"]
+        route = {"via": plan.via, "path": plan.via_reason}
         if args.dry_run:
-            attempt.dry_run("change shown, nothing written", before=before)
+            attempt.dry_run("change shown, nothing written", before=before, **route)
             return 0
         if not plan.changes:
             attempt.refused("no change", before=before)
             return 0
         name = entity.client_id if entity.user is None else entity.user
         confirm(attempt, args.yes, name or DEFAULT, f"change the quotas of {entity.describe()}")
-        attempt.intent(f"quota {args.action} for {entity.describe()}", before=before, after=plan.to_json()["after"])
+        attempt.intent(
+            f"quota {args.action} for {entity.describe()}", before=before, after=plan.to_json()["after"], **route
+        )
         stored = apply_quota(session, settings, plan)
-        attempt.applied(f"changed the quotas of {entity.describe()}", before=before, after=stored)
+        attempt.applied(f"changed the quotas of {entity.describe()}", before=before, after=stored, **route)
     if args.json:
         print(json.dumps({"applied": True, **plan.to_json(), "stored": stored}))
     else:
-        print(f"Changed the quotas of {entity.describe()} (brokers apply them from the change notification).")
+        how = "AlterClientQuotas" if plan.via == "admin" else "ZooKeeper; brokers apply it from the change notification"
+        print(f"Changed the quotas of {entity.describe()} (via {how}).")
     return 0

@@ -16,11 +16,11 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+from cli.confirmation import confirm
 from cli.options import add_command, parse_timeout
-from cli.topic_cmd import Cancelled, ask
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
-from core.errors import GuardError, UsageError
+from core.errors import UsageError
 from core.reassign.ops import ReassignOps, open_reassign_ops
 from core.reassign.plan import ReassignPlan, describe_plan, parse_reassignment_file
 from core.reassign.progress import ReassignProgress, ReassignTimeout
@@ -271,22 +271,8 @@ def _confirm(args: argparse.Namespace, count: int, attempt: Attempt) -> None:
 
 
 def _confirm_count(args: argparse.Namespace, count: int, what: str, verb: str, attempt: Attempt) -> None:
-    """Typed confirmation: the number of ``what``.
-
-    Raises:
-        GuardError: no terminal and no ``--yes``; Cancelled: the answer did not match.
-    """
-    if args.yes:
-        return
-    if not sys.stdin.isatty():
-        raise GuardError(
-            f"refusing to {verb} without confirmation: stdin is not a terminal; add --yes to confirm "
-            "non-interactively (after checking the plan with --dry-run)"
-        )
-    answer = ask(f"Type the number of {what} ({count}) to {verb}: ", sys.stdin, sys.stderr)
-    if answer is None or answer.strip() != str(count):
-        attempt.cancelled(f"confirmation did not match (expected {count})")
-        raise Cancelled(f"confirmation did not match '{count}': nothing was changed")
+    """Typed confirmation: the number of ``what``."""
+    confirm(attempt, args.yes, str(count), f"the number of {what}", verb)
 
 
 def _ids(option: str, text: str) -> list[int]:

@@ -1,4 +1,7 @@
-"""``kzc record --out DIR [--also-context NAME ...]``: record one or more clusters into a history store.
+"""``kzc record [--out DIR] [--also-context NAME ...]``: record one or more clusters into a history store.
+
+The store is ``--out DIR``, else the context's ``history``, else ``$KZC_HISTORY``
+(``core.history.location``, the rule the questions and the console follow too).
 
 Each cluster gets its own ZooKeeper session, live model (``core.live.cluster.LiveCluster``) and recorder
 thread (``core.history.recorder``); every session is opened first, so a wrong connect string fails before
@@ -19,8 +22,9 @@ from typing import Any
 from cli.options import add_command
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
+from core.history.location import history_place, recorded_cluster
 from core.history.recorder import Recorder, RecorderSettings
-from core.history.store import HistoryStore
+from core.history.store import STORE_ENV, HistoryStore
 from core.human_time import parse_duration
 from core.interrupt import on_interrupt
 from core.live.cluster import LiveCluster
@@ -31,7 +35,11 @@ from core.zookeeper.session import ConnectionState, ZkSession
 def register(sub: Any) -> None:
     """Declare ``kzc record``."""
     record = add_command(sub, "record", "record live events and periodic snapshots into a history store (Parquet)")
-    record.add_argument("--out", required=True, metavar="DIR", help="the history store (created if absent)")
+    record.add_argument(
+        "--out",
+        metavar="DIR",
+        help=f"the history store, created if absent (default: the context's history, else ${STORE_ENV})",
+    )
     record.add_argument(
         "--also-context",
         action="append",
@@ -59,11 +67,6 @@ def _duration(text: str, flag: str) -> float:
     return value
 
 
-def cluster_name(settings: ConnectionSettings) -> str:
-    """The name a cluster is recorded under: its context, else its connect string."""
-    return settings.context or str(settings.zookeeper)
-
-
 def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     options = RecorderSettings(
         flush_every_s=_duration(args.flush_every, "--flush-every"),
@@ -71,16 +74,17 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         retain_ms=int(_duration(args.retain, "--retain") * 1000),
         compact=not args.no_compact,
     )
+    out = history_place(settings, args.out, "--out").require()
     targets = [settings]
     if args.also_context:
         config = load_config(Path(args.config).expanduser() if args.config else None)
         targets += [resolve_settings(config, context=name, read_only=True) for name in args.also_context]
-    names = [cluster_name(t) for t in targets]
+    names = [recorded_cluster(t) for t in targets]
     if len(set(names)) != len(names):
         raise UsageError("a cluster is named twice: give each context once")
     with ExitStack() as stack:
         sessions = [stack.enter_context(open_kafka_session(target)) for target in targets]
-        store = HistoryStore.create(Path(args.out))
+        store = HistoryStore.create(out)
         for name in names:
             stack.enter_context(store.recording(name))
         recorders = [Recorder(name, store, options, _connected(s)) for name, s in zip(names, sessions, strict=True)]
@@ -93,7 +97,7 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         for thread in threads:
             thread.start()
         print(
-            f"kzc: recording {', '.join(names)} into {args.out} (flush every {args.flush_every}, snapshot every "
+            f"kzc: recording {', '.join(names)} into {out} (flush every {args.flush_every}, snapshot every "
             f"{args.snapshot_every}, retain {args.retain}); Ctrl-C to stop",
             file=sys.stderr,
             flush=True,

@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from cli.topic_cmd import Cancelled, ask
+from cli.confirmation import confirm as typed_confirmation
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_name, read_only_cause
-from core.errors import GuardError, ReadOnlyError, UsageError
+from core.errors import ReadOnlyError, UsageError
 from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
@@ -35,23 +35,8 @@ def mutation(
 
 
 def confirm(attempt: Attempt, yes: bool, expected: str, what: str) -> None:
-    """Typed confirmation of ``expected`` (or ``--yes``).
-
-    Raises:
-        GuardError: stdin is not a terminal and no ``--yes``.
-        Cancelled: the answer did not match (audited as cancelled).
-    """
-    if yes:
-        return
-    if not sys.stdin.isatty():
-        raise GuardError(
-            f"refusing to {what} without confirmation: stdin is not a terminal; add --yes to confirm "
-            "non-interactively (after checking the preview with --dry-run)"
-        )
-    answer = ask(f"Type {expected!r} to {what}: ", sys.stdin, sys.stderr)
-    if answer is None or answer.strip() != expected:
-        attempt.cancelled(f"confirmation did not match (expected {expected!r})")
-        raise Cancelled(f"confirmation did not match '{expected}': nothing was changed")
+    """Typed confirmation of the name ``expected`` before ``what`` (or ``--yes``): ``confirmation.confirm``."""
+    typed_confirmation(attempt, yes, expected, "the name", what)
 
 
 def read_password(password_file: str | None, password_env: str | None) -> tuple[str, str]:

@@ -92,7 +92,7 @@ class _TerminalProgress:
 def _snapshot(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     snapshot, stats = take_snapshot(settings, args.max_in_flight)
     # During a migration the file records which brokers run KRaft (alive though gone from /brokers/ids).
-    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers)
+    snapshot = with_kraft_brokers(snapshot, settings.bootstrap_servers, settings.kafka_security)
     records = write_snapshot_file(snapshot, args.output)
     epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
     summary = {

@@ -93,7 +93,7 @@ def _tail(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         count=args.count,
     )
     source = resolve_source(settings, args.topic)
-    reader = MessageReader(source.bootstrap)
+    reader = MessageReader(source.bootstrap, security=source.security)
     read = 0
     try:
         starts = reader.plan(request)

@@ -13,13 +13,14 @@ import json
 import sys
 from collections.abc import Sequence
 from contextlib import ExitStack
-from typing import Any, TextIO
+from typing import Any
 
 from cli.assign_cmd import render_assignment
+from cli.confirmation import confirm
 from cli.options import add_command, global_parent, parse_timeout
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
-from core.errors import GuardError, KzcError, ReadOnlyError
+from core.errors import KzcError, ReadOnlyError
 from core.kafka.topic_rules import parse_configs, parse_option_int, plural
 from core.topics.ops import TopicOps, open_topic_ops, path_reason, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
@@ -28,12 +29,6 @@ from core.topics.write import describe_writes, planned_writes
 
 DEFAULT_WAIT = 60.0
 _NAME_HELP = "topic name (a name starting with '-' goes last, after --: ... -- -name)"
-
-
-class Cancelled(KzcError):
-    """The user did not confirm; nothing was changed."""
-
-    exit_code = 1
 
 
 def register(sub: Any) -> None:
@@ -218,33 +213,11 @@ def _preview(
 
 
 def _confirm(args: argparse.Namespace, topics: Sequence[str], verb: str, attempt: Attempt) -> None:
-    """The typed confirmation: the topic name, or the number of topics when there are several.
-
-    Raises:
-        GuardError: no terminal to ask on and no ``--yes``.
-        Cancelled: the answer did not match (recorded as ``cancelled``).
-    """
-    if args.yes:
-        return
-    if not sys.stdin.isatty():
-        raise GuardError(
-            f"refusing to {verb} without confirmation: stdin is not a terminal; add --yes to confirm "
-            "non-interactively (after checking the plan with --dry-run)"
-        )
-    expected = topics[0] if len(topics) == 1 else str(len(topics))
-    what = "the topic name" if len(topics) == 1 else "the number of topics"
-    answer = ask(f"Type {what} ({expected}) to {verb}: ", sys.stdin, sys.stderr)
-    if answer is None or answer.strip() != expected:
-        attempt.cancelled(f"confirmation did not match (expected {expected!r})")
-        raise Cancelled(f"confirmation did not match '{expected}': nothing was changed")
-
-
-def ask(prompt: str, stdin: TextIO, out: TextIO) -> str | None:
-    """Print ``prompt`` and read one line; None at end of input."""
-    out.write(prompt)
-    out.flush()
-    line = stdin.readline()
-    return None if not line else line.rstrip("\n")
+    """The typed confirmation: the topic name, or the number of topics when there are several."""
+    if len(topics) == 1:
+        confirm(attempt, args.yes, topics[0], "the topic name", verb)
+    else:
+        confirm(attempt, args.yes, str(len(topics)), "the number of topics", verb)
 
 
 def _follow_online(

@@ -62,7 +62,7 @@ def _stream(args: argparse.Namespace, settings: ConnectionSettings, session: ZkS
     # Callbacks run on the model's threads: only queue or flag.
     bootstrap = settings.bootstrap_servers
     # During a migration, which brokers run KRaft: DescribeCluster when the brokers are known, else the ISR.
-    ask = (lambda: served_broker_ids(bootstrap)) if bootstrap else None
+    ask = (lambda: served_broker_ids(bootstrap, settings.kafka_security)) if bootstrap else None
     live = LiveCluster(
         session, on_event=lambda _e: None, on_snapshot=changed.set, on_raw=events.put, served_brokers=ask
     )
@@ -102,7 +102,7 @@ class _Health:
     def read_static(self, settings: ConnectionSettings) -> None:
         """The brokers' static min.insync.replicas (their own thread: DescribeConfigs may take seconds)."""
         brokers = self._live.watcher.state().brokers
-        self._live.set_static_min_isr(read_static_min_isr(settings.bootstrap_servers, brokers))
+        self._live.set_static_min_isr(read_static_min_isr(settings.bootstrap_servers, settings.kafka_security, brokers))
         self._flag.set()
 
     def changed(self) -> HealthChanged | None:

@@ -185,7 +185,7 @@ def _health(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.timeout <= 0:
         raise UsageError("--timeout must be above 0 seconds")
     # No ZooKeeper session: the words work when the quorum is lost, which is when this is asked.
-    kafka = read_kafka_session_timeouts(settings.bootstrap_servers)
+    kafka = read_kafka_session_timeouts(settings.bootstrap_servers, settings.kafka_security)
     health = probe_ensemble(
         settings.zookeeper,
         timeout=args.timeout,

@@ -36,11 +36,53 @@ def config_path() -> Path:
 # (and no multi-op) of that size can ever be written. A context's jute_maxbuffer may raise it.
 JUTE_MAXBUFFER = 1024 * 1024
 # Credentials from the environment: the safe way besides files, as a command line is visible in ps.
-CREDENTIAL_ENV = {"zk_auth": "KZC_ZK_AUTH", "zk_sasl_password": "KZC_ZK_SASL_PASSWORD"}
+CREDENTIAL_ENV = {
+    "zk_auth": "KZC_ZK_AUTH",
+    "zk_sasl_password": "KZC_ZK_SASL_PASSWORD",
+    "kafka_sasl_password": "KZC_KAFKA_SASL_PASSWORD",
+}
 # Config keys and flags naming a file that holds a credential, and the setting it fills.
-CREDENTIAL_FILES = {"zk_auth_file": "zk_auth", "zk_sasl_password_file": "zk_sasl_password"}
+CREDENTIAL_FILES = {
+    "zk_auth_file": "zk_auth",
+    "zk_sasl_password_file": "zk_sasl_password",
+    "kafka_sasl_password_file": "kafka_sasl_password",
+}
+# Credentials that only come from the environment or a file: never a flag or a plain config value.
+FILE_OR_ENV_ONLY = ("kafka_sasl_password",)
+KAFKA_SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
+KAFKA_SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 # ZooKeeper auth schemes: "digest:alice:pw" as --zk-auth would log in as user "digest".
 _AUTH_SCHEMES = ("digest", "sasl", "ip", "world", "auth", "x509", "kerberos")
+
+
+@dataclass(frozen=True)
+class KafkaSecurity:
+    """How kzc's Kafka clients authenticate and encrypt: the client side of one listener's security protocol.
+
+    ``core.brokers.client_config.kafka_client_config`` turns it into librdkafka's settings. The password is
+    left out of ``repr`` (and so of any log or traceback that prints the settings).
+    """
+
+    protocol: str = "PLAINTEXT"
+    sasl_mechanism: str | None = None
+    sasl_username: str | None = None
+    sasl_password: str | None = field(default=None, repr=False)
+    ssl_ca_location: str | None = None
+    ssl_certificate_location: str | None = None
+    ssl_key_location: str | None = None
+
+    @property
+    def sasl(self) -> bool:
+        """Whether the protocol authenticates with SASL."""
+        return self.protocol.startswith("SASL_")
+
+    @property
+    def tls(self) -> bool:
+        """Whether the protocol encrypts with TLS."""
+        return self.protocol in ("SSL", "SASL_SSL")
+
+
+PLAINTEXT = KafkaSecurity()
 
 
 @dataclass(frozen=True)
@@ -51,7 +93,8 @@ class ConnectionSettings:
     (``DIGEST-MD5`` or ``GSSAPI``) with username/password or a service principal; ``zk_tls`` with CA,
     certificate and key files. ``spark_master`` and ``stage_dir`` say where the consistency checks'
     Spark engine runs for this cluster (``core.consistency.spark_engine.SparkSettings``; ``None``: the
-    default master ``local[*]``, no staging).
+    default master ``local[*]``, no staging). ``history`` is the cluster's history store and ``record``
+    whether the console records into it (``core.history.location``).
     """
 
     zookeeper: ZkConnect | None = None
@@ -59,10 +102,10 @@ class ConnectionSettings:
     read_only: bool = False
     context: str | None = None
     session_timeout: float = 10.0
-    zk_auth: str | None = None
+    zk_auth: str | None = field(default=None, repr=False)
     zk_sasl_mechanism: str | None = None
     zk_sasl_username: str | None = None
-    zk_sasl_password: str | None = None
+    zk_sasl_password: str | None = field(default=None, repr=False)
     zk_sasl_service: str | None = None
     zk_sasl_principal: str | None = None
     zk_tls: bool = False
@@ -75,6 +118,28 @@ class ConnectionSettings:
     jute_maxbuffer: int = JUTE_MAXBUFFER
     read_only_by: str | None = None  # what made it read-only, in words: "--read-only", "context 'x' has ..."
     zk_admin_port: int = 8080  # the servers' AdminServer, asked where a four-letter word is not whitelisted
+    history: str | None = None  # the context's history store (kzc record's directory; core.history.location)
+    record: bool = False  # the console records this cluster into ``history`` while it runs
+    kafka_security_protocol: str | None = None  # None: PLAINTEXT
+    kafka_sasl_mechanism: str | None = None
+    kafka_sasl_username: str | None = None
+    kafka_sasl_password: str | None = field(default=None, repr=False)  # only from KZC_KAFKA_SASL_PASSWORD or a file
+    kafka_ssl_ca_location: str | None = None
+    kafka_ssl_certificate_location: str | None = None
+    kafka_ssl_key_location: str | None = None
+
+    @property
+    def kafka_security(self) -> KafkaSecurity:
+        """The security every Kafka client of these settings uses (``PLAINTEXT`` when none is set)."""
+        return KafkaSecurity(
+            protocol=(self.kafka_security_protocol or "PLAINTEXT").upper(),
+            sasl_mechanism=self.kafka_sasl_mechanism.upper() if self.kafka_sasl_mechanism else None,
+            sasl_username=self.kafka_sasl_username,
+            sasl_password=self.kafka_sasl_password,
+            ssl_ca_location=self.kafka_ssl_ca_location,
+            ssl_certificate_location=self.kafka_ssl_certificate_location,
+            ssl_key_location=self.kafka_ssl_key_location,
+        )
 
 
 # Context keys in the TOML file -> ConnectionSettings field; everything else is rejected, so typos show.
@@ -88,10 +153,17 @@ _CONTEXT_STRINGS = (
     "zk_tls_ca",
     "zk_tls_cert",
     "zk_tls_key",
+    "kafka_security_protocol",
+    "kafka_sasl_mechanism",
+    "kafka_sasl_username",
+    "kafka_ssl_ca_location",
+    "kafka_ssl_certificate_location",
+    "kafka_ssl_key_location",
     "spark_master",
     "stage_dir",
+    "history",
 )
-_CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname")
+_CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname", "record")
 _CONTEXT_KEYS = {
     "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", "zk_admin_port", *CREDENTIAL_FILES,
     *_CONTEXT_STRINGS,
@@ -255,9 +327,45 @@ def resolve_settings(
             changes[key] = secret  # the environment overrides the context, a flag overrides both
     settings = replace(base, **changes)
     _check_sasl(settings.zk_sasl_mechanism, "command line")
+    check_kafka_security(settings)
     if settings.zk_auth is not None:
         check_digest_auth(settings.zk_auth)
     return settings
+
+
+def check_kafka_security(settings: ConnectionSettings) -> None:
+    """Refuse Kafka security settings librdkafka would fail on later and obscurely (the password never shown).
+
+    Raises:
+        UsageError: an unknown protocol or mechanism, a SASL protocol without mechanism, user or password, or
+            SASL settings with a protocol that does not use them.
+    """
+    where = f"context '{settings.context}'" if settings.context else "command line"
+    _check_choice(settings.kafka_security_protocol, "kafka_security_protocol", KAFKA_SECURITY_PROTOCOLS, where)
+    _check_choice(settings.kafka_sasl_mechanism, "kafka_sasl_mechanism", KAFKA_SASL_MECHANISMS, where)
+    security = settings.kafka_security
+    if not security.sasl:
+        if settings.kafka_sasl_mechanism or settings.kafka_sasl_username:
+            raise UsageError(
+                f"Kafka SASL settings are given but kafka_security_protocol is {security.protocol}: set "
+                "--kafka-security-protocol SASL_PLAINTEXT or SASL_SSL (or drop the SASL settings)"
+            )
+        return
+    if not security.sasl_mechanism:
+        raise UsageError(
+            f"kafka_security_protocol {security.protocol} needs kafka_sasl_mechanism "
+            f"({', '.join(KAFKA_SASL_MECHANISMS)}): --kafka-sasl-mechanism or the context's key"
+        )
+    if not security.sasl_username:
+        raise UsageError(
+            f"Kafka SASL {security.sasl_mechanism} needs a user: --kafka-sasl-username or the context's key"
+        )
+    if security.sasl_password is None:
+        raise UsageError(
+            f"Kafka SASL {security.sasl_mechanism} needs the password of user '{security.sasl_username}': set "
+            f"${CREDENTIAL_ENV['kafka_sasl_password']} or --kafka-sasl-password-file FILE (or the context's "
+            "kafka_sasl_password_file)"
+        )
 
 
 def read_only_cause(settings: ConnectionSettings) -> str | None:
@@ -301,6 +409,12 @@ def _table(raw: Mapping[str, Any], key: str, path: Path) -> dict[str, Any]:
 
 def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSettings:
     where = f"config file {path}, context '{name}'"
+    for key in FILE_OR_ENV_ONLY:
+        if key in table:
+            raise ConfigError(
+                f"{where}: {key} may not be written in the config file: put it in a file named by {key}_file "
+                f"(chmod 600) or in ${CREDENTIAL_ENV[key]}"
+            )
     unknown = set(table) - _CONTEXT_KEYS
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
@@ -342,6 +456,11 @@ def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSetti
         if key in table:
             values[key] = _typed(table, key, bool, where)
     _check_sasl(values.get("zk_sasl_mechanism"), where)
+    try:
+        _check_choice(values.get("kafka_security_protocol"), "kafka_security_protocol", KAFKA_SECURITY_PROTOCOLS, where)
+        _check_choice(values.get("kafka_sasl_mechanism"), "kafka_sasl_mechanism", KAFKA_SASL_MECHANISMS, where)
+    except UsageError as exc:
+        raise ConfigError(str(exc)) from exc
     return ConnectionSettings(**values)
 
 
@@ -355,3 +474,8 @@ def _typed(table: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
 def _check_sasl(mechanism: str | None, where: str) -> None:
     if mechanism is not None and mechanism.upper() not in _SASL_MECHANISMS:
         raise ConfigError(f"{where}: zk_sasl_mechanism must be one of {', '.join(_SASL_MECHANISMS)}")
+
+
+def _check_choice(value: str | None, key: str, choices: tuple[str, ...], where: str) -> None:
+    if value is not None and value.upper() not in choices:
+        raise UsageError(f"{where}: {key} must be one of {', '.join(choices)}")

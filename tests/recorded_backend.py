@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Route
 from core.brokers.logdirs import BrokerLogDirs
 from core.configs.broker import BrokerConfigRow, BrokerConfigsView
+from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -30,21 +33,25 @@ from core.console.protocols import (
     Unsubscribe,
 )
 from core.console.view import deletion_status
-from core.errors import ConnectError, ReadOnlyError, UsageError
+from core.errors import ConnectError, KzcError, ReadOnlyError, UsageError
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
-from core.kafka.acls import AclBinding, matching, who_can
-from core.kafka.quotas import QuotaEntity
+from core.kafka.acls import Acl, AclBinding, ResourcePattern, matching, who_can
+from core.kafka.quotas import EffectiveQuota, QuotaEntity, effective_quotas, parse_quota
+from core.kafka.scram import MECHANISMS, ScramCredentialInfo, check_iterations, check_mechanism
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
-from core.security.acls import AclListing, ResourceAccess
-from core.security.users import ScramUser
+from core.security.acls import ZK_TOOL as ACL_ZK_TOOL
+from core.security.acls import AclListing, AclPlan, ResourceAccess, StoredAcls, acl_writes
+from core.security.quotas import QUOTA_TOOL, QuotaListing, QuotaPath, QuotaPlan, entity_location
+from core.security.users import CredentialPlan, ScramUser, UserListing, check_user
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
 from core.topics.facts import ClusterFacts, LiveTopic
+from core.topics.guard import read_only_reason
 from core.topics.plan import (
     CreatePlan,
     CreateRequest,
@@ -95,7 +102,8 @@ class RecordedBackend:
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
     ZooKeeper ensemble health it serves (none by default); ``log_dirs`` the brokers' log dirs it serves (none
     by default: sizes are unknown, a recording has no brokers); ``messages`` the topics' messages it serves;
-    ``acls`` the ACLs, ``quotas`` the quota entities and ``users`` the SCRAM users (none by default)."""
+    ``acls`` the ACLs, ``quotas`` the quota entities and ``users`` the SCRAM users (none by default);
+    ``security_writes``: the security forms plan and apply against those (``RecordedSecurity`` records them)."""
 
     def __init__(
         self,
@@ -116,10 +124,14 @@ class RecordedBackend:
         acls: Sequence[AclBinding] = (),
         quotas: Mapping[QuotaEntity, Mapping[str, str]] | None = None,
         users: Sequence[ScramUser] = (),
+        security_writes: bool = False,
     ) -> None:
         self.acls = tuple(acls)
         self.quotas = dict(quotas or {})
+        self.effective_reads = 0
         self.users = list(users)
+        # The security forms' plans and writes, recorded (``RecordedSecurity``); None: not available here.
+        self.security = RecordedSecurity(self) if security_writes else None
         self._broker_configs = tuple(broker_configs)
         self._messages = tuple(messages)
         self._groups = tuple(groups)
@@ -366,15 +378,24 @@ class RecordedBackend:
         bindings = tuple(sorted(self.acls, key=lambda b: (b.pattern, b.acl)))
         return AclListing(bindings, path_reason="recorded")
 
-    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
+    def quota_entities(self) -> QuotaListing:
         """The recording's ``quotas``."""
-        return dict(self.quotas)
+        return QuotaListing(dict(self.quotas), "ZooKeeper (recorded)")
 
-    def scram_users(self) -> list[ScramUser]:
+    def scram_users(self) -> UserListing:
         """The recording's ``users``."""
-        return list(self.users)
+        return UserListing(tuple(self.users), "recorded", "recorded")
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """Kafka's precedence over the recording's ``quotas`` (counted in ``effective_reads``)."""
+        self.effective_reads += 1
+        return effective_quotas(self.quotas, user, client_id)
 
     # ---- BrokerSource --------------------------------------------------------------------------------
+
+    def security_actions(self) -> RecordedSecurity | None:
+        """The recorded ACL and SCRAM changes when built with ``security_writes``."""
+        return self.security
 
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """Nothing live behind a recording, but the log dirs given at construction."""
@@ -421,6 +442,91 @@ class RecordedBackend:
 
 
 # ---- the tree rebuilt from a snapshot ----------------------------------------------------------------
+
+
+class RecordedSecurity:
+    """``SecurityActions`` on a recording: plans made by core's own plan types (an ACL plan with
+    ``acl_writes``' znodes, as the ZooKeeper path writes them; a credential plan as the brokers' path sends it),
+    applied to the backend's ``acls`` and ``users`` and kept in ``applied``; in read-only mode applying
+    refuses with the CLI's message (``read_only_reason``). ``refusal``: what the next apply raises instead (a
+    broker's refusal), changing nothing."""
+
+    def __init__(self, backend: RecordedBackend) -> None:
+        self.backend = backend
+        self.applied: list[AclPlan | CredentialPlan | QuotaPlan] = []
+        self.refusal: KzcError | None = None
+
+    def _guard(self) -> None:
+        if self.backend.read_only:
+            reason = read_only_reason("--read-only", facts_from_snapshot(self.backend.snapshot()))
+            raise ReadOnlyError(reason or "read-only")
+        if self.refusal is not None:
+            refusal, self.refusal = self.refusal, None
+            raise refusal
+
+    def plan_acl(self, action: str, pattern: ResourcePattern, acls: Sequence[Acl]) -> AclPlan:
+        had = frozenset(b.acl for b in self.backend.acls if b.pattern == pattern)
+        before = StoredAcls(pattern, had, 0 if had else None)
+        requested = tuple(sorted(set(acls)))
+        after = had | set(requested) if action == "add" else had - set(requested)
+        plan = AclPlan(action, pattern, requested, before, frozenset(after))
+        writes = acl_writes(plan, True) if plan.changes else ()
+        return replace(plan, writes=writes, via_reason=f"a recording: written through ZooKeeper, {ACL_ZK_TOOL}")
+
+    def apply_acl(self, plan: AclPlan) -> StoredAcls:
+        self._guard()
+        self.applied.append(plan)
+        others = tuple(b for b in self.backend.acls if b.pattern != plan.pattern)
+        self.backend.acls = others + tuple(AclBinding(plan.pattern, a) for a in sorted(plan.after))
+        return StoredAcls(plan.pattern, plan.after, (plan.before.zk_version or 0) + 1)
+
+    def _described(self, user: str) -> tuple[ScramCredentialInfo, ...]:
+        return next((u.credentials for u in self.backend.users if u.name == user), ())
+
+    def plan_password(self, user: str, mechanism: str, password: str, iterations: int) -> CredentialPlan:
+        check_user(user)
+        check_iterations(check_mechanism(mechanism), iterations)
+        if not password:
+            raise UsageError("the password is empty")
+        return CredentialPlan(user, "set", (mechanism,), iterations, None, {}, VIA_ADMIN, "a recording",
+                              self._described(user), password)  # fmt: skip
+
+    def plan_user_delete(self, user: str, mechanisms: Sequence[str]) -> CredentialPlan:
+        check_user(user)
+        chosen = tuple(check_mechanism(m) for m in mechanisms) or tuple(MECHANISMS)
+        return CredentialPlan(user, "delete", chosen, None, None, {}, VIA_ADMIN, "a recording", self._described(user))
+
+    def apply_credentials(self, plan: CredentialPlan) -> list[ScramCredentialInfo]:
+        self._guard()
+        self.applied.append(plan)
+        kept = [c for c in self._described(plan.user) if c.mechanism not in plan.mechanisms]
+        if plan.action == "set":
+            kept += [ScramCredentialInfo(m, plan.iterations) for m in plan.mechanisms]
+        users = [u for u in self.backend.users if u.name != plan.user]
+        if kept:
+            users.append(ScramUser(plan.user, tuple(sorted(kept, key=lambda c: c.mechanism))))
+        self.backend.users = sorted(users, key=lambda u: u.name)
+        return kept
+
+    def plan_quota(self, entity: QuotaEntity, updates: Mapping[str, str], deletes: Sequence[str]) -> QuotaPlan:
+        if not updates and not deletes:
+            raise UsageError("give quotas to set (KEY=VALUE) or to delete (KEY)")
+        values = {key: parse_quota(key, value, None) for key, value in updates.items()}
+        had = dict(self.backend.quotas.get(entity, {}))
+        entity_type, name = entity_location(entity)
+        before = StoredConfig(entity_type, name, tuple(sorted(had.items())), 0 if had else None)
+        after = {k: v for k, v in had.items() if k not in deletes} | values
+        path = QuotaPath(Route(VIA_ZOOKEEPER, "a recording: written through ZooKeeper, " + QUOTA_TOOL))
+        return QuotaPlan(entity, before, after, (), path)
+
+    def apply_quota(self, plan: QuotaPlan) -> dict[str, str]:
+        self._guard()
+        self.applied.append(plan)
+        if plan.after:
+            self.backend.quotas[plan.entity] = dict(plan.after)
+        else:
+            self.backend.quotas.pop(plan.entity, None)
+        return dict(plan.after)
 
 
 def _join(parent: str, name: str) -> str:

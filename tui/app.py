@@ -10,6 +10,8 @@ Backend callbacks only post messages; slow work runs in workers that end in one 
 
 from __future__ import annotations
 
+import sys
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -25,6 +27,7 @@ from core.config import ConnectionSettings, UserConfig, resolve_settings
 from core.console.protocols import ClusterBackend
 from core.console.view import ClusterView
 from core.errors import KzcError
+from core.history.location import history_place
 from core.topics.plan import DeleteRequest
 from tui import messages as m
 from tui.checks_run import WORKER_GROUP as CHECKS_GROUP
@@ -34,7 +37,8 @@ from tui.export import run_export
 from tui.journal import EventJournal
 from tui.keymap import BindingInfo, catalog
 from tui.live_link import LiveLink, LiveMessage
-from tui.navigation import fix_actions, go_back, pop_to_root, refused, show_screen
+from tui.navigation import fix_actions, go_back, pop_to_root, refused, security_actions, show_screen
+from tui.recording import RecordingLink, RecordingRefused, RecordingStarted, RecordingStopped, close_cluster
 from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
 from tui.screens.broker import BrokerScreen
@@ -51,6 +55,7 @@ from tui.screens.messages import MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionSelection, PartitionsScreen
 from tui.screens.security import SecurityScreen
+from tui.screens.security_forms import AclFormScreen, QuotaFormScreen, UserFormScreen
 from tui.screens.stop_check import StopCheckScreen
 from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
@@ -109,12 +114,18 @@ class KzcApp(App[None]):
         self.check_runs = CheckRuns(self)
         self.last_export: str | None = None
         self.live = self._link(0)
+        self.recording = RecordingLink(self.backend, settings, 0)
+        self._closing_cluster: threading.Thread | None = None  # the recording's final flush, then the close
         self.zk_health = ZkHealthPoll(self, self.backend, 0, self.now_ms)
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         """Run the console; raises ``UsageError`` (one line, pointing to the CLI) where it cannot be drawn."""
         check_terminal()
         super().run(*args, **kwargs)
+        if self._closing_cluster is not None:
+            self._closing_cluster.join()  # the recording's final flush (the UI is gone: nothing waits on it)
+            if self.recording.failure:
+                print(f"kzc: recording stopped: {self.recording.failure}", file=sys.stderr)
 
     def _link(self, generation: int) -> LiveLink:
         return LiveLink(self, self.backend, generation, self.now_ms)
@@ -212,6 +223,7 @@ class KzcApp(App[None]):
             return
         old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
         self.live = self._link(self.live.generation + 1)
+        old_recording, self.recording = self.recording, RecordingLink(self.backend, settings, self.live.generation)
         self.zk_health.stop()
         self.zk_health = ZkHealthPoll(self, self.backend, self.live.generation, self.now_ms)
         pop_to_root(self)
@@ -219,7 +231,7 @@ class KzcApp(App[None]):
             if isinstance(screen, ClusterScreen):
                 screen.use_journal(self.journal)
         self.live.set_status()
-        self.run_worker(old.close, thread=True, exit_on_error=False, group="close")
+        self.run_worker(partial(close_cluster, old_recording, old), thread=True, exit_on_error=False, group="close")
         self.live.connect()
         self.zk_health.start()
         if self.warm_spark:
@@ -234,6 +246,25 @@ class KzcApp(App[None]):
     @on(m.ClusterEventSeen)
     def _live(self, message: LiveMessage) -> None:
         self.live.take(message)
+        link = self.recording
+        if isinstance(message, m.BackendConnected) and message.generation == link.generation and link.wanted:
+            job = partial(link.start_job, self.post_message)
+            self.run_worker(job, thread=True, exit_on_error=False, group="record")
+
+    @on(RecordingStarted)
+    @on(RecordingRefused)
+    @on(RecordingStopped)
+    def _recording(self, message: RecordingStarted | RecordingRefused | RecordingStopped) -> None:
+        if message.generation != self.recording.generation:
+            return  # an older cluster's (its link closed it, or closes it)
+        if isinstance(message, RecordingStarted):
+            self.live.set_status(recording=message.root, recording_stopped=False)
+        elif isinstance(message, RecordingStopped):
+            self.live.set_status(recording_stopped=True)
+            self.notify(f"recording stopped: {message.reason}; changes from now on are not recorded",
+                        severity="error", timeout=60)  # fmt: skip
+        else:
+            self.notify(message.reason, severity="warning", timeout=30)
 
     @on(ZkHealthRead)
     def _zk_health_read(self, message: ZkHealthRead) -> None:
@@ -276,6 +307,9 @@ class KzcApp(App[None]):
     @on(m.ConfigEditRequested)
     @on(m.MessagesChosen)
     @on(m.BrokerConfigEditRequested)
+    @on(m.AclChangeRequested)
+    @on(m.UserChangeRequested)
+    @on(m.QuotaChangeRequested)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         origin = self.screen
@@ -296,6 +330,7 @@ class KzcApp(App[None]):
         backend, read_only, push = self.backend, self.read_only, self._push
         refuses = partial(refused, self, read_only)
         fixes_for = partial(fix_actions, self, backend)
+        security_for = partial(security_actions, self, backend)
         match message:
             case m.ScreenChosen("topics"):
                 show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only, backend, self.now_ms)))
@@ -306,7 +341,7 @@ class KzcApp(App[None]):
             case m.ScreenChosen("timeline"):
                 show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms)))
             case m.ScreenChosen("security"):
-                show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend)))
+                show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend, self.now_ms)))
             case m.ScreenChosen("zk-health"):
                 poll = self.zk_health
                 show_screen(self, ZkHealthScreen,
@@ -318,7 +353,8 @@ class KzcApp(App[None]):
                 if focus:
                     self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
             case m.PartitionsChosen(title, health, broker):
-                push(PartitionsScreen(PartitionSelection(title, health, broker), backend, self.now_ms))
+                selection = PartitionSelection(title, health, broker)
+                push(PartitionsScreen(selection, backend, self.now_ms, partial(history_place, self.settings)))
             case m.MessagesChosen(topic, partition):
                 push(MessagesScreen(topic, partition, backend))
             case m.TopicChosen(topic):
@@ -341,6 +377,12 @@ class KzcApp(App[None]):
                 self.push_screen(ElectPreferredScreen(topic, fixes.elections))
             case m.ConfigEditRequested(topic) if (fixes := fixes_for("config changes")) is not None:
                 self.push_screen(ConfigEditScreen(topic, fixes.configs))
+            case m.AclChangeRequested(action, binding) if (security := security_for("ACL changes")) is not None:
+                self.push_screen(AclFormScreen(action, security, binding))
+            case m.UserChangeRequested(action, user, mech) if (security := security_for("SCRAM changes")) is not None:
+                self.push_screen(UserFormScreen(action, security, user, mech))
+            case m.QuotaChangeRequested(entity) if (security := security_for("quota changes")) is not None:
+                self.push_screen(QuotaFormScreen(security, entity))
             case m.BrokerConfigEditRequested(entity) if (fixes := fixes_for("config changes")) is not None:
                 if fixes.broker_configs is not None:
                     self.push_screen(BrokerConfigEditScreen(entity, fixes.broker_configs))
@@ -397,7 +439,13 @@ class KzcApp(App[None]):
                 self.post_message(ChecksFinished(None, text))  # else the run would stay "running" for good
 
     def on_unmount(self) -> None:
-        self.backend.close()
+        if not self.recording.wanted:
+            self.backend.close()
+            return
+        # The final flush is disk work: on a thread of its own, which ``run`` waits for once the UI is gone.
+        args = (self.recording, self.backend)
+        self._closing_cluster = threading.Thread(target=close_cluster, args=args, name="kzc-console-close")
+        self._closing_cluster.start()
 
 
 def _real_backend(settings: ConnectionSettings) -> ClusterBackend:

@@ -10,6 +10,8 @@ from textual.message import Message
 
 from core.console.protocols import ClusterEvent
 from core.console.view import ClusterView
+from core.kafka.acls import AclBinding
+from core.kafka.quotas import QuotaEntity
 from core.snapshot.model import TopicEntry
 from core.zookeeper.session import ConnectionState
 
@@ -217,6 +219,31 @@ class BrokerConfigEditRequested(OpenRequested):
     """The user asked to change a broker's dynamic configs (``entity``: its id, or ``<default>``)."""
 
     entity: str
+
+
+@dataclass
+class AclChangeRequested(OpenRequested):
+    """The user asked to add an ACL (``action`` ``add``, ``binding`` None) or to remove ``binding``."""
+
+    action: str
+    binding: AclBinding | None = None
+
+
+@dataclass
+class QuotaChangeRequested(OpenRequested):
+    """The user asked to change quotas, of ``entity`` when a row was highlighted."""
+
+    entity: QuotaEntity | None = None
+
+
+@dataclass
+class UserChangeRequested(OpenRequested):
+    """The user asked to set a SCRAM password (``action`` ``set``) or to delete credentials (``delete``), of
+    ``user`` and ``mechanism`` when a row was highlighted."""
+
+    action: str
+    user: str | None = None
+    mechanism: str | None = None
 
 
 @dataclass

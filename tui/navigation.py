@@ -12,6 +12,7 @@ from textual.screen import Screen
 
 from core.console.fixes import FixActions
 from core.console.protocols import ClusterBackend
+from core.console.security_actions import SecurityActions
 
 ROOT_DEPTH = 2  # Textual's default screen + the cluster screen
 S = TypeVar("S", bound=Screen[Any])
@@ -58,3 +59,12 @@ def fix_actions(app: App[Any], backend: ClusterBackend, what: str) -> FixActions
     if fixes is None:
         app.notify(f"{what}: not available here (a recording, or not connected yet)", severity="warning")
     return fixes
+
+
+def security_actions(app: App[Any], backend: ClusterBackend, what: str) -> SecurityActions | None:
+    """The backend's ACL and SCRAM changes, or None after saying why ``what`` is not available. Read-only mode
+    opens the forms: their preview is the CLI's ``--dry-run``, and applying refuses with the CLI's message."""
+    actions = backend.security_actions()
+    if actions is None:
+        app.notify(f"{what}: not available here (a recording, or not connected yet)", severity="warning")
+    return actions

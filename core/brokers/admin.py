@@ -23,6 +23,7 @@ collector before it is destroyed (its thread-local state gone) can crash it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
 import socket
@@ -39,6 +40,8 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._config import ConfigResource  # re-exported by confluent_kafka.admin, untyped there
 from confluent_kafka.cimpl import NewPartitions, NewTopic
 
+from core.brokers.client_config import HandshakeRefusals, kafka_client_config
+from core.config import KafkaSecurity
 from core.connect import HostPort, bootstrap_string
 from core.errors import ConnectError, KafkaRuleError, KzcError
 
@@ -198,19 +201,30 @@ class KafkaAdmin:
 
     Args:
         bootstrap_servers: the brokers to bootstrap from (``--bootstrap-server``).
+        security: how to authenticate and encrypt to them (``ConnectionSettings.kafka_security``).
         timeout: seconds each request may take, broker lookup included.
     """
 
-    def __init__(self, bootstrap_servers: Sequence[HostPort], timeout: float = 30.0) -> None:
+    def __init__(
+        self, bootstrap_servers: Sequence[HostPort], *, security: KafkaSecurity, timeout: float = 30.0
+    ) -> None:
         self.servers = tuple(bootstrap_servers)
+        self.security = security  # also what kzc's own requests beside this client speak (CapabilityCache)
         self.bootstrap = bootstrap_string(self.servers)
         self.timeout = timeout
         self.operation_timeout = 0.0  # seconds; > 0 when a KRaft controller owns the metadata (see above)
-        self._config: dict[str, Any] = {
-            "bootstrap.servers": self.bootstrap,
-            "logger": _LOG,
-            "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
-        }
+        # The brokers' refusal of kzc's SASL or TLS handshake reaches only the error callback (served by
+        # ``poll``); the request itself just times out. Kept here, apart from any client (no reference cycle).
+        self._refusals = HandshakeRefusals()
+        self._config = kafka_client_config(
+            self.servers,
+            security,
+            {
+                "error_cb": self._refusals,
+                "logger": _LOG,
+                "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),  # librdkafka: >= 1 s
+            },
+        )
         self._lock = threading.Lock()  # guards _current and the counts; never held across a network call
         self._current: _Client | None = _Client(self._config)  # None: a fresh one is made by the next call
         self._local = threading.local()  # the client of this thread's call in progress / last call
@@ -641,7 +655,10 @@ class KafkaAdmin:
                 self._wedged(f"{what}: {exc.args[0].str()}")
             raise error from exc
         except TimeoutError as exc:
+            refused = self._refusal()
             self._wedged(f"{what} unanswered past its deadline")
+            if refused is not None:
+                raise ConnectError(f"cannot {what}: the Kafka brokers at {self.bootstrap} {refused}") from exc
             raise ConnectError(
                 f"Kafka brokers {self.bootstrap} did not answer to {what} within {self.timeout:g} s"
             ) from exc
@@ -667,11 +684,20 @@ class KafkaAdmin:
         if code in _RULE_ERRORS:
             return KafkaRuleError(message, _RULE_ERRORS[code])
         if code in _CONNECT_ERRORS:
+            if (refused := self._refusal()) is not None:
+                return ConnectError(f"cannot {what}: the Kafka brokers at {self.bootstrap} {refused}")
             return ConnectError(
                 f"cannot {what} through Kafka brokers {self.bootstrap}: {message} "
                 "(check --bootstrap-server and that the brokers are up)"
             )
         return KzcError(f"{what} failed: {message} ({error.name()})")
+
+    def _refusal(self) -> str | None:
+        """Why the brokers refused kzc's SASL or TLS handshake lately, in words (None: they did not)."""
+        holder: _Client | None = getattr(self._local, "last", None)  # this thread's last call, even if retired
+        with contextlib.suppress(Exception):  # a destroyed client: nothing more to learn
+            (holder.client if holder is not None else self._client).poll(0)  # serves the error callback here
+        return self._refusals.sentence()
 
 
 def _state_name(state: object) -> str:

@@ -14,12 +14,15 @@ release; ``*Request.json`` from 2.x), for the messages.
 from __future__ import annotations
 
 import socket
+import ssl
 import struct
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from core.brokers.sasl import authenticate
 from core.brokers.wire import frame, round_trip
+from core.config import KafkaSecurity
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
 CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")
 DELETE_TOPICS = Api(20, "DeleteTopics", "0.10.1")
 DESCRIBE_ACLS = Api(29, "DescribeAcls", "0.11.0")
+# v1 (2.0, KIP-290) carries the resource pattern type: prefixed ACLs need it.
+CREATE_ACLS = Api(30, "CreateAcls", "0.11.0")
+DELETE_ACLS = Api(31, "DeleteAcls", "0.11.0")
 DESCRIBE_CONFIGS = Api(32, "DescribeConfigs", "0.11.0")
 ALTER_CONFIGS = Api(33, "AlterConfigs", "0.11.0")
 DESCRIBE_LOG_DIRS = Api(35, "DescribeLogDirs", "1.0.0")
@@ -46,6 +52,10 @@ ELECT_LEADERS = Api(43, "ElectLeaders", "2.2.0")
 INCREMENTAL_ALTER_CONFIGS = Api(44, "IncrementalAlterConfigs", "2.3.0")
 ALTER_PARTITION_REASSIGNMENTS = Api(45, "AlterPartitionReassignments", "2.4.0")
 DESCRIBE_CLIENT_QUOTAS = Api(48, "DescribeClientQuotas", "2.6.0")
+ALTER_CLIENT_QUOTAS = Api(49, "AlterClientQuotas", "2.6.0")
+DESCRIBE_USER_SCRAM_CREDENTIALS = Api(50, "DescribeUserScramCredentials", "2.7.0")
+ALTER_USER_SCRAM_CREDENTIALS = Api(51, "AlterUserScramCredentials", "2.7.0")
+DESCRIBE_CLUSTER = Api(60, "DescribeCluster", "2.8.0")
 
 # Version ranges a broker serves: api key -> (min, max).
 ApiRanges = Mapping[int, tuple[int, int]]
@@ -133,14 +143,41 @@ def ask_versions(sock: socket.socket, who: str) -> dict[int, tuple[int, int]]:
 
 
 @contextmanager
-def open_broker(host: str, port: int, timeout: float, who: str = "the broker") -> Iterator[BrokerConnection]:
-    """Connect to ``host:port`` and ask its ApiVersions; the connection is closed after.
+def open_broker(
+    host: str,
+    port: int,
+    timeout: float,
+    who: str = "the broker",
+    security: KafkaSecurity | None = None,
+    login: bool = True,
+) -> Iterator[BrokerConnection]:
+    """Connect to ``host:port`` and ask its ApiVersions; the connection is closed after. With ``security``
+    (a listener of that protocol): TLS first for SSL/SASL_SSL (the CA verified, the host name checked), and
+    after ApiVersions (which brokers answer before authentication, KIP-43) the SASL login (``core.brokers.sasl``;
+    not with ``login`` False, for ApiVersions alone).
 
     Raises:
-        OSError: refused, closed or timed out. ValueError: an answer that is not ApiVersions v0.
+        OSError: refused, closed, timed out, or the TLS handshake failed. ValueError: an answer that is not
+            ApiVersions v0, or the broker refused the SASL login (``SaslRefused``, the reason in words).
     """
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        yield BrokerConnection(sock, ask_versions(sock, who), who)
+    with socket.create_connection((host, port), timeout=timeout) as raw:
+        sock = _tls(raw, host, security) if security is not None and security.tls else raw
+        try:
+            broker = BrokerConnection(sock, ask_versions(sock, who), who)
+            if login and security is not None and security.sasl:
+                authenticate(broker.send, dict(broker.ranges), security, who)
+            yield broker
+        finally:
+            if sock is not raw:
+                sock.close()
+
+
+def _tls(sock: socket.socket, host: str, security: KafkaSecurity) -> socket.socket:
+    """``sock`` wrapped in TLS as librdkafka would: the CA file (or the system's), the client certificate."""
+    context = ssl.create_default_context(cafile=security.ssl_ca_location)
+    if security.ssl_certificate_location:
+        context.load_cert_chain(security.ssl_certificate_location, security.ssl_key_location)
+    return context.wrap_socket(sock, server_hostname=host)
 
 
 def request(
@@ -151,12 +188,13 @@ def request(
     ours: tuple[int, int],
     build: Callable[[int], bytes],
     who: str = "the broker",
+    security: KafkaSecurity | None = None,
 ) -> tuple[int, bytes]:
     """Negotiate ``api`` with the broker at ``host:port``, send ``build(version)``; (version, response body).
 
     Raises:
         NoVersion: no version fits (nothing was sent). OSError, ValueError: see ``open_broker``.
     """
-    with open_broker(host, port, timeout, who) as broker:
+    with open_broker(host, port, timeout, who, security) as broker:
         version = broker.negotiate(api, ours)
         return version, broker.send(build(version))

@@ -14,11 +14,29 @@ kept, so a request on the AdminClient path is then left to librdkafka's own nego
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from core.brokers.apiversions import Api, ApiRanges, NoVersion, negotiate, open_broker
+from core.brokers.apiversions import (
+    ALTER_PARTITION_REASSIGNMENTS,
+    API_VERSIONS,
+    CREATE_TOPICS,
+    DESCRIBE_ACLS,
+    DESCRIBE_CLIENT_QUOTAS,
+    DESCRIBE_CLUSTER,
+    DESCRIBE_CONFIGS,
+    DESCRIBE_LOG_DIRS,
+    DESCRIBE_USER_SCRAM_CREDENTIALS,
+    ELECT_LEADERS,
+    INCREMENTAL_ALTER_CONFIGS,
+    Api,
+    ApiRanges,
+    NoVersion,
+    negotiate,
+    open_broker,
+)
+from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.kafka.znodes import BrokerRegistration, Endpoint, Unreadable
 
@@ -39,16 +57,61 @@ def plaintext_endpoint(registration: BrokerRegistration | Unreadable | None, sas
     return None
 
 
-def registered_bootstrap(brokers: Mapping[int, BrokerRegistration | Unreadable]) -> tuple[HostPort, ...]:
-    """Bootstrap servers from the brokers' own registrations: each registered broker's PLAINTEXT endpoint,
-    by broker id (what a command uses when no ``--bootstrap-server`` was given). An endpoint without a host
-    (a wildcard listener the broker did not resolve) is left out rather than guessed."""
+def wire_endpoint(
+    registration: BrokerRegistration | Unreadable | Iterable[Endpoint] | None, security: KafkaSecurity
+) -> Endpoint | None:
+    """Where kzc's own requests reach the broker (its registration, or its endpoints): its listener of the
+    client's security protocol (``kafka_security_protocol``: PLAINTEXT by default), or None when it has none."""
+    if isinstance(registration, Unreadable) or registration is None:
+        return None
+    endpoints = registration.endpoints if isinstance(registration, BrokerRegistration) else registration
+    return next((e for e in endpoints if e.security_protocol == security.protocol), None)
+
+
+def registered_bootstrap(
+    brokers: Mapping[int, BrokerRegistration | Unreadable], protocol: str = "PLAINTEXT"
+) -> tuple[HostPort, ...]:
+    """Bootstrap servers from the brokers' own registrations: each registered broker's endpoint whose
+    security protocol is ``protocol`` (the client's ``kafka_security_protocol``), by broker id (what a
+    command uses when no ``--bootstrap-server`` was given). An endpoint without a host (a wildcard listener
+    the broker did not resolve) is left out rather than guessed."""
     found = []
     for broker in sorted(brokers):
-        endpoint = plaintext_endpoint(brokers[broker])
+        registration = brokers[broker]
+        if not isinstance(registration, BrokerRegistration):
+            continue
+        endpoint = next((e for e in registration.endpoints if e.security_protocol == protocol), None)
         if endpoint is not None and endpoint.host:
             found.append(HostPort(endpoint.host, endpoint.port))
     return tuple(found)
+
+
+# (api, lowest version, release): a broker that serves ``api`` at that version runs ``release`` or later
+# (each API's ``validVersions`` history in Kafka's ``*Request.json``; DescribeConfigs v1 came with 1.1's
+# KIP-226 synonyms). Newest first.
+RELEASE_MARKS: tuple[tuple[Api, int, tuple[int, ...]], ...] = (
+    (DESCRIBE_CLUSTER, 0, (2, 8)),
+    (DESCRIBE_USER_SCRAM_CREDENTIALS, 0, (2, 7)),
+    (DESCRIBE_CLIENT_QUOTAS, 0, (2, 6)),
+    (ALTER_PARTITION_REASSIGNMENTS, 0, (2, 4)),
+    (INCREMENTAL_ALTER_CONFIGS, 0, (2, 3)),
+    (ELECT_LEADERS, 0, (2, 2)),
+    (DESCRIBE_CONFIGS, 1, (1, 1)),
+    (DESCRIBE_LOG_DIRS, 0, (1, 0)),
+    (DESCRIBE_ACLS, 0, (0, 11)),
+    (CREATE_TOPICS, 0, (0, 10, 1)),
+    (API_VERSIONS, 0, (0, 10)),
+)
+
+
+def release_floor(ranges: ApiRanges) -> tuple[int, ...]:
+    """The oldest release a broker with these ApiVersions can run: exact at the releases of ``RELEASE_MARKS``
+    (enough for every rule kzc checks by release), a lower bound in between."""
+    for api, version, release in RELEASE_MARKS:
+        found = ranges.get(api.key)
+        if found is not None and found[1] >= version:
+            return release
+    return (0, 10)
 
 
 @dataclass(frozen=True)
@@ -90,6 +153,12 @@ class Capabilities:
                 return str(exc)
         return None
 
+    def release(self) -> tuple[int, ...] | None:
+        """The oldest release among the brokers whose ApiVersions are known (``release_floor``), None when
+        none is known: the release Kafka's per-release rules are checked against."""
+        floors = [release_floor(b.ranges) for b in self.brokers if b.ranges is not None]
+        return min(floors) if floors else None
+
     def unknown(self) -> str | None:
         """Which brokers' ApiVersions could not be read, and why (None: all known)."""
         problems = [f"broker {b.broker}: {b.problem}" for b in self.brokers if b.ranges is None]
@@ -98,20 +167,28 @@ class Capabilities:
         return "ApiVersions unknown for " + "; ".join(problems[:3]) + (" ..." if len(problems) > 3 else "")
 
 
-def read_capabilities(brokers: Mapping[int, BrokerRegistration | Unreadable], timeout: float) -> Capabilities:
-    """Ask every registered broker for its ApiVersions (in parallel: a dead broker costs one ``timeout``)."""
+def read_capabilities(
+    brokers: Mapping[int, BrokerRegistration | Unreadable], timeout: float, security: KafkaSecurity | None = None
+) -> Capabilities:
+    """Ask every registered broker for its ApiVersions (in parallel: a dead broker costs one ``timeout``): on its
+    PLAINTEXT or SASL_PLAINTEXT listener (answered before authentication), else, when ``security`` speaks TLS,
+    on its listener of that protocol over TLS (ApiVersions again before any SASL login)."""
 
     def ask(broker: int) -> BrokerApis:
         endpoint = plaintext_endpoint(brokers[broker], sasl=True)
+        tls = None
+        if endpoint is None and security is not None and security.tls:
+            endpoint, tls = wire_endpoint(brokers[broker], security), security
         if endpoint is None:
             reason = (
                 "its registration is unreadable"
                 if isinstance(brokers[broker], Unreadable)
-                else ("no PLAINTEXT or SASL_PLAINTEXT listener (kzc's ApiVersions request speaks no TLS)")
+                else "no PLAINTEXT or SASL_PLAINTEXT listener (nor a TLS one of kafka_security_protocol)"
             )
             return BrokerApis(broker, None, reason)
         try:
-            with open_broker(endpoint.host or "127.0.0.1", endpoint.port, timeout, f"broker {broker}") as conn:
+            host = endpoint.host or "127.0.0.1"
+            with open_broker(host, endpoint.port, timeout, f"broker {broker}", tls, login=False) as conn:
                 return BrokerApis(broker, dict(conn.ranges))
         except (OSError, ValueError) as exc:
             return BrokerApis(broker, None, f"{endpoint} did not answer ApiVersions: {exc}")
@@ -159,10 +236,14 @@ class CapabilityCache:
         timeout: seconds each broker may take to answer; None when there is no AdminClient (every write
             then goes through ZooKeeper and nothing is asked).
         preset: capabilities already known (tests, or a caller that read them).
+        security: the client's (``read_capabilities``: a TLS-only cluster is asked over TLS).
     """
 
-    def __init__(self, timeout: float | None, preset: Capabilities | None = None) -> None:
+    def __init__(
+        self, timeout: float | None, preset: Capabilities | None = None, security: KafkaSecurity | None = None
+    ) -> None:
         self.timeout = timeout
+        self.security = security
         self._value = preset
         self._key: tuple[tuple[int, object], ...] | None = None
 
@@ -172,7 +253,7 @@ class CapabilityCache:
             return None
         key = tuple(sorted((b, _registration_key(r)) for b, r in brokers.items()))
         if self._value is None or (self._key is not None and key != self._key):
-            self._value = read_capabilities(brokers, min(self.timeout, 5.0))
+            self._value = read_capabilities(brokers, min(self.timeout, 5.0), self.security)
         self._key = key
         return self._value
 

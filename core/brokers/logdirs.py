@@ -1,8 +1,8 @@
-"""Log directories and replica log sizes: DescribeLogDirs v0 or v1 over a plain socket to one broker.
+"""Log directories and replica log sizes: DescribeLogDirs v0 or v1 over kzc's own socket to one broker.
 
 Why kzc's own request: confluent-kafka 2.16 has no DescribeLogDirs, and each broker answers only for its
-own log directories, so the request goes to every broker whose replicas matter. Like
-``core.brokers.probe`` it speaks to PLAINTEXT listeners only.
+own log directories, so the request goes to every broker whose replicas matter: to its listener of the
+client's security protocol, with TLS and the SASL login ``core.brokers.apiversions.open_broker`` does.
 
 Versions (``DescribeLogDirsRequest.schemaVersions``): v0 in 1.0 and 1.1, v0-v1 from 2.0, where v1 has the
 same fields and only changes when a throttled broker answers (KIP-219); v2+ (2.4+) are flexible. kzc speaks
@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, request
 from core.brokers.wire import frame, string
+from core.config import KafkaSecurity
 
 VERSIONS = (0, 1)  # what this module encodes and decodes: the same layout
 _CLIENT_ID = "kzc-logdirs"
@@ -167,30 +168,47 @@ def decode_describe_log_dirs(body: bytes) -> dict[Key, int]:
 
 
 def describe_log_dirs(
-    host: str, port: int, partitions: Mapping[str, Sequence[int]] | None, timeout: float, who: str = "the broker"
+    host: str,
+    port: int,
+    partitions: Mapping[str, Sequence[int]] | None,
+    timeout: float,
+    who: str = "the broker",
+    security: KafkaSecurity | None = None,
 ) -> tuple[LogDir, ...]:
     """Ask the broker at ``host:port`` for its log dirs and its replicas of ``partitions`` (None: all), at the
-    version its ApiVersions allows.
+    version its ApiVersions allows (over TLS / after a SASL login when ``security`` says so).
 
     Raises:
         NoVersion: the broker has no DescribeLogDirs (before 1.0): nothing was sent.
         OSError: connection refused, closed or timed out. ValueError: an answer kzc cannot parse.
     """
     _, body = request(
-        host, port, timeout, DESCRIBE_LOG_DIRS, VERSIONS, lambda v: encode_describe_log_dirs(partitions, v), who
+        host,
+        port,
+        timeout,
+        DESCRIBE_LOG_DIRS,
+        VERSIONS,
+        lambda v: encode_describe_log_dirs(partitions, v),
+        who,
+        security,
     )
     return decode_log_dirs(body)
 
 
 def log_sizes(
-    host: str, port: int, partitions: Mapping[str, Sequence[int]], timeout: float, who: str = "the broker"
+    host: str,
+    port: int,
+    partitions: Mapping[str, Sequence[int]],
+    timeout: float,
+    who: str = "the broker",
+    security: KafkaSecurity | None = None,
 ) -> dict[Key, int]:
     """The sizes of the broker's replicas of ``partitions`` (``replica_sizes`` of ``describe_log_dirs``).
 
     Raises:
         NoVersion, OSError, ValueError: as ``describe_log_dirs``.
     """
-    return replica_sizes(describe_log_dirs(host, port, partitions, timeout, who))
+    return replica_sizes(describe_log_dirs(host, port, partitions, timeout, who, security))
 
 
 # ---- one broker's log dirs, or why they are unknown ---------------------------------------------------
@@ -251,19 +269,24 @@ def read_broker_log_dirs(
     partitions: Mapping[str, Sequence[int]] | None,
     timeout: float,
     now_ms: int,
+    security: KafkaSecurity | None = None,
 ) -> BrokerLogDirs:
     """``describe_log_dirs`` of one broker, never raising: unknown with the reason instead.
 
     Args:
-        endpoint: its PLAINTEXT (host, port), None when it has none (or is not registered).
+        endpoint: its (host, port) of the ``security`` protocol (``wire_endpoint``; PLAINTEXT without
+            ``security``), None when it has none (or is not registered).
         partitions: the replicas to list (None: every one; ``{}``: none, only the dirs and their errors).
     """
     who = f"broker {broker}"
     if endpoint is None:
-        return BrokerLogDirs(broker, now_ms, unknown=f"{who}: no PLAINTEXT listener (kzc speaks PLAINTEXT only)")
+        need = f"a {security.protocol} listener (kafka_security_protocol)" if security else "a PLAINTEXT listener"
+        return BrokerLogDirs(
+            broker, now_ms, unknown=f"kzc's own requests (DescribeLogDirs) need {need}; {who} has none"
+        )
     host, port = endpoint
     try:
-        dirs = describe_log_dirs(host or "127.0.0.1", port, partitions, timeout, who)
+        dirs = describe_log_dirs(host or "127.0.0.1", port, partitions, timeout, who, security)
     except NoVersion as exc:
         return BrokerLogDirs(broker, now_ms, unknown=str(exc))
     except (OSError, ValueError) as exc:
@@ -277,6 +300,7 @@ def read_log_dirs(
     timeout: float,
     now_ms: int,
     parallel: int = 8,
+    security: KafkaSecurity | None = None,
 ) -> dict[int, BrokerLogDirs]:
     """``read_broker_log_dirs`` of every broker of ``endpoints`` at once (``parallel`` sockets at a time).
 
@@ -288,7 +312,7 @@ def read_log_dirs(
 
     def one(broker: int) -> BrokerLogDirs:
         wanted = None if partitions is None else partitions.get(broker)
-        return read_broker_log_dirs(broker, endpoints[broker], wanted, timeout, now_ms)
+        return read_broker_log_dirs(broker, endpoints[broker], wanted, timeout, now_ms, security)
 
     with ThreadPoolExecutor(max_workers=min(parallel, len(endpoints)), thread_name_prefix="kzc-logdirs") as pool:
         return dict(zip(endpoints, pool.map(one, endpoints), strict=True))

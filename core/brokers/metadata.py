@@ -14,8 +14,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from core.brokers.client_config import kafka_client_config
+from core.config import KafkaSecurity
 from core.connect import HostPort, bootstrap_string
 from core.errors import ConnectError
 
@@ -41,7 +42,9 @@ class ServedMetadata:
     topics: Mapping[str, Mapping[int, ServedPartition]]
 
 
-def fetch_served_metadata(bootstrap_servers: Sequence[HostPort], timeout: float = 15.0) -> ServedMetadata:
+def fetch_served_metadata(
+    bootstrap_servers: Sequence[HostPort], *, security: KafkaSecurity, timeout: float = 15.0
+) -> ServedMetadata:
     """Ask the brokers for the metadata of every topic.
 
     Raises:
@@ -51,11 +54,11 @@ def fetch_served_metadata(bootstrap_servers: Sequence[HostPort], timeout: float 
     from confluent_kafka.admin import AdminClient
 
     bootstrap = bootstrap_string(tuple(bootstrap_servers))
-    config: dict[str, Any] = {
-        "bootstrap.servers": bootstrap,
-        "logger": _LOG,
-        "socket.connection.setup.timeout.ms": int(min(timeout, 30.0) * 1000),
-    }
+    config = kafka_client_config(
+        bootstrap_servers,
+        security,
+        {"logger": _LOG, "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000)},
+    )
     # Destroyed here, on this thread, once the call returned: never left to the garbage collector, which may
     # run on a librdkafka thread (core.brokers.admin explains the crash).
     with AdminClient(config) as client:

@@ -1,9 +1,9 @@
-"""Cancel reassignments: AlterPartitionReassignments v0 (KIP-455, Kafka 2.4+) with null replicas, over a
-plain socket to the controller.
+"""Cancel reassignments: AlterPartitionReassignments v0 (KIP-455, Kafka 2.4+) with null replicas, over kzc's
+own socket to the controller.
 
 Why kzc's own request: confluent-kafka 2.16 (librdkafka) has no AlterPartitionReassignments, and only the
-controller serves it. Like ``core.brokers.probe`` it speaks one request to one broker, so it reaches only
-PLAINTEXT listeners (no TLS or SASL); on other clusters the message names Kafka's own tool instead.
+controller serves it. It goes to the controller's listener of the client's security protocol (TLS and the
+SASL login of ``core.brokers.apiversions.open_broker``); without one the message names Kafka's own tool.
 
 Only v0 exists (``AlterPartitionReassignmentsRequest.json`` "0" from 2.4.0 through 3.9). It is sent only
 when the controller's ApiVersions lists it (``core.brokers.apiversions``); before 2.4 ``NoVersion`` says the
@@ -23,7 +23,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, request
+from core.brokers.codec import Decoder
 from core.brokers.wire import compact_string, frame, uvarint
+from core.config import KafkaSecurity
 
 VERSIONS = (0, 0)
 _CLIENT_ID = "kzc-cancel"
@@ -65,71 +67,40 @@ def encode_cancel(partitions: Sequence[tuple[str, int]], timeout_ms: int = 30000
     return frame(ALTER_PARTITION_REASSIGNMENTS.key, version, _CORRELATION, _CLIENT_ID, body, flexible=True)
 
 
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self.at = 0
-
-    def take(self, fmt: str) -> int:
-        (value,) = struct.unpack_from(fmt, self.data, self.at)
-        self.at += struct.calcsize(fmt)
-        return int(value)
-
-    def uvarint(self) -> int:
-        shift = result = 0
-        while True:
-            byte = self.data[self.at]
-            self.at += 1
-            result |= (byte & 0x7F) << shift
-            if not byte & 0x80:
-                return result
-            shift += 7
-
-    def string(self) -> str | None:
-        length = self.uvarint() - 1
-        if length < 0:
-            return None
-        text = self.data[self.at : self.at + length].decode("utf-8", errors="replace")
-        self.at += length
-        return text
-
-    def tags(self) -> None:
-        for _ in range(self.uvarint()):
-            self.uvarint()
-            self.at += self.uvarint()
-
-
 def decode_cancel_response(body: bytes) -> CancelResult:
     """Parse a response body (after the size prefix).
 
     Raises:
         ValueError: not an AlterPartitionReassignments v0 response.
     """
-    reader = _Reader(body)
+    reader = Decoder(body, flexible=True)
+
+    def partition(r: Decoder) -> tuple[int, int, str | None]:
+        return r.int32(), r.int16(), r.string()
+
+    def topic(r: Decoder) -> tuple[str, list[tuple[int, int, str | None]]]:
+        return r.string() or "", r.array(partition) or []
+
     try:
-        if reader.take(">i") != _CORRELATION:
-            raise ValueError("unexpected correlation id")
-        reader.tags()
-        reader.take(">i")  # throttle time
-        code = reader.take(">h")
+        reader.header(_CORRELATION)
+        reader.int32()  # throttle time
+        code = reader.int16()
         message = reader.string()
-        partitions: dict[tuple[str, int], tuple[int, str | None]] = {}
-        for _ in range(reader.uvarint() - 1):
-            topic = reader.string() or ""
-            for _ in range(reader.uvarint() - 1):
-                partition = reader.take(">i")
-                partition_code = reader.take(">h")
-                partitions[(topic, partition)] = (partition_code, reader.string())
-                reader.tags()
-            reader.tags()
+        topics = reader.array(topic) or []
         reader.tags()
-    except (struct.error, IndexError) as exc:
+    except (ValueError, IndexError) as exc:
         raise ValueError(f"not an AlterPartitionReassignments v0 response: {exc}") from None
+    partitions = {(name, p): (c, text) for name, entries in topics for p, c, text in entries}
     return CancelResult((code, message), partitions)
 
 
 def cancel_reassignments(
-    host: str, port: int, partitions: Sequence[tuple[str, int]], timeout: float, who: str = "the controller"
+    host: str,
+    port: int,
+    partitions: Sequence[tuple[str, int]],
+    timeout: float,
+    who: str = "the controller",
+    security: KafkaSecurity | None = None,
 ) -> CancelResult:
     """Send the cancellation to the controller at ``host:port`` and read its answer.
 
@@ -146,5 +117,6 @@ def cancel_reassignments(
         VERSIONS,
         lambda v: encode_cancel(partitions, timeout_ms, v),
         who,
+        security,
     )
     return decode_cancel_response(body)

@@ -1,12 +1,23 @@
 """Per-broker and cluster-default dynamic broker configs: ``/config/brokers/<id>`` and ``/config/brokers/<default>``.
 
-The path: IncrementalAlterConfigs on the BROKER resource when a ``--bootstrap-server`` is given and every
-registered broker serves it (2.3+); the broker then applies ``DynamicBrokerConfig``'s validation itself (which
-keys are dynamic, per-broker only or cluster-wide, password configs encrypted with ``password.encoder.secret``)
-and kzc previews with ``validate_only``. Otherwise ZooKeeper, as ``kafka-configs --zookeeper`` of the cluster's
-release writes (``core.kafka.broker_config_rules``: only the replication throttle rates while brokers run), with
-the same two writes as a topic config (``core.configs.zk.change_writes``: the config at the version read and the
-``/config/changes`` notification), fenced on ``/controller``.
+The path, with a ``--bootstrap-server`` (``broker_route``):
+
+- every registered broker serves IncrementalAlterConfigs (2.3+): through it. A broker id goes through the
+  AdminClient; the cluster default (an empty BROKER resource name, which librdkafka refuses to send) through
+  kzc's own request (``core.brokers.alter_configs``) to a broker with a PLAINTEXT listener.
+- brokers 1.1 to 2.2: AlterConfigs with the resource's whole dynamic set, as ``kafka-configs
+  --bootstrap-server`` of those releases did (``ConfigCommand.alterBrokerConfig``), sent by kzc to the broker
+  itself (the default: to any broker). A password config already set cannot be sent back (ZooKeeper holds it
+  encrypted): as Kafka's tool, kzc then asks for every one of them ("All sensitive broker config entries must
+  be specified for --alter").
+
+The broker then applies ``DynamicBrokerConfig``'s validation itself (which keys are dynamic, per-broker only or
+cluster-wide, password configs encrypted with ``password.encoder.secret``) and kzc previews with
+``validate_only``. Otherwise (no ``--bootstrap-server``, brokers before 1.1, no broker kzc's request reaches)
+ZooKeeper, as ``kafka-configs --zookeeper`` of the cluster's release writes (``core.kafka.broker_config_rules``:
+only the replication throttle rates while brokers run; no password config; no per-broker key at the default),
+with the same two writes as a topic config (``core.configs.zk.change_writes``: the config at the version read
+and the ``/config/changes`` notification), fenced on ``/controller``.
 
 No secret is shown: values of password-like keys are masked in the preview, the JSON and the audit.
 """
@@ -19,14 +30,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.audit import AuditLog
-from core.brokers.apiversions import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
-from core.brokers.capabilities import Capabilities, Route, read_capabilities, route
+from core.brokers.alter_configs import alter_broker_whole_set, incremental_alter_broker
+from core.brokers.apiversions import ALTER_CONFIGS, DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
+from core.brokers.capabilities import Capabilities, Route, read_capabilities, route, wire_endpoint
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import ConnectionSettings, cluster_name, read_only_cause
+from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity, cluster_name, read_only_cause
 from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigChange, parse_changes
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig, change_writes, controller_fence, execute, read_config
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
-from core.kafka.broker_config_rules import check_zookeeper_update
+from core.kafka.broker_config_rules import check_default_keys, check_zookeeper_update, is_password_config
 from core.kafka.znodes.paths import broker_config_path
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
@@ -37,11 +49,9 @@ BROKER_CONFIG_TOOL = (
     "as kafka-configs --zookeeper did (AdminZkClient.changeBrokerConfig: /config/brokers/<id>, then a "
     "/config/changes notification; kzc sets the config at the version it read)"
 )
-DEFAULT_THROUGH_ZOOKEEPER = (
-    "the cluster default goes through ZooKeeper: Kafka names it with an empty BROKER resource, which librdkafka "
-    "(confluent-kafka) refuses to send; other keys than the throttle rates: kafka-configs --bootstrap-server "
-    "--entity-type brokers --entity-default"
-)
+INCREMENTAL = "IncrementalAlterConfigs"
+WHOLE_SET = "AlterConfigs"
+ADMIN_TIMEOUT = 15.0
 _SECRET_MARKS = ("password", "secret", "jaas.config", "credentials")
 
 
@@ -96,6 +106,8 @@ class BrokerConfigPlan:
     via: str
     blocked: str | None = None
     via_reason: str | None = None
+    method: str = INCREMENTAL  # on the admin path: IncrementalAlterConfigs or AlterConfigs (the whole set)
+    target: tuple[int, str, int] | None = None  # the broker kzc's own request goes to (id, host, port)
 
     @property
     def entity(self) -> str:
@@ -118,11 +130,18 @@ class BrokerConfigPlan:
             "path": self.via_reason,
             "zk_version": self.before.zk_version,
             "blocked": self.blocked,
+            "request": self.method if self.via == VIA_ADMIN else None,
+            "sent_to": None if self.target is None else self.target[0],
         }
 
     def describe(self) -> list[str]:
         """The diff as terminal lines."""
-        via = "the AdminClient (IncrementalAlterConfigs)" if self.via == VIA_ADMIN else "ZooKeeper"
+        if self.via != VIA_ADMIN:
+            via = "ZooKeeper"
+        elif self.target is None:
+            via = f"the AdminClient ({self.method})"
+        else:
+            via = f"{self.method} to broker {self.target[0]} (kzc's own request)"
         head = f"Dynamic config of {entity_label(self.entity)} ({broker_config_path(self.entity)}), via {via}:"
         lines = [head, *(_masked_change(c).describe() for c in self.changes)] if self.changes else [head, "  no change"]
         if self.via_reason:
@@ -148,6 +167,8 @@ def plan_broker_change(
     before_1_1: bool,
     blocked: str | None = None,
     via_reason: str | None = None,
+    method: str = INCREMENTAL,
+    target: tuple[int, str, int] | None = None,
 ) -> BrokerConfigPlan:
     """Check and diff a broker config change (ZooKeeper: the release's own rules; AdminClient: the broker's).
 
@@ -161,6 +182,18 @@ def plan_broker_change(
         raise KafkaRuleError(f"Invalid config(s): {','.join(missing)}", "InvalidConfigurationException")
     if via == VIA_ZOOKEEPER:
         check_zookeeper_update(request.updates, request.entity, running, before_1_1, via_reason)
+    elif request.entity == BROKER_DEFAULT:
+        check_default_keys(k for k, _ in request.updates)
+    if via == VIA_ADMIN and method == WHOLE_SET:
+        # The whole set is sent back: a password config ZooKeeper holds encrypted cannot be (ConfigCommand).
+        kept = sorted(k for k in current if is_password_config(k) and k not in dict(request.updates))
+        kept = [k for k in kept if k not in request.deletes]
+        if kept:
+            raise KafkaRuleError(
+                f"All sensitive broker config entries must be specified for --alter, missing entries: {set(kept)} "
+                "(AlterConfigs replaces the whole set and ZooKeeper holds them encrypted)",
+                "InvalidConfigException",
+            )
     after = dict(current)
     after.update(request.updates)
     for key in request.deletes:
@@ -170,15 +203,22 @@ def plan_broker_change(
         for k in sorted(set(current) | set(after))
         if current.get(k) != after.get(k)
     )
-    return BrokerConfigPlan(request, before, tuple(sorted(after.items())), changes, via, blocked, via_reason)
+    return BrokerConfigPlan(
+        request, before, tuple(sorted(after.items())), changes, via, blocked, via_reason, method, target
+    )
 
 
 def broker_planned_writes(plan: BrokerConfigPlan, facts: ClusterFacts) -> tuple[PlannedWrite, ...]:
     """What applying ``plan`` sends: the IncrementalAlterConfigs request, or the fence, config and notification."""
     if plan.via == VIA_ADMIN:
         arguments = _admin_arguments(plan)
-        shown = {**arguments, "set": masked(arguments["set"])}
-        return (PlannedWrite("admin", "IncrementalAlterConfigs", json.dumps(shown, separators=(",", ":")).encode()),)
+        if plan.method == WHOLE_SET:
+            shown: dict[str, Any] = {"resource": arguments["resource"], "config": masked(dict(plan.after))}
+        else:
+            shown = {**arguments, "set": masked(arguments["set"])}
+        if plan.target is not None:
+            shown["broker"] = plan.target[0]
+        return (PlannedWrite("admin", plan.method, json.dumps(shown, separators=(",", ":")).encode()),)
     fence = controller_fence(facts, f"{BROKERS} {plan.entity}")
     return (*(() if fence is None else (fence,)), *change_writes(plan.before, dict(plan.after)))
 
@@ -189,6 +229,48 @@ def _admin_arguments(plan: BrokerConfigPlan) -> dict[str, Any]:
         "set": {c.key: c.after for c in plan.changes if c.after is not None},
         "delete": [c.key for c in plan.changes if c.after is None],
     }
+
+
+def broker_route(
+    capabilities: Capabilities | None,
+    entity: str,
+    brokers: Mapping[int, Any],
+    security: KafkaSecurity = PLAINTEXT,
+) -> tuple[Route, str, tuple[int, str, int] | None]:
+    """The path of a change of broker ``entity``'s dynamic config (see the module): the route, the request
+    (IncrementalAlterConfigs or AlterConfigs) and the broker kzc's own request goes to, on its listener of
+    ``security``'s protocol (None: the AdminClient, or ZooKeeper). ``capabilities`` None: no
+    ``--bootstrap-server``."""
+    if capabilities is None:
+        return route(None, INCREMENTAL_ALTER_CONFIGS, BROKER_CONFIG_TOOL), INCREMENTAL, None
+    incremental = capabilities.lacking(INCREMENTAL_ALTER_CONFIGS)
+    if incremental is None and entity != BROKER_DEFAULT:
+        return route(capabilities, INCREMENTAL_ALTER_CONFIGS, BROKER_CONFIG_TOOL), INCREMENTAL, None
+    if incremental is None:
+        method, why = INCREMENTAL, "every broker serves IncrementalAlterConfigs (Kafka 2.3+)"
+    elif capabilities.lacking(DESCRIBE_CONFIGS, (1, 32767)) is None and capabilities.lacking(ALTER_CONFIGS) is None:
+        method = WHOLE_SET
+        why = (
+            f"{incremental}; brokers 1.1+ take dynamic configs through AlterConfigs with the whole set, as "
+            "kafka-configs --bootstrap-server of 1.1 to 2.2 sent them"
+        )
+    else:
+        lacking = capabilities.lacking(DESCRIBE_CONFIGS, (1, 32767)) or incremental
+        reason = f"{lacking}: brokers before 1.1 have no dynamic broker configs but the throttle rates; written "
+        return Route(VIA_ZOOKEEPER, reason + "through ZooKeeper, " + BROKER_CONFIG_TOOL), INCREMENTAL, None
+    wanted = [int(entity)] if entity != BROKER_DEFAULT else [b.broker for b in capabilities.brokers]
+    for broker in wanted:
+        endpoint = wire_endpoint(brokers.get(broker), security)
+        if endpoint is not None:
+            name = "the cluster default (an empty BROKER resource name, which librdkafka refuses to send)"
+            what = name if entity == BROKER_DEFAULT else f"broker {entity}'s config"
+            reason = f"{why}: {what} sent to broker {broker} by kzc's own {method} request"
+            return Route(VIA_ADMIN, reason), method, (broker, endpoint.host or "127.0.0.1", endpoint.port)
+    reason = (
+        f"{why}, but no broker to send kzc's own request to has a {security.protocol} listener: written through "
+        "ZooKeeper, "
+    )
+    return Route(VIA_ZOOKEEPER, reason + BROKER_CONFIG_TOOL), INCREMENTAL, None
 
 
 def _resource_name(entity: str) -> str:
@@ -210,7 +292,7 @@ class BrokerConfigOps:
 
     def capabilities(self, facts: ClusterFacts) -> Capabilities:
         """The registered brokers' ApiVersions (kzc's own request: no ``--bootstrap-server`` needed)."""
-        return read_capabilities(facts.brokers, 5.0)
+        return read_capabilities(facts.brokers, 5.0, self.settings.kafka_security)
 
     def describe(self, entity: str) -> tuple[list[ConfigValue] | None, str | None]:
         """What the broker reports for ``entity`` (DescribeConfigs on the BROKER resource), or why it cannot."""
@@ -232,17 +314,33 @@ class BrokerConfigOps:
         blocked = read_only_reason(read_only_cause(self.settings), facts)
         caps = self.capabilities(facts)
         before_1_1 = caps.lacking(DESCRIBE_CONFIGS, (1, 32767)) is not None
-        if request.entity == BROKER_DEFAULT and self.admin is not None:
-            path = Route(VIA_ZOOKEEPER, DEFAULT_THROUGH_ZOOKEEPER)
-        else:
-            path = route(caps if self.admin is not None else None, INCREMENTAL_ALTER_CONFIGS, BROKER_CONFIG_TOOL)
-        plan = plan_broker_change(request, before, path.via, sorted(facts.brokers), before_1_1, blocked, path.reason)
+        path, method, target = broker_route(
+            caps if self.admin is not None else None, request.entity, facts.brokers, self.settings.kafka_security
+        )
+        plan = plan_broker_change(
+            request, before, path.via, sorted(facts.brokers), before_1_1, blocked, path.reason, method, target
+        )
         if self.admin is not None and plan.via == VIA_ADMIN and blocked is None and plan.changes:
-            arguments = _admin_arguments(plan)
-            self.admin.alter_config(
-                BROKERS, _resource_name(plan.entity), arguments["set"], arguments["delete"], validate_only=True
-            )
+            self._send(plan, validate_only=True)
         return plan
+
+    def _send(self, plan: BrokerConfigPlan, validate_only: bool = False) -> None:
+        """The admin path's request: the AdminClient's IncrementalAlterConfigs, or kzc's own request."""
+        arguments = _admin_arguments(plan)
+        name = _resource_name(plan.entity)
+        if plan.target is None:
+            assert self.admin is not None
+            self.admin.alter_config(BROKERS, name, arguments["set"], arguments["delete"], validate_only=validate_only)
+            return
+        broker, host, port = plan.target
+        who = f"broker {broker}"
+        security = self.settings.kafka_security
+        if plan.method == WHOLE_SET:
+            alter_broker_whole_set(host, port, ADMIN_TIMEOUT, name, dict(plan.after), validate_only, who, security)
+        else:
+            incremental_alter_broker(
+                host, port, ADMIN_TIMEOUT, name, arguments["set"], arguments["delete"], validate_only, who, security
+            )
 
     def apply(self, plan: BrokerConfigPlan) -> StoredConfig:
         """Write ``plan``; returns what ZooKeeper holds afterwards.
@@ -263,8 +361,7 @@ class BrokerConfigOps:
                 "nothing was written: make the plan again"
             )
         if self.admin is not None and plan.via == VIA_ADMIN:
-            arguments = _admin_arguments(plan)
-            self.admin.alter_config(BROKERS, _resource_name(plan.entity), arguments["set"], arguments["delete"])
+            self._send(plan)
         else:
             execute(
                 self.session, broker_planned_writes(plan, facts), f"the config change of {entity_label(plan.entity)}"

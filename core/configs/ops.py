@@ -88,7 +88,9 @@ class ConfigOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
+        self.capabilities = CapabilityCache(
+            admin.timeout if admin is not None else None, security=settings.kafka_security
+        )
 
     @property
     def via(self) -> str:
@@ -193,7 +195,11 @@ def open_ops(
     audit = audit or AuditLog(cluster_name(settings))
     with open_kafka_session(settings) as session:
         audit.cluster_id = read_cluster_id(session)
-        admin = ChangeAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        admin = (
+            ChangeAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
+            if settings.bootstrap_servers
+            else None
+        )
         yield make(session, admin, settings, audit)
 
 

@@ -92,7 +92,11 @@ def read_config(session: ZkWriter, entity_type: str, name: str) -> StoredConfig:
         return StoredConfig(entity_type, name, (), None)
     except (KazooException, KazooTimeoutError) as exc:
         raise ConnectError(f"ZooKeeper failed to read {path}: {exc!r}") from exc
-    value = parse_entity_config(path, data or b"")
+    if not data:
+        # A parent Kafka created on the way to a child config (``createRecursive``, e.g. /config/users/<u> for
+        # /config/users/<u>/clients/<c>) holds no data: ``ConfigEntityZNode.decode`` reads it as no overrides.
+        return StoredConfig(entity_type, name, (), int(stat.version))
+    value = parse_entity_config(path, data)
     if not isinstance(value, EntityConfig):
         raise KafkaRuleError(f"{path} is unreadable: {value.reason}; fix it before changing it", "ConfigException")
     return StoredConfig(entity_type, name, tuple(sorted(value.as_dict().items())), int(stat.version))

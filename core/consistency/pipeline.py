@@ -328,9 +328,11 @@ def run_checks(
             report_progress(StageProgress("broker metadata", 0, 1))
             t = time.monotonic()
             # The brokers' static min.insync.replicas, which ZooKeeper does not hold (core.snapshot.health).
-            params = params.with_static(read_static_min_isr(settings.bootstrap_servers, data.snapshot.brokers))
+            params = params.with_static(
+                read_static_min_isr(settings.bootstrap_servers, settings.kafka_security, data.snapshot.brokers)
+            )
             try:
-                data.served = fetch_served_metadata(settings.bootstrap_servers)
+                data.served = fetch_served_metadata(settings.bootstrap_servers, security=settings.kafka_security)
             except KzcError as exc:
                 if asked_for_brokers:
                     raise KzcError(f"metadata_mismatch could not run: {exc}") from exc

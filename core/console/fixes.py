@@ -54,7 +54,11 @@ class FixActions:
     ) -> FixActions:
         """The real ones for a connected session (the brokers' AdminClient when bootstrap servers are set);
         ``config_read`` receives each topic config read back after a write."""
-        admin = ChangeAdmin(settings.bootstrap_servers) if settings.bootstrap_servers else None
+        admin = (
+            ChangeAdmin(settings.bootstrap_servers, security=settings.kafka_security)
+            if settings.bootstrap_servers
+            else None
+        )
         return cls(
             ReassignActions(session, admin, settings, audit),
             ElectionBackend(session, admin, settings, audit),

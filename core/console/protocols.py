@@ -21,15 +21,17 @@ from typing import Protocol, runtime_checkable
 from core.configs.broker import BrokerConfigsView
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
+from core.console.security_actions import SecurityActions
 from core.groups.freshness import aged
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.trend import LagTrend
 from core.human_time import age_text
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota
 from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
 from core.security.acls import AclListing, ResourceAccess
-from core.security.users import ScramUser
+from core.security.quotas import QuotaListing
+from core.security.users import UserListing
 from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
@@ -358,12 +360,25 @@ class SecuritySource(Protocol):
         """Every ACL, through DescribeAcls or from ZooKeeper, saying which (``core.security.acls.list_acls``)."""
         ...
 
-    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
-        """Every quota entity and its keys (``core.security.quotas.read_all_quotas``)."""
+    def quota_entities(self) -> QuotaListing:
+        """Every quota entity and its keys, and where they were read: DescribeClientQuotas where every broker
+        serves it and ``--bootstrap-server`` is set, else ZooKeeper (``core.security.quotas.read_quotas``)."""
         ...
 
-    def scram_users(self) -> list[ScramUser]:
-        """Every SCRAM user: mechanisms and iterations only (``core.security.users.list_users``)."""
+    def scram_users(self) -> UserListing:
+        """Every SCRAM user, mechanisms and iterations only, through DescribeUserScramCredentials or from
+        ZooKeeper, saying which (``core.security.users.read_users``)."""
+        ...
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """The quotas ``user`` with ``client_id`` gets and the entity each comes from, by Kafka's precedence
+        (``core.security.quotas.effective``, as ``kzc quota show --effective``: eight znode reads)."""
+        ...
+
+    def security_actions(self) -> SecurityActions | None:
+        """What the security forms change ACLs and SCRAM credentials through, as ``kzc acl add|remove`` and ``kzc
+        user set-password|delete`` do (``core.console.security_actions``); None where nothing can be changed
+        (not connected yet)."""
         ...
 
 

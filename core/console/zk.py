@@ -52,21 +52,22 @@ from core.console.protocols import (
     StateListener,
     Unsubscribe,
 )
+from core.console.security_actions import SecurityActions, SecurityBackend
 from core.console.view import deletion_status
 from core.errors import ConnectError, GuardError, KzcError, UsageError
 from core.groups.freshness import GroupBook
 from core.groups.lag import GroupLag, LagTotal, Stale
 from core.groups.ops import GroupOps, lag_order
 from core.groups.trend import LagHistory
-from core.kafka.quotas import QuotaEntity
+from core.kafka.quotas import EffectiveQuota
 from core.kafka.znodes import EntityConfig
 from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
 from core.security.acls import AclListing, ResourceAccess, list_acls, resource_access
-from core.security.quotas import read_all_quotas
-from core.security.users import ScramUser, list_users
+from core.security.quotas import QuotaListing, effective, read_quota_listing
+from core.security.users import UserListing, read_users
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -160,7 +161,8 @@ class ZkBackend:
         session.start()
         bootstrap = self._settings.bootstrap_servers
         # During a migration, which brokers run KRaft: DescribeCluster when the brokers are known, else the ISR.
-        ask = (lambda: served_broker_ids(bootstrap)) if bootstrap else None
+        security = self._settings.kafka_security
+        ask = (lambda: served_broker_ids(bootstrap, security)) if bootstrap else None
         live = LiveCluster(session, self._emit, self._snapshot_refreshed, served_brokers=ask)
         try:
             require_kafka_cluster(session)
@@ -168,14 +170,20 @@ class ZkBackend:
         except KzcError:
             session.stop()
             raise
-        admin = KafkaAdmin(self._settings.bootstrap_servers) if self._settings.bootstrap_servers else None
+        admin = (
+            KafkaAdmin(self._settings.bootstrap_servers, security=self._settings.kafka_security)
+            if self._settings.bootstrap_servers
+            else None
+        )
         with self._lock:
             self._session, self._live = session, live
             self._ops = TopicOps(session, admin, self._settings)
             self._fixes = FixActions.of(session, self._settings, self._ops.audit, partial(_config_read, live))
             # Reads (groups, offsets) have their own client with short per-call timeouts: a wedged read never
             # waits behind a write, nor a write behind it.
-            self._reads = KafkaAdmin(bootstrap, GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
+            self._reads = (
+                KafkaAdmin(bootstrap, security=security, timeout=GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
+            )
             self._groups = GroupOps(self._reads, session, self._settings)
         if self._settings.bootstrap_servers:
             # The brokers' static min.insync.replicas (for acks=all), asked off the connect path.
@@ -183,7 +191,9 @@ class ZkBackend:
 
     def _read_static(self, live: LiveCluster) -> None:
         brokers = live.snapshot().brokers
-        live.set_static_min_isr(read_static_min_isr(self._settings.bootstrap_servers, brokers))
+        live.set_static_min_isr(
+            read_static_min_isr(self._settings.bootstrap_servers, self._settings.kafka_security, brokers)
+        )
         self._snapshot_refreshed()
 
     def close(self) -> None:
@@ -436,7 +446,7 @@ class ZkBackend:
 
     def broker_live(self, view: BrokerView) -> BrokerLive:
         """The session owning the broker's registration and its log sizes (DescribeLogDirs), read now."""
-        return read_broker_live(self._session, view)
+        return read_broker_live(self._session, view, self._settings.kafka_security)
 
     # ---- SizeSource ----------------------------------------------------------------------------------
 
@@ -448,7 +458,7 @@ class ZkBackend:
             if self._sizes is not None and time.monotonic() - self._sizes[0] < max_age_s:
                 return self._sizes[1]
             started = self._wall_ms()
-            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started)
+            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started, self._settings.kafka_security)
             view = self._size_book.merge(reads, started)
             self._sizes = (time.monotonic(), view)
             return view
@@ -478,13 +488,27 @@ class ZkBackend:
         """Every ACL, as ``kzc acl list`` reads them (DescribeAcls where every broker serves it, else ZooKeeper)."""
         return list_acls(self._zk(), self._settings)
 
-    def quota_entities(self) -> Mapping[QuotaEntity, Mapping[str, str]]:
-        """Every quota entity, as ``kzc quota show`` reads them."""
-        return read_all_quotas(self._zk())
+    def quota_entities(self) -> QuotaListing:
+        """Every quota entity, as ``kzc quota show`` reads them (DescribeClientQuotas or ZooKeeper)."""
+        return read_quota_listing(self._zk(), self._settings)
 
-    def scram_users(self) -> list[ScramUser]:
-        """Every SCRAM user, as ``kzc user list`` reads them (never a salt or key)."""
-        return list_users(self._zk())
+    def scram_users(self) -> UserListing:
+        """Every SCRAM user, as ``kzc user list`` reads them (DescribeUserScramCredentials where every broker
+        serves it, else ZooKeeper; never a salt or key)."""
+        return read_users(self._zk(), self._settings)
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """What ``user`` with ``client_id`` gets, as ``kzc quota show --effective`` reads it."""
+        return effective(self._zk(), user, client_id)
+
+    def security_actions(self) -> SecurityActions | None:
+        """ACL and SCRAM credential changes on this cluster, as ``kzc acl`` and ``kzc user`` make them (None until
+        connected; in read-only mode their apply refuses as the CLI does)."""
+        with self._lock:
+            session, ops = self._session, self._ops
+        if session is None or ops is None:
+            return None
+        return SecurityBackend(session, self._settings, ops.audit)
 
     # ---- ZkHealthSource ------------------------------------------------------------------------------
 
@@ -496,7 +520,10 @@ class ZkBackend:
         with self._health_lock:
             now = time.monotonic()
             if self._kafka_sessions is None or now - self._kafka_sessions[0] > KAFKA_SESSION_EVERY_S:
-                self._kafka_sessions = (now, read_kafka_session_timeouts(self._settings.bootstrap_servers))
+                self._kafka_sessions = (
+                    now,
+                    read_kafka_session_timeouts(self._settings.bootstrap_servers, self._settings.kafka_security),
+                )
             self._health = probe_ensemble(
                 target,
                 now_ms=self._now_ms,

@@ -86,7 +86,9 @@ class ElectionOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
+        self.capabilities = CapabilityCache(
+            admin.timeout if admin is not None else None, security=settings.kafka_security
+        )
 
     @property
     def via(self) -> str:

@@ -350,7 +350,11 @@ def open_group_ops(
     """
     if not settings.zookeeper and not settings.bootstrap_servers:
         raise UsageError("give --bootstrap-server (Kafka-stored groups) and/or --zookeeper (ZooKeeper-stored groups)")
-    admin = KafkaAdmin(settings.bootstrap_servers, timeout) if settings.bootstrap_servers else None
+    admin = (
+        KafkaAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
+        if settings.bootstrap_servers
+        else None
+    )
     if admin is not None:
         admin.check_reachable()
     with ExitStack() as stack:

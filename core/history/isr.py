@@ -22,6 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from core.history.location import HistoryPlace
 from core.history.observations import Window, read_observations, spark_observations
 from core.history.schema import PARTITION_REMOVED
 from core.history.store import Gap
@@ -337,27 +338,20 @@ def isr_history(window: Window, topic: str, partition: int | None = None, spark:
     return IsrAnswer(window, topic, partition, outages, changes)
 
 
-def partition_history_lines(topic: str, partition: int, since_ms: int, cluster: str | None = None) -> list[str]:
-    """The console's view of one partition's ISR history, from the store ``$KZC_HISTORY`` names (local engine);
-    a line saying why when there is none. Blocks: call it in a worker."""
-    import os
-    from pathlib import Path
-
+def partition_history_lines(place: HistoryPlace, topic: str, partition: int, since_ms: int) -> list[str]:
+    """The console's view of one partition's ISR history, from the store ``place`` names (local engine); a line
+    saying why when there is none. Blocks: call it in a worker."""
     from core.errors import KzcError
     from core.history.schema import cluster_key
-    from core.history.store import STORE_ENV, HistoryStore
+    from core.history.store import HistoryStore
 
-    root = os.environ.get(STORE_ENV)
-    if not root:
-        return [f"no history store: set ${STORE_ENV} to a directory kzc record writes (docs/history.md)"]
+    if place.root is None:
+        return [place.source]
     try:
-        store = HistoryStore.open(Path(root).expanduser())
+        store = HistoryStore.open(place.root)
         known = store.clusters()
-        chosen = cluster if cluster is not None and cluster_key(cluster) in known else None
-        if chosen is None and len(known) == 1:
-            chosen = known[0]
-        if chosen is None:
-            return [f"the store {root} holds {', '.join(known) or 'no cluster'}: none is this cluster"]
-        return isr_history(Window.of(store, chosen, since_ms), topic, partition).lines()
+        if cluster_key(place.cluster) not in known:
+            return [f"the store {place.root} holds {', '.join(known) or 'no cluster'}, not {place.cluster}"]
+        return isr_history(Window.of(store, place.cluster, since_ms), topic, partition).lines()
     except KzcError as exc:
         return [str(exc)]

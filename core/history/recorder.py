@@ -97,6 +97,12 @@ class Recorder:
         self.rows_written = 0
         self.flushes = 0
 
+    @property
+    def buffered(self) -> int:
+        """Rows compared and waiting for the next flush (any thread)."""
+        with self._lock:
+            return len(self._events) + len(self._snapshots)
+
     def changed(self) -> None:
         """The live model has news (its callbacks, any thread): only flag it."""
         self._wake.set()

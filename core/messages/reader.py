@@ -35,7 +35,9 @@ from confluent_kafka import (
     TopicPartition,
 )
 
-from core.connect import HostPort, bootstrap_string
+from core.brokers.client_config import HandshakeRefusals, kafka_client_config
+from core.config import KafkaSecurity
+from core.connect import HostPort
 from core.errors import ConnectError, KafkaRuleError, UsageError
 
 CREATE_TIME = "CreateTime"
@@ -171,10 +173,9 @@ def start_offset(request: TailRequest, low: int, high: int, by_time: int | None)
     return max(low, high - request.effective_from_end), None
 
 
-def consumer_config(bootstrap: Sequence[HostPort], timeout: float) -> dict[str, Any]:
+def consumer_config(bootstrap: Sequence[HostPort], security: KafkaSecurity, timeout: float) -> dict[str, Any]:
     """The consumer's settings: no group join, no commits, bounded prefetch (see the module docstring)."""
-    return {
-        "bootstrap.servers": bootstrap_string(tuple(bootstrap)),
+    return kafka_client_config(bootstrap, security, {
         "group.id": GROUP_PREFIX + secrets.token_hex(6),
         "enable.auto.commit": False,
         "enable.auto.offset.store": False,
@@ -189,7 +190,7 @@ def consumer_config(bootstrap: Sequence[HostPort], timeout: float) -> dict[str, 
         "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),
         "check.crcs": True,
         "logger": _quiet_logger(),
-    }
+    })  # fmt: skip
 
 
 def _quiet_logger() -> logging.Logger:
@@ -207,10 +208,12 @@ class MessageReader:
     thread. Ctrl+C: the caller stops polling (each poll waits at most its ``timeout``) and closes.
     """
 
-    def __init__(self, bootstrap: Sequence[HostPort], timeout: float = 15.0) -> None:
+    def __init__(self, bootstrap: Sequence[HostPort], *, security: KafkaSecurity, timeout: float = 15.0) -> None:
         self.timeout = timeout
         self.group_id: str
-        config = consumer_config(bootstrap, timeout)
+        config = consumer_config(bootstrap, security, timeout)
+        self._refusals = HandshakeRefusals()
+        config["error_cb"] = self._refusals
         self.group_id = str(config["group.id"])
         try:
             self._consumer = Consumer(config)
@@ -232,6 +235,9 @@ class MessageReader:
         try:
             metadata = self._consumer.list_topics(topic, timeout=self.timeout)
         except KafkaException as exc:
+            self._consumer.poll(0)  # serves the error callback: a refused login is said, not a transport failure
+            if (refused := self._refusals.sentence()) is not None:
+                raise ConnectError(f"cannot read {topic}: the Kafka brokers {refused}") from exc
             raise ConnectError(f"the brokers did not answer a metadata request for {topic}: {exc}") from exc
         found = metadata.topics.get(topic)
         if found is None or (found.error is not None and found.error.code() == KafkaError.UNKNOWN_TOPIC_OR_PART):

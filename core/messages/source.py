@@ -1,8 +1,9 @@
 """Where a read of messages goes: the brokers to bootstrap from and what their release can store.
 
-The bootstrap servers are ``--bootstrap-server`` when given, else the PLAINTEXT listeners the brokers
-registered in ZooKeeper (``core.brokers.capabilities.registered_bootstrap``), so ``kzc tail`` needs only
-``--zookeeper`` like every other kzc command. The topic is checked in ZooKeeper first (Kafka's own message
+The bootstrap servers are ``--bootstrap-server`` when given, else the listeners of the client's security
+protocol (``kafka_security_protocol``, PLAINTEXT by default) the brokers registered in ZooKeeper
+(``core.brokers.capabilities.registered_bootstrap``), so ``kzc tail`` needs only ``--zookeeper`` like every
+other kzc command. The topic is checked in ZooKeeper first (Kafka's own message
 when it does not exist), and the brokers' ApiVersions say whether messages can carry headers: Fetch v4
 (Kafka 0.11.0, message format v2) is the first that returns them; before it a message has none and kzc
 says headers are unsupported rather than showing an empty list.
@@ -15,7 +16,7 @@ from typing import Any
 
 from core.brokers.apiversions import FETCH
 from core.brokers.capabilities import read_capabilities, registered_bootstrap
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity
 from core.connect import HostPort
 from core.errors import ConnectError, KafkaRuleError
 from core.kafka.znodes.paths import topic_path
@@ -34,6 +35,7 @@ class TailSource:
     via: str
     headers_unsupported: str | None
     cluster_id: str | None = None
+    security: KafkaSecurity = PLAINTEXT  # how the reader authenticates and encrypts (never shown)
 
     def to_json(self) -> dict[str, Any]:
         """``{"bootstrap", "via", "headers_unsupported"}``."""
@@ -58,21 +60,29 @@ def resolve_source(settings: ConnectionSettings, topic: str, timeout: float = 5.
         KafkaRuleError: the topic does not exist; ConnectError: no broker to bootstrap from; ZooKeeper errors.
     """
     if settings.zookeeper is None and settings.bootstrap_servers:
-        return TailSource(tuple(settings.bootstrap_servers), "--bootstrap-server", None)
+        return TailSource(
+            tuple(settings.bootstrap_servers), "--bootstrap-server", None, security=settings.kafka_security
+        )
     with open_kafka_session(settings) as session:
         cluster_id = read_cluster_id(session)
         reader = TopicStateReader(session)
         if not reader.exists(topic_path(topic)):
             raise KafkaRuleError(f"Topic '{topic}' does not exist.", "UnknownTopicOrPartitionException")
         brokers = reader.facts().brokers
-    capabilities = read_capabilities(brokers, timeout)
+    capabilities = read_capabilities(brokers, timeout, settings.kafka_security)
     unsupported = headers_unsupported(capabilities.lacking(FETCH, HEADERS_SINCE, "v4 (Kafka 0.11.0+) for headers"))
     if settings.bootstrap_servers:
-        return TailSource(tuple(settings.bootstrap_servers), "--bootstrap-server", unsupported, cluster_id)
-    found = registered_bootstrap(brokers)
+        return TailSource(
+            tuple(settings.bootstrap_servers), "--bootstrap-server", unsupported, cluster_id, settings.kafka_security
+        )
+    protocol = settings.kafka_security.protocol
+    found = registered_bootstrap(brokers, protocol)
     if not found:
         raise ConnectError(
-            "no registered broker has a PLAINTEXT listener to read messages from: give --bootstrap-server"
+            f"no registered broker has a {protocol} listener to read messages from: give --bootstrap-server"
+            + ("" if protocol != "PLAINTEXT" else " (or --kafka-security-protocol for a secured listener)")
         )
     ids = ",".join(str(b) for b in sorted(brokers))
-    return TailSource(found, f"the PLAINTEXT listeners registered by brokers {ids}", unsupported, cluster_id)
+    return TailSource(
+        found, f"the {protocol} listeners registered by brokers {ids}", unsupported, cluster_id, settings.kafka_security
+    )

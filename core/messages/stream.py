@@ -42,7 +42,7 @@ def open_stream(settings: ConnectionSettings, request: TailRequest) -> TopicStre
         KafkaRuleError: no such topic or partition; ConnectError: no broker to read from.
     """
     source = resolve_source(settings, request.topic)
-    reader = MessageReader(source.bootstrap)
+    reader = MessageReader(source.bootstrap, security=source.security)
     try:
         starts = reader.plan(request)
         reader.start(request, starts)

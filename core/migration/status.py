@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.brokers.admin import KafkaAdmin
+from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.consistency.catalog import MIGRATION_CHECKS
 from core.consistency.checks.migration import MigrationProtocolTooOld
@@ -207,12 +208,12 @@ class MigrationStatus:
 
 
 def ask_brokers(
-    bootstrap: Sequence[HostPort] | None, broker_ids: Collection[int], timeout: float = 10.0
+    bootstrap: Sequence[HostPort] | None, security: KafkaSecurity, broker_ids: Collection[int], timeout: float = 10.0
 ) -> BrokerFacts:
     """DescribeCluster, then each broker's migration flag and IBP (DescribeConfigs); failures become notes."""
     if not bootstrap:
         return NOT_ASKED
-    admin = KafkaAdmin(bootstrap, timeout=timeout)
+    admin = KafkaAdmin(bootstrap, security=security, timeout=timeout)
     try:
         served = admin.served_broker_ids()
     except KzcError as exc:

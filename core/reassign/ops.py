@@ -42,7 +42,7 @@ from core.brokers.apiversions import (
     INCREMENTAL_ALTER_CONFIGS,
     NoVersion,
 )
-from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, plaintext_endpoint, route
+from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, route, wire_endpoint
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
@@ -160,7 +160,9 @@ class ReassignOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self.capabilities = CapabilityCache(admin.timeout if admin is not None else None)
+        self.capabilities = CapabilityCache(
+            admin.timeout if admin is not None else None, security=settings.kafka_security
+        )
 
     def throttle_route(self, facts: ClusterFacts) -> Route:
         """The path of the throttles: IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper."""
@@ -283,13 +285,17 @@ class ReassignOps:
         sizes: dict[Key, int] = {}
         problems = []
         for broker, partitions in sorted(wanted.items()):
-            endpoint = plaintext_endpoint(facts.brokers.get(broker))
+            security = self.settings.kafka_security
+            endpoint = wire_endpoint(facts.brokers.get(broker), security)
             if endpoint is None:
-                problems.append(f"broker {broker}: not registered or no PLAINTEXT listener")
+                problems.append(
+                    f"broker {broker}: not registered, or no {security.protocol} listener (kzc's own DescribeLogDirs "
+                    "request needs one)"
+                )
                 continue
             try:
                 host = endpoint.host or "127.0.0.1"
-                found = log_sizes(host, endpoint.port, partitions, self.admin.timeout, f"broker {broker}")
+                found = log_sizes(host, endpoint.port, partitions, self.admin.timeout, f"broker {broker}", security)
             except NoVersion as exc:
                 problems.append(str(exc))
                 continue
@@ -440,16 +446,17 @@ class ReassignOps:
         registration = facts.brokers.get(controller) if controller is not None else None
         if not isinstance(registration, BrokerRegistration):
             raise GuardError("no active controller (or its registration is unreadable): nothing can cancel now")
-        endpoint = plaintext_endpoint(registration)
+        security = self.settings.kafka_security
+        endpoint = wire_endpoint(registration, security)
         if endpoint is None:
             raise GuardError(
-                f"controller {controller} has no PLAINTEXT listener and kzc's own AlterPartitionReassignments request "
-                "speaks neither TLS nor SASL: use kafka-reassign-partitions.sh --bootstrap-server B --cancel "
-                "--reassignment-json-file FILE"
+                f"controller {controller} has no {security.protocol} listener (kafka_security_protocol), which kzc's "
+                "own AlterPartitionReassignments request needs: use kafka-reassign-partitions.sh --bootstrap-server B "
+                "--cancel --reassignment-json-file FILE"
             )
         try:
             who = f"the controller (broker {controller})"
-            answer = cancel_reassignments(endpoint.host or "127.0.0.1", endpoint.port, keys, timeout, who)
+            answer = cancel_reassignments(endpoint.host or "127.0.0.1", endpoint.port, keys, timeout, who, security)
         except NoVersion as exc:
             raise GuardError(NO_CANCEL_BEFORE_2_4.format(lacking=exc)) from None
         except (OSError, ValueError) as exc:

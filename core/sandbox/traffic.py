@@ -25,7 +25,11 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from core.brokers.client_config import kafka_client_config
+from core.config import PLAINTEXT
+from core.connect import parse_bootstrap
 from core.kafka.znodes.paths import consumer_offset_path
 
 PID_FILE = "traffic.pid"
@@ -103,11 +107,16 @@ def _alive(pid: int) -> bool:
 # ---- the traffic process ---------------------------------------------------------------------------------
 
 
+def _config(bootstrap: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A client of the sandbox's PLAINTEXT listeners (through the one maker of librdkafka settings)."""
+    return kafka_client_config(parse_bootstrap(bootstrap), PLAINTEXT, extra)
+
+
 def _create_topics(bootstrap: str) -> None:
     from confluent_kafka.admin import AdminClient
     from confluent_kafka.cimpl import NewTopic
 
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    admin = AdminClient(_config(bootstrap))
     existing = set(admin.list_topics(timeout=30).topics)
     wanted = [NewTopic(t, n, min(3, _brokers(admin))) for t, n in TOPICS.items() if t not in existing]
     for future in admin.create_topics(wanted).values() if wanted else []:
@@ -122,7 +131,7 @@ def _brokers(admin: object) -> int:
 def _produce(bootstrap: str, stop: threading.Event) -> None:
     from confluent_kafka import Producer
 
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 50})
+    producer = Producer(_config(bootstrap, {"linger.ms": 50}))
     n = 0
     while not stop.is_set():
         for topic, rate in RATES.items():
@@ -137,8 +146,8 @@ def _produce(bootstrap: str, stop: threading.Event) -> None:
 def _consume(bootstrap: str, group: str, topic: str, stop: threading.Event, paced: bool) -> None:
     from confluent_kafka import Consumer
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
-                         "enable.auto.commit": True, "auto.commit.interval.ms": 1000})  # fmt: skip
+    consumer = Consumer(_config(bootstrap, {"group.id": group, "auto.offset.reset": "earliest",
+                                            "enable.auto.commit": True, "auto.commit.interval.ms": 1000}))  # fmt: skip
     consumer.subscribe([topic])
     started = time.monotonic()
     try:
@@ -157,7 +166,7 @@ def _audit_group(bootstrap: str) -> None:
     """``demo-audit``: commit offset 0 on every partition of demo.clicks once, then leave."""
     from confluent_kafka import Consumer, TopicPartition
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "demo-audit", "enable.auto.commit": False})
+    consumer = Consumer(_config(bootstrap, {"group.id": "demo-audit", "enable.auto.commit": False}))
     try:
         offsets = [TopicPartition("demo.clicks", p, 0) for p in range(TOPICS["demo.clicks"])]
         consumer.commit(offsets=offsets, asynchronous=False)

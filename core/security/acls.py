@@ -7,6 +7,12 @@ Reading: every ``/kafka-acl/<Type>/<name>`` (literal) and ``/kafka-acl-extended/
 deleted when no ACL is left), then the change event that makes every broker reload that pattern
 (``/kafka-acl-changes/acl_changes_<seq>`` with ``Type:name`` for a literal pattern,
 ``/kafka-acl-extended-changes/acl_changes_<seq>`` with JSON for a prefixed one), in one multi-op.
+
+The path of a change (``acl_route``): with a ``--bootstrap-server`` and brokers that serve CreateAcls/DeleteAcls
+(0.11+; a prefixed pattern needs v1, 2.0+), the ACLs go through the brokers as ``kafka-acls --bootstrap-server``
+sends them, and the brokers' authorizer decides whether the caller may; else through ZooKeeper, as
+``kafka-acls --authorizer-properties zookeeper.connect=...`` writes. ``--via`` forces one. A refusal on the
+brokers' path is final: kzc never writes ZooKeeper instead on its own (``around_the_brokers``).
 """
 
 from __future__ import annotations
@@ -15,12 +21,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from core.brokers.acls import AclAdmin
-from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, DESCRIBE_ACLS
-from core.brokers.capabilities import CapabilityCache
+from core.brokers.acls import AclAdmin, unsendable
+from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, CREATE_ACLS, DELETE_ACLS, DESCRIBE_ACLS
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, route
 from core.config import ConnectionSettings
-from core.errors import KzcError, UsageError
+from core.errors import KafkaRuleError, KzcError, UsageError
 from core.kafka.acls import (
+    ALLOW,
+    CLUSTER_NAME,
+    DENY,
     LITERAL,
     PREFIXED,
     RESOURCE_TYPES,
@@ -28,20 +37,27 @@ from core.kafka.acls import (
     Acl,
     AclBinding,
     ResourcePattern,
+    check_operation,
     check_pattern,
     encode_acls,
     encode_change_event,
     matching,
+    parse_operation,
+    parse_principal,
     who_can,
 )
 from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
 from core.kafka.znodes.security import AclResource, parse_acl_resource
-from core.security.common import mutation_guard, write_checked, znode_state
+from core.polling import DeadlineExceeded, wait_until
+from core.security.common import around_the_brokers, forced_route, mutation_guard, write_checked, znode_state
 from core.topics.facts import TopicStateReader, zk_create_format
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
+ZK_TOOL = "as kafka-acls --authorizer-properties zookeeper.connect=... writes"
+OLD_ZK_TOOL = "as kafka-acls --authorizer-properties zookeeper.connect=... did before 0.11"
+ACL_APIS = {"add": CREATE_ACLS, "remove": DELETE_ACLS}
 ACL_PATH_NOTE = (
     "ZooKeeper, as kafka-acls --authorizer-properties zookeeper.connect=... writes (the ZooKeeper authorizer's "
     "store; DescribeAcls/CreateAcls reach the same znodes through a broker)"
@@ -90,21 +106,45 @@ class AclPlan:
     before: StoredAcls
     after: frozenset[Acl]
     writes: tuple[PlannedWrite, ...] = field(default=())
+    via: str = VIA_ZOOKEEPER
+    via_reason: str | None = None
 
     @property
     def changes(self) -> bool:
         """Whether the plan changes anything."""
         return self.after != self.before.acls
 
+    @property
+    def sent(self) -> tuple[AclBinding, ...]:
+        """On the brokers' path, the ACLs CreateAcls creates (or DeleteAcls deletes, one exact filter each):
+        those the change adds (removes)."""
+        if self.via != VIA_ADMIN:
+            return ()
+        changed = self.after - self.before.acls if self.action == "add" else self.before.acls - self.after
+        return tuple(AclBinding(self.pattern, a) for a in sorted(changed))
+
+    @property
+    def api(self) -> str:
+        """The request of the brokers' path (CreateAcls or DeleteAcls)."""
+        return ACL_APIS[self.action].name
+
     def describe(self) -> list[str]:
-        """The preview: what is added or removed, and what stays."""
-        path = acl_path(self.pattern.resource_type, self.pattern.name, self.pattern.pattern_type)
-        lines = [f"ACLs on {self.pattern} ({znode_state(path, self.before.zk_version)}):"]
+        """The preview: what is added or removed, what stays, the path and what is sent on it."""
+        if self.via == VIA_ADMIN:
+            where = "as DescribeAcls reports them"
+        else:
+            where = znode_state(acl_path(self.pattern.resource_type, self.pattern.name, self.pattern.pattern_type),
+                                self.before.zk_version)  # fmt: skip
+        lines = [f"ACLs on {self.pattern} ({where}):"]
         for acl in sorted(self.before.acls | self.after):
             mark = "+" if acl not in self.before.acls else "-" if acl not in self.after else " "
             lines.append(f"  {mark} {acl.permission} {acl.principal} {acl.operation} from {acl.host}")
         if not self.changes:
             lines.append("  no change: " + ("every ACL is there already" if self.action == "add" else "no such ACL"))
+        via = f"the brokers ({self.api})" if self.via == VIA_ADMIN else "ZooKeeper"
+        lines.append(f"via {via}" + (f": {self.via_reason}" if self.via_reason else ""))
+        for binding in self.sent:
+            lines.append(f"  sends {self.api}: {_wire_text(binding)}")
         return lines
 
     def to_json(self) -> dict[str, Any]:
@@ -117,7 +157,19 @@ class AclPlan:
             "after": [a.to_json() for a in sorted(self.after)],
             "zk_version": self.before.zk_version,
             "writes": [w.to_json() for w in self.writes],
+            "via": self.via,
+            "path": self.via_reason,
+            "requests": [{"api": self.api, **b.to_json()} for b in self.sent],
         }  # fmt: skip
+
+
+def _wire_text(binding: AclBinding) -> str:
+    """One ACL binding as sent (``kafka-acls`` prints them as ResourcePattern and AccessControlEntry)."""
+    p, a = binding.pattern, binding.acl
+    return (
+        f"(resourceType={p.resource_type.upper()}, name={p.name}, patternType={p.pattern_type}), "
+        f"(principal={a.principal}, host={a.host}, operation={a.operation}, permissionType={a.permission})"
+    )
 
 
 def read_acls(session: ZkSession) -> AclListing:
@@ -152,11 +204,13 @@ def list_acls(session: ZkSession, settings: ConnectionSettings, timeout: float =
     """
     if not settings.bootstrap_servers:
         return replace(read_acls(session), path_reason=f"no --bootstrap-server: {ACL_PATH_NOTE}")
-    capabilities = CapabilityCache(timeout).get(TopicStateReader(session).facts().brokers)
+    capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+        TopicStateReader(session).facts().brokers
+    )
     lacking = capabilities.lacking(DESCRIBE_ACLS) if capabilities is not None else None
     if lacking is not None:
         return replace(read_acls(session), path_reason=f"{lacking}: {ACL_PATH_NOTE}")
-    admin = AclAdmin(settings.bootstrap_servers, timeout)
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
     try:
         bindings, skipped = admin.describe_acls()
     except KzcError as exc:
@@ -198,7 +252,7 @@ def enum_event_names(
         return True, f"Kafka 2.7+ ({proof.reason})"
     if not settings.bootstrap_servers:
         return None, "no --bootstrap-server to ask the brokers their release"
-    capabilities = CapabilityCache(timeout).get(facts.brokers)
+    capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(facts.brokers)
     if capabilities is None or capabilities.unknown() is not None or not capabilities.brokers:
         return None, (capabilities.unknown() if capabilities else None) or "no broker answered ApiVersions"
     served = [ALTER_PARTITION_REASSIGNMENTS.key in (b.ranges or {}) for b in capabilities.brokers]
@@ -209,15 +263,104 @@ def enum_event_names(
     return None, "the brokers run releases before and from 2.4 (a rolling upgrade): they read different forms"
 
 
+def acl_route(
+    capabilities: Capabilities | None, action: str, pattern: ResourcePattern, acls: Iterable[Acl] = (),
+    via: str | None = None,
+) -> Route:  # fmt: skip
+    """The path of adding or removing ``acls`` on ``pattern``: the brokers (CreateAcls / DeleteAcls) when there is
+    an AdminClient (``capabilities`` not None), librdkafka can name the ACLs and every registered broker serves
+    the request; else ZooKeeper, saying why. ``via`` (``admin`` or ``zookeeper``) forces a path.
+
+    Raises:
+        UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
+        KafkaRuleError: a prefixed pattern on brokers before 2.0 (CreateAcls/DeleteAcls v0), with Kafka's
+            reason (``UnsupportedVersionException``).
+    """
+    api = ACL_APIS[action]
+    decided = forced_route(via, capabilities, ZK_TOOL)
+    if decided is not None:
+        return decided
+    assert capabilities is not None  # without them forced_route decides
+    missing = unsendable(pattern, tuple(acls)) or capabilities.lacking(api)
+    if missing is not None and via == VIA_ADMIN:
+        raise UsageError(f"--via admin cannot be taken: {missing}")
+    if missing is not None:
+        tool = ZK_TOOL if capabilities.lacking(api) is None else OLD_ZK_TOOL
+        return Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {tool}")
+    if pattern.pattern_type != LITERAL:
+        lacking = capabilities.lacking(api, (1, 32767), "the resource pattern type (v1, Kafka 2.0.0+)")
+        if lacking is not None:
+            raise KafkaRuleError(
+                f"Version 0 only supports literal resource pattern types ({lacking}): brokers before Kafka 2.0 "
+                "have no prefixed ACLs",
+                "UnsupportedVersionException",
+            )
+    return route(capabilities, api, OLD_ZK_TOOL)
+
+
+def choose_acl_path(
+    session: ZkSession, settings: ConnectionSettings, action: str, pattern: ResourcePattern, acls: Iterable[Acl],
+    via: str | None = None, timeout: float = 15.0,
+) -> Route:  # fmt: skip
+    """``acl_route`` for this cluster: the registered brokers' ApiVersions asked when there is a
+    ``--bootstrap-server`` (and no ``--via zookeeper``).
+
+    Raises:
+        UsageError, KafkaRuleError: see ``acl_route``.
+    """
+    capabilities = None
+    if settings.bootstrap_servers and via != VIA_ZOOKEEPER:
+        capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
+            TopicStateReader(session).facts().brokers
+        )
+    return acl_route(capabilities, action, pattern, acls, via)
+
+
 def plan_acls(
-    session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl], settings: ConnectionSettings
-) -> AclPlan:
-    """Read the pattern's ACLs and plan adding or removing ``acls``.
+    session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl], settings: ConnectionSettings,
+    via: str | None = None, timeout: float = 15.0, path: Route | None = None,
+) -> AclPlan:  # fmt: skip
+    """Read the pattern's ACLs on ``path`` (else the one ``choose_acl_path`` chooses) and plan adding or
+    removing ``acls``.
 
     Raises:
         UsageError: a prefixed pattern where no 2.0+ ZooKeeper authorizer has run (no ``/kafka-acl-extended``).
+        KafkaRuleError: the brokers refused DescribeAcls (no authorizer, not authorized), or see ``acl_route``.
         KzcError: the pattern's znode is unreadable.
     """
+    acls = tuple(acls)
+    path = path or choose_acl_path(session, settings, action, pattern, acls, via, timeout)
+    if path.via == VIA_ADMIN:
+        assert settings.bootstrap_servers
+        check_pattern(pattern, None)
+        before = StoredAcls(pattern, _described(settings, pattern, timeout), None)
+        requested = tuple(sorted(set(acls)))
+        after = before.acls | set(requested) if action == "add" else before.acls - set(requested)
+        return AclPlan(action, pattern, requested, before, frozenset(after), (), path.via, path.reason)
+    plan = _plan_in_zookeeper(session, action, pattern, acls, settings)
+    return replace(plan, via=path.via, via_reason=path.reason)
+
+
+def _described(settings: ConnectionSettings, pattern: ResourcePattern, timeout: float) -> frozenset[Acl]:
+    """The ACLs on exactly ``pattern`` as DescribeAcls reports them.
+
+    Raises:
+        KzcError: the brokers refused or did not answer (``around_the_brokers``).
+    """
+    assert settings.bootstrap_servers
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
+    try:
+        bindings, _ = admin.describe_acls(pattern)
+    except KzcError as exc:
+        raise around_the_brokers(exc, ZK_TOOL) from None
+    finally:
+        admin.close()
+    return frozenset(b.acl for b in bindings if b.pattern == pattern)
+
+
+def _plan_in_zookeeper(
+    session: ZkSession, action: str, pattern: ResourcePattern, acls: Iterable[Acl], settings: ConnectionSettings
+) -> AclPlan:
     if pattern.pattern_type == PREFIXED and session.read_children(EXTENDED_ACLS) is None:
         raise UsageError(
             f"prefixed ACLs need Kafka 2.0+ with the ZooKeeper authorizer, which creates {EXTENDED_ACLS} at start; "
@@ -239,6 +382,34 @@ def plan_acls(
                 f"and kzc cannot tell which the brokers run: {reason}"
             )
     return AclPlan(action, pattern, requested, before, plan.after, acl_writes(plan, enum_names))
+
+
+def acl_request(
+    resource_type: str, name: str, pattern_type: str, principal: str, operations: Iterable[str], host: str,
+    deny: bool,
+) -> tuple[ResourcePattern, tuple[Acl, ...]]:  # fmt: skip
+    """The pattern and ACLs of an ``add`` or ``remove`` as ``kzc acl`` and the console's form take them: the
+    principal and operations checked as ``kafka-acls`` checks them, the Cluster resource under its one name.
+
+    Raises:
+        UsageError: a bad principal, operation, resource type, an operation the type does not support, no
+            operation or an empty host, in Kafka's words where it has some.
+    """
+    if resource_type not in RESOURCE_TYPES:
+        raise UsageError(f"Unknown resource type {resource_type!r}: one of {', '.join(sorted(RESOURCE_TYPES))}")
+    name = CLUSTER_NAME if resource_type == "Cluster" else name.strip()
+    if not name:
+        raise UsageError(f"give the {resource_type} name the ACL is on")
+    pattern = ResourcePattern(resource_type, name, pattern_type)
+    checked = parse_principal(principal.strip())
+    parsed = [parse_operation(op.strip()) for op in operations if op.strip()]
+    if not parsed:
+        raise UsageError("give at least one operation (Read, Write, Describe, ...)")
+    for op in parsed:
+        check_operation(resource_type, op)
+    if not host:
+        raise UsageError("--host cannot be empty (use '*' for any host)")
+    return pattern, tuple(Acl(checked, DENY if deny else ALLOW, op, host) for op in parsed)
 
 
 def acl_writes(plan: AclPlan, enum_names: bool | None = None) -> tuple[PlannedWrite, ...]:
@@ -269,6 +440,8 @@ def apply_acls(session: ZkSession, settings: ConnectionSettings, plan: AclPlan) 
         KzcError: the znode holds something else than the plan afterwards.
     """
     mutation_guard(session, settings)
+    if plan.via == VIA_ADMIN:
+        return _apply_through_brokers(settings, plan)
 
     def now() -> str:
         return "; ".join(str(a) for a in sorted(_read_pattern(session, plan.pattern).acls)) or "no ACL"
@@ -278,6 +451,44 @@ def apply_acls(session: ZkSession, settings: ConnectionSettings, plan: AclPlan) 
     if stored.acls != plan.after:
         raise KzcError(f"the ACLs on {plan.pattern} are not the planned ones after the write: check the cluster")
     return stored
+
+
+def _apply_through_brokers(settings: ConnectionSettings, plan: AclPlan, timeout: float = 15.0) -> StoredAcls:
+    """CreateAcls or DeleteAcls for ``plan.sent`` (one request), then DescribeAcls until the brokers report the
+    change: a broker other than the one that took the request applies it once its authorizer has read the
+    change event.
+
+    Raises:
+        KzcError: the brokers refused or did not answer (``around_the_brokers``: nothing written through
+            ZooKeeper), or they still report other ACLs after ``timeout``.
+    """
+    assert settings.bootstrap_servers
+    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
+    sent = list(plan.sent)
+    try:
+        if plan.action == "add":
+            admin.create_acls(sent)
+        else:
+            admin.delete_acls(sent)
+    except KzcError as exc:
+        raise around_the_brokers(exc, ZK_TOOL) from None
+    finally:
+        admin.close()
+    wanted = {b.acl for b in sent}
+
+    def reported() -> list[frozenset[Acl]]:
+        now = _described(settings, plan.pattern, timeout)
+        done = wanted <= now if plan.action == "add" else not wanted & now
+        return [now] if done else []
+
+    try:
+        (found,) = wait_until(reported, timeout, f"the brokers to report the ACLs on {plan.pattern}", interval=0.5)
+    except DeadlineExceeded as exc:
+        raise KzcError(
+            f"the brokers accepted {plan.api} but DescribeAcls does not report the change on {plan.pattern} yet "
+            f"({exc}): check with kzc acl list"
+        ) from None
+    return StoredAcls(plan.pattern, found, None)
 
 
 @dataclass(frozen=True)

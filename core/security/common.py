@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, Route
 from core.config import ConnectionSettings, read_only_cause
 from core.configs.zk import ZkWriter, controller_fence, execute
-from core.errors import ConcurrentChangeError, KafkaRuleError, ReadOnlyError
+from core.errors import ConcurrentChangeError, ConnectError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
@@ -52,3 +53,38 @@ def write_checked(session: ZkWriter, writes: Sequence[PlannedWrite], what: str, 
 def znode_state(path: str, version: int | None) -> str:
     """``/config/users/alice, znode version 3`` (or ``no znode``): where a preview's before-state was read."""
     return f"{path}, " + ("no znode" if version is None else f"znode version {version}")
+
+
+def around_the_brokers(exc: KzcError, zookeeper_tool: str) -> KzcError:
+    """``exc`` (a refusal or failure on the AdminClient path) with what was not done instead, in the same
+    error type: kzc never falls back to ZooKeeper on its own once the brokers were asked, since that would go
+    around the brokers' own authorization; the operator may choose to with ``--via zookeeper``."""
+    message = (
+        f"{exc}; nothing was written through ZooKeeper instead (kzc does not go around the brokers on its own: "
+        f"add --via zookeeper to write ZooKeeper directly, {zookeeper_tool})"
+    )
+    if isinstance(exc, KafkaRuleError):
+        return KafkaRuleError(message, exc.kafka_exception)
+    if isinstance(exc, ConnectError):
+        # The likely cause when the brokers are up: a listener that wants SASL or TLS, which kzc's client lacks.
+        return ConnectError(
+            f"{message}. If the brokers are up, their listener may require SASL or TLS, which kzc's Kafka client "
+            "does not speak (it connects without SASL or TLS): give a PLAINTEXT listener as --bootstrap-server"
+        )
+    return KzcError(message)
+
+
+def forced_route(via: str | None, capabilities: Capabilities | None, zookeeper_tool: str) -> Route | None:
+    """The path ``--via zookeeper`` or a missing ``--bootstrap-server`` decides before any broker is asked;
+    None: the brokers' capabilities decide.
+
+    Raises:
+        UsageError: ``--via admin`` without ``--bootstrap-server``.
+    """
+    if via == VIA_ZOOKEEPER:
+        return Route(VIA_ZOOKEEPER, f"--via zookeeper: written through ZooKeeper, {zookeeper_tool} (no broker asked)")
+    if capabilities is None:
+        if via == VIA_ADMIN:
+            raise UsageError("--via admin needs --bootstrap-server (the brokers to send the request to)")
+        return Route(VIA_ZOOKEEPER, f"no --bootstrap-server: written through ZooKeeper, {zookeeper_tool}")
+    return None

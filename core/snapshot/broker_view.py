@@ -16,9 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.brokers.capabilities import wire_endpoint
 from core.brokers.logdirs import BrokerLogDirs, LogDir, read_broker_log_dirs
+from core.config import KafkaSecurity
 from core.errors import KzcError
-from core.kafka.znodes import BrokerRegistration, PartitionState, TopicAssignment
+from core.kafka.znodes import BrokerRegistration, Endpoint, PartitionState, TopicAssignment
 from core.kafka.znodes.paths import broker_path
 from core.snapshot.health import MinIsrResolver, live_leader, partition_health
 from core.snapshot.model import ClusterSnapshot, StaticMinIsr
@@ -57,7 +59,13 @@ class BrokerView:
     registration_version: int | None = None
     broker_epoch: int | None = None  # the registration's czxid (2.2+)
     hosted: tuple[HostedReplica, ...] = ()
-    plaintext: tuple[str, int] | None = None  # where DescribeLogDirs can ask it
+    plaintext: tuple[str, int] | None = None  # its PLAINTEXT listener (host, port)
+    listeners: tuple[Endpoint, ...] = ()  # every listener with a host (a wildcard one cannot be asked)
+
+    def wire_endpoint(self, security: KafkaSecurity) -> tuple[str, int] | None:
+        """Where kzc's own requests (DescribeLogDirs) ask it (``core.brokers.capabilities.wire_endpoint``)."""
+        found = wire_endpoint(self.listeners, security)
+        return (found.host, found.port) if found is not None else None
 
     @property
     def leads(self) -> tuple[HostedReplica, ...]:
@@ -137,6 +145,7 @@ def broker_view(snapshot: ClusterSnapshot, broker_id: int, static: StaticMinIsr 
         broker_epoch=entry_b.times.czxid,
         hosted=tuple(hosted),
         plaintext=(plain.host, plain.port) if plain is not None else None,
+        listeners=tuple(e for e in reg.endpoints if e.host),
     )
 
 
@@ -200,9 +209,12 @@ def log_dir_json(d: LogDir) -> dict[str, Any]:
     }
 
 
-def read_broker_live(session: ZkSession | None, view: BrokerView, timeout: float = 10.0) -> BrokerLive:
+def read_broker_live(
+    session: ZkSession | None, view: BrokerView, security: KafkaSecurity, timeout: float = 10.0
+) -> BrokerLive:
     """The ``ephemeralOwner`` of the broker's registration (through ``session``) and its log dirs (DescribeLogDirs
-    for every replica, to its PLAINTEXT listener). Never raises for the broker's sake."""
+    for every replica, to its listener of ``security``'s protocol, logging in there). Never raises for the
+    broker's sake."""
     session_id = None
     session_note = None
     if session is None:
@@ -217,7 +229,8 @@ def read_broker_live(session: ZkSession | None, view: BrokerView, timeout: float
             session_note = str(exc)
     if not view.registered:
         return BrokerLive(session_id, session_note, log_note="not registered: no broker to ask DescribeLogDirs")
-    dirs = read_broker_log_dirs(view.broker_id, view.plaintext, None, timeout, int(time.time() * 1000))
+    endpoint = view.wire_endpoint(security)
+    dirs = read_broker_log_dirs(view.broker_id, endpoint, None, timeout, int(time.time() * 1000), security)
     return broker_live(view, session_id, session_note, dirs)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from core.brokers.admin import KafkaAdmin
+from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.errors import KzcError
 from core.kafka.migration import Mode, Phase, broker_modes
@@ -56,21 +57,25 @@ def with_served_kraft_brokers(snapshot: ClusterSnapshot, served: Collection[int]
     return replace(snapshot, kraft_brokers=kraft_broker_ids(snapshot, served))
 
 
-def served_broker_ids(bootstrap: Sequence[HostPort] | None, timeout: float = 10.0) -> frozenset[int] | None:
+def served_broker_ids(
+    bootstrap: Sequence[HostPort] | None, security: KafkaSecurity, timeout: float = 10.0
+) -> frozenset[int] | None:
     """The brokers DescribeCluster lists; None without ``bootstrap`` or when they do not answer (then the ISR
     tells, as without ``--bootstrap-server``)."""
     if not bootstrap:
         return None
     try:
-        return KafkaAdmin(bootstrap, timeout=timeout).served_broker_ids()
+        return KafkaAdmin(bootstrap, security=security, timeout=timeout).served_broker_ids()
     except KzcError:
         return None
 
 
-def with_kraft_brokers(snapshot: ClusterSnapshot, bootstrap: Sequence[HostPort] | None) -> ClusterSnapshot:
+def with_kraft_brokers(
+    snapshot: ClusterSnapshot, bootstrap: Sequence[HostPort] | None, security: KafkaSecurity
+) -> ClusterSnapshot:
     """``snapshot`` with the brokers that run KRaft during a migration counted as alive (absent from
     ``/brokers/ids`` but listed by DescribeCluster, or without ``bootstrap`` in an ISR), so health does not call
     them dead. Unchanged (and the brokers not asked) when no KRaft controller holds ``/controller``."""
     if not kraft_controller_holds(snapshot):
         return snapshot
-    return with_served_kraft_brokers(snapshot, served_broker_ids(bootstrap))
+    return with_served_kraft_brokers(snapshot, served_broker_ids(bootstrap, security))

@@ -20,8 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from core.brokers.capabilities import plaintext_endpoint
+from core.brokers.capabilities import wire_endpoint
 from core.brokers.logdirs import BrokerLogDirs, Key, read_log_dirs
+from core.config import KafkaSecurity
 from core.human_time import age_text, clock_text
 from core.kafka.znodes import PartitionState, TopicAssignment
 from core.snapshot.health import live_leader
@@ -177,14 +178,16 @@ def partition_size(snapshot: ClusterSnapshot, sizes: SizesView, entry: TopicEntr
     return sizes.partition(replicas, leader, (entry.name, partition))
 
 
-def read_sizes(snapshot: ClusterSnapshot, timeout: float, now_ms: int) -> dict[int, BrokerLogDirs]:
+def read_sizes(
+    snapshot: ClusterSnapshot, timeout: float, now_ms: int, security: KafkaSecurity
+) -> dict[int, BrokerLogDirs]:
     """DescribeLogDirs of every replica of every registered broker, at once (blocks up to ``timeout`` per
-    broker); each broker's dirs or why they are unknown."""
+    broker), to its listener of ``security``'s protocol; each broker's dirs or why they are unknown."""
     endpoints: dict[int, tuple[str, int] | None] = {}
     for broker, entry in sorted(snapshot.brokers.items()):  # registered in ZooKeeper (KRaft brokers are not)
-        endpoint = plaintext_endpoint(entry.registration)
+        endpoint = wire_endpoint(entry.registration, security)
         endpoints[broker] = (endpoint.host, endpoint.port) if endpoint is not None else None
-    return read_log_dirs(endpoints, None, timeout, now_ms)
+    return read_log_dirs(endpoints, None, timeout, now_ms, security=security)
 
 
 class SizeBook:

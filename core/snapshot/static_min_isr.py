@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from core.brokers.admin import KafkaAdmin
+from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.errors import KzcError
 from core.snapshot.health import MIN_ISR_KEY
@@ -19,13 +20,13 @@ from core.snapshot.model import NOT_READ, StaticMinIsr
 
 
 def read_static_min_isr(
-    bootstrap: Sequence[HostPort] | None, broker_ids: Iterable[int], timeout: float = 10.0
+    bootstrap: Sequence[HostPort] | None, security: KafkaSecurity, broker_ids: Iterable[int], timeout: float = 10.0
 ) -> StaticMinIsr:
     """Each broker's ``min.insync.replicas`` as it reports it; brokers that cannot be asked are left out,
     and ``reason`` says why for them. Without ``bootstrap`` nothing is read (``NOT_READ``)."""
     if not bootstrap:
         return NOT_READ
-    admin = KafkaAdmin(bootstrap, timeout=timeout)
+    admin = KafkaAdmin(bootstrap, security=security, timeout=timeout)
     values: dict[int, int] = {}
     failures: list[str] = []
     for broker_id in sorted(broker_ids):

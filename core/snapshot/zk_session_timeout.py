@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 
 from core.brokers.admin import KafkaAdmin
+from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.errors import KzcError
 from core.zookeeper.health import KafkaSessionTimeouts
@@ -20,13 +21,15 @@ SESSION_TIMEOUT_KEY = "zookeeper.session.timeout.ms"
 NO_BOOTSTRAP = "Kafka's zookeeper.session.timeout.ms is read from the brokers: give --bootstrap-server to compare it"
 
 
-def read_kafka_session_timeouts(bootstrap: Sequence[HostPort] | None, timeout: float = 5.0) -> KafkaSessionTimeouts:
+def read_kafka_session_timeouts(
+    bootstrap: Sequence[HostPort] | None, security: KafkaSecurity, timeout: float = 5.0
+) -> KafkaSessionTimeouts:
     """Each broker's ``zookeeper.session.timeout.ms`` as it reports it (its effective value: server.properties
     or Kafka's default); ``reason`` says why some or all are missing. Never raises for a broker's sake."""
     at = int(time.time() * 1000)
     if not bootstrap:
         return KafkaSessionTimeouts(reason=NO_BOOTSTRAP, at_ms=at)
-    admin = KafkaAdmin(bootstrap, timeout=timeout)
+    admin = KafkaAdmin(bootstrap, security=security, timeout=timeout)
     try:
         broker_ids = sorted(admin.served_broker_ids())
     except KzcError as exc:

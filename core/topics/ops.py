@@ -159,7 +159,9 @@ class TopicOps:
         self.settings = settings
         self.reader = TopicStateReader(session)
         self.audit = audit or AuditLog(cluster_name(settings))
-        self._capabilities = CapabilityCache(admin.timeout if admin is not None else None, capabilities)
+        self._capabilities = CapabilityCache(
+            admin.timeout if admin is not None else None, capabilities, security=settings.kafka_security
+        )
 
     @property
     def via(self) -> str:
@@ -592,7 +594,11 @@ def open_topic_ops(
     audit = audit or AuditLog(cluster_name(settings))
     with open_kafka_session(settings) as session:
         audit.cluster_id = read_cluster_id(session)
-        admin = KafkaAdmin(settings.bootstrap_servers, admin_timeout) if settings.bootstrap_servers else None
+        admin = (
+            KafkaAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
+            if settings.bootstrap_servers
+            else None
+        )
         if admin is not None:
             admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
         yield TopicOps(session, admin, settings, audit)

@@ -11,6 +11,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from core.brokers.changes import ChangeAdmin
+from core.config import PLAINTEXT
 from core.connect import parse_bootstrap
 from core.kafka.znodes.paths import CONFIG_CHANGES, broker_config_path
 from core.polling import wait_until
@@ -24,7 +25,7 @@ HARMLESS_RATE = str(10**12)  # bytes/s: a throttle that never throttles, so othe
 
 
 def _source(box: Sandbox, broker: int, key: str) -> tuple[str | None, str]:
-    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), 15)
+    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT, timeout=15)
     try:
         found = {v.name: v for v in admin.describe_config("brokers", str(broker))}
     finally:
@@ -40,7 +41,9 @@ def test_a_dynamic_config_set_through_the_brokers_is_applied_and_deleted(
                          *admin_args(sandbox))  # fmt: skip
     assert code == 0, err
     assert out["via"] == "admin" and out["stored"] == {"log.cleaner.threads": "2"}
-    assert _source(sandbox, 2, "log.cleaner.threads") == ("2", "DYNAMIC_BROKER_CONFIG")
+    # The broker applies it from the change notification, after the write kzc read back.
+    wait_until(lambda: _source(sandbox, 2, "log.cleaner.threads") == ("2", "DYNAMIC_BROKER_CONFIG"), 30,
+               "broker 2 to apply log.cleaner.threads")  # fmt: skip
     code, _, err = run(
         capsys, "config", "delete", "--broker", "2", "log.cleaner.threads", "--yes", *admin_args(sandbox)
     )

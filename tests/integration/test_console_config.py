@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings, UserConfig
+from core.config import PLAINTEXT, ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.sandbox.cluster import Sandbox
 from tests.integration.sandbox_tools import eventually, in_thread
@@ -27,7 +27,7 @@ S = TypeVar("S", bound=Screen[Any])
 
 
 def create_topic(sandbox: Sandbox, name: str) -> None:
-    admin = KafkaAdmin(parse_bootstrap(sandbox.info().bootstrap_servers), timeout=60)
+    admin = KafkaAdmin(parse_bootstrap(sandbox.info().bootstrap_servers), security=PLAINTEXT, timeout=60)
     try:
         admin.create_topic(name, [[1, 2], [2, 3]], {})
     finally:

@@ -19,18 +19,21 @@ from typing import Any
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
-from textual.widgets import Label
+from textual.widgets import Label, Static
 
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings, UserConfig
+from core.config import PLAINTEXT, ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.groups.lag import GroupLag
+from core.kafka.znodes.paths import broker_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.integration.sandbox_tools import eventually, in_thread
 from tests.integration.terminal_tools import KZC, Tmux, new_tmux
+from tests.integration.zk_server import zk_client
 from tui.app import KzcApp
-from tui.messages import GroupChosen, TopicChosen
+from tui.messages import BrokerChosen, GroupChosen, TopicChosen
+from tui.screens.broker import BrokerScreen
 from tui.screens.groups import STALE_AFTER_S, GroupDetailScreen, GroupsScreen
 from tui.screens.topic_detail import TopicDetailScreen
 from tui.widgets.virtual_table import Row, VirtualTable
@@ -91,7 +94,7 @@ def produce(bootstrap: str, per_partition: int) -> None:
 
 def set_up_group(bootstrap: str) -> None:
     """TOPIC with 100 messages per partition (replicated on all 3 brokers) and GROUP committed at COMMITTED."""
-    admin = KafkaAdmin(parse_bootstrap(bootstrap), timeout=60)
+    admin = KafkaAdmin(parse_bootstrap(bootstrap), security=PLAINTEXT, timeout=60)
     admin.create_topic(TOPIC, [[1, 2, 3], [2, 3, 1], [3, 1, 2]], {})
     produce(bootstrap, 100)
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": GROUP, "enable.auto.commit": False})
@@ -249,3 +252,44 @@ async def test_a_broker_killed_and_restarted_never_freezes_a_group_number(demo: 
 
     assert not demo.tmux.dead(), f"the README's console died: exit {demo.tmux.exit_status()}"
     assert not demo.crash_log.exists() or not demo.crash_log.read_text(), demo.crash_log.read_text()
+
+
+async def test_the_broker_screen_follows_its_broker_through_a_restart(demo: Demo) -> None:
+    # The session and log dirs shown are the broker's current ones: gone while it is down, the new session
+    # (and its dirs read again) once it is back, never the dead session's.
+    sandbox, victim = demo.sandbox, 2
+    info = sandbox.info()
+    settings = ConnectionSettings(
+        zookeeper=parse_zookeeper(info.zookeeper), bootstrap_servers=parse_bootstrap(info.bootstrap_servers)
+    )
+    app = KzcApp(settings, config=UserConfig(theme="dark"), warm_spark=False)
+    with zk_client(info.zookeeper) as zk:
+
+        def owner() -> int | None:
+            stat = zk.exists(broker_path(victim))
+            return stat.ephemeralOwner if stat is not None else None
+
+        async with app.run_test(size=(160, 40)) as pilot:
+            await eventually(pilot, lambda: app.view is not None, 60, "the console to connect")
+            app.post_message(BrokerChosen(victim))
+            screen = await eventually(pilot, lambda: app.screen if isinstance(app.screen, BrokerScreen) else None,
+                                      10, "the broker screen")  # fmt: skip
+            header = screen.query_one("#broker-header", Static)
+
+            def shows_session(session: int | None) -> bool:
+                text = str(header.render())
+                return f"ZooKeeper session {hex(session or 0)}" in text and "log dirs:" in text
+
+            before = owner()
+            await eventually(pilot, lambda: shows_session(before), 60, "the broker's session and log dirs")
+            await in_thread(lambda: sandbox.kill_broker(victim))
+
+            def shows_gone() -> bool:
+                text = str(header.render())
+                return "not registered" in text and hex(before or 0) not in text
+
+            await eventually(pilot, shows_gone, 60, "the broker gone, and its dead session no more")
+            await in_thread(lambda: sandbox.start_broker(victim))
+            after = await in_thread(lambda: wait_until(owner, 120, "the broker to register again"))
+            assert after != before
+            await eventually(pilot, lambda: shows_session(after), 60, "the new session and its log dirs")

@@ -33,7 +33,9 @@ KZC = str(Path(sys.executable).with_name("kzc"))
 @pytest.fixture(scope="module")
 def four(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     """A cluster of this module's own: ZooKeeper + 4 brokers (ids 1-4, racks r1-r4)."""
-    box = Sandbox.up(tmp_path_factory.mktemp("four"), brokers=4, racks=["r1", "r2", "r3", "r4"], timeout=240)
+    # No automatic preferred-leader rebalance: the elections these tests check are the ones kzc sends.
+    box = Sandbox.up(tmp_path_factory.mktemp("four"), brokers=4, racks=["r1", "r2", "r3", "r4"], timeout=240,
+                     broker_config={"auto.leader.rebalance.enable": "false"})  # fmt: skip
     try:
         yield box
     finally:

@@ -28,7 +28,7 @@ from kazoo.client import KazooClient
 from textual.widgets import Label, Static
 
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings, UserConfig
+from core.config import PLAINTEXT, ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
@@ -58,7 +58,9 @@ def jbod(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         broker_config={"auto.leader.rebalance.enable": "false", "replica.lag.time.max.ms": "5000"},
     )
     try:
-        KafkaAdmin(parse_bootstrap(box.info().bootstrap_servers)).create_topic(TOPIC, ASSIGNMENT, {})
+        KafkaAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT).create_topic(
+            TOPIC, ASSIGNMENT, {}
+        )
         producer = Producer({"bootstrap.servers": box.info().bootstrap_servers, "acks": "all", "linger.ms": 5})
         for n in range(600):
             producer.produce(TOPIC, value=b"x" * (100 + n), partition=n % len(ASSIGNMENT))

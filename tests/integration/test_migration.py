@@ -22,7 +22,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kazoo.client import KazooClient
 
 from cli.main import main
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.view import ViewBuilder
 from core.live.cluster import LiveCluster
@@ -96,7 +96,7 @@ def live_model(c: Cluster, session: ZkSession, on_raw: Any) -> LiveCluster:
         on_event=lambda _e: None,
         on_snapshot=lambda: None,
         on_raw=on_raw,
-        served_brokers=lambda: served_broker_ids(servers),
+        served_brokers=lambda: served_broker_ids(servers, PLAINTEXT),
         migration_rearm_s=3.0,
     )
     live.start()

@@ -6,8 +6,10 @@
   message format v1 and says headers are unsupported; the only dynamic broker configs are the throttle rates.
 - 1.1.1: DescribeLogDirs v0 only (sizes known), no IncrementalAlterConfigs, ElectLeaders or
   AlterPartitionReassignments: configs through ZooKeeper, a throttled reassignment and a preferred election
-  through ``/admin``, cancel and unclean elections refused; dynamic broker configs other than the rates refused
-  through ZooKeeper with ConfigCommand's message; ``kzc tail`` shows headers.
+  through ``/admin``, cancel and unclean elections refused; dynamic broker configs (per broker and the cluster
+  default) through AlterConfigs with the whole set as that release's ``kafka-configs --bootstrap-server`` sent
+  them, refused through ZooKeeper with ConfigCommand's message; quotas through ZooKeeper (no
+  AlterClientQuotas), keys checked against the release; ``kzc tail`` shows headers.
 
 Each class ends by reading every broker's log: no broker logged a request of kzc's it could not parse.
 """
@@ -245,24 +247,55 @@ class TestKafka111:
         with zk_client(box.info().zookeeper) as client:
             yield client
 
-    def test_dynamic_broker_configs_without_incremental_alter_configs_take_only_the_rates_through_zookeeper(
+    def test_dynamic_broker_configs_without_incremental_alter_configs_go_through_alter_configs(
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
     ) -> None:
+        for target, path in (
+            (["--broker", "2"], "/config/brokers/2"),
+            (["--broker-default"], "/config/brokers/<default>"),
+        ):
+            code, out, err = run(capsys, "config", "set", *target, "log.cleaner.threads=2", "--yes", "--json",
+                                 *admin_args(box))  # fmt: skip
+            assert code == 0, err
+            assert out["via"] == "admin" and out["request"] == "AlterConfigs", out
+            assert "no IncrementalAlterConfigs" in out["path"]  # why the whole set
+            assert config(zk, path) == {"log.cleaner.threads": "2"}
+            code, out, err = run(capsys, "config", "delete", *target, "log.cleaner.threads", "--yes", "--json",
+                                 *admin_args(box))  # fmt: skip
+            assert code == 0, err
+            assert config(zk, path) == {}
         code, out, _ = run(capsys, "config", "set", "--broker", "2", "log.cleaner.threads=2", "--yes", "--json",
-                           *admin_args(box))  # fmt: skip
+                           *zk_args(box))  # fmt: skip
         assert code == 2
         assert out["error"].startswith(
             "requirement failed: --bootstrap-server option must be specified to update broker configs "
             "Set(log.cleaner.threads). when broker 2 is running."
         )
-        assert "no IncrementalAlterConfigs" in out["error"]  # why kzc took ZooKeeper though brokers were given
         code, out, err = run(capsys, "config", "set", "--broker", "2",
                              "replica.alter.log.dirs.io.max.bytes.per.second=100000000", "--yes", "--json",
-                             *admin_args(box))  # fmt: skip
+                             *zk_args(box))  # fmt: skip
         assert code == 0, err
         assert config(zk, "/config/brokers/2") == {"replica.alter.log.dirs.io.max.bytes.per.second": "100000000"}
         code, _, err = run(capsys, "config", "delete", "--broker", "2",
                            "replica.alter.log.dirs.io.max.bytes.per.second", "--yes", *zk_args(box))  # fmt: skip
+        assert code == 0, err
+
+    def test_quotas_go_through_zookeeper_and_are_checked_against_the_release(
+        self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
+    ) -> None:
+        code, out, err = run(capsys, "quota", "set", "--client-id", "old-app", "producer_byte_rate=10000000000",
+                             "--yes", "--json", *admin_args(box))  # fmt: skip
+        assert code == 0, err
+        assert out["via"] == "zookeeper" and "has no AlterClientQuotas (Kafka 2.6.0+" in out["path_reason"]
+        assert config(zk, "/config/clients/old-app") == {"producer_byte_rate": "10000000000"}
+        code, out, err = run(capsys, "quota", "show", "--json", *admin_args(box))
+        assert code == 0, err
+        assert out["source"].startswith("ZooKeeper")
+        code, _, err = run(capsys, "quota", "set", "--client-id", "old-app", "controller_mutation_rate=1", "--yes",
+                           *admin_args(box))  # fmt: skip
+        assert code != 0 and "controller_mutation_rate needs Kafka 2.7+; the oldest broker runs 1.1" in err
+        code, _, err = run(capsys, "quota", "delete", "--client-id", "old-app", "producer_byte_rate", "--yes",
+                           *zk_args(box))  # fmt: skip
         assert code == 0, err
 
     def test_tail_shows_headers_on_1_1(self, capsys: pytest.CaptureFixture[str], box: Sandbox) -> None:

@@ -427,7 +427,8 @@ def test_older_releases_deny_then_allow_through_their_own_authorizer(
         assert wait_until(read, 60, f"olga to read on Kafka {version} once the ACL is there") == b"payload"
         bootstrap = box.info().bootstrap_servers
         if version == "2.0.1":  # before 2.4 a TransactionalId's event is "TransactionalId:<id>": asked of the brokers
-            grant = ["--principal", "User:olga", "--operation", "Write", "--transactional-id", "tx-old", "--yes"]
+            grant = ["--principal", "User:olga", "--operation", "Write", "--transactional-id", "tx-old", "--yes",
+                     "--via", "zookeeper"]  # fmt: skip
             code, out, err = kzc(capsys, box, "acl", "add", *grant, "--json", "--bootstrap-server", bootstrap)
             assert code == 0, err
             assert out["writes"][1]["data"] == "TransactionalId:tx-old"

@@ -20,7 +20,7 @@ from kazoo.exceptions import NoNodeError
 
 from cli.snapshot_cmd import take_snapshot
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
@@ -52,7 +52,7 @@ def four(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         broker_config={"auto.leader.rebalance.enable": "false", "replica.lag.time.max.ms": "5000"},
     )
     try:
-        admin = KafkaAdmin(parse_bootstrap(box.info().bootstrap_servers))
+        admin = KafkaAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT)
         for name, (assignment, config) in TOPICS.items():
             admin.create_topic(name, assignment, config)
         yield box
@@ -87,7 +87,7 @@ def health_now(box: Sandbox) -> HealthReport:
     info = box.info()
     settings = ConnectionSettings(zookeeper=parse_zookeeper(info.zookeeper))
     snapshot, _ = take_snapshot(settings, 100)
-    static = read_static_min_isr(parse_bootstrap(info.bootstrap_servers), snapshot.brokers)
+    static = read_static_min_isr(parse_bootstrap(info.bootstrap_servers), PLAINTEXT, snapshot.brokers)
     return assess(snapshot, static)
 
 

@@ -24,7 +24,7 @@ from kazoo.exceptions import NoNodeError
 from kazoo.security import make_acl, make_digest_acl
 
 from core.brokers.admin import KafkaAdmin
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, ReadOnlyError
 from core.kafka.znodes.encode import encode_new_topic
@@ -534,7 +534,7 @@ def test_unreachable_brokers_are_one_clear_error_and_nothing_is_written(
     with pytest.raises(ConnectError, match=refused), open_topic_ops(settings, admin_timeout=3):
         pass
     # A client that gets past that check and then loses the brokers still names the cause.
-    admin = KafkaAdmin(parse_bootstrap("127.0.0.1:1"), 3)
+    admin = KafkaAdmin(parse_bootstrap("127.0.0.1:1"), security=PLAINTEXT, timeout=3)
     with pytest.raises(ConnectError, match=r"cannot reach any Kafka bootstrap server \(127\.0\.0\.1:1: Connection"):
         admin.create_topic(unique_name, [[1]], {})
     assert dump(zk, *relevant(unique_name)) == before

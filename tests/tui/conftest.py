@@ -40,7 +40,7 @@ def small_snapshot() -> ClusterSnapshot:
 @pytest.fixture
 def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
     """Build a console on the recorded cluster (``config``, ``snapshot``, ``read_only``, the ZooKeeper
-    ensemble's ``zk_health`` and the brokers' ``log_dirs`` may be given)."""
+    ensemble's ``zk_health``, the brokers' ``log_dirs`` and the console's ``settings`` may be given)."""
 
     def make(
         config: UserConfig | None = None,
@@ -48,11 +48,13 @@ def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
         read_only: bool = True,
         zk_health: EnsembleHealth | None = None,
         log_dirs: Mapping[int, BrokerLogDirs] | None = None,
+        settings: ConnectionSettings | None = None,
     ) -> KzcApp:
         backend = RecordedBackend(snapshot or small_snapshot, recorded_events(), name="recorded",
                                   now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
                                   zk_health=zk_health, log_dirs=log_dirs,
                                   messages=recorded_messages())  # fmt: skip
-        return KzcApp(ConnectionSettings(), config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
+        settings = settings or ConnectionSettings()
+        return KzcApp(settings, config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
 
     return make

@@ -5,11 +5,14 @@ out of the ISR and the offline partitions it hosts (worst first), and says what 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
+import pytest
 from textual.widgets import Static
 
-from core.snapshot.broker_view import broker_view
+from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view
 from core.snapshot.model import ClusterSnapshot
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.screens.broker import BrokerScreen
@@ -42,3 +45,33 @@ async def test_enter_on_a_broker_row_opens_its_view(make_app: MakeApp, small_sna
         await pilot.press("escape", "p")
         await settle(pilot)
         assert isinstance(app.screen, PartitionsScreen)
+
+
+async def test_a_new_registration_reads_the_session_and_log_dirs_again(
+    make_app: MakeApp, small_snapshot: ClusterSnapshot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A broker restarted while shown has a new session and fresh dirs: what was read of the old one is gone.
+    asked: list[int | None] = []
+    original = RecordedBackend.broker_live
+
+    def counted(backend: RecordedBackend, view: BrokerView) -> BrokerLive:
+        asked.append(view.registered_ms)
+        return original(backend, view)
+
+    monkeypatch.setattr(RecordedBackend, "broker_live", counted)
+    app = make_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("b", "down", "enter")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, BrokerScreen) and screen.view is not None and app.view is not None
+        first = screen.view
+        assert asked == [first.registered_ms]
+        screen.show_view(app.view, first)  # any other change: nothing read again
+        await settle(pilot)
+        assert asked == [first.registered_ms]
+        restarted = replace(first, registered_ms=(first.registered_ms or 0) + 60_000)
+        screen.show_view(app.view, restarted)
+        await settle(pilot)
+        assert asked == [first.registered_ms, restarted.registered_ms]

@@ -1,5 +1,6 @@
-"""``h`` on a partitions list shows the highlighted partition's ISR history from the store ``$KZC_HISTORY`` names,
-read in a worker; without a store it says how to get one."""
+"""``h`` on a partitions list shows the highlighted partition's ISR history from the cluster's store (the
+context's ``history``, else ``$KZC_HISTORY``: ``core.history.location``), read in a worker; without a store it
+says how to get one."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Static
 
+from core.config import ConnectionSettings
 from core.history.schema import EVENTS, PARTITION, SNAPSHOTS
 from core.history.store import STORE_ENV, HistoryStore
 from tests.tui.helpers import settle
@@ -27,7 +29,9 @@ def _row(ts: int, topic: str, partition: int, isr: list[int], replicas: list[int
             "leader_epoch": 0, "isr": isr, "replicas": replicas}  # fmt: skip
 
 
-async def _history_text(app: KzcApp, pilot: Pilot[None], store: Path | None, monkeypatch: pytest.MonkeyPatch) -> str:
+async def _history_text(
+    app: KzcApp, pilot: Pilot[None], store: Path | None, monkeypatch: pytest.MonkeyPatch, from_context: bool = False
+) -> str:
     await settle(pilot)
     await pilot.press("b", "down", "enter")
     await settle(pilot)
@@ -43,7 +47,8 @@ async def _history_text(app: KzcApp, pilot: Pilot[None], store: Path | None, mon
         history.append(SNAPSHOTS, "one", [_row(now - 3_600_000, topic, partition, replicas, replicas)])
         history.append(EVENTS, "one", [_row(now - 1_800_000, topic, partition, replicas[:1], replicas),
                                        _row(now - 600_000, topic, partition, replicas, replicas)])  # fmt: skip
-        monkeypatch.setenv(STORE_ENV, str(store))
+        if not from_context:
+            monkeypatch.setenv(STORE_ENV, str(store))
     else:
         monkeypatch.delenv(STORE_ENV, raising=False)
     await pilot.press("h")
@@ -56,7 +61,7 @@ async def _history_text(app: KzcApp, pilot: Pilot[None], store: Path | None, mon
 async def test_h_shows_the_partitions_isr_history_from_the_store(
     make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app = make_app()
+    app = make_app(settings=ConnectionSettings(context="one"))
     async with app.run_test(size=(140, 40)) as pilot:
         text = await _history_text(app, pilot, tmp_path / "store", monkeypatch)
         name = text.splitlines()[0]
@@ -67,8 +72,28 @@ async def test_h_shows_the_partitions_isr_history_from_the_store(
         assert isinstance(app.screen, PartitionsScreen)
 
 
+async def test_h_reads_the_store_the_context_names_before_the_environment(
+    make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(STORE_ENV, str(tmp_path / "elsewhere"))
+    app = make_app(settings=ConnectionSettings(context="one", history=str(tmp_path / "store")))
+    async with app.run_test(size=(140, 40)) as pilot:
+        text = await _history_text(app, pilot, tmp_path / "store", monkeypatch, from_context=True)
+        assert "out 20m 0s" in text
+
+
+async def test_h_on_a_store_without_this_cluster_names_what_it_holds(
+    make_app: MakeApp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(settings=ConnectionSettings(context="two"))
+    async with app.run_test(size=(140, 40)) as pilot:
+        text = await _history_text(app, pilot, tmp_path / "store", monkeypatch)
+        assert f"the store {tmp_path / 'store'} holds one, not two" in text
+
+
 async def test_h_without_a_store_says_how_to_get_one(make_app: MakeApp, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = make_app()
+    app = make_app(settings=ConnectionSettings(context="one"))
     async with app.run_test(size=(140, 40)) as pilot:
         text = await _history_text(app, pilot, None, monkeypatch)
-        assert f"no history store: set ${STORE_ENV}" in text
+        assert "no history store: give --store DIR, set history = \"DIR\" in context 'one'" in text
+        assert f"or set ${STORE_ENV}" in text

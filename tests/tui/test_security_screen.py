@@ -8,6 +8,7 @@ from core.errors import ConnectError
 from core.kafka.acls import LITERAL, PREFIXED, Acl, AclBinding, ResourcePattern
 from core.kafka.quotas import DEFAULT, QuotaEntity
 from core.kafka.scram import ScramCredentialInfo
+from core.security.quotas import QuotaListing
 from core.security.users import ScramUser
 from core.snapshot.model import ClusterSnapshot
 from tests.recorded_backend import RecordedBackend
@@ -65,7 +66,7 @@ async def test_A_opens_every_acl_quota_and_user(small_snapshot: ClusterSnapshot)
             ("bob", "SCRAM-SHA-512", "unreadable"),
         ]
         note = str(app.screen.query_one("#security-note").render())
-        assert "read-only view: change them with kzc acl|quota|user" in note
+        assert "+ add ACL / set password · - remove highlighted" in note
 
 
 async def test_the_palette_opens_it_and_the_filter_narrows_the_acls(small_snapshot: ClusterSnapshot) -> None:
@@ -113,7 +114,7 @@ async def test_r_reads_again_and_a_failed_read_says_why(small_snapshot: ClusterS
         backend.acls = ACLS
         backend.users = USERS
 
-        def lost() -> dict[QuotaEntity, dict[str, str]]:
+        def lost() -> QuotaListing:
             raise ConnectError("ZooKeeper session lost")
 
         backend.quota_entities = lost  # type: ignore[method-assign]

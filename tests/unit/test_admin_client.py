@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from core.brokers.admin import KafkaAdmin
+from core.config import PLAINTEXT
 from core.connect import parse_bootstrap
 from core.errors import ConnectError
 from core.polling import wait_until
@@ -33,7 +34,7 @@ def closed(client: object) -> bool:
 
 
 def test_a_replaced_client_is_destroyed_only_once_no_call_is_inside_it() -> None:
-    admin = KafkaAdmin(NOBODY, timeout=1.0)
+    admin = KafkaAdmin(NOBODY, security=PLAINTEXT, timeout=1.0)
     inside, release = threading.Event(), threading.Event()
     seen: list[object] = []
 
@@ -58,7 +59,7 @@ def test_a_replaced_client_is_destroyed_only_once_no_call_is_inside_it() -> None
 
 
 def test_a_call_that_times_out_replaces_the_client() -> None:
-    admin = KafkaAdmin(NOBODY, timeout=0.5)
+    admin = KafkaAdmin(NOBODY, security=PLAINTEXT, timeout=0.5)
     first = admin._client
     with pytest.raises(ConnectError):
         admin.list_consumer_groups()
@@ -76,10 +77,11 @@ def test_a_client_collected_on_a_librdkafka_thread_does_not_abort_the_process() 
         from confluent_kafka import TopicPartition
         from confluent_kafka.admin._listoffsets import OffsetSpec
         from core.brokers.admin import KafkaAdmin
+        from core.config import PLAINTEXT
         from core.connect import parse_bootstrap
 
         for _ in range(2):
-            admin = KafkaAdmin(parse_bootstrap("127.0.0.1:1"), timeout=0.5)
+            admin = KafkaAdmin(parse_bootstrap("127.0.0.1:1"), security=PLAINTEXT, timeout=0.5)
             request = {TopicPartition("t", 0): OffsetSpec.latest()}
             futures = admin._call("list offsets", lambda: admin._client.list_offsets(request, request_timeout=0.5))
             collected = threading.Event()

@@ -61,7 +61,7 @@ def test_only_metadata_mismatch_needs_brokers_to_compare_with(tmp_path: Path) ->
 
 
 def test_unreachable_brokers_are_a_note_unless_only_names_metadata_mismatch(monkeypatch: pytest.MonkeyPatch) -> None:
-    def unreachable(_servers: object) -> object:
+    def unreachable(_servers: object, **_options: object) -> object:
         raise ConnectError("cannot read metadata from Kafka brokers 127.0.0.1:1: timed out")
 
     monkeypatch.setattr(pipeline, "take_snapshot", lambda _settings, _progress: healthy())

@@ -126,7 +126,9 @@ def test_every_config_file_connection_key_has_a_command_line_flag() -> None:
     for key in ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_password", "zk_sasl_service",
                 "zk_sasl_principal", "zk_tls", "zk_tls_ca", "zk_tls_cert", "zk_tls_key", "zk_tls_verify_hostname",
                 "session_timeout", "read_only", "bootstrap_server", "zookeeper", "spark_master",
-                "stage_dir"):  # fmt: skip
+                "stage_dir", "kafka_security_protocol", "kafka_sasl_mechanism", "kafka_sasl_username",
+                "kafka_sasl_password_file", "kafka_ssl_ca_location", "kafka_ssl_certificate_location",
+                "kafka_ssl_key_location"):  # fmt: skip
         assert f"--{key.replace('_', '-')}" in help_text, key
     assert "--zk-tls, --no-zk-tls " in help_text
     assert "--zk-tls-verify-hostname, --no-zk-tls-verify-hostname " in help_text

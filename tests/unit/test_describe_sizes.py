@@ -4,6 +4,7 @@ counterparts: tests/integration/test_log_dir_failure.py)."""
 from __future__ import annotations
 
 from cli.describe_cmd import read_likely_cause, render_sizes, sizes_json
+from core.config import PLAINTEXT
 from core.snapshot.sizes import SizesView
 from core.testdata.builder import NOW_MS, snapshot, state, topic
 from core.testdata.log_dirs import replica_bytes, synthetic_log_dirs
@@ -37,5 +38,5 @@ def test_text_lists_brokers_then_topics_largest_first() -> None:
 
 def test_the_likely_cause_of_a_snapshot_file_asks_no_broker() -> None:
     lagging = snapshot(brokers=(1, 2), topics=[topic("t", {0: (1, 2)}, states={0: state(1, (1,))})])
-    cause = read_likely_cause(lagging, live=False)
+    cause = read_likely_cause(lagging, PLAINTEXT, live=False)
     assert cause is not None and cause.kind == "broker" and "broker 2 is registered" in cause.text

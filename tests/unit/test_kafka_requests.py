@@ -211,7 +211,7 @@ def test_the_capabilities_are_read_again_when_a_broker_registers_anew(monkeypatc
 
     reads: list[list[int]] = []
 
-    def fake_read(brokers: dict[int, BrokerRegistration], timeout: float) -> Capabilities:
+    def fake_read(brokers: dict[int, BrokerRegistration], timeout: float, security: object = None) -> Capabilities:
         reads.append(sorted(brokers))
         return _caps(b1="3.9", b2="3.9")
 

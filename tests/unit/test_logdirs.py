@@ -75,7 +75,7 @@ def test_a_0_11_broker_is_unknown_with_the_release_that_brought_describe_log_dir
 def test_no_plaintext_listener_and_no_answer_are_unknown_with_the_reason() -> None:
     assert (
         read_broker_log_dirs(3, None, None, 1.0, 0).unknown
-        == "broker 3: no PLAINTEXT listener (kzc speaks PLAINTEXT only)"
+        == "kzc's own requests (DescribeLogDirs) need a PLAINTEXT listener; broker 3 has none"
     )
     with fake_broker(RELEASE_APIS["3.9"]) as (port, _):
         pass  # closed: nothing listens on the port any more

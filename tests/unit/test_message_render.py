@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.config import PLAINTEXT
 from core.messages.present import kcat_record
 from core.messages.reader import Message, TailRequest, start_offset
 from core.messages.render import EMPTY, HEX, JSON, NULL, TEXT, kind_of, show
@@ -128,7 +129,7 @@ def test_a_poll_hands_over_a_bounded_number_of_bytes(sizes: list[int]) -> None:
     from core.connect import HostPort
     from core.messages.reader import BATCH_BYTES, CONSUME_STEP, MessageReader
 
-    reader = MessageReader([HostPort("127.0.0.1", 9)])
+    reader = MessageReader([HostPort("127.0.0.1", 9)], security=PLAINTEXT)
     fake = _FakeConsumer(sizes)
     reader._consumer.close()
     reader._consumer = fake  # librdkafka's side, as it hands messages over

@@ -20,6 +20,7 @@ from tui.screens.messages import MessageScreen, MessagesScreen
 from tui.screens.move_off import MoveOffScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.security import SecurityScreen
+from tui.screens.security_forms import SecurityFormScreen
 from tui.screens.stop_check import StopCheckScreen
 from tui.screens.timeline import TimelineScreen
 from tui.screens.topic_detail import TopicDetailScreen
@@ -48,6 +49,7 @@ SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("preferred election", ElectPreferredScreen),
     ("topic config", ConfigEditScreen),
     ("broker config", BrokerConfigEditScreen),
+    ("security forms", SecurityFormScreen),
     ("checks", ChecksScreen),
     ("groups", GroupsScreen),
     ("group detail", GroupDetailScreen),

@@ -120,6 +120,14 @@ def header_lines(view: BrokerView, live: BrokerLive | None, now_ms: int) -> list
     return lines
 
 
+LIVE_EVERY_S = 30.0  # how often the shown broker's session and log dirs are read again
+
+
+def _registration(view: BrokerView) -> tuple[object, ...]:
+    """What identifies one registration of the broker (a restart makes a new one)."""
+    return view.registered, view.registered_ms, view.broker_epoch, view.plaintext
+
+
 class BrokerScreen(KzcScreen):
     """One broker."""
 
@@ -159,12 +167,21 @@ class BrokerScreen(KzcScreen):
         return broker_view(view.snapshot, self.broker)
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
-        first = self.view is None
+        before = self.view
         self.view = prepared if isinstance(prepared, BrokerView) else broker_view(view.snapshot, self.broker)
         self._draw()
-        if first:
+        if before is None:
             self._read_live(self.view)
             self._read_configs()
+            self.set_interval(LIVE_EVERY_S, self._refresh_live)
+        elif _registration(before) != _registration(self.view):
+            self._read_live(self.view)  # it left, came back or restarted: the session and log dirs shown are gone
+
+    def _refresh_live(self) -> None:
+        # Log sizes grow and dirs fail: read them again while the screen is shown (one DescribeLogDirs to one
+        # broker and one ZooKeeper read), never behind another screen.
+        if self.view is not None and self.is_current:
+            self._read_live(self.view)
 
     class ConfigsRead(Message):
         """The broker's configs."""

@@ -1,7 +1,8 @@
 """The partitions behind a number: every partition of the cluster with one health problem (Enter on a health
 counter of the cluster screen), or every partition a broker leads or hosts (Enter on a broker row). Enter
 opens the partition's topic; ``z`` on a broker's list opens its registration znode; ``h`` shows the selected
-partition's ISR history from the history store ``$KZC_HISTORY`` names (read in a worker).
+partition's ISR history from the cluster's history store (``core.history.location``: the console's
+``--store``, the context's ``history``, else ``$KZC_HISTORY``; read in a worker).
 
 ``size`` is the partition's leader replica and ``on disk`` the sum over its replicas, from the brokers' log
 dirs (DescribeLogDirs, ``core.snapshot.sizes``, read every 30 s while the screen is up, ``tui.size_reads``);
@@ -12,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 from textual import on, work
@@ -20,9 +22,11 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Label
 
+from core.config import ConnectionSettings
 from core.console.protocols import SizeSource
 from core.console.view import ClusterView, PartitionRow, partition_rows
 from core.history.isr import partition_history_lines
+from core.history.location import HistoryPlace, history_place
 from core.kafka.znodes.paths import broker_path
 from core.snapshot.sizes import SizesView
 from tui.dialogs.history import HistoryDialog
@@ -108,12 +112,18 @@ class PartitionsScreen(KzcScreen):
     ]
 
     def __init__(
-        self, selection: PartitionSelection, sizes: SizeSource | None = None, now_ms: Callable[[], int] | None = None
+        self,
+        selection: PartitionSelection,
+        sizes: SizeSource | None = None,
+        now_ms: Callable[[], int] | None = None,
+        history: Callable[[], HistoryPlace] | None = None,
     ) -> None:
         """``selection``: which partitions to list; ``sizes``: the brokers' log dirs (none: sizes ``?``);
-        ``now_ms``: the clock (epoch ms) the sizes' age is told by."""
+        ``now_ms``: the clock (epoch ms) the sizes' age is told by; ``history``: where the cluster's history store
+        is (asked in the worker, when ``h`` is pressed; none: ``$KZC_HISTORY`` alone)."""
         super().__init__()
         self.selection = selection
+        self.history = history or partial(history_place, ConnectionSettings())
         self.now_ms = now_ms
         self._sizes: SizesView | None = None
         self._sizes_error: str | None = None
@@ -228,7 +238,7 @@ class PartitionsScreen(KzcScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="partition-history")
     def _read_history(self, topic: str, partition: int) -> None:
-        lines = partition_history_lines(topic, partition, int(time.time() * 1000) - HISTORY_WINDOW_MS)
+        lines = partition_history_lines(self.history(), topic, partition, int(time.time() * 1000) - HISTORY_WINDOW_MS)
         self.post_message(self.HistoryRead(f"ISR history of {topic}-{partition}", lines))
 
     @on(HistoryRead)

@@ -1,6 +1,7 @@
 """``StatusBar``: the line at the top of every screen: context, ZooKeeper state, controller, read-only
-badge, when the last full read of the cluster finished and the time of the last change seen, with its
-age; while the live link is down, since when and why. States and the badge are CSS classes.
+badge, the history store the console records into (``REC DIR``), when the last full read of the cluster
+finished and the time of the last change seen, with its age; while the live link is down, since when and
+why. States and the badge are CSS classes.
 
 The bar holds no clock and reads nothing from the app: the app shows it ``StatusInfo`` and the time
 (``show``) whenever either changes, every second for the current screen, and when a bar is mounted
@@ -38,6 +39,8 @@ class StatusInfo:
     last_change_ms: int | None = None  # for the ticking age of the last change
     full_read_ms: int | None = None  # when the last full read of ZooKeeper finished
     down_since_ms: int | None = None  # when the live link stopped following the cluster (None: it follows)
+    recording: str | None = None  # the history store the console records into (None: not recording)
+    recording_stopped: bool = False  # recording stopped on its own (the disk refused a flush)
 
     @property
     def live(self) -> bool:
@@ -113,6 +116,7 @@ class StatusBar(Horizontal):
         yield Label("", id="status-zk")
         yield Label("", id="status-controller")
         yield Label("READ-ONLY", id="status-ro")
+        yield Label("", id="status-rec")
         yield TextLine(id="status-last")
 
     def on_mount(self) -> None:
@@ -142,6 +146,12 @@ class StatusBar(Horizontal):
         _set(ctrl, controller)
         ctrl.set_class(info.controller is None and info.state is ConnectionState.CONNECTED, "-missing")
         self.query_one("#status-ro", Label).display = info.read_only
+        rec = self.query_one("#status-rec", Label)
+        rec.display = info.recording is not None
+        if info.recording is not None:
+            where = info.recording if len(info.recording) <= 24 else "…" + info.recording[-23:]
+            _set(rec, f"REC STOPPED {where}" if info.recording_stopped else f"REC {where}")
+        rec.set_class(info.recording_stopped, "-missing")
         room = self.size.width - self._used() - 1 if self.size.width else 10_000
         forms = right_texts(info, now_ms)
         last = self.query_one("#status-last", TextLine)
