@@ -18,7 +18,7 @@ from kazoo.client import KazooClient
 from textual.widgets import Input, Static
 
 from core.brokers.changes import ChangeAdmin
-from core.config import ConnectionSettings
+from core.config import PLAINTEXT, ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.zk import ZkBackend
 from core.kafka.znodes.paths import broker_config_path, config_path
@@ -142,7 +142,7 @@ def test_a_bad_quota_value_is_refused_before_anything_is_sent(
 
 
 def _described(box: Sandbox, broker: int, key: str) -> tuple[str | None, str]:
-    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), 15)
+    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT, timeout=15)
     try:
         found = {v.name: v for v in admin.describe_config("brokers", str(broker))}
     finally:
