@@ -9,6 +9,9 @@ from typing import Any
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
 
+from core.brokers.changes import ChangeAdmin
+from core.config import PLAINTEXT
+from core.connect import parse_bootstrap
 from core.kafka.znodes.paths import state_path, topic_path
 from core.sandbox.cluster import Sandbox
 
@@ -44,3 +47,14 @@ def config(zk: KazooClient, path: str) -> dict[str, str]:
         return {}
     value: dict[str, str] = json.loads(data)["config"]
     return value
+
+
+def broker_config_source(box: Sandbox, broker: int, key: str) -> tuple[str | None, str]:
+    """``key``'s value and source as ``broker`` describes its config (``(None, "absent")``: not listed)."""
+    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT, timeout=15)
+    try:
+        found = {v.name: v for v in admin.describe_config("brokers", str(broker))}
+    finally:
+        admin.close()
+    value = found.get(key)
+    return (None, "absent") if value is None else (value.value, value.source)

@@ -10,28 +10,15 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from core.brokers.changes import ChangeAdmin
-from core.config import PLAINTEXT
-from core.connect import parse_bootstrap
 from core.kafka.znodes.paths import CONFIG_CHANGES, broker_config_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
-from tests.integration.cluster_reads import admin_args, config, zk_args
+from tests.integration.cluster_reads import admin_args, broker_config_source, config, zk_args
 
 FLUSH = "log.flush.interval.messages"  # dynamic per broker (DynamicLogConfig) since 1.1
 NEVER = str(2**63 - 2)  # as good as its default (Long.MAX_VALUE): flushing stays the OS's business
 HARMLESS_RATE = str(10**12)  # bytes/s: a throttle that never throttles, so other tests are not slowed
-
-
-def _source(box: Sandbox, broker: int, key: str) -> tuple[str | None, str]:
-    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT, timeout=15)
-    try:
-        found = {v.name: v for v in admin.describe_config("brokers", str(broker))}
-    finally:
-        admin.close()
-    value = found.get(key)
-    return (None, "absent") if value is None else (value.value, value.source)
 
 
 def test_a_dynamic_config_set_through_the_brokers_is_applied_and_deleted(
@@ -42,7 +29,7 @@ def test_a_dynamic_config_set_through_the_brokers_is_applied_and_deleted(
     assert code == 0, err
     assert out["via"] == "admin" and out["stored"] == {"log.cleaner.threads": "2"}
     # The broker applies it from the change notification, after the write kzc read back.
-    wait_until(lambda: _source(sandbox, 2, "log.cleaner.threads") == ("2", "DYNAMIC_BROKER_CONFIG"), 30,
+    wait_until(lambda: broker_config_source(sandbox, 2, "log.cleaner.threads") == ("2", "DYNAMIC_BROKER_CONFIG"), 30,
                "broker 2 to apply log.cleaner.threads")  # fmt: skip
     code, _, err = run(
         capsys, "config", "delete", "--broker", "2", "log.cleaner.threads", "--yes", *admin_args(sandbox)
@@ -63,7 +50,10 @@ def test_throttle_rates_through_zookeeper_reach_the_broker_and_the_default(
     notes = [json.loads(zk.get(f"{CONFIG_CHANGES}/{c}")[0]) for c in set(zk.get_children(CONFIG_CHANGES)) - before]
     assert {"version": 2, "entity_path": "brokers/1"} in notes
     wait_until(
-        lambda: _source(sandbox, 1, "leader.replication.throttled.rate") == (HARMLESS_RATE, "DYNAMIC_BROKER_CONFIG"),
+        lambda: (
+            broker_config_source(sandbox, 1, "leader.replication.throttled.rate")
+            == (HARMLESS_RATE, "DYNAMIC_BROKER_CONFIG")
+        ),
         30,
         "broker 1 to apply the throttle rate",
     )
@@ -73,7 +63,7 @@ def test_throttle_rates_through_zookeeper_reach_the_broker_and_the_default(
     assert config(zk, broker_config_path("<default>")) == {"follower.replication.throttled.rate": HARMLESS_RATE}
     wait_until(
         lambda: (
-            _source(sandbox, 3, "follower.replication.throttled.rate")
+            broker_config_source(sandbox, 3, "follower.replication.throttled.rate")
             == (HARMLESS_RATE, "DYNAMIC_DEFAULT_BROKER_CONFIG")
         ),
         30,

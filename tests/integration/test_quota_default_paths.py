@@ -17,15 +17,14 @@ from confluent_kafka import KafkaError, Producer
 from kazoo.client import KazooClient
 from textual.widgets import Input, Static
 
-from core.brokers.changes import ChangeAdmin
-from core.config import PLAINTEXT, ConnectionSettings
+from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.zk import ZkBackend
 from core.kafka.znodes.paths import broker_config_path, config_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
-from tests.integration.cluster_reads import admin_args, config, zk_args
+from tests.integration.cluster_reads import admin_args, broker_config_source, config, zk_args
 from tests.integration.sandbox_tools import eventually
 from tui.app import KzcApp
 from tui.screens.security import SecurityScreen
@@ -141,16 +140,6 @@ def test_a_bad_quota_value_is_refused_before_anything_is_sent(
     assert config(zk, config_path("clients", client)) == {}
 
 
-def _described(box: Sandbox, broker: int, key: str) -> tuple[str | None, str]:
-    admin = ChangeAdmin(parse_bootstrap(box.info().bootstrap_servers), security=PLAINTEXT, timeout=15)
-    try:
-        found = {v.name: v for v in admin.describe_config("brokers", str(broker))}
-    finally:
-        admin.close()
-    value = found.get(key)
-    return (None, "absent") if value is None else (value.value, value.source)
-
-
 def test_a_cluster_default_broker_config_goes_through_incremental_alter_configs_and_every_broker_applies_it(
     sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str], audit_file: Path
 ) -> None:
@@ -161,8 +150,9 @@ def test_a_cluster_default_broker_config_goes_through_incremental_alter_configs_
     assert out["via"] == "admin" and out["request"] == "IncrementalAlterConfigs" and out["sent_to"] is not None
     assert "librdkafka refuses" in out["path"]
     assert config(zk, broker_config_path("<default>")).get(key) == NEVER
+    applied = (NEVER, "DYNAMIC_DEFAULT_BROKER_CONFIG")
     for broker in (1, 2, 3):
-        wait_until(lambda b=broker: _described(sandbox, b, key) == (NEVER, "DYNAMIC_DEFAULT_BROKER_CONFIG"), 30,
+        wait_until(lambda b=broker: broker_config_source(sandbox, b, key) == applied, 30,
                    f"broker {broker} to apply the cluster default")  # fmt: skip
     shown = run(capsys, "config", "show", "--broker-default", "--json", *admin_args(sandbox))[1]
     assert shown["overrides"].get(key) == NEVER
