@@ -1,8 +1,9 @@
 """The history questions at scale: synthetic history (``core.testdata.history``) of an N-partition cluster over D
 days with realistic churn, every question timed on the local engine and on Spark, and disk per day.
 
-For each scale given it writes a store (or reuses ``--dir``), then times ``kzc history isr`` (one topic, the
-whole span), ``flapping`` and ``urp --by broker|topic|rack`` (the whole span) on both engines; Spark runs each
+For each scale given it writes a store (or reuses ``--dir``), then times ``kzc diff`` of two moments (a third and
+two thirds into the span), ``kzc history isr`` (one topic, the whole span), ``flapping`` and ``urp --by
+broker|topic|rack`` (the whole span) on both engines; Spark runs each
 question twice (cold: first plan and JIT; warm), in one session started once (its start time printed apart).
 Disk: the store's bytes per day, and one snapshot's bytes (times 96 for the recorder's default 15 minutes).
 The synthetic snapshots are written every ``--snapshot-every`` (6h by default: the questions read only the
@@ -34,6 +35,7 @@ sys.path[:0] = [str(ROOT)]
 
 from core.consistency.spark_job import start_session  # noqa: E402
 from core.consistency.spark_worker import LOCAL_DEFAULTS  # noqa: E402
+from core.history.diff import diff, state_at  # noqa: E402
 from core.history.flapping import flapping, fleet_flapping  # noqa: E402
 from core.history.isr import isr_history  # noqa: E402
 from core.history.observations import Window  # noqa: E402
@@ -47,8 +49,21 @@ def size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def questions(window: Window) -> dict[str, Any]:
+class Diff:
+    """``kzc diff @A @B``'s answer: the differences between two moments (``to_json`` for the identity check)."""
+
+    def __init__(self, store: HistoryStore, window: Window, spark: Any) -> None:
+        span = window.data_end_ms - window.start_ms
+        a, b = (state_at(store, window.cluster, window.start_ms + span * k // 3, spark=spark) for k in (1, 2))
+        self.found = diff(a, b)
+
+    def to_json(self) -> list[dict[str, str]]:
+        return [d.to_json() for d in self.found]
+
+
+def questions(store: HistoryStore, window: Window) -> dict[str, Any]:
     return {
+        "diff (2 moments)": lambda s: Diff(store, window, s),
         "isr (1 topic)": lambda s: isr_history(window, "t00007", spark=s),
         "flapping": lambda s: flapping(window, 20, spark=s),
         "urp --by broker": lambda s: urp(window, "broker", spark=s),
@@ -177,7 +192,7 @@ def main() -> None:
                   f"{first_snapshot.stat().st_size / 2**20:,.2f} MiB (x96/day at --snapshot-every 15m)")  # fmt: skip
             window = Window.of(store, cluster, 0)
             print(f"  {'question':<18} {'local':>9} {'spark cold':>11} {'spark warm':>11}  same")
-            for name, ask in questions(window).items():
+            for name, ask in questions(store, window).items():
                 if args.only and not any(text in name for text in args.only):
                     continue
                 local_s, local = (0.0, None) if args.no_local else timed(lambda a=ask: a(None))

@@ -3,6 +3,7 @@
 Each side is a snapshot file (a path), ``@WHEN`` (a moment of the history store: ``--store``, the context's
 ``history`` or ``$KZC_HISTORY``; ``@2h`` ago, ``@2026-11-26T19:30:00`` UTC, or epoch milliseconds),
 ``context:NAME`` (that context, read live) or ``live`` (the cluster of the global options, read live).
+An ``@WHEN`` side is read by the local engine or, ``--engine spark``, by Spark (the same state).
 Topics, partitions, replicas, ISR, leaders, topic configs (not in the history store: said when skipped),
 brokers and the controller; never ACLs.
 """
@@ -12,17 +13,18 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from cli.history_cmd import open_store, pick_cluster
-from cli.options import add_command
+from cli.history_cmd import engine, open_store, pick_cluster
+from cli.options import add_command, add_spark_options
 from cli.snapshot_cmd import take_snapshot
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
 from core.history.diff import ClusterState, configs_compared, diff, state_at, state_of
-from core.human_time import parse_duration, utc_text
+from core.human_time import parse_duration
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT
 
@@ -36,6 +38,9 @@ def register(sub: Any) -> None:
         "--store", metavar="DIR", help="the history store for @WHEN (default: the context's history, else $KZC_HISTORY)"
     )
     parser.add_argument("--cluster", metavar="NAME", help="the recorded cluster for @WHEN (default: the context's)")
+    parser.add_argument("--engine", choices=["local", "spark"], default="local",
+                        help="what reads an @WHEN side from the store: local (default) or spark")  # fmt: skip
+    add_spark_options(parser, suppress=True)
     parser.set_defaults(handler=_diff)
 
 
@@ -56,13 +61,12 @@ def parse_moment(text: str, now_ms: int) -> int:
     return int(moment.timestamp() * 1000)
 
 
-def _side(text: str, args: argparse.Namespace, settings: ConnectionSettings) -> ClusterState:
+def _side(text: str, args: argparse.Namespace, settings: ConnectionSettings, spark: Any) -> ClusterState:
     if text.startswith("@"):
         store = open_store(args, settings)
         cluster = pick_cluster(store, args, settings)
         at = parse_moment(text[1:], int(time.time() * 1000))
-        state = state_at(store, cluster, at)
-        return ClusterState(f"{cluster} at {utc_text(at)}", state.partitions, state.brokers, state.controller, None)
+        return state_at(store, cluster, at, spark=spark)
     if text == "live" or text.startswith("context:"):
         target = settings
         if text.startswith("context:"):
@@ -74,7 +78,9 @@ def _side(text: str, args: argparse.Namespace, settings: ConnectionSettings) -> 
 
 
 def _diff(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    a, b = _side(args.a, args, settings), _side(args.b, args, settings)
+    from_store = args.a.startswith("@") or args.b.startswith("@")
+    with engine(args, settings) if from_store else nullcontext() as spark:
+        a, b = _side(args.a, args, settings, spark), _side(args.b, args, settings, spark)
     found = diff(a, b)
     compared = configs_compared(a, b)
     if args.json:

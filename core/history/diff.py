@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -20,6 +21,7 @@ from core.errors import UsageError
 from core.history.observations import Window
 from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, PARTITION, PARTITION_REMOVED, ROW_SCHEMA
 from core.history.store import HistoryStore
+from core.human_time import utc_text
 from core.kafka.znodes import BrokerRegistration, EntityConfig, PartitionState
 from core.snapshot.model import ClusterSnapshot
 
@@ -64,9 +66,10 @@ def state_of(snapshot: ClusterSnapshot, name: str) -> ClusterState:
     return ClusterState(name, partitions, brokers, snapshot.controller_id(), configs)
 
 
-def state_at(store: HistoryStore, cluster: str, at_ms: int) -> ClusterState:
+def state_at(store: HistoryStore, cluster: str, at_ms: int, spark: Any = None) -> ClusterState:
     """The state of ``cluster`` at ``at_ms`` as the store knows it: its last snapshot at or before that moment
-    with every later event up to it applied.
+    with every later event up to it applied; on Spark when ``spark`` is given (the same answer). Its name says
+    when the moment falls in a recorded gap or after the store's data ends (the state is then the last known).
 
     Raises:
         UsageError: the store holds no snapshot of the cluster at or before ``at_ms``.
@@ -74,9 +77,7 @@ def state_at(store: HistoryStore, cluster: str, at_ms: int) -> ClusterState:
     window = Window.of(store, cluster, at_ms, at_ms)
     if window.base_ms is None or window.base_ms > at_ms:
         raise UsageError(f"the history store holds nothing of cluster {cluster} at or before that moment")
-    tables = [_rows(p, window.base_ms, window.base_ms) for p in window.snapshot_files]
-    tables += [_rows(p, window.base_ms + 1, at_ms) for p in window.event_files]
-    rows = pa.concat_tables(tables).to_pylist() if tables else []
+    rows = _latest_rows_spark(spark, window, at_ms) if spark is not None else _rows_local(window, at_ms)
     rows.sort(key=lambda r: (r["ts_ms"], r["seq"]))
     partitions: dict[tuple[str, int], PartitionValue] = {}
     brokers: dict[int, tuple[str | None, str | None]] = {}
@@ -95,13 +96,68 @@ def state_at(store: HistoryStore, cluster: str, at_ms: int) -> ClusterState:
             brokers.pop(row["broker"], None)
         elif kind == CONTROLLER:
             controller = row["broker"]
-    return ClusterState(f"{cluster} at {at_ms}", partitions, brokers, controller, None)
+    return ClusterState(_moment_name(window, at_ms), partitions, brokers, controller, None)
+
+
+def _moment_name(window: Window, at_ms: int) -> str:
+    name = f"{window.cluster} at {utc_text(at_ms)}"
+    inside = [g for g in window.gaps if g.from_ms <= at_ms < g.to_ms]
+    if inside:
+        gap = inside[0]
+        return (f"{name} (in a recorded gap, {utc_text(gap.from_ms)} to {utc_text(gap.to_ms)}: "
+                f"{gap.reason}; the last state known before it)")  # fmt: skip
+    if at_ms > window.data_end_ms:
+        return f"{name} (after the store's data ends at {utc_text(window.data_end_ms)}: the last state recorded)"
+    return name
+
+
+_STATE_COLUMNS = ["ts_ms", "seq", "kind", "topic", "partition", "broker", "leader", "isr", "replicas", "rack",
+                  "endpoint"]  # fmt: skip
+
+
+def _rows_local(window: Window, at_ms: int) -> list[dict[str, Any]]:
+    """Every row the state is built from: the base snapshot's, then each event up to ``at_ms``."""
+    assert window.base_ms is not None
+    tables = [_rows(p, window.base_ms, window.base_ms) for p in window.snapshot_files]
+    tables += [_rows(p, window.base_ms + 1, at_ms) for p in window.event_files]
+    return pa.concat_tables(tables).to_pylist() if tables else []
 
 
 def _rows(path: object, low: int, high: int) -> pa.Table:
-    table = pq.read_table(path, schema=ROW_SCHEMA)
+    table = pq.read_table(path, columns=_STATE_COLUMNS, schema=ROW_SCHEMA)
     ts = table.column("ts_ms")
     return table.filter(pc.and_(pc.greater_equal(ts, low), pc.less_equal(ts, high)))
+
+
+def _latest_rows_spark(spark: Any, window: Window, at_ms: int) -> list[dict[str, Any]]:
+    """The same rows reduced in Spark to the last one of each partition, broker and of the controller: applying
+    only those gives the state that applying them all gives, and only they reach Python."""
+    from pyspark.sql import functions as F
+
+    from core.history.spark_schema import spark_row_schema
+
+    assert window.base_ms is not None
+    ts = F.col("ts_ms")
+    frames = []
+    for paths, kept in ((window.snapshot_files, ts == window.base_ms),
+                        (window.event_files, (ts > window.base_ms) & (ts <= at_ms))):  # fmt: skip
+        if paths:
+            frames.append(spark.read.schema(spark_row_schema()).parquet(*[str(p) for p in paths])
+                          .select(*_STATE_COLUMNS).where(kept))  # fmt: skip
+    if not frames:
+        return []
+    rows = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
+    kind = F.col("kind")
+    of_partition, of_broker = kind.isin(PARTITION, PARTITION_REMOVED), kind.isin(BROKER, BROKER_LEFT)
+    entity = F.when(of_partition, "p").when(of_broker, "b").when(kind == CONTROLLER, "c")
+    latest = (
+        rows.where(entity.isNotNull())
+        .groupBy(entity.alias("_e"), F.when(of_partition, F.col("topic")).alias("_t"),
+                 F.when(of_partition, F.col("partition")).alias("_p"), F.when(of_broker, F.col("broker")).alias("_b"))
+        .agg(F.max(F.struct(*_STATE_COLUMNS)).alias("row"))  # (ts_ms, seq) first: the last row of each
+        .select("row.*")
+    )  # fmt: skip
+    return [r.asDict() for r in latest.collect()]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,6 @@
 """Every history question gives identical answers on the local engine (the reference) and on Spark, over a
 synthetic history with churn, a broker restart, a gap and an offline partition, and across a fleet of clusters
-in one store (``--cluster all``) (one Spark session: slow)."""
+in one store (``--cluster all``), and a moment of the store as ``kzc diff`` reads it (one Spark session: slow)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import pytest
 
 from core.consistency.spark_job import start_session
 from core.consistency.spark_worker import LOCAL_DEFAULTS
+from core.history.diff import diff, state_at
 from core.history.flapping import flapping, fleet_flapping
 from core.history.isr import isr_history
 from core.history.observations import Window
-from core.history.schema import EVENTS, PARTITION
+from core.history.schema import BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
 from core.history.store import Gap, HistoryStore
 from core.history.urp import fleet_urp, urp
 from core.testdata.history import write_history
@@ -107,3 +108,46 @@ def test_fleet_urp_holds_each_clusters_own_rows(fleet: list[Window], by: str) ->
     ranked = fleet_urp(fleet, by)
     for window in fleet:
         assert [r for c, r in ranked.rows if c == window.cluster] == list(urp(window, by).rows)
+
+
+@pytest.fixture(scope="module")
+def moments(tmp_path_factory: pytest.TempPathFactory) -> tuple[HistoryStore, str, dict[str, int]]:
+    """A store with every kind of row after its base snapshot (a partition and a broker gone, a new
+    controller) and a gap; the moments a diff side can fall on."""
+    root = tmp_path_factory.mktemp("moments") / "store"
+    info = write_history(root, partitions=200, days=1, snapshot_every_s=6 * 3600, seed=5)
+    store = HistoryStore.open(root)
+    late = info.start_ms + 20 * 3_600_000
+    store.append(EVENTS, info.cluster, [
+        {"ts_ms": late, "seq": 1, "kind": PARTITION_REMOVED, "topic": "t00002", "partition": 3},
+        {"ts_ms": late, "seq": 2, "kind": BROKER_LEFT, "broker": 4},
+        {"ts_ms": late + 1000, "seq": 3, "kind": CONTROLLER, "broker": 2, "controller_epoch": 6},
+    ])  # fmt: skip
+    gap_from = info.start_ms + 21 * 3_600_000
+    store.record_gap(info.cluster, Gap(gap_from, gap_from + 600_000, "test gap"))
+    return store, info.cluster, {
+        "base": info.start_ms, "churn": info.start_ms + 9 * 3_600_000 + 123_456, "after removals": late + 5000,
+        "in the gap": gap_from + 60_000, "after the data": info.end_ms + 3_600_000,
+    }  # fmt: skip
+
+
+def test_a_moment_of_the_store_is_the_same_state_on_both_engines(
+    moments: tuple[HistoryStore, str, dict[str, int]], spark: Any
+) -> None:
+    store, cluster, at = moments
+    for what, moment in at.items():
+        local = state_at(store, cluster, moment)
+        assert state_at(store, cluster, moment, spark=spark) == local, what
+    removed = state_at(store, cluster, at["after removals"])
+    assert ("t00002", 3) not in removed.partitions and 4 not in removed.brokers and removed.controller == 2
+    before = state_at(store, cluster, at["churn"])
+    assert ("t00002", 3) in before.partitions and 4 in before.brokers and before.controller == 1
+    assert diff(before, removed)
+
+
+def test_a_moment_in_a_gap_or_after_the_data_says_so(moments: tuple[HistoryStore, str, dict[str, int]]) -> None:
+    store, cluster, at = moments
+    assert "in a recorded gap" in state_at(store, cluster, at["in the gap"]).name
+    assert "test gap" in state_at(store, cluster, at["in the gap"]).name
+    assert "after the store's data ends" in state_at(store, cluster, at["after the data"]).name
+    assert "(" not in state_at(store, cluster, at["churn"]).name
