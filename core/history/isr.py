@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 
 from core.history.location import HistoryPlace
-from core.history.observations import Window, read_observations, spark_observations
+from core.history.observations import KEYS, Window, read_observations, spark_observations
 from core.history.schema import PARTITION_REMOVED
 from core.history.store import Gap
 from core.human_time import age_text, utc_text
@@ -152,7 +152,6 @@ def _sorted(outages: Iterable[Outage], changes: Iterable[LeaderChange]) -> Trans
 # ---- Spark engine ------------------------------------------------------------------------------------------
 
 
-KEYS = ("cluster", "topic", "partition")  # a partition of the Spark frames (a fleet holds several clusters)
 BOUNDS = ("since_ms", "until_ms", "upper_ms")  # each row's window (``spark_observations``), for clipping
 
 
@@ -169,8 +168,8 @@ class SparkTransitions:
 
     def release(self) -> None:
         """Drop the cached frames (the session may go on with another question)."""
-        self.outages.unpersist()
-        self.observed.unpersist()
+        self.outages.unpersist(blocking=True)  # freed before the session's next question plans its own
+        self.observed.unpersist(blocking=True)
 
 
 def spark_transitions(observations: Any) -> SparkTransitions:

@@ -141,10 +141,42 @@ def read_observations(window: Window, topic: str | None = None, partition: int |
     return pa.concat_tables(tables)
 
 
+KEYS = ("cluster", "topic", "partition")  # a partition of the Spark frames (a fleet holds several clusters)
+# Event bytes (zstd Parquet, about 11 bytes an event) per Spark partition of the observations: a task's share of
+# the window pass and of its cache stays near 400k rows whatever the store's size. Below the session's shuffle
+# partitions (30 days of 100k partitions: 26 MiB) the plan is left as it is; 20 such clusters in one job on
+# 8 partitions ran a 2 GiB driver out of heap (benchmarks/README.md).
+SPARK_PARTITION_BYTES = 4 << 20
+
+
 def spark_observations(spark: Any, window: Window, topic: str | None = None, partition: int | None = None) -> Any:
     """The same observations as a Spark DataFrame, read from the same files (Spark engine), with the window's
     ``cluster`` and bounds as columns (``since_ms``, ``until_ms``, and ``upper_ms``: the end of the data or
     of the window, whichever is first), so that the frames of several clusters union into a fleet's."""
+    frame = _spark_frame(spark, window, topic, partition)
+    return frame if topic is not None else _spread(spark, frame, [window])
+
+
+def spark_fleet_observations(spark: Any, windows: list[Window]) -> Any:
+    """The observations of several clusters' windows as one Spark DataFrame (``spark_observations`` each)."""
+    frames = [_spark_frame(spark, w, None, None) for w in windows]
+    frame = frames[0]
+    for other in frames[1:]:
+        frame = frame.unionByName(other)
+    return _spread(spark, frame, windows)
+
+
+def _spread(spark: Any, frame: Any, windows: list[Window]) -> Any:
+    """``frame`` hash-partitioned by ``KEYS`` into one Spark partition per ``SPARK_PARTITION_BYTES`` of events
+    when that is more than the session's shuffle partitions (the window passes then need no other exchange)."""
+    size = sum(p.stat().st_size for w in windows for p in w.event_files)
+    wanted = -(-size // SPARK_PARTITION_BYTES)
+    if wanted <= int(spark.conf.get("spark.sql.shuffle.partitions")):
+        return frame
+    return frame.repartition(wanted, *KEYS)
+
+
+def _spark_frame(spark: Any, window: Window, topic: str | None, partition: int | None) -> Any:
     from pyspark.sql import functions as F
 
     from core.history.spark_schema import spark_row_schema
@@ -175,12 +207,3 @@ def spark_observations(spark: Any, window: Window, topic: str | None = None, par
         F.lit(window.cluster).alias("cluster"), *OBSERVED, "src",
         *(F.lit(v).cast("long").alias(n) for n, v in zip(("since_ms", "until_ms", "upper_ms"), bounds, strict=True)),
     )  # fmt: skip
-
-
-def spark_fleet_observations(spark: Any, windows: list[Window]) -> Any:
-    """The observations of several clusters' windows as one Spark DataFrame (``spark_observations`` each)."""
-    frames = [spark_observations(spark, w) for w in windows]
-    frame = frames[0]
-    for other in frames[1:]:
-        frame = frame.unionByName(other)
-    return frame

@@ -11,10 +11,11 @@ import pytest
 
 from core.consistency.spark_job import start_session
 from core.consistency.spark_worker import LOCAL_DEFAULTS
+from core.history import observations
 from core.history.diff import diff, state_at
 from core.history.flapping import flapping, fleet_flapping
 from core.history.isr import isr_history
-from core.history.observations import Window
+from core.history.observations import Window, spark_fleet_observations
 from core.history.schema import BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
 from core.history.store import Gap, HistoryStore
 from core.history.urp import fleet_urp, urp
@@ -151,3 +152,13 @@ def test_a_moment_in_a_gap_or_after_the_data_says_so(moments: tuple[HistoryStore
     assert "test gap" in state_at(store, cluster, at["in the gap"]).name
     assert "after the store's data ends" in state_at(store, cluster, at["after the data"]).name
     assert "(" not in state_at(store, cluster, at["churn"]).name
+
+
+def test_a_large_store_is_spread_over_more_spark_partitions_with_the_same_answers(
+    fleet: list[Window], spark: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    size = sum(p.stat().st_size for w in fleet for p in w.event_files)
+    monkeypatch.setattr(observations, "SPARK_PARTITION_BYTES", size // 20 + 1)
+    assert spark_fleet_observations(spark, fleet).rdd.getNumPartitions() == 20
+    assert fleet_flapping(fleet, top=1000, spark=spark).to_json() == fleet_flapping(fleet, top=1000).to_json()
+    assert fleet_urp(fleet, "broker", spark=spark).to_json() == fleet_urp(fleet, "broker").to_json()
