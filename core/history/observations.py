@@ -158,7 +158,7 @@ def spark_observations(spark: Any, window: Window, topic: str | None = None, par
 
 
 def spark_fleet_observations(spark: Any, windows: list[Window]) -> Any:
-    """The observations of several clusters' windows as one Spark DataFrame (``spark_observations`` each)."""
+    """The observations of several clusters' windows as one Spark DataFrame (spread as ``spark_observations``)."""
     frames = [_spark_frame(spark, w, None, None) for w in windows]
     frame = frames[0]
     for other in frames[1:]:
