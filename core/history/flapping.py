@@ -13,8 +13,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from core.history.isr import Transitions, spark_transitions, transitions_local
+from core.history.isr import Transitions, spark_leader_changed, spark_observed, transitions_local
 from core.history.observations import (
+    KEYS,
     Window,
     fleet_window_json,
     fleet_window_lines,
@@ -22,6 +23,7 @@ from core.history.observations import (
     spark_fleet_observations,
     spark_observations,
 )
+from core.history.schema import PARTITION_REMOVED
 from core.human_time import utc_text
 
 PARTITION_COUNTS = ("shrinks", "expands", "leader_changes")
@@ -113,37 +115,45 @@ Counts = dict[tuple[Any, ...], tuple[int, ...]]
 
 def _ranked_spark(observations: Any, top: int) -> tuple[tuple[Ranked, ...], tuple[Ranked, ...]]:
     """``_rank(counts_local(...))`` on Spark, keyed by cluster too: ``(cluster, topic, partition)`` and
-    ``(cluster, broker)``; ranked in Spark, so only the ``top`` rows of each reach Python."""
+    ``(cluster, broker)``; ranked in Spark, so only the ``top`` rows of each reach Python.
+
+    Counted at the rows of ``spark_observed``, in its one window pass: an outage starts where its replica
+    ``went_out`` (a shrink when the row has a previous one: ``left_known``) and ends ``back`` where it
+    ``came_back`` (a replica's moves alternate); a leader change is a row ``spark_leader_changed``."""
     from pyspark.sql import functions as F
 
-    found = spark_transitions(observations)
-    since, until = F.col("since_ms"), F.col("until_ms")
-    changes = found.leader_changes.where(F.col("at_ms").between(since, until))
-    shrink = (F.col("left_prev_ms").isNotNull() & F.col("left_ms").between(since, until)).cast("int")
-    expand = ((F.col("end") == "back") & F.col("back_ms").between(since, until)).cast("int")
-    flags = found.outages.select("cluster", "topic", "partition", "replica", shrink.alias("s"), expand.alias("e"))
-    zero = F.lit(0)
-    per_partition = (
-        flags.select("cluster", "topic", "partition", "s", "e", zero.alias("l"))
-        .unionByName(changes.select("cluster", "topic", "partition", zero.alias("s"), zero.alias("e"),
-                                    F.lit(1).alias("l")))
-        .groupBy("cluster", "topic", "partition")
-        .agg(*(F.sum(c).alias(c) for c in ("s", "e", "l")))
-    )  # fmt: skip
-    moved = changes.where(F.col("old_leader") != F.col("new_leader"))
-    lost = moved.where(F.col("old_leader") >= 0).select("cluster", F.col("old_leader").alias("b"),
-                                                        F.lit(1).alias("lost"))  # fmt: skip
-    gained = moved.where(F.col("new_leader") >= 0).select("cluster", F.col("new_leader").alias("b"),
-                                                          F.lit(1).alias("gained"))  # fmt: skip
-    per_broker = flags.select("cluster", F.col("replica").alias("b"), "s", "e", zero.alias("lost"),
-                              zero.alias("gained"))  # fmt: skip
-    per_broker = per_broker.unionByName(lost, allowMissingColumns=True).unionByName(gained, allowMissingColumns=True)
-    per_broker = per_broker.fillna(0)
-    per_broker = per_broker.groupBy("cluster", "b").agg(*(F.sum(c).alias(c) for c in ("s", "e", "lost", "gained")))
+    observed = spark_observed(observations)
+    inside = F.col("ts_ms").between(F.col("since_ms"), F.col("until_ms"))
+    none = F.array().cast("array<int>")
+    shrunk = F.when(inside & F.col("prev_ts").isNotNull(), F.col("went_out")).otherwise(none)
+    expanded = F.when(inside, F.col("came_back")).otherwise(none)
+    changed = inside & (F.col("kind") != PARTITION_REMOVED) & spark_leader_changed()
+    old, new = F.col("before.leader"), F.col("leader")
+    moved = changed & (old != new)
+    # One row per partition (the window pass left the rows partitioned by it: no exchange), cached: the
+    # brokers' counts come from its lists.
+    per_partition = observed.groupBy(*KEYS).agg(
+        F.sum(F.size(shrunk)).alias("s"), F.sum(F.size(expanded)).alias("e"), F.sum(changed.cast("int")).alias("l"),
+        F.flatten(F.collect_list(shrunk)).alias("shrunk"), F.flatten(F.collect_list(expanded)).alias("expanded"),
+        F.collect_list(F.when(moved & (old >= 0), old)).alias("lost"),
+        F.collect_list(F.when(moved & (new >= 0), new)).alias("gained"),
+    ).cache()  # fmt: skip
     try:
-        return _top(per_partition, 3, top), _top(per_broker, 2, top)
+        tallies = [
+            per_partition.select("cluster", F.explode(listed).alias("b"),
+                                 *(F.lit(int(c == counted)).alias(c) for c in SPARK_BROKER_COUNTS))
+            for listed, counted in zip(("shrunk", "expanded", "lost", "gained"), SPARK_BROKER_COUNTS, strict=True)
+        ]  # fmt: skip
+        per_broker = tallies[0]
+        for tally in tallies[1:]:
+            per_broker = per_broker.unionByName(tally)
+        per_broker = per_broker.groupBy("cluster", "b").agg(*(F.sum(c).alias(c) for c in SPARK_BROKER_COUNTS))
+        return _top(per_partition.select(*KEYS, "s", "e", "l"), 3, top), _top(per_broker, 2, top)
     finally:
-        found.release()
+        per_partition.unpersist(blocking=True)
+
+
+SPARK_BROKER_COUNTS = ("s", "e", "lost", "gained")  # BROKER_COUNTS' columns in ``_ranked_spark``
 
 
 def _top(counts: Any, keys: int, top: int) -> tuple[Ranked, ...]:

@@ -157,83 +157,116 @@ BOUNDS = ("since_ms", "until_ms", "upper_ms")  # each row's window (``spark_obse
 
 @dataclass(frozen=True)
 class SparkTransitions:
-    """The Spark engine's shared work for one question: the readable observations in partition order (with
-    the previous and next moments, the partition's candidate replicas and the previous non-removed row),
-    then the outages and leader changes derived from them. ``observed`` and ``outages`` are cached: every
-    answer built from them reads the store once and runs each window pass once; ``release`` frees them."""
+    """The Spark engine's shared work for one question: the observed rows (``spark_observed``), then the
+    outages and leader changes derived from them. ``observed`` is cached when the question reads it more than
+    once over a small slice (one topic); over a whole cluster, computing it again is cheaper than caching it
+    (benchmarks/README.md). ``release`` frees the cache."""
 
     observed: Any
     outages: Any
     leader_changes: Any
+    cached: bool
 
     def release(self) -> None:
-        """Drop the cached frames (the session may go on with another question)."""
-        self.outages.unpersist(blocking=True)  # freed before the session's next question plans its own
-        self.observed.unpersist(blocking=True)
+        """Drop the cached frame (the session may go on with another question)."""
+        if self.cached:
+            self.observed.unpersist(blocking=True)  # freed before the session's next question plans its own
 
 
-def spark_transitions(observations: Any) -> SparkTransitions:
-    """The outages and leader changes of ``observations`` (``spark_observations``) as Spark frames with
-    ``Outage``'s and ``LeaderChange``'s columns plus ``cluster`` and the window bounds: the rules of
-    ``_outages`` and ``_leader_changes``, in one window pass per partition and one per replica."""
+def spark_observed(observations: Any) -> Any:
+    """The readable observations of ``observations`` (``spark_observations``) in one window pass per
+    partition, each row with the previous and next moments (``prev_ts``, ``next_ts``), the previous
+    non-removed row (``before``: its ``ts``, ``leader`` and ``epoch``) and the replicas whose status it
+    changes to or from ``out``: ``went_out`` (``out`` now, not at the previous row, or this is the first),
+    ``left_out`` (``out`` at the previous row, not now) and ``came_back`` (those of ``left_out`` now ``in``).
+
+    A replica is ``out`` at a row exactly when it is in ``replicas`` and not in ``isr`` and the row is not a
+    removal, so these are set differences of each row's and its predecessor's ``out`` replicas: Spark's
+    array functions, compiled, with no per-replica pass."""
     from pyspark.sql import Window as W
     from pyspark.sql import functions as F
 
     removed = F.col("kind") == PARTITION_REMOVED
     readable = observations.where(removed | F.col("isr").isNotNull())
     order = W.partitionBy(*KEYS).orderBy("ts_ms", "src", "seq")
-    replicas = F.coalesce("replicas", F.array().cast("array<int>"))
+    none = F.array().cast("array<int>")
+    replicas = F.coalesce("replicas", none)
+    out = F.when(removed, none).otherwise(F.array_except(replicas, F.col("isr")))
     # A leader change compares with the previous row that is not a removal (the local rule skips those).
     kept = F.when(~removed, F.struct(F.col("ts_ms").alias("ts"), "leader", F.col("leader_epoch").alias("epoch")))
-    observed = readable.select(
+    rows = readable.select(
         *KEYS, "ts_ms", "src", "seq", "kind", "leader", "leader_epoch", "isr", "replicas", *BOUNDS,
-        # Every replica the partition had in the window (a set of the replica lists: few distinct ones).
-        F.array_sort(F.array_distinct(F.flatten(F.collect_set(replicas).over(
-            order.rowsBetween(W.unboundedPreceding, W.unboundedFollowing))))).alias("candidates"),
         F.lag("ts_ms").over(order).alias("prev_ts"),
         F.lead("ts_ms").over(order).alias("next_ts"),
         F.last(kept, ignorenulls=True).over(order.rowsBetween(W.unboundedPreceding, -1)).alias("before"),
-    ).cache()  # fmt: skip
-    per_replica = observed.select(*KEYS, "ts_ms", "src", "seq", "kind", "prev_ts", *BOUNDS, "replicas", "isr",
-                                  F.explode("candidates").alias("replica"))  # fmt: skip
+        out.alias("out"),
+        F.coalesce(F.lag(out).over(order), none).alias("prev_out"),
+    )  # fmt: skip
+    now, was = F.col("out"), F.col("prev_out")
+    left = F.array_except(was, now)
+    in_isr = F.when(removed, none).otherwise(F.array_intersect(replicas, F.col("isr")))
+    return rows.select(
+        *(c for c in rows.columns if c not in ("out", "prev_out")), F.array_except(now, was).alias("went_out"),
+        left.alias("left_out"), F.array_intersect(left, in_isr).alias("came_back"),
+    )  # fmt: skip
+
+
+def spark_transitions(observations: Any, cache: bool = False) -> SparkTransitions:
+    """The outages and leader changes of ``observations`` (``spark_observations``) as Spark frames with
+    ``Outage``'s and ``LeaderChange``'s columns plus ``cluster`` and the window bounds: the rules of
+    ``_outages`` and ``_leader_changes``, from ``spark_observed`` (cached when ``cache``) and one window pass
+    over its moves."""
+    from pyspark.sql import Window as W
+    from pyspark.sql import functions as F
+
+    observed = spark_observed(observations)
+    if cache:
+        observed = observed.cache()
+    moved = observed.select(
+        *KEYS, "ts_ms", "src", "seq", "kind", "prev_ts", *BOUNDS, "went_out", "came_back",
+        F.posexplode(F.concat("went_out", "left_out")).alias("i", "replica"),
+    )  # fmt: skip
     status = (
-        F.when(removed | ~F.array_contains(replicas, F.col("replica")), F.lit(GONE))
-        .when(F.array_contains("isr", F.col("replica")), F.lit(IN))
-        .otherwise(F.lit(OUT))
+        F.when(F.col("i") < F.size("went_out"), F.lit(OUT))
+        .when(F.array_contains("came_back", F.col("replica")), F.lit(IN))
+        .otherwise(F.lit(GONE))
     )
-    per_replica = per_replica.withColumn("status", status).drop("replicas", "isr")
+    moved = moved.select(*KEYS, "ts_ms", "src", "seq", "kind", "prev_ts", *BOUNDS, "replica", status.alias("status"))
+    # An outage ends at the replica's next move (a replica's moves alternate: into ``out``, out of it).
     by_replica = W.partitionBy(*KEYS, "replica").orderBy("ts_ms", "src", "seq")
-    per_replica = per_replica.withColumn("previous", F.lag("status").over(by_replica))
-    moves = per_replica.where(
-        ((F.col("status") == OUT) & (F.col("previous").isNull() | (F.col("previous") != OUT)))
-        | ((F.col("status") != OUT) & (F.col("previous") == OUT))
-    )
     following = [F.lead(c).over(by_replica).alias(f"next_{c}") for c in ("ts_ms", "prev_ts", "status", "kind")]
-    moves = moves.select("*", *following)
+    moved = moved.select("*", *following)
     end = (
         F.when(F.col("next_ts_ms").isNull(), F.lit("open"))
         .when(F.col("next_kind") == PARTITION_REMOVED, F.lit("partition removed"))
         .when(F.col("next_status") == IN, F.lit("back"))
         .otherwise(F.lit("removed"))
     )
-    outages = moves.where(F.col("status") == OUT).select(
+    outages = moved.where(F.col("status") == OUT).select(
         *KEYS, "replica", F.col("ts_ms").alias("left_ms"), F.col("prev_ts").alias("left_prev_ms"),
         F.col("next_ts_ms").alias("back_ms"), F.col("next_prev_ts").alias("back_prev_ms"), end.alias("end"), *BOUNDS,
-    ).cache()  # fmt: skip
+    )  # fmt: skip
+    changes = observed.where(F.col("kind") != PARTITION_REMOVED).where(spark_leader_changed()).select(
+        *KEYS, F.col("ts_ms").alias("at_ms"), F.col("before.ts").alias("prev_ms"),
+        F.col("before.leader").alias("old_leader"), F.col("leader").alias("new_leader"),
+        F.col("before.epoch").alias("old_epoch"), "leader_epoch", *BOUNDS,
+    )  # fmt: skip
+    return SparkTransitions(observed, outages, changes, cache)
+
+
+def spark_leader_changed() -> Any:
+    """A leader change at a non-removed row of ``spark_observed``: its leader or epoch differs from ``before``."""
+    from pyspark.sql import functions as F
+
     before = F.col("before")
-    changed = before.isNotNull() & (
+    return before.isNotNull() & (
         ~F.col("leader").eqNullSafe(before["leader"]) | ~F.col("leader_epoch").eqNullSafe(before["epoch"])
     )
-    changes = observed.where(~removed & changed).select(
-        *KEYS, F.col("ts_ms").alias("at_ms"), before["ts"].alias("prev_ms"), before["leader"].alias("old_leader"),
-        F.col("leader").alias("new_leader"), before["epoch"].alias("old_epoch"), "leader_epoch", *BOUNDS,
-    )  # fmt: skip
-    return SparkTransitions(observed, outages, changes)
 
 
 def transitions_spark(observations: Any) -> Transitions:
     """``transitions_local`` on Spark (the outages and leader changes collected)."""
-    found = spark_transitions(observations)
+    found = spark_transitions(observations, cache=True)
     try:
         outages = [Outage(*row) for row in found.outages.select(*_OUTAGE_COLUMNS).collect()]
         changes = [LeaderChange(*row) for row in found.leader_changes.select(*_CHANGE_COLUMNS).collect()]

@@ -68,6 +68,52 @@ def test_urp_is_identical_on_both_engines(window: Window, spark: Any, by: str) -
 
 
 @pytest.fixture(scope="module")
+def edges(tmp_path_factory: pytest.TempPathFactory) -> tuple[HistoryStore, str, int]:
+    """A topic ``edge`` whose rows hit every rule's corner: a replica out at the partition's first row, every
+    outage end (back, reassigned away, partition removed, open), several rows in one millisecond, a
+    partition removed while a replica is out and then created again, an offline spell."""
+    root = tmp_path_factory.mktemp("edges") / "store"
+    info = write_history(root, partitions=20, days=1, snapshot_every_s=6 * 3600, seed=7)
+    store = HistoryStore.open(root)
+    t = info.start_ms + 3_600_000
+
+    def row(at: int, partition: int, leader: int, epoch: int, isr: list[int], replicas: list[int]) -> dict[str, Any]:
+        return {"ts_ms": t + at, "kind": PARTITION, "topic": "edge", "partition": partition, "leader": leader,
+                "leader_epoch": epoch, "isr": isr, "replicas": replicas}  # fmt: skip
+
+    rows = [
+        row(0, 0, 1, 0, [1, 2], [1, 2, 3]), row(1000, 0, 1, 0, [1, 2, 3], [1, 2, 3]),
+        row(2000, 0, 1, 0, [1], [1, 2, 3]), row(3000, 0, 1, 1, [1], [1, 4]), row(3000, 0, 1, 1, [1, 4], [1, 4]),
+        row(4000, 0, -1, 2, [4], [1, 4]), row(5000, 0, 4, 3, [4, 1], [1, 4]),
+        row(0, 1, 2, 0, [2, 3], [2, 3]), row(1000, 1, 2, 0, [2], [2, 3]),
+        {"ts_ms": t + 2000, "kind": PARTITION_REMOVED, "topic": "edge", "partition": 1},
+        row(3000, 1, 3, 0, [3], [3, 1]),
+        row(1000, 2, 1, 0, [1, 2], [1, 2]), row(1000, 2, 1, 0, [1], [1, 2]), row(1000, 2, 1, 0, [1, 2], [1, 2]),
+        row(4000, 2, 2, 1, [2], [1, 2]),
+    ]  # fmt: skip
+    rows.sort(key=lambda r: r["ts_ms"])
+    store.append(EVENTS, info.cluster, [{**r, "seq": i + 1} for i, r in enumerate(rows)])
+    return store, info.cluster, t
+
+
+@pytest.mark.parametrize("since", [0, 1500], ids=["from the first row", "from between rows"])
+def test_every_corner_of_the_rules_is_identical_on_both_engines(
+    edges: tuple[HistoryStore, str, int], spark: Any, since: int
+) -> None:
+    store, cluster, t = edges
+    window = Window.of(store, cluster, t + since, t + 3_600_000)
+    local = isr_history(window, "edge")
+    assert {o.end for o in local.outages} == {"back", "removed", "partition removed", "open"}
+    assert any(c.new_leader == -1 for c in local.leader_changes)
+    # The outage seen at the first row (its start unknown) ended before the later window's start.
+    assert any(not o.left_known for o in local.outages) == (since == 0)
+    assert isr_history(window, "edge", spark=spark).to_json() == local.to_json()
+    assert flapping(window, top=1000, spark=spark).to_json() == flapping(window, top=1000).to_json()
+    for by in ("broker", "topic", "rack"):
+        assert urp(window, by, spark=spark).to_json() == urp(window, by).to_json(), by
+
+
+@pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> list[Window]:
     """Three clusters in one store, each its own churn (seed); one has a gap."""
     root = tmp_path_factory.mktemp("fleet") / "store"
