@@ -130,8 +130,8 @@ def _ranked_spark(observations: Any, top: int) -> tuple[tuple[Ranked, ...], tupl
     changed = inside & (F.col("kind") != PARTITION_REMOVED) & spark_leader_changed()
     old, new = F.col("before.leader"), F.col("leader")
     moved = changed & (old != new)
-    # One row per partition (the window pass left the rows partitioned by it: no exchange), cached: the
-    # brokers' counts come from its lists.
+    # One row per partition (the window pass left the rows partitioned by it: no exchange), cached (100k rows
+    # of 100k partitions): the brokers' counts come from its lists.
     per_partition = observed.groupBy(*KEYS).agg(
         F.sum(F.size(shrunk)).alias("s"), F.sum(F.size(expanded)).alias("e"), F.sum(changed.cast("int")).alias("l"),
         F.flatten(F.collect_list(shrunk)).alias("shrunk"), F.flatten(F.collect_list(expanded)).alias("expanded"),
