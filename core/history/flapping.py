@@ -4,7 +4,8 @@ Counted from the outages and leader changes of ``core.history.isr`` (the same ru
 shrink is an outage whose start was observed in the window (``left_known``), an expand an outage that
 ended ``back`` in it, a leader change one observed in it. A broker's shrinks and expands are its own
 (it left or rejoined an ISR); its leaderships lost and gained are the leader changes away from and to it
-("no leader", -1, is nobody's).
+("no leader", -1, is nobody's). The local engine counts the outages themselves; Spark counts the rows where
+they start and end (``_ranked_spark``), in one pass: the same counts, compared in the tests.
 """
 
 from __future__ import annotations

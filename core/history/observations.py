@@ -143,9 +143,9 @@ def read_observations(window: Window, topic: str | None = None, partition: int |
 
 KEYS = ("cluster", "topic", "partition")  # a partition of the Spark frames (a fleet holds several clusters)
 # Event bytes (zstd Parquet, about 11 bytes an event) per Spark partition of the observations: a task's share of
-# the window pass stays near 400k rows whatever the store's size. Below the session's shuffle
-# partitions (30 days of 100k partitions: 26 MiB) the plan is left as it is; 20 such clusters in one job on
-# 8 partitions ran a 2 GiB driver out of heap (benchmarks/README.md).
+# the window pass stays near 400k rows whatever the store's size. Below the session's shuffle partitions (30
+# days of 100k partitions: 26 MiB) the plan is left as it is; 20 such clusters in one job on 8 partitions ran a
+# 2 GiB driver out of heap (benchmarks/README.md).
 SPARK_PARTITION_BYTES = 4 << 20
 
 
