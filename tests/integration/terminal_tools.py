@@ -17,10 +17,11 @@ KZC = Path(sys.executable).with_name("kzc")
 class Tmux:
     """One detached tmux session on its own server socket."""
 
-    def __init__(self, socket: str, env: dict[str, str]) -> None:
+    def __init__(self, socket: str, env: dict[str, str], status_file: Path) -> None:
         self.socket = socket
         self.env = env
         self.name = "kzc-e2e"
+        self.status_file = status_file
 
     def run(self, *args: str) -> str:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=self.env,
@@ -28,7 +29,10 @@ class Tmux:
         return done.stdout
 
     def start(self, command: list[str], width: int = 120, height: int = 40) -> None:
-        self.run("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), *command)
+        # The command's exit status goes to a file through a shell: tmux 3.3's #{pane_dead_status} is sometimes
+        # empty for a process that exited 0 (the pane is dead, the status never shows).
+        wrapped = ["/bin/sh", "-c", '"$@"; echo "$?" > "$0"', str(self.status_file), *command]
+        self.run("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), *wrapped)
         self.run("set-option", "-t", self.name, "remain-on-exit", "on")
 
     def resize(self, width: int, height: int) -> None:
@@ -44,8 +48,13 @@ class Tmux:
     def dead(self) -> bool:
         return self.run("display-message", "-p", "-t", self.name, "#{pane_dead}").strip() == "1"
 
-    def exit_status(self) -> str:
-        return self.run("display-message", "-p", "-t", self.name, "#{pane_dead_status}").strip()
+    def exit_status(self, timeout: float = 20) -> str:
+        """The command's exit status once it has exited (128 + N for a death by signal N)."""
+
+        def written() -> str:
+            return self.status_file.read_text().strip() if self.status_file.exists() else ""
+
+        return wait_until(written, timeout, "the command's exit status")
 
     def wait_for(self, text: str, timeout: float = 60) -> str:
         return wait_until(lambda: self.screen() if text in self.screen() else "", timeout, f"'{text}' on screen")
@@ -73,4 +82,5 @@ def terminal_env(directory: Path) -> dict[str, str]:
 
 def new_tmux(directory: Path) -> Tmux:
     """A tmux session (not started yet) with ``terminal_env(directory)``."""
-    return Tmux(f"kzc-e2e-{uuid.uuid4().hex[:8]}", terminal_env(directory))
+    name = f"kzc-e2e-{uuid.uuid4().hex[:8]}"
+    return Tmux(name, terminal_env(directory), directory / f"{name}.status")

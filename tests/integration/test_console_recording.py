@@ -101,7 +101,7 @@ def test_the_console_records_a_broker_restart_and_kzc_history_reads_it_from_the_
             wait_until(tmux.dead, 120, "the console to quit")
         except DeadlineExceeded:
             pytest.fail(f"the console did not exit on q:\n{tmux.screen()}")
-        assert tmux.exit_status() == "0", tmux.screen()  # the pane's exit status (its "Pane is dead" line lags)
+        assert tmux.exit_status() == "0", tmux.screen()
     finally:
         tmux.kill()
         second.kill()
