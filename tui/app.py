@@ -10,6 +10,9 @@ Backend callbacks only post messages; slow work runs in workers that end in one 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import sys
 import threading
 import time
@@ -63,11 +66,13 @@ from tui.screens.topics import TopicsScreen
 from tui.screens.zk_browser import ZkBrowserScreen
 from tui.screens.zk_health import ZkHealthScreen
 from tui.setup import apply_config, read_config
-from tui.terminal import check_terminal
+from tui.terminal import TerminalGone, check_terminal, hangup_safe_driver
 from tui.widgets.status_bar import StatusBar, StatusInfo
 from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 
 S = TypeVar("S", bound=KzcScreen)
+# kill, and a closed terminal or a dropped SSH session: each quits as q does (``_quit_on_signals``).
+QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class KzcApp(App[None]):
@@ -116,16 +121,25 @@ class KzcApp(App[None]):
         self.live = self._link(0)
         self.recording = RecordingLink(self.backend, settings, 0)
         self._closing_cluster: threading.Thread | None = None  # the recording's final flush, then the close
+        self._quits_on_signals = False  # ``run`` (a real terminal), not a test's ``run_test``
         self.zk_health = ZkHealthPoll(self, self.backend, 0, self.now_ms)
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         """Run the console; raises ``UsageError`` (one line, pointing to the CLI) where it cannot be drawn."""
         check_terminal()
-        super().run(*args, **kwargs)
+        self._quits_on_signals = True
+        self.driver_class = hangup_safe_driver(self) or self.driver_class
+        before = {signum: signal.getsignal(signum) for signum in QUIT_SIGNALS}
+        try:
+            super().run(*args, **kwargs)
+        finally:
+            for signum, handler in before.items():  # the loop's handlers leave with it: the command's come back
+                signal.signal(signum, handler)
         if self._closing_cluster is not None:
             self._closing_cluster.join()  # the recording's final flush (the UI is gone: nothing waits on it)
             if self.recording.failure:
-                print(f"kzc: recording stopped: {self.recording.failure}", file=sys.stderr)
+                with contextlib.suppress(OSError):  # the terminal may be gone
+                    print(f"kzc: recording stopped: {self.recording.failure}", file=sys.stderr)
 
     def _link(self, generation: int) -> LiveLink:
         return LiveLink(self, self.backend, generation, self.now_ms)
@@ -167,6 +181,16 @@ class KzcApp(App[None]):
         self.zk_health.start()
         if self.warm_spark:
             self.check_runs.warm_up(self.backend)
+        if self._quits_on_signals:
+            self._quit_on_signals()
+
+    def _quit_on_signals(self) -> None:
+        """``kill`` (SIGTERM) and a closed terminal or dropped SSH session (SIGHUP) quit as ``q`` does: the
+        recording's final flush, the Spark worker stopped, the terminal restored. Python's default for both
+        is to die on the spot."""
+        loop = asyncio.get_running_loop()
+        for signum in QUIT_SIGNALS:
+            loop.add_signal_handler(signum, self.call_later, self.action_quit)
 
     def _screen_changed(self) -> None:
         """A screen came up: draw what it shows of the live link and of ZooKeeper's health as of now."""
@@ -410,6 +434,10 @@ class KzcApp(App[None]):
     @on(ChecksFinished)
     def _checks_advanced(self, message: ChecksProgressed | ChecksFinished) -> None:
         self.check_runs.advance(message)
+
+    @on(TerminalGone)
+    async def _terminal_gone(self) -> None:
+        await self.action_quit()
 
     async def action_quit(self) -> None:
         """Quit; a Spark worker gets at most ``QUIT_WAIT_S`` to stop (then it and its JVM are killed)."""

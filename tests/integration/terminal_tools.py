@@ -48,6 +48,11 @@ class Tmux:
     def dead(self) -> bool:
         return self.run("display-message", "-p", "-t", self.name, "#{pane_dead}").strip() == "1"
 
+    def command_pid(self) -> int:
+        """The started command's process id (the pane's process is the shell that notes its exit status)."""
+        shell = self.run("display-message", "-p", "-t", self.name, "#{pane_pid}").strip()
+        return int(Path(f"/proc/{shell}/task/{shell}/children").read_text().split()[0])
+
     def exit_status(self, timeout: float = 20) -> str:
         """The command's exit status once it has exited (128 + N for a death by signal N)."""
 

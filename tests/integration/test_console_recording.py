@@ -2,10 +2,13 @@
 ``record = true`` in a real terminal (tmux), records while broker 2 is killed and restarted; ``q`` quits with a
 final flush; ``kzc history isr --context`` (the store the context names, no ``--store``) then gives broker 2's
 time out of the ISR within a second of what this test saw in ZooKeeper. A second console on the same store while
-the first records says it does not record, and runs on."""
+the first records says it does not record, and runs on. A console ended by ``kill`` or by its terminal closing
+(an SSH session dropped) quits as on ``q``: its final flush covers the moment it was told to stop."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -120,3 +123,44 @@ def test_the_console_records_a_broker_restart_and_kzc_history_reads_it_from_the_
     assert poller.left is not None and poller.back is not None
     assert abs(outage["left_ms"] - poller.left) <= TOLERANCE_MS, (outage, poller.left)
     assert outage["back_ms"] is not None and abs(outage["back_ms"] - poller.back) <= TOLERANCE_MS, (outage, poller.back)
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, whose parent has not reaped it yet, has ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize("ending", ["kill", "terminal closed", "ssh session dropped"])
+def test_a_recording_console_ended_by_kill_or_a_lost_terminal_quits_with_its_final_flush(
+    sandbox: Sandbox, tmp_path: Path, ending: str
+) -> None:
+    store = tmp_path / "history"
+    _write_config(tmp_path, sandbox, store)
+    tmux = new_tmux(tmp_path)
+    tmux.start([str(KZC), "--context", "rec"])
+    try:
+        tmux.wait_for("ZK connected", timeout=300)
+        tmux.wait_for("REC ", timeout=60)
+        wait_until(lambda: HistoryStore(store).flushed_ms("rec"), 60, "the first flush")
+        pid = tmux.command_pid()
+        told_ms = int(time.time() * 1000)
+        if ending == "kill":
+            os.kill(pid, signal.SIGTERM)
+        else:
+            # The terminal goes. The kernel sends SIGHUP to the session leader only: here the shell that notes
+            # the exit status, so the console learns it from its next write. A login shell whose SSH session
+            # drops passes the SIGHUP on to its jobs.
+            tmux.kill()
+            if ending == "ssh session dropped":
+                os.kill(pid, signal.SIGHUP)
+        wait_until(lambda: not _alive(pid), 120, "the console to exit")
+        if ending == "kill":
+            assert tmux.exit_status() == "0"  # a quit, not a death by SIGTERM (143)
+    finally:
+        tmux.kill()
+    # Killed on the spot, the console's last flush (every 5 s) would cover a moment before it was told to stop.
+    flushed = HistoryStore(store).flushed_ms("rec")
+    assert flushed is not None and flushed >= told_ms, (flushed, told_ms)

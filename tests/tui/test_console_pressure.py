@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import errno
+import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -26,7 +28,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.topic_detail import LOADING, partition_table_row
 from tui.screens.topics import TopicsScreen
-from tui.terminal import terminal_problem
+from tui.terminal import TerminalGone, _Output, terminal_problem
 from tui.widgets.assignment_preview import BAR_WIDTH, bars_text, grid_rows
 from tui.widgets.key_bar import KeyBar, fit
 from tui.widgets.virtual_table import VirtualTable
@@ -386,6 +388,34 @@ class TestTerminal:  # point 11
 
     def test_a_real_terminal_is_fine(self) -> None:
         assert terminal_problem({"TERM": "xterm-256color"}, is_tty=True) is None
+
+    def test_a_write_the_terminal_fails_says_it_is_gone_once_and_drops_later_writes(self) -> None:
+        class HungUp(io.StringIO):
+            def write(self, text: str) -> int:
+                raise OSError(errno.EIO, "Input/output error")
+
+        gone: list[str] = []
+        output = _Output(HungUp(), lambda: gone.append("gone"))
+        assert output.write("a frame") == 7 and output.write("the next") == 8
+        output.flush()
+        assert gone == ["gone"] and output.is_gone
+
+    def test_a_terminal_that_cannot_take_more_yet_is_not_gone(self) -> None:
+        class Full(io.StringIO):
+            def write(self, text: str) -> int:
+                raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
+
+        output = _Output(Full(), lambda: pytest.fail("a full terminal is not a lost one"))
+        with pytest.raises(BlockingIOError):
+            output.write("a frame")
+        assert not output.is_gone
+
+    async def test_a_lost_terminal_quits_the_console(self, make_app: MakeApp) -> None:
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            app.post_message(TerminalGone())
+            await settle(pilot)
+            assert app.return_code == 0
 
     def test_the_key_line_keeps_help_at_80_columns(self) -> None:
         pairs = tuple((k, d) for k, d in [("⏎", "Open"), ("/", "Filter"), ("e", "Export"), ("b", "Brokers"),
