@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
+from textual.widgets import Input, Tree
 
 from core.config import ConnectionSettings, UserConfig
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.log_dirs import synthetic_log_dirs
 from core.testdata.zk_health import ensemble_health
 from core.zookeeper.session import ConnectionState
+from tests.integration.sandbox_tools import eventually
 from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
 from tests.tui.test_security_screen import ACLS, QUOTAS, USERS
@@ -105,8 +106,17 @@ class TestTopicDetailScreen:
 @pytest.mark.parametrize("size", SIZES)
 class TestZkBrowserScreen:
     async def test_zk_browser(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        path = "/brokers/topics/events.orders-00011/partitions/1/state"
+
         async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
-            app.post_message(ZnodeChosen("/brokers/topics/events.orders-00011/partitions/1/state"))
+            app.post_message(ZnodeChosen(path))
+
+            def on_it() -> bool:  # the tree moves its cursor after a refresh, which no worker wait covers
+                trees = list(app.screen.query("#zk-tree").results(Tree))  # none until the screen is composed
+                node = trees[0].cursor_node if trees else None
+                return node is not None and node.data is not None and node.data.path == path
+
+            await eventually(pilot, on_it, 10, f"the tree's cursor on {path}")
 
         await snapshot(make_app, size, "zk-browser", tmp_path, steps)
 

@@ -302,7 +302,9 @@ class ZkBrowserScreen(KzcScreen):
         self._pending_jump = None
 
         def select() -> None:
-            # After a refresh: the tree computes the lines of newly added nodes when it redraws.
+            # A node's line is known once the tree lays its lines out, which it does when idle: a refresh
+            # may come first. Asking for a line lays them out now (else the cursor could miss the node).
+            tree.get_node_at_line(0)
             tree.move_cursor(node)
             tree.scroll_to_node(node, animate=False)
 
