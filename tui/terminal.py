@@ -42,7 +42,7 @@ class TerminalGone(Message):
     closed). The console quits as on ``q``."""
 
 
-class _Output:
+class TerminalOutput:
     """The console's output file. The first failed write means the terminal is gone: it says so once, then
     drops every write. Textual's writer thread would die on the error instead, and the app would then wait
     for good on its full queue, holding the ZooKeeper session and the history store's lock."""
@@ -81,7 +81,7 @@ class _Output:
 
 
 def hangup_safe_driver(app: App[Any]) -> type[Driver] | None:
-    """The driver ``app`` runs on: textual's own, its output through ``_Output`` (``None``: not textual's
+    """The driver ``app`` runs on: textual's own, its output through ``TerminalOutput`` (``None``: not textual's
     Linux driver, e.g. ``TEXTUAL_DRIVER`` names another)."""
     from textual.drivers.linux_driver import LinuxDriver
 
@@ -91,7 +91,7 @@ def hangup_safe_driver(app: App[Any]) -> type[Driver] | None:
     class HangupSafeDriver(LinuxDriver):
         def __init__(self, app: App[Any], **kwargs: Any) -> None:
             super().__init__(app, **kwargs)
-            output = _Output(cast(TextIO, self._file), lambda: app.post_message(TerminalGone()))
+            output = TerminalOutput(cast(TextIO, self._file), lambda: app.post_message(TerminalGone()))
             self._file = cast(Any, output)  # file-like: the writer thread uses write, flush and fileno
 
     return HangupSafeDriver

@@ -28,7 +28,7 @@ from tui.screens.help import HelpScreen
 from tui.screens.partitions import PartitionsScreen
 from tui.screens.topic_detail import LOADING, partition_table_row
 from tui.screens.topics import TopicsScreen
-from tui.terminal import TerminalGone, _Output, terminal_problem
+from tui.terminal import TerminalGone, TerminalOutput, terminal_problem
 from tui.widgets.assignment_preview import BAR_WIDTH, bars_text, grid_rows
 from tui.widgets.key_bar import KeyBar, fit
 from tui.widgets.virtual_table import VirtualTable
@@ -395,7 +395,7 @@ class TestTerminal:  # point 11
                 raise OSError(errno.EIO, "Input/output error")
 
         gone: list[str] = []
-        output = _Output(HungUp(), lambda: gone.append("gone"))
+        output = TerminalOutput(HungUp(), lambda: gone.append("gone"))
         assert output.write("a frame") == 7 and output.write("the next") == 8
         output.flush()
         assert gone == ["gone"] and output.is_gone
@@ -405,7 +405,7 @@ class TestTerminal:  # point 11
             def write(self, text: str) -> int:
                 raise BlockingIOError(errno.EAGAIN, "Resource temporarily unavailable")
 
-        output = _Output(Full(), lambda: pytest.fail("a full terminal is not a lost one"))
+        output = TerminalOutput(Full(), lambda: pytest.fail("a full terminal is not a lost one"))
         with pytest.raises(BlockingIOError):
             output.write("a frame")
         assert not output.is_gone
