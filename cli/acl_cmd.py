@@ -29,7 +29,7 @@ _RESOURCES = (("topic", "Topic"), ("group", "Group"), ("transactional_id", "Tran
 
 def register(sub: Any) -> None:
     """Declare ``kzc acl`` and its subcommands."""
-    acl = add_command(sub, "acl", "list, add or remove ACLs of the ZooKeeper authorizer", json_flag=False)
+    acl = add_command(sub, "acl", json_flag=False)
     actions = acl.add_subparsers(dest="acl_command", metavar="ACTION", required=True)
     listing = add_command(actions, "list", "the ACLs in ZooKeeper, filtered; with a resource, who can do what on it")
     _resource_options(listing, required=False)

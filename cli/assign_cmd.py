@@ -38,7 +38,7 @@ MAX_ROWS = 200  # the terminal shows this many partitions; --json always has the
 
 def register(sub: Any) -> None:
     """Declare ``kzc assign``."""
-    parser = add_command(sub, "assign", "compute or check a replica assignment exactly as Kafka does")
+    parser = add_command(sub, "assign")
     parser.add_argument("--brokers", metavar="ID,ID,...", help="broker ids, in the order Kafka gets them")
     parser.add_argument("--racks", metavar="ID:RACK,...", help="rack of each broker (all or none)")
     parser.add_argument("--partitions", metavar="N", help="partitions to assign (with --topic: the new total)")

@@ -27,13 +27,7 @@ SHOWN = 50  # partitions listed per section in the text form (--json lists them 
 
 def register(sub: Any) -> None:
     """Declare ``kzc broker ID`` and ``kzc broker stop-check ID [ID...]``."""
-    broker = add_command(
-        sub,
-        "broker",
-        "one broker: kzc broker ID (what it leads and hosts, out-of-ISR and offline replicas, registration, "
-        "session, log dirs and sizes); kzc broker stop-check ID [ID...] (is it safe to stop: exits 0 when safe, "
-        "1 when not)",
-    )
+    broker = add_command(sub, "broker")
     broker.add_argument("what", metavar="ID|stop-check", help="a broker id, or stop-check followed by broker ids")
     broker.add_argument("ids", type=int, nargs="*", metavar="ID", help="with stop-check: the brokers (several: a rack)")
     broker.add_argument(

@@ -25,9 +25,7 @@ DEFAULT_SINCE = "24h"
 
 def register(sub: Any) -> None:
     """Declare ``kzc changes``."""
-    changes = add_command(
-        sub, "changes", "what changed: every change ZooKeeper can date (znode stats), newest first, in bursts"
-    )
+    changes = add_command(sub, "changes")
     changes.add_argument(
         "--since",
         default=DEFAULT_SINCE,

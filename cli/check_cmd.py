@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, add_spark_options
-from core.config import ConnectionSettings
+from core.config import DEFAULT_SPARK_MASTER, ConnectionSettings
 from core.consistency.catalog import parse_only
 from core.consistency.findings import CheckReport, StageProgress
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import Engine, LocalEngine, SparkChecks, check_runnable, run_checks
-from core.consistency.spark_engine import DEFAULT_MASTER, SparkEngine, SparkSettings
+from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.errors import KzcError, UsageError
 from core.interrupt import on_interrupt
 from core.zookeeper.kafka_root import NoKafkaCluster
@@ -36,7 +36,7 @@ class CheckCouldNotRun(KzcError):
 
 def register(sub: Any) -> None:
     """Declare ``kzc check``."""
-    check = add_command(sub, "check", "run the cluster-wide consistency checks (docs/checks.md)")
+    check = add_command(sub, "check")
     check.add_argument("--snapshot", metavar="FILE", help="check this snapshot file instead of the live cluster")
     check.add_argument(
         "--engine",
@@ -70,7 +70,7 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         engine: Engine = LocalEngine()
         if args.engine == "spark":
             spark = SparkEngine(
-                SparkSettings(master=settings.spark_master or DEFAULT_MASTER, stage_dir=settings.stage_dir)
+                SparkSettings(master=settings.spark_master or DEFAULT_SPARK_MASTER, stage_dir=settings.stage_dir)
             )
             spark.start()  # starts while the snapshot is read
             stack.callback(on_interrupt(partial(_kill_worker, spark)))

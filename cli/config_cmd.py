@@ -23,7 +23,7 @@ from core.errors import UsageError
 
 def register(sub: Any) -> None:
     """Declare ``kzc config`` and its subcommands."""
-    config = add_command(sub, "config", "show or change topic configs (diff preview, confirm, apply)", json_flag=False)
+    config = add_command(sub, "config", json_flag=False)
     actions = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
 
     show = add_command(actions, "show", "the overrides of a topic or broker, and (with --bootstrap-server) sources")

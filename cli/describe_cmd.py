@@ -34,9 +34,7 @@ from core.snapshot.summary import ClusterSummary, summarize
 
 def register(sub: Any) -> None:
     """Declare ``kzc describe``."""
-    describe = add_command(
-        sub, "describe", "controller, brokers, topic and partition counts, pending admin work, unhealthy partitions"
-    )
+    describe = add_command(sub, "describe")
     describe.add_argument("--snapshot", metavar="FILE", help="describe a file written by kzc snapshot instead")
     describe.add_argument(
         "--min-insync-replicas",

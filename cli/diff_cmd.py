@@ -31,7 +31,7 @@ from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT
 
 def register(sub: Any) -> None:
     """Declare ``kzc diff``."""
-    parser = add_command(sub, "diff", "what differs between two snapshots, moments of the history, or clusters")
+    parser = add_command(sub, "diff")
     parser.add_argument("a", metavar="A", help="FILE, @WHEN (history store), context:NAME or live")
     parser.add_argument("b", metavar="B", help="the same kinds as A")
     parser.add_argument(

@@ -27,7 +27,7 @@ DEFAULT_WAIT = 60.0
 
 def register(sub: Any) -> None:
     """Declare ``kzc elect`` and its subcommands."""
-    elect = add_command(sub, "elect", "leader elections: preferred (rebalance leaders) or unclean", json_flag=False)
+    elect = add_command(sub, "elect", json_flag=False)
     actions = elect.add_subparsers(dest="elect_command", metavar="ACTION", required=True)
 
     preferred = add_command(actions, "preferred", "make each partition's preferred replica its leader")

@@ -37,10 +37,10 @@ _SCENARIOS = (
 
 def register(sub: Any) -> None:
     """Declare ``kzc groups`` and ``kzc group``."""
-    groups = add_command(sub, "groups", "consumer groups with state, members, topics and lag")
+    groups = add_command(sub, "groups")
     groups.set_defaults(handler=_groups)
 
-    group = add_command(sub, "group", "one consumer group's partitions and lag; 'group reset GROUP' resets offsets")
+    group = add_command(sub, "group")
     group.add_argument("words", nargs="+", metavar="GROUP | reset GROUP", help="the group, or 'reset' and the group")
     reset = group.add_argument_group("reset (kzc group reset GROUP --topic T[:P,...] SCENARIO)")
     reset.add_argument("--topic", action="append", metavar="T[:P,...]", help="topic (and partitions) to reset")

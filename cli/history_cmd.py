@@ -17,14 +17,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from cli.options import add_command, add_spark_options
-from core.config import ConnectionSettings
+from core.config import DEFAULT_SPARK_MASTER, ConnectionSettings
 from core.errors import UsageError
 from core.history.flapping import flapping, fleet_flapping
 from core.history.isr import isr_history
-from core.history.location import history_place, recorded_cluster
+from core.history.location import STORE_ENV, history_place, recorded_cluster
 from core.history.observations import Window
 from core.history.schema import cluster_key
-from core.history.store import STORE_ENV, HistoryStore
+from core.history.store import HistoryStore
 from core.history.urp import BY, fleet_urp, urp
 from core.human_time import parse_duration
 
@@ -33,7 +33,7 @@ FLEET = "all"  # --cluster all: every cluster of the store (flapping, urp)
 
 def register(sub: Any) -> None:
     """Declare ``kzc history`` and its questions."""
-    history = add_command(sub, "history", "questions over a history store recorded by kzc record", json_flag=False)
+    history = add_command(sub, "history", json_flag=False)
     questions = history.add_subparsers(dest="history_command", metavar="QUESTION", required=True)
     isr = add_command(questions, "isr", "each replica's time out of the ISR, and leader changes with epochs")
     isr.add_argument("--topic", required=True, metavar="T")
@@ -113,11 +113,10 @@ def engine(args: argparse.Namespace, settings: ConnectionSettings) -> Iterator[A
     if args.engine == "local":
         yield None
         return
-    from core.consistency.spark_engine import DEFAULT_MASTER
     from core.consistency.spark_job import start_session
     from core.consistency.spark_worker import LOCAL_DEFAULTS
 
-    master = settings.spark_master or DEFAULT_MASTER
+    master = settings.spark_master or DEFAULT_SPARK_MASTER
     spark = start_session(master, {} if master.startswith("sc://") else dict(LOCAL_DEFAULTS))
     try:
         yield spark

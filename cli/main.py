@@ -38,7 +38,7 @@ _GRACE_S = 1.0  # how long the interrupted command may take to unwind before kzc
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (every subcommand registered)."""
+    """The full argument parser: every command listed, its module imported when it is parsed (``cli.commands``)."""
     parser = KzcArgumentParser(
         prog="kzc",
         description="kzc: a terminal console for Apache Kafka clusters that keep their metadata in ZooKeeper. "
@@ -49,9 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_global_options(parser, suppress=False)
     add_spark_options(parser, suppress=False)  # the console's checks (kzc check has them too)
     add_console_options(parser)
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in commands.REGISTRY:
-        register(sub)
+    commands.add_subcommands(parser)
     return parser
 
 

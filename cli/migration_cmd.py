@@ -27,11 +27,7 @@ from core.zookeeper.kafka_root import open_kafka_session
 
 def register(sub: Any) -> None:
     """Declare ``kzc migration``."""
-    migration = add_command(
-        sub,
-        "migration",
-        "the ZooKeeper-to-KRaft migration: phase, KRaft controller, broker modes, blockers, next step, rollback",
-    )
+    migration = add_command(sub, "migration")
     add_read_options(migration)
     migration.set_defaults(handler=_migration)
 

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from cli.commands import help_of
 from core.config import (
     CREDENTIAL_ENV,
     CREDENTIAL_FILES,
+    DEFAULT_SPARK_MASTER,
     FILE_OR_ENV_ONLY,
     KAFKA_SASL_MECHANISMS,
     KAFKA_SECURITY_PROTOCOLS,
@@ -18,9 +20,8 @@ from core.config import (
     read_secret_file,
     resolve_settings,
 )
-from core.consistency.spark_engine import DEFAULT_MASTER
 from core.errors import UsageError
-from core.history.store import STORE_ENV
+from core.history.location import STORE_ENV
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -108,7 +109,7 @@ _SPARK_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
         {
             "metavar": "M",
             "help": f"Spark master (spark://, yarn, k8s://) or Spark Connect sc://host:port for the checks "
-            f"(default: the context's spark_master, else {DEFAULT_MASTER})",
+            f"(default: the context's spark_master, else {DEFAULT_SPARK_MASTER})",
         },
     ),
     (
@@ -272,8 +273,14 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
     return settings, warnings
 
 
-def add_command(sub: Any, name: str, help_text: str, json_flag: bool = True) -> argparse.ArgumentParser:
-    """Add subcommand ``name`` to the ``sub`` action, with the global options and usually ``--json``."""
+def add_command(sub: Any, name: str, help_text: str | None = None, json_flag: bool = True) -> argparse.ArgumentParser:
+    """Add subcommand ``name`` to the ``sub`` action, with the global options and usually ``--json``.
+
+    A top-level command gives no ``help_text``: its one-line help is the command table's
+    (``cli.commands.COMMANDS``), which ``kzc --help`` lists without importing the command's module.
+    """
+    if help_text is None:
+        help_text = help_of(name)
     parser: argparse.ArgumentParser = sub.add_parser(
         name, help=help_text, description=help_text, parents=[global_parent()]
     )

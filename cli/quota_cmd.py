@@ -27,7 +27,7 @@ from core.zookeeper.kafka_root import open_kafka_session
 
 def register(sub: Any) -> None:
     """Declare ``kzc quota`` and its subcommands."""
-    quota = add_command(sub, "quota", "show or change client quotas (users, client ids, defaults)", json_flag=False)
+    quota = add_command(sub, "quota", json_flag=False)
     actions = quota.add_subparsers(dest="quota_command", metavar="ACTION", required=True)
     show = add_command(actions, "show", "quotas of an entity (all without one); --effective: what a client gets")
     _entity_options(show)

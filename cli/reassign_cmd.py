@@ -31,7 +31,7 @@ DEFAULT_WAIT = 600.0
 
 def register(sub: Any) -> None:
     """Declare ``kzc reassign`` and its subcommands."""
-    reassign = add_command(sub, "reassign", "move partition replicas between brokers (plan, apply, follow)", False)
+    reassign = add_command(sub, "reassign", json_flag=False)
     actions = reassign.add_subparsers(dest="reassign_command", metavar="ACTION", required=True)
 
     plan = add_command(actions, "plan", "plan a reassignment: minimal movement off brokers, or Kafka's --generate")

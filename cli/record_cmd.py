@@ -22,9 +22,9 @@ from typing import Any
 from cli.options import add_command
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
-from core.history.location import history_place, recorded_cluster
+from core.history.location import STORE_ENV, history_place, recorded_cluster
 from core.history.recorder import Recorder, RecorderSettings
-from core.history.store import STORE_ENV, HistoryStore
+from core.history.store import HistoryStore
 from core.human_time import parse_duration
 from core.interrupt import on_interrupt
 from core.live.cluster import LiveCluster
@@ -34,7 +34,7 @@ from core.zookeeper.session import ConnectionState, ZkSession
 
 def register(sub: Any) -> None:
     """Declare ``kzc record``."""
-    record = add_command(sub, "record", "record live events and periodic snapshots into a history store (Parquet)")
+    record = add_command(sub, "record")
     record.add_argument(
         "--out",
         metavar="DIR",

@@ -26,7 +26,7 @@ from core.sandbox.traffic import start_traffic
 
 def register(sub: Any) -> None:
     """Declare ``kzc sandbox`` and its subcommands."""
-    sandbox = add_command(sub, "sandbox", "run a real ZooKeeper and Kafka brokers on 127.0.0.1", json_flag=False)
+    sandbox = add_command(sub, "sandbox", json_flag=False)
     actions = sandbox.add_subparsers(dest="sandbox_command", metavar="ACTION", required=True)
 
     up = add_command(

@@ -23,9 +23,7 @@ from core.zookeeper.kafka_root import open_kafka_session
 
 def register(sub: Any) -> None:
     """Declare ``kzc snapshot``."""
-    snapshot = add_command(
-        sub, "snapshot", "write all cluster metadata in ZooKeeper to a JSON Lines file (works with brokers down)"
-    )
+    snapshot = add_command(sub, "snapshot")
     snapshot.add_argument(
         "-o",
         "--output",

@@ -30,7 +30,7 @@ _POLL_S = 0.2  # how long a poll waits: also how soon Ctrl-C is noticed
 
 def register(sub: Any) -> None:
     """Declare ``kzc tail``."""
-    tail = add_command(sub, "tail", "print a topic's messages (no consumer group, nothing committed); --follow")
+    tail = add_command(sub, "tail")
     tail.add_argument("topic", metavar="TOPIC")
     tail.add_argument("--partition", type=int, metavar="P", help="only this partition")
     start = tail.add_mutually_exclusive_group()

@@ -33,7 +33,7 @@ _NAME_HELP = "topic name (a name starting with '-' goes last, after --: ... -- -
 
 def register(sub: Any) -> None:
     """Declare ``kzc topic`` and its subcommands."""
-    topic = add_command(sub, "topic", "create, expand or delete topics (preview, confirm, apply)", json_flag=False)
+    topic = add_command(sub, "topic", json_flag=False)
     actions = topic.add_subparsers(dest="topic_command", metavar="ACTION", required=True)
 
     create_help = "create a topic with the assignment Kafka would compute, or yours"

@@ -31,7 +31,7 @@ from core.zookeeper.session import ZkSession
 
 def register(sub: Any) -> None:
     """Declare ``kzc user`` and its subcommands."""
-    user = add_command(sub, "user", "SCRAM users: list, set a password, delete credentials", json_flag=False)
+    user = add_command(sub, "user", json_flag=False)
     actions = user.add_subparsers(dest="user_command", metavar="ACTION", required=True)
     listing = add_command(actions, "list", "users with SCRAM credentials: mechanisms and iterations")
     listing.set_defaults(handler=_list)

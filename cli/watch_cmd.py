@@ -39,7 +39,7 @@ _HEALTH_EVERY_S = 0.25  # at most this often a full health pass over the model (
 
 def register(sub: Any) -> None:
     """Declare ``kzc watch``."""
-    watch = add_command(sub, "watch", "stream cluster changes (controller, brokers, topics, admin requests) live")
+    watch = add_command(sub, "watch")
     watch.add_argument(
         "--follow",
         nargs="+",

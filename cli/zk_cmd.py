@@ -38,7 +38,7 @@ _ALL = 2**31
 
 def register(sub: Any) -> None:
     """Declare ``kzc zk`` and its subcommands."""
-    zk = add_command(sub, "zk", "browse ZooKeeper: list children, show a znode decoded", json_flag=False)
+    zk = add_command(sub, "zk", json_flag=False)
     actions = zk.add_subparsers(dest="zk_command", metavar="ACTION", required=True)
 
     ls = add_command(actions, "ls", "list the children of a znode (sorted; numbers numerically)")

@@ -35,6 +35,7 @@ def config_path() -> Path:
 # ZooKeeper's default jute.maxbuffer (bytes): the server refuses any request larger than this, so no znode
 # (and no multi-op) of that size can ever be written. A context's jute_maxbuffer may raise it.
 JUTE_MAXBUFFER = 1024 * 1024
+DEFAULT_SPARK_MASTER = "local[*]"  # where the checks' Spark engine runs when no flag or context names a master
 # Credentials from the environment: the safe way besides files, as a command line is visible in ps.
 CREDENTIAL_ENV = {
     "zk_auth": "KZC_ZK_AUTH",
@@ -92,8 +93,8 @@ class ConnectionSettings:
     ZooKeeper security follows kazoo: ``zk_auth`` is digest ``user:password``; ``zk_sasl_mechanism``
     (``DIGEST-MD5`` or ``GSSAPI``) with username/password or a service principal; ``zk_tls`` with CA,
     certificate and key files. ``spark_master`` and ``stage_dir`` say where the consistency checks'
-    Spark engine runs for this cluster (``core.consistency.spark_engine.SparkSettings``; ``None``: the
-    default master ``local[*]``, no staging). ``history`` is the cluster's history store and ``record``
+    Spark engine runs for this cluster (``core.consistency.spark_engine.SparkSettings``; ``None``:
+    ``DEFAULT_SPARK_MASTER``, no staging). ``history`` is the cluster's history store and ``record``
     whether the console records into it (``core.history.location``).
     """
 

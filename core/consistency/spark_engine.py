@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from core.config import DEFAULT_SPARK_MASTER
 from core.consistency.checks import EVIDENCE
 from core.consistency.findings import Finding, make_finding
 from core.consistency.params import CheckParams
 from core.errors import KzcError, MissingToolError
 
-DEFAULT_MASTER = "local[*]"
 START_TIMEOUT = 300.0
 
 ProgressEvent = Callable[[str, tuple[str, ...]], None]
@@ -58,7 +58,7 @@ class SparkSettings:
     the console's local files.
     """
 
-    master: str = DEFAULT_MASTER
+    master: str = DEFAULT_SPARK_MASTER
     stage_dir: str | None = None
     conf: Mapping[str, str] = field(default_factory=dict)
 

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.config import ConnectionSettings
+from core.config import DEFAULT_SPARK_MASTER, ConnectionSettings
 from core.consistency.findings import CheckReport, StageProgress
 from core.console.protocols import ProgressListener
 from core.errors import UsageError
@@ -69,9 +69,9 @@ class CheckEngines:
     @property
     def spark_settings(self) -> SparkSettings:
         """The settings the Spark engine starts with."""
-        from core.consistency.spark_engine import DEFAULT_MASTER, SparkSettings
+        from core.consistency.spark_engine import SparkSettings
 
-        return SparkSettings(master=self._spark_master or DEFAULT_MASTER, stage_dir=self._stage_dir)
+        return SparkSettings(master=self._spark_master or DEFAULT_SPARK_MASTER, stage_dir=self._stage_dir)
 
     def run(
         self,

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.history.store import STORE_ENV
+
+STORE_ENV = "KZC_HISTORY"  # the store the questions and the console read when no --store is given
 
 
 @dataclass(frozen=True, slots=True)

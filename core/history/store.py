@@ -43,7 +43,6 @@ from core.history.schema import (
 )
 
 MARKER = "kzc-history.json"
-STORE_ENV = "KZC_HISTORY"  # the store the questions and the console read when no --store is given
 _COMPACTED = "compact-"
 _CLOSED_AFTER_MS = 5 * 60_000  # an hour is closed (no flush writes to it any more) this long after its end
 

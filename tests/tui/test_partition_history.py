@@ -13,8 +13,9 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from core.config import ConnectionSettings
+from core.history.location import STORE_ENV
 from core.history.schema import EVENTS, PARTITION, SNAPSHOTS
-from core.history.store import STORE_ENV, HistoryStore
+from core.history.store import HistoryStore
 from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.dialogs.history import HistoryDialog

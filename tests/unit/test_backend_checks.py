@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from core.config import ConnectionSettings
+from core.config import DEFAULT_SPARK_MASTER, ConnectionSettings
 from core.connect import parse_zookeeper
-from core.consistency.spark_engine import DEFAULT_MASTER, SparkSettings
+from core.consistency.spark_engine import SparkSettings
 from core.console.checks import CheckEngines
 from core.console.zk import ZkBackend
 from core.testdata.builder import snapshot
@@ -18,7 +18,7 @@ from tests.recorded_backend import RecordedBackend
 
 
 def test_without_settings_spark_runs_locally_and_stages_nothing() -> None:
-    assert CheckEngines().spark_settings == SparkSettings(master=DEFAULT_MASTER, stage_dir=None)
+    assert CheckEngines().spark_settings == SparkSettings(master=DEFAULT_SPARK_MASTER, stage_dir=None)
 
 
 def test_a_live_backend_hands_its_settings_spark_master_and_stage_dir_to_its_checks() -> None:

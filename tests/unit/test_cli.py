@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli.commands import Subcommands
 from cli.main import build_parser, main
 from cli.options import settings_from_args
 from core import __version__
@@ -17,6 +18,8 @@ from core.config import ConnectionSettings
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
     for action in parser._actions:
+        if isinstance(action, Subcommands):
+            action.load_all()
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)
     return {}

@@ -18,10 +18,10 @@ from core.connect import parse_zookeeper
 from core.console.recording import ConsoleRecording
 from core.errors import ConfigError, UsageError
 from core.history.isr import isr_history
-from core.history.location import history_place, recorded_cluster
+from core.history.location import STORE_ENV, history_place, recorded_cluster
 from core.history.observations import Window
 from core.history.recorder import RecorderSettings
-from core.history.store import STORE_ENV, HistoryStore, StoreError
+from core.history.store import HistoryStore, StoreError
 from core.polling import wait_until
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.builder import snapshot, state, topic
