@@ -122,6 +122,7 @@ class KzcApp(App[None]):
         self.recording = RecordingLink(self.backend, settings, 0)
         self._closing_cluster: threading.Thread | None = None  # the recording's final flush, then the close
         self._quits_on_signals = False  # ``run`` (a real terminal), not a test's ``run_test``
+        self._spark_waits_for_view = False  # warm the Spark worker up once the first whole view is drawn
         self.zk_health = ZkHealthPoll(self, self.backend, 0, self.now_ms)
 
     def run(self, *args: Any, **kwargs: Any) -> None:
@@ -179,8 +180,7 @@ class KzcApp(App[None]):
         self.screen_change_signal.subscribe(self, lambda _screen: self._screen_changed())
         self.live.connect()
         self.zk_health.start()
-        if self.warm_spark:
-            self.check_runs.warm_up(self.backend)
+        self._spark_waits_for_view = self.warm_spark
         if self._quits_on_signals:
             self._quit_on_signals()
 
@@ -258,8 +258,7 @@ class KzcApp(App[None]):
         self.run_worker(partial(close_cluster, old_recording, old), thread=True, exit_on_error=False, group="close")
         self.live.connect()
         self.zk_health.start()
-        if self.warm_spark:
-            self.check_runs.warm_up(self.backend)
+        self._spark_waits_for_view = self.warm_spark
 
     # ---- live: connection, events, view refresh (tui.live_link) ------------------------------------
 
@@ -297,6 +296,11 @@ class KzcApp(App[None]):
     @on(m.ViewRefreshed)
     def _view_refreshed(self, message: m.ViewRefreshed) -> None:
         self.live.take_view(message)
+        if self._spark_waits_for_view and message.loading is None and message.generation == self.live.generation:
+            # The Spark worker (a JVM) starts once the whole cluster is on screen: on a small machine it would
+            # otherwise take the CPU the first full read needs.
+            self._spark_waits_for_view = False
+            self.check_runs.warm_up(self.backend)
 
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 

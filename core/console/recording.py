@@ -14,14 +14,15 @@ import threading
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from core.errors import KzcError
 from core.history.location import HistoryPlace
-from core.history.recorder import Recorder, RecorderSettings
-from core.history.store import HistoryStore
 from core.snapshot.model import ClusterSnapshot
 from core.zookeeper.session import ConnectionState
+
+if TYPE_CHECKING:  # the store is pyarrow: imported when the console records, not as it opens
+    from core.history.recorder import Recorder, RecorderSettings
 
 _CLOSE_WAIT_S = 10.0  # the recorder's thread ends within one tick of its stop; this only bounds a wedged disk
 
@@ -89,6 +90,9 @@ class ConsoleRecording:
             UsageError: nothing names a store (``HistoryPlace.require``), or it is not a store.
             StoreError: another recorder holds the cluster's lock, or the store is of another version.
         """
+        from core.history.recorder import Recorder, RecorderSettings
+        from core.history.store import HistoryStore
+
         root = place.require()
         locks = ExitStack()
         try:

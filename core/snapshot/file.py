@@ -25,7 +25,7 @@ import io
 import json
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 from types import MappingProxyType
@@ -222,8 +222,11 @@ def write_snapshot_file(snapshot: ClusterSnapshot, path: str | Path) -> int:
     try:
         with os.fdopen(fd, "wb") as raw, _text_writer(raw, target.name.endswith(".gz")) as out:
             writer = RecordWriter(out)
-            for record in iter_records(snapshot):
-                writer.line(record)
+            for record in _lines(snapshot):
+                if type(record) is dict:
+                    writer.line(record)
+                else:
+                    writer.partition(*record)
             count = writer.count
         tmp.replace(target)
     except OSError as exc:
@@ -267,13 +270,13 @@ class RecordWriter:
         replicas: list[int],
         adding: list[int],
         removing: list[int],
-        state: tuple[int, list[int], int] | str | None,
+        state: PartitionState | tuple[int, list[int], int] | str | None,
         raw_base64: str | None = None,
     ) -> None:
-        """Write one assigned partition: the same line as ``record("partition", ...)``, formatted directly (the
-        synthetic writer emits millions). ``state``: ``(leader, isr, controller_epoch)`` of a readable version 1
-        state with leader epoch 0, the problem of an unreadable one (with its ``raw_base64``), or None when its
-        state znode is absent."""
+        """Write one assigned partition: the same line as ``record("partition", ...)``, formatted directly (a
+        snapshot has one per partition, the synthetic writer emits millions). ``state``: a readable state, or
+        ``(leader, isr, controller_epoch)`` of a readable version 1 state with leader epoch 0, the problem of an
+        unreadable one (with its ``raw_base64``), or None when its state znode is absent."""
         if self._topic[0] != topic:  # partitions come topic by topic: quote the name once
             before, after = json.dumps(state_path(topic, "\x00")).rsplit("\\u0000", 1)
             self._topic = (topic, json.dumps(topic), before, after)
@@ -289,6 +292,13 @@ class RecordWriter:
                 '"leader":null,"leader_epoch":null,"isr":null,"controller_epoch":null,"leader_recovery_state":null,'
                 '"version":null}'
             )
+        elif type(state) is PartitionState:
+            tail = (
+                f'"state_present":true,"path":{path},"readable":true,"problem":null,"raw_base64":null,'
+                f'"leader":{state.leader},"leader_epoch":{state.leader_epoch},"isr":{_ints(state.isr)},'
+                f'"controller_epoch":{state.controller_epoch},"leader_recovery_state":{state.leader_recovery_state},'
+                f'"version":{state.version}}}'
+            )
         elif isinstance(state, str):
             tail = (
                 f'"state_present":true,"path":{path},"readable":false,"problem":{json.dumps(state)},'
@@ -296,7 +306,7 @@ class RecordWriter:
                 '"controller_epoch":null,"leader_recovery_state":null,"version":null}'
             )
         else:
-            leader, isr, epoch = state
+            leader, isr, epoch = state  # type: ignore[misc]
             tail = (
                 f'"state_present":true,"path":{path},"readable":true,"problem":null,"raw_base64":null,'
                 f'"leader":{leader},"leader_epoch":0,"isr":{_ints(isr)},"controller_epoch":{epoch},'
@@ -306,7 +316,7 @@ class RecordWriter:
         self.count += 1
 
 
-def _ints(values: list[int]) -> str:
+def _ints(values: Sequence[int]) -> str:
     return "[" + ",".join(map(str, values)) + "]"
 
 
@@ -317,8 +327,25 @@ def _text_writer(raw: IO[bytes], compress: bool) -> IO[str]:
     return io.TextIOWrapper(raw, encoding="utf-8", newline="\n")
 
 
+# An assigned partition whose state is readable or absent, for ``RecordWriter.partition`` (its arguments):
+# formatted directly, as building and encoding a dict per partition took most of a write.
+PartitionLine = tuple[str, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], PartitionState | None]
+
+
 def iter_records(snapshot: ClusterSnapshot) -> Iterator[dict[str, Any]]:
     """Every line of the file for ``snapshot``, as dicts, header first and ``end`` last."""
+    for record in _lines(snapshot):
+        if type(record) is dict:
+            yield record
+        else:
+            line = io.StringIO()
+            RecordWriter(line).partition(*record)
+            yield json.loads(line.getvalue())
+
+
+def _lines(snapshot: ClusterSnapshot) -> Iterator[dict[str, Any] | PartitionLine]:
+    """What ``write_snapshot_file`` writes, line by line: a record, or a ``PartitionLine`` (the partition record
+    of those fields)."""
     count = 0
 
     def rec(kind: str, **values: Any) -> dict[str, Any]:
@@ -345,7 +372,10 @@ def iter_records(snapshot: ClusterSnapshot) -> Iterator[dict[str, Any]]:
     for broker_id in sorted(snapshot.kraft_brokers or ()):
         yield rec("kraft_broker", broker_id=broker_id)
     for topic in snapshot.topics.values():
-        yield from _topic_records(topic, rec)
+        for record in _topic_records(topic, rec):
+            if type(record) is tuple:
+                count += 1
+            yield record
     for entity_type, configs in (("topics", snapshot.topic_configs), ("brokers", snapshot.broker_configs)):
         for name, config in configs.items():
             values = _value(config, config_path(entity_type, name))
@@ -455,7 +485,7 @@ def _broker_values(entry: BrokerEntry) -> dict[str, Any]:
     return values
 
 
-def _topic_records(topic: TopicEntry, rec: Rec) -> Iterator[dict[str, Any]]:
+def _topic_records(topic: TopicEntry, rec: Rec) -> Iterator[dict[str, Any] | PartitionLine]:
     base = topic_path(topic.name)
     values = _value(topic.assignment, base)
     assignment = topic.assignment if isinstance(topic.assignment, TopicAssignment) else None
@@ -469,18 +499,24 @@ def _topic_records(topic: TopicEntry, rec: Rec) -> Iterator[dict[str, Any]]:
         **_times(topic.times),
     )
     listed = dict(assignment.partitions) if assignment else {}
-    for partition in sorted(listed.keys() | topic.states.keys()):
+    adding = dict(assignment.adding) if assignment else {}
+    removing = dict(assignment.removing) if assignment else {}
+    states = topic.states
+    for partition in sorted(listed.keys() | states.keys()):
         replicas = listed.get(partition)
+        state = states.get(partition, _NOT_READ)
+        if replicas is not None and (state is None or type(state) is PartitionState):
+            yield (topic.name, partition, replicas, adding.get(partition, ()), removing.get(partition, ()), state)
+            continue
         row: dict[str, Any] = {"topic": topic.name, "partition": partition, "in_assignment": replicas is not None}
-        if replicas is not None and assignment is not None:
+        if replicas is not None:
             row.update(
                 replicas=list(replicas),
-                adding=list(assignment.adding_replicas(partition)),
-                removing=list(assignment.removing_replicas(partition)),
+                adding=list(adding.get(partition, ())),
+                removing=list(removing.get(partition, ())),
             )
         state_znode = state_path(topic.name, partition)
-        if partition in topic.states:
-            state = topic.states[partition]
+        if state is not _NOT_READ:
             row["state_present"] = state is not None
             row["path"] = state_znode
             if state is not None:
@@ -495,6 +531,9 @@ def _topic_records(topic: TopicEntry, rec: Rec) -> Iterator[dict[str, Any]]:
                     version=state.version,
                 )
         yield rec("partition", **row)
+
+
+_NOT_READ = object()  # a listed partition the snapshot holds no state entry for
 
 
 def _request_records(snapshot: ClusterSnapshot, rec: Rec) -> Iterator[dict[str, Any]]:

@@ -22,6 +22,7 @@ from core.kafka.znodes import (
     IsrChangeNotification,
     LogDirEventNotification,
     MigrationState,
+    PartitionState,
     PreferredElectionRequest,
     ProducerIdBlock,
     ReassignmentRequest,
@@ -279,7 +280,8 @@ def test_an_unwritable_place_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_the_fast_partition_line_is_the_record_line(tmp_path: Path) -> None:
     fast, plain = io.StringIO(), io.StringIO()
-    cases = [((2, [2, 1], 5), None), ("not JSON", "eyJsZWFkZXIiOg=="), (None, None)]
+    readable = PartitionState(2, 7, (2, 1), 5, 1, 1)
+    cases = [((2, [2, 1], 5), None), (readable, None), ("not JSON", "eyJsZWFkZXIiOg=="), (None, None)]
     for value, raw in cases:
         RecordWriter(fast).partition('t "q"', 3, [2, 1], [1], [], value, raw)
     for value, raw in cases:
@@ -291,6 +293,8 @@ def test_the_fast_partition_line_is_the_record_line(tmp_path: Path) -> None:
             values["raw_base64"] = raw
         if isinstance(value, tuple):
             values.update(leader=2, leader_epoch=0, isr=[2, 1], controller_epoch=5, leader_recovery_state=0, version=1)
+        if isinstance(value, PartitionState):
+            values.update(leader=2, leader_epoch=7, isr=[2, 1], controller_epoch=5, leader_recovery_state=1, version=1)
         if value is None:
             values["path"] = state_path('t "q"', 3)
         RecordWriter(plain).record("partition", **values)

@@ -25,7 +25,6 @@ from textual.widgets import Label
 from core.config import ConnectionSettings
 from core.console.protocols import SizeSource
 from core.console.view import ClusterView, PartitionRow, partition_rows
-from core.history.isr import partition_history_lines
 from core.history.location import HistoryPlace, history_place
 from core.kafka.znodes.paths import broker_path
 from core.snapshot.sizes import SizesView
@@ -238,6 +237,8 @@ class PartitionsScreen(KzcScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="partition-history")
     def _read_history(self, topic: str, partition: int) -> None:
+        from core.history.isr import partition_history_lines  # pyarrow: imported when a history is asked for
+
         lines = partition_history_lines(self.history(), topic, partition, int(time.time() * 1000) - HISTORY_WINDOW_MS)
         self.post_message(self.HistoryRead(f"ISR history of {topic}-{partition}", lines))
 
