@@ -1,6 +1,6 @@
 """The console's consistency-check runs: their state, the worker that runs them, and the Spark worker's
-life (warmed up as the console opens, stopped in bounded time on quit). A run belongs to the app, not to the
-checks screen, so it keeps going (and its results stay) while the user works elsewhere."""
+life (warmed up once the whole cluster is on screen, stopped in bounded time on quit). A run belongs to the
+app, not to the checks screen, so it keeps going (and its results stay) while the user works elsewhere."""
 
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ WORKER_GROUP = "checks"
 
 @runtime_checkable
 class HasCheckEngines(Protocol):
-    """A backend whose check engines the console can warm up as it opens and stop in bounded time."""
+    """A backend whose check engines the console can warm up (once the cluster is on screen) and stop in
+    bounded time."""
 
     @property
     def check_engines(self) -> CheckEngines: ...
@@ -93,7 +94,8 @@ def checks_job(runner: CheckRunner, engine: str, post: Callable[[Message], objec
 
 class CheckRuns:
     """The app's check runs: starts one in a worker, takes in its progress, redraws the screens that show
-    it at most every ``REDRAW_S``, warms up the Spark worker as the console opens and stops it on quit.
+    it at most every ``REDRAW_S``, warms up the Spark worker once the whole cluster is on screen and stops
+    it on quit.
 
     Args:
         app: runs the workers and timers, holds the screens and shows the notices.
