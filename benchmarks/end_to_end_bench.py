@@ -15,7 +15,8 @@ Then ``python -c pass``, ``kzc --help`` and ``kzc describe --help`` as processes
 time goes, measured in this process on the same layout: imports (a fresh interpreter importing what the console
 imports), session (connect and the Kafka-cluster check), reads (``SnapshotReader.read`` less its parsing),
 parsing and building the snapshot (``_Attempt._build``, timed by wrapping it), building the view
-(``ViewBuilder.build``); "first paint and the rest" is the console's figure less those.
+(``ViewBuilder.build``); "first paint and the rest" is the console's best figure less those (a separate run:
+on a loaded machine it can come out negative, and then says only that the run was noisy).
 
 With ``--large N`` (e.g. 200000), the console alone on N partitions: opens, stays live (a new topic written
 into ZooKeeper shows up in the totals), quits cleanly (exit status 0); its memory before and after.
