@@ -78,6 +78,11 @@ class Sample:
         sizes = {b: MappingProxyType(r.sizes()) for b, r in log_dirs.items() if r.dirs is not None}
         return cls(layout, MappingProxyType(dict(offsets)), MappingProxyType(dict(log_dirs)), MappingProxyType(sizes))
 
+    def asks_zookeeper_again(self) -> bool:
+        """Whether who leads what may have changed since the layout was read: a leader did not answer, or
+        answered for a partition with an error (it may lead it no longer)."""
+        return any(read.offsets is None or read.errors for read in self.offsets.values())
+
 
 def read_sample(layout: Layout, timeout: float, now_ms: int, security: KafkaSecurity | None = None) -> Sample:
     """One tick (see the module docstring): the offsets and the log dirs of every broker, both at once;
