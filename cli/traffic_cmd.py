@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from typing import Any
 
 from cli.options import add_command
@@ -20,13 +19,12 @@ from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import age_text, clock_text, parse_duration
 from core.traffic.rates import Rate
-from core.traffic.sample import Layout, read_sample
+from core.traffic.sample import Layout, windows
 from core.traffic.view import BY, METRICS_UNKNOWN, Row, Traffic
 from core.zookeeper.health import size_text
 
 DEFAULT_WINDOW = "30s"
 MIN_WINDOW_S, MAX_WINDOW_S = 1.0, 3600.0
-TIMEOUT_S = 10.0  # per broker and request
 SHOWN_REASONS = 10
 
 
@@ -80,27 +78,15 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             raise UsageError(f"topic '{args.topic}' does not exist")
         return Layout.of(snapshot, security, args.topic)
 
-    current = layout()
-    started = time.monotonic()
-    before = read_sample(current, TIMEOUT_S, _now_ms(), security)
-    while True:
-        started += window_s
-        time.sleep(max(0.0, started - time.monotonic()))
-        after = read_sample(current, TIMEOUT_S, _now_ms(), security)
+    for before, after in windows(layout, window_s, security):
         rows = Traffic(before, after).rows(args.by)
         if args.json:
             print(json.dumps({"by": args.by, "window_s": window_s, "rows": [r.to_json() for r in rows]}), flush=True)
         else:
             print(render_traffic(args.by, window_s, rows), flush=True)
         if not args.follow:
-            return 0
-        if after.asks_zookeeper_again():
-            current = layout()
-        before = after
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
+            break
+    return 0
 
 
 def _rate(r: Rate | None, unit: str = "") -> str:
