@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from cli.options import add_command
@@ -18,6 +19,7 @@ from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import age_text, clock_text, parse_duration
+from core.traffic.cause import LoadFinding, load_findings
 from core.traffic.rates import Rate
 from core.traffic.sample import Layout, windows
 from core.traffic.view import BY, METRICS_UNKNOWN, Row, Traffic
@@ -78,14 +80,19 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             raise UsageError(f"topic '{args.topic}' does not exist")
         return Layout.of(snapshot, security, args.topic)
 
+    earlier: Traffic | None = None
     for before, after in windows(layout, window_s, security):
-        rows = Traffic(before, after).rows(args.by)
+        traffic = Traffic(before, after)
+        rows = traffic.rows(args.by)
+        findings = load_findings(traffic, earlier)
         if args.json:
-            print(json.dumps({"by": args.by, "window_s": window_s, "rows": [r.to_json() for r in rows]}), flush=True)
+            payload = {"by": args.by, "window_s": window_s, "rows": [r.to_json() for r in rows]}
+            print(json.dumps({**payload, "load": [f.to_json() for f in findings]}), flush=True)
         else:
-            print(render_traffic(args.by, window_s, rows), flush=True)
+            print(render_traffic(args.by, window_s, rows, findings), flush=True)
         if not args.follow:
             break
+        earlier = traffic
     return 0
 
 
@@ -128,8 +135,9 @@ HEADERS = {
 }
 
 
-def render_traffic(by: str, window_s: float, rows: list[Row]) -> str:
-    """The text form: a table (``?``: unknown, its reason listed under it; ``idle``: nothing moved)."""
+def render_traffic(by: str, window_s: float, rows: list[Row], findings: Sequence[LoadFinding] = ()) -> str:
+    """The text form: a table (``?``: unknown, its reason listed under it; ``idle``: nothing moved), then what
+    the load says (``core.traffic.cause``)."""
     read = max((r.read_ms for row in rows for r in (row.messages_in, row.bytes_in) if r and r.read_ms), default=None)
     when = f", read {clock_text(read)}" if read else ""
     lines = [f"traffic by {by} over {age_text(window_s)}{when}"]
@@ -151,6 +159,7 @@ def render_traffic(by: str, window_s: float, rows: list[Row]) -> str:
     if by == "logdir":
         lines.append("FULL IN: free space at the current growth ('-': " + _full_notes(rows) + ")")
     lines.append(f"bytes out and request times: {METRICS_UNKNOWN}")
+    lines += [f"load: {f.text}" for f in findings]
     return "\n".join(lines)
 
 
