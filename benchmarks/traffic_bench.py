@@ -25,7 +25,9 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
@@ -113,9 +115,6 @@ def main() -> None:
         snapshot = _snapshot(args)
         layout = Layout.of(snapshot, KafkaSecurity())  # type: ignore[arg-type]
         found = ports.get(timeout=600)
-        from dataclasses import replace
-        from types import MappingProxyType
-
         layout = replace(layout, endpoints=MappingProxyType({b: ("127.0.0.1", p) for b, p in found.items()}))
         partitions = len(layout.leaders)
         print(f"{partitions:,} partitions led by {len(found)} brokers (stand-ins in another process), median of "
