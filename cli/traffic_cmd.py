@@ -51,8 +51,8 @@ def register(sub: Any) -> None:
     traffic.set_defaults(handler=_traffic)
 
 
-def parse_window(text: str) -> float:
-    """``--window``: a duration from 1 s to 1 h.
+def parse_window(text: str, option: str = "--window") -> float:
+    """``--window`` (or ``option``): a duration from 1 s to 1 h.
 
     Raises:
         UsageError: anything else, with what was given.
@@ -60,10 +60,22 @@ def parse_window(text: str) -> float:
     try:
         seconds = parse_duration(text)
     except ValueError as exc:
-        raise UsageError(f"--window: {exc}") from None
+        raise UsageError(f"{option}: {exc}") from None
     if not MIN_WINDOW_S <= seconds <= MAX_WINDOW_S:
-        raise UsageError(f"--window must be from 1s to 1h, got '{text}'")
+        raise UsageError(f"{option} must be from 1s to 1h, got '{text}'")
     return seconds
+
+
+def rate_text(r: Rate | None, unit: str = "") -> str:
+    """A rate as the tables show it: ``12.5`` (per second), ``2.0 KiB/s`` (``unit`` bytes), ``12.5/s``
+    (``unit`` messages), ``idle``, ``?``."""
+    if r is None or r.per_s is None:
+        return "?"
+    if r.idle:
+        return "idle"
+    if unit == "bytes":
+        return f"{size_text(int(r.per_s))}/s"
+    return f"{r.per_s:,.1f}" + ("/s" if unit == "messages" else "")
 
 
 def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
@@ -96,16 +108,8 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     return 0
 
 
-def _rate(r: Rate | None, unit: str = "") -> str:
-    if r is None or r.per_s is None:
-        return "?"
-    if r.idle:
-        return "idle"
-    return f"{size_text(int(r.per_s))}/s" if unit == "bytes" else f"{r.per_s:,.1f}"
-
-
 def _cells(by: str, row: Row) -> list[str]:
-    rates = [_rate(row.messages_in), _rate(row.bytes_in, "bytes")]
+    rates = [rate_text(row.messages_in), rate_text(row.bytes_in, "bytes")]
     if by == "topic":
         parts = row.extra.get("partitions")
         return [row.topic or "", "?" if parts is None else f"{parts:,}", *rates]

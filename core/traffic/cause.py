@@ -122,3 +122,44 @@ def _stopped(before: list[Row], after: list[Row]) -> list[LoadFinding]:
         text = f"producers stopped: {topic} took {earlier:,.1f} messages/s the window before and none since"
         found.append(LoadFinding("stopped", topic, text, {"messages_in_per_s_before": earlier}))
     return found
+
+
+@dataclass(frozen=True)
+class BrokerLoad:
+    """One broker's load over a window (``kzc broker ID --traffic``): its row as leader, its share of the
+    cluster's bytes in (None when a sum is unknown), its log dirs' rows, and the findings about it."""
+
+    broker: Row
+    share_of_bytes_in: float | None
+    log_dirs: tuple[Row, ...]
+    findings: tuple[LoadFinding, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """As ``kzc broker ID --traffic W --json`` prints it under ``traffic``."""
+        return {
+            **self.broker.to_json(),
+            "share_of_bytes_in": None if self.share_of_bytes_in is None else round(self.share_of_bytes_in, 3),
+            "log_dirs": [r.to_json() for r in self.log_dirs],
+            "load": [f.to_json() for f in self.findings],
+        }
+
+
+def broker_load(traffic: Traffic, broker: int) -> BrokerLoad:
+    """``broker``'s load in ``traffic`` (a traffic of every topic: the share is of the whole cluster)."""
+    rows = traffic.brokers()
+    mine = next((r for r in rows if r.broker == broker), None) or Row(broker=broker, extra={"leads": 0})
+    values = [_per_s(r, "bytes") for r in rows]
+    known = [v for v in values if v is not None]
+    total = sum(known)
+    mine_bytes = _per_s(mine, "bytes")
+    share = mine_bytes / total if mine_bytes is not None and len(known) == len(values) and total > 0 else None
+    led = {f"{t}-{p}" for (t, p), leader in traffic.after.layout.leaders.items() if leader == broker}
+    about = tuple(
+        f
+        for f in load_findings(traffic)
+        if (f.kind == "leader_skew" and f.subject == str(broker))
+        or (f.kind == "disk_full" and f.subject.startswith(f"{broker}:"))
+        or (f.kind == "key_skew" and f.subject in led)
+    )
+    dirs = tuple(r for r in traffic.log_dirs() if r.broker == broker)
+    return BrokerLoad(mine, share, dirs, about)

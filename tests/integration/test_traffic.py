@@ -123,6 +123,8 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
         by_broker = kzc_json(capsys, sandbox, "traffic", "--by", "broker", "--topic", steady, "--window", WINDOW)
         parts = kzc_json(capsys, sandbox, "traffic", "--by", "partition", "--topic", skewed, "--window", WINDOW)
         disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
+        hot_leader = leaders(zk, skewed)[0]
+        broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "3s")["traffic"]
 
     # messages in per topic: within 15% of what was produced in the same window
     for topic, load in ((steady, even), (skewed, hot)):
@@ -159,6 +161,11 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
         skews = {f["subject"]: f for f in payload["load"] if f["kind"] == "key_skew"}
         assert skews[f"{skewed}-0"]["share"] == 1.0 and skews[f"{skewed}-0"]["messages_in_per_s"] > 0
         assert not any(s.startswith(steady) for s in skews)
+
+    # kzc broker ID --traffic: the leader of the skewed partition, its load and what the load says about it
+    assert broker["broker"] == hot_leader and broker["messages_in_per_s"] > 0 and broker["window_s"] >= 2.5
+    assert 0 < broker["share_of_bytes_in"] <= 1 and broker["log_dirs"]
+    assert any(f["kind"] == "key_skew" and f["subject"] == f"{skewed}-0" for f in broker["load"])
 
     # log dirs: used bytes, growth, and (Kafka 3.3+) the free space and the time until full
     dirs = [r for r in disks["rows"] if r["used_bytes"]]
