@@ -40,7 +40,13 @@ from core.testdata.snapshots import synthetic_snapshot  # noqa: E402
 from core.traffic.cause import load_findings  # noqa: E402
 from core.traffic.sample import Layout, read_sample  # noqa: E402
 from core.traffic.view import Traffic  # noqa: E402
-from tests.unit.fake_broker import RELEASE_APIS, api_versions_body, list_offsets_answer, log_dirs_answer  # noqa: E402
+from tests.unit.fake_broker import (  # noqa: E402
+    RELEASE_APIS,
+    api_versions_body,
+    list_offsets_answer,
+    log_dirs_answer,
+    read_frame,
+)
 
 LIST_OFFSETS_V, LOG_DIRS_V = 7, 4
 
@@ -66,12 +72,7 @@ def serve(args: argparse.Namespace, ports: multiprocessing.Queue[dict[int, int]]
 
     def one(conn: socket.socket, broker: int) -> None:
         with conn:
-            while True:
-                head = conn.recv(4, socket.MSG_WAITALL)
-                if len(head) < 4:
-                    return
-                (size,) = struct.unpack(">i", head)
-                raw = conn.recv(size, socket.MSG_WAITALL)
+            while (raw := read_frame(conn)) is not None:
                 api_key, _, correlation = struct.unpack_from(">hhi", raw)
                 reply = struct.pack(">i", correlation) + answers[broker][api_key]
                 conn.sendall(struct.pack(">i", len(reply)) + reply)

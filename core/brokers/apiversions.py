@@ -95,6 +95,13 @@ def _refuse(reason: str) -> int:
     raise NoVersion(reason)
 
 
+def no_listener(api: Api, who: str, security: KafkaSecurity | None) -> str:
+    """Why ``api`` cannot be sent to a broker without a listener of ``security``'s protocol (PLAINTEXT without
+    it)."""
+    need = f"a {security.protocol} listener (kafka_security_protocol)" if security else "a PLAINTEXT listener"
+    return f"kzc's own requests ({api.name}) need {need}; {who} has none"
+
+
 def encode_api_versions() -> bytes:
     """The framed ApiVersions v0 request (an empty body)."""
     return frame(API_VERSIONS.key, 0, _CORRELATION, _CLIENT_ID, b"")

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, request
+from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, no_listener, request
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame
 from core.config import KafkaSecurity
@@ -294,10 +294,7 @@ def read_broker_log_dirs(
     """
     who = f"broker {broker}"
     if endpoint is None:
-        need = f"a {security.protocol} listener (kafka_security_protocol)" if security else "a PLAINTEXT listener"
-        return BrokerLogDirs(
-            broker, now_ms, unknown=f"kzc's own requests (DescribeLogDirs) need {need}; {who} has none"
-        )
+        return BrokerLogDirs(broker, now_ms, unknown=no_listener(DESCRIBE_LOG_DIRS, who, security))
     host, port = endpoint
     try:
         dirs = describe_log_dirs(host or "127.0.0.1", port, partitions, timeout, who, security)

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from core.brokers.apiversions import LIST_OFFSETS, NoVersion, request
+from core.brokers.apiversions import LIST_OFFSETS, NoVersion, no_listener, request
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.logdirs import Key
 from core.brokers.wire import frame
@@ -164,8 +164,7 @@ def read_broker_offsets(
     (host, port) of the ``security`` protocol, None when it has none (or is not registered)."""
     who = f"broker {broker}"
     if endpoint is None:
-        need = f"a {security.protocol} listener (kafka_security_protocol)" if security else "a PLAINTEXT listener"
-        return BrokerOffsets(broker, _now_ms(), unknown=f"kzc's own requests (ListOffsets) need {need}; {who} has none")
+        return BrokerOffsets(broker, _now_ms(), unknown=no_listener(LIST_OFFSETS, who, security))
     if not partitions:
         return BrokerOffsets(broker, _now_ms(), {})
     host, port = endpoint

@@ -70,6 +70,15 @@ def api_versions_body(ranges: Mapping[int, tuple[int, int]]) -> bytes:
     return body
 
 
+def read_frame(conn: socket.socket) -> bytes | None:
+    """One request frame after its size prefix, None once the client closed the connection."""
+    head = conn.recv(4, socket.MSG_WAITALL)
+    if len(head) < 4:
+        return None
+    (size,) = struct.unpack(">i", head)
+    return conn.recv(size, socket.MSG_WAITALL)
+
+
 def _parse(raw: bytes, flexible: Callable[[int, int], bool]) -> Received:
     api_key, version, correlation, length = struct.unpack_from(">hhih", raw)
     client_id = raw[10 : 10 + length].decode()
@@ -95,12 +104,8 @@ def fake_broker(
 
     def serve_one(conn: socket.socket) -> None:
         with conn:
-            while True:
-                head = conn.recv(4, socket.MSG_WAITALL)
-                if len(head) < 4:
-                    return
-                (size,) = struct.unpack(">i", head)
-                request = _parse(conn.recv(size, socket.MSG_WAITALL), flexible)
+            while (raw := read_frame(conn)) is not None:
+                request = _parse(raw, flexible)
                 received.append(request)
                 if ranges is None:
                     return
