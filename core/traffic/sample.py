@@ -57,11 +57,19 @@ class Layout:
         endpoints = MappingProxyType(broker_endpoints(snapshot, security))
         return cls(MappingProxyType(leaders), endpoints, leaderless, unreadable)
 
+    def led_keys(self) -> dict[int, list[Key]]:
+        """Per live leader, the partitions it leads."""
+        out: dict[int, list[Key]] = {}
+        for key, leader in self.leaders.items():
+            if leader is not None:
+                out.setdefault(leader, []).append(key)
+        return out
+
     def led(self) -> dict[int, dict[str, list[int]]]:
         """Per live leader, the partitions it leads by topic (what its ListOffsets asks)."""
         out: dict[int, dict[str, list[int]]] = {}
-        for (topic, partition), leader in self.leaders.items():
-            if leader is not None:
+        for leader, keys in self.led_keys().items():
+            for topic, partition in keys:
                 out.setdefault(leader, {}).setdefault(topic, []).append(partition)
         return out
 

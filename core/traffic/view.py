@@ -163,9 +163,7 @@ class Traffic:
     def brokers(self) -> list[Row]:
         """One row per registered broker: the sums over the partitions it leads (at the later sample)."""
         groups: dict[int, list[Key]] = {b: [] for b in self.after.layout.endpoints}
-        for key, leader in self.after.layout.leaders.items():
-            if leader is not None:
-                groups.setdefault(leader, []).append(key)
+        groups.update(self.after.layout.led_keys())
         summed = self._summed(dict(sorted(groups.items())), "partition")
         return [
             Row(broker=b, messages_in=m, bytes_in=r, extra={"leads": len(groups[b])}) for b, (m, r) in summed.items()
@@ -175,10 +173,7 @@ class Traffic:
         """One row per log dir of every broker: used bytes, growth per hour, the bytes in of the leader
         replicas it holds, and the time until full where the broker reports its free space."""
         rows = []
-        leads: dict[int, list[Key]] = {}
-        for key, leader in self.after.layout.leaders.items():
-            if leader is not None:
-                leads.setdefault(leader, []).append(key)
+        leads = self.after.layout.led_keys()
         for broker, read in sorted(self.after.log_dirs.items()):
             if read.dirs is None:
                 why = read.unknown or "unknown"
