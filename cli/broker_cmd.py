@@ -9,12 +9,14 @@ import argparse
 import json
 from typing import Any
 
+from cli.metrics_cmd import broker_metric_lines
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text
 from core.kafka.znodes.paths import broker_path
+from core.metrics.reader import MetricsReader
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr
@@ -67,10 +69,14 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
         raise UsageError(f"broker {broker_id} is not registered and holds no replica")
     with open_kafka_session(settings) as session:
         live = read_broker_live(session, view, settings.kafka_security)
+    # One scrape (no window to wait for): the exporter's one-minute rates.
+    metrics = MetricsReader(settings.metrics_url).read(snapshot, broker_id)[0] if settings.metrics_url else None
     if args.json:
-        print(json.dumps({**view.to_json(), **live.to_json()}))
+        print(json.dumps({**view.to_json(), **live.to_json(), "metrics": metrics.to_json() if metrics else None}))
     else:
         print(render_broker(view, live, snapshot.taken_at_ms))
+        if metrics is not None:
+            print("\n".join(broker_metric_lines(metrics)))
     return 0
 
 
