@@ -73,23 +73,25 @@ def meter_rate(
     return Rate(None, None, why="needs a second scrape (the exporter gives no one-minute rate)")
 
 
+def _topic_before(previous: Exposition | None, topic: str, key: str) -> Meter | None:
+    """A topic meter's previous value; one the broker had not created yet at the previous scrape counted
+    from zero (Kafka creates a topic's meter on its first use, so all its count falls in the window)."""
+    if previous is None:
+        return None
+    before = previous.topics.get(topic, {}).get(key)
+    return before if before is not None and before.count is not None else Meter(0.0, None)
+
+
 def figures(previous: Exposition | None, current: Exposition, elapsed_s: float | None) -> Figures:
     """A broker's figures from its current scrape and, ``elapsed_s`` earlier, its previous one."""
     rates = {
         key: meter_rate(previous.meters[key] if previous else None, current.meters[key], elapsed_s) for key in METERS
     }
     topics = {
-        topic: {
-            key: meter_rate(
-                previous.topics.get(topic, {}).get(key) if previous else None,
-                meters[key],
-                elapsed_s,
-                missing=_NO_TOPIC_METER,
-            )
-            for key in TOPIC_METERS
-        }
+        topic: {key: meter_rate(_topic_before(previous, topic, key), meters[key], elapsed_s, missing=_NO_TOPIC_METER)
+                for key in TOPIC_METERS}
         for topic, meters in current.topics.items()
-    }
+    }  # fmt: skip
     # Its count is idle nanoseconds: per second, over 1e9, the idle fraction; its rates are that fraction.
     before = previous.request_idle if previous else None
     idle = meter_rate(before, current.request_idle, elapsed_s, count_scale=100 / NS_PER_S, rate_scale=100)

@@ -218,3 +218,10 @@ def test_a_contexts_metrics_url_is_a_template_or_a_table(tmp_path: Path) -> None
     path.write_text('[contexts.c]\nmetrics_url = "http://{hostname}/m"\n')
     with pytest.raises(ConfigError, match="context 'c': metrics_url .*unknown field"):
         load_config(path)
+
+
+def test_a_topic_meter_created_within_the_window_counts_from_zero() -> None:
+    before = "\n".join(line for line in BEFORE.splitlines() if 'topic="orders"' not in line)
+    f = figures(parse_exposition(before), parse_exposition(AFTER), 10.0)
+    assert f.topics["orders"]["messages_in"].value == pytest.approx(290.0)  # all 2900 of its count
+    assert f.topics["orders"]["messages_in"].source == COUNT_DELTA
