@@ -35,6 +35,7 @@ class Api:
 
 
 FETCH = Api(1, "Fetch", "0.8.0")  # v4 (0.11.0): message format v2, the first with headers
+LIST_OFFSETS = Api(2, "ListOffsets", "0.8.0")  # v1 (0.10.1, KIP-79): one offset per partition, by timestamp
 METADATA = Api(3, "Metadata", "0.8.0")
 API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
 CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")
