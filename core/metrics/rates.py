@@ -1,6 +1,7 @@
 """Per-second figures of a broker from its scrapes, each saying where it comes from.
 
-A JMX meter's rate is its count's delta between two scrapes over the time between them (``source``
+A JMX meter's rate is its count's delta between two scrapes over the time between them, by the one rate rule
+(``core.traffic.rates.rate``) (``source``
 ``"count delta"``, ``window_s`` that time). Without an earlier scrape, it is the meter's own one-minute rate
 (``"one-minute rate"``), where the exporter exports it. A count lower than the previous scrape's means the
 broker restarted: the delta would be negative, so the figure is the one-minute rate (or unknown), never a
@@ -13,6 +14,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.metrics.exposition import METERS, TOPIC_METERS, Exposition, Meter
+from core.traffic.rates import Reading, rate
+
+Window = tuple[int, int]  # when the previous and the current scrape were read, in milliseconds
 
 COUNT_DELTA = "count delta"
 ONE_MINUTE = "one-minute rate"
@@ -51,18 +55,19 @@ class Figures:
 def meter_rate(
     previous: Meter | None,
     current: Meter,
-    elapsed_s: float | None,
+    window: Window | None,
     count_scale: float = 1.0,
     rate_scale: float = 1.0,
     missing: str = "not in the exporter's answer",
 ) -> Rate:
-    """The rate of a meter from two scrapes ``elapsed_s`` apart (its count delta per second times
+    """The rate of a meter from two scrapes (its count delta per second by ``core.traffic.rates.rate``, times
     ``count_scale``), else its one-minute rate (times ``rate_scale``)."""
     restarted = False
-    if previous is not None and previous.count is not None and current.count is not None and elapsed_s:
-        if current.count >= previous.count:
-            return Rate((current.count - previous.count) / elapsed_s * count_scale, COUNT_DELTA, elapsed_s)
-        restarted = True
+    if previous is not None and previous.count is not None and current.count is not None and window:
+        delta = rate(Reading(int(previous.count), window[0]), Reading(int(current.count), window[1]), "the count")
+        if delta.per_s is not None:
+            return Rate(delta.per_s * count_scale, COUNT_DELTA, delta.window_s)
+        restarted = current.count < previous.count
     if current.one_minute is not None:
         why = "the broker restarted within the window" if restarted else None
         return Rate(current.one_minute * rate_scale, ONE_MINUTE, why=why)
@@ -82,19 +87,17 @@ def _topic_before(previous: Exposition | None, topic: str, key: str) -> Meter | 
     return before if before is not None and before.count is not None else Meter(0.0, None)
 
 
-def figures(previous: Exposition | None, current: Exposition, elapsed_s: float | None) -> Figures:
-    """A broker's figures from its current scrape and, ``elapsed_s`` earlier, its previous one."""
-    rates = {
-        key: meter_rate(previous.meters[key] if previous else None, current.meters[key], elapsed_s) for key in METERS
-    }
+def figures(previous: Exposition | None, current: Exposition, window: Window | None) -> Figures:
+    """A broker's figures from its current scrape and its previous one (``window``: when each was read)."""
+    rates = {key: meter_rate(previous.meters[key] if previous else None, current.meters[key], window) for key in METERS}
     topics = {
-        topic: {key: meter_rate(_topic_before(previous, topic, key), meters[key], elapsed_s, missing=_NO_TOPIC_METER)
+        topic: {key: meter_rate(_topic_before(previous, topic, key), meters[key], window, missing=_NO_TOPIC_METER)
                 for key in TOPIC_METERS}
         for topic, meters in current.topics.items()
     }  # fmt: skip
     # Its count is idle nanoseconds: per second, over 1e9, the idle fraction; its rates are that fraction.
     before = previous.request_idle if previous else None
-    idle = meter_rate(before, current.request_idle, elapsed_s, count_scale=100 / NS_PER_S, rate_scale=100)
+    idle = meter_rate(before, current.request_idle, window, count_scale=100 / NS_PER_S, rate_scale=100)
     if idle.value is None and current.request_idle_mean is not None:
         idle = Rate(current.request_idle_mean * 100, MEAN)
     if idle.value is not None:

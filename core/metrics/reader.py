@@ -101,7 +101,7 @@ class MetricsReader:
     def __init__(self, urls: MetricsUrls, timeout: float = DEFAULT_TIMEOUT) -> None:
         self.urls = urls
         self.timeout = timeout
-        self._last: dict[int, tuple[str, Exposition, float]] = {}
+        self._last: dict[int, tuple[str, Exposition, int]] = {}  # url, scrape, monotonic ms
         self._lock = threading.Lock()
 
     def read(self, snapshot: ClusterSnapshot, only: int | None = None) -> tuple[BrokerMetrics, ...]:
@@ -131,9 +131,10 @@ class MetricsReader:
                     continue
                 before = self._last.get(broker_id)
                 previous = before[1] if before and before[0] == url else None
-                elapsed = got.monotonic - before[2] if previous is not None and before else None
-                self._last[broker_id] = (url, exposition, got.monotonic)
+                now_ms = int(got.monotonic * 1000)
+                window = (before[2], now_ms) if previous is not None and before else None
+                self._last[broker_id] = (url, exposition, now_ms)
                 out.append(
-                    BrokerMetrics(broker_id, url, got.wall_ms, figures(previous, exposition, elapsed), None, zk_urp)
+                    BrokerMetrics(broker_id, url, got.wall_ms, figures(previous, exposition, window), None, zk_urp)
                 )
             return tuple(out)

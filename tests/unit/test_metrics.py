@@ -46,7 +46,7 @@ def test_kafka_0_10_2_is_read_too() -> None:
 
 
 def test_rates_are_count_deltas_over_the_window() -> None:
-    f = figures(parse_exposition(BEFORE), parse_exposition(AFTER), 10.0)
+    f = figures(parse_exposition(BEFORE), parse_exposition(AFTER), (0, 10_000))
     assert f.rates["messages_in"].value == pytest.approx(50.0)  # 500 messages in 10 s
     assert f.rates["messages_in"].source == COUNT_DELTA and f.rates["messages_in"].window_s == 10.0
     assert f.topics["orders"]["messages_in"].value == pytest.approx(50.0)
@@ -62,14 +62,14 @@ def test_without_an_earlier_scrape_the_one_minute_rate_says_so() -> None:
 
 
 def test_a_counter_that_goes_backwards_is_a_restart_never_a_negative_rate() -> None:
-    f = figures(parse_exposition(AFTER), parse_exposition(BEFORE), 10.0)
+    f = figures(parse_exposition(AFTER), parse_exposition(BEFORE), (0, 10_000))
     assert f.restarted
     assert f.rates["messages_in"].source == ONE_MINUTE and (f.rates["messages_in"].value or 0) >= 0
     assert "restarted" in (f.rates["messages_in"].why or "")
-    gone = meter_rate(Meter(100.0, None), Meter(5.0, None), 10.0)
+    gone = meter_rate(Meter(100.0, None), Meter(5.0, None), (0, 10_000))
     assert gone.value is None and "restarted" in (gone.why or "")
     # the next window counts from the new value
-    assert meter_rate(Meter(5.0, None), Meter(25.0, None), 10.0).value == 2.0
+    assert meter_rate(Meter(5.0, None), Meter(25.0, None), (0, 10_000)).value == 2.0
 
 
 def test_without_one_minute_rates_the_idle_percent_is_the_mean_since_start() -> None:
@@ -222,6 +222,6 @@ def test_a_contexts_metrics_url_is_a_template_or_a_table(tmp_path: Path) -> None
 
 def test_a_topic_meter_created_within_the_window_counts_from_zero() -> None:
     before = "\n".join(line for line in BEFORE.splitlines() if 'topic="orders"' not in line)
-    f = figures(parse_exposition(before), parse_exposition(AFTER), 10.0)
+    f = figures(parse_exposition(before), parse_exposition(AFTER), (0, 10_000))
     assert f.topics["orders"]["messages_in"].value == pytest.approx(290.0)  # all 2900 of its count
     assert f.topics["orders"]["messages_in"].source == COUNT_DELTA
