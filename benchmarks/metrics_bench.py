@@ -2,9 +2,10 @@
 (``core.metrics.exposition.parse_exposition``), beside the baseline of ``prometheus_client``'s parser alone
 walking every sample, in the same run.
 
-The text is a broker's answer under the sandbox's rules (``core/sandbox/metrics.py``) grown to T topics: the
-recorded 3.9.1 answer (tests/unit/fixtures/metrics) with every per-topic BrokerTopicMetrics line repeated for
-each synthetic topic. Median of 3 per size; every round printed.
+The text is a broker's answer grown to T topics: the recorded 3.9.1 answer of the sandbox's rules
+(tests/unit/fixtures/metrics) with every per-topic BrokerTopicMetrics line repeated for each synthetic topic,
+and, as the exporter's example rules also export, the four ``kafka.log:type=Log`` gauges of 10 partitions per
+topic (which kzc does not read). Median of 3 per size; every round printed.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from core.metrics.exposition import parse_exposition
 
 FIXTURE = Path(__file__).parent.parent / "tests" / "unit" / "fixtures" / "metrics" / "kafka-3.9.1-a.prom"
 TOPICS = (100, 1_000, 5_000)
+_LOG_GAUGES = ("size", "logstartoffset", "logendoffset", "numlogsegments")
 BROKERS = 30  # the issue's scale: a tick reads every broker
 
 
@@ -27,7 +29,10 @@ def exposition(topics: int) -> str:
     lines = FIXTURE.read_text().splitlines()
     per_topic = [line for line in lines if 'topic="orders"' in line]
     grown = [line.replace('topic="orders"', f'topic="t{n:05d}"') for n in range(topics) for line in per_topic]
-    return "\n".join(lines + grown) + "\n"
+    logs = [f"# TYPE kafka_log_log_{g} gauge" for g in _LOG_GAUGES]
+    logs += [f'kafka_log_log_{g}{{partition="{p}",topic="t{n:05d}"}} 42.0'
+             for g in _LOG_GAUGES for n in range(topics) for p in range(10)]  # fmt: skip
+    return "\n".join(lines + grown + logs) + "\n"
 
 
 def _baseline(text: str) -> int:

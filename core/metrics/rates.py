@@ -1,10 +1,11 @@
 """Per-second figures of a broker from its scrapes, each saying where it comes from.
 
 A JMX meter's rate is its count's delta between two scrapes over the time between them (``source``
-``"count delta"``, ``window_s`` that time), by the one rate rule ``core.traffic.rates.rate``. Without an earlier scrape, it is the meter's own one-minute rate
-(``"one-minute rate"``), where the exporter exports it. A count lower than the previous scrape's means the
-broker restarted: the delta would be negative, so the figure is the one-minute rate (or unknown), never a
-negative number, and the next window counts from the new value.
+``"count delta"``, ``window_s`` that time), by the one rate rule ``core.traffic.rates.rate``. Without an
+earlier scrape, it is the meter's own one-minute rate (``"one-minute rate"``), where the exporter exports it.
+A count lower than the previous scrape's means the broker restarted: the delta would be negative, so the
+figure is the one-minute rate (or unknown), never a negative number, and the next window counts from the new
+value.
 """
 
 from __future__ import annotations

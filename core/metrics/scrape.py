@@ -72,7 +72,7 @@ def _fetch(url: str, timeout: float) -> tuple[str | None, str | None]:
     except (OSError, ValueError) as exc:  # TimeoutError included
         return None, _reason(exc, timeout)
     if len(body) > MAX_BYTES:
-        return None, f"an answer over {MAX_BYTES // (1024 * 1024)} MiB: not a broker's metrics"
+        return None, f"an answer over {MAX_BYTES // (1024 * 1024)} MiB: kzc reads no more"
     if kind == "text/html":
         return None, "answers HTML, not Prometheus metrics (is the URL the exporter's /metrics?)"
     try:

@@ -83,7 +83,8 @@ def test_without_one_minute_rates_the_idle_percent_is_the_mean_since_start() -> 
     ("text", "says"),
     [
         ("<!DOCTYPE html><html><body>Grafana</body></html>", "HTML"),
-        ("{{{ not metrics", "not the Prometheus text format"),
+        ("{{{ not metrics", "no Kafka broker metrics"),
+        ("kafka_server_brokertopicmetrics_bytesin_total{ 12", "not the Prometheus text format"),
         ("# TYPE up gauge\nup 1\n", "no Kafka broker metrics"),
         ("", "no Kafka broker metrics"),
     ],
@@ -180,7 +181,7 @@ def test_each_failing_endpoint_says_why_and_the_others_still_show(server: str) -
     assert "HTML" in (got[2].failure or "")
     assert got[3].failure == "HTTP 404 Not Found"
     assert got[4].failure == "no answer within 0.5 s"
-    assert "not the Prometheus text format" in (got[5].failure or "")
+    assert "no Kafka broker metrics" in (got[5].failure or "")
     assert "connection refused" in (got[6].failure or "")
     assert "no metrics URL" in (got[7].failure or "")
     # A second read gives count deltas (the same text here: nothing moved, a rate of zero, not unknown).
