@@ -27,6 +27,7 @@ from cli import (
     snapshot_cmd,
     tail_cmd,
     topic_cmd,
+    traffic_cmd,
     user_cmd,
     watch_cmd,
     zk_cmd,
@@ -39,6 +40,7 @@ REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, gro
 REGISTRY += [migration_cmd.register, changes_cmd.register, broker_cmd.register]
 REGISTRY += [tail_cmd.register, acl_cmd.register, quota_cmd.register, user_cmd.register]
 REGISTRY += [record_cmd.register, history_cmd.register, diff_cmd.register, metrics_cmd.register]
+REGISTRY += [traffic_cmd.register]
 
 
 def runnable_commands(parser: argparse.ArgumentParser) -> dict[tuple[str, ...], argparse.ArgumentParser]:

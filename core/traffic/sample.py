@@ -6,7 +6,8 @@ from a snapshot the caller already holds (``Layout.of``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -18,6 +19,8 @@ from core.kafka.znodes import TopicAssignment
 from core.snapshot.health import live_leader
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.sizes import broker_endpoints
+
+TIMEOUT_S = 10.0  # per broker and request
 
 
 @dataclass(frozen=True)
@@ -78,6 +81,11 @@ class Sample:
         sizes = {b: MappingProxyType(r.sizes()) for b, r in log_dirs.items() if r.dirs is not None}
         return cls(layout, MappingProxyType(dict(offsets)), MappingProxyType(dict(log_dirs)), MappingProxyType(sizes))
 
+    def asks_zookeeper_again(self) -> bool:
+        """Whether who leads what may have changed since the layout was read: a leader did not answer, or
+        answered for a partition with an error (it may lead it no longer)."""
+        return any(read.offsets is None or read.errors for read in self.offsets.values())
+
 
 def read_sample(layout: Layout, timeout: float, now_ms: int, security: KafkaSecurity | None = None) -> Sample:
     """One tick (see the module docstring): the offsets and the log dirs of every broker, both at once;
@@ -86,3 +94,27 @@ def read_sample(layout: Layout, timeout: float, now_ms: int, security: KafkaSecu
         offsets = pool.submit(read_offsets, layout.endpoints, layout.led(), timeout, security=security)
         log_dirs = pool.submit(read_log_dirs, layout.endpoints, None, timeout, now_ms, security=security)
         return Sample.of(layout, offsets.result(), log_dirs.result())
+
+
+def windows(
+    read_layout: Callable[[], Layout], window_s: float, security: KafkaSecurity
+) -> Iterator[tuple[Sample, Sample]]:
+    """Every window's two samples, one window after the other, for ever: the first after one window. Each window
+    starts where the last ended (its later sample is the next one's earlier); ``read_layout`` (a ZooKeeper
+    read) runs first and again only after a sample in which a leader did not answer or answered a partition
+    with an error."""
+    layout = read_layout()
+    due = time.monotonic()
+    before = read_sample(layout, TIMEOUT_S, _now_ms(), security)
+    while True:
+        due += window_s
+        time.sleep(max(0.0, due - time.monotonic()))
+        after = read_sample(layout, TIMEOUT_S, _now_ms(), security)
+        yield before, after
+        if after.asks_zookeeper_again():
+            layout = read_layout()
+        before = after
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)

@@ -181,16 +181,17 @@ class Traffic:
                 leads.setdefault(leader, []).append(key)
         for broker, read in sorted(self.after.log_dirs.items()):
             if read.dirs is None:
-                rows.append(
-                    Row(broker=broker, bytes_in=unknown(read.unknown or "unknown"), extra=_dir_extra(None, None))
-                )
+                why = read.unknown or "unknown"
+                rows.append(Row(broker=broker, bytes_in=unknown(why), extra=_dir_extra(None, None, why)))
                 continue
             old = self.before.log_dirs.get(broker)
             old_dirs = {d.path: d for d in (old.dirs or ())} if old is not None else {}
             for d in read.dirs:
                 if d.error:
                     why = f"the broker reports {d.error_name}"
-                    rows.append(Row(broker=broker, log_dir=d.path, bytes_in=unknown(why), extra=_dir_extra(None, None)))
+                    rows.append(
+                        Row(broker=broker, log_dir=d.path, bytes_in=unknown(why), extra=_dir_extra(None, None, why))
+                    )
                     continue
                 held = {r.key for r in d.replicas if not r.future}
                 led = [k for k in leads.get(broker, ()) if k in held]
@@ -229,10 +230,11 @@ class Traffic:
         raise ValueError(f"--by is one of {', '.join(BY)}, not {by!r}")
 
 
-def _dir_extra(growth: Rate | None, full: TimeToFull | None) -> dict[str, Any]:
+def _dir_extra(growth: Rate | None, full: TimeToFull | None, why: str | None = None) -> dict[str, Any]:
+    """A log dir's growth and time until full, or (``growth`` None) why the dir could not be read."""
     per = per_hour(growth) if growth is not None else None
     out: dict[str, Any] = {"growth_bytes_per_hour": None if per is None else round(per, 1)}
-    out["growth_unknown"] = growth.unknown if growth is not None else "log dir unreadable"
+    out["growth_unknown"] = growth.unknown if growth is not None else why
     out["full_in_s"] = None if full is None or full.seconds is None else round(full.seconds, 1)
-    out["full_in_unknown"] = full.why if full is not None else "log dir unreadable"
+    out["full_in_unknown"] = full.why if full is not None else why
     return out

@@ -4,6 +4,7 @@ are known and its bytes in unknown with the reason (loopback stand-ins, ``tests/
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from types import MappingProxyType
 
@@ -11,7 +12,8 @@ from core.brokers.logdirs import LogDir, ReplicaLog
 from core.config import KafkaSecurity
 from core.kafka.znodes import Unreadable
 from core.testdata.builder import snapshot, state, topic
-from core.traffic.sample import Layout, read_sample
+from core.traffic.rates import unknown
+from core.traffic.sample import Layout, read_sample, windows
 from core.traffic.view import Traffic
 from tests.unit.fake_broker import RELEASE_APIS, Received, fake_broker, list_offsets_answer, log_dirs_answer
 
@@ -65,3 +67,26 @@ def test_one_request_of_each_per_broker_and_the_old_release_s_bytes_unknown_with
     assert gone.messages_in is not None and gone.messages_in.unknown == "no live leader (offline partition)"
     disk = next(r.to_json() for r in traffic.log_dirs() if r.broker == 2)
     assert disk["usable_bytes"] == 1 << 20 and disk["full_in_s"] == round((1 << 20) / 600.0, 1)
+
+
+def test_windows_chain_their_samples_and_read_zookeeper_again_only_after_a_leadership_error() -> None:
+    answers = iter([{}, {}, {("t", 0): 6}, {}, {}])  # the third sample: t-0 answered NOT_LEADER_OR_FOLLOWER
+
+    def offsets(request: Received) -> bytes:
+        errors = next(answers)
+        return list_offsets_answer(request.version, {} if errors else {("t", 0): 1}, errors)
+
+    layouts = 0
+    with fake_broker(RELEASE_APIS["0.10.2"], {2: offsets}) as (port, _):
+
+        def read_layout() -> Layout:
+            nonlocal layouts
+            layouts += 1
+            return Layout({("t", 0): 1}, MappingProxyType({1: ("127.0.0.1", port)}))
+
+        found = list(itertools.islice(windows(read_layout, 0.01, None), 4))
+    assert all(found[i][1] is found[i + 1][0] for i in range(3))  # each window starts where the last ended
+    assert layouts == 2  # the first, and once after the sample that answered an error
+    assert Traffic(*found[1]).partitions()[0].messages_in == unknown(
+        "broker 1 (its leader) answered NOT_LEADER_OR_FOLLOWER"
+    )
