@@ -22,7 +22,7 @@ COUNT_DELTA = "count delta"
 ONE_MINUTE = "one-minute rate"
 MEAN = "mean since the broker started"
 NS_PER_S = 1e9
-_NO_TOPIC_METER = "not counted yet (the broker creates a topic's meter when it is first used)"
+NO_TOPIC_METER = "not counted yet (the broker creates a topic's meter when it is first used)"
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def figures(previous: Exposition | None, current: Exposition, window: Window | N
     """A broker's figures from its current scrape and its previous one (``window``: when each was read)."""
     rates = {key: meter_rate(previous.meters[key] if previous else None, current.meters[key], window) for key in METERS}
     topics = {
-        topic: {key: meter_rate(_topic_before(previous, topic, key), meters[key], window, missing=_NO_TOPIC_METER)
+        topic: {key: meter_rate(_topic_before(previous, topic, key), meters[key], window, missing=NO_TOPIC_METER)
                 for key in TOPIC_METERS}
         for topic, meters in current.topics.items()
     }  # fmt: skip

@@ -163,3 +163,25 @@ def test_kzc_broker_shows_its_metrics(box: Sandbox, capsys: pytest.CaptureFixtur
     assert main([*argv, "--json"]) == 0
     metrics = json.loads(capsys.readouterr().out)["metrics"]
     assert metrics["broker"] == 2 and metrics["failure"] is None and metrics["messages_in_per_s"]["value"] is not None
+
+
+def test_kzc_traffic_fills_bytes_out_and_request_times_from_metrics(
+    box: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    [closed] = free_ports(1)
+    url1 = box.info().broker(1).metrics_url
+    base = ["--zookeeper", box.info().zookeeper, "--bootstrap-server", box.info().bootstrap_servers, "traffic",
+            "--window", "1s", "--json", "--metrics-url", f"1={url1}"]  # fmt: skip
+    assert main([*base, "--by", "broker", "--metrics-url", f"2=http://127.0.0.1:{closed}/metrics"]) == 0
+    rows = {r["broker"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    one, two = rows[1], rows[2]
+    assert "metrics" in one["source"] and one["bytes_out_per_s"] is not None and one["bytes_out_per_s"] >= 0
+    assert one["produce_p99_ms"] > 0 and one["fetch_p99_ms"] is not None  # earlier tests produced and consumed
+    assert one["under_replicated"] == 0 and one["request_handler_idle_pct"] is not None
+    assert two["bytes_out_per_s"] is None and "connection refused" in two["unknown"]["bytes_out_per_s"]
+    assert "metrics" not in two["source"]
+    # By topic: bytes out summed over the brokers' per-topic meters; request times are per broker only.
+    assert main([*base, "--by", "topic", "--metrics-url", f"2={box.info().broker(2).metrics_url}"]) == 0
+    topic = {r["topic"]: r for r in json.loads(capsys.readouterr().out)["rows"]}[TOPIC]
+    assert topic["bytes_out_per_s"] is not None and "metrics" in topic["source"]
+    assert topic["produce_p99_ms"] is None and "per broker only" in topic["unknown"]["produce_p99_ms"]
