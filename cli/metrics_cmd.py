@@ -70,7 +70,7 @@ def _metrics(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         print(json.dumps({"window_s": window or None, "brokers": [b.to_json() for b in brokers]}))
     else:
         print(render_metrics(brokers))
-    return 1 if any(b.failure for b in brokers) and all(b.failure for b in brokers) else 0
+    return 1 if brokers and all(b.failure for b in brokers) else 0
 
 
 def render_metrics(brokers: tuple[BrokerMetrics, ...]) -> str:
@@ -117,6 +117,8 @@ def _rate(rate: Rate, shown: Any) -> str:
     text = shown(rate.value)
     per = "" if shown is _pct else "/s"
     how = f"over {rate.window_s:.1f} s" if rate.source == COUNT_DELTA and rate.window_s else rate.source
+    if rate.source == COUNT_DELTA and rate.value == 0:
+        how = f"idle: nothing {how}"
     return f"{text}{per} ({how}{'; ' + rate.why if rate.why else ''})"
 
 

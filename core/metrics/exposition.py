@@ -114,8 +114,8 @@ def parse_exposition(text: str) -> Exposition:
 
 def _read_lines(text: str) -> str:
     """The lines of the metrics kzc reads (samples and their ``# HELP``/``# TYPE``): a broker's answer holds
-    far more (per-partition log gauges, every request type, the JVM), and the parser costs about 80 µs a line
-    (benchmarks/README.md), a name's prefix test a fraction of one."""
+    far more (per-partition log gauges, every request type, the JVM), and the parser costs about 100 µs a
+    line (benchmarks/README.md), a name's prefix test a fraction of one."""
     kept = []
     for line in text.splitlines():
         name = line.split(None, 3)[2] if line.startswith("#") and line.count(" ") >= 2 else line

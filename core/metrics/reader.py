@@ -22,6 +22,7 @@ from core.snapshot.health import under_replicated_by_leader
 from core.snapshot.model import ClusterSnapshot
 
 NO_URL = "no metrics URL for this broker (--metrics-url or the context's metrics_url)"
+NO_HOST = "its registration has no host for the metrics URL template (give it one: --metrics-url ID=URL)"
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,8 @@ class MetricsReader:
             for broker_id, url in urls.items():
                 zk_urp = zk.get(broker_id)
                 if url is None:
-                    out.append(BrokerMetrics(broker_id, None, None, None, NO_URL, zk_urp))
+                    why = NO_HOST if self.urls.template and hosts.get(broker_id) is None else NO_URL
+                    out.append(BrokerMetrics(broker_id, None, None, None, why, zk_urp))
                     continue
                 got = scraped[broker_id]
                 try:
