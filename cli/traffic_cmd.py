@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from cli.options import add_command
@@ -21,6 +22,7 @@ from core.human_time import age_text, clock_text, parse_duration
 from core.metrics.reader import MetricsReader
 from core.metrics.traffic_rows import with_metrics
 from core.snapshot.model import ClusterSnapshot
+from core.traffic.cause import LoadFinding, load_findings
 from core.traffic.rates import Rate
 from core.traffic.sample import Layout, windows
 from core.traffic.view import BY, METRICS_UNKNOWN, Row, Traffic
@@ -86,16 +88,21 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         latest[:] = [snapshot]
         return Layout.of(snapshot, security, args.topic)
 
+    earlier: Traffic | None = None
     for before, after in windows(layout, window_s, security):
-        rows = Traffic(before, after).rows(args.by)
+        traffic = Traffic(before, after)
+        rows = traffic.rows(args.by)
+        findings = load_findings(traffic, earlier)
         if reader is not None:
             rows = with_metrics(args.by, rows, reader.read(latest[0]))
         if args.json:
-            print(json.dumps({"by": args.by, "window_s": window_s, "rows": [r.to_json() for r in rows]}), flush=True)
+            payload = {"by": args.by, "window_s": window_s, "rows": [r.to_json() for r in rows]}
+            print(json.dumps({**payload, "load": [f.to_json() for f in findings]}), flush=True)
         else:
-            print(render_traffic(args.by, window_s, rows), flush=True)
+            print(render_traffic(args.by, window_s, rows, findings), flush=True)
         if not args.follow:
             break
+        earlier = traffic
     return 0
 
 
@@ -153,8 +160,9 @@ def _metric_cells(by: str, row: Row) -> list[str]:
     return [*cells, shown("produce_p99_ms", "ms"), shown("fetch_p99_ms", "ms")] if by == "broker" else cells
 
 
-def render_traffic(by: str, window_s: float, rows: list[Row]) -> str:
-    """The text form: a table (``?``: unknown, its reason listed under it; ``idle``: nothing moved)."""
+def render_traffic(by: str, window_s: float, rows: list[Row], findings: Sequence[LoadFinding] = ()) -> str:
+    """The text form: a table (``?``: unknown, its reason listed under it; ``idle``: nothing moved), then what
+    the load says (``core.traffic.cause``)."""
     read = max((r.read_ms for row in rows for r in (row.messages_in, row.bytes_in) if r and r.read_ms), default=None)
     when = f", read {clock_text(read)}" if read else ""
     lines = [f"traffic by {by} over {age_text(window_s)}{when}"]
@@ -179,6 +187,7 @@ def render_traffic(by: str, window_s: float, rows: list[Row]) -> str:
         lines.append("FULL IN: free space at the current growth ('-': " + _full_notes(rows) + ")")
     if not any(row.metrics for row in rows):
         lines.append(f"bytes out and request times: {METRICS_UNKNOWN}")
+    lines += [f"load: {f.text}" for f in findings]
     return "\n".join(lines)
 
 

@@ -1,7 +1,7 @@
 """``kzc traffic`` on the real sandbox: producers at known rates (one topic spread evenly, one skewed onto a
-single partition, one idle), read back from the brokers' high watermarks and log dirs; a producer that stops
-reads idle within one window; log dirs show their growth and, on this release (DescribeLogDirs v4), the time
-until full."""
+single partition, one idle), read back from the brokers' high watermarks and log dirs; the skewed partition
+named by what the load says; a producer that stops reads idle within one window; log dirs show their growth
+and, on this release (DescribeLogDirs v4), the time until full."""
 
 from __future__ import annotations
 
@@ -118,7 +118,8 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
     hot = Load(bootstrap, skewed, 60, (0,))
     with running(even, hot):
         wait_until(lambda: len(even.delivered) > 150 and len(hot.delivered) > 60, 60, "both loads delivering")
-        topics = {r["topic"]: r for r in kzc_json(capsys, sandbox, "traffic", "--window", WINDOW)["rows"]}
+        everything = kzc_json(capsys, sandbox, "traffic", "--window", WINDOW)
+        topics = {r["topic"]: r for r in everything["rows"]}
         by_broker = kzc_json(capsys, sandbox, "traffic", "--by", "broker", "--topic", steady, "--window", WINDOW)
         parts = kzc_json(capsys, sandbox, "traffic", "--by", "partition", "--topic", skewed, "--window", WINDOW)
         disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
@@ -152,6 +153,12 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
     rows = {r["partition"]: r for r in parts["rows"]}
     assert rows[0]["messages_in_per_s"] > 0 and rows[1]["idle"] and rows[2]["idle"]
     assert near(rows[0]["messages_in_per_s"], hot.in_window(rows[0]["read_ms"], rows[0]["window_s"]))
+
+    # the skewed partition is named by what the load says, with its share; the even topic is not
+    for payload in (everything, parts):
+        skews = {f["subject"]: f for f in payload["load"] if f["kind"] == "key_skew"}
+        assert skews[f"{skewed}-0"]["share"] == 1.0 and skews[f"{skewed}-0"]["messages_in_per_s"] > 0
+        assert not any(s.startswith(steady) for s in skews)
 
     # log dirs: used bytes, growth, and (Kafka 3.3+) the free space and the time until full
     dirs = [r for r in disks["rows"] if r["used_bytes"]]
