@@ -15,7 +15,7 @@ from cli.main import main
 from cli.snapshot_cmd import take_snapshot
 from core.config import ConnectionSettings, parse_metrics_urls
 from core.connect import parse_zookeeper
-from core.metrics.rates import COUNT_DELTA
+from core.metrics.rates import COUNT_DELTA, ONE_MINUTE
 from core.metrics.reader import BrokerMetrics, MetricsReader
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox, free_ports
@@ -185,3 +185,24 @@ def test_kzc_traffic_fills_bytes_out_and_request_times_from_metrics(
     topic = {r["topic"]: r for r in json.loads(capsys.readouterr().out)["rows"]}[TOPIC]
     assert topic["bytes_out_per_s"] is not None and "metrics" in topic["source"]
     assert topic["produce_p99_ms"] is None and "per broker only" in topic["unknown"]["produce_p99_ms"]
+
+
+def test_a_broker_restart_reads_as_restarted_never_a_negative_rate(box: Sandbox) -> None:
+    """Last in the module: it restarts broker 2, whose counts begin again."""
+    _produce(box, partition=1, count=20)
+    snap = _snapshot(box)
+    reader = MetricsReader(parse_metrics_urls(_urls(box)), timeout=10.0)
+    [before] = reader.read(snap, only=2)
+    assert before.figures is not None
+    box.kill_broker(2)
+    box.start_broker(2)
+
+    def answered() -> BrokerMetrics | None:
+        [m] = reader.read(snap, only=2)
+        return m if m.figures is not None else None
+
+    after = wait_until(answered, 120, "broker 2's exporter to answer with Kafka's metrics again")
+    assert after is not None and after.figures is not None and after.figures.restarted
+    messages = after.figures.rates["messages_in"]
+    assert messages.source == ONE_MINUTE and messages.value is not None and messages.value >= 0
+    assert "restarted" in (messages.why or "")
