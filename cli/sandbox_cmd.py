@@ -344,7 +344,7 @@ def _describe(info: SandboxInfo) -> str:
         "",
         f"Open the console:  kzc --zookeeper {info.zookeeper} --bootstrap-server {info.bootstrap_servers}",
         *(
-            [f"Broker metrics:    kzc --zookeeper {info.zookeeper} metrics {metrics_flags(info)}"]
+            [f"Broker metrics:    kzc --zookeeper {info.zookeeper} metrics {_metrics_flags(info)}"]
             if any(b.metrics_url for b in info.brokers)
             else []
         ),
@@ -353,7 +353,7 @@ def _describe(info: SandboxInfo) -> str:
     return "\n".join(lines)
 
 
-def metrics_flags(info: SandboxInfo) -> str:
+def _metrics_flags(info: SandboxInfo) -> str:
     """``--metrics-url ID=URL`` for each broker of a ``--metrics`` sandbox (each has its own port)."""
     return " ".join(f"--metrics-url {b.id}={b.metrics_url}" for b in info.brokers if b.metrics_url)
 
