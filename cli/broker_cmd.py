@@ -9,6 +9,7 @@ import argparse
 import json
 from typing import Any
 
+from cli.metrics_cmd import broker_metric_lines
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from cli.traffic_cmd import parse_window, rate_text
@@ -16,6 +17,7 @@ from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import age_text, since_text
 from core.kafka.znodes.paths import broker_path
+from core.metrics.reader import MetricsReader
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr
@@ -88,10 +90,23 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
         layout = Layout.of(snapshot, settings.kafka_security)
         before, after = next(windows(lambda: layout, parse_window(args.traffic, "--traffic"), settings.kafka_security))
         load = broker_load(Traffic(before, after), broker_id)
+    # One scrape (no window to wait for): the exporter's one-minute rates.
+    metrics = MetricsReader(settings.metrics_url).read(snapshot, broker_id)[0] if settings.metrics_url else None
     if args.json:
-        print(json.dumps({**view.to_json(), **live.to_json(), "traffic": None if load is None else load.to_json()}))
+        print(
+            json.dumps(
+                {
+                    **view.to_json(),
+                    **live.to_json(),
+                    "traffic": None if load is None else load.to_json(),
+                    "metrics": metrics.to_json() if metrics else None,
+                }
+            )
+        )
     else:
         print(render_broker(view, live, snapshot.taken_at_ms, load))
+        if metrics is not None:
+            print("\n".join(broker_metric_lines(metrics)))
     return 0
 
 

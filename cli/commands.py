@@ -18,6 +18,7 @@ from cli import (
     elect_cmd,
     groups_cmd,
     history_cmd,
+    metrics_cmd,
     migration_cmd,
     quota_cmd,
     reassign_cmd,
@@ -38,7 +39,7 @@ REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, chec
 REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]
 REGISTRY += [migration_cmd.register, changes_cmd.register, broker_cmd.register]
 REGISTRY += [tail_cmd.register, acl_cmd.register, quota_cmd.register, user_cmd.register]
-REGISTRY += [record_cmd.register, history_cmd.register, diff_cmd.register]
+REGISTRY += [record_cmd.register, history_cmd.register, diff_cmd.register, metrics_cmd.register]
 REGISTRY += [traffic_cmd.register]
 
 

@@ -19,6 +19,9 @@ from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import age_text, clock_text, parse_duration
+from core.metrics.reader import MetricsReader
+from core.metrics.traffic_rows import with_metrics
+from core.snapshot.model import ClusterSnapshot
 from core.traffic.cause import LoadFinding, load_findings
 from core.traffic.rates import Rate
 from core.traffic.sample import Layout, windows
@@ -85,11 +88,16 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if settings.zookeeper is None:
         raise UsageError("no cluster: give --zookeeper HOST:PORT[/chroot] or --context NAME")
     security = settings.kafka_security
+    reader = MetricsReader(settings.metrics_url) if settings.metrics_url else None
+    latest: list[ClusterSnapshot] = []  # the brokers' hosts for the metrics URLs, from the last layout read
 
     def layout() -> Layout:
         snapshot, _ = take_snapshot(settings, args.max_in_flight)
         if args.topic is not None and args.topic not in snapshot.topics:
             raise UsageError(f"topic '{args.topic}' does not exist")
+        if reader is not None and not latest:
+            reader.read(snapshot)  # the metrics' first scrape, as the first window starts
+        latest[:] = [snapshot]
         return Layout.of(snapshot, security, args.topic)
 
     earlier: Traffic | None = None
@@ -97,6 +105,8 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         traffic = Traffic(before, after)
         rows = traffic.rows(args.by)
         findings = load_findings(traffic, earlier)
+        if reader is not None:
+            rows = with_metrics(args.by, rows, reader.read(latest[0]))
         if args.json:
             payload = {"by": args.by, "window_s": window_s, "rows": [r.to_json() for r in rows]}
             print(json.dumps({**payload, "load": [f.to_json() for f in findings]}), flush=True)
@@ -139,13 +149,30 @@ HEADERS = {
 }
 
 
+# The broker metrics' columns (--metrics-url), where the brokers' meters give them.
+METRIC_HEADERS = {"broker": ["BYTES/S OUT", "P99 PRODUCE", "P99 FETCH"], "topic": ["BYTES/S OUT"]}
+
+
+def _metric_cells(by: str, row: Row) -> list[str]:
+    def shown(name: str, unit: str) -> str:
+        value = row.metrics.get(name)
+        if value is None or isinstance(value, str):
+            return "?"
+        return f"{size_text(int(value))}/s" if unit == "bytes" else f"{value:,.1f} ms"
+
+    cells = [shown("bytes_out_per_s", "bytes")]
+    return [*cells, shown("produce_p99_ms", "ms"), shown("fetch_p99_ms", "ms")] if by == "broker" else cells
+
+
 def render_traffic(by: str, window_s: float, rows: list[Row], findings: Sequence[LoadFinding] = ()) -> str:
     """The text form: a table (``?``: unknown, its reason listed under it; ``idle``: nothing moved), then what
     the load says (``core.traffic.cause``)."""
     read = max((r.read_ms for row in rows for r in (row.messages_in, row.bytes_in) if r and r.read_ms), default=None)
     when = f", read {clock_text(read)}" if read else ""
     lines = [f"traffic by {by} over {age_text(window_s)}{when}"]
-    table = [HEADERS[by]] + [_cells(by, row) for row in rows]
+    metrics = by in METRIC_HEADERS and any(row.metrics for row in rows)
+    table = [HEADERS[by] + (METRIC_HEADERS[by] if metrics else [])]
+    table += [_cells(by, row) + (_metric_cells(by, row) if metrics else []) for row in rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     numeric = 1 if by in ("topic", "broker") else 2
     for cells in table:
@@ -162,7 +189,8 @@ def render_traffic(by: str, window_s: float, rows: list[Row], findings: Sequence
         lines.append(f"? ... and {len(reasons) - SHOWN_REASONS} more (--json gives every reason)")
     if by == "logdir":
         lines.append("FULL IN: free space at the current growth ('-': " + _full_notes(rows) + ")")
-    lines.append(f"bytes out and request times: {METRICS_UNKNOWN}")
+    if not any(row.metrics for row in rows):
+        lines.append(f"bytes out and request times: {METRICS_UNKNOWN}")
     lines += [f"load: {f.text}" for f in findings]
     return "\n".join(lines)
 
@@ -179,6 +207,8 @@ def _reasons(by: str, rows: list[Row]) -> list[str]:
         for what, r in (("messages in", row.messages_in), ("bytes in", row.bytes_in)):
             if r is not None and r.per_s is None:
                 out.append(f"{name}: {what}: {r.unknown}")
+        if by in METRIC_HEADERS and isinstance(why := row.metrics.get("bytes_out_per_s"), str):
+            out.append(f"{name}: bytes out: {why}")
     return out
 
 

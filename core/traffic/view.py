@@ -9,8 +9,8 @@
   when one part is; a log dir's bytes in are those of the leader replicas it holds, its growth per hour the
   delta of everything it holds (followers fill a disk too), and its time until full that growth against the
   free space the broker reports (DescribeLogDirs v4, Kafka 3.3+).
-- Out bytes and request times come from broker metrics, which this view does not read: they are null with
-  the reason (``METRICS_UNKNOWN``).
+- Out bytes and request times come from broker metrics (``core.metrics``, which fills a row's ``metrics``,
+  source ``metrics``); without them they are null with the reason (``METRICS_UNKNOWN``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from core.traffic.sample import Sample
 
 BY = ("topic", "broker", "partition", "logdir")
 METRIC_FIELDS = ("bytes_out_per_s", "produce_p99_ms", "fetch_p99_ms")
-METRICS_UNKNOWN = "from broker metrics (the JMX exporter), which kzc traffic does not read yet"
-OFFSETS, LOG_DIRS = "offsets", "log dirs"
+METRICS_UNKNOWN = "from broker metrics (the JMX exporter): give --metrics-url or the context's metrics_url"
+OFFSETS, LOG_DIRS, METRICS = "offsets", "log dirs", "metrics"
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,7 @@ class Row:
     messages_in: Rate | None = None  # None: does not apply (a log dir)
     bytes_in: Rate | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    metrics: Mapping[str, float | str] = field(default_factory=dict)  # a METRIC_FIELDS value, or why it is unknown
 
     @property
     def idle(self) -> bool:
@@ -68,8 +69,12 @@ class Row:
             windows += [r.window_s] if r.window_s is not None else []
             reads += [r.read_ms] if r.read_ms is not None else []
         for name in METRIC_FIELDS:
-            out[name] = None
-            why[name] = METRICS_UNKNOWN
+            value = self.metrics.get(name, METRICS_UNKNOWN)
+            out[name] = None if isinstance(value, str) else round(value, 3)
+            if isinstance(value, str):
+                why[name] = value
+            elif METRICS not in sources:
+                sources.append(METRICS)
         out.update(self.extra)
         out["idle"] = self.idle
         out["window_s"] = round(max(windows), 3) if windows else None
