@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## virtualenv in .venv with kzc and its test tools
 
-jars: install  ## fetch the Kafka and ZooKeeper jars once through Maven (cached), and those of the releases CI tests
+jars: install  ## fetch the Kafka and ZooKeeper jars and the Prometheus JMX exporter agent once through Maven (cached), and the jars of the releases CI tests
 	$(BIN)/kzc sandbox fetch
 	$(BIN)/kzc sandbox fetch --kafka-version 0.10.2.2
 	$(BIN)/kzc sandbox fetch --kafka-version 1.1.1
@@ -41,8 +41,8 @@ test-versions: jars  ## kzc on a sandbox of every release 0.10.2 to 3.9 (tests/i
 		$(BIN)/pytest tests/integration/test_versions.py; status=$$?; \
 		$(BIN)/python -m tests.integration.versions_record $(VERSIONS_RECORD) docs/versions.md && exit $$status
 
-demo: jars  ## start a 3-broker sandbox with racks and demo traffic (producer, lagging groups), open the console
-	$(BIN)/kzc sandbox up --dir $(DEMO_DIR) --racks r1,r2,r3 --traffic --open
+demo: jars  ## start a 3-broker sandbox with racks, demo traffic (producer, lagging groups) and the brokers' Prometheus metrics, open the console
+	$(BIN)/kzc sandbox up --dir $(DEMO_DIR) --racks r1,r2,r3 --traffic --metrics --open
 
 demo-down: install
 	$(BIN)/kzc sandbox down --dir $(DEMO_DIR)

@@ -9,17 +9,24 @@ import argparse
 import json
 from typing import Any
 
+from cli.metrics_cmd import broker_metric_lines
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
+from cli.traffic_cmd import parse_window, rate_text
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.human_time import since_text
+from core.human_time import age_text, since_text
 from core.kafka.znodes.paths import broker_path
+from core.metrics.reader import MetricsReader
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
+from core.traffic.cause import BrokerLoad, broker_load
+from core.traffic.sample import Layout, windows
+from core.traffic.view import Traffic
+from core.zookeeper.health import size_text
 from core.zookeeper.kafka_root import open_kafka_session
 
 SHOWN = 50  # partitions listed per section in the text form (--json lists them all)
@@ -37,17 +44,28 @@ def register(sub: Any) -> None:
         help="the brokers' static min.insync.replicas, where no topic or dynamic override exists and "
         "--bootstrap-server does not report it (without either, acks=all is unknown and not called safe)",
     )
+    broker.add_argument(
+        "--traffic",
+        metavar="DURATION",
+        help="kzc broker ID: also its load over this window (e.g. 10s): messages and bytes in as leader, its share "
+        "of the cluster's bytes in, its log dirs' growth and time until full (two reads of every broker's offsets "
+        "and log dirs, as kzc traffic)",
+    )
     add_read_options(broker)
     broker.set_defaults(handler=_broker)
 
 
 def _broker(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.what == "stop-check":
+        if args.traffic is not None:
+            raise UsageError("--traffic applies to kzc broker ID, not to stop-check")
         if not args.ids:
             raise UsageError("kzc broker stop-check needs at least one broker id")
         return _stop_check(args, settings)
     if not args.what.isdigit() or args.ids:
         raise UsageError("give one broker id (kzc broker ID) or: kzc broker stop-check ID [ID...]")
+    if args.traffic is not None:
+        parse_window(args.traffic, "--traffic")
     return _show(int(args.what), args, settings)
 
 
@@ -61,15 +79,33 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
         raise UsageError(f"broker {broker_id} is not registered and holds no replica")
     with open_kafka_session(settings) as session:
         live = read_broker_live(session, view, settings.kafka_security)
+    load = None
+    if args.traffic is not None:
+        layout = Layout.of(snapshot, settings.kafka_security)
+        before, after = next(windows(lambda: layout, parse_window(args.traffic, "--traffic"), settings.kafka_security))
+        load = broker_load(Traffic(before, after), broker_id)
+    # One scrape (no window to wait for): the exporter's one-minute rates.
+    metrics = MetricsReader(settings.metrics_url).read(snapshot, broker_id)[0] if settings.metrics_url else None
     if args.json:
-        print(json.dumps({**view.to_json(), **live.to_json()}))
+        print(
+            json.dumps(
+                {
+                    **view.to_json(),
+                    **live.to_json(),
+                    "traffic": None if load is None else load.to_json(),
+                    "metrics": metrics.to_json() if metrics else None,
+                }
+            )
+        )
     else:
-        print(render_broker(view, live, snapshot.taken_at_ms))
+        print(render_broker(view, live, snapshot.taken_at_ms, load))
+        if metrics is not None:
+            print("\n".join(broker_metric_lines(metrics)))
     return 0
 
 
-def render_broker(view: BrokerView, live: BrokerLive, now_ms: int) -> str:
-    """The text form of ``kzc broker ID``."""
+def render_broker(view: BrokerView, live: BrokerLive, now_ms: int, load: BrokerLoad | None = None) -> str:
+    """The text form of ``kzc broker ID`` (with its load when ``--traffic`` read it)."""
     lines = [f"Broker {view.broker_id}" + ("" if view.registered else "  NOT REGISTERED")]
     if view.problem:
         lines.append(f"  {view.problem}")
@@ -86,6 +122,8 @@ def render_broker(view: BrokerView, live: BrokerLive, now_ms: int) -> str:
     size = f"{live.total_bytes:,} bytes" if live.total_bytes is not None else "unknown"
     lines.append(f"  log size      {size}" + (f" ({live.log_note})" if live.log_note else ""))
     lines += log_dir_lines(live)
+    if load is not None:
+        lines += load_lines(load)
     lines.append(f"  hosts {len(view.hosted):,} partitions, leads {len(view.leads):,}")
     lines += _listed(
         "replicas out of the ISR",
@@ -114,6 +152,33 @@ def log_dir_lines(live: BrokerLive) -> list[str]:
         future = sum(1 for r in d.replicas if r.future)
         lines.append(f"    {d.path:<{width}}  {state}" + (f", {future} future (moving here)" if future else ""))
     return lines + _listed("replicas in no online log dir (were on an offline dir)", list(live.missing))
+
+
+def load_lines(load: BrokerLoad) -> list[str]:
+    """Its load over the window: in as leader with its share, each log dir's growth and time until full, and
+    what the load says about it; ``?`` with the reason where unknown."""
+    row = load.broker
+    window = row.to_json()["window_s"]
+    share = f" ({load.share_of_bytes_in:.0%} of the cluster's bytes in)" if load.share_of_bytes_in is not None else ""
+    over = age_text(window) if window else "-"
+    lines = [
+        f"  load ({over})  messages in {rate_text(row.messages_in, 'messages')}, bytes in "
+        f"{rate_text(row.bytes_in, 'bytes')} as leader of {row.extra.get('leads', 0):,} partitions{share}"
+    ]
+    for figure in (row.messages_in, row.bytes_in):
+        if figure is not None and figure.per_s is None:
+            lines.append(f"    ? {figure.unknown}")
+    for d in load.log_dirs:
+        extra = d.extra
+        growth = extra.get("growth_bytes_per_hour")
+        full = extra.get("full_in_s")
+        lines.append(
+            f"    {d.log_dir or '?'}  growth {'?' if growth is None else size_text(int(growth)) + '/h'}, free "
+            f"{size_text(extra.get('usable_bytes'))}, full in "
+            + (age_text(full) if full is not None else f"- ({extra.get('full_in_unknown')})")
+        )
+    lines += [f"  load: {f.text}" for f in load.findings]
+    return lines
 
 
 def _listed(title: str, items: list[str]) -> list[str]:

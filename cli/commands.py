@@ -76,6 +76,18 @@ COMMANDS: tuple[Command, ...] = (
     Command("record", "cli.record_cmd", "record live events and periodic snapshots into a history store (Parquet)"),
     Command("history", "cli.history_cmd", "questions over a history store recorded by kzc record"),
     Command("diff", "cli.diff_cmd", "what differs between two snapshots, moments of the history, or clusters"),
+    Command(
+        "metrics",
+        "cli.metrics_cmd",
+        "each broker's own metrics from its Prometheus JMX exporter (--metrics-url): bytes and messages per "
+        "second, produce/fetch p99, idle percent, ISR shrinks/expands, under-replicated count beside ZooKeeper's",
+    ),
+    Command(
+        "traffic",
+        "cli.traffic_cmd",
+        "messages and bytes in per second by topic, broker, partition or log dir (with growth and time until "
+        "full), from two reads of the brokers' offsets and log dirs --window apart",
+    ),
 )
 _BY_NAME = {command.name: command for command in COMMANDS}
 

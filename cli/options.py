@@ -17,6 +17,7 @@ from core.config import (
     KAFKA_SECURITY_PROTOCOLS,
     ConnectionSettings,
     load_config,
+    parse_metrics_urls,
     read_secret_file,
     resolve_settings,
 )
@@ -82,6 +83,15 @@ _GLOBAL_OPTIONS: list[tuple[tuple[str, ...], dict[str, object]]] = [
     (("--kafka-ssl-ca-location",), {"metavar": "FILE", "help": "CA certificate file for Kafka TLS (SSL, SASL_SSL)"}),
     (("--kafka-ssl-certificate-location",), {"metavar": "FILE", "help": "client certificate file for Kafka TLS"}),
     (("--kafka-ssl-key-location",), {"metavar": "FILE", "help": "client key file for Kafka TLS"}),
+    (
+        ("--metrics-url",),
+        {
+            "action": "append",
+            "metavar": "URL|ID=URL",
+            "help": "the brokers' Prometheus metrics (JMX exporter): a template over each broker's registration, "
+            "e.g. http://{host}:7071/metrics ({id} too), or one broker's URL as ID=URL (repeatable)",
+        },
+    ),
     (("--session-timeout",), {"type": float, "metavar": "SECONDS", "help": "ZooKeeper session timeout"}),
     (
         ("--jute-maxbuffer",),
@@ -242,6 +252,8 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
     overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
     overrides["history"] = getattr(args, "console_store", None)
     overrides["record"] = True if getattr(args, "record", False) else None
+    if metrics := getattr(args, "metrics_url", None):
+        overrides["metrics_url"] = parse_metrics_urls(metrics)
     for option, target in CREDENTIAL_FILES.items():
         flag = "--" + target.replace("_", "-")
         if getattr(args, target, None) is not None:

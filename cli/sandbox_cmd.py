@@ -17,7 +17,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import UsageError
 from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox, SandboxInfo, SandboxStatus
 from core.sandbox.ensemble import DEFAULT_WORDS
-from core.sandbox.jars import KAFKA_VERSION, ensure_jars, ensure_tools_jars, java_executable
+from core.sandbox.jars import KAFKA_VERSION, ensure_exporter_jar, ensure_jars, ensure_tools_jars, java_executable
 from core.sandbox.migration import PHASES, SandboxMigration
 from core.sandbox.releases import KafkaRelease
 from core.sandbox.security import ADMIN_USER, PASSWORD_FILE
@@ -65,6 +65,10 @@ def register(sub: Any) -> None:
     up.add_argument(
         "--security", action="store_true",
         help="a SASL_PLAINTEXT SCRAM listener and the ZooKeeper authorizer (admin password: DIR/admin.password)",
+    )  # fmt: skip
+    up.add_argument(
+        "--metrics", action="store_true",
+        help="run every broker with the Prometheus JMX exporter agent (its metrics_url on 127.0.0.1)",
     )  # fmt: skip
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
@@ -174,6 +178,7 @@ def _up(args: argparse.Namespace, settings: ConnectionSettings) -> int | OpenCon
         zk_words=args.zk_words,
         log_dirs=args.log_dirs,
         security=args.security,
+        metrics=args.metrics,
     )
     info = box.info()
     traffic = start_traffic(box.dir, info.bootstrap_servers, info.zookeeper) if args.traffic else None
@@ -200,7 +205,7 @@ def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     release = KafkaRelease.parse(args.kafka_version)
     java_executable()
     log = None if args.json else (lambda line: print(line, file=sys.stderr))
-    zookeeper, tools = ensure_jars(log), ensure_tools_jars(log)
+    zookeeper, tools, exporter = ensure_jars(log), ensure_tools_jars(log), ensure_exporter_jar(log)
     path = ensure_jars(log, release)
     if args.json:
         print(
@@ -209,12 +214,16 @@ def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                     "jars": str(path),
                     "zookeeper_jars": str(zookeeper),
                     "tools_jars": str(tools),
+                    "exporter_jar": str(exporter),
                     "kafka_version": release.version,
                 }
             )
         )
     else:
-        print(f"Kafka {release.version} jars ready in {path}; ZooKeeper's in {zookeeper}, Kafka's tools in {tools}")
+        print(
+            f"Kafka {release.version} jars ready in {path}; ZooKeeper's in {zookeeper}, Kafka's tools in {tools}, "
+            f"the Prometheus JMX exporter agent: {exporter}"
+        )
     return 0
 
 
@@ -320,6 +329,8 @@ def _describe(info: SandboxInfo) -> str:
     for b in info.brokers:
         rack = f"rack {b.rack}" if b.rack else "no rack"
         lines.append(f"  broker {b.id:<3} {rack:<10} 127.0.0.1:{b.port:<18} pid {b.pid!s:<8} Kafka {b.kafka_version}")
+        if b.metrics_url:
+            lines.append(f"    metrics          {b.metrics_url} (Prometheus JMX exporter)")
     lines += [
         f"  bootstrap servers  {info.bootstrap_servers}",
         *(
@@ -332,9 +343,19 @@ def _describe(info: SandboxInfo) -> str:
         ),
         "",
         f"Open the console:  kzc --zookeeper {info.zookeeper} --bootstrap-server {info.bootstrap_servers}",
+        *(
+            [f"Broker metrics:    kzc --zookeeper {info.zookeeper} metrics {_metrics_flags(info)}"]
+            if any(b.metrics_url for b in info.brokers)
+            else []
+        ),
         f"Stop it:           kzc sandbox down --dir {info.dir}",
     ]
     return "\n".join(lines)
+
+
+def _metrics_flags(info: SandboxInfo) -> str:
+    """``--metrics-url ID=URL`` for each broker of a ``--metrics`` sandbox (each has its own port)."""
+    return " ".join(f"--metrics-url {b.id}={b.metrics_url}" for b in info.brokers if b.metrics_url)
 
 
 def _describe_status(status: SandboxStatus) -> str:
@@ -351,4 +372,6 @@ def _describe_status(status: SandboxStatus) -> str:
         lines.append(
             f"  broker {b.id} (Kafka {b.kafka_version}, 127.0.0.1:{b.port}, rack {b.rack or '-'}): {state}, {reg}{ctrl}"
         )
+        if b.metrics_url:
+            lines.append(f"    metrics {b.metrics_url}")
     return "\n".join(lines)

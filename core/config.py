@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from string import Formatter
 from typing import Any
 
 from core.connect import HostPort, ZkConnect, parse_bootstrap, parse_zookeeper
@@ -85,6 +86,71 @@ class KafkaSecurity:
 
 PLAINTEXT = KafkaSecurity()
 
+_URL_FIELDS = ("host", "id")
+
+
+@dataclass(frozen=True)
+class MetricsUrls:
+    """Where each broker's Prometheus metrics are (``--metrics-url``, the context's ``metrics_url``): a template
+    over the broker's registration (``http://{host}:7071/metrics``; ``{id}`` too) and/or one URL per broker id
+    (which wins over the template for that broker)."""
+
+    template: str | None = None
+    brokers: tuple[tuple[int, str], ...] = ()
+
+    def url(self, broker_id: int, host: str | None) -> str | None:
+        """The URL of broker ``broker_id`` registered on ``host`` (None: no URL for it, or the template needs
+        a host and the broker has none)."""
+        for known, url in self.brokers:
+            if known == broker_id:
+                return url
+        if self.template is None or (host is None and "{host}" in self.template):
+            return None
+        shown = f"[{host}]" if host and ":" in host else host
+        return self.template.format(host=shown, id=broker_id)
+
+
+def parse_metrics_urls(values: Sequence[str]) -> MetricsUrls:
+    """``--metrics-url`` values: one template and/or ``ID=URL`` items.
+
+    Raises:
+        UsageError: not an http(s) URL, a template field other than ``{host}`` and ``{id}``, two templates, or
+            a broker given twice.
+    """
+    template: str | None = None
+    brokers: dict[int, str] = {}
+    for value in values:
+        key, sep, rest = value.partition("=")
+        if sep and key.strip().isdigit():
+            broker_id, url = int(key), rest.strip()
+            if broker_id in brokers:
+                raise UsageError(f"--metrics-url gives broker {broker_id} twice")
+            brokers[broker_id] = _checked_url(url, f"--metrics-url {value}", template=False)
+        elif template is not None:
+            raise UsageError(
+                f"--metrics-url {value}: a template is already given ({template}); give one template, "
+                "and ID=URL for the brokers it does not fit"
+            )
+        else:
+            template = _checked_url(value.strip(), f"--metrics-url {value}", template=True)
+    return MetricsUrls(template, tuple(sorted(brokers.items())))
+
+
+def _checked_url(url: str, where: str, template: bool) -> str:
+    if not url.lower().startswith(("http://", "https://")) or len(url) <= len("https://"):
+        raise UsageError(f"{where}: give an http:// or https:// URL, e.g. http://{{host}}:7071/metrics")
+    if not template:
+        return url
+    try:
+        names = {name for _, name, _, _ in Formatter().parse(url) if name is not None}
+    except ValueError as exc:
+        raise UsageError(f"{where}: {exc} (literal braces are written {{{{ and }}}})") from None
+    if unknown := names - set(_URL_FIELDS):
+        raise UsageError(
+            f"{where}: unknown field(s) {', '.join(sorted(unknown))}: a template may use {{host}} and {{id}}"
+        )
+    return url
+
 
 @dataclass(frozen=True)
 class ConnectionSettings:
@@ -128,6 +194,7 @@ class ConnectionSettings:
     kafka_ssl_ca_location: str | None = None
     kafka_ssl_certificate_location: str | None = None
     kafka_ssl_key_location: str | None = None
+    metrics_url: MetricsUrls | None = None  # the brokers' Prometheus metrics (core.metrics)
 
     @property
     def kafka_security(self) -> KafkaSecurity:
@@ -166,7 +233,8 @@ _CONTEXT_STRINGS = (
 )
 _CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname", "record")
 _CONTEXT_KEYS = {
-    "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", "zk_admin_port", *CREDENTIAL_FILES,
+    "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", "zk_admin_port", "metrics_url",
+    *CREDENTIAL_FILES,
     *_CONTEXT_STRINGS,
     *_CONTEXT_BOOLS,
 }  # fmt: skip
@@ -445,6 +513,8 @@ def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSetti
     for key in _CONTEXT_STRINGS:
         if key in table:
             values[key] = _typed(table, key, str, where)
+    if "metrics_url" in table:
+        values["metrics_url"] = _metrics_url(table["metrics_url"], where)
     for key, target in CREDENTIAL_FILES.items():
         if key in table:
             if target in table:
@@ -463,6 +533,25 @@ def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSetti
     except UsageError as exc:
         raise ConfigError(str(exc)) from exc
     return ConnectionSettings(**values)
+
+
+def _metrics_url(value: Any, where: str) -> MetricsUrls:
+    """A context's ``metrics_url``: a template string, or a table of broker id to URL."""
+    if isinstance(value, str):
+        items = [value]
+    elif isinstance(value, dict) and all(isinstance(k, str) and k.isdigit() for k in value):
+        items = [f"{k}={v}" for k, v in value.items() if isinstance(v, str)]
+        if len(items) != len(value):
+            raise ConfigError(f"{where}: every URL of the metrics_url table must be a string")
+    else:
+        raise ConfigError(
+            f'{where}: metrics_url must be a template string ("http://{{host}}:7071/metrics") or a table of '
+            'broker id to URL ({ 1 = "http://10.0.0.1:7071/metrics" })'
+        )
+    try:
+        return parse_metrics_urls(items)
+    except UsageError as exc:
+        raise ConfigError(f"{where}: {str(exc).replace('--metrics-url', 'metrics_url')}") from exc
 
 
 def _typed(table: Mapping[str, Any], key: str, kind: type, where: str) -> Any:

@@ -35,6 +35,7 @@ class Api:
 
 
 FETCH = Api(1, "Fetch", "0.8.0")  # v4 (0.11.0): message format v2, the first with headers
+LIST_OFFSETS = Api(2, "ListOffsets", "0.8.0")  # v1 (0.10.1, KIP-79): one offset per partition, by timestamp
 METADATA = Api(3, "Metadata", "0.8.0")
 API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
 CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")
@@ -92,6 +93,13 @@ def negotiate(api: Api, ours: tuple[int, int], theirs: ApiRanges, who: str, need
 
 def _refuse(reason: str) -> int:
     raise NoVersion(reason)
+
+
+def no_listener(api: Api, who: str, security: KafkaSecurity | None) -> str:
+    """Why ``api`` cannot be sent to a broker without a listener of ``security``'s protocol (PLAINTEXT without
+    it)."""
+    need = f"a {security.protocol} listener (kafka_security_protocol)" if security else "a PLAINTEXT listener"
+    return f"kzc's own requests ({api.name}) need {need}; {who} has none"
 
 
 def encode_api_versions() -> bytes:

@@ -37,6 +37,10 @@ class Encoder:
         self.out += struct.pack(">i", value)
         return self
 
+    def int64(self, value: int) -> Encoder:
+        self.out += struct.pack(">q", value)
+        return self
+
     def boolean(self, value: bool) -> Encoder:
         self.out += b"\x01" if value else b"\x00"
         return self
@@ -62,6 +66,20 @@ class Encoder:
         for item in items:
             write(self, item)
             self.tags()
+        return self
+
+    def int32s(self, values: Sequence[int] | None) -> Encoder:
+        """ARRAY / COMPACT_ARRAY of INT32 (no tag buffer after a primitive); None: a null array."""
+        if values is None:
+            self.out += uvarint(0) if self.flexible else struct.pack(">i", -1)
+            return self
+        self.out += uvarint(len(values) + 1) if self.flexible else struct.pack(">i", len(values))
+        self.out += struct.pack(f">{len(values)}i", *values)
+        return self
+
+    def null_array(self) -> Encoder:
+        """A null ARRAY / COMPACT_ARRAY of structs (a nullable array's "every one")."""
+        self.out += uvarint(0) if self.flexible else struct.pack(">i", -1)
         return self
 
     def tags(self) -> Encoder:
@@ -103,6 +121,9 @@ class Decoder:
 
     def int32(self) -> int:
         return int(self._take(">i"))
+
+    def int64(self) -> int:
+        return int(self._take(">q"))
 
     def boolean(self) -> bool:
         return bool(self._take(">b"))

@@ -4,12 +4,14 @@ Why kzc's own request: confluent-kafka 2.16 has no DescribeLogDirs, and each bro
 own log directories, so the request goes to every broker whose replicas matter: to its listener of the
 client's security protocol, with TLS and the SASL login ``core.brokers.apiversions.open_broker`` does.
 
-Versions (``DescribeLogDirsRequest.schemaVersions``): v0 in 1.0 and 1.1, v0-v1 from 2.0, where v1 has the
-same fields and only changes when a throttled broker answers (KIP-219); v2+ (2.4+) are flexible. kzc speaks
-v0-v1 and sends the highest the broker lists in ApiVersions (``core.brokers.apiversions``): a 1.1 broker
-cannot parse v1, a 0.10/0.11 broker has no DescribeLogDirs at all (``NoVersion`` then says so).
+Versions (``DescribeLogDirsRequest.json``): v0 in 1.0 and 1.1, v0-v1 from 2.0, where v1 has the same fields
+and only changes when a throttled broker answers (KIP-219); v2 (2.4) is the first flexible version, v3 (3.0)
+adds a top-level error code, v4 (3.3, KIP-827) each dir's total and usable bytes (the volume's size and free
+space, what "time until full" needs). kzc speaks v0-v4 and sends the highest the broker lists in ApiVersions
+(``core.brokers.apiversions``): a 1.1 broker cannot parse v1, a 0.10/0.11 broker has no DescribeLogDirs at all
+(``NoVersion`` then says so).
 
-Request (header v1, non-flexible): ``topics`` ARRAY of (STRING name, ARRAY INT32 partitions), or null for
+Request: ``topics`` ARRAY of (STRING name, ARRAY INT32 partitions), or null for
 every replica the broker holds (``DescribeLogDirsRequest.isAllTopicPartitions``); an empty array asks for no
 replica, and the broker still lists every log dir with its error (``ReplicaManager.describeLogDirs``), the
 cheap way to learn which dirs are offline. Response: throttle time, then per log dir (``log.dirs``) an error
@@ -25,11 +27,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, request
-from core.brokers.wire import frame, string
+from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, no_listener, request
+from core.brokers.codec import Decoder, Encoder
+from core.brokers.wire import frame
 from core.config import KafkaSecurity
 
-VERSIONS = (0, 1)  # what this module encodes and decodes: the same layout
+VERSIONS = (0, 4)  # what this module encodes and decodes
+_FIRST_FLEXIBLE = 2
+_FIRST_CAPACITY = 4  # TotalBytes and UsableBytes of each dir (Kafka 3.3+)
 _CLIENT_ID = "kzc-logdirs"
 _CORRELATION = 11
 KAFKA_STORAGE_ERROR = 56
@@ -67,6 +72,8 @@ class LogDir:
     path: str
     error: int
     replicas: tuple[ReplicaLog, ...] = ()
+    total_bytes: int | None = None  # the volume's size (v4+, Kafka 3.3+); None: not reported
+    usable_bytes: int | None = None  # the volume's space free for the broker (v4+); None: not reported
 
     @property
     def offline(self) -> bool:
@@ -87,58 +94,65 @@ class LogDir:
 
 
 def encode_describe_log_dirs(partitions: Mapping[str, Sequence[int]] | None, version: int) -> bytes:
-    """The framed request (size prefix included) at ``version`` (0 or 1) for ``partitions`` of each topic, or
+    """The framed request (size prefix included) at ``version`` (0-4) for ``partitions`` of each topic, or
     every replica of the broker when ``partitions`` is None."""
     if not VERSIONS[0] <= version <= VERSIONS[1]:
-        raise ValueError(f"kzc encodes DescribeLogDirs v0-v1, not v{version}")
+        raise ValueError(f"kzc encodes DescribeLogDirs v{VERSIONS[0]}-v{VERSIONS[1]}, not v{version}")
+    flexible = version >= _FIRST_FLEXIBLE
+    out = Encoder(flexible)
     if partitions is None:
-        return frame(DESCRIBE_LOG_DIRS.key, version, _CORRELATION, _CLIENT_ID, struct.pack(">i", -1))
-    body = struct.pack(">i", len(partitions))
-    for topic, ids in partitions.items():
-        body += string(topic) + struct.pack(">i", len(ids)) + b"".join(struct.pack(">i", p) for p in ids)
-    return frame(DESCRIBE_LOG_DIRS.key, version, _CORRELATION, _CLIENT_ID, body)
+        out.null_array()
+    else:
+        out.array(list(partitions.items()), lambda e, item: e.string(item[0]).int32s(item[1]))
+    return frame(DESCRIBE_LOG_DIRS.key, version, _CORRELATION, _CLIENT_ID, out.body(), flexible)
 
 
-def decode_log_dirs(body: bytes) -> tuple[LogDir, ...]:
-    """Every log dir of a DescribeLogDirs v0/v1 response body, in the broker's order.
+def decode_log_dirs(body: bytes, version: int = 0) -> tuple[LogDir, ...]:
+    """Every log dir of a DescribeLogDirs response body at ``version``, in the broker's order.
 
     Raises:
-        ValueError: not a DescribeLogDirs v0/v1 response.
+        ValueError: not a DescribeLogDirs response of that version, or the broker refused the whole request
+            (v3+: its top-level error code).
     """
-    at = 0
+    flexible = version >= _FIRST_FLEXIBLE
+    d = Decoder(body, flexible)
 
-    def take(fmt: str) -> int:
-        nonlocal at
-        (value,) = struct.unpack_from(fmt, body, at)
-        at += struct.calcsize(fmt)
-        return int(value)
+    def partitions(topic: str, into: list[ReplicaLog]) -> None:
+        count = d.uvarint() - 1 if flexible else d.int32()
+        if count > len(body):
+            raise ValueError(f"an array of {count} items in an answer of {len(body)} bytes")
+        for _ in range(count):
+            # unpacked at once: a broker of 100k replicas answers in one body
+            partition, size, lag, future = _PARTITION.unpack_from(body, d.at)
+            d.at += _PARTITION.size
+            d.tags()
+            into.append(ReplicaLog(topic, partition, size, lag, bool(future)))
 
-    def text() -> str:
-        nonlocal at
-        length = take(">h")
-        value = body[at : at + max(length, 0)].decode("utf-8", errors="replace")
-        at += max(length, 0)
-        return value
+    def log_dir(_: Decoder) -> LogDir:
+        error = d.int16()
+        path = d.string() or ""
+        replicas: list[ReplicaLog] = []
+        d.array(lambda _: partitions(d.string() or "", replicas))
+        total = usable = None
+        if version >= _FIRST_CAPACITY:
+            total, usable = d.int64(), d.int64()
+        # -1: the broker could not read the volume's figures (its default)
+        return LogDir(path, error, tuple(replicas), _known(total), _known(usable))
 
-    dirs: list[LogDir] = []
     try:
-        if take(">i") != _CORRELATION:
-            raise ValueError("unexpected correlation id")
-        take(">i")  # throttle time
-        for _ in range(take(">i")):
-            error = take(">h")
-            path = text()
-            replicas: list[ReplicaLog] = []
-            for _ in range(take(">i")):
-                topic = text()
-                for _ in range(take(">i")):
-                    partition, size, lag, future = _PARTITION.unpack_from(body, at)
-                    at += _PARTITION.size
-                    replicas.append(ReplicaLog(topic, partition, size, lag, bool(future)))
-            dirs.append(LogDir(path, error, tuple(replicas)))
-    except struct.error as exc:
-        raise ValueError(f"not a DescribeLogDirs v0/v1 response: {exc}") from None
+        d.header(_CORRELATION)
+        d.int32()  # throttle time
+        error = d.int16() if version >= 3 else 0
+        dirs = d.array(log_dir) or []
+    except (struct.error, ValueError) as exc:
+        raise ValueError(f"not a DescribeLogDirs v{version} response: {exc}") from None
+    if error:
+        raise ValueError(f"the broker refused DescribeLogDirs: {ERROR_NAMES.get(error, f'error code {error}')}")
     return tuple(dirs)
+
+
+def _known(value: int | None) -> int | None:
+    return value if value is not None and value >= 0 else None
 
 
 def replica_sizes(dirs: Iterable[LogDir]) -> dict[Key, int]:
@@ -158,13 +172,13 @@ def replica_sizes(dirs: Iterable[LogDir]) -> dict[Key, int]:
     return sizes
 
 
-def decode_describe_log_dirs(body: bytes) -> dict[Key, int]:
+def decode_describe_log_dirs(body: bytes, version: int = 0) -> dict[Key, int]:
     """(topic, partition) -> size in bytes (``replica_sizes`` of ``decode_log_dirs``).
 
     Raises:
-        ValueError: not a DescribeLogDirs v0/v1 response.
+        ValueError: as ``decode_log_dirs``.
     """
-    return replica_sizes(decode_log_dirs(body))
+    return replica_sizes(decode_log_dirs(body, version))
 
 
 def describe_log_dirs(
@@ -182,7 +196,7 @@ def describe_log_dirs(
         NoVersion: the broker has no DescribeLogDirs (before 1.0): nothing was sent.
         OSError: connection refused, closed or timed out. ValueError: an answer kzc cannot parse.
     """
-    _, body = request(
+    version, body = request(
         host,
         port,
         timeout,
@@ -192,7 +206,7 @@ def describe_log_dirs(
         who,
         security,
     )
-    return decode_log_dirs(body)
+    return decode_log_dirs(body, version)
 
 
 def log_sizes(
@@ -280,10 +294,7 @@ def read_broker_log_dirs(
     """
     who = f"broker {broker}"
     if endpoint is None:
-        need = f"a {security.protocol} listener (kafka_security_protocol)" if security else "a PLAINTEXT listener"
-        return BrokerLogDirs(
-            broker, now_ms, unknown=f"kzc's own requests (DescribeLogDirs) need {need}; {who} has none"
-        )
+        return BrokerLogDirs(broker, now_ms, unknown=no_listener(DESCRIBE_LOG_DIRS, who, security))
     host, port = endpoint
     try:
         dirs = describe_log_dirs(host or "127.0.0.1", port, partitions, timeout, who, security)

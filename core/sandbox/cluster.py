@@ -42,7 +42,14 @@ from core.sandbox.ensemble import (
     server_host,
     shared_free_ports,
 )
-from core.sandbox.jars import KAFKA_VERSION, ensure_admin_server_jars, ensure_jars, java_executable
+from core.sandbox.jars import (
+    KAFKA_VERSION,
+    ensure_admin_server_jars,
+    ensure_exporter_jar,
+    ensure_jars,
+    java_executable,
+)
+from core.sandbox.metrics import agent_option, metrics_url, write_rules
 from core.sandbox.releases import KafkaRelease, protocol_properties
 from core.sandbox.security import admin_password, jaas_option
 from core.sandbox.security import broker_properties as security_properties
@@ -83,6 +90,7 @@ class BrokerInfo:
     pid: int | None
     kafka_version: str = KAFKA_VERSION  # the release this broker runs (sandboxes before versions: 3.9.1)
     sasl_port: int | None = None  # the SASL_PLAINTEXT (SCRAM) listener of a --security sandbox
+    metrics_url: str | None = None  # the Prometheus JMX exporter of a --metrics sandbox (core.sandbox.metrics)
 
 
 @dataclass(frozen=True)
@@ -203,6 +211,7 @@ class Sandbox:
         zk_words: str | None = None,
         log_dirs: int = 1,
         security: bool = False,
+        metrics: bool = False,
     ) -> Sandbox:
         """Start ZooKeeper and ``brokers`` brokers; return once a controller is elected and every
         broker is registered and serves clients (it answers Metadata naming the controller and its peers).
@@ -219,6 +228,8 @@ class Sandbox:
         dir fails marks it offline and goes on with the others; it shuts down only when its last dir fails.
         ``security`` adds a SASL_PLAINTEXT listener with SCRAM and the ZooKeeper authorizer
         (``core.sandbox.security``; the admin's credentials are written before the brokers start).
+        ``metrics`` starts every broker with the Prometheus JMX exporter's agent on a free loopback port
+        (``core.sandbox.metrics``; each broker's ``metrics_url``).
 
         Raises:
             UsageError: bad broker count or rack names.
@@ -259,9 +270,10 @@ class Sandbox:
         jars = ensure_jars(log)
         broker_jars = {r.version: str(ensure_jars(log, r)) for r in sorted(set(releases.values()))}
         box._prepare_dir()
-        zk_port, *all_ports = free_ports(1 + brokers * (2 if security else 1))
-        broker_ports = all_ports[:brokers]
-        sasl_ports: list[int | None] = [*all_ports[brokers:]] if security else [None] * brokers
+        zk_port, *all_ports = free_ports(1 + brokers * (1 + security + metrics))
+        broker_ports, all_ports = all_ports[:brokers], all_ports[brokers:]
+        sasl_ports: list[int | None] = [*all_ports[:brokers]] if security else [None] * brokers
+        urls = [metrics_url(p) for p in all_ports[-brokers:]] if metrics else [None] * brokers
         ensemble: tuple[ZkServerInfo, ...] = ()
         if zookeepers > 1:
             hosts = [server_host(n) for n in range(1, zookeepers + 1)]
@@ -275,8 +287,8 @@ class Sandbox:
             zookeeper_port=zk_port,
             zookeeper_pid=None,
             brokers=tuple(
-                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None, releases[i].version, s)
-                for n, (i, p, s) in enumerate(zip(ids, broker_ports, sasl_ports, strict=True))
+                BrokerInfo(i, p, racks[n % len(racks)] if racks else None, None, releases[i].version, s, u)
+                for n, (i, p, s, u) in enumerate(zip(ids, broker_ports, sasl_ports, urls, strict=True))
             ),
             kafka_version=default_release.version,
             broker_config=extra,
@@ -286,7 +298,11 @@ class Sandbox:
         )
         # "jars" runs ZooKeeper (and a migration's KRaft controller); "broker_jars" each broker's release.
         admin_jars = {"admin_jars": str(ensure_admin_server_jars(log))} if ensemble else {}
-        box._write_state(info, java=java, jars=str(jars), broker_jars=broker_jars, **admin_jars)
+        if metrics:
+            exporter = {"exporter_jar": str(ensure_exporter_jar(log)), "exporter_rules": str(write_rules(box.dir))}
+        else:
+            exporter = {}
+        box._write_state(info, java=java, jars=str(jars), broker_jars=broker_jars, **admin_jars, **exporter)
         # Ctrl-C while starting: the command line's main thread stops what was started (core.interrupt).
         with cleanup_on_interrupt(partial(box.stop_quickly)):
             try:
@@ -624,10 +640,13 @@ class Sandbox:
         props = bdir / "server.properties"
         if not props.exists():
             props.write_text(_broker_properties(broker, info, bdir))
-        jars = self._read_state().get("broker_jars", {}).get(broker.kafka_version)
+        raw = self._read_state()
+        jars = raw.get("broker_jars", {}).get(broker.kafka_version)
         heap = BROKER_HEAP
         if broker.sasl_port is not None:
-            heap = [*BROKER_HEAP, *jaas_option(KafkaRelease.parse(broker.kafka_version), self.dir)]
+            heap = [*heap, *jaas_option(KafkaRelease.parse(broker.kafka_version), self.dir)]
+        if broker.metrics_url is not None:
+            heap = [*heap, agent_option(raw["exporter_jar"], broker.metrics_url, raw["exporter_rules"])]
         pid = self._spawn(bdir, heap, "kafka.Kafka", props, jars=jars)
         self._set_pid(broker_id, pid)
         return pid

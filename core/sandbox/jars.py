@@ -163,3 +163,21 @@ def ensure_admin_server_jars(log: Callable[[str], None] | None = None) -> Path:
     """
     target = cache_dir() / "jars" / f"jetty-{JETTY_VERSION}"
     return _fetch(_JETTY, target, "jetty-server-*.jar", "ZooKeeper AdminServer (Jetty)", log, JETTY_VERSION)
+
+
+# The Prometheus JMX exporter's java agent (one shaded jar) for `kzc sandbox up --metrics`: the newest release
+# Maven Central serves; it runs on Java 8 and newer, so on every broker release the sandbox starts.
+EXPORTER_VERSION = "1.0.1"
+_EXPORTER = (f"io.prometheus.jmx:jmx_prometheus_javaagent:{EXPORTER_VERSION}",)
+
+
+def ensure_exporter_jar(log: Callable[[str], None] | None = None) -> Path:
+    """Return the Prometheus JMX exporter's java agent jar, fetching it through Maven the first time.
+
+    Raises:
+        MissingToolError: the jar is not cached yet and ``mvn`` is not installed.
+        SandboxError: Maven failed.
+    """
+    target = cache_dir() / "jars" / f"jmx_prometheus_javaagent-{EXPORTER_VERSION}"
+    jar = "jmx_prometheus_javaagent-*.jar"
+    return next(_fetch(_EXPORTER, target, jar, "Prometheus JMX exporter", log, EXPORTER_VERSION).glob(jar))

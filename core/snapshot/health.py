@@ -379,6 +379,18 @@ def under_replicated_partitions(snapshot: ClusterSnapshot) -> tuple[UnderReplica
     return assess(snapshot).under_replicated
 
 
+def under_replicated_by_leader(snapshot: ClusterSnapshot) -> dict[int, int]:
+    """How many under-replicated partitions each live broker leads: what its own ``UnderReplicatedPartitions``
+    gauge counts (Kafka's ``Partition.isUnderReplicated``: leader here, ISR below the replication factor)."""
+    live = snapshot.live_broker_ids()
+    counts = dict.fromkeys(live, 0)
+    for _topic, _partition, _replicas, _factor, state, h in iter_partition_health(snapshot):
+        leader = live_leader(state, live)
+        if h.under_replicated and leader is not None:
+            counts[leader] += 1
+    return counts
+
+
 def under_min_isr_partitions(
     snapshot: ClusterSnapshot, static: StaticMinIsr | None = None
 ) -> tuple[UnderMinIsrPartition, ...]:

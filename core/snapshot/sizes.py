@@ -183,11 +183,17 @@ def read_sizes(
 ) -> dict[int, BrokerLogDirs]:
     """DescribeLogDirs of every replica of every registered broker, at once (blocks up to ``timeout`` per
     broker), to its listener of ``security``'s protocol; each broker's dirs or why they are unknown."""
+    return read_log_dirs(broker_endpoints(snapshot, security), None, timeout, now_ms, security=security)
+
+
+def broker_endpoints(snapshot: ClusterSnapshot, security: KafkaSecurity) -> dict[int, tuple[str, int] | None]:
+    """Every registered broker's (host, port) for kzc's own requests (its listener of ``security``'s
+    protocol), None when it has none."""
     endpoints: dict[int, tuple[str, int] | None] = {}
     for broker, entry in sorted(snapshot.brokers.items()):  # registered in ZooKeeper (KRaft brokers are not)
         endpoint = wire_endpoint(entry.registration, security)
         endpoints[broker] = (endpoint.host, endpoint.port) if endpoint is not None else None
-    return read_log_dirs(endpoints, None, timeout, now_ms, security=security)
+    return endpoints
 
 
 class SizeBook:

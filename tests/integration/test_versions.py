@@ -19,6 +19,7 @@ import os
 import pty
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -474,6 +475,49 @@ def test_group_lag(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None
             assert (out["source"], out["lag"]) == ("zookeeper", 5), out  # end of partition 1: 20
             detail += "; ZooKeeper-stored group (/consumers): lag 5"
         seen.set("ok", None, detail)
+
+
+def test_traffic(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
+    """ListOffsets at the release's version for the messages in; bytes in and free space where the release's
+    DescribeLogDirs reports them, unknown with the reason where it does not."""
+    name = unique("traffic")
+    create(capsys, cluster, name, "--partitions", "2", "--replication-factor", "2")
+    producer = Producer({"bootstrap.servers": cluster.box.info().bootstrap_servers, "linger.ms": 10})
+    stop = threading.Event()
+
+    def load() -> None:
+        while not stop.is_set():  # about 100 messages a second to partition 0, none to partition 1
+            producer.produce(name, b"x" * 100, partition=0)
+            producer.poll(0)
+            stop.wait(0.01)
+        producer.flush(30)
+
+    thread = threading.Thread(target=load, daemon=True)
+    with observing(cluster, "traffic") as seen:
+        thread.start()
+        try:
+            code, out, err = run(
+                capsys, "traffic", "--by", "partition", "--topic", name, "--window", "3s", "--json", *cluster.zk
+            )
+            assert code == 0, err
+            code, disks, err = run(capsys, "traffic", "--by", "logdir", "--window", "1s", "--json", *cluster.zk)
+            assert code == 0, err
+        finally:
+            stop.set()
+            thread.join(60)
+        rows = {r["partition"]: r for r in out["rows"]}
+        assert rows[0]["messages_in_per_s"] > 0 and rows[1]["messages_in_per_s"] == 0.0 and rows[1]["idle"], rows
+        if cluster.release.at_least(1, 0):
+            assert rows[0]["bytes_in_per_s"] > 0, rows[0]
+            assert all(r["used_bytes"] is not None for r in disks["rows"]), disks
+            free = "the broker does not report the volume's free space (DescribeLogDirs v4, Kafka 3.3+)"
+            if not cluster.release.at_least(3, 3):
+                assert all(r["full_in_unknown"] == free and r["usable_bytes"] is None for r in disks["rows"]), disks
+            seen.set("ok", None, "messages and bytes in per partition; log dirs' growth")
+        else:
+            why = rows[0]["unknown"]["bytes_in_per_s"]
+            assert rows[0]["bytes_in_per_s"] is None and "has no DescribeLogDirs (Kafka 1.0.0+" in why, rows[0]
+            seen.set("partial", None, "messages in (ListOffsets v1); bytes in unknown: " + why)
 
 
 # ---- checks, migration, console ---------------------------------------------------------------------

@@ -75,6 +75,8 @@ CLUSTER_COMMANDS: dict[tuple[str, ...], list[str]] = {
     ("user", "delete"): ["user", "delete", "u", "--yes"],
     ("record",): ["record", "--out", "/tmp/kzc-wrong-chroot-never-created"],
     ("diff",): ["diff", "live", "live"],
+    ("metrics",): ["metrics", "--metrics-url", "http://{host}:1/metrics", "--window", "0"],
+    ("traffic",): ["traffic", "--window", "1s"],
 }
 # Variants of a command above that take another path to the cluster.
 VARIANTS = {

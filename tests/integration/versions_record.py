@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "elect preferred": "preferred leader election",
     "elect unclean": "unclean leader election",
     "group lag": "a consumer group's lag (produced and committed with confluent-kafka)",
+    "traffic": "messages and bytes in per partition, log dirs' growth (ListOffsets, DescribeLogDirs)",
     "check healthy": "kzc check on a healthy cluster",
     "check broker killed": "kzc check after a broker is killed",
     "migration": "ZooKeeper-to-KRaft migration readiness",

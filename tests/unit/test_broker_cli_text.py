@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from cli.broker_cmd import render_broker, render_stop_check
 from core.brokers.logdirs import KAFKA_STORAGE_ERROR, BrokerLogDirs, LogDir, ReplicaLog
+from core.brokers.offsets import BrokerOffsets
 from core.snapshot.broker_view import broker_live, broker_view
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.stop_check import stop_check
 from core.testdata.builder import NOW_MS, config, snapshot, state, topic
+from core.traffic.cause import broker_load
+from core.traffic.sample import Layout, Sample
+from core.traffic.view import Traffic
 
 CLUSTER = snapshot(
     brokers=(1, 2, 3),
@@ -87,3 +91,40 @@ def test_broker_text_of_a_broker_without_describe_log_dirs() -> None:
     text = render_broker(view, broker_live(view, None, "n/a", unknown), NOW_MS)
     assert "  log size      unknown (broker 2 has no DescribeLogDirs (Kafka 1.0.0+; ...))" in text
     assert "log dirs (" not in text
+
+
+def test_broker_text_with_its_load_over_a_window() -> None:
+    layout = Layout({("a", 0): 1, ("a", 1): 1, ("b", 0): 2}, {1: ("h", 1), 2: ("h", 2)})
+
+    def a0(hw: int) -> ReplicaLog:
+        return ReplicaLog("a", 0, hw * 100, 0, False)
+
+    def sample(at: int, hw: int) -> Sample:
+        offsets = {1: BrokerOffsets(1, at, {("a", 0): hw, ("a", 1): 0}), 2: BrokerOffsets(2, at, {("b", 0): 0})}
+        dirs = {
+            b: BrokerLogDirs(
+                b,
+                at,
+                (
+                    LogDir(
+                        f"/d{b}",
+                        0,
+                        (a0(hw), ReplicaLog("a", 1, 0, 0, False), ReplicaLog("b", 0, 0, 0, False)),
+                        10**9,
+                        7200,
+                    ),
+                ),
+            )
+            for b in (1, 2)
+        }
+        return Sample.of(layout, offsets, dirs)
+
+    load = broker_load(Traffic(sample(0, 0), sample(10_000, 100)), 1)
+    view = broker_view(CLUSTER, 1)
+    text = render_broker(view, broker_live(view, None, None, BrokerLogDirs(1, 0, ())), NOW_MS, load)
+    assert "  load (10s)  messages in 10.0/s, bytes in 1000 B/s as leader of 2 partitions (100% of the cluster's " \
+        "bytes in)" in text  # fmt: skip
+    assert "    /d1  growth 3.4 MiB/h, free 7.0 KiB, full in 7s" in text
+    assert "  load: disk full within a day: broker 1's log dir /d1 is full in 7s at 3,600,000 bytes/hour (7,200 " \
+        "bytes free)" in text  # fmt: skip
+    assert "  load: key skew: a-0 takes 100% of a's messages in (10.0 of 10.0/s over 2 partitions)" in text

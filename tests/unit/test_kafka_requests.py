@@ -21,10 +21,10 @@ from core.brokers.apiversions import (
     negotiate,
 )
 from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capabilities, read_capabilities, route
-from core.brokers.logdirs import decode_describe_log_dirs, encode_describe_log_dirs, log_sizes
+from core.brokers.logdirs import LogDir, ReplicaLog, decode_describe_log_dirs, encode_describe_log_dirs, log_sizes
 from core.brokers.reassignments import cancel_reassignments, encode_cancel
 from core.kafka.znodes import BrokerRegistration, Endpoint
-from tests.unit.fake_broker import RELEASE_APIS, Received, api_versions_body, fake_broker
+from tests.unit.fake_broker import RELEASE_APIS, Received, api_versions_body, fake_broker, log_dirs_answer
 
 # ---- negotiation -----------------------------------------------------------------------------------
 
@@ -63,8 +63,12 @@ def test_an_api_versions_error_is_not_taken_for_ranges() -> None:
 # ---- DescribeLogDirs -------------------------------------------------------------------------------
 
 
-def _log_dirs_reply(request: Received) -> bytes:
-    """One log dir holding orders-0 (100 bytes) and a future replica of orders-1 (not counted)."""
+def _log_dirs_reply(request: Received | None) -> bytes:
+    """One log dir holding orders-0 (100 bytes) and a future replica of orders-1 (not counted); v0/v1 bytes
+    written out, later versions through the stand-in's encoder."""
+    if request is not None and request.version >= 2:
+        replicas = (ReplicaLog("orders", 0, 100, 0, False), ReplicaLog("orders", 1, 999, 0, True))
+        return log_dirs_answer(request.version, [LogDir("/d/1", 0, replicas)])
     partitions = struct.pack(">i", 2) + struct.pack(">iqqb", 0, 100, 0, 0) + struct.pack(">iqqb", 1, 999, 0, 1)
     topic = struct.pack(">h", 6) + b"orders" + partitions
     log_dir = struct.pack(">h", 0) + struct.pack(">h", 4) + b"/d/1" + struct.pack(">i", 1) + topic
@@ -79,12 +83,12 @@ def test_describe_log_dirs_bytes_are_the_same_at_v0_and_v1_but_the_version(versi
     assert frame == header + body
 
 
-def test_kzc_never_encodes_describe_log_dirs_beyond_v1() -> None:
-    with pytest.raises(ValueError, match="v0-v1, not v2"):
-        encode_describe_log_dirs({"orders": [0]}, 2)
+def test_kzc_never_encodes_describe_log_dirs_beyond_v4() -> None:
+    with pytest.raises(ValueError, match="v0-v4, not v5"):
+        encode_describe_log_dirs({"orders": [0]}, 5)
 
 
-@pytest.mark.parametrize(("release", "version"), [("1.1", 0), ("2.2", 1), ("3.9", 1)])
+@pytest.mark.parametrize(("release", "version"), [("1.1", 0), ("2.2", 1), ("2.6", 2), ("3.9", 4)])
 def test_log_sizes_go_out_at_the_version_the_broker_lists(release: str, version: int) -> None:
     with fake_broker(RELEASE_APIS[release], {35: _log_dirs_reply}) as (port, received):
         assert log_sizes("127.0.0.1", port, {"orders": [0, 1]}, 5.0) == {("orders", 0): 100}
@@ -98,7 +102,7 @@ def test_a_0_10_broker_is_asked_only_its_api_versions_for_log_sizes() -> None:
 
 
 def test_a_log_dirs_answer_cut_short_is_not_taken_for_sizes() -> None:
-    with pytest.raises(ValueError, match="not a DescribeLogDirs v0/v1 response"):
+    with pytest.raises(ValueError, match="not a DescribeLogDirs v0 response"):
         decode_describe_log_dirs(struct.pack(">i", 11) + _log_dirs_reply(None)[:20])  # type: ignore[arg-type]
 
 

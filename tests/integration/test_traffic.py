@@ -1,0 +1,179 @@
+"""``kzc traffic`` on the real sandbox: producers at known rates (one topic spread evenly, one skewed onto a
+single partition, one idle), read back from the brokers' high watermarks and log dirs; the skewed partition
+named by what the load says; a producer that stops reads idle within one window; log dirs show their growth
+and, on this release (DescribeLogDirs v4), the time until full."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from confluent_kafka import Message, Producer
+from kazoo.client import KazooClient
+
+from cli.main import main
+from core.kafka.znodes.paths import state_path
+from core.polling import wait_until
+from core.sandbox.cluster import Sandbox
+
+pytestmark = pytest.mark.integration
+
+WINDOW = "6s"
+VALUE = 200  # bytes of every message's value (no key, no headers)
+PARTITIONS = 3
+
+
+def kzc_json(capsys: pytest.CaptureFixture[str], box: Sandbox, *argv: str) -> Any:
+    code = main([*argv, "--json", "--zookeeper", box.info().zookeeper])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def create(capsys: pytest.CaptureFixture[str], box: Sandbox, topic: str) -> None:
+    argv = ["topic", "create", topic, "--partitions", str(PARTITIONS), "--replication-factor", "3", "--yes", "--wait"]
+    code = main([*argv, "--json", "--zookeeper", box.info().zookeeper])
+    _, err = capsys.readouterr()
+    assert code == 0, err
+
+
+class Load:
+    """A producer thread: ``rate`` messages a second to ``topic``, round robin over ``partitions``, bounded by
+    ``limit_s`` (the test stops it sooner). With acks=all a message is acknowledged once every in-sync replica
+    has it, i.e. once the high watermark passed it: the time its acknowledgement arrived is when it counts."""
+
+    def __init__(
+        self, bootstrap: str, topic: str, rate: int, partitions: tuple[int, ...], limit_s: float = 300
+    ) -> None:
+        self.topic, self.rate, self.partitions, self.limit_s = topic, rate, partitions, limit_s
+        self.producer = Producer(
+            {"bootstrap.servers": bootstrap, "linger.ms": 20, "acks": "all", "compression.type": "none"}
+        )
+        self.delivered: list[tuple[int, int]] = []  # (acknowledged at, ms; partition)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"load-{topic}", daemon=True)
+
+    def _delivered(self, err: object, msg: Message) -> None:
+        if err is None:
+            self.delivered.append((int(time.time() * 1000), msg.partition()))
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        sent = 0
+        # The schedule is absolute, so a thread held back by a busy machine catches up and the mean rate holds;
+        # the stop event's wait paces it (a rate limiter, not a wait on the system under test).
+        while not self.stop.is_set() and time.monotonic() - start < self.limit_s:
+            due = int((time.monotonic() - start) * self.rate)
+            for _ in range(due - sent):
+                partition = self.partitions[sent % len(self.partitions)]
+                self.producer.produce(self.topic, b"v" * VALUE, partition=partition, on_delivery=self._delivered)
+                sent += 1
+            self.producer.poll(0)
+            self.stop.wait(0.02)
+        assert self.producer.flush(60) == 0
+
+    def in_window(self, end_ms: int, window_s: float, partitions: set[int] | None = None) -> float:
+        """Messages per second acknowledged in the window ending at ``end_ms`` (to these partitions)."""
+        start_ms = end_ms - window_s * 1000
+        count = sum(
+            1 for at, p in list(self.delivered) if start_ms < at <= end_ms and (partitions is None or p in partitions)
+        )
+        return count / window_s
+
+
+@contextmanager
+def running(*loads: Load) -> Iterator[None]:
+    for load in loads:
+        load.thread.start()
+    try:
+        yield
+    finally:
+        for load in loads:
+            load.stop.set()
+        for load in loads:
+            load.thread.join(90)
+
+
+def leaders(zk: KazooClient, topic: str) -> dict[int, int]:
+    return {p: json.loads(zk.get(state_path(topic, p))[0])["leader"] for p in range(PARTITIONS)}
+
+
+def near(measured: float | None, expected: float, tolerance: float = 0.15) -> bool:
+    return measured is not None and abs(measured - expected) <= tolerance * expected
+
+
+def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
+    sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steady, skewed, idle = "traffic-steady", "traffic-skewed", "traffic-idle"
+    for topic in (steady, skewed, idle):
+        create(capsys, sandbox, topic)
+    bootstrap = sandbox.info().bootstrap_servers
+    even = Load(bootstrap, steady, 150, tuple(range(PARTITIONS)))
+    hot = Load(bootstrap, skewed, 60, (0,))
+    with running(even, hot):
+        wait_until(lambda: len(even.delivered) > 150 and len(hot.delivered) > 60, 60, "both loads delivering")
+        everything = kzc_json(capsys, sandbox, "traffic", "--window", WINDOW)
+        topics = {r["topic"]: r for r in everything["rows"]}
+        by_broker = kzc_json(capsys, sandbox, "traffic", "--by", "broker", "--topic", steady, "--window", WINDOW)
+        parts = kzc_json(capsys, sandbox, "traffic", "--by", "partition", "--topic", skewed, "--window", WINDOW)
+        disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
+        hot_leader = leaders(zk, skewed)[0]
+        broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "3s")["traffic"]
+
+    # messages in per topic: within 15% of what was produced in the same window
+    for topic, load in ((steady, even), (skewed, hot)):
+        row = topics[topic]
+        assert row["source"] == ["offsets", "log dirs"] and row["window_s"] >= 5.5
+        expected = load.in_window(row["read_ms"], row["window_s"])
+        assert near(row["messages_in_per_s"], expected), (topic, row, expected)
+        assert not row["idle"] and row["bytes_in_per_s"] > 0
+    assert topics[idle]["messages_in_per_s"] == 0.0 and topics[idle]["idle"]
+    assert topics[idle]["bytes_in_per_s"] == 0.0
+    for name in ("bytes_out_per_s", "produce_p99_ms", "fetch_p99_ms"):
+        assert topics[steady][name] is None and topics[steady]["unknown"][name]
+
+    # bytes in per broker (as leader of the steady topic's partitions): the values produced, plus no more than
+    # the record format's overhead (v2: a 61-byte batch header per batch, at most ~20 bytes per record)
+    led = leaders(zk, steady)
+    for row in by_broker["rows"]:
+        mine = {p for p, b in led.items() if b == row["broker"]}
+        rate = even.in_window(row["read_ms"], row["window_s"], mine)
+        batches_per_s = len(mine) * (1000 / 20 + 1)  # linger.ms 20: at most one batch per partition each 20 ms
+        low, high = rate * VALUE * 0.85, rate * (VALUE + 20) * 1.15 + 61 * batches_per_s
+        if not mine:
+            assert row["bytes_in_per_s"] == 0.0 and row["leads"] == 0
+        else:
+            assert low <= row["bytes_in_per_s"] <= high, (row, rate)
+
+    # the skewed topic: every message on partition 0
+    rows = {r["partition"]: r for r in parts["rows"]}
+    assert rows[0]["messages_in_per_s"] > 0 and rows[1]["idle"] and rows[2]["idle"]
+    assert near(rows[0]["messages_in_per_s"], hot.in_window(rows[0]["read_ms"], rows[0]["window_s"]))
+
+    # the skewed partition is named by what the load says, with its share; the even topic is not
+    for payload in (everything, parts):
+        skews = {f["subject"]: f for f in payload["load"] if f["kind"] == "key_skew"}
+        assert skews[f"{skewed}-0"]["share"] == 1.0 and skews[f"{skewed}-0"]["messages_in_per_s"] > 0
+        assert not any(s.startswith(steady) for s in skews)
+
+    # kzc broker ID --traffic: the leader of the skewed partition, its load and what the load says about it
+    assert broker["broker"] == hot_leader and broker["messages_in_per_s"] > 0 and broker["window_s"] >= 2.5
+    assert 0 < broker["share_of_bytes_in"] <= 1 and broker["log_dirs"]
+    assert any(f["kind"] == "key_skew" and f["subject"] == f"{skewed}-0" for f in broker["load"])
+
+    # log dirs: used bytes, growth, and (Kafka 3.3+) the free space and the time until full
+    dirs = [r for r in disks["rows"] if r["used_bytes"]]
+    assert dirs and all(r["usable_bytes"] and r["total_bytes"] for r in dirs)
+    growing = [r for r in dirs if r["growth_bytes_per_hour"]]
+    assert growing and all(r["full_in_s"] and r["full_in_s"] > 0 for r in growing)
+
+    # the producers stopped and flushed: the next window reads idle
+    after = {r["topic"]: r for r in kzc_json(capsys, sandbox, "traffic", "--window", "3s")["rows"]}
+    assert after[steady]["idle"] and after[steady]["messages_in_per_s"] == 0.0
+    assert after[skewed]["idle"]
