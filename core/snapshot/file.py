@@ -267,9 +267,9 @@ class RecordWriter:
         self,
         topic: str,
         partition: int,
-        replicas: list[int],
-        adding: list[int],
-        removing: list[int],
+        replicas: Sequence[int],
+        adding: Sequence[int],
+        removing: Sequence[int],
         state: PartitionState | tuple[int, list[int], int] | str | None,
         raw_base64: str | None = None,
     ) -> None:
