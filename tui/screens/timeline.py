@@ -103,7 +103,7 @@ class TimelineScreen(KzcScreen):
     def show_events(self) -> None:
         """Redraw with the journal as it is now."""
         self._journal_seen = self.journal.version
-        live = [LiveLine(line.at_ms, line.text, line.topic) for line in self.journal.lines]
+        live = [LiveLine(line.at_ms, line.text, line.topic, line.fact) for line in self.journal.lines]
         self._groups = bursts(with_live(self._dated, live))
         self._redraw()
 
