@@ -80,17 +80,17 @@ def event_fact(kind: object, broker: object) -> LiveFact | None:
 _NAMED_UP_TO = 3  # other live lines: named one by one up to this many, counted beyond
 
 
-def live_summary(lines: Sequence[tuple[str, LiveFact | None]]) -> list[str]:
-    """The parts of a burst's line for its live lines, ``(text, fact)`` newest first: every broker and
-    controller move named by its own line, then the health after the burst (its newest health line), then the
-    other lines named, or counted when there are more than three."""
+def live_summary(lines: Sequence[tuple[str, LiveFact | None]], others_are: str = "live event(s)") -> list[str]:
+    """The parts of a burst's line for its live (or recorded) lines, ``(text, fact)`` newest first: every
+    broker and controller move named by its own line, then the health after the burst (its newest health line),
+    then the other lines named, or counted (``N other <others_are>``) when there are more than three."""
     parts = [text for text, fact in lines if fact is not None and fact.kind is not FactKind.HEALTH]
     health = next((fact.health for _, fact in lines if fact is not None and fact.health is not None), None)
     if health is not None:
         parts.append(health.text())
     others = [text for text, fact in lines if fact is None]
     if len(others) > _NAMED_UP_TO:
-        parts.append(f"{len(others)} other live event(s)")
+        parts.append(f"{len(others)} other {others_are}")
     else:
         parts.extend(others)
     return parts

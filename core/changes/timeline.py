@@ -69,6 +69,7 @@ class ChangeKind(enum.Enum):
     ISR_NOTIFICATION = "isr_notification"
     LOG_DIR_EVENT = "log_dir_event"
     LIVE = "live"  # seen by the console's watches since it opened (core.changes.live)
+    RECORDED = "recorded"  # a broker, controller or partition change from a history store (core.incident)
 
 
 # What ZooKeeper cannot tell, by kind: shown beside each line and in --json.
@@ -90,6 +91,7 @@ LIMITS: dict[ChangeKind, str] = {
     ChangeKind.ISR_NOTIFICATION: "the controller deletes these within seconds once processed",
     ChangeKind.LOG_DIR_EVENT: "the controller deletes these once processed",
     ChangeKind.LIVE: "seen live since the console opened",
+    ChangeKind.RECORDED: "recorded by kzc record when it saw the change; nothing is known in a recorded gap",
 }
 
 
@@ -462,6 +464,8 @@ def _burst(group: list[Change]) -> Burst:
     if len(group) == 1:
         return Burst(start, end, newest_first, group[0].text, shared)
     parts = [c.text for c in newest_first if c.kind in _ALWAYS_NAMED]
+    for kind, others in ((ChangeKind.LIVE, "live event(s)"), (ChangeKind.RECORDED, "recorded change(s)")):
+        parts.extend(live_summary([(c.text, c.fact) for c in newest_first if c.kind is kind], others))
     if states:
         offline = sum(1 for c in states if c.leader == _NO_LEADER)
         line = f"leader/ISR changed on {len(states)} partition(s)"
@@ -482,7 +486,6 @@ def _burst(group: list[Change]) -> Burst:
             parts.append(f"{len(of_kind)} {label}")
         else:
             parts.extend(of_kind)
-    parts.extend(live_summary([(c.text, c.fact) for c in newest_first if c.kind is ChangeKind.LIVE]))
     return Burst(start, end, newest_first, "; ".join(parts), shared)
 
 
