@@ -32,7 +32,15 @@ from core.history.diff import state_at, state_rows
 from core.history.isr import IsrAnswer, isr_history
 from core.history.moment import snapshot_of
 from core.history.observations import Window
-from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, PARTITION, PARTITION_REMOVED, ROW_SCHEMA
+from core.history.schema import (
+    BROKER,
+    BROKER_LEFT,
+    CONTROLLER,
+    PARTITION,
+    PARTITION_REMOVED,
+    ROW_SCHEMA,
+    cluster_key,
+)
 from core.history.store import HistoryStore
 from core.history.urp import UrpAnswer, urp
 from core.human_time import utc_text
@@ -382,10 +390,17 @@ def _actions(
 
 def _names(audited: object, cluster: str | None) -> bool:
     """Whether an audit line's cluster (``core.config.cluster_name``: ``context (connect string)`` or the
-    connect string) is the recorded ``cluster`` (a context name or connect string; None: any)."""
+    connect string) is the recorded ``cluster`` (a context name or connect string, or the store's key of one,
+    ``core.history.schema.cluster_key``; None: any)."""
     if cluster is None:
         return True
-    return isinstance(audited, str) and (audited == cluster or audited.startswith(f"{cluster} ("))
+    if not isinstance(audited, str):
+        return False
+    names = {audited}
+    context, _, rest = audited.partition(" (")
+    if rest.endswith(")"):
+        names |= {context, rest[:-1]}
+    return cluster_key(cluster) in {cluster_key(n) for n in names}
 
 
 def _audit_ms(text: object) -> int | None:
