@@ -21,13 +21,14 @@ from core.errors import KzcError, UsageError
 from core.history.store import STORE_ENV
 from core.human_time import parse_duration, parse_moment, utc_text
 from core.incident.render import FORMATS, render
-from core.incident.report import build_report
+from core.incident.report import DEFAULT_SINCE, build_report
 
 
 def register(sub: Any) -> None:
     """Declare ``kzc report``."""
     parser = add_command(sub, "report", "the incident report of a window of the history store and the audit log")
-    parser.add_argument("--since", default="2h", metavar="DURATION", help="how far back from --until (default 2h)")
+    parser.add_argument("--since", default=DEFAULT_SINCE, metavar="DURATION",
+                        help=f"how far back from --until (default {DEFAULT_SINCE})")  # fmt: skip
     parser.add_argument(
         "--until", metavar="TIME", help="the window's end: 2026-11-28 03:12 (UTC), -45m, ISO or epoch ms (default now)"
     )

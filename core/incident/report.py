@@ -24,12 +24,13 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from core.audit import INTENT, AuditRead
+from core.audit import INTENT, AuditRead, read_audit
 from core.changes.live import FactKind, LiveFact
 from core.changes.timeline import Burst, Change, ChangeKind, bursts
 from core.errors import UsageError
 from core.history.diff import state_at, state_rows
 from core.history.isr import IsrAnswer, isr_history
+from core.history.location import HistoryPlace
 from core.history.moment import snapshot_of
 from core.history.observations import Window
 from core.history.schema import (
@@ -50,6 +51,7 @@ from core.snapshot.likely_cause import likely_cause
 LAG_NOT_RECORDED = "consumer group lag is not recorded in the history store (kzc record keeps partitions, brokers "
 LAG_NOT_RECORDED += "and the controller): see kzc groups for the lag now"
 SOURCE = "recorded by kzc record"
+DEFAULT_SINCE = "2h"  # the window of kzc report without --since, and of the console's timeline export
 
 Key = tuple[str, int]
 Value = tuple[tuple[int, ...] | None, int | None, tuple[int, ...] | None]  # replicas, leader, ISR
@@ -410,3 +412,17 @@ def _audit_ms(text: object) -> int | None:
         return int(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
     except ValueError:
         return None
+
+
+def report_of(place: HistoryPlace, since_ms: int, until_ms: int) -> IncidentReport:
+    """The report of the cluster ``place`` names, from its store and the audit log (the console's ``e`` on the
+    timeline). Blocks: call it in a worker.
+
+    Raises:
+        UsageError: no store is named, it does not hold the cluster, or the window holds no data.
+    """
+    store = HistoryStore.open(place.require())
+    known = store.clusters()
+    if cluster_key(place.cluster) not in known:
+        raise UsageError(f"the store {place.root} holds {', '.join(known) or 'no cluster'}, not {place.cluster}")
+    return build_report(store, place.cluster, since_ms, until_ms, read_audit(), place.cluster)

@@ -5,12 +5,15 @@ opening its topic."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from core.config import ConnectionSettings, UserConfig
 from core.console.protocols import BackendEvent, EventKind
 from core.snapshot.model import StateStamp, ZnodeTimes
 from core.testdata import builder as b
+from core.testdata.history import write_outage
 from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, recorded_events, settle
 from tui.app import KzcApp
@@ -106,3 +109,36 @@ async def test_an_outage_reads_as_the_broker_that_left_and_the_partitions_it_lef
         assert sum(r.count("broker 3 registered") for r in rows) == 1  # live, not again from its ctime
         assert any("broker 3 registered (kafka-3.example:9092)" in r for r in rows)
         assert not any("live event(s)" in r for r in rows)
+
+
+async def test_e_exports_the_incident_report_of_the_last_two_hours_from_the_store(tmp_path: Path) -> None:
+    store = tmp_path / "store"
+    write_outage(store, "prod", NOW_MS - 3_600_000)
+    settings = ConnectionSettings(context="prod", history=str(store))
+    backend = RecordedBackend(b.snapshot(brokers=(1, 2, 3)), [], now_ms=lambda: NOW_MS)
+    app = KzcApp(settings, config=UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("W", "e")
+        await settle(pilot)
+        assert app.last_export is not None and app.last_export.endswith(".html")
+        page = Path(app.last_export).read_text(encoding="utf-8")
+        assert "Incident report: cluster prod" in page and "broker 2 left" in page
+
+
+async def test_e_without_a_store_says_so() -> None:
+    app = _app()
+    said: list[str] = []
+    original = app.notify
+
+    def notify(message: str, **kwargs: Any) -> None:
+        said.append(message)
+        original(message, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("W", "e")
+        await settle(pilot)
+        assert app.last_export is None
+        assert any(m.startswith("no incident report: no history store") for m in said), said

@@ -12,25 +12,14 @@ import pytest
 from cli.main import main
 from core.history.isr import isr_history
 from core.history.observations import Window
-from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, SNAPSHOTS
 from core.history.store import HistoryStore
 from core.history.urp import urp
 from core.human_time import utc_text
+from core.testdata.history import Outage, write_outage
 
 T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC
 LEFT, BACK, END = T0 + 60_000, T0 + 180_000, T0 + 300_000
 ELECTED = T0 + 200_000
-REPLICAS = {0: [1, 2], 1: [2, 3], 2: [3, 1]}
-
-
-def _partition(ts: int, p: int, isr: list[int]) -> dict[str, Any]:
-    leader = isr[0]
-    return {"ts_ms": ts, "kind": PARTITION, "topic": "orders", "partition": p, "leader": leader,
-            "leader_epoch": 0, "isr": isr, "replicas": REPLICAS[p]}  # fmt: skip
-
-
-def _broker(ts: int, b: int) -> dict[str, Any]:
-    return {"ts_ms": ts, "kind": BROKER, "broker": b, "rack": f"r{b}", "endpoint": f"127.0.0.1:909{b}"}
 
 
 def _audit_line(ts: int, cluster: str, outcome: str, **extra: Any) -> str:
@@ -43,16 +32,7 @@ def _audit_line(ts: int, cluster: str, outcome: str, **extra: Any) -> str:
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "store"
-    history = HistoryStore.create(root)
-    snapshot = [_broker(T0, b) for b in (1, 2, 3)]
-    snapshot += [_partition(T0, p, r) for p, r in REPLICAS.items()]
-    snapshot.append({"ts_ms": T0, "kind": CONTROLLER, "broker": 1, "controller_epoch": 3})
-    history.append(SNAPSHOTS, "prod", [{**r, "seq": i} for i, r in enumerate(snapshot)])
-    events = [{"ts_ms": LEFT, "kind": BROKER_LEFT, "broker": 2}]
-    events += [_partition(LEFT + 100, 0, [1]), _partition(LEFT + 100, 1, [3])]
-    events += [_broker(BACK, 2), _partition(BACK + 5_000, 0, [1, 2]), _partition(BACK + 5_000, 1, [3, 2])]
-    history.append(EVENTS, "prod", [{**r, "seq": i} for i, r in enumerate(events)])
-    history.set_flushed("prod", END)
+    assert write_outage(root, "prod", T0) == Outage(T0, LEFT, BACK, END)
     audit = tmp_path / "audit.jsonl"
     lines = [
         _audit_line(ELECTED - 100, "prod (127.0.0.1:2181)", "intent"),
