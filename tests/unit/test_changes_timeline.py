@@ -9,7 +9,7 @@ import pytest
 
 from core.changes.live import FactKind, HealthFact, LiveFact, event_fact
 from core.changes.timeline import Change, ChangeKind, LiveLine, bursts, dated_changes, select, with_live
-from core.human_time import parse_duration
+from core.human_time import parse_duration, parse_moment
 from core.live.events import EventKind
 from core.snapshot.model import StateStamp, TopicEntry, ZnodeTimes
 from core.testdata import builder as b
@@ -193,3 +193,22 @@ def test_event_facts_name_the_broker_of_broker_and_controller_events_only() -> N
     assert event_fact(EventKind.CONTROLLER_GONE, None) == LiveFact(FactKind.CONTROLLER)
     assert event_fact(EventKind.TOPIC_CREATED, None) is None
     assert event_fact(None, None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_ms"),
+    [
+        ("45m", T0 - 2_700_000),
+        ("-45m", T0 - 2_700_000),
+        ("2023-11-14 21:13", 1_699_996_380_000),
+        ("2023-11-14T21:13:00+01:00", 1_699_992_780_000),
+        (str(T0), T0),
+    ],
+)
+def test_parse_moment_reads_what_people_type(text: str, expected_ms: int) -> None:
+    assert parse_moment(text, T0) == expected_ms
+
+
+def test_parse_moment_refuses_anything_else_with_the_text() -> None:
+    with pytest.raises(ValueError, match="'soonish' is not a moment"):
+        parse_moment("soonish", T0)
