@@ -85,7 +85,7 @@ def sections_of(report: IncidentReport) -> list[Section]:
     ))  # fmt: skip
     out.append(Section(
         "Actions taken with kzc (audit log)",
-        report.audit_notes + (() if report.actions else ("No kzc action in the window.",)),
+        report.audit_notes + (() if report.actions or report.audit_notes else ("No kzc action in the window.",)),
         (("when (UTC)", "who", "what", "outcome", "applied"),
          *((utc_text(a.at_ms), f"{a.user}@{a.host}", a.operation, f"{a.outcome}: {a.message}",
             json.dumps(a.details, sort_keys=True, default=str)) for a in report.actions)),
@@ -109,7 +109,8 @@ def sections_of(report: IncidentReport) -> list[Section]:
 
 
 def _span(start: int, end: int) -> str:
-    return utc_text(start) + (f" to {utc_text(end)[11:]}" if end != start else "")
+    first, last = utc_text(start), utc_text(end)
+    return first + (f" to {last[11:]}" if last != first else "")
 
 
 def _listed(names: tuple[str, ...], shown: int = 20) -> str:
