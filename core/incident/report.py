@@ -242,6 +242,7 @@ class _Replay:
         self.down: dict[int, int | None] = {}  # broker -> left at (None: already down at the start)
         self.intervals: list[tuple[int, int | None, int | None]] = []
         self.worst: tuple[int, int] | None = None
+        self._start_judged = False
         rows = state_rows(window, window.until_ms) + _after_gap_rows(window)
         rows.sort(key=lambda r: (r["ts_ms"], r.get("src", 0), r["seq"]))
         base = window.base_ms
@@ -253,11 +254,12 @@ class _Replay:
             group.append(row)
         if group:
             self._moment(group, base)
-        if base is not None and base >= window.since_ms and self.worst is None and self.bad:
-            self.worst = (base, len(self.bad))
+        self._judge(window.since_ms)  # nothing changed in the window: the state it began with
 
     def _moment(self, rows: list[dict[str, Any]], base: int | None) -> None:
         ts = rows[0]["ts_ms"]
+        if ts > self.window.since_ms:
+            self._judge(self.window.since_ms)  # the state the window began with counts too
         whole = ts == base or rows[0].get("src", 0) == 1  # a whole snapshot: what it lacks is gone
         if whole:
             before = set(self.brokers)
@@ -268,7 +270,17 @@ class _Replay:
             self._apply(row, ts, in_window=not whole and ts > self.window.since_ms)
         if whole:
             self._snapshot_brokers(before, ts, first=ts == base)
-        if ts >= self.window.since_ms and self.bad and (self.worst is None or len(self.bad) > self.worst[1]):
+        if ts >= self.window.since_ms:
+            self._judge(ts)
+
+    def _judge(self, ts: int) -> None:
+        """Keep ``ts`` as the worst moment if more partitions are out of sync than at any before (once at the
+        window's start)."""
+        if ts == self.window.since_ms:
+            if self._start_judged:
+                return
+            self._start_judged = True
+        if self.bad and (self.worst is None or len(self.bad) > self.worst[1]):
             self.worst = (ts, len(self.bad))
 
     def _apply(self, row: dict[str, Any], ts: int, in_window: bool) -> None:

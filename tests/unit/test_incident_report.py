@@ -141,3 +141,16 @@ def test_the_markdown_report_reads_top_down(store: Path, capsys: pytest.CaptureF
     titles = [line for line in text.splitlines() if line.startswith("## ")]
     assert titles[:3] == ["## The window", "## Timeline (bursts of changes, oldest first)", "## Worst moment"]
     assert "| 2 | " in text and "2m 0s" in text
+
+
+def test_a_window_inside_the_outage_reports_its_start_as_the_worst_and_what_is_still_wrong(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", "--store", str(store), "--cluster", "prod", "--since", "30s", "--until",
+                 str(LEFT + 60_000), "--format", "json"]) == 0  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert report["timeline"] == []
+    assert report["worst"]["at_ms"] == LEFT + 30_000 and report["worst"]["under_replicated"] == 2
+    assert report["brokers_down"] == [{"broker": 2, "left_ms": LEFT, "back_ms": None, "down_ms": 60_000, "end": "open"}]
+    assert report["at_end"] == {"at_ms": LEFT + 60_000, "healthy": False, "offline": [],
+                                "under_replicated": ["orders-0", "orders-1"], "brokers_down": [2]}  # fmt: skip
