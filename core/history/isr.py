@@ -361,10 +361,23 @@ def _overlapping(window: Window, found: Transitions) -> tuple[tuple[Outage, ...]
     return outages, changes
 
 
-def isr_history(window: Window, topic: str | None, partition: int | None = None, spark: Any = None) -> IsrAnswer:
+Observed = tuple[pa.Table, Transitions]  # a window's observations and their transitions (local engine)
+
+
+def observed(window: Window) -> Observed:
+    """Every observation of ``window`` and its transitions, read once for several questions (local engine)."""
+    table = read_observations(window)
+    return table, transitions_local(table)
+
+
+def isr_history(
+    window: Window, topic: str | None, partition: int | None = None, spark: Any = None, read: Observed | None = None
+) -> IsrAnswer:
     """The ISR history of ``topic`` (one ``partition`` or all; None: every topic) over ``window``; on Spark when
-    ``spark`` is given."""
-    if spark is None:
+    ``spark`` is given; ``read``: the whole window already read (``observed``; every topic), local engine."""
+    if read is not None and topic is None:
+        found = read[1]
+    elif spark is None:
         found = transitions_local(read_observations(window, topic, partition))
     else:
         found = transitions_spark(spark_observations(spark, window, topic, partition))

@@ -29,7 +29,7 @@ from core.changes.live import FactKind, LiveFact
 from core.changes.timeline import Burst, Change, ChangeKind, bursts
 from core.errors import UsageError
 from core.history.diff import state_at, state_rows
-from core.history.isr import IsrAnswer, isr_history
+from core.history.isr import IsrAnswer, isr_history, observed
 from core.history.location import HistoryPlace
 from core.history.moment import snapshot_of
 from core.history.observations import Window
@@ -209,9 +209,10 @@ def build_report(store: HistoryStore, cluster: str, since_ms: int, until_ms: int
         tuple(sorted(holding - end.live_broker_ids())),
     )
     actions, notes = _actions(audit, since_ms, until_ms, audit_cluster)
+    read = observed(window)  # once for the three questions
     return IncidentReport(
-        window, tuple(bursts(replay.changes)), worst, isr_history(window, None), replay.brokers_down(),
-        urp(window, "topic"), urp(window, "broker"), actions, notes, at_end,
+        window, tuple(bursts(replay.changes)), worst, isr_history(window, None, read=read), replay.brokers_down(),
+        urp(window, "topic", read=read), urp(window, "broker", read=read), actions, notes, at_end,
     )  # fmt: skip
 
 
