@@ -76,6 +76,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("record", "cli.record_cmd", "record live events and periodic snapshots into a history store (Parquet)"),
     Command("history", "cli.history_cmd", "questions over a history store recorded by kzc record"),
     Command("diff", "cli.diff_cmd", "what differs between two snapshots, moments of the history, or clusters"),
+    Command("report", "cli.report_cmd", "the incident report of a window of the history store and the audit log"),
     Command(
         "metrics",
         "cli.metrics_cmd",

@@ -14,17 +14,16 @@ import argparse
 import json
 import time
 from contextlib import nullcontext
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from cli.history_cmd import engine, open_store, pick_cluster
 from cli.options import add_command, add_spark_options
 from cli.snapshot_cmd import take_snapshot
+from core import human_time
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
 from core.history.diff import ClusterState, configs_compared, diff, state_at, state_of
-from core.human_time import parse_duration
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT
 
@@ -46,19 +45,10 @@ def register(sub: Any) -> None:
 
 def parse_moment(text: str, now_ms: int) -> int:
     """``@WHEN`` without the ``@``: a duration ago, an ISO UTC time, or epoch milliseconds."""
-    if text.isdigit() and len(text) >= 12:
-        return int(text)
     try:
-        return now_ms - int(parse_duration(text) * 1000)
-    except ValueError:
-        pass
-    try:
-        moment = datetime.fromisoformat(text)
+        return human_time.parse_moment(text, now_ms)
     except ValueError:
         raise UsageError(f"@{text}: give a duration ago (@2h), a UTC time (@2026-11-26T19:30:00) or epoch ms") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
 
 
 def _side(text: str, args: argparse.Namespace, settings: ConnectionSettings, spark: Any) -> ClusterState:

@@ -252,12 +252,43 @@ class AuditLog:
             ) from exc
 
 
-def read_audit_log(path: Path | None = None, intents: bool = False) -> list[dict[str, Any]]:
-    """The outcome lines of the audit file as dicts (a missing file is empty); ``intents``: every line."""
+@dataclass(frozen=True)
+class AuditRead:
+    """The audit file's lines as read: ``missing`` when there is no file, ``torn`` the lines that are not JSON
+    (a writer killed mid-line leaves its last line torn): skipped, and counted so a reader can say so."""
+
+    path: Path
+    lines: tuple[dict[str, Any], ...]
+    missing: bool = False
+    torn: int = 0
+
+
+def read_audit(path: Path | None = None) -> AuditRead:
+    """Every line of the audit file (intents included) that parses; see ``AuditRead``."""
     target = path or audit_log_path()
     try:
-        text = target.read_text(encoding="utf-8")
+        text = target.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
-        return []
-    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
+        return AuditRead(target, (), missing=True)
+    lines: list[dict[str, Any]] = []
+    torn = 0
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            torn += 1
+            continue
+        if isinstance(line, dict):
+            lines.append(line)
+        else:
+            torn += 1
+    return AuditRead(target, tuple(lines), torn=torn)
+
+
+def read_audit_log(path: Path | None = None, intents: bool = False) -> list[dict[str, Any]]:
+    """The outcome lines of the audit file as dicts (a missing file is empty, a torn line skipped); ``intents``:
+    every line."""
+    lines = list(read_audit(path).lines)
     return lines if intents else [line for line in lines if line.get("outcome") != INTENT]

@@ -82,3 +82,28 @@ def parse_duration(text: str) -> float:
     if number:
         raise ValueError(f"'{text}' is not a duration: a unit (s, m, h, d, w) must follow {number}")
     return total
+
+
+def parse_moment(text: str, now_ms: int) -> int:
+    """A moment as people type it, in epoch ms: a duration ago (``45m``, ``-45m``), a UTC time
+    (``2026-11-28 03:12``, ``2026-11-28T03:12:00``, an ISO timestamp with its offset) or epoch milliseconds.
+
+    Raises:
+        ValueError: none of these.
+    """
+    text = text.strip()
+    if text.isdigit() and len(text) >= 12:
+        return int(text)
+    try:
+        return now_ms - int(parse_duration(text.removeprefix("-")) * 1000)
+    except ValueError:
+        pass
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(
+            f"'{text}' is not a moment: give a duration ago (2h, -45m), a UTC time (2026-11-28 03:12) or epoch ms"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)

@@ -367,7 +367,9 @@ class KzcApp(App[None]):
             case m.ScreenChosen("groups"):
                 show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend, self.now_ms)))
             case m.ScreenChosen("timeline"):
-                show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms)))
+                history = partial(history_place, self.settings)
+                show_screen(self, TimelineScreen,
+                            lambda: self._with_view(TimelineScreen(self.journal, self.now_ms, history)))  # fmt: skip
             case m.ScreenChosen("security"):
                 show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend, self.now_ms)))
             case m.ScreenChosen("zk-health"):

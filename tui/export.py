@@ -28,15 +28,15 @@ def export_dir() -> Path:
     return Path(base) / "kzc" / "exports"
 
 
-def export_path(view: str, now: float) -> Path:
+def export_path(view: str, now: float, suffix: str = "json") -> Path:
     """The file an export of ``view`` at ``now`` goes to (unique within the directory)."""
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
     safe = "".join(c if c.isalnum() or c in "-_." else "-" for c in view)[:60]
-    path = export_dir() / f"kzc-{safe}-{stamp}.json"
+    path = export_dir() / f"kzc-{safe}-{stamp}.{suffix}"
     counter = 1
     while path.exists():
         counter += 1
-        path = export_dir() / f"kzc-{safe}-{stamp}-{counter}.json"
+        path = export_dir() / f"kzc-{safe}-{stamp}-{counter}.{suffix}"
     return path
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from core.changes.live import LiveFact
+
 MAX_EVENTS = 2000
 
 
@@ -21,6 +23,7 @@ class LogLine:
     severity: str = "info"
     topic: str | None = None
     path: str | None = None
+    fact: LiveFact | None = None  # what the line states, for the timeline's bursts
 
 
 class EventJournal:
@@ -37,7 +40,8 @@ class EventJournal:
         """Grows with every line added: a reader that saw this version has seen every line."""
         return self._seq
 
-    def append(self, at_ms: int, text: str, severity: str, topic: str | None = None, path: str | None = None) -> None:
+    def append(self, at_ms: int, text: str, severity: str, topic: str | None = None, path: str | None = None,
+               fact: LiveFact | None = None) -> None:  # fmt: skip
         """Add one line."""
         self._seq += 1
-        self.lines.append(LogLine(self._seq, at_ms, text, severity, topic, path))
+        self.lines.append(LogLine(self._seq, at_ms, text, severity, topic, path, fact))

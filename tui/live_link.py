@@ -14,6 +14,7 @@ from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 
+from core.changes.live import FactKind, HealthFact, LiveFact, event_fact
 from core.console.protocols import ClusterBackend, ClusterEvent, EventKind
 from core.console.view import ClusterView, HealthCounters, ViewBuilder
 from core.errors import KzcError
@@ -114,12 +115,16 @@ class RefreshGate:
             self.request()
 
 
+# An event log line: when, text, severity, topic, znode path, and what it states for the timeline.
+LogEntry = tuple[int, str, str, str | None, str | None, LiveFact | None]
+
+
 @dataclass(frozen=True)
 class LiveOutcome:
     """What one live message changes: status line fields, an event log line, a notice, a refresh."""
 
     status: dict[str, Any] = field(default_factory=dict)
-    log: tuple[int, str, str, str | None, str | None] | None = None
+    log: LogEntry | None = None
     notice: str | None = None
     refresh: bool = False
     controller_moved: bool = False
@@ -138,6 +143,12 @@ def health_line(health: HealthCounters) -> tuple[str, str]:
     return text, "warning" if health.under_replicated else "info"
 
 
+def health_fact(health: HealthCounters) -> LiveFact:
+    """What the health line states, for the timeline's bursts."""
+    counts = HealthFact(health.offline, health.under_replicated, health.under_min_isr, health.lacking_everywhere)
+    return LiveFact(FactKind.HEALTH, health=counts)
+
+
 def live_outcome(message: LiveMessage, now_ms: int, has_view: bool) -> LiveOutcome:
     """What ``message`` changes in the console (UI thread; pure)."""
     if isinstance(message, BackendConnected):
@@ -150,14 +161,15 @@ def live_outcome(message: LiveMessage, now_ms: int, has_view: bool) -> LiveOutco
     if isinstance(message, ConnectionChanged):
         state = message.state
         line = STATE_LINES.get(state) if has_view else None
-        log = (now_ms, line[0], line[1], None, None) if line else None
+        log: LogEntry | None = (now_ms, line[0], line[1], None, None, None) if line else None
         status: dict[str, Any] = {"state": state, "note": STATE_NOTES.get(state)}
         if state is ConnectionState.CONNECTED:
             status["down_since_ms"] = None
         return LiveOutcome(status, log=log, down=has_view and state in DOWN_STATES)
     event = message.event
     severity = getattr(event, "severity", "info")
-    log = (event.at_ms, event.describe(), severity, getattr(event, "topic", None), getattr(event, "path", None))
+    fact = event_fact(getattr(event, "kind", None), getattr(event, "broker", None))
+    log = (event.at_ms, event.describe(), severity, getattr(event, "topic", None), getattr(event, "path", None), fact)
     moved = getattr(event, "kind", None) is EventKind.CONTROLLER_MOVED
     changed = {"last_change": clock_text(event.at_ms), "last_change_ms": event.at_ms}
     return LiveOutcome(changed, log=log, refresh=True, controller_moved=moved)
@@ -211,9 +223,9 @@ class LiveLink:
             self._gate.request()
 
     def append_event(self, at_ms: int, text: str, severity: str, topic: str | None = None,
-                     path: str | None = None) -> None:  # fmt: skip
+                     path: str | None = None, fact: LiveFact | None = None) -> None:  # fmt: skip
         """Add a line to the event log (drawn at once when the cluster screen is up, else when it comes back)."""
-        self.journal.append(at_ms, text, severity, topic, path)
+        self.journal.append(at_ms, text, severity, topic, path, fact)
         self.draw_screen()
 
     def _start_refresh(self) -> None:
@@ -254,7 +266,7 @@ class LiveLink:
         counts = (health.offline, health.under_replicated, health.under_min_isr)
         if counts != self.journal.health:
             self.journal.health = counts
-            self.append_event(self.now_ms(), *health_line(health))
+            self.append_event(self.now_ms(), *health_line(health), fact=health_fact(health))
 
     def set_status(self, **changes: Any) -> None:
         """Change fields of the status line (and draw it, with what depends on it on the current screen)."""

@@ -17,6 +17,7 @@ import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from core.changes.live import FactKind, LiveFact, live_summary
 from core.kafka.znodes import (
     BrokerRegistration,
     ConfigChangeNotification,
@@ -68,6 +69,7 @@ class ChangeKind(enum.Enum):
     ISR_NOTIFICATION = "isr_notification"
     LOG_DIR_EVENT = "log_dir_event"
     LIVE = "live"  # seen by the console's watches since it opened (core.changes.live)
+    RECORDED = "recorded"  # a broker, controller or partition change from a history store (core.incident)
 
 
 # What ZooKeeper cannot tell, by kind: shown beside each line and in --json.
@@ -89,6 +91,7 @@ LIMITS: dict[ChangeKind, str] = {
     ChangeKind.ISR_NOTIFICATION: "the controller deletes these within seconds once processed",
     ChangeKind.LOG_DIR_EVENT: "the controller deletes these once processed",
     ChangeKind.LIVE: "seen live since the console opened",
+    ChangeKind.RECORDED: "recorded by kzc record when it saw the change; nothing is known in a recorded gap",
 }
 
 
@@ -111,6 +114,7 @@ class Change:
     out_of_isr: tuple[int, ...] = ()
     leader: int | None = None
     writes: int | None = None  # how many times the znode was written (its version + 1), where it counts
+    fact: LiveFact | None = None  # a live line's meaning (``core.changes.live``), where the timeline reads it
 
     @property
     def limit(self) -> str:
@@ -449,7 +453,6 @@ _COUNTED = {
     ChangeKind.REASSIGNMENT: "reassignment request",
     ChangeKind.PREFERRED_ELECTION: "preferred election request",
     ChangeKind.ISR_NOTIFICATION: "ISR change notification(s)",
-    ChangeKind.LIVE: "live event(s)",
 }
 
 
@@ -461,6 +464,8 @@ def _burst(group: list[Change]) -> Burst:
     if len(group) == 1:
         return Burst(start, end, newest_first, group[0].text, shared)
     parts = [c.text for c in newest_first if c.kind in _ALWAYS_NAMED]
+    for kind, others in ((ChangeKind.LIVE, "live event(s)"), (ChangeKind.RECORDED, "recorded change(s)")):
+        parts.extend(live_summary([(c.text, c.fact) for c in newest_first if c.kind is kind], others))
     if states:
         offline = sum(1 for c in states if c.leader == _NO_LEADER)
         line = f"leader/ISR changed on {len(states)} partition(s)"
@@ -499,23 +504,53 @@ def _shared_out_of_isr(states: Sequence[Change]) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True)
 class LiveLine:
-    """A live event the console saw (its event log line): when, what, and the topic it concerns."""
+    """A live event the console saw (its event log line): when, what, the topic it concerns, and what it states
+    (``core.changes.live``), where the timeline reads more than its text."""
 
     at_ms: int
     text: str
     topic: str | None = None
+    fact: LiveFact | None = None
+
+
+# A dated change and a live event are one change when the event was seen at most this long before the date:
+# the console's clock and ZooKeeper's differ, and a registration seen live is dated when the model laid it over.
+SAME_CHANGE_MS = BURST_GAP_MS
+
+# The dated kinds a live event also reports, by the fact that reports them.
+_REPORTED_LIVE = {
+    ChangeKind.BROKER_REGISTERED: FactKind.BROKER_REGISTERED,
+    ChangeKind.CONTROLLER_ELECTED: FactKind.CONTROLLER,
+}
 
 
 def with_live(changes: Sequence[Change], live: Iterable[LiveLine]) -> list[Change]:
-    """``changes`` merged with the live events the console saw, newest first.
+    """``changes`` merged with the live events the console saw, newest first, each change once.
 
     The live events know more (what a state was before, every change rather than the last). The console's
-    model drops the stat of a partition state once it re-reads it live, so a dated line never repeats,
-    with an older date, a change a live event reports.
+    model drops the stat of a partition state once it re-reads it live, so a dated line never repeats a
+    partition change a live event reports; a broker's registration and the controller's election are dated
+    from the znode's ctime, which is the registration or election a live event saw when that event came at or
+    after it (within ``SAME_CHANGE_MS``): the dated line is then left out.
     """
-    merged = list(changes)
+    lines = list(live)
+    seen: dict[tuple[FactKind, int | None], int] = {}  # the last live moment of each (fact, broker)
+    for line in lines:
+        if line.fact is not None and line.fact.kind is not FactKind.HEALTH:
+            key = (line.fact.kind, line.fact.broker)
+            seen[key] = max(seen.get(key, line.at_ms), line.at_ms)
+    merged = [c for c in changes if not _reported_live(c, seen)]
     merged.extend(
-        Change(line.at_ms, ChangeKind.LIVE, line.text, "seen live by the console", topic=line.topic) for line in live
+        Change(line.at_ms, ChangeKind.LIVE, line.text, "seen live by the console", topic=line.topic, fact=line.fact)
+        for line in lines
     )
     merged.sort(key=lambda c: (-c.at_ms, c.text))
     return merged
+
+
+def _reported_live(change: Change, seen: dict[tuple[FactKind, int | None], int]) -> bool:
+    fact = _REPORTED_LIVE.get(change.kind)
+    if fact is None or len(change.brokers) != 1:
+        return False
+    at = seen.get((fact, change.brokers[0]))
+    return at is not None and at >= change.at_ms - SAME_CHANGE_MS

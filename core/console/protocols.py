@@ -74,6 +74,7 @@ class BackendEvent:
     topic: str | None = None
     path: str | None = None
     severity: str = "info"  # "info", "warning" or "error": how the event log styles the line
+    broker: int | None = None  # the broker that registered or left, or the new controller
 
     def describe(self) -> str:
         """The log line for this event, without the time."""

@@ -208,6 +208,7 @@ class _TopicTally:
     summary: TopicSummary
     replicas: Mapping[int, int]  # broker -> replicas of this topic
     leaders: Mapping[int, int]  # broker -> partitions of this topic it leads
+    lacking: Mapping[int, int]  # broker -> under-replicated partitions of this topic whose ISR lacks it
 
 
 def _tally_topic(entry: TopicEntry, live: frozenset[int], resolver: MinIsrResolver, pending: bool) -> _TopicTally:
@@ -216,9 +217,10 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], resolver: MinIsrResolv
     assignment = entry.assignment
     if isinstance(assignment, Unreadable):
         summary = TopicSummary(entry.name, 0, None, 0, 0, 0, 0, 0, pending, overrides, min_isr, assignment.reason)
-        return _TopicTally(summary, {}, {})
+        return _TopicTally(summary, {}, {}, {})
     replicas_count: dict[int, int] = {}
     leaders_count: dict[int, int] = {}
+    lacking: dict[int, int] = {}
     urp = offline = under_min = non_preferred = unknown = 0
     states = entry.states
     config = entry.config
@@ -243,6 +245,10 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], resolver: MinIsrResolv
             unknown += 1
         if h.under_replicated:
             urp += 1
+            isr = state.isr if isinstance(state, PartitionState) else ()
+            for broker in replicas:
+                if broker not in isr:
+                    lacking[broker] = lacking.get(broker, 0) + 1
     rf = len(assignment.partitions[0][1]) if assignment.partitions else 0
     summary = TopicSummary(
         name=entry.name,
@@ -258,7 +264,7 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], resolver: MinIsrResolv
         min_isr=min_isr,
         acks_all_unknown=unknown,
     )
-    return _TopicTally(summary, replicas_count, leaders_count)
+    return _TopicTally(summary, replicas_count, leaders_count, lacking)
 
 
 # ---- brokers, controller, pending work, health -------------------------------------------------------
@@ -358,6 +364,8 @@ class HealthCounters:
     unreadable_znodes: int
     acks_all_unknown: int = 0  # partitions whose acks=all answer depends on an unknown min.insync.replicas
     acks_all_unknown_reason: str | None = None
+    # The brokers missing from the ISR of every under-replicated partition (the timeline's "all without broker 2").
+    lacking_everywhere: tuple[int, ...] = ()
 
     @property
     def leader_imbalance_percent(self) -> float:
@@ -535,13 +543,15 @@ class ViewBuilder:
         self._cache: dict[str, tuple[TopicEntry, bool, _TopicTally]] = {}
         self._replicas: dict[int, int] = {}
         self._leaders: dict[int, int] = {}
+        self._lacking: dict[int, int] = {}
         self._totals = [0, 0, 0, 0, 0, 0]  # partitions, offline, urp, under-min-isr, non-preferred, unknown
         self._names: list[str] = []
         self._ordered: tuple[TopicSummary, ...] = ()
 
     def _apply(self, tally: _TopicTally, sign: int) -> None:
         s = tally.summary
-        for table, counts in ((self._replicas, tally.replicas), (self._leaders, tally.leaders)):
+        tables = ((self._replicas, tally.replicas), (self._leaders, tally.leaders), (self._lacking, tally.lacking))
+        for table, counts in tables:
             for broker, count in counts.items():
                 table[broker] = table.get(broker, 0) + sign * count
         values = (s.partitions, s.offline, s.under_replicated, s.under_min_isr, s.non_preferred, s.acks_all_unknown)
@@ -599,6 +609,7 @@ class ViewBuilder:
             unreadable_znodes=len(snapshot.unreadable),
             acks_all_unknown=unknown,
             acks_all_unknown_reason=resolver.resolve(None, None).source if unknown else None,
+            lacking_everywhere=tuple(sorted(b for b, n in self._lacking.items() if urp and n == urp)),
         )
         return ClusterView(
             snapshot=snapshot,

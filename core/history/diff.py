@@ -77,7 +77,7 @@ def state_at(store: HistoryStore, cluster: str, at_ms: int, spark: Any = None) -
     window = Window.of(store, cluster, at_ms, at_ms)
     if window.base_ms is None or window.base_ms > at_ms:
         raise UsageError(f"the history store holds nothing of cluster {cluster} at or before that moment")
-    rows = _latest_rows_spark(spark, window, at_ms) if spark is not None else _rows_local(window, at_ms)
+    rows = _latest_rows_spark(spark, window, at_ms) if spark is not None else state_rows(window, at_ms)
     rows.sort(key=lambda r: (r["ts_ms"], r["seq"]))
     partitions: dict[tuple[str, int], PartitionValue] = {}
     brokers: dict[int, tuple[str | None, str | None]] = {}
@@ -115,8 +115,9 @@ _STATE_COLUMNS = ["ts_ms", "seq", "kind", "topic", "partition", "broker", "leade
                   "endpoint"]  # fmt: skip
 
 
-def _rows_local(window: Window, at_ms: int) -> list[dict[str, Any]]:
-    """Every row the state is built from: the base snapshot's, then each event up to ``at_ms``."""
+def state_rows(window: Window, at_ms: int) -> list[dict[str, Any]]:
+    """Every row the state is built from (local engine): the base snapshot's, then each event up to ``at_ms``,
+    in no order."""
     assert window.base_ms is not None
     tables = [_rows(p, window.base_ms, window.base_ms) for p in window.snapshot_files]
     tables += [_rows(p, window.base_ms + 1, at_ms) for p in window.event_files]

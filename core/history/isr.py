@@ -289,7 +289,7 @@ class IsrAnswer:
     """``kzc history isr``: the outages and leader changes overlapping the window, and what the store lacks."""
 
     window: Window
-    topic: str
+    topic: str | None  # None: every topic
     partition: int | None
     outages: tuple[Outage, ...]
     leader_changes: tuple[LeaderChange, ...]
@@ -328,6 +328,7 @@ class IsrAnswer:
         """The answer as text for a terminal."""
         w = self.window
         name = self.topic if self.partition is None else f"{self.topic}-{self.partition}"
+        name = name if name is not None else "every partition"
         out = [f"ISR history of {name} in cluster {w.cluster}, {utc_text(w.since_ms)} to {utc_text(w.until_ms)}"]
         out.append(f"  data from {utc_text(w.start_ms)} to {utc_text(w.data_end_ms)}")
         for gap in w.gaps:
@@ -360,9 +361,23 @@ def _overlapping(window: Window, found: Transitions) -> tuple[tuple[Outage, ...]
     return outages, changes
 
 
-def isr_history(window: Window, topic: str, partition: int | None = None, spark: Any = None) -> IsrAnswer:
-    """The ISR history of ``topic`` (one ``partition`` or all) over ``window``; on Spark when ``spark`` is given."""
-    if spark is None:
+Observed = tuple[pa.Table, Transitions]  # a window's observations and their transitions (local engine)
+
+
+def observed(window: Window) -> Observed:
+    """Every observation of ``window`` and its transitions, read once for several questions (local engine)."""
+    table = read_observations(window)
+    return table, transitions_local(table)
+
+
+def isr_history(
+    window: Window, topic: str | None, partition: int | None = None, spark: Any = None, read: Observed | None = None
+) -> IsrAnswer:
+    """The ISR history of ``topic`` (one ``partition`` or all; None: every topic) over ``window``; on Spark when
+    ``spark`` is given; ``read``: the whole window already read (``observed``; every topic), local engine."""
+    if read is not None and topic is None:
+        found = read[1]
+    elif spark is None:
         found = transitions_local(read_observations(window, topic, partition))
     else:
         found = transitions_spark(spark_observations(spark, window, topic, partition))

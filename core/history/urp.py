@@ -17,12 +17,11 @@ from typing import Any
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from core.history.isr import spark_transitions, transitions_local
+from core.history.isr import Observed, observed, spark_transitions
 from core.history.observations import (
     Window,
     fleet_window_json,
     fleet_window_lines,
-    read_observations,
     spark_fleet_observations,
     spark_observations,
 )
@@ -120,10 +119,10 @@ def _held(table: Any, window: Window) -> list[tuple[dict[str, Any], int]]:
     return found
 
 
-def _local(window: Window, by: str) -> dict[str, list[int]]:
-    table = read_observations(window)
+def _local(window: Window, by: str, read: Observed | None = None) -> dict[str, list[int]]:
+    table, found = read if read is not None else observed(window)
     sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for o in transitions_local(table).outages:
+    for o in found.outages:
         held = _clip(o.left_ms, o.back_ms if o.back_ms is not None else window.data_end_ms, window)
         if held <= 0:
             continue
@@ -198,10 +197,11 @@ def _ranked(sums: dict[Any, list[int]]) -> list[tuple[Any, list[int]]]:
     return found
 
 
-def urp(window: Window, by: str, spark: Any = None) -> UrpAnswer:
-    """Under-replicated and offline time of ``window`` by ``by``; on Spark when ``spark`` is given."""
+def urp(window: Window, by: str, spark: Any = None, read: Observed | None = None) -> UrpAnswer:
+    """Under-replicated and offline time of ``window`` by ``by``; on Spark when ``spark`` is given; ``read``: the
+    window's observations and their transitions already read (``core.history.isr.observed``), local engine."""
     if spark is None:
-        sums = _local(window, by)
+        sums = _local(window, by, read)
     else:
         sums = {k: v for (_, k), v in _spark(by, spark_observations(spark, window)).items()}
     if by == "rack":

@@ -845,6 +845,14 @@ class TimedEvent:
         return _SEVERITY.get(type(event), "info")
 
     @property
+    def broker(self) -> int | None:
+        """The broker that registered or left, or the new controller (None for other events)."""
+        event = self.event
+        if isinstance(event, BrokerRegistered | BrokerLeft):
+            return event.id
+        return event.new if isinstance(event, ControllerMoved) else None
+
+    @property
     def topic(self) -> str | None:
         """The topic the event is about, if any."""
         if isinstance(self.event, TopicCreated | TopicRemoved):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from core.history.schema import BROKER, CONTROLLER, EVENTS, PARTITION, ROW_SCHEMA, SNAPSHOTS
+from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, ROW_SCHEMA, SNAPSHOTS
 from core.history.store import HistoryStore
 
 START_MS = 1_700_000_000_000 - 1_700_000_000_000 % 3_600_000  # an hour boundary
@@ -197,3 +197,44 @@ def _flush(store: HistoryStore, cluster: str, events: _Columns) -> int:
     if events.count:
         store.append_table(EVENTS, cluster, events.table())
     return events.count
+
+
+# ---- a small scripted outage -------------------------------------------------------------------------------
+
+OUTAGE_REPLICAS = {0: [1, 2], 1: [2, 3], 2: [3, 1]}  # topic "orders": broker 2 is in partitions 0 and 1
+
+
+@dataclass(frozen=True)
+class Outage:
+    """When things happened in ``write_outage``'s store: broker 2 left at ``left_ms`` (its partitions lost it
+    100 ms later) and registered at ``back_ms`` (back in the ISRs 5 s later); the recorder flushed at ``end_ms``."""
+
+    start_ms: int
+    left_ms: int
+    back_ms: int
+    end_ms: int
+
+
+def write_outage(root: Path, cluster: str, start_ms: int) -> Outage:
+    """A store of ``cluster`` (created at ``root``) recording broker 2 down for two minutes, a minute in."""
+    outage = Outage(start_ms, start_ms + 60_000, start_ms + 180_000, start_ms + 300_000)
+
+    def partition(ts: int, p: int, isr: list[int]) -> dict[str, object]:
+        return {"ts_ms": ts, "kind": PARTITION, "topic": "orders", "partition": p, "leader": isr[0],
+                "leader_epoch": 0, "isr": isr, "replicas": OUTAGE_REPLICAS[p]}  # fmt: skip
+
+    def broker(ts: int, b: int) -> dict[str, object]:
+        return {"ts_ms": ts, "kind": BROKER, "broker": b, "rack": f"r{b}", "endpoint": f"127.0.0.1:909{b}"}
+
+    store = HistoryStore.create(root)
+    snapshot = [broker(start_ms, b) for b in (1, 2, 3)]
+    snapshot += [partition(start_ms, p, r) for p, r in OUTAGE_REPLICAS.items()]
+    snapshot.append({"ts_ms": start_ms, "kind": CONTROLLER, "broker": 1, "controller_epoch": 3})
+    store.append(SNAPSHOTS, cluster, [{**r, "seq": i} for i, r in enumerate(snapshot)])
+    left, back = outage.left_ms, outage.back_ms
+    events = [{"ts_ms": left, "kind": BROKER_LEFT, "broker": 2}]
+    events += [partition(left + 100, 0, [1]), partition(left + 100, 1, [3])]
+    events += [broker(back, 2), partition(back + 5_000, 0, [1, 2]), partition(back + 5_000, 1, [3, 2])]
+    store.append(EVENTS, cluster, [{**r, "seq": i} for i, r in enumerate(events)])
+    store.set_flushed(cluster, outage.end_ms)
+    return outage

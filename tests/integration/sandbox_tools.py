@@ -1,5 +1,6 @@
-"""What the console's cluster tests need from the sandbox beyond ``core.sandbox.cluster``: a ZooKeeper restart, and
-async waiting on a condition with a deadline (the Pilot's event loop keeps running while we wait).
+"""What the console's cluster tests need from the sandbox beyond ``core.sandbox.cluster``: a ZooKeeper restart,
+async waiting on a condition with a deadline (the Pilot's event loop keeps running while we wait), and a poller
+that watches ZooKeeper on its own thread while a test acts.
 
 ``restart_zookeeper`` relaunches the exact command line of the running ZooKeeper (same port and data, so
 sessions survive) and records the new PID in the documented ``sandbox.json`` so ``Sandbox.down`` stops it.
@@ -14,10 +15,11 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Self, TypeVar
 
 from textual.pilot import Pilot
 
@@ -83,3 +85,28 @@ def restart_zookeeper(box: Sandbox, down_for: float = 1.0) -> int:
         process.kill()
         raise
     return process.pid
+
+
+class Poller:
+    """Calls ``poll(now_ms)`` every 20 ms on its own thread while the ``with`` block runs (a subclass keeps what
+    it saw: the truth a recorded answer is compared with)."""
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def poll(self, now_ms: int) -> None:
+        """One look at ZooKeeper."""
+        raise NotImplementedError
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            self.poll(int(time.time() * 1000))

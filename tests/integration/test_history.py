@@ -14,8 +14,6 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,45 +30,34 @@ from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, partitions, state, zk_args
-from tests.integration.sandbox_tools import restart_zookeeper
+from tests.integration.sandbox_tools import Poller, restart_zookeeper
 
 TOPIC = "history-isr"
 TOLERANCE_MS = 1000
 
 
-class IsrPoller:
+class IsrPoller(Poller):
     """Polls the topic's assignment and partition states every 20 ms and keeps each replica's out-of-ISR spells
     (the first poll that saw it out, the first that saw it back)."""
 
     def __init__(self, zk: KazooClient, topic: str) -> None:
+        super().__init__()
         self.zk, self.topic = zk, topic
         self.open: dict[tuple[int, int], int] = {}
         self.spells: list[tuple[int, int, int, int]] = []  # partition, replica, left, back
         self.isr: dict[int, list[int]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def __enter__(self) -> IsrPoller:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(5)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.02):
-            now = int(time.time() * 1000)
-            for partition, replicas in partitions(self.zk, self.topic).items():
-                isr = state(self.zk, self.topic, partition)["isr"]
-                self.isr[partition] = isr
-                for replica in set(replicas) | {r for p, r in self.open if p == partition}:
-                    key = (partition, replica)
-                    out = replica in replicas and replica not in isr
-                    if out and key not in self.open:
-                        self.open[key] = now
-                    elif not out and key in self.open:
-                        self.spells.append((partition, replica, self.open.pop(key), now))
+    def poll(self, now_ms: int) -> None:
+        for partition, replicas in partitions(self.zk, self.topic).items():
+            isr = state(self.zk, self.topic, partition)["isr"]
+            self.isr[partition] = isr
+            for replica in set(replicas) | {r for p, r in self.open if p == partition}:
+                key = (partition, replica)
+                out = replica in replicas and replica not in isr
+                if out and key not in self.open:
+                    self.open[key] = now_ms
+                elif not out and key in self.open:
+                    self.spells.append((partition, replica, self.open.pop(key), now_ms))
 
 
 def recorder(box: Sandbox, out: Path, *extra: str) -> subprocess.Popen[bytes]:

@@ -100,6 +100,7 @@ EXEMPT = {
     ("zk", "get"): "browses raw ZooKeeper: warns instead",
     **{("history", question): "reads a history store (kzc record), not ZooKeeper" for question in
        ("isr", "flapping", "urp")},
+    ("report",): "reads a history store (kzc record) and the audit log, not ZooKeeper",
 }  # fmt: skip
 RUNS = {" ".join(words): argv for words, argv in CLUSTER_COMMANDS.items()} | VARIANTS
 

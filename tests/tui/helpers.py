@@ -24,9 +24,9 @@ def recorded_events() -> list[BackendEvent]:
     base = int(FROZEN_NOW * 1000) - 600_000
     return [
         BackendEvent(base, EventKind.BROKER_LEFT, "broker 6 left (kafka-6.example:9092)", None, "/brokers/ids/6",
-                     "error"),
+                     "error", broker=6),
         BackendEvent(base + 4_000, EventKind.CONTROLLER_MOVED, "controller moved 6 -> 1 (epoch 8)", None,
-                     "/controller", "warning"),
+                     "/controller", "warning", broker=1),
         BackendEvent(base + 9_000, EventKind.TOPIC_CREATED, "topic orders.orders-00000 created (4 partitions, rf 3)",
                      "orders.orders-00000", "/brokers/topics/orders.orders-00000"),
     ]  # fmt: skip

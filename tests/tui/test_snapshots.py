@@ -175,6 +175,17 @@ class TestZkHealth:
 
 
 @pytest.mark.parametrize("size", SIZES)
+class TestTimeline:
+    """The timeline (``W``) of the recorded cluster: its dated changes and live events in bursts."""
+
+    async def test_timeline(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("W")
+
+        await snapshot(make_app, size, "timeline", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
 class TestBrokerScreens:
     """The broker screen and the stop check of broker 2 of the recorded cluster."""
 

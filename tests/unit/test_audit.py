@@ -9,7 +9,7 @@ import pytest
 
 from cli.main import main
 from core import interrupt
-from core.audit import AuditLog, read_audit_log
+from core.audit import AuditLog, read_audit, read_audit_log
 
 
 @pytest.fixture
@@ -66,3 +66,12 @@ def test_a_mutation_whose_command_line_is_rejected_is_audited_as_refused_with_se
 def test_commands_that_change_nothing_are_not_audited(audit_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["describe", "--zookeeper", "bad host:2181"]) == 2
     assert read_audit_log(audit_file) == []
+
+
+def test_a_torn_last_line_is_skipped_and_counted(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    path.write_text('{"outcome": "applied", "operation": "topic create"}\n{"time": "2026-11-28T03:2', encoding="utf-8")
+    read = read_audit(path)
+    assert [line["operation"] for line in read.lines] == ["topic create"] and read.torn == 1
+    assert read_audit_log(path) == [{"outcome": "applied", "operation": "topic create"}]
+    assert read_audit(tmp_path / "none.jsonl").missing

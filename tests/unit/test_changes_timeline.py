@@ -7,8 +7,10 @@ from types import MappingProxyType
 
 import pytest
 
-from core.changes.timeline import Change, ChangeKind, bursts, dated_changes, select
-from core.human_time import parse_duration
+from core.changes.live import FactKind, HealthFact, LiveFact, event_fact
+from core.changes.timeline import Change, ChangeKind, LiveLine, bursts, dated_changes, select, with_live
+from core.human_time import parse_duration, parse_moment
+from core.live.events import EventKind
 from core.snapshot.model import StateStamp, TopicEntry, ZnodeTimes
 from core.testdata import builder as b
 
@@ -126,3 +128,87 @@ def test_parse_duration_reads_what_people_type(text: str, seconds: float) -> Non
 def test_parse_duration_refuses_anything_else_with_the_text(text: str) -> None:
     with pytest.raises(ValueError, match="duration"):
         parse_duration(text)
+
+
+# ---- live events: summarised by what they state, and each change once -------------------------------------
+
+
+def _health(urp: int, lacking: tuple[int, ...] = (), offline: int = 0) -> LiveFact:
+    return LiveFact(FactKind.HEALTH, health=HealthFact(offline, urp, 0, lacking))
+
+
+def test_an_outage_seen_live_reads_as_the_broker_that_left_and_the_health_it_left() -> None:
+    live = [
+        LiveLine(T0, "broker 2 left (kafka-2:9092)", fact=LiveFact(FactKind.BROKER_LEFT, 2)),
+        LiveLine(T0 + 40, "orders-1: leader 2 -> 3", topic="orders"),
+        LiveLine(T0 + 80, "health: 0 offline, 9 under-replicated, 0 under min ISR", fact=_health(9, (2,))),
+        LiveLine(T0 + 900, "health: 0 offline, 15 under-replicated, 0 under min ISR", fact=_health(15, (2,))),
+    ]
+    (burst,) = bursts(with_live([], live))
+    assert burst.text == (
+        "broker 2 left (kafka-2:9092); 15 partitions under-replicated, all without broker 2; orders-1: leader 2 -> 3"
+    )
+
+
+def test_many_other_live_events_are_counted_and_a_healthy_end_is_said() -> None:
+    live = [LiveLine(T0 + n, f"orders-{n}: leader 2 -> 3") for n in range(5)]
+    live.append(LiveLine(T0 + 10, "broker 2 registered (kafka-2:9092)", fact=LiveFact(FactKind.BROKER_REGISTERED, 2)))
+    live.append(LiveLine(T0 + 20, "health: 0 offline, 0 under-replicated, 0 under min ISR", fact=_health(0)))
+    (burst,) = bursts(with_live([], live))
+    assert burst.text == (
+        "broker 2 registered (kafka-2:9092); no partition under-replicated or offline; 5 other live event(s)"
+    )
+    assert "live event(s)" not in bursts(with_live([], live[:1]))[0].text
+
+
+def test_a_restarted_brokers_registration_seen_live_is_listed_once() -> None:
+    # The live model dates a registration it saw live when it laid it over (just after the event).
+    restarted = replace(b.broker(2), times=ZnodeTimes(200, 200, T0 + 60, T0 + 60, 0))
+    dated = dated_changes(b.snapshot(brokers=(1, restarted, 3)))
+    live = [LiveLine(T0, "broker 2 registered (kafka-2:9092)", fact=LiveFact(FactKind.BROKER_REGISTERED, 2))]
+    merged = with_live(dated, live)
+    about_2 = [c for c in merged if c.at_ms >= T0 - 1000 and "broker 2 registered" in c.text]
+    assert [c.kind for c in about_2] == [ChangeKind.LIVE]
+    assert any(c.kind is ChangeKind.BROKER_REGISTERED and c.brokers == (1,) for c in merged)
+
+
+def test_a_registration_dated_after_the_one_seen_live_is_another_and_kept() -> None:
+    # Seen live at T0, then the broker restarted while the console was away: ZooKeeper dates the new one.
+    restarted = replace(b.broker(2), times=ZnodeTimes(200, 200, T0 + 600_000, T0 + 600_000, 0))
+    dated = dated_changes(b.snapshot(brokers=(1, restarted, 3)))
+    live = [LiveLine(T0, "broker 2 registered (kafka-2:9092)", fact=LiveFact(FactKind.BROKER_REGISTERED, 2))]
+    kinds = [c.kind for c in with_live(dated, live) if "broker 2 registered" in c.text]
+    assert sorted(k.value for k in kinds) == ["broker_registered", "live"]
+
+
+def test_a_controller_move_seen_live_replaces_the_dated_election() -> None:
+    snapshot = b.snapshot(controller_times=ZnodeTimes(5, 5, T0 - 86_400_000, T0 - 86_400_000, 0))
+    live = [LiveLine(T0, "controller moved 2 -> 1 (epoch 8)", fact=LiveFact(FactKind.CONTROLLER, 1))]
+    merged = with_live(dated_changes(snapshot), live)
+    assert not [c for c in merged if c.kind is ChangeKind.CONTROLLER_ELECTED]
+
+
+def test_event_facts_name_the_broker_of_broker_and_controller_events_only() -> None:
+    assert event_fact(EventKind.BROKER_LEFT, 2) == LiveFact(FactKind.BROKER_LEFT, 2)
+    assert event_fact(EventKind.CONTROLLER_GONE, None) == LiveFact(FactKind.CONTROLLER)
+    assert event_fact(EventKind.TOPIC_CREATED, None) is None
+    assert event_fact(None, None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected_ms"),
+    [
+        ("45m", T0 - 2_700_000),
+        ("-45m", T0 - 2_700_000),
+        ("2023-11-14 21:13", 1_699_996_380_000),
+        ("2023-11-14T21:13:00+01:00", 1_699_992_780_000),
+        (str(T0), T0),
+    ],
+)
+def test_parse_moment_reads_what_people_type(text: str, expected_ms: int) -> None:
+    assert parse_moment(text, T0) == expected_ms
+
+
+def test_parse_moment_refuses_anything_else_with_the_text() -> None:
+    with pytest.raises(ValueError, match="'soonish' is not a moment"):
+        parse_moment("soonish", T0)

@@ -61,6 +61,17 @@ def test_the_view_counts_health_per_topic_and_for_the_cluster() -> None:
     assert {row.id: row.leaders for row in view.brokers} == {1: 1, 2: 1, 3: 2}
 
 
+def test_the_view_names_the_brokers_missing_from_every_under_replicated_isr_as_topics_change() -> None:
+    lost = topic("a", {0: [1, 2], 1: [2, 3]}, states={0: state(1, [1]), 1: state(3, [3])})
+    also = topic("b", {0: [2, 3, 1]}, states={0: state(3, [3, 1])})
+    builder = ViewBuilder()
+    assert builder.build(snapshot(topics=[lost, also]), NOW_MS).health.lacking_everywhere == (2,)
+    mixed = topic("b", {0: [2, 3, 1]}, states={0: state(2, [2, 1])})
+    assert builder.build(snapshot(topics=[lost, mixed]), NOW_MS).health.lacking_everywhere == ()
+    healthy = topic("a", {0: [1, 2], 1: [2, 3]})
+    assert builder.build(snapshot(topics=[healthy]), NOW_MS).health.lacking_everywhere == ()
+
+
 def test_an_unreadable_assignment_is_a_topic_row_with_its_reason() -> None:
     broken = topic("x", {}, assignment=Unreadable("/brokers/topics/x", b"{", "not JSON"))
     view = ViewBuilder().build(snapshot(topics=[broken]), NOW_MS)

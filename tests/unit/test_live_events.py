@@ -41,6 +41,7 @@ from core.live.events import (
     ReassignmentChanged,
     Resynced,
     SessionStateChanged,
+    TimedEvent,
     TopicAssignmentChanged,
     TopicCreated,
     TopicRemoved,
@@ -294,3 +295,11 @@ def test_health_changed_names_the_partitions_that_entered_and_left_each_set() ->
         "left": {"offline": [{"topic": "a", "partition": 0}], "under_replicated": [{"topic": "a", "partition": 0}]},
     }
     assert health_changed(after, after) is None
+
+
+def test_a_timed_event_names_the_broker_that_moved_or_the_new_controller() -> None:
+    assert TimedEvent(BrokerLeft(2, None), 1).broker == 2
+    assert TimedEvent(BrokerRegistered(3, Unreadable("/brokers/ids/3", b"", "empty")), 1).broker == 3
+    assert TimedEvent(ControllerMoved(1, 3, 8), 1).broker == 3
+    assert TimedEvent(ControllerMoved(1, None, 8), 1).broker is None
+    assert TimedEvent(TopicCreated("t"), 1).broker is None

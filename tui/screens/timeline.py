@@ -1,23 +1,33 @@
 """The timeline: what changed, newest first, from ZooKeeper's znode stats merged with the live events seen
 since the console connected (``core.changes.timeline``). Each burst is one row; Enter opens it into its
 changes, and Enter on a change of a topic opens that topic. It follows the view: new changes appear at the top.
+``e`` exports the incident report of the last two hours from the cluster's history store (``kzc report``'s,
+as HTML), written in a worker.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import Label
 
 from core.changes.timeline import LIMITS, Burst, Change, ChangeKind, LiveLine, bursts, dated_changes, with_live
 from core.console.view import ClusterView
-from core.human_time import age_text, utc_text
+from core.errors import KzcError
+from core.history.location import HistoryPlace
+from core.human_time import age_text, parse_duration, utc_text
+from core.incident.render import render
+from core.incident.report import DEFAULT_SINCE, report_of
+from tui.export import export_path
 from tui.journal import EventJournal
-from tui.messages import TopicChosen
+from tui.messages import ExportWritten, TopicChosen
 from tui.screens.base import KzcScreen
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar, StatusInfo
@@ -65,12 +75,15 @@ class TimelineScreen(KzcScreen):
         Binding("o", "toggle_all", "Open/close all", id="timeline_toggle_all"),
     ]
 
-    def __init__(self, journal: EventJournal, now_ms: Callable[[], int]) -> None:
+    def __init__(
+        self, journal: EventJournal, now_ms: Callable[[], int], history: Callable[[], HistoryPlace] | None = None
+    ) -> None:
         """``journal``: the console's event log (its live events join the dated changes); ``now_ms``: the app's
-        clock."""
+        clock; ``history``: where the cluster's history store is (for the incident report; None: nowhere)."""
         super().__init__()
         self.journal = journal
         self.now_ms = now_ms
+        self.history = history
         self.expanded: set[str] = set()
         self._dated: list[Change] = []
         self._groups: list[Burst] = []
@@ -103,7 +116,7 @@ class TimelineScreen(KzcScreen):
     def show_events(self) -> None:
         """Redraw with the journal as it is now."""
         self._journal_seen = self.journal.version
-        live = [LiveLine(line.at_ms, line.text, line.topic) for line in self.journal.lines]
+        live = [LiveLine(line.at_ms, line.text, line.topic, line.fact) for line in self.journal.lines]
         self._groups = bursts(with_live(self._dated, live))
         self._redraw()
 
@@ -133,6 +146,51 @@ class TimelineScreen(KzcScreen):
         keys = {burst_key(g) for g in self._groups if len(g.changes) > 1}
         self.expanded = set() if self.expanded >= keys and keys else keys
         self._redraw()
+
+    # ---- the incident report (e) ----------------------------------------------------------------------
+
+    class ReportWritten(Message):
+        """The incident report was written to ``path``, or could not be (``error``)."""
+
+        def __init__(self, path: str | None, bursts: int, error: str | None = None) -> None:
+            super().__init__()
+            self.path, self.bursts, self.error = path, bursts, error
+
+    def action_export(self) -> None:
+        """Export the incident report of the last two hours (``kzc report``) as HTML, in a worker."""
+        if self.history is None:
+            self.notify("no incident report: this console has no history store", severity="warning")
+            return
+        self._write_report(self.history(), self.now_ms())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="incident-report")
+    def _write_report(self, place: HistoryPlace, now_ms: int) -> None:
+        try:
+            report = report_of(place, now_ms - int(parse_duration(DEFAULT_SINCE) * 1000), now_ms)
+        except KzcError as exc:
+            self.post_message(self.ReportWritten(None, 0, str(exc)))
+            return
+        path = export_path("incident-report", time.time(), "html")
+        try:
+            _write(path, render(report, "html"))
+        except OSError as exc:
+            self.post_message(self.ReportWritten(str(path), 0, exc.strerror or str(exc)))
+            return
+        self.post_message(self.ReportWritten(str(path), len(report.bursts)))
+
+    @on(ReportWritten)
+    def _on_report_written(self, message: ReportWritten) -> None:
+        if message.path is None:
+            self.notify(f"no incident report: {message.error}", severity="error", timeout=10)
+            return
+        self.post_message(ExportWritten(message.path, message.bursts, message.error))
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
 
 
 def _limits_text() -> str:

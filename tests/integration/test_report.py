@@ -1,0 +1,94 @@
+"""``kzc report`` of a real outage: ``kzc record`` records the sandbox while broker 2 is killed and restarted and
+a preferred election is made with kzc; the report lists the broker's down interval within 2 s of what this test
+saw by polling its registration, the election from the audit log, and the partitions' out-of-ISR spells."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from kazoo.client import KazooClient
+
+from cli.main import main
+from core.history.schema import SNAPSHOTS
+from core.history.store import HistoryStore
+from core.kafka.znodes.paths import broker_path
+from core.polling import wait_until
+from core.sandbox.cluster import Sandbox
+from tests.integration.cluster_reads import admin_args, state, zk_args
+from tests.integration.sandbox_tools import Poller
+
+TOPIC = "report-outage"
+TOLERANCE_MS = 2000
+
+
+class RegistrationPoller(Poller):
+    """A broker's registration: the first poll that saw it gone, the first that saw it back."""
+
+    def __init__(self, zk: KazooClient, broker: int) -> None:
+        super().__init__()
+        self.zk, self.path = zk, broker_path(broker)
+        self.left_ms: int | None = None
+        self.back_ms: int | None = None
+
+    def poll(self, now_ms: int) -> None:
+        there = self.zk.exists(self.path) is not None
+        if not there and self.left_ms is None:
+            self.left_ms = now_ms
+        elif there and self.left_ms is not None and self.back_ms is None:
+            self.back_ms = now_ms
+
+
+def test_the_report_of_a_recorded_outage_dates_the_broker_lists_the_election_and_the_isr_spells(
+    sandbox: Sandbox, zk: KazooClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "store"
+    assert main(["topic", "create", TOPIC, "--replica-assignment", "1:2,2:3,3:1", "--yes", *zk_args(sandbox)]) == 0
+    command = [sys.executable, "-m", "cli.main", "record", "--out", str(out), "--flush-every", "1s", *zk_args(sandbox)]
+    recorder = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        wait_until(lambda: (out / SNAPSHOTS).exists() and HistoryStore(out).clusters(), 60, "the first snapshot")
+        cluster = HistoryStore(out).clusters()[0]
+        with RegistrationPoller(zk, 2) as poller:
+            sandbox.kill_broker(2)
+            try:
+                wait_until(lambda: all(2 not in state(zk, TOPIC, p)["isr"] for p in (0, 1)), 120, "broker 2 out")
+            finally:
+                sandbox.start_broker(2)  # restored whatever happens: the session's sandbox is shared
+            wait_until(lambda: all(2 in state(zk, TOPIC, p)["isr"] for p in (0, 1)), 120, "broker 2 back in the ISRs")
+        assert poller.left_ms is not None and poller.back_ms is not None
+        assert main(["elect", "preferred", "--topic", TOPIC, "--yes", "--wait", *admin_args(sandbox)]) == 0
+        elected = int(time.time() * 1000)
+        wait_until(lambda: state(zk, TOPIC, 1)["leader"] == 2, 60, "broker 2 to lead partition 1 again")
+        wait_until(lambda: (HistoryStore(out).flushed_ms(cluster) or 0) > elected + 500, 30, "a flush after it")
+    finally:
+        recorder.send_signal(signal.SIGTERM)
+        recorder.wait(30)
+    capsys.readouterr()
+    assert main(["report", "--store", str(out), "--cluster", cluster, "--since", "1h", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+
+    [down] = [d for d in report["brokers_down"] if d["broker"] == 2]
+    assert abs(down["left_ms"] - poller.left_ms) <= TOLERANCE_MS, (down, poller.left_ms)
+    assert abs(down["back_ms"] - poller.back_ms) <= TOLERANCE_MS, (down, poller.back_ms)
+    audit = Path(os.environ["KZC_AUDIT_LOG"]).read_text()
+    elections = [a for a in report["actions"] if a["operation"] == "elect preferred"]
+    assert len(elections) == 1, (cluster, audit, report["actions"], report["audit_notes"])
+    [election] = elections
+    assert election["outcome"] == "applied" and election["details"]["before"]
+    spells = {(o["partition"], o["replica"]) for o in report["out_of_isr"] if o["topic"] == TOPIC}
+    assert {(0, 2), (1, 2)} <= spells
+    left = [b["text"] for b in report["timeline"] if "broker 2 left" in b["text"]]
+    assert left, report["timeline"]  # with the controller's move in the same burst when broker 2 was the controller
+    assert report["at_end"]["brokers_down"] == []
+
+    html = tmp_path / "incident.html"
+    assert main(["report", "--store", str(out), "--cluster", cluster, "--since", "1h", "--out", str(html)]) == 0
+    page = html.read_text(encoding="utf-8")
+    assert "broker 2 left" in page and "elect preferred" in page and "<script" not in page
