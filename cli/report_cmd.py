@@ -18,7 +18,7 @@ from cli.options import add_command
 from core.audit import read_audit
 from core.config import ConnectionSettings
 from core.errors import KzcError, UsageError
-from core.history.store import STORE_ENV
+from core.history.location import STORE_ENV
 from core.human_time import parse_duration, parse_moment, utc_text
 from core.incident.render import FORMATS, render
 from core.incident.report import DEFAULT_SINCE, build_report
