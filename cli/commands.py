@@ -16,6 +16,7 @@ from cli import (
     describe_cmd,
     diff_cmd,
     elect_cmd,
+    fleet_cmd,
     groups_cmd,
     history_cmd,
     migration_cmd,
@@ -37,7 +38,7 @@ REGISTRY += [describe_cmd.register, zk_cmd.register, snapshot_cmd.register, chec
 REGISTRY += [reassign_cmd.register, elect_cmd.register, config_cmd.register, groups_cmd.register]
 REGISTRY += [migration_cmd.register, changes_cmd.register, broker_cmd.register]
 REGISTRY += [tail_cmd.register, acl_cmd.register, quota_cmd.register, user_cmd.register]
-REGISTRY += [record_cmd.register, history_cmd.register, diff_cmd.register]
+REGISTRY += [record_cmd.register, history_cmd.register, diff_cmd.register, fleet_cmd.register]
 
 
 def runnable_commands(parser: argparse.ArgumentParser) -> dict[tuple[str, ...], argparse.ArgumentParser]:

@@ -236,7 +236,10 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
                 f"--{target.replace('_', '-')} is not accepted on the command line (every user of this machine "
                 f"sees it in ps): set ${CREDENTIAL_ENV[target]} or give --{target.replace('_', '-')}-file FILE"
             )
-    config = load_config(Path(args.config).expanduser() if args.config else None)
+    path = Path(args.config).expanduser() if args.config else None
+    if getattr(args, "every_context", False):
+        return ConnectionSettings(), _every_context(args, path)
+    config = load_config(path)
     warnings = list(config.warnings)
     overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
     overrides["history"] = getattr(args, "console_store", None)
@@ -270,6 +273,24 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
         overrides=overrides,
     )
     return settings, warnings
+
+
+def _every_context(args: argparse.Namespace, path: Path | None) -> list[str]:
+    """For a command over every context (``kzc fleet``): the config file's warnings, its contexts read one by
+    one (a broken one is that context's row, not a refusal); flags that name one cluster are refused.
+
+    Raises:
+        UsageError: a flag naming one cluster or its credentials was given.
+        ConfigError: the file itself is unreadable.
+    """
+    cluster_flags = ("zookeeper", "bootstrap_server", "context", *_OVERRIDES, *CREDENTIAL_FILES)
+    given = [f"--{key.replace('_', '-')}" for key in cluster_flags if getattr(args, key, None) is not None]
+    if given or getattr(args, "read_only", False):
+        raise UsageError(
+            f"kzc {args.command} reads every context with its own settings: {', '.join(given) or '--read-only'} "
+            "cannot apply to all of them (choose contexts with --contexts NAME,...)"
+        )
+    return list(load_config(path, per_context=True).warnings)
 
 
 def add_command(sub: Any, name: str, help_text: str, json_flag: bool = True) -> argparse.ArgumentParser:
