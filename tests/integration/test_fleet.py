@@ -250,3 +250,13 @@ def _lines(proc: subprocess.Popen[str]) -> queue.Queue[str]:
 
     threading.Thread(target=pump, daemon=True).start()
     return lines
+
+
+def test_kzc_broker_shows_the_exact_release_its_api_versions_date(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
+) -> None:
+    release = ".".join(sandbox.info().kafka_version.split(".")[:2])
+    assert main(["broker", "1", "--json", "--zookeeper", sandbox.info().zookeeper]) == 0
+    assert json.loads(capsys.readouterr().out)["release"] == {"release": release, "from": "ApiVersions"}
+    assert main(["broker", "1", "--zookeeper", sandbox.info().zookeeper]) == 0
+    assert f"  release       {release} (from ApiVersions)" in capsys.readouterr().out.splitlines()
