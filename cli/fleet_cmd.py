@@ -16,12 +16,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, positive_duration
 from core.config import ConnectionSettings, load_config
 from core.errors import UsageError
 from core.fleet.read import DEFAULT_DEADLINE_S, FleetReader
 from core.fleet.row import FleetRow, FleetTable
-from core.human_time import parse_duration, utc_text
+from core.human_time import utc_text
 
 DEFAULT_INTERVAL = "10s"
 
@@ -62,8 +62,8 @@ def register(sub: Any) -> None:
 
 
 def _fleet(args: argparse.Namespace, _settings: ConnectionSettings) -> int:
-    deadline = _duration(args.deadline, "--deadline")
-    interval = _duration(args.interval, "--interval")
+    deadline = positive_duration(args.deadline, "--deadline")
+    interval = positive_duration(args.interval, "--interval")
     config = load_config(Path(args.config).expanduser() if args.config else None, per_context=True)
     known: dict[str, ConnectionSettings | str] = {**config.contexts, **config.broken}
     if not known:
@@ -98,13 +98,3 @@ def _fleet(args: argparse.Namespace, _settings: ConnectionSettings) -> int:
 
 def _text(rows: list[FleetRow]) -> str:
     return "\n".join(FleetTable(rows).lines())
-
-
-def _duration(text: str, flag: str) -> float:
-    try:
-        seconds = parse_duration(text)
-    except ValueError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
-    if seconds <= 0:
-        raise UsageError(f"{flag} must be above 0 seconds")
-    return seconds

@@ -21,6 +21,7 @@ from core.config import (
 from core.consistency.spark_engine import DEFAULT_MASTER
 from core.errors import UsageError
 from core.history.store import STORE_ENV
+from core.human_time import parse_duration
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -311,4 +312,19 @@ def parse_timeout(text: str) -> float:
         raise UsageError(f"--timeout must be a number of seconds, got '{text}'") from None
     if not value > 0:
         raise UsageError("--timeout must be positive")
+    return value
+
+
+def positive_duration(text: str, flag: str) -> float:
+    """A duration option (``15m``, ``10s``: ``core.human_time.parse_duration``) that must be above zero.
+
+    Raises:
+        UsageError: not a duration, or zero.
+    """
+    try:
+        value = parse_duration(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if value <= 0:
+        raise UsageError(f"{flag} must be positive")
     return value
