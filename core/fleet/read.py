@@ -93,7 +93,7 @@ def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stag
             tls=tls_context(settings),
         )
         down = [s for s in health.servers if not s.reachable]
-        if len(down) == len(health.servers) and all(s.error in _REFUSED for s in down):
+        if down and len(down) == len(health.servers) and all(s.error in _REFUSED for s in down):
             reason = "ZooKeeper refused: " + "; ".join(f"{s.server} {s.error}" for s in down)
             return unreadable(context, zookeeper, UNREACHABLE, reason, at)
         stage("connecting to ZooKeeper")

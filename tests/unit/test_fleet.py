@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from core.brokers.capabilities import RELEASE_MARKS, BrokerApis, Capabilities, release_floor
 from core.config import ConnectionSettings, load_config
 from core.connect import parse_zookeeper
-from core.errors import ConfigError
+from core.errors import AuthError, ConfigError, ConnectError
 from core.fleet import read as fleet_read
 from core.fleet.read import FleetReader
 from core.fleet.row import (
@@ -29,6 +31,8 @@ from core.fleet.row import (
 from core.interrupt import left_behind, reset
 from core.snapshot.release import broker_release, cluster_release
 from core.testdata import builder
+from core.zookeeper.health import EnsembleHealth
+from core.zookeeper.kafka_root import NoKafkaCluster
 
 
 def test_a_broken_context_is_kept_with_its_reason_only_when_asked(tmp_path: Path) -> None:
@@ -100,6 +104,30 @@ def test_a_read_that_never_ends_is_no_answer_at_the_deadline_and_the_others_on_t
     assert sum(t.name == "kzc-fleet-hung" for t in threading.enumerate()) == 1
     never.set()
     reset()
+
+
+@pytest.mark.parametrize(
+    ("error", "state"),
+    [
+        (AuthError("ZooKeeper zk:2181 rejected SASL DIGEST-MD5: check the credentials (AUTH_FAILED)"), "auth failed"),
+        (NoKafkaCluster("no Kafka cluster at zk:2181/x"), "wrong chroot"),
+        (ConnectError("cannot connect to ZooKeeper zk:2181"), "unreachable"),
+        (RuntimeError("a surprise"), "read failed"),
+    ],
+)
+def test_a_failure_to_connect_is_the_row_s_state_and_reason(
+    monkeypatch: pytest.MonkeyPatch, error: Exception, state: str
+) -> None:
+    @contextmanager
+    def failing(settings: ConnectionSettings, connect_timeout: float | None = None) -> Iterator[None]:
+        raise error
+        yield
+
+    monkeypatch.setattr(fleet_read, "probe_ensemble", lambda *a, **k: EnsembleHealth((), (), (), 0))
+    monkeypatch.setattr(fleet_read, "open_kafka_session", failing)
+    settings = ConnectionSettings(zookeeper=parse_zookeeper("zk:2181"))
+    row = fleet_read.read_row("c", settings, 1.0, lambda _: None)
+    assert (row.state, row.reason) == (state, str(error) if state != "read failed" else "RuntimeError: a surprise")
 
 
 def _answer(release: tuple[int, ...]) -> dict[int, tuple[int, int]]:
