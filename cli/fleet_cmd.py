@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -81,18 +82,20 @@ def _fleet(args: argparse.Namespace, _settings: ConnectionSettings) -> int:
         print(json.dumps({"clusters": [r.to_json() for r in rows]}) if args.json else _text(rows))
         return 1 if any(r.severity >= 2 for r in rows) else 0
     shown: dict[str, dict[str, Any]] = {}
+
+    def changed(row: FleetRow) -> None:
+        # JSON lines: each row as it arrives, when it differs from what was last printed for its context.
+        if shown.get(row.context) != row.content():
+            shown[row.context] = row.content()
+            print(json.dumps(row.to_json()), flush=True)
+
     pause = threading.Event()
     while True:
-        rows = reader.read()
-        if args.json:
-            for row in rows:
-                if shown.get(row.context) != row.content():
-                    shown[row.context] = row.content()
-                    print(json.dumps(row.to_json()), flush=True)
-        else:
+        rows = reader.read(changed if args.json else None)
+        if not args.json:
             # Clear the screen and redraw: the rows keep their worst-first order.
-            print("\033[H\033[2J" + _text(rows) + f"\n\nread at {utc_text(rows[0].at_ms)}; again in {args.interval} "
-                  "(Ctrl-C ends)", flush=True)  # fmt: skip
+            print("\033[H\033[2J" + _text(rows) + f"\n\nread at {utc_text(int(time.time() * 1000))}; again in "
+                  f"{args.interval} (Ctrl-C ends)", flush=True)  # fmt: skip
         pause.wait(interval)
 
 
