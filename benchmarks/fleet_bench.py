@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,14 +35,18 @@ LIMIT_RATIO = 1.5
 KZC = [sys.executable, "-m", "cli.main"]
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
-    """Wall seconds of one kzc process, and its stdout (it must exit 0 or 1: 1 is a sick cluster)."""
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds (user + system) of one kzc process, and its stdout (it must exit 0 or 1: 1 is a sick
+    cluster). The processes run one at a time, so the children's usage before and after is this one's."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     done = subprocess.run([*KZC, *argv], capture_output=True, text=True, env=env, cwd=ROOT, timeout=1200)
     took = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"kzc {' '.join(argv)} failed: {done.stderr.strip()}")
-    return took, done.stdout
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu, done.stdout
 
 
 def main() -> None:
@@ -63,18 +68,20 @@ def main() -> None:
             config.write_text("".join(f'[contexts.{n}]\nzookeeper = "{zk.hosts}/{n}"\n' for n in names))
             env = {**os.environ, "KZC_CONFIG": str(config), "KZC_AUDIT_LOG": str(Path(tmp) / "audit.jsonl")}
             for round_ in range(1, args.rounds + 1):
-                describes = {n: timed(["describe", "--json", "--context", n], env)[0] for n in names}
+                runs = {n: timed(["describe", "--json", "--context", n], env) for n in names}
+                describes = {n: run[0] for n, run in runs.items()}
                 slowest = max(describes, key=lambda n: describes[n])
-                fleet_s, out = timed(["fleet", "--json", "--deadline", "600s"], env)
+                fleet_s, fleet_cpu, out = timed(["fleet", "--json", "--deadline", "600s"], env)
                 rows = json.loads(out)["clusters"]
                 states = sorted({r["state"] for r in rows})
                 total = sum(describes.values())
                 ratio = fleet_s / describes[slowest]
                 print(
                     f"round {round_}: describe per cluster {min(describes.values()):.2f}-{describes[slowest]:.2f} s "
-                    f"(slowest {slowest}), sum {total:.1f} s; fleet over {len(rows)} contexts {fleet_s:.2f} s "
-                    f"(rows: {', '.join(states)}); fleet / slowest describe {ratio:.2f}x (target <= {LIMIT_RATIO}x), "
-                    f"fleet / sum {fleet_s / total:.2f}x"
+                    f"(slowest {slowest}), sum {total:.1f} s, CPU {sum(r[1] for r in runs.values()):.1f} s; fleet "
+                    f"over {len(rows)} contexts {fleet_s:.2f} s, CPU {fleet_cpu:.1f} s (rows: {', '.join(states)}); "
+                    f"fleet / slowest describe {ratio:.2f}x (target <= {LIMIT_RATIO}x), fleet / sum "
+                    f"{fleet_s / total:.2f}x; load average {os.getloadavg()[0]:.1f}"
                 )
     finally:
         zk.stop()
