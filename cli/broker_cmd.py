@@ -1,4 +1,5 @@
-"""``kzc broker ID``: one broker (``core.snapshot.broker_view``). ``kzc broker stop-check ID [ID...]``: is it
+"""``kzc broker ID``: one broker (``core.snapshot.broker_view``; its release exact from its ApiVersions, else the
+era of its registration: ``core.snapshot.release``). ``kzc broker stop-check ID [ID...]``: is it
 safe to stop these brokers now? Which partitions would go offline, fall under ``min.insync.replicas``
 (``acks=all`` fails), be left with one in-sync copy, and which leaders move where (``core.snapshot.stop_check``,
 on a snapshot read from ZooKeeper now)."""
@@ -13,6 +14,7 @@ from cli.metrics_cmd import broker_metric_lines
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from cli.traffic_cmd import parse_window, rate_text
+from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.human_time import age_text, since_text
@@ -21,6 +23,7 @@ from core.metrics.reader import MetricsReader
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr
+from core.snapshot.release import UNKNOWN, Release, broker_release
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
 from core.traffic.cause import BrokerLoad, broker_load
@@ -79,6 +82,9 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
         raise UsageError(f"broker {broker_id} is not registered and holds no replica")
     with open_kafka_session(settings) as session:
         live = read_broker_live(session, view, settings.kafka_security)
+    entry = snapshot.brokers.get(broker_id)
+    asked = {broker_id: entry.registration} if entry is not None else {}
+    release = broker_release(snapshot, broker_id, read_capabilities(asked, 5.0, settings.kafka_security))
     load = None
     if args.traffic is not None:
         layout = Layout.of(snapshot, settings.kafka_security)
@@ -92,19 +98,22 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
                 {
                     **view.to_json(),
                     **live.to_json(),
+                    "release": release.to_json(),
                     "traffic": None if load is None else load.to_json(),
                     "metrics": metrics.to_json() if metrics else None,
                 }
             )
         )
     else:
-        print(render_broker(view, live, snapshot.taken_at_ms, load))
+        print(render_broker(view, live, snapshot.taken_at_ms, release, load))
         if metrics is not None:
             print("\n".join(broker_metric_lines(metrics)))
     return 0
 
 
-def render_broker(view: BrokerView, live: BrokerLive, now_ms: int, load: BrokerLoad | None = None) -> str:
+def render_broker(
+    view: BrokerView, live: BrokerLive, now_ms: int, release: Release = UNKNOWN, load: BrokerLoad | None = None
+) -> str:
     """The text form of ``kzc broker ID`` (with its load when ``--traffic`` read it)."""
     lines = [f"Broker {view.broker_id}" + ("" if view.registered else "  NOT REGISTERED")]
     if view.problem:
@@ -114,6 +123,7 @@ def render_broker(view: BrokerView, live: BrokerLive, now_ms: int, load: BrokerL
         lines += [
             f"  endpoints     {', '.join(view.endpoints) or '-'}",
             f"  rack          {view.rack or '-'}",
+            f"  release       {release}",
             f"  registered    {since} (registration JSON v{view.registration_version}, broker epoch "
             f"{view.broker_epoch})",
         ]

@@ -76,6 +76,12 @@ COMMANDS: tuple[Command, ...] = (
     Command("record", "cli.record_cmd", "record live events and periodic snapshots into a history store (Parquet)"),
     Command("history", "cli.history_cmd", "questions over a history store recorded by kzc record"),
     Command("diff", "cli.diff_cmd", "what differs between two snapshots, moments of the history, or clusters"),
+    Command(
+        "fleet",
+        "cli.fleet_cmd",
+        "every cluster of the config file at once: state, brokers, release, partitions, ZooKeeper quorum, "
+        "migration phase, last change, likely cause; worst first (exits 1 when one is down or unreadable)",
+    ),
     Command("report", "cli.report_cmd", "the incident report of a window of the history store and the audit log"),
     Command(
         "metrics",

@@ -16,16 +16,14 @@ from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from core.brokers.capabilities import wire_endpoint
-from core.brokers.logdirs import read_broker_log_dirs
-from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity
+from core.config import PLAINTEXT, ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.broker_view import log_dir_json
 from core.snapshot.file import read_snapshot_file
 from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
 from core.snapshot.kraft import with_kraft_brokers
-from core.snapshot.likely_cause import LikelyCause, asks_log_dirs, likely_cause
+from core.snapshot.likely_cause import read_likely_cause
 from core.snapshot.model import ClusterSnapshot, StaticMinIsr
 from core.snapshot.sizes import SizesView, read_sizes
 from core.snapshot.static_min_isr import read_static_min_isr
@@ -154,20 +152,6 @@ def render_sizes(snapshot: ClusterSnapshot, sizes: SizesView) -> list[str]:
     if len(ranked) > TOP_TOPICS:
         lines.append(f"  ... and {len(ranked) - TOP_TOPICS:,} more topics (--json lists them all)")
     return lines
-
-
-def read_likely_cause(
-    snapshot: ClusterSnapshot, security: KafkaSecurity, live: bool, timeout: float = 5.0
-) -> LikelyCause | None:
-    """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``)."""
-    cause = likely_cause(snapshot)
-    broker = asks_log_dirs(snapshot, cause) if live else None
-    if broker is None:
-        return cause
-    endpoint = wire_endpoint(snapshot.brokers[broker].registration, security)
-    where = (endpoint.host, endpoint.port) if endpoint is not None else None
-    dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000), security)
-    return likely_cause(snapshot, {broker: dirs})
 
 
 def render(summary: ClusterSummary) -> str:

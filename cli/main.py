@@ -31,7 +31,7 @@ from cli.options import (
 )
 from core import __version__
 from core.errors import KzcError
-from core.interrupt import interrupt, interrupted
+from core.interrupt import interrupt, interrupted, left_behind
 
 EXIT_INTERRUPTED = 130
 _GRACE_S = 1.0  # how long the interrupted command may take to unwind before kzc exits anyway
@@ -172,7 +172,7 @@ def _quiet_thread_errors(args: threading.ExceptHookArgs) -> None:
 def run() -> None:
     """Console-script entry point."""
     code = main()
-    if interrupted():
+    if interrupted() or left_behind():
         # Abandoned worker threads (a blocked kazoo call) must not hold the exit up.
         sys.stdout.flush()
         sys.stderr.flush()

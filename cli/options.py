@@ -23,6 +23,7 @@ from core.config import (
 )
 from core.errors import UsageError
 from core.history.location import STORE_ENV
+from core.human_time import parse_duration
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -247,7 +248,10 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
                 f"--{target.replace('_', '-')} is not accepted on the command line (every user of this machine "
                 f"sees it in ps): set ${CREDENTIAL_ENV[target]} or give --{target.replace('_', '-')}-file FILE"
             )
-    config = load_config(Path(args.config).expanduser() if args.config else None)
+    path = Path(args.config).expanduser() if args.config else None
+    if getattr(args, "every_context", False):
+        return ConnectionSettings(), _every_context(args, path)
+    config = load_config(path)
     warnings = list(config.warnings)
     overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
     overrides["history"] = getattr(args, "console_store", None)
@@ -285,6 +289,24 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
     return settings, warnings
 
 
+def _every_context(args: argparse.Namespace, path: Path | None) -> list[str]:
+    """For a command over every context (``kzc fleet``): the config file's warnings, its contexts read one by
+    one (a broken one is that context's row, not a refusal); flags that name one cluster are refused.
+
+    Raises:
+        UsageError: a flag naming one cluster or its credentials was given.
+        ConfigError: the file itself is unreadable.
+    """
+    cluster_flags = ("zookeeper", "bootstrap_server", "context", *_OVERRIDES, *CREDENTIAL_FILES)
+    given = [f"--{key.replace('_', '-')}" for key in cluster_flags if getattr(args, key, None) is not None]
+    if given or getattr(args, "read_only", False):
+        raise UsageError(
+            f"kzc {args.command} reads every context with its own settings: {', '.join(given) or '--read-only'} "
+            "cannot apply to all of them (choose contexts with --contexts NAME,...)"
+        )
+    return list(load_config(path, per_context=True).warnings)
+
+
 def add_command(sub: Any, name: str, help_text: str | None = None, json_flag: bool = True) -> argparse.ArgumentParser:
     """Add subcommand ``name`` to the ``sub`` action, with the global options and usually ``--json``.
 
@@ -309,4 +331,19 @@ def parse_timeout(text: str) -> float:
         raise UsageError(f"--timeout must be a number of seconds, got '{text}'") from None
     if not value > 0:
         raise UsageError("--timeout must be positive")
+    return value
+
+
+def positive_duration(text: str, flag: str) -> float:
+    """A duration option (``15m``, ``10s``: ``core.human_time.parse_duration``) that must be above zero.
+
+    Raises:
+        UsageError: not a duration, or zero.
+    """
+    try:
+        value = parse_duration(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if value <= 0:
+        raise UsageError(f"{flag} must be positive")
     return value

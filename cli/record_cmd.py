@@ -19,13 +19,12 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, positive_duration
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
 from core.history.location import STORE_ENV, history_place, recorded_cluster
 from core.history.recorder import Recorder, RecorderSettings
 from core.history.store import HistoryStore
-from core.human_time import parse_duration
 from core.interrupt import on_interrupt
 from core.live.cluster import LiveCluster
 from core.zookeeper.kafka_root import open_kafka_session
@@ -57,21 +56,11 @@ def register(sub: Any) -> None:
     record.set_defaults(handler=_record, sigterm_interrupts=True)
 
 
-def _duration(text: str, flag: str) -> float:
-    try:
-        value = parse_duration(text)
-    except ValueError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
-    if value <= 0:
-        raise UsageError(f"{flag} must be positive")
-    return value
-
-
 def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     options = RecorderSettings(
-        flush_every_s=_duration(args.flush_every, "--flush-every"),
-        snapshot_every_s=_duration(args.snapshot_every, "--snapshot-every"),
-        retain_ms=int(_duration(args.retain, "--retain") * 1000),
+        flush_every_s=positive_duration(args.flush_every, "--flush-every"),
+        snapshot_every_s=positive_duration(args.snapshot_every, "--snapshot-every"),
+        retain_ms=int(positive_duration(args.retain, "--retain") * 1000),
         compact=not args.no_compact,
     )
     out = history_place(settings, args.out, "--out").require()

@@ -251,10 +251,16 @@ class UserConfig:
     keys: Mapping[str, str] = field(default_factory=dict)
     path: Path | None = None
     warnings: tuple[str, ...] = ()
+    broken: Mapping[str, str] = field(default_factory=dict)  # with ``per_context``: context -> why it is unusable
 
 
-def load_config(path: Path | None = None) -> UserConfig:
+def load_config(path: Path | None = None, per_context: bool = False) -> UserConfig:
     """Read the config file; a missing file is an empty config.
+
+    Args:
+        per_context: a context with a bad key or value, or an unreadable secret file, is left out of
+            ``contexts`` and its reason kept in ``broken`` instead of failing the whole file (``kzc fleet``
+            reports it as that context's row; every other command refuses the file).
 
     Raises:
         ConfigError: the file is not valid TOML or holds an unknown key or a bad value.
@@ -270,15 +276,21 @@ def load_config(path: Path | None = None) -> UserConfig:
     if unknown:
         raise ConfigError(f"config file {path}: unknown key(s) {', '.join(sorted(unknown))}")
     contexts = {}
+    broken: dict[str, str] = {}
     for name, table in _table(raw, "contexts", path).items():
-        if not isinstance(table, dict):
-            raise ConfigError(f"config file {path}: [contexts.{name}] must be a table")
-        contexts[name] = _context(name, table, path)
+        try:
+            if not isinstance(table, dict):
+                raise ConfigError(f"config file {path}: [contexts.{name}] must be a table")
+            contexts[name] = _context(name, table, path)
+        except ConfigError as exc:
+            if not per_context:
+                raise
+            broken[name] = str(exc)
     keys = _table(raw, "keys", path)
     if not all(isinstance(v, str) for v in keys.values()):
         raise ConfigError(f'config file {path}: every entry of [keys] must be a string, e.g. quit = "ctrl+q"')
     default = raw.get("default_context")
-    if default is not None and default not in contexts:
+    if default is not None and default not in contexts and default not in broken:
         raise ConfigError(f"config file {path}: default_context '{default}' is not a defined context")
     theme = raw.get("theme")
     if theme is not None and not isinstance(theme, str):
@@ -290,7 +302,9 @@ def load_config(path: Path | None = None) -> UserConfig:
             if isinstance(file := table.get(key), str):
                 found.append(exposure_warning(Path(file).expanduser(), f"holds the {target}"))
     warnings = tuple(dict.fromkeys(w for w in found if w is not None))
-    return UserConfig(contexts=contexts, default_context=default, theme=theme, keys=keys, path=path, warnings=warnings)
+    return UserConfig(
+        contexts=contexts, default_context=default, theme=theme, keys=keys, path=path, warnings=warnings, broken=broken
+    )
 
 
 def exposure_warning(path: Path, what: str) -> str | None:

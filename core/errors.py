@@ -37,6 +37,10 @@ class ConnectError(KzcError):
     """ZooKeeper or Kafka could not be reached: unreachable host, auth or TLS failure, timeout."""
 
 
+class AuthError(ConnectError):
+    """ZooKeeper refused the credentials (AUTH_FAILED) or denied a read to them (NoAuth)."""
+
+
 class SessionLostError(ConnectError):
     """The ZooKeeper session was lost or expired while an operation was running."""
 

@@ -23,6 +23,7 @@ _lock = threading.Lock()
 _cleanups: dict[int, Cleanup] = {}
 _ids = itertools.count()
 _interrupted = threading.Event()
+_left_behind = threading.Event()
 
 
 def on_interrupt(cleanup: Cleanup) -> Callable[[], None]:
@@ -67,9 +68,21 @@ def interrupted() -> bool:
     return _interrupted.is_set()
 
 
+def leave_behind() -> None:
+    """The command stopped waiting for work that may stay blocked (a hung ZooKeeper's read in ``kzc fleet``):
+    kzc exits without waiting for it (its threads are daemons, but a thread pool's workers would be joined)."""
+    _left_behind.set()
+
+
+def left_behind() -> bool:
+    """Whether ``leave_behind()`` was called."""
+    return _left_behind.is_set()
+
+
 def reset() -> None:
     """Forget an interrupt (tests that run several commands in one process)."""
     _interrupted.clear()
+    _left_behind.clear()
     with _lock:
         _cleanups.clear()
 

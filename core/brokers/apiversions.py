@@ -34,12 +34,17 @@ class Api:
     since: str
 
 
+PRODUCE = Api(0, "Produce", "0.8.0")
 FETCH = Api(1, "Fetch", "0.8.0")  # v4 (0.11.0): message format v2, the first with headers
 LIST_OFFSETS = Api(2, "ListOffsets", "0.8.0")  # v1 (0.10.1, KIP-79): one offset per partition, by timestamp
 METADATA = Api(3, "Metadata", "0.8.0")
+LEADER_AND_ISR = Api(4, "LeaderAndIsr", "0.8.0")  # inter-broker; ZooKeeper-mode brokers list it too
+OFFSET_FETCH = Api(9, "OffsetFetch", "0.8.1")
+JOIN_GROUP = Api(11, "JoinGroup", "0.9.0")
 API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
 CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")
 DELETE_TOPICS = Api(20, "DeleteTopics", "0.10.1")
+ADD_PARTITIONS_TO_TXN = Api(24, "AddPartitionsToTxn", "0.11.0")
 DESCRIBE_ACLS = Api(29, "DescribeAcls", "0.11.0")
 # v1 (2.0, KIP-290) carries the resource pattern type: prefixed ACLs need it.
 CREATE_ACLS = Api(30, "CreateAcls", "0.11.0")

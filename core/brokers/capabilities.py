@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from core.brokers.apiversions import (
+    ADD_PARTITIONS_TO_TXN,
     ALTER_PARTITION_REASSIGNMENTS,
     API_VERSIONS,
     CREATE_TOPICS,
@@ -29,7 +30,13 @@ from core.brokers.apiversions import (
     DESCRIBE_LOG_DIRS,
     DESCRIBE_USER_SCRAM_CREDENTIALS,
     ELECT_LEADERS,
+    FETCH,
     INCREMENTAL_ALTER_CONFIGS,
+    JOIN_GROUP,
+    LEADER_AND_ISR,
+    LIST_OFFSETS,
+    OFFSET_FETCH,
+    PRODUCE,
     Api,
     ApiRanges,
     NoVersion,
@@ -86,27 +93,55 @@ def registered_bootstrap(
     return tuple(found)
 
 
-# (api, lowest version, release): a broker that serves ``api`` at that version runs ``release`` or later
-# (each API's ``validVersions`` history in Kafka's ``*Request.json``; DescribeConfigs v1 came with 1.1's
-# KIP-226 synonyms). Newest first.
+# (api, lowest version, release): a broker that serves ``api`` at that version runs ``release`` or later: the
+# version each release's ``*Request.json`` first lists in ``validVersions`` (clients/src/main/resources/common/
+# message), as the brokers of each release answer ApiVersions. Every release 0.10.0 to 3.9 has a mark its
+# predecessor lacks, so a broker's whole answer dates its release exactly (to the minor release); the marks of
+# the APIs kzc itself needs (DescribeCluster...) keep a partial answer dated as far as it goes. Newest first.
 RELEASE_MARKS: tuple[tuple[Api, int, tuple[int, ...]], ...] = (
+    (FETCH, 17, (3, 9)),  # KIP-853's ReplicaDirectoryId
+    (PRODUCE, 11, (3, 8)),
+    (FETCH, 16, (3, 7)),
+    (DESCRIBE_CLUSTER, 1, (3, 7)),
+    (ADD_PARTITIONS_TO_TXN, 4, (3, 6)),  # KIP-890
+    (FETCH, 15, (3, 5)),
+    (LEADER_AND_ISR, 7, (3, 4)),
+    (DESCRIBE_ACLS, 3, (3, 3)),
+    (JOIN_GROUP, 9, (3, 2)),
+    (FETCH, 13, (3, 1)),  # topic ids
+    (LIST_OFFSETS, 7, (3, 0)),
+    (PRODUCE, 9, (2, 8)),
     (DESCRIBE_CLUSTER, 0, (2, 8)),
+    (FETCH, 12, (2, 7)),
     (DESCRIBE_USER_SCRAM_CREDENTIALS, 0, (2, 7)),
     (DESCRIBE_CLIENT_QUOTAS, 0, (2, 6)),
+    (JOIN_GROUP, 7, (2, 5)),
+    (DESCRIBE_ACLS, 2, (2, 5)),
+    (PRODUCE, 8, (2, 4)),
     (ALTER_PARTITION_REASSIGNMENTS, 0, (2, 4)),
+    (FETCH, 11, (2, 3)),
     (INCREMENTAL_ALTER_CONFIGS, 0, (2, 3)),
+    (LIST_OFFSETS, 5, (2, 2)),
     (ELECT_LEADERS, 0, (2, 2)),
-    (DESCRIBE_CONFIGS, 1, (1, 1)),
+    (FETCH, 10, (2, 1)),
+    (FETCH, 8, (2, 0)),
+    (FETCH, 7, (1, 1)),
+    (DESCRIBE_CONFIGS, 1, (1, 1)),  # 1.1's KIP-226 synonyms
+    (FETCH, 6, (1, 0)),
     (DESCRIBE_LOG_DIRS, 0, (1, 0)),
+    (FETCH, 5, (0, 11)),
     (DESCRIBE_ACLS, 0, (0, 11)),
+    (OFFSET_FETCH, 2, (0, 10, 2)),
+    (CREATE_TOPICS, 1, (0, 10, 2)),  # KIP-108's validateOnly
+    (FETCH, 3, (0, 10, 1)),
     (CREATE_TOPICS, 0, (0, 10, 1)),
     (API_VERSIONS, 0, (0, 10)),
 )
 
 
 def release_floor(ranges: ApiRanges) -> tuple[int, ...]:
-    """The oldest release a broker with these ApiVersions can run: exact at the releases of ``RELEASE_MARKS``
-    (enough for every rule kzc checks by release), a lower bound in between."""
+    """The oldest release a broker with these ApiVersions can run: its exact (minor) release when ``ranges`` is a
+    broker's whole answer (``RELEASE_MARKS``), a lower bound when only some APIs are known."""
     for api, version, release in RELEASE_MARKS:
         found = ranges.get(api.key)
         if found is not None and found[1] >= version:

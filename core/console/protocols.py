@@ -23,7 +23,7 @@ from core.consistency.findings import CheckReport, StageProgress
 from core.console.fixes import FixActions
 from core.console.security_actions import SecurityActions
 from core.groups.freshness import aged
-from core.groups.lag import GroupLag, LagTotal, Stale
+from core.groups.lag import GroupLag, LagTotal, Stale, lagging
 from core.groups.trend import LagTrend
 from core.human_time import age_text
 from core.kafka.quotas import EffectiveQuota
@@ -144,8 +144,8 @@ class GroupsView:
 
     @property
     def lagging(self) -> int:
-        """Groups behind: lag above zero, or unknown (it may be the worst)."""
-        return sum(1 for g in self.groups if g.lag is None or g.lag > 0)
+        """Groups behind (``core.groups.lag.lagging``)."""
+        return lagging(self.groups)
 
     @property
     def empty_with_offsets(self) -> int:

@@ -245,3 +245,8 @@ def group_rows(
         if key not in seen:
             rows.append(row(key, None))
     return tuple(rows)
+
+
+def lagging(groups: Iterable[GroupLag]) -> int:
+    """How many groups are behind: lag above zero, or unknown (it may be the worst)."""
+    return sum(1 for g in groups if g.lag is None or g.lag > 0)

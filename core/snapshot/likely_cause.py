@@ -24,11 +24,14 @@ of the broker (the controller had not handled the failure yet) is the evidence Z
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from core.brokers.logdirs import BrokerLogDirs, Key
+from core.brokers.capabilities import wire_endpoint
+from core.brokers.logdirs import BrokerLogDirs, Key, read_broker_log_dirs
+from core.config import KafkaSecurity
 from core.human_time import clock_text
 from core.kafka.znodes import BrokerRegistration, LogDirEventNotification, PartitionState, TopicAssignment
 from core.kafka.znodes.paths import LOG_DIR_EVENT_NOTIFICATIONS
@@ -200,3 +203,17 @@ def _offline_dirs_explaining(
         f"broker {broker} is registered but {dirs} offline (KAFKA_STORAGE_ERROR, DescribeLogDirs read "
         f"{clock_text(read.read_ms)}): none of these replicas is in an online log dir of it"
     )
+
+
+def read_likely_cause(
+    snapshot: ClusterSnapshot, security: KafkaSecurity, live: bool, timeout: float = 5.0
+) -> LikelyCause | None:
+    """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``)."""
+    cause = likely_cause(snapshot)
+    broker = asks_log_dirs(snapshot, cause) if live else None
+    if broker is None:
+        return cause
+    endpoint = wire_endpoint(snapshot.brokers[broker].registration, security)
+    where = (endpoint.host, endpoint.port) if endpoint is not None else None
+    dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000), security)
+    return likely_cause(snapshot, {broker: dirs})

@@ -38,15 +38,17 @@ class NoKafkaCluster(ConnectError):
 
 
 @contextmanager
-def open_kafka_session(settings: ConnectionSettings) -> Iterator[ZkSession]:
+def open_kafka_session(settings: ConnectionSettings, connect_timeout: float | None = None) -> Iterator[ZkSession]:
     """A started session on a chroot that holds a Kafka cluster, stopped when the block ends.
+
+    ``connect_timeout`` bounds the connection (default: the session timeout).
 
     Raises:
         UsageError: no ZooKeeper connect string.
         ConnectError: ZooKeeper unreachable; NoKafkaCluster: no Kafka cluster at that chroot.
     """
     session = ZkSession(settings)
-    session.start()
+    session.start(connect_timeout)
     try:
         require_kafka_cluster(session)
         yield session

@@ -35,7 +35,7 @@ from kazoo.retry import KazooRetry
 
 from core.config import ConnectionSettings
 from core.connect import ZkConnect
-from core.errors import ConnectError, MissingToolError, SessionLostError, UsageError
+from core.errors import AuthError, ConnectError, MissingToolError, SessionLostError, UsageError
 from core.interrupt import on_interrupt
 
 T = TypeVar("T")
@@ -206,13 +206,13 @@ class ZkSession:
         while not event.wait(0.05):
             if self.client.client_state == KeeperState.AUTH_FAILED:
                 self._abort()
-                raise ConnectError(self._auth_failed_message())
+                raise AuthError(self._auth_failed_message())
             if time.monotonic() > deadline:
                 self._abort()
                 raise ConnectError(self._unreachable_message(timeout))
         if not self.client.connected:
             self._abort()
-            raise ConnectError(self._auth_failed_message())
+            raise AuthError(self._auth_failed_message())
         # Always probe with one read: SASL completes after the session is established, so a wrong
         # password only shows here (AuthFailed / SessionClosedRequireSasl), not in the connect event.
         try:
@@ -221,12 +221,12 @@ class ZkSession:
             exists = True  # present but unreadable: reads below will say NoAuth
         except (AuthFailedError, SessionClosedRequireSaslError) as exc:
             self._abort()
-            raise ConnectError(self._auth_failed_message()) from exc
+            raise AuthError(self._auth_failed_message()) from exc
         except KazooException as exc:
             self._abort()
             if self.settings.zk_sasl_mechanism:
                 # kazoo's connection thread dies on a SASL rejection, so it surfaces as a dropped connection.
-                raise ConnectError(self._auth_failed_message()) from exc
+                raise AuthError(self._auth_failed_message()) from exc
             raise ConnectError(f"ZooKeeper {self.target} answered but failed: {exc!r}") from exc
         if self.target.chroot and not exists:
             self._abort()
@@ -282,7 +282,7 @@ class ZkSession:
     def read_error(self, exc: BaseException, what: str) -> ConnectError:
         """The user-facing error for a failed ZooKeeper call; ``what`` says what kzc tried (``read /x``)."""
         if isinstance(exc, NoAuthError):
-            return ConnectError(
+            return AuthError(
                 f"ZooKeeper {self.target} denied the request to {what} (NoAuth): the znode's ACL does not grant "
                 "these credentials access; check --zk-auth or the SASL settings of this context"
             )

@@ -3,8 +3,9 @@ counterparts: tests/integration/test_log_dir_failure.py)."""
 
 from __future__ import annotations
 
-from cli.describe_cmd import read_likely_cause, render_sizes, sizes_json
+from cli.describe_cmd import render_sizes, sizes_json
 from core.config import PLAINTEXT
+from core.snapshot.likely_cause import read_likely_cause
 from core.snapshot.sizes import SizesView
 from core.testdata.builder import NOW_MS, snapshot, state, topic
 from core.testdata.log_dirs import replica_bytes, synthetic_log_dirs

@@ -23,10 +23,10 @@ from textual.widgets import Label, Static
 from core.console.protocols import GroupSource, GroupsView, SizeSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
-from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
-from core.kafka.znodes.brokers import releases_of_registration
+from core.kafka.znodes import ClusterId, Unreadable
 from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
 from core.snapshot.model import ClusterSnapshot
+from core.snapshot.release import broker_release, cluster_release
 from core.snapshot.sizes import SizesView
 from core.zookeeper.health import EnsembleHealth, headline, size_text
 from tui.journal import EventJournal, LogLine
@@ -555,27 +555,11 @@ def cluster_id_text(snapshot: ClusterSnapshot) -> str:
     return "unreadable" if isinstance(snapshot.cluster_id, Unreadable) else "none"
 
 
-def broker_release(snapshot: ClusterSnapshot, broker_id: int) -> str:
-    """The Kafka release of ``broker_id`` as its registration tells (``2.7+``), ``unknown`` when not registered
-    or unreadable."""
-    entry = snapshot.brokers.get(broker_id)
-    if entry is None or not isinstance(entry.registration, BrokerRegistration):
-        return "unknown"
-    return releases_of_registration(entry.registration.version)
-
-
 def kafka_release_text(snapshot: ClusterSnapshot) -> str:
-    """The registered brokers' Kafka release: ``Kafka 2.7+``, ``Kafka mixed: 2.7+ (1, 2), 0.10.2+ (3)``, or
-    ``Kafka unknown``."""
-    by_release: dict[str, list[int]] = {}
-    for broker_id in sorted(snapshot.brokers):
-        by_release.setdefault(broker_release(snapshot, broker_id), []).append(broker_id)
-    if len(by_release) == 1:
-        return f"Kafka {next(iter(by_release))}"
-    if not by_release:
-        return "Kafka unknown"
-    parts = [f"{release} ({', '.join(map(str, ids))})" for release, ids in by_release.items()]
-    return "Kafka mixed: " + ", ".join(parts)
+    """The registered brokers' Kafka release (``core.snapshot.release.cluster_release``): ``Kafka 2.7+``,
+    ``Kafka mixed: 2.7+ (1, 2), 0.10.2+ (3)``, or ``Kafka unknown``. The console reads no ApiVersions yet, so
+    every release is the era the registrations give."""
+    return f"Kafka {cluster_release(snapshot, say_source=False)}"
 
 
 def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "") -> str:
@@ -583,7 +567,7 @@ def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "") -> str:
 
 
 def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot, sizes: SizesView | None = None) -> Row:
-    release = broker_release(snapshot, b.id)
+    release = broker_release(snapshot, b.id).text
     meanings = frozenset() if b.alive else frozenset({"dead"})
     if b.problem:
         meanings = meanings | {"unreadable"}

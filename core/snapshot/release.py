@@ -1,0 +1,65 @@
+"""Which Kafka release a cluster's brokers run: exact where a broker answers ApiVersions (``3.9``, dated by
+``core.brokers.capabilities.release_floor``), else the era its registration version gives (``2.7+``,
+``core.kafka.znodes.brokers.releases_of_registration``), always saying which. The console's cluster screen,
+``kzc broker`` and ``kzc fleet`` show it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.brokers.capabilities import Capabilities, release_floor
+from core.kafka.znodes import BrokerRegistration
+from core.kafka.znodes.brokers import releases_of_registration
+from core.snapshot.model import ClusterSnapshot
+
+FROM_API_VERSIONS = "ApiVersions"
+FROM_REGISTRATION = "registration"
+
+
+@dataclass(frozen=True)
+class Release:
+    """A broker's release (``3.9``, ``2.7+``, ``unknown``) and where it comes from (None: nowhere)."""
+
+    text: str
+    source: str | None
+
+    def __str__(self) -> str:
+        return f"{self.text} (from {self.source})" if self.source else self.text
+
+    def to_json(self) -> dict[str, str | None]:
+        """``{"release": "3.9", "from": "ApiVersions"}``."""
+        return {"release": self.text, "from": self.source}
+
+
+UNKNOWN = Release("unknown", None)
+
+
+def broker_release(snapshot: ClusterSnapshot, broker_id: int, capabilities: Capabilities | None = None) -> Release:
+    """``broker_id``'s release: from its ApiVersions answer in ``capabilities`` when there is one, else from its
+    registration; unknown when it is not registered or its registration is unreadable."""
+    answer = capabilities.of(broker_id) if capabilities is not None else None
+    if answer is not None and answer.ranges is not None:
+        return Release(".".join(map(str, release_floor(answer.ranges))), FROM_API_VERSIONS)
+    entry = snapshot.brokers.get(broker_id)
+    if entry is None or not isinstance(entry.registration, BrokerRegistration):
+        return UNKNOWN
+    return Release(releases_of_registration(entry.registration.version), FROM_REGISTRATION)
+
+
+def cluster_release(
+    snapshot: ClusterSnapshot, capabilities: Capabilities | None = None, say_source: bool = True
+) -> str:
+    """The registered brokers' release: ``3.9 (from ApiVersions)``, ``2.7+ (from registration)``, ``mixed: 3.9
+    (1, 2), 3.8 (3), from ApiVersions`` (a rolling upgrade), or ``unknown``; without ``say_source``, where
+    every release shown has one source the reader knows (``2.7+``, ``mixed: 2.7+ (1, 2), 0.10.2+ (3)``)."""
+    by_release: dict[Release, list[int]] = {}
+    for broker_id in sorted(snapshot.brokers):
+        by_release.setdefault(broker_release(snapshot, broker_id, capabilities), []).append(broker_id)
+    if not by_release:
+        return UNKNOWN.text
+    if len(by_release) == 1:
+        only = next(iter(by_release))
+        return str(only) if say_source else only.text
+    parts = ", ".join(f"{r.text} ({', '.join(map(str, ids))})" for r, ids in by_release.items())
+    sources = sorted({r.source for r in by_release if r.source}) if say_source else []
+    return f"mixed: {parts}" + (f", from {' and '.join(sources)}" if sources else "")

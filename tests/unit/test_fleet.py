@@ -1,0 +1,156 @@
+"""``kzc fleet`` without clusters: the config file read context by context, the rows' order, the duplicate
+note, the text table, the deadline against a read that never ends, and the releases ApiVersions dates."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from core.brokers.capabilities import RELEASE_MARKS, BrokerApis, Capabilities, release_floor
+from core.config import ConnectionSettings, load_config
+from core.connect import parse_zookeeper
+from core.errors import AuthError, ConfigError, ConnectError
+from core.fleet import read as fleet_read
+from core.fleet.read import FleetReader
+from core.fleet.row import (
+    DEGRADED,
+    NO_ANSWER,
+    OFFLINE,
+    OK,
+    UNREACHABLE,
+    FleetRow,
+    FleetTable,
+    mark_duplicates,
+    worst_first,
+)
+from core.interrupt import left_behind, reset
+from core.snapshot.release import broker_release, cluster_release
+from core.testdata import builder
+from core.zookeeper.health import EnsembleHealth
+from core.zookeeper.kafka_root import NoKafkaCluster
+
+
+def test_a_broken_context_is_kept_with_its_reason_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        'default_context = "typo"\n[contexts.good]\nzookeeper = "zk1:2181/kafka"\n'
+        '[contexts.typo]\nzookeper = "zk1:2181"\n'
+        '[contexts.secret]\nzookeeper = "zk1:2181"\nzk_auth_file = "/no/such/file"\n'
+    )
+    with pytest.raises(ConfigError, match="zookeper"):
+        load_config(path)
+    config = load_config(path, per_context=True)
+    assert set(config.contexts) == {"good"}
+    assert "unknown key(s) zookeper" in config.broken["typo"]
+    assert "cannot read the zk_auth file /no/such/file" in config.broken["secret"]
+
+
+def _row(context: str, state: str, offline: int = 0, urp: int = 0, cluster_id: str | None = None) -> FleetRow:
+    return FleetRow(context, "zk:2181", state, offline=offline, under_replicated=urp, cluster_id=cluster_id)
+
+
+def test_rows_come_worst_first_then_by_offline_and_under_replicated_partitions() -> None:
+    rows = [_row("a", OK), _row("b", DEGRADED, urp=3), _row("c", UNREACHABLE), _row("d", OFFLINE, offline=2),
+            _row("e", DEGRADED, urp=9)]  # fmt: skip
+    assert [r.context for r in worst_first(rows)] == ["d", "c", "e", "b", "a"]
+
+
+def test_two_contexts_of_one_cluster_say_so() -> None:
+    rows = mark_duplicates(
+        [_row("a", OK, cluster_id="X"), _row("b", OK, cluster_id="X"), _row("c", OK, cluster_id="Y")]
+    )
+    assert rows[0].notes == ("one cluster listed twice: context(s) b reach the same cluster id",)
+    assert rows[1].notes == ("one cluster listed twice: context(s) a reach the same cluster id",)
+    assert rows[2].notes == ()
+
+
+def test_the_table_has_one_line_per_row_and_the_reasons_under_it() -> None:
+    rows = [FleetRow("hung", "zk:1", NO_ANSWER, reason="why", deadline_s=10.0), _row("ok", OK)]
+    lines = FleetTable(rows).lines()
+    assert lines[1].startswith("hung     no answer in 10 s")
+    assert lines[2].startswith("ok       ok")
+    assert lines[3:] == ["", "hung (zk:1):", "  why"]
+
+
+def test_a_read_that_never_ends_is_no_answer_at_the_deadline_and_the_others_on_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    never = threading.Event()
+
+    def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stage: object) -> FleetRow:
+        if context == "hung":
+            never.wait()
+        return _row(context, OK)
+
+    monkeypatch.setattr(fleet_read, "read_row", read_row)
+    reset()
+    settings = ConnectionSettings(zookeeper=parse_zookeeper("zk:2181"))
+    reader = FleetReader({"hung": settings, "fine": settings, "broken": "unknown key(s) x"}, 0.5)
+    started = time.monotonic()
+    rows = reader.read()
+    assert time.monotonic() - started < 1.5
+    assert [(r.context, r.state_text) for r in rows] == [
+        ("broken", "config error"), ("hung", "no answer in 0.5 s"), ("fine", "ok")
+    ]  # fmt: skip
+    assert "while probing ZooKeeper" in str(rows[1].reason)
+    assert left_behind()
+    # Read again while the first read still hangs: no second thread behind it, the row stays no answer.
+    assert [r.state for r in reader.read()][1] == NO_ANSWER
+    assert sum(t.name == "kzc-fleet-hung" for t in threading.enumerate()) == 1
+    never.set()
+    reset()
+
+
+@pytest.mark.parametrize(
+    ("error", "state"),
+    [
+        (AuthError("ZooKeeper zk:2181 rejected SASL DIGEST-MD5: check the credentials (AUTH_FAILED)"), "auth failed"),
+        (NoKafkaCluster("no Kafka cluster at zk:2181/x"), "wrong chroot"),
+        (ConnectError("cannot connect to ZooKeeper zk:2181"), "unreachable"),
+        (RuntimeError("a surprise"), "read failed"),
+    ],
+)
+def test_a_failure_to_connect_is_the_row_s_state_and_reason(
+    monkeypatch: pytest.MonkeyPatch, error: Exception, state: str
+) -> None:
+    @contextmanager
+    def failing(settings: ConnectionSettings, connect_timeout: float | None = None) -> Iterator[None]:
+        raise error
+        yield
+
+    monkeypatch.setattr(fleet_read, "probe_ensemble", lambda *a, **k: EnsembleHealth((), (), (), 0))
+    monkeypatch.setattr(fleet_read, "open_kafka_session", failing)
+    settings = ConnectionSettings(zookeeper=parse_zookeeper("zk:2181"))
+    row = fleet_read.read_row("c", settings, 1.0, lambda _: None)
+    assert (row.state, row.reason) == (state, str(error) if state != "read failed" else "RuntimeError: a surprise")
+
+
+def _answer(release: tuple[int, ...]) -> dict[int, tuple[int, int]]:
+    """An ApiVersions answer holding every mark up to ``release``: the APIs each release added by then."""
+    ranges: dict[int, tuple[int, int]] = {}
+    for api, version, marked in RELEASE_MARKS:
+        if marked <= release:
+            ranges[api.key] = (0, max(version, ranges.get(api.key, (0, 0))[1]))
+    return ranges
+
+
+@pytest.mark.parametrize("release", sorted({r for _, _, r in RELEASE_MARKS}))
+def test_every_release_is_dated_exactly_by_its_own_marks(release: tuple[int, ...]) -> None:
+    assert release_floor(_answer(release)) == release
+
+
+def test_a_release_says_where_it_comes_from() -> None:
+    snapshot = builder.snapshot(brokers=[builder.broker(1), builder.broker(2), builder.broker(3, version=4)])
+    assert str(broker_release(snapshot, 1)) == "2.7+ (from registration)"
+    assert cluster_release(snapshot) == "mixed: 2.7+ (1, 2), 0.10.2+ (3), from registration"
+    caps = Capabilities((BrokerApis(1, _answer((3, 9))), BrokerApis(2, _answer((3, 9))), BrokerApis(3, None, "x")))
+    assert broker_release(snapshot, 1, caps).to_json() == {"release": "3.9", "from": "ApiVersions"}
+    assert cluster_release(snapshot, caps) == "mixed: 3.9 (1, 2), 0.10.2+ (3), from ApiVersions and registration"
+    one = builder.snapshot(brokers=[1])
+    assert cluster_release(one, Capabilities((BrokerApis(1, _answer((3, 9))),))) == "3.9 (from ApiVersions)"
+    assert cluster_release(one, say_source=False) == "2.7+"
