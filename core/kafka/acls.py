@@ -77,7 +77,8 @@ class Acl:
                 "host": self.host}  # fmt: skip
 
     def __str__(self) -> str:
-        return f"{self.principal} is {self.permission}ed {self.operation} from host {self.host}"
+        verdict = "Denied" if self.permission == DENY else "Allowed"
+        return f"{self.principal} is {verdict} {self.operation} from host {self.host}"
 
 
 @dataclass(frozen=True, slots=True)
