@@ -3,7 +3,8 @@ own ``AclBinding`` (``core.kafka.acls``), and the broker's refusals (no authoriz
 names them.
 
 librdkafka names the resource types Topic, Group, Cluster (its BROKER) and TransactionalId, and the operations
-up to IdempotentWrite: ``unsendable`` says why an ACL outside them cannot go through it.
+up to IdempotentWrite: ``unsendable`` says why an ACL outside them cannot go through it. kzc's own DescribeAcls
+(below) reads every type and sees a broker's SECURITY_DISABLED, which librdkafka answers as an empty list.
 """
 
 from __future__ import annotations
