@@ -195,6 +195,9 @@ class ConnectionSettings:
     kafka_ssl_certificate_location: str | None = None
     kafka_ssl_key_location: str | None = None
     metrics_url: MetricsUrls | None = None  # the brokers' Prometheus metrics (core.metrics)
+    # The brokers' authorizer properties kzc cannot read (super.users, allow.everyone.if.no.acl.found: reported
+    # as sensitive), as kafka-acls --authorizer-properties takes them: the context's table, then the flags.
+    authorizer_properties: tuple[tuple[str, str], ...] = ()
 
     @property
     def kafka_security(self) -> KafkaSecurity:
@@ -234,6 +237,7 @@ _CONTEXT_STRINGS = (
 _CONTEXT_BOOLS = ("read_only", "zk_tls", "zk_tls_verify_hostname", "record")
 _CONTEXT_KEYS = {
     "zookeeper", "bootstrap_server", "session_timeout", "jute_maxbuffer", "zk_admin_port", "metrics_url",
+    "authorizer_properties",
     *CREDENTIAL_FILES,
     *_CONTEXT_STRINGS,
     *_CONTEXT_BOOLS,
@@ -529,6 +533,8 @@ def _context(name: str, table: Mapping[str, Any], path: Path) -> ConnectionSetti
             values[key] = _typed(table, key, str, where)
     if "metrics_url" in table:
         values["metrics_url"] = _metrics_url(table["metrics_url"], where)
+    if "authorizer_properties" in table:
+        values["authorizer_properties"] = _authorizer_properties(table["authorizer_properties"], where)
     for key, target in CREDENTIAL_FILES.items():
         if key in table:
             if target in table:
@@ -566,6 +572,23 @@ def _metrics_url(value: Any, where: str) -> MetricsUrls:
         return parse_metrics_urls(items)
     except UsageError as exc:
         raise ConfigError(f"{where}: {str(exc).replace('--metrics-url', 'metrics_url')}") from exc
+
+
+def _authorizer_properties(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+    """``[contexts.x.authorizer_properties]``: string keys to strings (``super.users``) or booleans."""
+    if not isinstance(value, dict):
+        raise ConfigError(f'{where}: authorizer_properties must be a table, e.g. {{ "super.users" = "User:admin" }}')
+    pairs: list[tuple[str, str]] = []
+    for key, item in value.items():
+        if isinstance(item, dict):  # TOML reads an unquoted super.users = ... as a nested table
+            pairs += [(f"{key}.{k}", v) for k, v in _authorizer_properties(item, where)]
+            continue
+        if isinstance(item, bool):
+            item = str(item).lower()
+        if not isinstance(item, str):
+            raise ConfigError(f"{where}: authorizer_properties.{key} must be a string or a boolean")
+        pairs.append((str(key), item))
+    return tuple(pairs)
 
 
 def _typed(table: Mapping[str, Any], key: str, kind: type, where: str) -> Any:

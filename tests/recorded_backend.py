@@ -37,14 +37,15 @@ from core.errors import ConnectError, KzcError, ReadOnlyError, UsageError
 from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import lag_order
 from core.groups.trend import LagTrend
-from core.kafka.acls import Acl, AclBinding, ResourcePattern, matching, who_can
+from core.kafka.acls import Acl, AclBinding, ResourcePattern
 from core.kafka.quotas import EffectiveQuota, QuotaEntity, effective_quotas, parse_quota
 from core.kafka.scram import MECHANISMS, ScramCredentialInfo, check_iterations, check_mechanism
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
 from core.security.acls import ZK_TOOL as ACL_ZK_TOOL
-from core.security.acls import AclListing, AclPlan, ResourceAccess, StoredAcls, acl_writes
+from core.security.acls import AclListing, AclPlan, ResourceAccess, StoredAcls, access_of, acl_writes
+from core.security.authorizer import AuthorizerState
 from core.security.quotas import QUOTA_TOOL, QuotaListing, QuotaPath, QuotaPlan, entity_location
 from core.security.users import CredentialPlan, ScramUser, UserListing, check_user
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
@@ -102,7 +103,8 @@ class RecordedBackend:
     ``groups`` (with ``trends``) are the consumer groups it serves, none by default; ``zk_health`` the
     ZooKeeper ensemble health it serves (none by default); ``log_dirs`` the brokers' log dirs it serves (none
     by default: sizes are unknown, a recording has no brokers); ``messages`` the topics' messages it serves;
-    ``acls`` the ACLs, ``quotas`` the quota entities and ``users`` the SCRAM users (none by default);
+    ``acls`` the ACLs (and ``authorizer`` the brokers' authorizer), ``quotas`` the quota entities and ``users`` the
+    SCRAM users (none by default);
     ``security_writes``: the security forms plan and apply against those (``RecordedSecurity`` records them)."""
 
     def __init__(
@@ -122,11 +124,13 @@ class RecordedBackend:
         messages: Sequence[Message] = (),
         broker_configs: Sequence[tuple[str, str, str]] = (),
         acls: Sequence[AclBinding] = (),
+        authorizer: AuthorizerState | None = None,
         quotas: Mapping[QuotaEntity, Mapping[str, str]] | None = None,
         users: Sequence[ScramUser] = (),
         security_writes: bool = False,
     ) -> None:
         self.acls = tuple(acls)
+        self.authorizer = authorizer  # the brokers' authorizer as recorded (None: not asked)
         self.quotas = dict(quotas or {})
         self.effective_reads = 0
         self.users = list(users)
@@ -366,17 +370,15 @@ class RecordedBackend:
     # ---- AclSource -----------------------------------------------------------------------------------
 
     def topic_access(self, topic: str) -> ResourceAccess:
-        """``acls`` holds what the recording serves: no ACL unless a test gives some."""
-        found = matching(self.acls, "Topic", topic)
-        rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, "Topic", topic))
-        return ResourceAccess("Topic", topic, rows, tuple(sorted({str(b.pattern) for b in found})))
+        """``acls`` and ``authorizer`` hold what the recording serves: no ACL unless a test gives some."""
+        return access_of(self.acl_listing(), "Topic", topic)
 
     # ---- SecuritySource ------------------------------------------------------------------------------
 
     def acl_listing(self) -> AclListing:
         """The recording's ``acls``, sorted as ``read_acls`` sorts them."""
         bindings = tuple(sorted(self.acls, key=lambda b: (b.pattern, b.acl)))
-        return AclListing(bindings, path_reason="recorded")
+        return AclListing(bindings, path_reason="recorded", authorizer=self.authorizer)
 
     def quota_entities(self) -> QuotaListing:
         """The recording's ``quotas``."""

@@ -65,7 +65,7 @@ from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
-from core.security.acls import AclListing, ResourceAccess, list_acls, resource_access
+from core.security.acls import AclListing, ResourceAccess, access_of, list_acls
 from core.security.quotas import QuotaListing, effective, read_quota_listing
 from core.security.users import UserListing, read_users
 from core.snapshot.broker_view import BrokerLive, BrokerView, read_broker_live
@@ -479,8 +479,9 @@ class ZkBackend:
     # ---- AclSource -----------------------------------------------------------------------------------
 
     def topic_access(self, topic: str) -> ResourceAccess:
-        """Who can do what on ``topic``, from the ACLs ZooKeeper holds now."""
-        return resource_access(self._zk(), "Topic", topic)
+        """Who can do what on ``topic``, as ``kzc acl list --topic`` and ``kzc acl check`` decide it (the ACLs and
+        the brokers' authorizer, read now)."""
+        return access_of(list_acls(self._zk(), self._settings), "Topic", topic)
 
     # ---- SecuritySource ------------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ is implied by Read/Write/Delete/Alter and ``DescribeConfigs`` by ``AlterConfigs`
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -45,8 +46,6 @@ SUPPORTED_OPERATIONS: dict[str, tuple[str, ...]] = {
 ALL = "All"
 OPERATIONS = ("All", "Read", "Write", "Create", "Delete", "Alter", "Describe", "ClusterAction", "DescribeConfigs",
               "AlterConfigs", "IdempotentWrite", "CreateTokens", "DescribeTokens")  # fmt: skip
-# What an allowed operation implies (AclAuthorizer.authorize: allowOps).
-_IMPLIED_BY = {"Describe": ("Read", "Write", "Delete", "Alter"), "DescribeConfigs": ("AlterConfigs",)}
 PREFIXED_SINCE = (2, 0)
 
 
@@ -78,7 +77,8 @@ class Acl:
                 "host": self.host}  # fmt: skip
 
     def __str__(self) -> str:
-        return f"{self.principal} is {self.permission}ed {self.operation} from host {self.host}"
+        verdict = "Denied" if self.permission == DENY else "Allowed"
+        return f"{self.principal} is {verdict} {self.operation} from host {self.host}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +212,96 @@ def matching(bindings: Iterable[AclBinding], resource_type: str, name: str) -> l
     return [b for b in bindings if applies_to(b.pattern, resource_type, name)]
 
 
+# ---- the authorizer's decision, release by release -----------------------------------------------------
+# Operations whose Allow also allows another (the reverse never holds for Deny). SimpleAclAuthorizer 0.10.x:
+# "if principal is allowed to read, write or delete we allow describe" (Read, Write, Delete only). From 0.11
+# (SimpleAclAuthorizer to 2.3, AclAuthorizer 2.4+: allowOps): Describe from Read, Write, Delete or Alter, and
+# DescribeConfigs (new in 0.11, KIP-133) from AlterConfigs.
+ALTER_IMPLIES_DESCRIBE_SINCE = (0, 11)
+SUPER_USERS = "super.users"
+ALLOW_IF_NO_ACL = "allow.everyone.if.no.acl.found"
+AUTHORIZER_PROPERTIES = (SUPER_USERS, ALLOW_IF_NO_ACL)
+
+
+def implying(operation: str, release: tuple[int, ...] | None) -> tuple[str, ...]:
+    """The operations whose Allow allows ``operation`` on brokers of ``release`` (None: unknown, the 0.11+ rule),
+    ``operation`` first."""
+    if operation == "Describe":
+        old = release is not None and release < ALTER_IMPLIES_DESCRIBE_SINCE
+        return ("Describe", "Read", "Write", "Delete") if old else ("Describe", "Read", "Write", "Delete", "Alter")
+    if operation == "DescribeConfigs":
+        return ("DescribeConfigs", "AlterConfigs")
+    return (operation,)
+
+
+@dataclass(frozen=True, slots=True)
+class AuthorizerProperties:
+    """``super.users`` and ``allow.everyone.if.no.acl.found`` as the authorizer reads them, and which were given
+    (brokers report both as sensitive with no value, so they come from the user, as ``kafka-acls
+    --authorizer-properties`` takes them); the others are Kafka's defaults (no super user, false)."""
+
+    super_users: tuple[str, ...] = ()
+    allow_if_no_acl: bool = False
+    given: frozenset[str] = frozenset()
+
+    def assumed(self) -> list[str]:
+        """The properties the answers take at Kafka's default, in words."""
+        defaults = {SUPER_USERS: f"{SUPER_USERS} (Kafka's default: none)",
+                    ALLOW_IF_NO_ACL: f"{ALLOW_IF_NO_ACL} (Kafka's default: false)"}  # fmt: skip
+        return [text for key, text in defaults.items() if key not in self.given]
+
+    def to_json(self) -> dict[str, object]:
+        """The properties and which rest on Kafka's defaults."""
+        return {"super_users": list(self.super_users), "allow_everyone_if_no_acl_found": self.allow_if_no_acl,
+                "defaults_assumed": [k for k in AUTHORIZER_PROPERTIES if k not in self.given]}  # fmt: skip
+
+
+def parse_authorizer_properties(pairs: Iterable[tuple[str, str]]) -> AuthorizerProperties:
+    """The authorizer's properties from ``KEY=VALUE`` pairs (later pairs win): ``super.users`` split on ``;``
+    into principals (``AclAuthorizer.configure``), ``allow.everyone.if.no.acl.found`` as Scala's
+    ``toBoolean`` reads it (``true``/``false``, any case).
+
+    Raises:
+        UsageError: another key, a principal that does not parse, a value that is not a boolean.
+    """
+    found = dict(pairs)
+    unknown = sorted(set(found) - set(AUTHORIZER_PROPERTIES))
+    if unknown:
+        raise UsageError(
+            f"unknown authorizer property {', '.join(unknown)}: kzc takes {' and '.join(AUTHORIZER_PROPERTIES)}"
+        )
+    supers: tuple[str, ...] = ()
+    if found.get(SUPER_USERS, "").strip():
+        supers = tuple(parse_principal(p.strip()) for p in found[SUPER_USERS].split(";") if p.strip())
+    allow = False
+    if ALLOW_IF_NO_ACL in found:
+        value = found[ALLOW_IF_NO_ACL].strip().lower()
+        if value not in ("true", "false"):
+            raise UsageError(f"{ALLOW_IF_NO_ACL} must be true or false, not {found[ALLOW_IF_NO_ACL]!r}")
+        allow = value == "true"
+    return AuthorizerProperties(supers, allow, frozenset(found))
+
+
+def acl_problem(acl: Acl) -> str | None:
+    """Why an ACL can never match a client, or None: an operation this kzc does not know (a newer release's),
+    a principal whose type is not ``User`` (Kafka's principal builders make User principals; only a custom one
+    makes others), a host that is not an IP address or ``*`` (the authorizer compares the client's address,
+    ``clientAddress.getHostAddress``). Such an ACL still counts as an ACL on its resource."""
+    if acl.operation not in OPERATIONS:
+        return f"operation {acl.operation!r} is unknown to kzc (a newer release's?): it is taken to match nothing"
+    if acl.principal.partition(":")[0] != "User":
+        return (f"principal {acl.principal} is not of type User: only a custom principal builder makes such "
+                "principals, so kzc takes it to match no client")  # fmt: skip
+    if acl.host != WILDCARD:
+        try:
+            ipaddress.ip_address(acl.host)
+        except ValueError:
+            return (
+                f"host {acl.host!r} is not an IP address: the authorizer compares client addresses, so it matches none"
+            )
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """The authorizer's answer for one principal, host and operation, and the ACL (or rule) that gave it."""
@@ -230,16 +320,19 @@ def authorize(
     name: str,
     super_users: Iterable[str] = (),
     allow_if_no_acl: bool = False,
+    release: tuple[int, ...] | None = None,
 ) -> Decision:
-    """What ``AclAuthorizer.authorize`` answers: super users always; no matching ACL →
-    ``allow.everyone.if.no.acl.found``; a matching Deny wins over any Allow; an Allow of the operation (or
-    one implying it, or All)."""
+    """What the ZooKeeper authorizer answers (``SimpleAclAuthorizer.authorize`` 0.10-2.3, ``AclAuthorizer
+    .authorizeAction`` 2.4+, the same order): a super user is allowed; no ACL on the resource (any principal)
+    → ``allow.everyone.if.no.acl.found``; a matching Deny of the operation or All wins; then an Allow of the
+    operation, of one implying it (``implying``) or of All. An ACL matches the principal or ``User:*`` and the
+    client's IP or ``*``."""
     if principal in set(super_users):
-        return Decision(True, f"{principal} is a super user")
+        return Decision(True, f"{principal} is a super user ({SUPER_USERS})")
     acls = matching(bindings, resource_type, name)
     if not acls:
-        return Decision(allow_if_no_acl, "no ACL matches the resource: allow.everyone.if.no.acl.found="
-                        + str(allow_if_no_acl).lower())  # fmt: skip
+        return Decision(allow_if_no_acl, f"no ACL is on {resource_type}:{name}, so {ALLOW_IF_NO_ACL}="
+                        + str(allow_if_no_acl).lower() + " decides")  # fmt: skip
 
     def hits(binding: AclBinding, permission: str, operations: tuple[str, ...]) -> bool:
         acl = binding.acl
@@ -253,28 +346,8 @@ def authorize(
     for binding in acls:
         if hits(binding, DENY, (operation,)):
             return Decision(False, f"denied by {binding.pattern}: {binding.acl}", binding)
-    allowing = (operation, *_IMPLIED_BY.get(operation, ()))
+    allowing = implying(operation, release)
     for binding in acls:
         if hits(binding, ALLOW, allowing):
             return Decision(True, f"allowed by {binding.pattern}: {binding.acl}", binding)
-    return Decision(False, "no ACL allows it (ACLs exist on the resource, so it is denied)")
-
-
-def who_can(bindings: Sequence[AclBinding], resource_type: str, name: str) -> list[tuple[str, str, str, list[str]]]:
-    """ "Who can do what" on a resource: per (principal, host) named by a matching ACL, each supported
-    operation the authorizer would allow or deny, as ``(principal, host, "allowed"|"denied", operations)``.
-    Wildcard principals and hosts are shown as they are (``User:*``, ``*``)."""
-    acls = matching(bindings, resource_type, name)
-    rows: list[tuple[str, str, str, list[str]]] = []
-    for principal, host in sorted({(b.acl.principal, b.acl.host) for b in acls}):
-        allowed: list[str] = []
-        denied: list[str] = []
-        for operation in SUPPORTED_OPERATIONS[resource_type]:
-            decision = authorize(acls, principal, host, operation, resource_type, name)
-            if decision.deciding is not None:
-                (allowed if decision.allowed else denied).append(operation)
-        if allowed:
-            rows.append((principal, host, "allowed", allowed))
-        if denied:
-            rows.append((principal, host, "denied", denied))
-    return rows
+    return Decision(False, f"no ACL allows it (ACLs are on {resource_type}:{name}, so the rest are denied)")

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.brokers.acls import AclAdmin, unsendable
-from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, CREATE_ACLS, DELETE_ACLS, DESCRIBE_ACLS
+from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, CREATE_ACLS, DELETE_ACLS
 from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, route
 from core.config import ConnectionSettings
 from core.errors import KafkaRuleError, KzcError, UsageError
@@ -44,12 +44,12 @@ from core.kafka.acls import (
     matching,
     parse_operation,
     parse_principal,
-    who_can,
 )
 from core.kafka.znodes import Unreadable
 from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, acl_path, acl_type_path
 from core.kafka.znodes.security import AclResource, parse_acl_resource
 from core.polling import DeadlineExceeded, wait_until
+from core.security.authorizer import AuthorizerState, access_rows, read_authorizer
 from core.security.common import around_the_brokers, forced_route, mutation_guard, write_checked, znode_state
 from core.topics.facts import TopicStateReader, zk_create_format
 from core.topics.write import PlannedWrite
@@ -73,6 +73,7 @@ class AclListing:
     extended_store: bool = False  # /kafka-acl-extended exists: a 2.0+ ZooKeeper authorizer has run
     path: str = "zookeeper"  # or "DescribeAcls"
     path_reason: str = ACL_PATH_NOTE
+    authorizer: AuthorizerState | None = None  # the brokers' authorizer (None: not asked, e.g. recorded)
 
     def filtered(
         self, pattern: ResourcePattern | None = None, principal: str | None = None, resource_type: str | None = None
@@ -195,31 +196,32 @@ def read_acls(session: ZkSession) -> AclListing:
 
 
 def list_acls(session: ZkSession, settings: ConnectionSettings, timeout: float = 15.0) -> AclListing:
-    """Every ACL: through DescribeAcls when there are bootstrap servers and every registered broker serves it
-    (0.11+), else from ZooKeeper (``read_acls``), as ``kafka-acls --authorizer-properties zookeeper.connect``
-    did; ``path`` and ``path_reason`` say which and why.
+    """Every ACL and the brokers' authorizer (``read_authorizer``): with bootstrap servers, the ACLs of kzc's
+    own DescribeAcls when a broker answered it; where no broker has an authorizer, or none answered, or without
+    bootstrap servers, the ACLs ZooKeeper holds (``read_acls``), as ``kafka-acls --authorizer-properties
+    zookeeper.connect`` did; ``path`` and ``path_reason`` say which and why. A broker's SECURITY_DISABLED is
+    never read as "no ACLs": ``authorizer.enforced`` is False and the reason says ACLs are not enforced.
 
     Raises:
         ConnectError: ZooKeeper failed.
+        UsageError: bad authorizer properties.
     """
+    state = read_authorizer(TopicStateReader(session).facts().brokers, settings, min(timeout, 10.0))
+    if state.enforced is False:
+        reason = f"{state.summary()}; the ACLs ZooKeeper holds are listed, none of them enforced"
+        return replace(read_acls(session), path_reason=reason, authorizer=state)
     if not settings.bootstrap_servers:
-        return replace(read_acls(session), path_reason=f"no --bootstrap-server: {ACL_PATH_NOTE}")
-    capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
-        TopicStateReader(session).facts().brokers
-    )
-    lacking = capabilities.lacking(DESCRIBE_ACLS) if capabilities is not None else None
-    if lacking is not None:
-        return replace(read_acls(session), path_reason=f"{lacking}: {ACL_PATH_NOTE}")
-    admin = AclAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
-    try:
-        bindings, skipped = admin.describe_acls()
-    except KzcError as exc:
-        return replace(read_acls(session), path_reason=f"DescribeAcls failed ({exc}): {ACL_PATH_NOTE}")
-    finally:
-        admin.close()
-    left_out = f"; {skipped} ACLs of resource types librdkafka cannot name left out" if skipped else ""
-    reason = f"DescribeAcls through the brokers (every broker serves it){left_out}"
-    return AclListing(tuple(bindings), (), False, "DescribeAcls", reason)
+        return replace(read_acls(session), path_reason=f"no --bootstrap-server: {ACL_PATH_NOTE}", authorizer=state)
+    answered = next((b for b in state.brokers if b.acls is not None and b.acls.security_disabled is None
+                     and not b.unknown), None)  # fmt: skip
+    if answered is None or answered.acls is None:
+        why = "; ".join(r for b in state.brokers for r in b.unknown) or "no broker answered"
+        return replace(
+            read_acls(session), path_reason=f"DescribeAcls failed ({why}): {ACL_PATH_NOTE}", authorizer=state
+        )
+    reason = f"DescribeAcls through broker {answered.broker} (kzc's own request)"
+    unnamed = answered.acls.unnamed
+    return AclListing(answered.acls.bindings, unnamed, False, "DescribeAcls", reason, state)
 
 
 def _read_pattern(session: ZkSession, pattern: ResourcePattern, unreadable: list[str] | None = None) -> StoredAcls:
@@ -493,30 +495,27 @@ def _apply_through_brokers(settings: ConnectionSettings, plan: AclPlan, timeout:
 
 @dataclass(frozen=True)
 class ResourceAccess:
-    """ "Who can do what" on one resource, as the authorizer would decide from the ACLs in ZooKeeper: one row
-    per principal, host and verdict (``core.kafka.acls.who_can``), the patterns that apply, and the
-    znodes that could not be read (their ACLs are not counted)."""
+    """ "Who can do what" on one resource, as the brokers would decide: one row per principal, host and verdict
+    (``core.security.authorizer.access_rows``), the patterns that apply, what the answer rests on, and the
+    ACL znodes or entries that could not be read (not counted)."""
 
     resource_type: str
     name: str
     rows: tuple[tuple[str, str, str, tuple[str, ...]], ...]
     patterns: tuple[str, ...]
     unreadable: tuple[str, ...] = ()
-
-
-def resource_access(session: ZkSession, resource_type: str, name: str) -> ResourceAccess:
-    """Read every ACL and say who can do what on ``resource_type`` ``name`` (literal, wildcard, prefixed).
-
-    Raises:
-        ConnectError: ZooKeeper failed.
-    """
-    return access_of(read_acls(session), resource_type, name)
+    authorizer: str = ""  # the authorizer's summary line
+    caveats: tuple[str, ...] = ()
 
 
 def access_of(listing: AclListing, resource_type: str, name: str) -> ResourceAccess:
-    """Who can do what on ``resource_type`` ``name`` by the ACLs of ``listing`` (the console and ``kzc acl
-    list`` both ask this)."""
+    """Who can do what on ``resource_type`` ``name`` by the ACLs and authorizer of ``listing`` (the console and
+    ``kzc acl list`` both ask this; ``kzc acl check`` decides by the same ``decide``)."""
+    state = listing.authorizer or AuthorizerState(not_asked="the brokers were not asked")
     found = matching(listing.bindings, resource_type, name)
-    rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in who_can(found, resource_type, name))
+    rows = tuple((p, h, verdict, tuple(ops)) for p, h, verdict, ops in access_rows(found, state, resource_type, name))
+    if listing.authorizer is None and not found:
+        rows = ()  # neither an ACL nor the brokers' authorizer known: nothing to say
     patterns = tuple(sorted({str(b.pattern) for b in found}))
-    return ResourceAccess(resource_type, name, rows, patterns, listing.unreadable)
+    caveats = tuple(state.caveats()) if state.enforced is not False else ()
+    return ResourceAccess(resource_type, name, rows, patterns, listing.unreadable, state.summary(), caveats)

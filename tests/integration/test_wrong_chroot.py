@@ -65,6 +65,7 @@ CLUSTER_COMMANDS: dict[tuple[str, ...], list[str]] = {
     ("broker",): ["broker", "1"],
     ("tail",): ["tail", "x"],
     ("acl", "list"): ["acl", "list"],
+    ("acl", "check"): ["acl", "check", "--principal", "User:a", "--operation", "Read", "--topic", "x"],
     ("acl", "add"): ["acl", "add", "--principal", "User:a", "--operation", "Read", "--topic", "x", "--dry-run"],
     ("acl", "remove"): ["acl", "remove", "--principal", "User:a", "--operation", "Read", "--topic", "x", "--yes"],
     ("quota", "show"): ["quota", "show"],

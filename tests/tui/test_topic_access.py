@@ -3,8 +3,10 @@ the authorizer's rule, on a recorded cluster; the pane stays hidden when no ACL 
 
 from __future__ import annotations
 
+from core.brokers.acls import DescribedAcls
 from core.config import ConnectionSettings, UserConfig
-from core.kafka.acls import LITERAL, PREFIXED, Acl, AclBinding, ResourcePattern
+from core.kafka.acls import LITERAL, PREFIXED, Acl, AclBinding, AuthorizerProperties, ResourcePattern
+from core.security.authorizer import AuthorizerState, BrokerAuthorizer, answer
 from core.snapshot.model import ClusterSnapshot
 from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
@@ -50,3 +52,26 @@ async def test_the_pane_is_hidden_when_no_acl_applies(small_snapshot: ClusterSna
         await pilot.press("colon", *f"topic {TOPIC}", "enter")
         await settle(pilot)
         assert not app.screen.query_one("#topic-access", VirtualTable).display
+
+
+async def test_the_pane_agrees_with_acl_check_and_names_the_authorizer(small_snapshot: ClusterSnapshot) -> None:
+    """Every operation the pane shows allowed or denied is what ``kzc acl check``'s ``answer`` says for that
+    principal and host; ``User:*`` and the super users are listed; the authorizer is named in the title."""
+    properties = AuthorizerProperties(("User:admin",), False, frozenset({"super.users"}))
+    state = AuthorizerState((BrokerAuthorizer(1, "kafka.security.authorizer.AclAuthorizer", DescribedAcls()),),
+                            properties, (3, 9))  # fmt: skip
+    backend = RecordedBackend(small_snapshot, now_ms=lambda: int(FROZEN_NOW * 1000), acls=ACLS, authorizer=state)
+    app = KzcApp(ConnectionSettings(), config=UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *f"topic {TOPIC}", "enter")
+        await settle(pilot)
+        table = app.screen.query_one("#topic-access", VirtualTable)
+        rows = [r.cells for r in table.visible_rows()]
+        assert "AclAuthorizer on broker 1" in str(table.border_title)
+        assert "allow.everyone.if.no.acl.found (Kafka's default: false)" in str(table.border_subtitle)
+    assert {r[0] for r in rows} == {"User:*", "User:admin", "User:alice", "User:etl", "User:mallory"}
+    for principal, host, verdict, operations in rows:
+        for operation in operations.split(", "):
+            said = answer(ACLS, state, principal, "Topic", TOPIC, operation=operation, host=host)
+            assert said.allowed is (verdict == "allowed"), (principal, operation, said.decided_by)

@@ -22,10 +22,10 @@ from core.kafka.acls import (
     matching,
     parse_operation,
     parse_principal,
-    who_can,
 )
 from core.kafka.znodes.paths import acl_change_sequence, acl_path
 from core.kafka.znodes.security import AclChangeEvent, AclResource, parse_acl_change, parse_acl_resource
+from core.security.authorizer import AuthorizerState, access_rows
 
 
 def _b(
@@ -125,7 +125,7 @@ def test_super_users_and_no_acl_rule() -> None:
 
 
 def test_who_can_summarises_per_principal() -> None:
-    rows = who_can(BINDINGS, "Topic", "orders")
+    rows = access_rows(BINDINGS, AuthorizerState(), "Topic", "orders")
     assert ("User:alice", "*", "allowed", ["Read", "Describe"]) in rows
     assert ("User:carol", "*", "denied", ["Delete"]) in rows
     carol = next(r for r in rows if r[0] == "User:carol" and r[2] == "allowed")

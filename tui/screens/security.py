@@ -400,9 +400,12 @@ class SecurityScreen(KzcScreen):
             return
         listing = message.found
         table.set_rows(acl_rows(listing))
-        table.empty_text = "no ACLs"
+        state = listing.authorizer
+        enforced = state is None or state.enforced is not False
+        table.empty_text = "no ACLs" if enforced else "no ACLs in ZooKeeper (none would be enforced: no authorizer)"
         unreadable = f" · {len(listing.unreadable)} ACL znodes unreadable (kzc acl list says which)"
-        source.update(f"ACLs from {listing.path_reason}" + (unreadable if listing.unreadable else ""))
+        authorizer = "" if state is None else " · " + " · ".join([state.summary(), *state.caveats()])
+        source.update(f"ACLs from {listing.path_reason}" + authorizer + (unreadable if listing.unreadable else ""))
 
     @on(QuotasRead)
     def _quotas_read(self, message: QuotasRead) -> None:

@@ -74,7 +74,7 @@ ACCESS_COLUMNS = (
     Column("principal", "principal", max_width=60),
     Column("host", "host", max_width=40),
     Column("access", "access"),
-    Column("operations", "operations (ACLs in ZooKeeper)", max_width=200),
+    Column("operations", "operations (as the brokers decide)", max_width=200),
 )
 
 
@@ -202,7 +202,7 @@ class TopicDetailScreen(KzcScreen):
         groups.display = False  # until a group consuming the topic is seen
         access = self.query_one("#topic-access", VirtualTable)
         access.border_title = "Who can do what (ACLs)"
-        access.display = False  # until an ACL applies to the topic
+        access.display = False  # until there is something to say (an ACL applies, or the authorizer is known)
         self.query_one("#partitions", VirtualTable).focus()
         self.follow()
         self.action_offsets()
@@ -384,7 +384,8 @@ class TopicDetailScreen(KzcScreen):
         table.set_rows(
             [Row(f"{p} {h} {verdict}", (p, h, verdict, ", ".join(ops))) for p, h, verdict, ops in found.rows]
         )
-        table.border_subtitle = "  ".join(found.patterns)[:120]
+        table.border_title = f"Who can do what (ACLs): {found.authorizer}"[:150]
+        table.border_subtitle = "  ".join([*found.patterns, *found.caveats])[:150]
         if found.unreadable:
             table.empty_text = f"{len(found.unreadable)} ACL znodes unreadable (kzc acl list says which)"
         table.display = bool(found.rows) or bool(found.unreadable)
