@@ -1,5 +1,19 @@
-"""Fixtures of the integration tests: the session-wide sandbox cluster (3 brokers on racks r1..r3) and a
-plain ZooKeeper client under its chroot.
+"""Fixtures of the integration tests: the clusters, shared by what they are (``tests/integration/clusters.py``),
+among them the session-wide sandbox (3 brokers on racks r1..r3), and a plain ZooKeeper client under its chroot.
+
+The factory's API:
+
+- ``clusters`` (session): ``clusters.get(ClusterKey(...))`` starts a cluster the first time a key is asked for and
+  hands the same running ``Sandbox`` to every later caller. ``ClusterKey`` holds what makes two clusters
+  different (brokers, racks, release, broker_versions, security, log_dirs, zookeepers, zk_words, broker_config,
+  and ``purpose`` to keep two alike clusters apart); every cluster runs with ``PINNED_CONFIG``
+  (``auto.leader.rebalance.enable=false``) under its own ``broker_config``.
+- ``sandbox`` (session) is ``clusters.get(DEFAULT)``; ``secured`` is ``clusters.get(SECURED)`` (one broker, a SCRAM
+  listener, the ZooKeeper authorizer). A module that needs another key marks it: ``pytestmark =
+  pytest.mark.cluster(key)`` (or a class or parameter mark), and gets it from ``clusters.get(key)`` in a fixture.
+- The modules that share a non-default key run one after another, and its cluster stops after its last test;
+  ``DEFAULT`` lives for the whole run. A test that damages its cluster restores it before it ends, or uses a key
+  of its own.
 
 Every test under this folder needs real servers and is marked ``integration`` here, so
 ``pytest -m "not integration"`` runs nothing that needs a cluster. The tests never skip: if the sandbox
@@ -18,9 +32,18 @@ import pytest
 from kazoo.client import KazooClient
 
 from core.sandbox.cluster import Sandbox
+from tests.integration.clusters import DEFAULT, SECURED, ClusterKey, Clusters, last_users, order_by_cluster
 from tests.integration.zk_server import zk_client
 
 _HERE = Path(__file__).parent
+_LAST_USERS = pytest.StashKey[dict[ClusterKey, str]]()
+_CLUSTERS = pytest.StashKey[Clusters]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "cluster(key, ...): the tests use these ClusterKeys (tests/integration/clusters.py)"
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -28,6 +51,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _HERE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.integration)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Run the modules that share a cluster together (after deselection), and plan when each cluster stops."""
+    mine = [i for i, item in enumerate(session.items) if _HERE in Path(str(item.path)).parents]
+    for i, item in zip(mine, order_by_cluster([session.items[i] for i in mine]), strict=True):
+        session.items[i] = item
+    session.config.stash[_LAST_USERS] = last_users(session.items)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    yield
+    clusters = item.config.stash.get(_CLUSTERS, None)
+    if clusters is not None:
+        clusters.release_after(item)
 
 
 @pytest.fixture(autouse=True)
@@ -41,14 +80,28 @@ def audit_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """One real cluster for the whole run: ZooKeeper + 3 Kafka brokers (ids 1-3, racks r1-r3)."""
-    directory = Path(os.environ.get("KZC_TEST_SANDBOX_DIR") or tmp_path_factory.mktemp("sandbox"))
-    box = Sandbox.up(directory, brokers=3, racks=["r1", "r2", "r3"], timeout=240)
+def clusters(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clusters]:
+    """The clusters of this run by key; every one still running is stopped at the end."""
+    factory = Clusters(tmp_path_factory.mktemp("clusters"), request.config.stash.get(_LAST_USERS, {}))
+    request.config.stash[_CLUSTERS] = factory
     try:
-        yield box
+        yield factory
     finally:
-        box.down()
+        factory.close()
+
+
+@pytest.fixture(scope="session")
+def sandbox(clusters: Clusters) -> Sandbox:
+    """One real cluster for the whole run: ZooKeeper + 3 Kafka brokers (ids 1-3, racks r1-r3)."""
+    directory = os.environ.get("KZC_TEST_SANDBOX_DIR")
+    return clusters.get(DEFAULT, Path(directory) if directory else None)
+
+
+@pytest.fixture(scope="session")
+def secured(clusters: Clusters) -> Sandbox:
+    """One broker with a SASL_PLAINTEXT SCRAM listener beside PLAINTEXT and the ZooKeeper authorizer (super users
+    admin and ANONYMOUS), shared by the security modules: each uses its own users, topics and passwords."""
+    return clusters.get(SECURED)
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,16 +32,6 @@ from tui.widgets.virtual_table import VirtualTable
 pytestmark = pytest.mark.integration
 
 PASSWORD = "pw-" + uuid.uuid4().hex
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """A one-broker secured sandbox of this module's own."""
-    box = Sandbox.up(tmp_path_factory.mktemp("secured-forms"), brokers=1, security=True, timeout=240)
-    try:
-        yield box
-    finally:
-        box.down()
 
 
 def scram(secured: Sandbox, user: str, group: str) -> dict[str, Any]:

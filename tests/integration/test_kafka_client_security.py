@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,26 +26,23 @@ OUTPUTS: list[str] = []  # every stdout and stderr of kzc in this module
 
 
 @pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """A one-broker secured sandbox with a topic of ``MESSAGES`` messages and a group with committed offsets."""
-    box = Sandbox.up(tmp_path_factory.mktemp("kafka-sasl"), brokers=1, security=True, timeout=240)
+def secured(secured: Sandbox) -> Sandbox:
+    """The shared secured sandbox (one broker) with this module's topic of ``MESSAGES`` messages and a group with
+    committed offsets."""
+    info = secured.info()
+    admin = AdminClient({"bootstrap.servers": info.bootstrap_servers})
+    admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC].result(timeout=60)
+    delivered: list[object] = []
+    producer = Producer({"bootstrap.servers": info.bootstrap_servers})
+    for n in range(MESSAGES):
+        producer.produce(TOPIC, f"message {n}".encode(), on_delivery=lambda e, _m: delivered.append(e))
+    assert producer.flush(60) == 0 and delivered == [None] * MESSAGES, delivered
+    consumer = Consumer({"bootstrap.servers": info.bootstrap_servers, "group.id": GROUP})
     try:
-        info = box.info()
-        admin = AdminClient({"bootstrap.servers": info.bootstrap_servers})
-        admin.create_topics([NewTopic(TOPIC, 1, 1)])[TOPIC].result(timeout=60)
-        delivered: list[object] = []
-        producer = Producer({"bootstrap.servers": info.bootstrap_servers})
-        for n in range(MESSAGES):
-            producer.produce(TOPIC, f"message {n}".encode(), on_delivery=lambda e, _m: delivered.append(e))
-        assert producer.flush(60) == 0 and delivered == [None] * MESSAGES, delivered
-        consumer = Consumer({"bootstrap.servers": info.bootstrap_servers, "group.id": GROUP})
-        try:
-            consumer.commit(offsets=[TopicPartition(TOPIC, 0, 2)], asynchronous=False)
-        finally:
-            consumer.close()
-        yield box
+        consumer.commit(offsets=[TopicPartition(TOPIC, 0, 2)], asynchronous=False)
     finally:
-        box.down()
+        consumer.close()
+    return secured
 
 
 @pytest.fixture

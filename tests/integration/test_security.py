@@ -42,16 +42,6 @@ OUTPUTS: list[str] = []  # every stdout and stderr of kzc in this module
 
 
 @pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """A one-broker secured sandbox of this module's own."""
-    box = Sandbox.up(tmp_path_factory.mktemp("secured"), brokers=1, security=True, timeout=240)
-    try:
-        yield box
-    finally:
-        box.down()
-
-
-@pytest.fixture(scope="module")
 def audit_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("audit") / "audit.jsonl"
 

@@ -34,15 +34,6 @@ PASSWORD = "pw-" + uuid.uuid4().hex  # searched for in every output afterwards
 OUTPUTS: list[str] = []
 
 
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    box = Sandbox.up(tmp_path_factory.mktemp("paths-39"), brokers=1, security=True, timeout=240)
-    try:
-        yield box
-    finally:
-        box.down()
-
-
 def kzc(capsys: pytest.CaptureFixture[str], box: Sandbox, *argv: str, brokers: bool = True) -> tuple[int, Any, str]:
     """kzc against ``box``, with its PLAINTEXT listener as --bootstrap-server unless ``brokers`` is False."""
     bootstrap = ["--bootstrap-server", box.info().bootstrap_servers] if brokers else []
@@ -145,34 +136,34 @@ def test_a_user_created_with_alter_user_scram_credentials_authenticates_until_de
     secured: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, audit_file: Path
 ) -> None:
     monkeypatch.setenv("KZC_TEST_PASSWORD", PASSWORD)
-    code, preview, err = kzc(capsys, secured, "user", "set-password", "frank", "--mechanism", "SCRAM-SHA-512",
+    code, preview, err = kzc(capsys, secured, "user", "set-password", "fiona", "--mechanism", "SCRAM-SHA-512",
                              "--iterations", "8192", "--password-env", "KZC_TEST_PASSWORD", "--dry-run")  # fmt: skip
     assert code == 0, err
     assert "via the brokers (AlterUserScramCredentials): every broker serves AlterUserScramCredentials" in preview
     assert (
-        "  sends AlterUserScramCredentials: upsertion (user=frank, mechanism=SCRAM-SHA-512, iterations=8192, "
+        "  sends AlterUserScramCredentials: upsertion (user=fiona, mechanism=SCRAM-SHA-512, iterations=8192, "
         "a fresh salt and the salted password computed here; the password itself is not sent)"
     ) in preview
-    code, out, err = kzc(capsys, secured, "user", "set-password", "frank", "--mechanism", "SCRAM-SHA-512",
+    code, out, err = kzc(capsys, secured, "user", "set-password", "fiona", "--mechanism", "SCRAM-SHA-512",
                          "--iterations", "8192", "--password-env", "KZC_TEST_PASSWORD", "--yes", "--json")  # fmt: skip
     assert code == 0, err
     assert (out["via"], out["credentials"]) == ("admin", [{"mechanism": "SCRAM-SHA-512", "iterations": 8192}])
-    assert wait_until(lambda: authenticates(secured, "frank", PASSWORD, "SCRAM-SHA-512"), 60, "frank to log in")
-    assert not authenticates(secured, "frank", PASSWORD + "x", "SCRAM-SHA-512")
+    assert wait_until(lambda: authenticates(secured, "fiona", PASSWORD, "SCRAM-SHA-512"), 60, "fiona to log in")
+    assert not authenticates(secured, "fiona", PASSWORD + "x", "SCRAM-SHA-512")
     with zk_client(secured.info().zookeeper) as zk:  # the broker stored Kafka's credential format
-        assert b"iterations=8192" in zk.get("/config/users/frank")[0]
+        assert b"iterations=8192" in zk.get("/config/users/fiona")[0]
     _, listed, _ = kzc(capsys, secured, "user", "list", "--json")
     assert listed["path"] == "DescribeUserScramCredentials"
-    assert {"user": "frank", "credentials": [{"mechanism": "SCRAM-SHA-512", "iterations": 8192}]} in listed["users"]
+    assert {"user": "fiona", "credentials": [{"mechanism": "SCRAM-SHA-512", "iterations": 8192}]} in listed["users"]
     applied = last(audit_file, "user set-password", "applied")["details"]
     assert applied["via"] == "admin" and applied["plan"]["requests"][0]["kind"] == "upsertion"
 
-    code, out, err = kzc(capsys, secured, "user", "delete", "frank", "--yes", "--json")
+    code, out, err = kzc(capsys, secured, "user", "delete", "fiona", "--yes", "--json")
     assert code == 0, err
     assert (out["via"], out["requests"], out["credentials"]) == (
-        "admin", [{"api": "AlterUserScramCredentials", "kind": "deletion", "user": "frank",
+        "admin", [{"api": "AlterUserScramCredentials", "kind": "deletion", "user": "fiona",
                    "mechanism": "SCRAM-SHA-512"}], [])  # fmt: skip
-    assert wait_until(lambda: not authenticates(secured, "frank", PASSWORD, "SCRAM-SHA-512"), 60, "frank denied")
+    assert wait_until(lambda: not authenticates(secured, "fiona", PASSWORD, "SCRAM-SHA-512"), 60, "fiona denied")
     text = "\n".join(OUTPUTS) + audit_file.read_text()
     assert PASSWORD not in text and "salt=" not in text and "stored_key" not in text
 

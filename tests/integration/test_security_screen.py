@@ -5,7 +5,6 @@ ZooKeeper backend by the same functions as the CLI; the password appears nowhere
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,16 +20,6 @@ from tui.screens.security import SecurityScreen
 from tui.widgets.virtual_table import VirtualTable
 
 PASSWORD = "pw-" + uuid.uuid4().hex
-
-
-@pytest.fixture(scope="module")
-def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """A one-broker secured sandbox of this module's own (``Sandbox.up(security=True)``)."""
-    box = Sandbox.up(tmp_path_factory.mktemp("secured-screen"), brokers=1, security=True, timeout=240)
-    try:
-        yield box
-    finally:
-        box.down()
 
 
 async def test_what_the_cli_adds_appears_in_the_security_screen(

@@ -4,8 +4,14 @@ only while the tab is shown, on ``r``, and a failed read leaves the last answer 
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
 import pytest
 from textual.pilot import Pilot
+from textual.timer import Timer
 from textual.widgets import Input, Static
 
 import tui.screens.security as security
@@ -46,6 +52,52 @@ def make(snapshot: ClusterSnapshot) -> tuple[KzcApp, FlakyBackend]:
 
 def shown(app: KzcApp) -> str:
     return str(app.screen.query_one("#effective-quota", Static).render())
+
+
+@dataclass
+class Ticks:
+    """The effective quota's timer ticks: each with whether the tab was shown, and how many other timers were
+    pending then (one chain of reads: none)."""
+
+    shown: list[bool] = field(default_factory=list)
+    pending_at_tick: list[int] = field(default_factory=list)
+    pending: set[Timer] = field(default_factory=set)
+
+    async def wait(self, pilot: Pilot[None], what: str, condition: Callable[[], bool], timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            await pilot.pause(0.02)
+
+
+def count_ticks(monkeypatch: pytest.MonkeyPatch) -> Ticks:
+    """Follow the screen's effective-quota timers: which are pending, and each tick."""
+    ticks = Ticks()
+    set_timer = SecurityScreen.set_timer
+
+    def tracked(screen: SecurityScreen, delay: float, callback: Any = None, **kw: Any) -> Timer:
+        if callback != screen._effective_tick:
+            return set_timer(screen, delay, callback, **kw)
+
+        def fired() -> None:
+            ticks.pending.discard(timer)
+            ticks.pending_at_tick.append(len(ticks.pending))
+            ticks.shown.append(screen._effective_shown())
+            callback()
+
+        timer = set_timer(screen, delay, fired, **kw)
+        ticks.pending.add(timer)
+        stop = timer.stop
+
+        def stopped() -> None:
+            ticks.pending.discard(timer)
+            stop()
+
+        timer.stop = stopped  # type: ignore[method-assign]
+        return timer
+
+    monkeypatch.setattr(SecurityScreen, "set_timer", tracked)
+    return ticks
 
 
 async def ask(pilot: Pilot[None], user: str, client: str) -> None:
@@ -95,23 +147,22 @@ async def test_the_timer_reads_only_while_the_tab_is_shown(
     small_snapshot: ClusterSnapshot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(security, "EFFECTIVE_REFRESH_S", 0.05)
+    ticks = count_ticks(monkeypatch)
     app, backend = make(small_snapshot)
     async with app.run_test(size=(160, 50)) as pilot:
         await ask(pilot, "alice", "app1")
 
         async def reads_at_least(n: int) -> None:
-            for _ in range(200):
-                if backend.effective_reads >= n:
-                    return
-                await pilot.pause(0.02)
-            raise AssertionError(f"only {backend.effective_reads} reads, expected {n}")
+            await ticks.wait(pilot, f"{n} reads (only {backend.effective_reads})", lambda: backend.effective_reads >= n)
 
         await reads_at_least(3)  # the timer reads again while shown
         await pilot.press("1")  # the ACLs tab: the quota is not shown
         await settle(pilot)
         hidden_from = backend.effective_reads
-        await pilot.pause(0.5)  # ten intervals
-        assert backend.effective_reads <= hidden_from + 1  # at most the tick already due
+        # The next tick finds the tab hidden: it reads nothing and sets no timer, so the chain ends there.
+        await ticks.wait(pilot, "a tick while hidden", lambda: False in ticks.shown)
+        await settle(pilot)
+        assert not ticks.pending and backend.effective_reads <= hidden_from + 1  # at most the read already running
         await pilot.press("2")  # shown again: read at once, then on the timer
         await reads_at_least(hidden_from + 2)
 
@@ -120,15 +171,20 @@ async def test_r_does_not_start_a_second_timer(
     small_snapshot: ClusterSnapshot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(security, "EFFECTIVE_REFRESH_S", 0.2)
+    ticks = count_ticks(monkeypatch)
     app, backend = make(small_snapshot)
     async with app.run_test(size=(160, 50)) as pilot:
         await ask(pilot, "alice", "app1")
         for _ in range(5):
             await pilot.press("r")
             await settle(pilot)
-        start = backend.effective_reads
-        await pilot.pause(1.0)  # five intervals: one chain reads about five times, six chains thirty
-        assert backend.effective_reads - start <= 7
+        start, reads = len(ticks.pending_at_tick), backend.effective_reads
+        await ticks.wait(pilot, "five ticks", lambda: len(ticks.pending_at_tick) >= start + 5)
+        # One chain: when a tick fires, no other timer is pending (six chains would leave five), and each tick
+        # reads once at most (plus the read a tick may have just started).
+        assert ticks.pending_at_tick == [0] * len(ticks.pending_at_tick)
+        assert len(ticks.pending) <= 1
+        assert backend.effective_reads - reads <= len(ticks.pending_at_tick) - start + 1
 
 
 async def test_a_failed_read_keeps_the_last_answer_marked_stale_with_the_reason(
