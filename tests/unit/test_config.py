@@ -145,3 +145,19 @@ def test_every_preview_names_the_cluster_by_id_connect_string_and_context(config
     assert cluster_banner(plain, None) == "Cluster: cluster without /cluster/id at 127.0.0.1:2181/kafka"
     assert cluster_banner(resolve_settings(config), "abc") == "Cluster: cluster abc at prod (zk1:2181,zk2:2181/kafka)"
     assert cluster_json(plain, "abc") == {"id": "abc", "zookeeper": "127.0.0.1:2181/kafka", "context": None}
+
+
+def test_authorizer_properties_quoted_or_dotted_keys_and_booleans(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[contexts.a]\nzookeeper = "z:2181"\n'
+        'authorizer_properties = { "super.users" = "User:admin", "allow.everyone.if.no.acl.found" = true }\n'
+        '[contexts.b]\nzookeeper = "z:2181"\n[contexts.b.authorizer_properties]\nsuper.users = "User:ops"\n'
+    )
+    contexts = load_config(path).contexts
+    assert contexts["a"].authorizer_properties == (("super.users", "User:admin"),
+                                                   ("allow.everyone.if.no.acl.found", "true"))  # fmt: skip
+    assert contexts["b"].authorizer_properties == (("super.users", "User:ops"),)
+    path.write_text('[contexts.c]\nzookeeper = "z:2181"\nauthorizer_properties = { "super.users" = 3 }\n')
+    with pytest.raises(ConfigError, match="authorizer_properties.super.users must be a string or a boolean"):
+        load_config(path)
