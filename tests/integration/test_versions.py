@@ -37,6 +37,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease
+from tests.integration.clusters import PINNED_CONFIG
 from tests.integration.sandbox_tools import eventually
 from tests.integration.versions_record import record, reported_path
 from tests.integration.zk_server import zk_client
@@ -92,7 +93,9 @@ class Cluster:
 def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """A 3-broker sandbox of the release (no racks), for every test of this module on that release."""
     version = request.param
-    box = Sandbox.up(tmp_path_factory.mktemp(f"kafka-{version}"), brokers=3, kafka_version=version, timeout=300)
+    # Kafka's preferred-leader rebalance off, as on every shared cluster: it moved a leader under test_elect_preferred.
+    box = Sandbox.up(tmp_path_factory.mktemp(f"kafka-{version}"), brokers=3, kafka_version=version, timeout=300,
+                     broker_config=PINNED_CONFIG)  # fmt: skip
     try:
         yield Cluster(version, box)
     finally:
