@@ -12,12 +12,11 @@ import json
 import time
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.changes.timeline import LIMITS, Burst, Change, bursts, dated_changes, select
 from core.config import ConnectionSettings
-from core.errors import UsageError
-from core.human_time import parse_duration, utc_text
+from core.human_time import utc_text
 from core.kafka.znodes import ClusterId
 
 DEFAULT_SINCE = "24h"
@@ -40,10 +39,7 @@ def register(sub: Any) -> None:
 
 
 def _changes(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    try:
-        window_s = parse_duration(args.since)
-    except ValueError as exc:
-        raise UsageError(f"--since: {exc}") from None
+    window_s = duration_option(args.since, "--since")
     snapshot, _ = take_snapshot(settings, args.max_in_flight)
     now_ms = int(time.time() * 1000)
     since_ms = now_ms - int(window_s * 1000)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from cli.options import add_command, add_spark_options
+from cli.options import add_command, add_spark_options, duration_option
 from core.config import DEFAULT_SPARK_MASTER, ConnectionSettings
 from core.errors import UsageError
 from core.history.flapping import flapping, fleet_flapping
@@ -26,7 +26,6 @@ from core.history.observations import Window
 from core.history.schema import cluster_key
 from core.history.store import HistoryStore
 from core.history.urp import BY, fleet_urp, urp
-from core.human_time import parse_duration
 
 FLEET = "all"  # --cluster all: every cluster of the store (flapping, urp)
 
@@ -99,10 +98,7 @@ def fleet_windows(args: argparse.Namespace, settings: ConnectionSettings) -> lis
 
 
 def _span(args: argparse.Namespace, settings: ConnectionSettings) -> tuple[HistoryStore, int, int]:
-    try:
-        seconds = parse_duration(args.since)
-    except ValueError as exc:
-        raise UsageError(f"--since: {exc}") from None
+    seconds = duration_option(args.since, "--since")
     now = int(time.time() * 1000)
     return open_store(args, settings), now - int(seconds * 1000), now
 

@@ -11,11 +11,11 @@ import json
 import time
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.human_time import parse_duration, utc_text
+from core.human_time import utc_text
 from core.metrics.rates import COUNT_DELTA, Rate
 from core.metrics.reader import BrokerMetrics, MetricsReader
 
@@ -39,10 +39,7 @@ def register(sub: Any) -> None:
 
 
 def _metrics(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    try:
-        window = parse_duration(args.window)
-    except ValueError as exc:
-        raise UsageError(f"--window: {exc}") from None
+    window = duration_option(args.window, "--window")
     if window > MAX_WINDOW_S:
         raise UsageError(f"--window must be at most {MAX_WINDOW_S:g} s")
     if settings.zookeeper is None:

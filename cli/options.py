@@ -334,16 +334,25 @@ def parse_timeout(text: str) -> float:
     return value
 
 
+def duration_option(text: str, flag: str) -> float:
+    """A duration option (``15m``, ``10s``: ``core.human_time.parse_duration``) in seconds.
+
+    Raises:
+        UsageError: not a duration, named by its flag.
+    """
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+
+
 def positive_duration(text: str, flag: str) -> float:
-    """A duration option (``15m``, ``10s``: ``core.human_time.parse_duration``) that must be above zero.
+    """A duration option that must be above zero.
 
     Raises:
         UsageError: not a duration, or zero.
     """
-    try:
-        value = parse_duration(text)
-    except ValueError as exc:
-        raise UsageError(f"{flag}: {exc}") from None
+    value = duration_option(text, flag)
     if value <= 0:
         raise UsageError(f"{flag} must be positive")
     return value

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from cli.history_cmd import open_store, pick_cluster
-from cli.options import add_command
+from cli.options import add_command, duration_option
 from core.audit import read_audit
 from core.config import ConnectionSettings
 from core.errors import KzcError, UsageError
 from core.history.location import STORE_ENV
-from core.human_time import parse_duration, parse_moment, utc_text
+from core.human_time import parse_moment, utc_text
 from core.incident.render import FORMATS, render
 from core.incident.report import DEFAULT_SINCE, build_report
 
@@ -47,10 +47,7 @@ def window_bounds(since: str, until: str | None, now_ms: int) -> tuple[int, int]
     Raises:
         UsageError: a bound that does not parse, an end in the future, or a negative span.
     """
-    try:
-        span_ms = int(parse_duration(since) * 1000)
-    except ValueError as exc:
-        raise UsageError(f"--since: {exc}") from None
+    span_ms = int(duration_option(since, "--since") * 1000)
     end = now_ms
     if until is not None:
         try:

@@ -14,11 +14,11 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.human_time import age_text, clock_text, parse_duration
+from core.human_time import age_text, clock_text
 from core.metrics.reader import MetricsReader
 from core.metrics.traffic_rows import with_metrics
 from core.snapshot.model import ClusterSnapshot
@@ -55,10 +55,7 @@ def parse_window(text: str, option: str = "--window") -> float:
     Raises:
         UsageError: anything else, with what was given.
     """
-    try:
-        seconds = parse_duration(text)
-    except ValueError as exc:
-        raise UsageError(f"{option}: {exc}") from None
+    seconds = duration_option(text, option)
     if not MIN_WINDOW_S <= seconds <= MAX_WINDOW_S:
         raise UsageError(f"{option} must be from 1s to 1h, got '{text}'")
     return seconds
