@@ -1,7 +1,8 @@
 """Every command path of kzc on real brokers of each Kafka release still on ZooKeeper.
 
 Per release (``$KZC_TEST_KAFKA_VERSIONS``, comma-separated; default ``DEFAULT_VERSIONS``, what ``make test``
-runs), a 3-broker sandbox of its own (``kzc sandbox up --kafka-version V``), then: describe counts, topic
+runs), the 3-broker sandbox of the release (``kzc sandbox up --kafka-version V``, shared with ``test_release_paths.py``
+(``tests/integration/clusters.py``)), then: describe counts, topic
 create/expand/delete on both paths, configs, a reassignment planned (with the bytes to copy where the release
 can report them), applied, followed and cancelled (or the refusal), preferred and unclean elections (or the
 refusal), a consumer group's lag (and a ZooKeeper-stored group on releases that had them), ``kzc check`` on
@@ -36,6 +37,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease
+from tests.integration.clusters import Clusters, release_key
 from tests.integration.sandbox_tools import eventually
 from tests.integration.versions_record import record, reported_path
 from tests.integration.zk_server import zk_client
@@ -87,15 +89,13 @@ class Cluster:
             yield client
 
 
-@pytest.fixture(scope="module", params=VERSIONS)
-def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """A 3-broker sandbox of the release (no racks), for every test of this module on that release."""
-    version = request.param
-    box = Sandbox.up(tmp_path_factory.mktemp(f"kafka-{version}"), brokers=3, kafka_version=version, timeout=300)
-    try:
-        yield Cluster(version, box)
-    finally:
-        box.down()
+# First of the modules that share these clusters: ``kzc check`` must find nothing on a cluster only this module used.
+@pytest.fixture(
+    scope="module", params=[pytest.param(v, marks=pytest.mark.cluster(release_key(v), first=True)) for v in VERSIONS]
+)
+def cluster(request: pytest.FixtureRequest, clusters: Clusters) -> Cluster:
+    """The 3-broker sandbox of the release (no racks), shared with ``test_release_paths.py``, which runs after."""
+    return Cluster(request.param, clusters.get(release_key(request.param)))
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
