@@ -8,7 +8,7 @@ DEMO_DIR := .sandbox/demo
 KZC_TEST_KAFKA_VERSIONS ?= all
 VERSIONS_RECORD := .sandbox/versions-record.jsonl
 
-.PHONY: install jars lint unit test test-versions demo demo-down clean
+.PHONY: install jars lint unit check test test-versions demo demo-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,11 @@ lint: install  ## ruff, mypy --strict and the architecture contracts (import-lin
 unit: install  ## fast tests only (no cluster)
 	$(BIN)/pytest -q -m "not integration"
 
-test: jars lint  ## install everything, then the whole suite (integration tests start their own sandbox)
-	$(BIN)/pytest
+check: lint  ## for every edit: lint, unit and console tests (no cluster, no JVM at all)
+	$(BIN)/pytest -q tests/unit tests/tui
+
+test: jars lint  ## install everything, then the whole suite (what CI runs), with its 30 slowest tests
+	$(BIN)/pytest --durations=30
 
 test-versions: jars  ## kzc on a sandbox of every release 0.10.2 to 3.9 (tests/integration/test_versions.py); writes docs/versions.md
 	mkdir -p .sandbox && rm -f $(VERSIONS_RECORD)

@@ -80,7 +80,8 @@ def item_keys(item: pytest.Item) -> list[ClusterKey]:
 def order_by_cluster(items: Sequence[pytest.Item]) -> list[pytest.Item]:
     """The items with the modules that share a non-default cluster moved next to each other (modules that share
     one, directly or through another, form a group, placed where its first module was); the order within a module
-    and of every other module is kept, so module fixtures are set up once."""
+    and of every other module is kept, so module fixtures are set up once. In a group, the modules marked
+    ``cluster(key, first=True)`` run first: their assertions are about the whole cluster as it started."""
     modules: dict[Path, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.path, []).append(item)
@@ -97,12 +98,18 @@ def order_by_cluster(items: Sequence[pytest.Item]) -> list[pytest.Item]:
     ordered: dict[Path, list[Path]] = {}
     for path in modules:
         ordered.setdefault(_root(group, path), []).append(path)
+    for members in ordered.values():  # a module that needs its clusters as they start goes before the others
+        members.sort(key=lambda path: not any(_first(item) for item in modules[path]))
     return [item for members in ordered.values() for path in members for item in modules[path]]
 
 
 def last_users(items: Iterable[pytest.Item]) -> dict[ClusterKey, str]:
     """Each non-default key's last test in run order (its nodeid), after which its cluster is stopped."""
     return {key: item.nodeid for item in items for key in item_keys(item) if key != DEFAULT}
+
+
+def _first(item: pytest.Item) -> bool:
+    return any(mark.kwargs.get("first", False) for mark in item.iter_markers("cluster"))
 
 
 def _root(group: dict[Path, Path], path: Path) -> Path:

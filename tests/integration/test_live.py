@@ -3,8 +3,7 @@ real (topics created and deleted, brokers killed and restarted, the controller k
 notifications written as Kafka's tools and brokers write them), re-sync after a dropped connection and
 after an expired session, malformed znodes, and how few watches it sets.
 
-These tests kill brokers, so they run on their own sandbox (module-scoped), never the shared one; every
-killed broker is started again before its test ends.
+These tests kill brokers of the shared sandbox; every killed broker is started again before its test ends.
 """
 
 from __future__ import annotations
@@ -68,13 +67,9 @@ CLUSTER_TIMEOUT = 90.0  # the controller reacting to a dead broker (6 s session)
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """This module's own 3-broker cluster (racks r1-r3): its tests kill brokers."""
-    box = Sandbox.up(tmp_path_factory.mktemp("live-sandbox"), brokers=3, racks=["r1", "r2", "r3"], timeout=240)
-    try:
-        yield box
-    finally:
-        box.down()
+def cluster(sandbox: Sandbox) -> Sandbox:
+    """The shared sandbox (3 brokers, racks r1-r3): every broker a test kills is started again before it ends."""
+    return sandbox
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,6 @@
-"""Every write path on real brokers of old releases, each class on a sandbox of its own (3 brokers):
+"""Every write path on real brokers of old releases, each class on the 3-broker sandbox of its release that it
+shares with ``test_versions.py`` (``release_key``; no automatic preferred-leader rebalance: the leaders these tests
+check are the ones kzc's actions leave):
 
 - 0.10.2.2: no CreatePartitions, IncrementalAlterConfigs, DescribeLogDirs or AlterPartitionReassignments. An
   expand and a config change with ``--bootstrap-server`` go through ZooKeeper as that release's tools did;
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,17 +33,12 @@ from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, config, partitions, state, zk_args
+from tests.integration.clusters import Clusters, release_key
 from tests.integration.zk_server import zk_client
 
 pytestmark = pytest.mark.integration
 
 UNPARSED = ("Invalid version for API key", "InvalidRequestException")
-
-
-def start(directory: Path, release: str) -> Sandbox:
-    # No automatic preferred-leader rebalance: the leaders these tests check are the ones kzc's actions leave.
-    return Sandbox.up(directory, brokers=3, kafka_version=release, timeout=300,
-                      broker_config={"auto.leader.rebalance.enable": "false"})  # fmt: skip
 
 
 def leader(zk: KazooClient, topic: str, partition: int) -> int:
@@ -104,15 +102,12 @@ def no_unparsed_requests(box: Sandbox) -> None:
 # ---- Kafka 0.10.2.2 -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.cluster(release_key("0.10.2.2"))
 class TestKafka0102:
     @pytest.fixture(scope="class")
     @classmethod
-    def box(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-        sandbox = start(tmp_path_factory.mktemp("k0102"), "0.10.2.2")
-        try:
-            yield sandbox
-        finally:
-            sandbox.down()
+    def box(cls, clusters: Clusters) -> Sandbox:
+        return clusters.get(release_key("0.10.2.2"))
 
     @pytest.fixture(scope="class")
     @classmethod
@@ -231,15 +226,12 @@ class TestKafka0102:
 # ---- Kafka 1.1.1 --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.cluster(release_key("1.1.1"))
 class TestKafka111:
     @pytest.fixture(scope="class")
     @classmethod
-    def box(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-        sandbox = start(tmp_path_factory.mktemp("k111"), "1.1.1")
-        try:
-            yield sandbox
-        finally:
-            sandbox.down()
+    def box(cls, clusters: Clusters) -> Sandbox:
+        return clusters.get(release_key("1.1.1"))
 
     @pytest.fixture(scope="class")
     @classmethod
@@ -408,18 +400,15 @@ class TestKafka111:
 # ---- a rolling upgrade half done: brokers 1-2 on 1.1.1, broker 3 still on 0.10.2.2 ----------------------------
 
 
+MIXED = replace(release_key("1.1.1"), broker_versions=((3, "0.10.2.2"),))
+
+
+@pytest.mark.cluster(MIXED)
 class TestMixedCluster:
     @pytest.fixture(scope="class")
     @classmethod
-    def box(cls, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-        sandbox = Sandbox.up(
-            tmp_path_factory.mktemp("mixed"), brokers=3, kafka_version="1.1.1", broker_versions={3: "0.10.2.2"},
-            timeout=300,
-        )  # fmt: skip
-        try:
-            yield sandbox
-        finally:
-            sandbox.down()
+    def box(cls, clusters: Clusters) -> Sandbox:
+        return clusters.get(MIXED)
 
     @pytest.fixture(scope="class")
     @classmethod

@@ -1,7 +1,8 @@
 """Every command path of kzc on real brokers of each Kafka release still on ZooKeeper.
 
 Per release (``$KZC_TEST_KAFKA_VERSIONS``, comma-separated; default ``DEFAULT_VERSIONS``, what ``make test``
-runs), a 3-broker sandbox of its own (``kzc sandbox up --kafka-version V``), then: describe counts, topic
+runs), the 3-broker sandbox of the release (``kzc sandbox up --kafka-version V``, shared with ``test_release_paths.py``
+(``tests/integration/clusters.py``)), then: describe counts, topic
 create/expand/delete on both paths, configs, a reassignment planned (with the bytes to copy where the release
 can report them), applied, followed and cancelled (or the refusal), preferred and unclean elections (or the
 refusal), a consumer group's lag (and a ZooKeeper-stored group on releases that had them), ``kzc check`` on
@@ -19,7 +20,6 @@ import os
 import pty
 import subprocess
 import sys
-import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,7 +37,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease
-from tests.integration.clusters import PINNED_CONFIG
+from tests.integration.clusters import Clusters, release_key
 from tests.integration.sandbox_tools import eventually
 from tests.integration.versions_record import record, reported_path
 from tests.integration.zk_server import zk_client
@@ -89,17 +89,13 @@ class Cluster:
             yield client
 
 
-@pytest.fixture(scope="module", params=VERSIONS)
-def cluster(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """A 3-broker sandbox of the release (no racks), for every test of this module on that release."""
-    version = request.param
-    # Kafka's preferred-leader rebalance off, as on every shared cluster: it moved a leader under test_elect_preferred.
-    box = Sandbox.up(tmp_path_factory.mktemp(f"kafka-{version}"), brokers=3, kafka_version=version, timeout=300,
-                     broker_config=PINNED_CONFIG)  # fmt: skip
-    try:
-        yield Cluster(version, box)
-    finally:
-        box.down()
+# First of the modules that share these clusters: ``kzc check`` must find nothing on a cluster only this module used.
+@pytest.fixture(
+    scope="module", params=[pytest.param(v, marks=pytest.mark.cluster(release_key(v), first=True)) for v in VERSIONS]
+)
+def cluster(request: pytest.FixtureRequest, clusters: Clusters) -> Cluster:
+    """The 3-broker sandbox of the release (no racks), shared with ``test_release_paths.py``, which runs after."""
+    return Cluster(request.param, clusters.get(release_key(request.param)))
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
@@ -478,49 +474,6 @@ def test_group_lag(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None
             assert (out["source"], out["lag"]) == ("zookeeper", 5), out  # end of partition 1: 20
             detail += "; ZooKeeper-stored group (/consumers): lag 5"
         seen.set("ok", None, detail)
-
-
-def test_traffic(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
-    """ListOffsets at the release's version for the messages in; bytes in and free space where the release's
-    DescribeLogDirs reports them, unknown with the reason where it does not."""
-    name = unique("traffic")
-    create(capsys, cluster, name, "--partitions", "2", "--replication-factor", "2")
-    producer = Producer({"bootstrap.servers": cluster.box.info().bootstrap_servers, "linger.ms": 10})
-    stop = threading.Event()
-
-    def load() -> None:
-        while not stop.is_set():  # about 100 messages a second to partition 0, none to partition 1
-            producer.produce(name, b"x" * 100, partition=0)
-            producer.poll(0)
-            stop.wait(0.01)
-        producer.flush(30)
-
-    thread = threading.Thread(target=load, daemon=True)
-    with observing(cluster, "traffic") as seen:
-        thread.start()
-        try:
-            code, out, err = run(
-                capsys, "traffic", "--by", "partition", "--topic", name, "--window", "3s", "--json", *cluster.zk
-            )
-            assert code == 0, err
-            code, disks, err = run(capsys, "traffic", "--by", "logdir", "--window", "1s", "--json", *cluster.zk)
-            assert code == 0, err
-        finally:
-            stop.set()
-            thread.join(60)
-        rows = {r["partition"]: r for r in out["rows"]}
-        assert rows[0]["messages_in_per_s"] > 0 and rows[1]["messages_in_per_s"] == 0.0 and rows[1]["idle"], rows
-        if cluster.release.at_least(1, 0):
-            assert rows[0]["bytes_in_per_s"] > 0, rows[0]
-            assert all(r["used_bytes"] is not None for r in disks["rows"]), disks
-            free = "the broker does not report the volume's free space (DescribeLogDirs v4, Kafka 3.3+)"
-            if not cluster.release.at_least(3, 3):
-                assert all(r["full_in_unknown"] == free and r["usable_bytes"] is None for r in disks["rows"]), disks
-            seen.set("ok", None, "messages and bytes in per partition; log dirs' growth")
-        else:
-            why = rows[0]["unknown"]["bytes_in_per_s"]
-            assert rows[0]["bytes_in_per_s"] is None and "has no DescribeLogDirs (Kafka 1.0.0+" in why, rows[0]
-            seen.set("partial", None, "messages in (ListOffsets v1); bytes in unknown: " + why)
 
 
 # ---- checks, migration, console ---------------------------------------------------------------------
