@@ -1,4 +1,4 @@
-"""``kzc history isr|flapping|urp``: questions over a history store (``kzc record``), on either engine.
+"""``kzc history isr|flapping|urp|traffic``: questions over a history store (``kzc record``), on either engine.
 
 The store is ``--store DIR``, else the context's ``history``, else ``$KZC_HISTORY`` (``core.history.location``);
 the cluster is ``--cluster NAME``, else the name the context is recorded under, else the store's only
@@ -25,6 +25,7 @@ from core.history.location import STORE_ENV, history_place, recorded_cluster
 from core.history.observations import Window
 from core.history.schema import cluster_key
 from core.history.store import HistoryStore
+from core.history.traffic import history_traffic
 from core.history.urp import BY, fleet_urp, urp
 
 FLEET = "all"  # --cluster all: every cluster of the store (flapping, urp)
@@ -47,6 +48,12 @@ def register(sub: Any) -> None:
     under.add_argument("--by", choices=BY, default="broker")
     _common(under, "7d", fleet=True)
     under.set_defaults(handler=_urp)
+    rates = add_command(questions, "traffic", "per-hour mean, peak and p95 of messages and bytes in per second")
+    scope = rates.add_mutually_exclusive_group()
+    scope.add_argument("--topic", metavar="T", help="this topic's (default: the whole cluster's)")
+    scope.add_argument("--broker", type=int, metavar="ID", help="the partitions this broker leads")
+    _common(rates, "7d")
+    rates.set_defaults(handler=_traffic)
 
 
 def _common(parser: argparse.ArgumentParser, since: str, fleet: bool = False) -> None:
@@ -151,3 +158,15 @@ def _urp(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         args, settings,
         lambda w, s: fleet_urp(w, args.by, spark=s) if isinstance(w, list) else urp(w, args.by, spark=s),
     )  # fmt: skip
+
+
+def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    if args.cluster == FLEET:
+        raise UsageError(f"kzc history traffic reads one cluster: give --cluster NAME (--cluster {FLEET} is for "
+                         "flapping and urp)")  # fmt: skip
+    store, since, now = _span(args, settings)
+    cluster = pick_cluster(store, args, settings)
+    with engine(args, settings) as spark:
+        answer = history_traffic(store, cluster, since, now, args.topic, args.broker, spark=spark)
+    print(json.dumps(answer.to_json()) if args.json else "\n".join(answer.lines()))
+    return 0

@@ -5,7 +5,9 @@ The store is ``--out DIR``, else the context's ``history``, else ``$KZC_HISTORY`
 
 Each cluster gets its own ZooKeeper session, live model (``core.live.cluster.LiveCluster``) and recorder
 thread (``core.history.recorder``); every session is opened first, so a wrong connect string fails before
-anything is written. Read-only by nature: it only reads ZooKeeper. Ctrl-C and SIGTERM stop it with a final
+anything is written. Every ``--traffic-every`` it also samples the brokers' traffic (one ListOffsets and one
+DescribeLogDirs per broker, by the layout the live model already holds: no ZooKeeper request added) and
+records the rates (``--no-traffic``: none). Read-only by nature. Ctrl-C and SIGTERM stop it with a final
 flush (exit code 130, as every interrupted command). docs/history.md describes the store.
 """
 
@@ -23,10 +25,12 @@ from cli.options import add_command, positive_duration
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
 from core.history.location import STORE_ENV, history_place, recorded_cluster
-from core.history.recorder import Recorder, RecorderSettings
+from core.history.recorder import Recorder, RecorderSettings, TrafficRead
 from core.history.store import HistoryStore
 from core.interrupt import on_interrupt
 from core.live.cluster import LiveCluster
+from core.snapshot.model import ClusterSnapshot
+from core.traffic.sample import TIMEOUT_S, Layout, Sample, read_sample
 from core.zookeeper.kafka_root import open_kafka_session
 from core.zookeeper.session import ConnectionState, ZkSession
 
@@ -53,6 +57,9 @@ def register(sub: Any) -> None:
     record.add_argument(
         "--no-compact", action="store_true", help="leave each flush's file (no merging of closed hours)"
     )
+    record.add_argument("--traffic-every", default="1m", metavar="DURATION", help="sample the brokers' traffic "
+                        "this often (one ListOffsets and one DescribeLogDirs per broker)")  # fmt: skip
+    record.add_argument("--no-traffic", action="store_true", help="record no traffic (ZooKeeper only)")
     record.set_defaults(handler=_record, sigterm_interrupts=True)
 
 
@@ -62,6 +69,7 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         snapshot_every_s=positive_duration(args.snapshot_every, "--snapshot-every"),
         retain_ms=int(positive_duration(args.retain, "--retain") * 1000),
         compact=not args.no_compact,
+        traffic_every_s=None if args.no_traffic else positive_duration(args.traffic_every, "--traffic-every"),
     )
     out = history_place(settings, args.out, "--out").require()
     targets = [settings]
@@ -76,7 +84,10 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         store = HistoryStore.create(out)
         for name in names:
             stack.enter_context(store.recording(name))
-        recorders = [Recorder(name, store, options, _connected(s)) for name, s in zip(names, sessions, strict=True)]
+        recorders = [
+            Recorder(name, store, options, _connected(s), traffic=_traffic_read(t))
+            for name, s, t in zip(names, sessions, targets, strict=True)
+        ]
         stack.callback(on_interrupt(lambda: _stop_all(recorders)))
         failures: list[BaseException] = []
         threads = [
@@ -109,6 +120,16 @@ def _stop_all(recorders: list[Recorder]) -> None:
 
 def _connected(session: ZkSession) -> Any:
     return lambda: session.state == ConnectionState.CONNECTED
+
+
+def _traffic_read(settings: ConnectionSettings) -> TrafficRead:
+    """One traffic sample of the cluster's brokers by a snapshot's layout (``core.traffic.sample``)."""
+    security = settings.kafka_security
+
+    def read(snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        return read_sample(Layout.of(snapshot, security), TIMEOUT_S, now_ms, security)
+
+    return read
 
 
 def _run(recorder: Recorder, session: ZkSession, failures: list[BaseException]) -> None:

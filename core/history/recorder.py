@@ -10,8 +10,14 @@ Gaps are recorded, never papered over: a restart records the time since the last
 run (``HistoryStore.flushed_ms``); a lost ZooKeeper connection records the time from the last moment the
 model was known current to the full read after the reconnect, and that read is then written as a snapshot.
 
+Traffic (``traffic_every_s``, given a ``TrafficRead``): every tick one sample of the brokers (one ListOffsets and
+one DescribeLogDirs per broker, ``core.traffic.sample``) by the layout of the last snapshot recorded, so no
+ZooKeeper request is added; from the second tick on, the rates between the tick and the one before are
+buffered as ``traffic`` rows (``core.history.schema.traffic_rows``).
+
 Threads: the live model's callbacks only set a flag; ``run`` (the caller's thread) compares and buffers;
-``flush`` writes (called by ``run`` every ``flush_every_s``, and by ``stop`` from any thread, under a lock).
+a traffic thread samples and buffers; ``flush`` writes (called by ``run`` every ``flush_every_s``, and by
+``stop`` from any thread, under a lock).
 """
 
 from __future__ import annotations
@@ -27,20 +33,27 @@ from core.history.schema import (
     EVENTS,
     PARTITION_REMOVED,
     SNAPSHOTS,
+    TRAFFIC,
     Row,
     broker_row,
     controller_row,
     partition_replicas,
     partition_row,
     snapshot_rows,
+    traffic_rows,
 )
 from core.history.store import Gap, HistoryStore
 from core.kafka.znodes import ControllerInfo
 from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.traffic.sample import Sample
+from core.traffic.view import Traffic
 
 RESTART_GAP = "recorder not running (stopped, crashed or restarted): changes in between are unknown"
 CONNECTION_GAP = "ZooKeeper connection lost: changes in between are unknown (a full read follows)"
 _TICK_S = 0.1
+
+TrafficRead = Callable[[ClusterSnapshot, int], Sample]
+"""One traffic sample of the brokers by the layout of a snapshot, at a moment (epoch ms); never raises."""
 
 
 class LiveSource(Protocol):
@@ -62,6 +75,7 @@ class RecorderSettings:
     snapshot_every_s: float = 900.0
     retain_ms: int | None = 30 * 86_400_000
     compact: bool = True
+    traffic_every_s: float | None = 60.0  # None: no traffic rows
 
 
 class Recorder:
@@ -74,12 +88,17 @@ class Recorder:
         settings: RecorderSettings,
         connected: Callable[[], bool],
         clock: Callable[[], int] | None = None,
+        traffic: TrafficRead | None = None,
     ) -> None:
         self.cluster = cluster
         self.store = store
         self.settings = settings
         self._connected = connected
         self._clock = clock or (lambda: int(time.time() * 1000))
+        self._traffic_read = traffic if settings.traffic_every_s else None
+        self._traffic: list[Row] = []
+        self._traffic_failure: BaseException | None = None
+        self._before: Sample | None = None
         self._wake = threading.Event()
         self._stopped = threading.Event()
         self._lock = threading.Lock()
@@ -101,7 +120,7 @@ class Recorder:
     def buffered(self) -> int:
         """Rows compared and waiting for the next flush (any thread)."""
         with self._lock:
-            return len(self._events) + len(self._snapshots)
+            return len(self._events) + len(self._snapshots) + len(self._traffic)
 
     def changed(self) -> None:
         """The live model has news (its callbacks, any thread): only flag it."""
@@ -111,6 +130,11 @@ class Recorder:
         """Record until ``stop``: start the model, compare every change, flush every ``flush_every_s``."""
         self._gap_from = self.store.flushed_ms(self.cluster)
         live.start()
+        sampler = None
+        if self._traffic_read is not None:
+            sampler = threading.Thread(target=self._sample_traffic, name=f"kzc-record-traffic-{self.cluster}")
+            sampler.daemon = True
+            sampler.start()
         try:
             self._last_flush = time.monotonic()
             while not self._stopped.is_set():
@@ -118,12 +142,44 @@ class Recorder:
                 self._wake.clear()
                 if self._stopped.is_set():
                     break
+                if self._traffic_failure is not None:
+                    raise self._traffic_failure
                 self.observe(live.snapshot())
                 if time.monotonic() - self._last_flush >= self.settings.flush_every_s:
                     self.flush()
                     self._housekeep()
         finally:
+            self._stopped.set()
             live.stop()
+            if sampler is not None:
+                sampler.join(5.0)
+
+    def _sample_traffic(self) -> None:
+        """The traffic thread: a tick every ``traffic_every_s`` (one after the other, never two at once)."""
+        every = self.settings.traffic_every_s or 0.0
+        due = time.monotonic()
+        try:
+            while not self._stopped.wait(max(0.0, due - time.monotonic())):
+                due += every
+                self.traffic_tick()
+        except Exception as exc:  # handed to ``run``, which raises it
+            self._traffic_failure = exc
+            self._wake.set()
+
+    def traffic_tick(self) -> None:
+        """Sample the brokers by the last snapshot recorded and buffer the rates since the tick before (the
+        traffic thread; nothing before the first snapshot)."""
+        with self._lock:
+            snapshot = self._last
+        if snapshot is None or self._traffic_read is None:
+            return
+        now = self._clock()
+        after = self._traffic_read(snapshot, now)
+        if self._before is not None:
+            rows = list(traffic_rows(now, Traffic(self._before, after)))
+            with self._lock:
+                self._traffic.extend(rows)
+        self._before = after
 
     def observe(self, snapshot: ClusterSnapshot) -> None:
         """Compare ``snapshot`` with the last one recorded and buffer the rows (the ``run`` thread)."""
@@ -204,19 +260,21 @@ class Recorder:
 
     def _flush(self) -> None:
         with self._lock:
-            events, snapshots, gaps = self._events, self._snapshots, self._gaps
-            self._events, self._snapshots, self._gaps = [], [], []
+            events, snapshots, gaps, traffic = self._events, self._snapshots, self._gaps, self._traffic
+            self._events, self._snapshots, self._gaps, self._traffic = [], [], [], []
             covered = self._seen_ms if self._gap_from is None else None
         if snapshots:
             self.store.append(SNAPSHOTS, self.cluster, snapshots)
         if events:
             self.store.append(EVENTS, self.cluster, events)
+        if traffic:
+            self.store.append(TRAFFIC, self.cluster, traffic)
         # A gap after the rows: a reader that sees a gap also sees the full snapshot that closes it.
         for gap in gaps:
             self.store.record_gap(self.cluster, gap)
         if covered:
             self.store.set_flushed(self.cluster, covered)
-        self.rows_written += len(events) + len(snapshots)
+        self.rows_written += len(events) + len(snapshots) + len(traffic)
         self.flushes += 1
         self._last_flush = time.monotonic()
 

@@ -7,7 +7,10 @@ Three tables share one layout, ``<store>/<table>/cluster=<name>/hour=<YYYY-MM-DD
   registered or gone, the controller moved), with the partition's or broker's whole new value;
 - ``snapshots``: the whole cluster at one moment (one row per partition, per broker, and one for the
   controller), written at the first read, after every gap and every ``--snapshot-every``;
-- ``gaps``: moments the store knows nothing about (``from_ms``, ``to_ms``, ``reason``).
+- ``gaps``: moments the store knows nothing about (``from_ms``, ``to_ms``, ``reason``);
+- ``traffic``: the rates of each traffic tick (``core.traffic``): one row per partition (messages and bytes in
+  per second) and one per log dir (used bytes, growth per hour), each with its window and read time; a rate
+  that cannot be given is null with the reason in its ``*_unknown`` column, never 0.
 
 ``events`` and ``snapshots`` have the same columns (``ROW_SCHEMA``), so a question reads both as one sequence of
 observations. A row's ``partition`` and ``broker`` columns are null where they do not apply.
@@ -24,13 +27,16 @@ import pyarrow as pa
 
 from core.kafka.znodes import BrokerRegistration, ControllerInfo, PartitionState, Unreadable
 from core.snapshot.model import BrokerEntry, ClusterSnapshot, TopicEntry
+from core.traffic.view import Row as TrafficRow
+from core.traffic.view import Traffic
 
 STORE_FORMAT = "kzc-history"
 STORE_VERSION = 1
 EVENTS = "events"
 SNAPSHOTS = "snapshots"
 GAPS = "gaps"
-TABLES = (EVENTS, SNAPSHOTS, GAPS)
+TRAFFIC = "traffic"
+TABLES = (EVENTS, SNAPSHOTS, GAPS, TRAFFIC)
 
 # Row kinds (the ``kind`` column).
 PARTITION = "partition"  # a partition's state and replicas (events: after a change; snapshots: as read)
@@ -38,6 +44,7 @@ PARTITION_REMOVED = "partition_removed"  # the partition (or its topic) is gone
 BROKER = "broker"  # a broker registered (or re-registered), as /brokers/ids/<id> holds it
 BROKER_LEFT = "broker_left"  # its registration went away
 CONTROLLER = "controller"  # /controller names ``broker`` (null: no controller) at ``controller_epoch``
+LOG_DIR = "log_dir"  # traffic: one log dir of ``broker``
 
 ROW_SCHEMA = pa.schema(
     [
@@ -67,7 +74,29 @@ GAP_SCHEMA = pa.schema(
         pa.field("reason", pa.string(), nullable=False),
     ]
 )
-SCHEMAS = {EVENTS: ROW_SCHEMA, SNAPSHOTS: ROW_SCHEMA, GAPS: GAP_SCHEMA}
+TRAFFIC_SCHEMA = pa.schema(
+    [
+        pa.field("ts_ms", pa.int64(), nullable=False),  # the tick (epoch ms, UTC)
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("kind", pa.string(), nullable=False),  # PARTITION or LOG_DIR
+        pa.field("topic", pa.string()),
+        pa.field("partition", pa.int32()),
+        pa.field("broker", pa.int32()),  # a partition's leader at the end of the window; a log dir's broker
+        pa.field("log_dir", pa.string()),
+        pa.field("messages_in_per_s", pa.float64()),  # partitions only
+        pa.field("messages_unknown", pa.string()),
+        pa.field("bytes_in_per_s", pa.float64()),  # a log dir: of the leader replicas it holds
+        pa.field("bytes_unknown", pa.string()),
+        pa.field("window_s", pa.float64()),  # the longest window of the row's rates
+        pa.field("read_ms", pa.int64()),  # when the broker answered (the later reading)
+        pa.field("used_bytes", pa.int64()),  # log dirs only, from here on
+        pa.field("usable_bytes", pa.int64()),  # free space (DescribeLogDirs v4, Kafka 3.3+)
+        pa.field("total_bytes", pa.int64()),
+        pa.field("growth_bytes_per_hour", pa.float64()),
+        pa.field("growth_unknown", pa.string()),
+    ]
+)
+SCHEMAS = {EVENTS: ROW_SCHEMA, SNAPSHOTS: ROW_SCHEMA, GAPS: GAP_SCHEMA, TRAFFIC: TRAFFIC_SCHEMA}
 COLUMNS = tuple(ROW_SCHEMA.names)
 
 Row = dict[str, Any]
@@ -156,6 +185,38 @@ def snapshot_rows(snapshot: ClusterSnapshot, ts_ms: int) -> Iterator[Row]:
         for partition, replicas in sorted(partition_replicas(topic).items()):
             seq += 1
             yield partition_row(ts_ms, seq, topic, partition, replicas)
+
+
+def traffic_rows(ts_ms: int, traffic: Traffic) -> Iterator[Row]:
+    """The ``traffic`` rows of one tick: every partition's rates, then every log dir's."""
+    seq = 0
+    for row in traffic.partitions():
+        seq += 1
+        out: Row = {"ts_ms": ts_ms, "seq": seq, "kind": PARTITION, "topic": row.topic, "partition": row.partition}
+        out["broker"] = row.broker
+        yield out | _rates(row)
+    for row in traffic.log_dirs():
+        seq += 1
+        extra = row.extra
+        out = {"ts_ms": ts_ms, "seq": seq, "kind": LOG_DIR, "broker": row.broker, "log_dir": row.log_dir}
+        out.update({k: extra.get(k) for k in ("used_bytes", "usable_bytes", "total_bytes", "growth_bytes_per_hour")})
+        out["growth_unknown"] = extra.get("growth_unknown")
+        yield out | _rates(row)
+
+
+def _rates(row: TrafficRow) -> Row:
+    """A traffic row's rates (each null with its reason when unknown), window and read time."""
+    out: Row = {}
+    windows, reads = [], []
+    for name, r in (("messages", row.messages_in), ("bytes", row.bytes_in)):
+        if r is None:
+            continue
+        out[f"{name}_in_per_s"], out[f"{name}_unknown"] = r.per_s, r.unknown
+        windows += [r.window_s] if r.window_s is not None else []
+        reads += [r.read_ms] if r.read_ms is not None else []
+    out["window_s"] = max(windows) if windows else None
+    out["read_ms"] = max(reads) if reads else None
+    return out
 
 
 def table_of(table: str, rows: list[Row]) -> pa.Table:

@@ -238,3 +238,17 @@ def write_outage(root: Path, cluster: str, start_ms: int) -> Outage:
     store.append(EVENTS, cluster, [{**r, "seq": i} for i, r in enumerate(events)])
     store.set_flushed(cluster, outage.end_ms)
     return outage
+
+
+def traffic_tick_rows(ts_ms: int, messages: dict[tuple[str, int, int], float | None]) -> list[dict[str, object]]:
+    """The ``traffic`` partition rows of one tick (``(topic, partition, leader)``: messages in per second, None:
+    unknown because the leader was not asked), bytes in ten times the messages, over a 60 s window."""
+    rows: list[dict[str, object]] = []
+    for seq, ((topic, partition, leader), per_s) in enumerate(sorted(messages.items()), start=1):
+        why = None if per_s is not None else f"broker {leader} was not asked"
+        rows.append({
+            "ts_ms": ts_ms, "seq": seq, "kind": PARTITION, "topic": topic, "partition": partition, "broker": leader,
+            "messages_in_per_s": per_s, "messages_unknown": why, "bytes_unknown": why, "window_s": 60.0,
+            "bytes_in_per_s": None if per_s is None else per_s * 10, "read_ms": ts_ms,
+        })  # fmt: skip
+    return rows
