@@ -16,10 +16,11 @@ from core.history.diff import diff, state_at
 from core.history.flapping import flapping, fleet_flapping
 from core.history.isr import isr_history
 from core.history.observations import Window, spark_fleet_observations
-from core.history.schema import BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
+from core.history.schema import BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED, TRAFFIC
 from core.history.store import Gap, HistoryStore
+from core.history.traffic import history_traffic
 from core.history.urp import fleet_urp, urp
-from core.testdata.history import write_history
+from core.testdata.history import traffic_tick_rows, write_history
 
 
 @pytest.fixture(scope="module")
@@ -208,3 +209,30 @@ def test_a_large_store_is_spread_over_more_spark_partitions_with_the_same_answer
     assert spark_fleet_observations(spark, fleet).rdd.getNumPartitions() == 20
     assert fleet_flapping(fleet, top=1000, spark=spark).to_json() == fleet_flapping(fleet, top=1000).to_json()
     assert fleet_urp(fleet, "broker", spark=spark).to_json() == fleet_urp(fleet, "broker").to_json()
+
+
+@pytest.fixture(scope="module")
+def traffic_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[HistoryStore, int]:
+    """Two hours of ticks every 30 s over 40 partitions of 4 topics on 3 leaders, a few parts unknown."""
+    store = HistoryStore.create(tmp_path_factory.mktemp("traffic") / "store")
+    start = 1_800_000_000_000 - 1_800_000_000_000 % 3_600_000
+    rows: list[dict[str, object]] = []
+    for tick in range(240):
+        rates: dict[tuple[str, int, int], float | None] = {
+            (f"t{p % 4}", p, p % 3 + 1): (tick * 7 + p * 13) % 101 / 3 for p in range(40)
+        }
+        if tick % 17 == 0:
+            rates[("t1", 1, 2)] = None
+        rows += traffic_tick_rows(start + tick * 30_000, rates)
+    store.append(TRAFFIC, "c1", rows)
+    return store, start
+
+
+@pytest.mark.parametrize("scope", [{}, {"topic": "t1"}, {"broker": 2}, {"topic": "nothing"}])
+def test_traffic_is_identical_on_both_engines(
+    traffic_store: tuple[HistoryStore, int], spark: Any, scope: dict[str, Any]
+) -> None:
+    store, start = traffic_store
+    local = history_traffic(store, "c1", start, start + 2 * 3_600_000, **scope)
+    assert len(local.hours) == (0 if scope.get("topic") == "nothing" else 2)
+    assert history_traffic(store, "c1", start, start + 2 * 3_600_000, spark=spark, **scope).to_json() == local.to_json()
