@@ -1,15 +1,20 @@
 """``kzc traffic`` on the real sandbox: producers at known rates (one topic spread evenly, one skewed onto a
 single partition, one idle), read back from the brokers' high watermarks and log dirs; the skewed partition
 named by what the load says; a producer that stops reads idle within one window; log dirs show their growth
-and, on this release (DescribeLogDirs v4), the time until full."""
+and, on this release (DescribeLogDirs v4), the time until full. ``kzc record`` stores the rates and ``kzc
+history traffic`` gives them back."""
 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +22,8 @@ from confluent_kafka import Message, Producer
 from kazoo.client import KazooClient
 
 from cli.main import main
+from core.history.schema import PARTITION, TRAFFIC
+from core.history.store import HistoryStore
 from core.kafka.znodes.paths import state_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
@@ -177,3 +184,48 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
     after = {r["topic"]: r for r in kzc_json(capsys, sandbox, "traffic", "--window", "3s")["rows"]}
     assert after[steady]["idle"] and after[steady]["messages_in_per_s"] == 0.0
     assert after[skewed]["idle"]
+
+
+def test_the_recorder_stores_the_rates_and_history_traffic_gives_the_produced_rate(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    topic, out = "traffic-history", tmp_path / "store"
+    create(capsys, sandbox, topic)
+    load = Load(sandbox.info().bootstrap_servers, topic, 100, tuple(range(PARTITIONS)))
+    zk = ["--zookeeper", sandbox.info().zookeeper]
+    command = [sys.executable, "-m", "cli.main", "record", "--out", str(out), "--flush-every", "1s"]
+    with running(load):
+        wait_until(lambda: len(load.delivered) > 100, 60, "the load delivering")
+        recorder = subprocess.Popen([*command, "--traffic-every", "3s", *zk], stderr=subprocess.PIPE)
+        try:
+            wait_until(lambda: len(_ticks(out, topic)) >= 5, 90, "five ticks of the topic's rates recorded")
+        finally:
+            recorder.send_signal(signal.SIGTERM)
+            recorder.wait(30)
+    answer = kzc_json(capsys, sandbox, "history", "traffic", "--topic", topic, "--since", "1h", "--store", str(out))
+    hours = [h["messages_in_per_s"] for h in answer["hours"]]
+    known = sum(h["ticks_known"] for h in hours)
+    mean = sum(h["mean"] * h["ticks_known"] for h in hours if h["mean"] is not None) / known
+    ticks = _ticks(out, topic)
+    start = min(read - window * 1000 for read, window in ticks.values())
+    end = max(read for read, _ in ticks.values())
+    # every recorded tick after the first snapshot is known (the load ran throughout) and within 15%
+    assert known == len(ticks) and all(h["ticks_unknown"] == 0 for h in hours)
+    assert near(mean, load.in_window(int(end), (end - start) / 1000)), (answer, ticks)
+
+
+def _ticks(out: Path, topic: str) -> dict[int, tuple[int, float]]:
+    """Each recorded tick of ``topic`` whose every partition's rate is known: (read time, window)."""
+    if not (out / TRAFFIC).exists():
+        return {}
+    store = HistoryStore(out)
+    rows = [r for c in store.clusters() for r in store.read(TRAFFIC, c).to_pylist()]
+    ticks: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        if row["kind"] == PARTITION and row["topic"] == topic:
+            ticks.setdefault(row["ts_ms"], []).append(row)
+    return {
+        ts: (max(r["read_ms"] for r in parts), max(r["window_s"] for r in parts))
+        for ts, parts in ticks.items()
+        if all(r["messages_in_per_s"] is not None for r in parts)
+    }
