@@ -73,7 +73,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("acl", "cli.acl_cmd", "list, add or remove ACLs of the ZooKeeper authorizer"),
     Command("quota", "cli.quota_cmd", "show or change client quotas (users, client ids, defaults)"),
     Command("user", "cli.user_cmd", "SCRAM users: list, set a password, delete credentials"),
-    Command("record", "cli.record_cmd", "record live events and periodic snapshots into a history store (Parquet)"),
+    Command(
+        "record",
+        "cli.record_cmd",
+        "record live events, periodic snapshots and traffic rates into a history store (Parquet)",
+    ),
     Command("history", "cli.history_cmd", "questions over a history store recorded by kzc record"),
     Command("diff", "cli.diff_cmd", "what differs between two snapshots, moments of the history, or clusters"),
     Command(
