@@ -2,9 +2,11 @@
 
 A side is a ``ClusterState``, the comparable part of a cluster: every partition's replicas, leader and ISR,
 every topic's config overrides (None: not known, as in the history store, which does not record configs),
-every broker's rack and first endpoint, and the controller. It comes from a snapshot (a file, or a live
-read) or from a moment of the history store (``state_at``: the last snapshot before it with every event up
-to it applied). ACLs are never compared.
+every broker's rack and first endpoint, the controller, and from the history store every topic's messages
+and bytes in per second (the last traffic tick at or before the moment, ``core.history.traffic``; None where
+not known: snapshots do not hold rates). It comes from a snapshot (a file, or a live read) or from a moment
+of the history store (``state_at``: the last snapshot before it with every event up to it applied). ACLs are
+never compared.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from core.errors import UsageError
 from core.history.observations import Window
 from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, PARTITION, PARTITION_REMOVED, ROW_SCHEMA
 from core.history.store import HistoryStore
+from core.history.traffic import TopicRates, rate_changed, topic_rates_at
 from core.human_time import utc_text
 from core.kafka.znodes import BrokerRegistration, EntityConfig, PartitionState
 from core.snapshot.model import ClusterSnapshot
@@ -37,6 +40,7 @@ class ClusterState:
     brokers: Mapping[int, tuple[str | None, str | None]]  # rack, endpoint
     controller: int | None
     configs: Mapping[str, Mapping[str, str]] | None = field(default=None)  # None: configs not known
+    rates: TopicRates | None = field(default=None)  # None: rates not known
 
     @property
     def topics(self) -> frozenset[str]:
@@ -96,7 +100,8 @@ def state_at(store: HistoryStore, cluster: str, at_ms: int, spark: Any = None) -
             brokers.pop(row["broker"], None)
         elif kind == CONTROLLER:
             controller = row["broker"]
-    return ClusterState(_moment_name(window, at_ms), partitions, brokers, controller, None)
+    rates = topic_rates_at(store, cluster, at_ms)
+    return ClusterState(_moment_name(window, at_ms), partitions, brokers, controller, None, rates)
 
 
 def _moment_name(window: Window, at_ms: int) -> str:
@@ -183,7 +188,8 @@ def _ids(values: tuple[int, ...] | None) -> str:
 
 
 def diff(a: ClusterState, b: ClusterState) -> list[Difference]:
-    """Every difference from ``a`` to ``b``, topics first, then partitions, configs, brokers, controller."""
+    """Every difference from ``a`` to ``b``, topics first, then partitions, configs, rates (a topic's messages or
+    bytes in per second that changed, ``rate_changed``), brokers, controller."""
     out: list[Difference] = []
     for topic in sorted(b.topics - a.topics):
         count = sum(1 for t, _ in b.partitions if t == topic)
@@ -217,6 +223,11 @@ def diff(a: ClusterState, b: ClusterState) -> list[Difference]:
             for option in sorted(set(old) | set(new)):
                 if old.get(option) != new.get(option):
                     out.append(Difference("config", f"{topic} {option}", old.get(option, "-"), new.get(option, "-")))
+    if a.rates is not None and b.rates is not None:
+        for topic in sorted(set(a.rates) | set(b.rates)):
+            old_r, new_r = a.rates.get(topic, (None, None)), b.rates.get(topic, (None, None))
+            if any(rate_changed(x, y) for x, y in zip(old_r, new_r, strict=True)):
+                out.append(Difference("rate", topic, _rates(old_r), _rates(new_r)))
     for broker in sorted(set(a.brokers) | set(b.brokers)):
         before_b, after_b = a.brokers.get(broker), b.brokers.get(broker)
         if before_b is None:
@@ -228,6 +239,11 @@ def diff(a: ClusterState, b: ClusterState) -> list[Difference]:
     if a.controller != b.controller:
         out.append(Difference("controller", "controller", str(a.controller), str(b.controller)))
     return out
+
+
+def _rates(value: tuple[float | None, float | None]) -> str:
+    messages, size = (f"{v:,.1f}" if v is not None else "unknown" for v in value)
+    return f"{messages} msg/s, {size} bytes/s in"
 
 
 def _as_set(values: tuple[int, ...] | None) -> tuple[int, ...] | None:

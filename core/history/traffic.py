@@ -20,6 +20,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from core.history.schema import HOUR_MS, PARTITION, TRAFFIC, hour_of
@@ -27,7 +28,8 @@ from core.history.store import Gap, HistoryStore
 from core.human_time import utc_text
 
 FIGURES = (("messages_in_per_s", "messages_unknown"), ("bytes_in_per_s", "bytes_unknown"))
-_COLUMNS = ["ts_ms", "kind", "topic", "broker", *(c for pair in FIGURES for c in pair)]
+_COLUMNS = ["ts_ms", "kind", "topic", "broker", "window_s", "read_ms", *(c for pair in FIGURES for c in pair)]
+RATE_CHANGE = 0.1  # kzc diff lists a rate that changed by at least this share of the larger value
 
 
 def p95_rank(n: int) -> int:
@@ -144,18 +146,23 @@ def history_traffic(
     return TrafficAnswer(cluster, since_ms, until_ms, topic, broker, tuple(hours), gaps)
 
 
+def _partition_rows(store: HistoryStore, cluster: str, since_ms: int, until_ms: int) -> pa.Table:
+    """The ``partition`` rows of the ticks in [since_ms, until_ms] (local engine)."""
+    table = store.read(TRAFFIC, cluster, since_ms, until_ms).select(_COLUMNS)
+    ts = table.column("ts_ms")
+    in_window = pc.and_(pc.greater_equal(ts, since_ms), pc.less_equal(ts, until_ms))
+    return table.filter(pc.and_(pc.equal(table.column("kind"), PARTITION), in_window))
+
+
 def _local(
     store: HistoryStore, cluster: str, since_ms: int, until_ms: int, topic: str | None, broker: int | None
 ) -> list[TrafficHour]:
-    table = store.read(TRAFFIC, cluster, since_ms, until_ms).select(_COLUMNS)
-    ts = table.column("ts_ms")
-    keep = pc.and_(pc.equal(table.column("kind"), PARTITION),
-                   pc.and_(pc.greater_equal(ts, since_ms), pc.less_equal(ts, until_ms)))  # fmt: skip
+    table = _partition_rows(store, cluster, since_ms, until_ms)
     if topic is not None:
-        keep = pc.and_(keep, pc.equal(table.column("topic"), topic))
+        table = table.filter(pc.equal(table.column("topic"), topic))
     # Per tick and figure: the sum, and the reasons of the unknown parts.
     ticks: dict[int, list[tuple[float, list[str]]]] = {}
-    for row in table.filter(keep).to_pylist():
+    for row in table.to_pylist():
         tick = ticks.setdefault(row["ts_ms"], [(0.0, []) for _ in FIGURES])
         if broker is not None and row["broker"] != broker:
             continue
@@ -173,6 +180,40 @@ def _local(
             else:
                 hour[i][0].append(total)
     return [TrafficHour(h, tuple(Figure.of(v, r) for v, r in by_hour[h])) for h in sorted(by_hour)]
+
+
+TopicRates = dict[str, tuple[float | None, float | None]]  # topic: messages and bytes in per second (None: unknown)
+
+
+def topic_rates_at(store: HistoryStore, cluster: str, at_ms: int) -> TopicRates | None:
+    """Each topic's messages and bytes in per second at ``at_ms``: the last tick at or before it within the hour
+    before, summed over the topic's partitions (unknown when one part is). None: no tick covers the moment (none
+    in that hour, or the last one ended more than two windows before it)."""
+    table = _partition_rows(store, cluster, at_ms - HOUR_MS, at_ms)
+    if table.num_rows == 0:
+        return None
+    last = pc.max(table.column("ts_ms")).as_py()
+    rows = table.filter(pc.equal(table.column("ts_ms"), last)).to_pylist()
+    window_ms = max((r["window_s"] or 0.0) for r in rows) * 1000
+    if at_ms - max((r["read_ms"] or last) for r in rows) > 2 * window_ms:
+        return None
+    sums: dict[str, list[float | None]] = {}
+    for row in rows:
+        totals = sums.setdefault(row["topic"], [0.0 for _ in FIGURES])
+        for i, (value, _) in enumerate(FIGURES):
+            part, so_far = row[value], totals[i]
+            totals[i] = None if part is None or so_far is None else so_far + part
+    return {topic: (m, b) for topic, (m, b) in sums.items()}
+
+
+def rate_changed(before: float | None, after: float | None) -> bool:
+    """Whether a rate changed enough to list (``kzc diff``): known on one side only, idle on one side only, or
+    by at least ``RATE_CHANGE`` of the larger value."""
+    if before is None or after is None:
+        return before != after
+    if (before == 0.0) != (after == 0.0):
+        return True
+    return abs(after - before) >= RATE_CHANGE * max(before, after)
 
 
 def _spark(

@@ -1,5 +1,6 @@
 """The recorder stores each traffic tick's rates (unknown stays null with the reason, never 0), and ``kzc history
-traffic`` gives per hour the mean, peak and nearest-rank p95 of the ticks, by topic, broker or cluster."""
+traffic`` gives per hour the mean, peak and nearest-rank p95 of the ticks, by topic, broker or cluster; ``kzc
+diff`` of two moments lists the topics whose rates changed."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import pytest
 
 from core.brokers.logdirs import BrokerLogDirs, LogDir, ReplicaLog
 from core.brokers.offsets import BrokerOffsets
+from core.history.diff import ClusterState, diff
 from core.history.recorder import Recorder, RecorderSettings
 from core.history.schema import LOG_DIR, PARTITION, TRAFFIC
 from core.history.store import Gap, HistoryStore
-from core.history.traffic import history_traffic, p95_rank
+from core.history.traffic import history_traffic, p95_rank, topic_rates_at
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.builder import snapshot
 from core.testdata.history import traffic_tick_rows
@@ -119,3 +121,25 @@ def test_history_traffic_of_the_cluster_reads_only_its_window(tmp_path: Path, si
     assert answer.lines()[-1].startswith(
         "  no traffic recorded" if not hours else f"  {answer.to_json()['hours'][-1]['hour']}h"
     )
+
+
+def test_the_rates_at_a_moment_are_the_last_tick_before_it_while_it_still_covers_it(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    minute = 60_000
+    assert topic_rates_at(store, "c1", T0 + 19 * minute + 1) == {"a": (25.0, 250.0)}
+    assert topic_rates_at(store, "c1", T0 + 30 * minute) == {"a": (None, None)}  # a part unknown: unknown
+    assert topic_rates_at(store, "c1", T0 + 25 * minute) is None  # six minutes after a 60 s window: not covered
+    assert topic_rates_at(store, "c1", T0 - 1) is None
+
+
+def test_diff_lists_the_rates_that_changed_by_a_tenth_or_went_idle_or_unknown() -> None:
+    def state(rates: dict[str, tuple[float | None, float | None]] | None) -> ClusterState:
+        return ClusterState("s", {}, {}, None, None, rates)
+
+    before = state({"a": (100.0, 1000.0), "b": (10.0, 100.0), "c": (5.0, 50.0), "d": (1.0, 10.0)})
+    after = state({"a": (95.0, 960.0), "b": (0.0, 0.0), "c": (None, None), "e": (2.0, 20.0)})
+    found = {d.subject: d for d in diff(before, after) if d.kind == "rate"}
+    assert sorted(found) == ["b", "c", "d", "e"]  # a moved 5%: not listed
+    assert found["b"].text() == "rate               b: 10.0 msg/s, 100.0 bytes/s in -> 0.0 msg/s, 0.0 bytes/s in"
+    assert found["c"].after == "unknown msg/s, unknown bytes/s in"
+    assert not [d for d in diff(before, state(None)) if d.kind == "rate"]  # a snapshot has no rates
