@@ -107,7 +107,8 @@ class TrafficAnswer:
                f"{utc_text(self.until_ms)} (per hour: mean, peak, p95 of the ticks)"]  # fmt: skip
         out += [f"  gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)}: {g.reason}" for g in self.gaps]
         if not self.hours:
-            out.append("  no traffic recorded (kzc record samples it every --traffic-every)")
+            out.append(f"  no traffic of {self.scope} recorded in this window (kzc record samples it every "
+                       "--traffic-every)")  # fmt: skip
         for h in self.hours:
             parts = [_figure_text(unit, f) for unit, f in zip(("msg/s", "bytes/s"), h.figures, strict=True)]
             out.append(f"  {hour_of(h.hour_ms)}h  " + "  |  ".join(parts))

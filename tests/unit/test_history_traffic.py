@@ -119,7 +119,7 @@ def test_history_traffic_of_the_cluster_reads_only_its_window(tmp_path: Path, si
     answer = history_traffic(_store(tmp_path), "c1", since, T0 + 4 * HOUR)
     assert len(answer.hours) == hours
     assert answer.lines()[-1].startswith(
-        "  no traffic recorded" if not hours else f"  {answer.to_json()['hours'][-1]['hour']}h"
+        "  no traffic of the whole cluster recorded" if not hours else f"  {answer.to_json()['hours'][-1]['hour']}h"
     )
 
 
