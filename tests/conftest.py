@@ -31,3 +31,24 @@ def _no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("KZC_CONFIG", str(tmp_path / "kzc-config.toml"))
     monkeypatch.setenv("KZC_EXPORT_DIR", str(tmp_path / "exports"))
     monkeypatch.setenv("KZC_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+
+
+_INTEGRATION = Path(__file__).parent / "integration"
+
+
+@pytest.fixture(autouse=True)
+def _no_jvm_outside_integration(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The unit and console tiers (``make check``) start no JVM: a test there that would start Spark or a sandbox
+    fails at once, naming the tier it belongs to."""
+    if _INTEGRATION in Path(str(request.node.path)).parents:
+        return
+    from core.consistency import spark_job
+    from core.consistency.spark_engine import SparkEngine
+    from core.sandbox.cluster import Sandbox
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        pytest.fail(f"{request.node.nodeid} starts a JVM: it belongs in tests/integration (make check starts none)")
+
+    monkeypatch.setattr(spark_job, "start_session", refuse)
+    monkeypatch.setattr(SparkEngine, "start", refuse)
+    monkeypatch.setattr(Sandbox, "up", refuse)

@@ -11,6 +11,11 @@ The factory's API:
 - ``sandbox`` (session) is ``clusters.get(DEFAULT)``; ``secured`` is ``clusters.get(SECURED)`` (one broker, a SCRAM
   listener, the ZooKeeper authorizer). A module that needs another key marks it: ``pytestmark =
   pytest.mark.cluster(key)`` (or a class or parameter mark), and gets it from ``clusters.get(key)`` in a fixture.
+- ``spark_worker`` (session): one warm Spark worker (``local[*]``) for every module that runs the Spark check
+  engine; ``lent_spark`` hands it to ``kzc check --engine spark`` run in-process (``cli.main.main``), which then
+  neither starts a cold JVM nor stops the warm one. One run per entry point still starts its own Spark
+  (``test_checks_cluster``: the ``kzc`` executable; ``test_interrupts``; the warm-up test of
+  ``test_checks_engines``).
 - The modules that share a non-default key run one after another, and its cluster stops after its last test;
   ``DEFAULT`` lives for the whole run. A test that damages its cluster restores it before it ends, or uses a key
   of its own.
@@ -31,6 +36,7 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
+from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.sandbox.cluster import Sandbox
 from tests.integration.clusters import DEFAULT, SECURED, ClusterKey, Clusters, last_users, order_by_cluster
 from tests.integration.zk_server import zk_client
@@ -109,3 +115,41 @@ def zk(sandbox: Sandbox) -> Iterator[KazooClient]:
     """A plain ZooKeeper client under the sandbox's Kafka chroot, for setting up and inspecting state."""
     with zk_client(sandbox.info().zookeeper) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def spark_worker() -> Iterator[SparkEngine]:
+    """One warm Spark worker for the whole run (Spark's default master): a cold start costs a JVM and its warm-up."""
+    engine = SparkEngine(SparkSettings())
+    engine.start()
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+class _Lent:
+    """The session's worker as ``kzc check`` sees its own engine, except that closing it leaves it running."""
+
+    def __init__(self, engine: SparkEngine) -> None:
+        self._engine = engine
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._engine, name)
+
+    def close(self) -> None:
+        """The session's worker outlives the command (``spark_worker`` stops it)."""
+
+
+@pytest.fixture
+def lent_spark(spark_worker: SparkEngine, monkeypatch: pytest.MonkeyPatch) -> SparkEngine:
+    """``kzc check --engine spark`` in this process runs on ``spark_worker`` (it must ask for the same settings):
+    the command's whole path, its snapshot, job and output, without a cold JVM per run."""
+    from cli import check_cmd
+
+    def engine(settings: SparkSettings) -> _Lent:
+        assert settings == spark_worker.settings, f"kzc check asked for another Spark: {settings}"
+        return _Lent(spark_worker)
+
+    monkeypatch.setattr(check_cmd, "SparkEngine", engine)
+    return spark_worker

@@ -7,8 +7,9 @@ at once (zk-layout §2.7), so the check has nothing to report there. That reques
 missing partition states and a leader outside its ISR are therefore written by hand into a chroot of the
 sandbox's ZooKeeper, where no controller acts, and checked with ``--zookeeper host:port/<chroot>``.
 
-The local engine runs in-process (``cli.main.main``); the Spark engine runs as a user runs it, through
-the ``kzc`` executable, and must return the local engine's findings.
+The local engine runs in-process (``cli.main.main``); the Spark engine runs once as a user runs it, through
+the ``kzc`` executable (the hand-written faults), and once in-process on the run's warm worker (``lent_spark``),
+and must return the local engine's findings.
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ def delete_topics(sandbox: Sandbox, *names: str) -> None:
     del admin
 
 
+@pytest.mark.usefixtures("lent_spark")
 def test_a_killed_broker_makes_partitions_offline_and_under_replicated_and_holds_a_deletion(
     sandbox: Sandbox, zk: KazooClient, unique_name: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -165,12 +167,14 @@ def test_a_killed_broker_makes_partitions_offline_and_under_replicated_and_holds
         assert stuck["path"] == f"/admin/delete_topics/{doomed}"
         assert report["summary"]["by_check"]["offline_partition"] >= 1
 
-        # Both engines on one snapshot of this state, through the kzc executable.
+        # Both engines on one snapshot of this state, through kzc check (Spark: the run's warm worker).
         snapshot = tmp_path / "outage.jsonl"
         assert main(["snapshot", "--zookeeper", connect, "-o", str(snapshot)]) == 0
         capsys.readouterr()
-        local_code, local, _ = check_cli("--snapshot", str(snapshot), "--engine", "local")
-        spark_code, spark, err = check_cli("--snapshot", str(snapshot), "--engine", "spark")
+        local_code, local = check(capsys, "--snapshot", str(snapshot))
+        spark_code = main(["check", "--json", "--snapshot", str(snapshot), "--engine", "spark"])
+        out, err = capsys.readouterr()
+        spark = json.loads(out)
         assert spark_code == local_code == 1, err
         assert spark["findings"] == local["findings"]
         assert spark["summary"]["engine"] == "spark" and local["summary"]["engine"] == "local"

@@ -3,8 +3,8 @@
 Both engines run on every hand-built case of ``test_local_checks.CASES`` (the snapshot in memory, which
 the Spark engine stages to a file as the console does), on the brokers' metadata cases, and on synthetic
 snapshot files from ``core.testdata.synthetic`` with at least one of every fault the generator can
-plant, read by each engine from the same file. One Spark worker (``local[*]``) serves the whole module,
-so Spark starts once.
+plant, read by each engine from the same file. The run's one warm Spark worker (``spark_worker``,
+``local[*]``) serves the module; only the warm-up test starts its own.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,15 +41,10 @@ from core.testdata.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_s
 from tests.integration.engines import assert_same, both, both_staged
 
 
-@pytest.fixture(scope="module")
-def spark() -> Iterator[SparkEngine]:
-    """One warm Spark worker for the whole module."""
-    engine = SparkEngine(SparkSettings())
-    engine.start()
-    try:
-        yield engine
-    finally:
-        engine.close()
+@pytest.fixture
+def spark(spark_worker: SparkEngine) -> SparkEngine:
+    """The run's warm Spark worker (``spark_worker``, shared with the other modules that run Spark)."""
+    return spark_worker
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

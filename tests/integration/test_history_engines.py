@@ -1,14 +1,18 @@
 """Every history question gives identical answers on the local engine (the reference) and on Spark, over a
 synthetic history with churn, a broker restart, a gap and an offline partition, and across a fleet of clusters
-in one store (``--cluster all``), and a moment of the store as ``kzc diff`` reads it (one Spark session: slow)."""
+in one store (``--cluster all``), and a moment of the store as ``kzc diff`` reads it, in-process and through the
+command (one Spark session for the module: slow)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli.main import main
 from core.consistency.spark_job import start_session
 from core.consistency.spark_worker import LOCAL_DEFAULTS
 from core.history import observations
@@ -236,3 +240,28 @@ def test_traffic_is_identical_on_both_engines(
     local = history_traffic(store, "c1", start, start + 2 * 3_600_000, **scope)
     assert len(local.hours) == (0 if scope.get("topic") == "nothing" else 2)
     assert history_traffic(store, "c1", start, start + 2 * 3_600_000, spark=spark, **scope).to_json() == local.to_json()
+
+
+def test_kzc_diff_of_two_moments_is_the_same_on_both_engines(
+    spark: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # kzc diff builds its session with getOrCreate, which hands it the module's warm one: it must not stop it.
+    monkeypatch.setattr(spark, "stop", lambda: None)
+    store = tmp_path / "store"
+    for i in range(2):
+        write_history(store, partitions=400, days=1, snapshot_every_s=6 * 3600, cluster=f"c{i}", seed=20 + i)
+    start = Window.of(HistoryStore.open(store), "c0", 0, 2**62).start_ms
+    early, late = start + 3_600_000, start + 20 * 3_600_000
+    HistoryStore.open(store).append(EVENTS, "c0", [
+        {"ts_ms": late - 1000, "seq": 1, "kind": PARTITION, "topic": "t00001", "partition": 0, "leader": 2,
+         "leader_epoch": 99, "isr": [2], "replicas": [1, 2, 3]},
+    ])  # fmt: skip
+    answers = []
+    for engine in ("local", "spark"):
+        assert main(["diff", f"@{early}", f"@{late}", "--store", str(store), "--cluster", "c0", "--engine", engine,
+                     "--spark-master", "local[1]", "--json"]) == 0  # fmt: skip
+        answers.append(json.loads(capsys.readouterr().out))
+    changed = {(d["kind"], d["subject"]): d["after"] for d in answers[0]["differences"]}
+    assert changed[("isr", "t00001-0")] == "[2]" and changed[("leader", "t00001-0")] == "2"
+    assert answers[1] == answers[0]
+    assert answers[0]["a"].startswith("c0 at ") and answers[0]["configs_compared"] is False

@@ -333,6 +333,7 @@ def test_dual_write_and_a_zookeeper_write_refused_with_the_reason(
     assert any("through the brokers" in line for line in view.migration.panel_lines())
 
 
+@pytest.mark.usefixtures("lent_spark")  # kzc check --engine spark on the run's warm worker
 def test_a_broker_moved_to_kraft_is_alive_not_dead(cluster: Cluster, capsys: pytest.CaptureFixture[str]) -> None:
     c = cluster
     c.migration.to("kraft", brokers=[3])

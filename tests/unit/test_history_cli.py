@@ -1,6 +1,6 @@
 """``kzc history flapping|urp --cluster all`` answers for every cluster of the store (local engine), and
-``isr --cluster all`` refuses (it reads one cluster); ``kzc diff`` of two moments gives the same answer on
-both engines."""
+``isr --cluster all`` refuses (it reads one cluster). ``kzc diff`` on both engines starts Spark: it is in
+``tests/integration/test_history_engines.py``."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 from cli.main import main
 from core.history.flapping import fleet_flapping
 from core.history.observations import Window
-from core.history.schema import EVENTS, PARTITION
 from core.history.store import HistoryStore
 from core.history.urp import fleet_urp
 from core.testdata.history import write_history
@@ -58,21 +57,3 @@ def test_urp_across_the_fleet(store: Path, capsys: pytest.CaptureFixture[str]) -
 def test_isr_refuses_the_whole_fleet(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history", "isr", "--topic", "t00001", "--store", str(store), "--cluster", "all", *SINCE]) == 2
     assert "--cluster all is for flapping and urp" in capsys.readouterr().err
-
-
-def test_diff_of_two_moments_is_the_same_on_both_engines(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    windows = _windows(store, 0, 2**62)
-    early, late = windows[0].start_ms + 3_600_000, windows[0].start_ms + 20 * 3_600_000
-    HistoryStore.open(store).append(EVENTS, "c0", [
-        {"ts_ms": late - 1000, "seq": 1, "kind": PARTITION, "topic": "t00001", "partition": 0, "leader": 2,
-         "leader_epoch": 99, "isr": [2], "replicas": [1, 2, 3]},
-    ])  # fmt: skip
-    answers = []
-    for engine in ("local", "spark"):
-        assert main(["diff", f"@{early}", f"@{late}", "--store", str(store), "--cluster", "c0", "--engine", engine,
-                     "--spark-master", "local[1]", "--json"]) == 0  # fmt: skip
-        answers.append(json.loads(capsys.readouterr().out))
-    changed = {(d["kind"], d["subject"]): d["after"] for d in answers[0]["differences"]}
-    assert changed[("isr", "t00001-0")] == "[2]" and changed[("leader", "t00001-0")] == "2"
-    assert answers[1] == answers[0]
-    assert answers[0]["a"].startswith("c0 at ") and answers[0]["configs_compared"] is False
