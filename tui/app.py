@@ -402,7 +402,7 @@ class KzcApp(App[None]):
             case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
             case m.BrokerChosen(broker):
-                push(BrokerScreen(broker, backend, self.now_ms))
+                push(BrokerScreen(broker, backend, self.now_ms, backend))
             case m.StopCheckRequested(broker):
                 push(StopCheckScreen(broker, self.view.snapshot if self.view is not None else None))
             case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:

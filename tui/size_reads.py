@@ -9,6 +9,7 @@ screen gets both on the UI thread (``done``), or why the read failed.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic, TypeVar
@@ -16,9 +17,10 @@ from typing import Any, Generic, TypeVar
 from textual.screen import Screen
 from textual.timer import Timer
 
-from core.console.protocols import SizeSource
+from core.console.protocols import SizeSource, TrafficSource
 from core.errors import KzcError
 from core.snapshot.sizes import EVERY_S, SizesView
+from core.traffic.ticker import PACE, TICK_S, TrafficView
 
 T = TypeVar("T")
 V = TypeVar("V")
@@ -37,12 +39,15 @@ class PolledReads(Generic[V, T]):
         done: Callable[[V | None, T | None, str | None], None],
         every_s: float,
         group: str,
+        pace: float = 0.0,
     ) -> None:
         self.screen = screen
         self.read = read
         self.derive = derive
         self.done = done
         self.every_s = every_s
+        self.pace = pace  # wait at least this many times the last read's length (a big cluster's ticks)
+        self._took_s = 0.0
         self.group = group
         self.latest: V | None = None
         self._running = False
@@ -75,6 +80,7 @@ class PolledReads(Generic[V, T]):
 
     def _job(self, max_age_s: float) -> None:
         """Worker thread: the read and what the screen derives from it; ends on the UI thread."""
+        started = time.monotonic()
         view: V | None = None
         derived: T | None = None
         error: str | None = "the read ended unexpectedly"
@@ -85,6 +91,7 @@ class PolledReads(Generic[V, T]):
         except KzcError as exc:
             error = str(exc)
         finally:
+            self._took_s = time.monotonic() - started
             self.screen.app.call_from_thread(self._finished, view, derived, error)
 
     def _finished(self, view: V | None, derived: T | None, error: str | None) -> None:
@@ -100,7 +107,8 @@ class PolledReads(Generic[V, T]):
             return
         if self._timer is not None:
             self._timer.stop()
-        self._timer = self.screen.set_timer(self.every_s if view is not None else self.every_s / 5, self._next)
+        wait = max(self.every_s, self.pace * self._took_s) if view is not None else self.every_s / 5
+        self._timer = self.screen.set_timer(wait, self._next)
 
     def _next(self) -> None:
         if self.screen.is_current:
@@ -120,3 +128,14 @@ class SizeReads(PolledReads[SizesView, T]):
         done: Callable[[SizesView | None, T | None, str | None], None],
     ) -> None:
         super().__init__(screen, source.log_dirs, derive, done, EVERY_S, "sizes")
+
+
+def traffic_reads(
+    screen: Screen[Any],
+    source: TrafficSource,
+    derive: Callable[[TrafficView], T],
+    done: Callable[[TrafficView | None, T | None, str | None], None],
+) -> PolledReads[TrafficView, T]:
+    """Polls ``source``'s traffic ticks for one screen: every ``TICK_S``, or ``PACE`` times a tick's length when
+    ticks are long (a large cluster), so the worker never takes most of the process."""
+    return PolledReads(screen, source.traffic, derive, done, TICK_S, "traffic", PACE)

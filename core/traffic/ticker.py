@@ -25,6 +25,7 @@ from core.traffic.sample import TIMEOUT_S, Layout, Sample, read_sample
 from core.traffic.view import Row, Traffic
 
 TICK_S = 5.0  # the console samples this long after its previous sample finished
+PACE = 3.0  # ... or this many times the previous tick's length, if longer (see ``tui.size_reads.traffic_reads``)
 HISTORY_TICKS = 60  # five minutes of ticks behind each sparkline
 FIRST_NOTE = "measuring: a rate needs two readings, one tick apart"
 

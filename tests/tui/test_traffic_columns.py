@@ -1,19 +1,26 @@
 """Traffic in the console (``core.traffic.ticker`` through the backend's ``traffic``, fed by synthetic high
 watermarks and log sizes): the topics table's msg/s and in/s columns and ``h`` (hottest first), ``idle`` and
-``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings."""
+``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings, the
+broker and topic screens' sparklines and the broker's log dirs with their growth."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
 
+from textual.pilot import Pilot
+from textual.widgets import Sparkline
+
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.testdata.traffic import SyntheticTraffic
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
+from tui.messages import BrokerChosen, TopicChosen
+from tui.screens.broker import BrokerScreen
 from tui.screens.cluster import ClusterScreen
 from tui.screens.topics import TopicsScreen
+from tui.widgets.traffic_panel import TrafficPanel
 from tui.widgets.virtual_table import VirtualTable
 
 MakeApp = Callable[..., KzcApp]
@@ -119,3 +126,50 @@ async def test_cluster_line_says_why_when_a_broker_cannot_answer(make_app: MakeA
         cells = {r.key: r.cells[at] for r in table.visible_rows()}
         assert cells["2"] == "?"
         assert all(cell != "?" for key, cell in cells.items() if key != "2")  # the others still show
+
+
+async def _ticks(pilot: Pilot[None], panel: TrafficPanel, count: int) -> None:
+    for _ in range(count):
+        assert panel.reads is not None
+        panel.reads.now()
+        await settle(pilot)
+
+
+async def test_broker_screen_sparkline_and_log_dirs_growth(make_app: MakeApp) -> None:
+    traffic = SyntheticTraffic({HOT: 400.0, WARM_HEALTHY: 100.0}, NOW_MS - 60_000)
+    app = make_app(snapshot=_healthy(), traffic=traffic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        app.post_message(BrokerChosen(1))
+        await settle(pilot)
+        assert isinstance(app.screen, BrokerScreen)
+        panel = app.screen.query_one("#broker-traffic", TrafficPanel)
+        spark = app.screen.query_one("#broker-traffic .traffic-spark", Sparkline)
+        assert not spark.display  # no known tick yet: no flat line that reads as 0
+        await _ticks(pilot, panel, 3)
+        text = _text(app, "#broker-traffic .traffic-text")
+        assert text.startswith("in as leader: ")
+        assert "/data/1 used " in text and "/h · full in ? (the broker does not report the volume's free space" in text
+        assert "messages in over the last 15s:" in text  # three rates: the first tick only measures
+        assert len(list(spark.data or [])) == 3
+        assert list(spark.data or []) == [v for v in app.backend.traffic(60).broker_history(1) if v is not None]
+
+
+async def test_topic_screen_sparkline_leaves_unknown_ticks_out(make_app: MakeApp) -> None:
+    traffic = SyntheticTraffic({HOT: 400.0}, NOW_MS - 60_000)
+    app = make_app(snapshot=_healthy(), traffic=traffic)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        app.post_message(TopicChosen(HOT))
+        await settle(pilot)
+        panel = app.screen.query_one("#topic-traffic", TrafficPanel)
+        await _ticks(pilot, panel, 2)
+        assert _text(app, "#topic-traffic .traffic-text").startswith("traffic in: 400.0/s · 39.1 KiB/s · over 5s")
+        spark = app.screen.query_one("#topic-traffic .traffic-spark", Sparkline)
+        known = list(spark.data or [])
+        assert len(known) >= 2 and set(known) == {400.0}
+        traffic.unknown.update({b: "did not answer" for b in range(1, 7)})  # the brokers go away
+        await _ticks(pilot, panel, 1)
+        assert list(spark.data or []) == known  # the unknown tick is left out, never drawn as 0
+        text = _text(app, "#topic-traffic .traffic-text")
+        assert text.startswith("traffic: ? did not answer") and "(1 unknown ticks left out)" in text

@@ -31,7 +31,7 @@ from core.snapshot.model import ClusterSnapshot
 from core.snapshot.release import broker_release, cluster_release
 from core.snapshot.sizes import SizesView
 from core.traffic.rates import rate_text
-from core.traffic.ticker import TICK_S, TrafficView
+from core.traffic.ticker import TrafficView
 from core.zookeeper.health import EnsembleHealth, headline, size_text
 from tui.journal import EventJournal, LogLine
 from tui.keymap import MUTATION_IDS
@@ -45,7 +45,7 @@ from tui.messages import (
     ZnodeChosen,
 )
 from tui.screens.base import KzcScreen
-from tui.size_reads import PolledReads, SizeReads
+from tui.size_reads import SizeReads, traffic_reads
 from tui.widgets.event_log import EventLog, clock_text
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -169,9 +169,7 @@ class ClusterScreen(KzcScreen):
         self._traffic_error: str | None = None
         self._traffic_text = ""  # the traffic line as drawn
         self._traffic_reads = (
-            PolledReads(self, traffic.traffic, _load_texts, self._traffic_read, TICK_S, "traffic")
-            if traffic is not None
-            else None
+            traffic_reads(self, traffic, _load_texts, self._traffic_read) if traffic is not None else None
         )
 
     def compose(self) -> ComposeResult:

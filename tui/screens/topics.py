@@ -26,7 +26,7 @@ from core.console.protocols import SizeSource, TrafficSource
 from core.console.view import ClusterView, TopicSummary
 from core.snapshot.sizes import Size, SizesView
 from core.traffic.rates import Rate, rate_text
-from core.traffic.ticker import TICK_S, TrafficView
+from core.traffic.ticker import TrafficView
 from core.zookeeper.health import size_text
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
@@ -37,7 +37,7 @@ from tui.messages import (
     TopicChosen,
 )
 from tui.screens.base import KzcScreen
-from tui.size_reads import PolledReads, SizeReads
+from tui.size_reads import SizeReads, traffic_reads
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar, StatusInfo
@@ -185,9 +185,7 @@ class TopicsScreen(KzcScreen):
         self._traffic: TrafficView | None = None  # the latest tick, for the view worker
         self._traffic_error: str | None = None
         self._traffic_reads = (
-            PolledReads(self, traffic.traffic, self._derive_traffic, self._traffic_read, TICK_S, "traffic")
-            if traffic is not None
-            else None
+            traffic_reads(self, traffic, self._derive_traffic, self._traffic_read) if traffic is not None else None
         )
 
     def compose(self) -> ComposeResult:
