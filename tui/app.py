@@ -386,7 +386,7 @@ class KzcApp(App[None]):
                     self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
             case m.PartitionsChosen(title, health, broker):
                 selection = PartitionSelection(title, health, broker)
-                push(PartitionsScreen(selection, backend, self.now_ms, partial(history_place, self.settings)))
+                push(PartitionsScreen(selection, backend, self.now_ms, partial(history_place, self.settings), backend))
             case m.MessagesChosen(topic, partition):
                 push(MessagesScreen(topic, partition, backend))
             case m.TopicChosen(topic):

@@ -98,6 +98,13 @@ class TrafficView:
             return self._missing()
         return self._topics.get(name) or self._absent(f"topic {name} was not in the sample (created since?)")
 
+    def partition(self, topic: str, partition: int) -> tuple[Rate, Rate]:
+        """A partition's messages and bytes in per second (unknown: not in the sample, or why)."""
+        if self.traffic is None:
+            return self._missing()
+        found = self.traffic.partition((topic, partition))
+        return found or self._absent(f"{topic}-{partition} was not in the sample (created since?)")
+
     def broker(self, broker: int) -> tuple[Rate, Rate]:
         """A broker's messages and bytes in per second as leader (unknown: not registered at the sample)."""
         if self.traffic is None:

@@ -11,14 +11,17 @@ from collections.abc import Callable
 from textual.pilot import Pilot
 from textual.widgets import Sparkline
 
+from core.config import KafkaSecurity
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.testdata.traffic import SyntheticTraffic
+from core.traffic.sample import Layout
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
-from tui.messages import BrokerChosen, TopicChosen
+from tui.messages import BrokerChosen, PartitionsChosen, TopicChosen
 from tui.screens.broker import BrokerScreen
 from tui.screens.cluster import ClusterScreen
+from tui.screens.partitions import PartitionsScreen
 from tui.screens.topics import TopicsScreen
 from tui.widgets.traffic_panel import TrafficPanel
 from tui.widgets.virtual_table import VirtualTable
@@ -173,3 +176,25 @@ async def test_topic_screen_sparkline_leaves_unknown_ticks_out(make_app: MakeApp
         assert list(spark.data or []) == known  # the unknown tick is left out, never drawn as 0
         text = _text(app, "#topic-traffic .traffic-text")
         assert text.startswith("traffic: ? did not answer") and "(1 unknown ticks left out)" in text
+
+
+async def test_partitions_table_shows_the_skewed_partition_first_by_msg_s(make_app: MakeApp) -> None:
+    traffic = SyntheticTraffic({HOT: 300.0}, NOW_MS - 60_000, skewed={HOT: 2})
+    leader = Layout.of(_healthy(), KafkaSecurity()).leaders[(HOT, 2)]
+    assert leader is not None
+    app = make_app(snapshot=_healthy(), traffic=traffic)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        app.post_message(PartitionsChosen(f"partitions on broker {leader}", None, leader))
+        await settle(pilot)
+        assert isinstance(app.screen, PartitionsScreen)
+        app.screen._traffic_reads.now()  # type: ignore[union-attr]
+        await settle(pilot)
+        table = app.screen.query_one("#selected-partitions", VirtualTable)
+        at = [c.key for c in table.columns].index("messages_in")
+        cells = {r.key: r.cells[at] for r in table.visible_rows()}
+        assert cells[f"{HOT}:2"] == "300.0" and set(cells.values()) == {"idle", "300.0"}
+        table.sort_by(at, descending=True)
+        await pilot.pause()
+        assert table.visible_rows()[0].key == f"{HOT}:2"
+        assert "traffic over 5s" in _text(app, "#partitions-title")
