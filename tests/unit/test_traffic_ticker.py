@@ -3,7 +3,12 @@ measuring, a fresh tick is shared, unknown brokers stay unknown, the history beh
 
 from __future__ import annotations
 
-from core.config import KafkaSecurity
+import pytest
+
+from core.config import ConnectionSettings, KafkaSecurity
+from core.console.zk import ZkBackend
+from core.errors import ConnectError
+from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.testdata.traffic import TICK_MS, SyntheticTraffic
 from core.traffic.ticker import FIRST_NOTE, HISTORY_TICKS, TrafficTicker
@@ -55,3 +60,21 @@ def test_the_history_keeps_the_last_ticks_only() -> None:
         view = ticker.tick(SNAPSHOT)
     assert len(view.history) == HISTORY_TICKS
     assert view.topic_history(HOT) == [40.0] * HISTORY_TICKS
+
+
+class _LiveModel:
+    """The live model's one method a tick uses: the snapshot it holds in memory."""
+
+    def snapshot(self) -> ClusterSnapshot:
+        return SNAPSHOT
+
+
+def test_the_console_backend_ticks_from_its_live_snapshot_without_a_zookeeper_session() -> None:
+    backend = ZkBackend(ConnectionSettings())
+    with pytest.raises(ConnectError):
+        backend.traffic()  # nothing read yet: no snapshot, and no ZooKeeper request to make one
+    backend._live = _LiveModel()  # type: ignore[assignment]
+    backend._traffic = _ticker(SyntheticTraffic({HOT: 40.0}, 1_000_000))
+    backend.traffic()
+    assert backend.traffic().topic(HOT)[0].per_s == 40.0  # no session at all: a tick asks ZooKeeper nothing
+    assert backend._session is None
