@@ -58,6 +58,19 @@ async def settle(app: KzcApp, pilot: Any, done: Callable[[], bool]) -> None:
     raise SystemExit("the read never finished")
 
 
+async def measure(app: KzcApp, pilot: Any, screen: Any, tick: list[float], sizes: list[float], ticks: int) -> None:
+    """``ticks`` traffic ticks and sizes reads on ``screen``, one after the other, their UI time into ``tick``
+    and ``sizes``."""
+    pairs = ((screen._traffic_reads, tick), (screen._size_reads, sizes))
+    for reads, into in pairs:
+        timing(reads, "done", into)
+    for _ in range(ticks):
+        for reads, into in pairs:
+            n = len(into)
+            reads.now()
+            await settle(app, pilot, lambda into=into, n=n: len(into) > n)  # type: ignore[misc]
+
+
 async def run(topics: int, ticks: int) -> dict[str, list[float]]:
     snapshot = synthetic_snapshot(topics=topics, partitions_per_topic=4)
     rates = {name: float(n % 50) for n, name in enumerate(snapshot.topics)}  # most topics busy, some idle
@@ -67,30 +80,11 @@ async def run(topics: int, ticks: int) -> dict[str, list[float]]:
     app = KzcApp(ConnectionSettings(), config=UserConfig(), backend=backend, clock=lambda: NOW)
     out: dict[str, list[float]] = {"cluster tick": [], "topics tick": [], "cluster sizes": [], "topics sizes": []}
     async with app.run_test(size=(160, 48)) as pilot:
-        cluster = app.screen
-        assert isinstance(cluster, ClusterScreen)
-        timing(cluster._traffic_reads, "done", out["cluster tick"])
-        timing(cluster._size_reads, "done", out["cluster sizes"])
-        for _ in range(ticks):
-            n = len(out["cluster tick"])
-            cluster._traffic_reads.now()  # type: ignore[union-attr]
-            await settle(app, pilot, lambda n=n: len(out["cluster tick"]) > n)  # type: ignore[misc]
-            n = len(out["cluster sizes"])
-            cluster._size_reads.now()  # type: ignore[union-attr]
-            await settle(app, pilot, lambda n=n: len(out["cluster sizes"]) > n)  # type: ignore[misc]
+        assert isinstance(app.screen, ClusterScreen)
+        await measure(app, pilot, app.screen, out["cluster tick"], out["cluster sizes"], ticks)
         await pilot.press("t")
         await settle(app, pilot, lambda: isinstance(app.screen, TopicsScreen))
-        screen = app.screen
-        assert isinstance(screen, TopicsScreen)
-        timing(screen._traffic_reads, "done", out["topics tick"])
-        timing(screen._size_reads, "done", out["topics sizes"])
-        for _ in range(ticks):
-            n = len(out["topics tick"])
-            screen._traffic_reads.now()  # type: ignore[union-attr]
-            await settle(app, pilot, lambda n=n: len(out["topics tick"]) > n)  # type: ignore[misc]
-            n = len(out["topics sizes"])
-            screen._size_reads.now()  # type: ignore[union-attr]
-            await settle(app, pilot, lambda n=n: len(out["topics sizes"]) > n)  # type: ignore[misc]
+        await measure(app, pilot, app.screen, out["topics tick"], out["topics sizes"], ticks)
     worker: list[float] = []
     ticker = TrafficTicker(KafkaSecurity(), lambda: 0, SyntheticTraffic(rates, 0).read)
     ticker.tick(snapshot)
