@@ -42,7 +42,8 @@ class TickTotals:
 @dataclass(frozen=True)
 class TrafficView:
     """What the console shows of traffic: the rates of the last tick (None after the first sample only, with
-    ``note`` saying so), when its later sample was read, and the ticks behind the sparklines, oldest first."""
+    ``note`` saying so; ``note`` also says when no broker answered), when its later sample was read, and the
+    ticks behind the sparklines, oldest first."""
 
     traffic: Traffic | None
     at_ms: int
@@ -69,9 +70,9 @@ class TrafficView:
         return max((r.window_s for pair in self._topics.values() for r in pair if r.window_s is not None), default=None)
 
     def footer(self, now_ms: int) -> str:
-        """``traffic over 5s, read 3s ago``, or why there is no rate yet."""
-        if self.traffic is None:
-            return f"traffic: {self.note}"
+        """``traffic over 5s, read 3s ago``, or why there is no rate (yet)."""
+        if self.note is not None or self.traffic is None:
+            return f"traffic: {self.note or 'not sampled'}"
         window = self.window_s()
         if window is None:
             return f"traffic: ? {self.totals()[0].unknown or 'no topic to measure'}"
@@ -132,6 +133,14 @@ class TrafficView:
         return unknown(why), unknown(why)
 
 
+def _silent(sample: Sample) -> str | None:
+    """``? why`` when no broker answered the tick (the same words every tick), else None."""
+    reads = list(sample.offsets.values())
+    if not reads or any(read.offsets is not None for read in reads):
+        return None
+    return f"? {reads[0].unknown or 'no broker answered'}"
+
+
 def _pair(row: Row) -> tuple[Rate, Rate]:
     """A topic's or broker's row as (messages in, bytes in); both always given for those rows."""
     return row.messages_in or unknown("not measured"), row.bytes_in or unknown("not measured")
@@ -168,11 +177,11 @@ class TrafficTicker:
             sample = self._read(self._layout[1], TIMEOUT_S, now, self.security)
             before, self._last = self._last, sample
             if before is None:
-                view = TrafficView.of(None, now, FIRST_NOTE, tuple(self._history))
+                view = TrafficView.of(None, now, _silent(sample) or FIRST_NOTE, tuple(self._history))
             else:
                 earlier, self._traffic = self._traffic, Traffic(before, sample)
                 view = TrafficView.of(self._traffic, now, None, ())
                 self._history.append(view.tick_totals())
-                view = replace(view, history=tuple(self._history), earlier=earlier)
+                view = replace(view, history=tuple(self._history), earlier=earlier, note=_silent(sample))
             self._view = (time.monotonic(), view)
             return view

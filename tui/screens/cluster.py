@@ -618,7 +618,7 @@ def traffic_line(traffic: TrafficView | None, error: str | None, now: int) -> st
         return f"traffic: {error}"
     if traffic is None:
         return "traffic: reading…"
-    if traffic.traffic is None:
+    if traffic.traffic is None or traffic.note is not None:
         return traffic.footer(now)
     messages, bytes_in = traffic.totals()
     text = f"traffic in: {rate_text(messages, 'messages')} · {rate_text(bytes_in, 'bytes')} · {traffic.footer(now)}"
