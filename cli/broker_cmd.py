@@ -13,7 +13,7 @@ from typing import Any
 from cli.metrics_cmd import broker_metric_lines
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from cli.traffic_cmd import parse_window, rate_text
+from cli.traffic_cmd import parse_window
 from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings
 from core.errors import UsageError
@@ -27,6 +27,7 @@ from core.snapshot.release import UNKNOWN, Release, broker_release
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
 from core.traffic.cause import BrokerLoad, broker_load
+from core.traffic.rates import rate_text
 from core.traffic.sample import Layout, windows
 from core.traffic.view import Traffic
 from core.zookeeper.health import size_text

@@ -23,7 +23,7 @@ from core.metrics.reader import MetricsReader
 from core.metrics.traffic_rows import with_metrics
 from core.snapshot.model import ClusterSnapshot
 from core.traffic.cause import LoadFinding, load_findings
-from core.traffic.rates import Rate
+from core.traffic.rates import rate_text
 from core.traffic.sample import Layout, windows
 from core.traffic.view import BY, METRICS_UNKNOWN, Row, Traffic
 from core.zookeeper.health import size_text
@@ -59,18 +59,6 @@ def parse_window(text: str, option: str = "--window") -> float:
     if not MIN_WINDOW_S <= seconds <= MAX_WINDOW_S:
         raise UsageError(f"{option} must be from 1s to 1h, got '{text}'")
     return seconds
-
-
-def rate_text(r: Rate | None, unit: str = "") -> str:
-    """A rate as the tables show it: ``12.5`` (per second), ``2.0 KiB/s`` (``unit`` bytes), ``12.5/s``
-    (``unit`` messages), ``idle``, ``?``."""
-    if r is None or r.per_s is None:
-        return "?"
-    if r.idle:
-        return "idle"
-    if unit == "bytes":
-        return f"{size_text(int(r.per_s))}/s"
-    return f"{r.per_s:,.1f}" + ("/s" if unit == "messages" else "")
 
 
 def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:

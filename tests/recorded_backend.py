@@ -17,6 +17,8 @@ from pathlib import Path
 
 from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Route
 from core.brokers.logdirs import BrokerLogDirs
+from core.brokers.offsets import BrokerOffsets
+from core.config import KafkaSecurity
 from core.configs.broker import BrokerConfigRow, BrokerConfigsView
 from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
@@ -51,6 +53,7 @@ from core.security.users import CredentialPlan, ScramUser, UserListing, check_us
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_live
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
+from core.testdata.traffic import SyntheticTraffic
 from core.topics.facts import ClusterFacts, LiveTopic
 from core.topics.guard import read_only_reason
 from core.topics.plan import (
@@ -65,6 +68,8 @@ from core.topics.plan import (
     plan_expand,
     select_topics,
 )
+from core.traffic.sample import Layout, Sample
+from core.traffic.ticker import TrafficTicker, TrafficView
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
@@ -95,6 +100,16 @@ class RecordedStream:
     def close(self) -> None:
         """Nothing to leave."""
         self.closed = True
+
+
+def _no_brokers(layout: Layout, timeout: float, now_ms: int, security: KafkaSecurity | None = None) -> Sample:
+    """A tick of a recording: no broker to ask."""
+    why = "a recording has no brokers"
+    return Sample.of(
+        layout,
+        {b: BrokerOffsets(b, now_ms, unknown=why) for b in layout.endpoints},
+        {b: BrokerLogDirs(b, now_ms, unknown=why) for b in layout.endpoints},
+    )
 
 
 class RecordedBackend:
@@ -128,6 +143,7 @@ class RecordedBackend:
         quotas: Mapping[QuotaEntity, Mapping[str, str]] | None = None,
         users: Sequence[ScramUser] = (),
         security_writes: bool = False,
+        traffic: SyntheticTraffic | None = None,
     ) -> None:
         self.acls = tuple(acls)
         self.authorizer = authorizer  # the brokers' authorizer as recorded (None: not asked)
@@ -141,6 +157,7 @@ class RecordedBackend:
         self._groups = tuple(groups)
         self._zk_health = zk_health
         self._log_dirs = log_dirs
+        self._traffic = TrafficTicker(KafkaSecurity(), now_ms, traffic.read if traffic is not None else _no_brokers)
         self._trends = dict(trends or {})
         self._source = snapshot
         self._snapshot: ClusterSnapshot | None = snapshot if isinstance(snapshot, ClusterSnapshot) else None
@@ -414,6 +431,12 @@ class RecordedBackend:
         if self._log_dirs is None:
             return SizesView(notes=("no brokers in a recording",))
         return SizesView.of(self._log_dirs, now)
+
+    # ---- TrafficSource -------------------------------------------------------------------------------
+
+    def traffic(self, max_age_s: float = 0.0) -> TrafficView:
+        """The next tick of the traffic given at construction (``core.testdata.traffic``), through the real ticker."""
+        return self._traffic.tick(self.snapshot(), max_age_s)
 
     def broker_configs(self, broker: int) -> BrokerConfigsView:
         """The broker configs given at construction (a recording holds none unless told)."""

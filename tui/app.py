@@ -305,7 +305,8 @@ class KzcApp(App[None]):
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
     def _cluster_screen(self) -> ClusterScreen:
-        return self._with_view(ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only, self.backend))
+        backend = self.backend
+        return self._with_view(ClusterScreen(self.journal, self.now_ms, backend, self.read_only, backend, backend))
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
@@ -361,7 +362,8 @@ class KzcApp(App[None]):
         security_for = partial(security_actions, self, backend)
         match message:
             case m.ScreenChosen("topics"):
-                show_screen(self, TopicsScreen, lambda: self._with_view(TopicsScreen(read_only, backend, self.now_ms)))
+                topics = partial(TopicsScreen, read_only, backend, self.now_ms, backend)
+                show_screen(self, TopicsScreen, lambda: self._with_view(topics()))
             case m.ScreenChosen("checks"):
                 show_screen(self, ChecksScreen, lambda: self._with_view(ChecksScreen(self.checks)))
             case m.ScreenChosen("groups"):
@@ -384,7 +386,7 @@ class KzcApp(App[None]):
                     self.call_after_refresh(lambda: screen.query_one(f"#{focus}").focus())
             case m.PartitionsChosen(title, health, broker):
                 selection = PartitionSelection(title, health, broker)
-                push(PartitionsScreen(selection, backend, self.now_ms, partial(history_place, self.settings)))
+                push(PartitionsScreen(selection, backend, self.now_ms, partial(history_place, self.settings), backend))
             case m.MessagesChosen(topic, partition):
                 push(MessagesScreen(topic, partition, backend))
             case m.TopicChosen(topic):
@@ -400,7 +402,7 @@ class KzcApp(App[None]):
             case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
             case m.BrokerChosen(broker):
-                push(BrokerScreen(broker, backend, self.now_ms))
+                push(BrokerScreen(broker, backend, self.now_ms, backend))
             case m.StopCheckRequested(broker):
                 push(StopCheckScreen(broker, self.view.snapshot if self.view is not None else None))
             case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:

@@ -36,6 +36,7 @@ from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.traffic.ticker import TrafficView
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeView
@@ -442,6 +443,16 @@ class SizeSource(Protocol):
         ...
 
 
+class TrafficSource(Protocol):
+    """Traffic: messages and bytes in per second (``core.traffic.ticker``, no ZooKeeper request)."""
+
+    def traffic(self, max_age_s: float = 0.0) -> TrafficView:
+        """The rates between the previous tick and one taken now (one ListOffsets and one DescribeLogDirs per
+        broker, who leads what from the live snapshot) unless a tick finished less than ``max_age_s`` ago;
+        blocks up to a few seconds per broker. Raises ``ConnectError`` when no snapshot was read yet."""
+        ...
+
+
 class ClusterBackend(
     MessageSource,
     Connection,
@@ -459,6 +470,7 @@ class ClusterBackend(
     SecuritySource,
     BrokerSource,
     SizeSource,
+    TrafficSource,
     Protocol,
 ):
     """Everything the console needs from one cluster."""

@@ -84,6 +84,7 @@ from core.topics.plan import (
     ExpandRequest,
     assignment_json,
 )
+from core.traffic.ticker import TrafficTicker, TrafficView
 from core.zookeeper import tree as zk_tree
 from core.zookeeper.health import EnsembleHealth, KafkaSessionTimeouts, probe_ensemble, tls_context
 from core.zookeeper.kafka_root import require_kafka_cluster
@@ -126,6 +127,7 @@ class ZkBackend:
         self._kafka_sessions: tuple[float, KafkaSessionTimeouts] | None = None
         self._sizes_lock = threading.Lock()  # one log dirs read at a time; a caller that comes meanwhile waits
         self._size_book = SizeBook()
+        self._traffic = TrafficTicker(settings.kafka_security, self._wall_ms)
         self._sizes: tuple[float, SizesView] | None = None  # (monotonic end of the read, the view)
 
     # ---- Connection ----------------------------------------------------------------------------------
@@ -462,6 +464,12 @@ class ZkBackend:
             view = self._size_book.merge(reads, started)
             self._sizes = (time.monotonic(), view)
             return view
+
+    # ---- TrafficSource -------------------------------------------------------------------------------
+
+    def traffic(self, max_age_s: float = 0.0) -> TrafficView:
+        """The rates since the previous tick (``core.traffic.ticker``: no ZooKeeper request, the live snapshot)."""
+        return self._traffic.tick(self.snapshot(), max_age_s)
 
     def broker_configs(self, broker: int) -> BrokerConfigsView:
         """ZooKeeper's overrides of the broker and the cluster default, and the broker's DescribeConfigs."""

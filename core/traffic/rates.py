@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.zookeeper.health import size_text
+
 HOUR_S = 3600.0
 
 
@@ -109,3 +111,15 @@ def time_to_full(usable_bytes: int | None, growth: Rate) -> TimeToFull:
 def per_hour(r: Rate) -> float | None:
     """The rate per hour (a log dir's growth), None when unknown."""
     return None if r.per_s is None else r.per_s * HOUR_S
+
+
+def rate_text(r: Rate | None, unit: str = "") -> str:
+    """A rate as the tables show it: ``12.5`` (per second), ``2.0 KiB/s`` (``unit`` bytes), ``12.5/s``
+    (``unit`` messages), ``idle``, ``?``."""
+    if r is None or r.per_s is None:
+        return "?"
+    if r.idle:
+        return "idle"
+    if unit == "bytes":
+        return f"{size_text(int(r.per_s))}/s"
+    return f"{r.per_s:,.1f}" + ("/s" if unit == "messages" else "")

@@ -134,6 +134,10 @@ class Traffic:
             size = unknown(why) if why else rate(old, new, f"the leader's log of {name}")
         return messages, size
 
+    def partition(self, key: Key) -> tuple[Rate, Rate] | None:
+        """One partition's messages and bytes in per second (None: not in the later sample)."""
+        return self._partitions.get(key)
+
     def partitions(self) -> list[Row]:
         """One row per partition: its leader and its rates."""
         leaders = self.after.layout.leaders

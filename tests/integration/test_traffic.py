@@ -1,17 +1,21 @@
 """``kzc traffic`` on the real sandbox: producers at known rates (one topic spread evenly, one skewed onto a
 single partition, one idle), read back from the brokers' high watermarks and log dirs; the skewed partition
 named by what the load says; a producer that stops reads idle within one window; log dirs show their growth
-and, on this release (DescribeLogDirs v4), the time until full. ``kzc record`` stores the rates and ``kzc
-history traffic`` gives them back."""
+and, on this release (DescribeLogDirs v4), the time until full; the console (in tmux) shows the load on its
+traffic line and sorts the hot topic first. ``kzc record`` stores the rates and ``kzc history traffic`` gives
+them back."""
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,8 +29,9 @@ from cli.main import main
 from core.history.schema import PARTITION, TRAFFIC
 from core.history.store import HistoryStore
 from core.kafka.znodes.paths import state_path
-from core.polling import wait_until
+from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.cluster import Sandbox
+from tests.integration.terminal_tools import KZC, Tmux, new_tmux
 
 pytestmark = pytest.mark.integration
 
@@ -229,3 +234,45 @@ def _ticks(out: Path, topic: str) -> dict[int, tuple[int, float]]:
         for ts, parts in ticks.items()
         if all(r["messages_in_per_s"] is not None for r in parts)
     }
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    assert shutil.which("tmux"), "tmux is needed for the console test"
+    session = new_tmux(tmp_path)
+    yield session
+    session.kill()
+
+
+def test_the_console_shows_the_load_and_sorts_the_hot_topic_first(
+    sandbox: Sandbox, capsys: pytest.CaptureFixture[str], tmux: Tmux
+) -> None:
+    run = uuid.uuid4().hex[:8]
+    topic, idle = f"traffic-console-{run}-z", f"traffic-console-{run}-a"  # by name the idle one comes first
+    for name in (idle, topic):
+        create(capsys, sandbox, name)
+    info = sandbox.info()
+    load = Load(info.bootstrap_servers, topic, 120, tuple(range(PARTITIONS)))
+    with running(load):
+        wait_until(lambda: len(load.delivered) > 120, 60, "the load delivering")
+        tmux.start([str(KZC), "--zookeeper", info.zookeeper], width=200, height=50)
+        # the cluster screen's traffic line: a figure, not idle, not unknown (the second tick, 5 s after the first)
+        line = wait_until(lambda: re.search(r"traffic in: ([\d,.]+)/s · ([\d.]+ \w+)/s", tmux.screen()), 60,
+                          "a traffic figure on the cluster screen")  # fmt: skip
+        assert line is not None and float(line.group(1).replace(",", "")) > 0
+        tmux.keys("t")
+        tmux.wait_for("topics · traffic over")  # the topics screen is up and has its tick
+        tmux.keys("h")
+
+        def first_row() -> str:
+            lines = tmux.screen().splitlines()
+            head = next((n for n, text in enumerate(lines) if "parts" in text and "in/s" in text), None)
+            return lines[head + 1] if head is not None and head + 1 < len(lines) else ""
+
+        try:
+            wait_until(lambda: "sorted by msg/s ▼" in tmux.screen() and topic in first_row(), 60, f"{topic} first")
+        except DeadlineExceeded as exc:
+            raise AssertionError(f"{exc}; the screen:\n{tmux.screen()}") from exc
+        assert re.search(r"\d[\d,]*\.\d", first_row().split(topic, 1)[1])  # its msg/s: a figure
+        tmux.keys("q")
+        wait_until(tmux.dead, 20, "kzc to exit on q")

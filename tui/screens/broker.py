@@ -4,7 +4,9 @@ broker epoch), the ZooKeeper session owning the registration and its log dirs (p
 named, the replicas in no online dir) with each replica's size and dir (``core.snapshot.broker_view``;
 the live part read in a worker, ``r`` again), its configs (dynamic ones from ZooKeeper, and every non-default
 one with its source where the brokers report it; ``C`` edits its dynamic configs, ``D`` the cluster default).
-``p`` lists its partitions, ``i`` the stop check."""
+``p`` lists its partitions, ``i`` the stop check. Its traffic (``tui.widgets.traffic_panel``): messages and
+bytes in per second as leader, a sparkline of the last minutes, each log dir's used bytes, growth per hour and
+time until full (or why not)."""
 
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from core.configs.broker import BrokerConfigsView
-from core.console.protocols import BrokerSource
+from core.console.protocols import BrokerSource, TrafficSource
 from core.console.view import ClusterView
 from core.snapshot.broker_view import BrokerLive, BrokerView, HostedReplica, broker_view
+from core.traffic.ticker import TrafficView
 from core.zookeeper.health import size_text
 from tui.messages import BrokerConfigEditRequested, PartitionsChosen, StopCheckRequested
 from tui.screens.base import KzcScreen
@@ -28,6 +31,7 @@ from tui.widgets.event_log import clock_text
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.traffic_panel import PanelContent, TrafficPanel, dir_text, history_caption, rates_line
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 COLUMNS = (
@@ -140,10 +144,14 @@ class BrokerScreen(KzcScreen):
         Binding("D", "edit_default", "Default config", show=False, id="edit_broker_default"),
     ]
 
-    def __init__(self, broker: int, source: BrokerSource, now_ms: Callable[[], int]) -> None:
+    def __init__(
+        self, broker: int, source: BrokerSource, now_ms: Callable[[], int], traffic: TrafficSource | None = None
+    ) -> None:
+        """``traffic``: its rates and log dirs' growth (none: not shown)."""
         super().__init__()
         self.broker = broker
         self.source = source
+        self.traffic = traffic
         self.now_ms = now_ms
         self.view: BrokerView | None = None
         self.live: BrokerLive | None = None
@@ -153,6 +161,8 @@ class BrokerScreen(KzcScreen):
         yield StatusBar()
         yield FilterBar()
         yield Static("", id="broker-header", classes="panel")
+        if self.traffic is not None:
+            yield TrafficPanel(self._derive_traffic, id="broker-traffic", classes="panel")
         yield VirtualTable(COLUMNS, empty_text="no replica on this broker", id="broker-replicas", classes="panel")
         yield VirtualTable(CONFIG_COLUMNS, empty_text="reading…", id="broker-configs", classes="panel")
         yield KeyBar()
@@ -162,6 +172,24 @@ class BrokerScreen(KzcScreen):
         self.query_one("#broker-replicas").border_title = "Its replicas"
         self.query_one("#broker-configs").border_title = "Its configs (dynamic, and non-default as it reports them)"
         self.query_one("#broker-replicas", VirtualTable).focus()
+        if self.traffic is not None:
+            panel = self.query_one("#broker-traffic", TrafficPanel)
+            panel.border_title = "Traffic"
+            panel.start(self, self.traffic)
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self.traffic is not None:
+            self.query_one("#broker-traffic", TrafficPanel).resume()
+
+    def _derive_traffic(self, traffic: TrafficView) -> PanelContent:
+        """Worker thread: its rates as leader, its log dirs' growth, the last minutes for the sparkline."""
+        lines = [rates_line("in as leader", traffic.broker(self.broker), traffic)]
+        if traffic.traffic is not None:
+            lines += [dir_text(r) for r in traffic.traffic.log_dirs() if r.broker == self.broker]
+        history = traffic.broker_history(self.broker)
+        lines.append(history_caption(history))
+        return PanelContent(lines, [v for v in history if v is not None])
 
     def prepare(self, view: ClusterView) -> object:
         return broker_view(view.snapshot, self.broker)

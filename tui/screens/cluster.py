@@ -1,6 +1,8 @@
 """The cluster screen (the first one): controller and cluster id, brokers with their Kafka release, pending
 admin work, health counters, the consumer groups that lag or sit empty with committed offsets, and the live
-event log.
+event log; traffic: messages and bytes in per second over the cluster (``core.traffic.ticker``, sampled every
+5 s while the screen is up, no ZooKeeper request), per broker as leader, and what the load says (skews, a disk
+full within a day, producers stopped) under the likely cause.
 
 Every age on it ticks (``show_clock``: the app's clock, every second, redrawing only what changed, never
 re-reading ZooKeeper); while the live link is down each panel says since when its numbers are stale and a
@@ -20,7 +22,7 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Label, Static
 
-from core.console.protocols import GroupSource, GroupsView, SizeSource
+from core.console.protocols import GroupSource, GroupsView, SizeSource, TrafficSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
 from core.kafka.znodes import ClusterId, Unreadable
@@ -28,6 +30,8 @@ from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.release import broker_release, cluster_release
 from core.snapshot.sizes import SizesView
+from core.traffic.rates import rate_text
+from core.traffic.ticker import TrafficView
 from core.zookeeper.health import EnsembleHealth, headline, size_text
 from tui.journal import EventJournal, LogLine
 from tui.keymap import MUTATION_IDS
@@ -41,7 +45,7 @@ from tui.messages import (
     ZnodeChosen,
 )
 from tui.screens.base import KzcScreen
-from tui.size_reads import SizeReads
+from tui.size_reads import SizeReads, traffic_reads
 from tui.widgets.event_log import EventLog, clock_text
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
@@ -57,6 +61,8 @@ BROKER_COLUMNS = (
     Column("registered", "since"),
     Column("replicas", "replicas", align="right"),
     Column("leaders", "leaders", align="right"),
+    Column("messages_in", "msg/s", align="right"),  # messages in per second as leader (core.traffic)
+    Column("bytes_in", "in/s", align="right"),  # bytes appended per second to the logs it leads
     Column("size", "size", align="right"),  # bytes in its online log dirs (DescribeLogDirs, core.snapshot.sizes)
     Column("alive", "alive"),
 )
@@ -136,11 +142,12 @@ class ClusterScreen(KzcScreen):
         groups: GroupSource | None = None,
         read_only: bool = False,
         sizes: SizeSource | None = None,
+        traffic: TrafficSource | None = None,
     ) -> None:
         """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms; ``groups``:
         where the consumer group counts come from (none: not shown); ``read_only``: hide the mutations (the
         app refuses them and says why); ``sizes``: the brokers' log dirs (their totals, and the likely
-        cause's evidence; none: not shown)."""
+        cause's evidence; none: not shown); ``traffic``: the rates (none: not shown)."""
         super().__init__()
         self.journal = journal
         self.clock_ms = clock_ms
@@ -158,6 +165,12 @@ class ClusterScreen(KzcScreen):
         self._cause_broker: int | None = None
         self._cause_since = 0  # when it was first named (epoch ms)
         self._size_reads = SizeReads(self, sizes, self._derive_cause, self._sizes_read) if sizes is not None else None
+        self._traffic: TrafficView | None = None  # the latest tick
+        self._traffic_error: str | None = None
+        self._traffic_text = ""  # the traffic line as drawn
+        self._traffic_reads = (
+            traffic_reads(self, traffic, _load_texts, self._traffic_read) if traffic is not None else None
+        )
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -171,7 +184,9 @@ class ClusterScreen(KzcScreen):
                     yield HealthCounter(key, label)
         yield Static("", id="migration-panel", classes="panel")  # shown while ZooKeeper shows a migration
         yield Label("", id="health-totals")
+        yield Label("", id="traffic-line")  # messages and bytes in per second (core.traffic.ticker)
         yield Label("", id="likely-cause")  # the smallest explanation of what is unhealthy (core.snapshot.likely_cause)
+        yield Label("", id="load-line")  # what the load says (core.traffic.cause), with its numbers
         yield Label("", id="zk-health-line")  # ZooKeeper's own health (tui.zk_health_poll), hidden until probed
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
@@ -189,11 +204,17 @@ class ClusterScreen(KzcScreen):
             self._read_groups()
         if self._size_reads is not None:
             self._size_reads.start()
+        if self._traffic_reads is not None:
+            self._traffic_reads.start()
+        else:
+            self.query_one("#traffic-line").display = False
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
         if self._size_reads is not None:
             self._size_reads.resume()
+        if self._traffic_reads is not None:
+            self._traffic_reads.resume()
         self.show_events(self.clock_ms())  # the lines logged while another screen was up
         if self._groups_due:
             self._groups_due = False
@@ -325,6 +346,29 @@ class ClusterScreen(KzcScreen):
         if self._shown_view is not None:
             self._show_ages(self._shown_view, self.clock_ms())
 
+    # ---- traffic (a PolledReads worker, every TICK_S while this screen is up) ----------------------------
+
+    def _traffic_read(self, traffic: TrafficView | None, load: list[str] | None, error: str | None) -> None:
+        self._traffic_error = error
+        if traffic is not None:
+            self._traffic = traffic
+        if load is not None:
+            line = self.query_one("#load-line", Label)
+            line.display = bool(load)
+            line.update("load: " + "; ".join(load) if load else "")
+        now = self.clock_ms()
+        self._show_traffic(now)
+        if self._shown_view is not None:
+            self._show_ages(self._shown_view, now)
+
+    def _show_traffic(self, now: int) -> None:
+        if self._traffic_reads is None:
+            return
+        text = traffic_line(self._traffic, self._traffic_error, now)
+        if text != self._traffic_text:  # an idle tick redraws nothing
+            self._traffic_text = text
+            self.query_one("#traffic-line", Label).update(text)
+
     def _show_cause(self, view: ClusterView, prepared: object) -> None:
         line = self.query_one("#likely-cause", Label)
         if isinstance(prepared, _Cause):
@@ -374,12 +418,14 @@ class ClusterScreen(KzcScreen):
             if self._groups_error is not None:
                 self._show_health(view)
         self.show_events(now_ms)
+        self._show_traffic(now_ms)
         self._show_stale(link, now_ms)
 
     def _show_ages(self, view: ClusterView, now: int) -> None:
         sizes = self._sizes.aged(now) if self._sizes is not None else None
         brokers = self.query_one("#brokers", VirtualTable)
-        brokers.update_rows([_broker_row(b, now, view.snapshot, sizes) for b in view.brokers])
+        traffic = self._traffic
+        brokers.update_rows([_broker_row(b, now, view.snapshot, sizes, traffic) for b in view.brokers])
         title = _brokers_title(view.snapshot, self._sizes_note(now))
         if (self._link is None or self._link.live) and brokers.border_title != title:  # else _show_stale titles it
             brokers.border_title = title  # only when it changed: an idle tick redraws nothing
@@ -566,7 +612,33 @@ def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "") -> str:
     return f"Brokers · {kafka_release_text(snapshot)}" + (f" · {sizes}" if sizes else "")
 
 
-def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot, sizes: SizesView | None = None) -> Row:
+def traffic_line(traffic: TrafficView | None, error: str | None, now: int) -> str:
+    """``traffic in: 420.0/s · 41.0 KiB/s · traffic over 5s, read 3s ago``; ``?`` with why when unknown."""
+    if error is not None:
+        return f"traffic: {error}"
+    if traffic is None:
+        return "traffic: reading…"
+    if traffic.traffic is None or traffic.note is not None:
+        return traffic.footer(now)
+    messages, bytes_in = traffic.totals()
+    text = f"traffic in: {rate_text(messages, 'messages')} · {rate_text(bytes_in, 'bytes')} · {traffic.footer(now)}"
+    why = messages.unknown or bytes_in.unknown
+    return text + (f" · ? {why}" if why and traffic.window_s() is not None else "")
+
+
+def _load_texts(traffic: TrafficView) -> list[str]:
+    """Worker thread: what the load says, one sentence with its numbers per finding."""
+    return [f.text for f in traffic.findings()]
+
+
+def _broker_row(
+    b: BrokerRow,
+    now: int,
+    snapshot: ClusterSnapshot,
+    sizes: SizesView | None = None,
+    traffic: TrafficView | None = None,
+) -> Row:
+    messages, bytes_in = traffic.broker(b.id) if traffic is not None else (None, None)
     release = broker_release(snapshot, b.id).text
     meanings = frozenset() if b.alive else frozenset({"dead"})
     if b.problem:
@@ -582,10 +654,13 @@ def _broker_row(b: BrokerRow, now: int, snapshot: ClusterSnapshot, sizes: SizesV
         since,
         f"{b.replicas:,}",
         f"{b.leaders:,}",
+        rate_text(messages),
+        rate_text(bytes_in, "bytes"),
         size_text(total) if (total := sizes.broker_total(b.id) if sizes is not None else None) is not None else "?",
         "yes" if b.alive else "NO",
     )
-    values = (b.id, list(b.endpoints), b.rack, release, b.registered_ms, b.replicas, b.leaders, total, b.alive)
+    rates = tuple(r.per_s if r is not None else None for r in (messages, bytes_in))
+    values = (b.id, list(b.endpoints), b.rack, release, b.registered_ms, b.replicas, b.leaders, *rates, total, b.alive)
     return Row(str(b.id), cells, meanings, values, b)
 
 

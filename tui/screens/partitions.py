@@ -23,16 +23,18 @@ from textual.message import Message
 from textual.widgets import Label
 
 from core.config import ConnectionSettings
-from core.console.protocols import SizeSource
+from core.console.protocols import SizeSource, TrafficSource
 from core.console.view import ClusterView, PartitionRow, partition_rows
 from core.history.location import HistoryPlace, history_place
 from core.kafka.znodes.paths import broker_path
 from core.snapshot.sizes import SizesView
+from core.traffic.rates import rate_text
+from core.traffic.ticker import TrafficView
 from tui.dialogs.history import HistoryDialog
 from tui.messages import TopicChosen, ZnodeChosen
 from tui.screens.base import KzcScreen
 from tui.screens.topics import bytes_cell
-from tui.size_reads import SizeReads
+from tui.size_reads import SizeReads, traffic_reads
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar, StatusInfo
@@ -46,6 +48,8 @@ COLUMNS = (
     Column("replicas", "replicas"),
     Column("isr", "isr"),
     Column("health", "health"),
+    Column("messages_in", "msg/s", align="right"),  # messages in per second (its high watermark, core.traffic)
+    Column("bytes_in", "in/s", align="right"),  # bytes appended per second to its leader's log
     Column("size", "size", align="right"),  # its leader's replica (DescribeLogDirs)
     Column("on_disk", "on disk", align="right"),  # all its replicas
     Column("note", "note", max_width=200),
@@ -77,9 +81,14 @@ class PartitionSelection:
         return "" if self.health is not None and row.flags & HEALTH_FLAGS[self.health] else None
 
 
-def selected_rows(view: ClusterView, selection: PartitionSelection, sizes: SizesView | None = None) -> list[Row]:
-    """The table rows of every selected partition, by topic then partition, with their sizes where read
-    (pure; any thread)."""
+def selected_rows(
+    view: ClusterView,
+    selection: PartitionSelection,
+    sizes: SizesView | None = None,
+    traffic: TrafficView | None = None,
+) -> list[Row]:
+    """The table rows of every selected partition, by topic then partition, with their sizes and rates where
+    read (pure; any thread)."""
     rows: list[Row] = []
     snapshot = view.snapshot
     live = snapshot.live_broker_ids()
@@ -94,10 +103,12 @@ def selected_rows(view: ClusterView, selection: PartitionSelection, sizes: Sizes
             if sizes is not None:
                 size = sizes.partition(p.replicas, p.leader if p.leader in live else None, (name, p.partition))
             on_leader, on_disk = (size.size, size.on_disk) if size is not None else (None, None)
-            cells = (name, str(p.partition), role, leader, replicas, isr, p.health, bytes_cell(on_leader),
-                     bytes_cell(on_disk), p.note)  # fmt: skip
-            values = (name, p.partition, role, p.leader, list(p.replicas), list(p.isr), p.health, on_leader, on_disk,
-                      p.note)  # fmt: skip
+            messages, bytes_in = traffic.partition(name, p.partition) if traffic is not None else (None, None)
+            cells = (name, str(p.partition), role, leader, replicas, isr, p.health, rate_text(messages),
+                     rate_text(bytes_in, "bytes"), bytes_cell(on_leader), bytes_cell(on_disk), p.note)  # fmt: skip
+            values = (name, p.partition, role, p.leader, list(p.replicas), list(p.isr), p.health,
+                      messages.per_s if messages is not None else None,
+                      bytes_in.per_s if bytes_in is not None else None, on_leader, on_disk, p.note)  # fmt: skip
             rows.append(Row(f"{name}:{p.partition}", cells, p.flags, values, name))
     return rows
 
@@ -116,10 +127,12 @@ class PartitionsScreen(KzcScreen):
         sizes: SizeSource | None = None,
         now_ms: Callable[[], int] | None = None,
         history: Callable[[], HistoryPlace] | None = None,
+        traffic: TrafficSource | None = None,
     ) -> None:
         """``selection``: which partitions to list; ``sizes``: the brokers' log dirs (none: sizes ``?``);
         ``now_ms``: the clock (epoch ms) the sizes' age is told by; ``history``: where the cluster's history store
-        is (asked in the worker, when ``h`` is pressed; none: ``$KZC_HISTORY`` alone)."""
+        is (asked in the worker, when ``h`` is pressed; none: ``$KZC_HISTORY`` alone); ``traffic``: the rates
+        (none: ``?``)."""
         super().__init__()
         self.selection = selection
         self.history = history or partial(history_place, ConnectionSettings())
@@ -130,6 +143,11 @@ class PartitionsScreen(KzcScreen):
         self._count = ""
         self._title = ""  # as last drawn
         self._size_reads = SizeReads(self, sizes, self._derive_sizes, self._sizes_read) if sizes is not None else None
+        self._traffic: TrafficView | None = None
+        self._traffic_error: str | None = None
+        self._traffic_reads = (
+            traffic_reads(self, traffic, self._derive_traffic, self._traffic_read) if traffic is not None else None
+        )
 
     @property
     def view_name(self) -> str:
@@ -147,11 +165,15 @@ class PartitionsScreen(KzcScreen):
         self.query_one("#selected-partitions", VirtualTable).focus()
         if self._size_reads is not None:
             self._size_reads.start()
+        if self._traffic_reads is not None:
+            self._traffic_reads.start()
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
         if self._size_reads is not None:
             self._size_reads.resume()
+        if self._traffic_reads is not None:
+            self._traffic_reads.resume()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """``z`` only on a broker's list."""
@@ -159,11 +181,13 @@ class PartitionsScreen(KzcScreen):
 
     def prepare(self, view: ClusterView) -> list[Row]:
         """The rows, derived in the view worker."""
-        return selected_rows(view, self.selection, self._sizes)
+        return selected_rows(view, self.selection, self._sizes, self._traffic)
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Show the selected partitions of ``view``."""
-        rows = prepared if isinstance(prepared, list) else selected_rows(view, self.selection, self._sizes)
+        rows = (
+            prepared if isinstance(prepared, list) else selected_rows(view, self.selection, self._sizes, self._traffic)
+        )
         self._show_rows(rows)
 
     def _show_rows(self, rows: list[Row]) -> None:
@@ -183,7 +207,12 @@ class PartitionsScreen(KzcScreen):
             sizes = self._sizes.aged(now_ms).footer(now_ms, self._unasked)
         elif self._size_reads is not None:
             sizes = "sizes: reading…"
-        text = self._count + (f" · {sizes}" if sizes else "")
+        traffic = ""
+        if self._traffic_error is not None:
+            traffic = f"traffic: {self._traffic_error}"
+        elif self._traffic is not None:
+            traffic = self._traffic.footer(now_ms)
+        text = self._count + "".join(f" · {note}" for note in (traffic, sizes) if note)
         if text != self._title:  # an idle tick redraws nothing
             self._title = text
             self.query_one("#partitions-title", Label).update(text)
@@ -201,12 +230,27 @@ class PartitionsScreen(KzcScreen):
         if view is None:
             return None
         self._unasked = sizes.unasked(view.snapshot)
-        return selected_rows(view, self.selection, sizes)
+        return selected_rows(view, self.selection, sizes, self._traffic)
 
     def _sizes_read(self, sizes: SizesView | None, rows: list[Row] | None, error: str | None) -> None:
         self._sizes_error = error
         if sizes is not None:
             self._sizes = sizes
+        if rows is not None:
+            self._show_rows(rows)
+        else:
+            self._show_title(self.now_ms() if self.now_ms is not None else 0)
+
+    # ---- traffic (tui.size_reads.traffic_reads: a worker, every tick while this screen is up) -------------
+
+    def _derive_traffic(self, traffic: TrafficView) -> list[Row] | None:
+        """Worker thread: the rows with the tick's rates."""
+        self._traffic = traffic
+        view = self.latest_view
+        return None if view is None else selected_rows(view, self.selection, self._sizes, traffic)
+
+    def _traffic_read(self, traffic: TrafficView | None, rows: list[Row] | None, error: str | None) -> None:
+        self._traffic_error = error
         if rows is not None:
             self._show_rows(rows)
         else:

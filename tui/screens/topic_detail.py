@@ -21,6 +21,7 @@ from core.console.protocols import (
     PartitionOffsets,
     SizeSource,
     TopicFollower,
+    TrafficSource,
     Unsubscribe,
 )
 from core.console.view import ClusterView, PartitionRow, partition_rows, topic_configs
@@ -33,6 +34,7 @@ from core.kafka.znodes.paths import state_path, topic_path
 from core.security.acls import ResourceAccess
 from core.snapshot.model import TopicEntry
 from core.snapshot.sizes import Size, SizesView
+from core.traffic.ticker import TrafficView
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
     ConfigEditRequested,
@@ -51,6 +53,7 @@ from tui.size_reads import SizeReads
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import StatusBar
+from tui.widgets.traffic_panel import PanelContent, TrafficPanel, history_caption, rates_line
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 
 PARTITION_COLUMNS = (
@@ -127,7 +130,7 @@ def partition_table_row(
     return Row(str(p.partition), cells, p.flags, values, p)
 
 
-class TopicSource(TopicFollower, OffsetSource, GroupSource, SizeSource, AclSource, Protocol):
+class TopicSource(TopicFollower, OffsetSource, GroupSource, SizeSource, AclSource, TrafficSource, Protocol):
     """What the topic detail reads: the topic's znodes, followed, its offsets and log sizes from the brokers,
     the consumer groups consuming it and who the ACLs let do what on it."""
 
@@ -188,6 +191,7 @@ class TopicDetailScreen(KzcScreen):
         yield StatusBar()
         yield FilterBar()
         yield Label(f"topic {self.topic}", id="topic-summary")
+        yield TrafficPanel(self._derive_traffic, id="topic-traffic")
         yield VirtualTable(PARTITION_COLUMNS, empty_text="no partitions", id="partitions")
         yield VirtualTable(CONFIG_COLUMNS, empty_text="no config overrides (broker defaults apply)", id="configs")
         yield VirtualTable(TOPIC_GROUP_COLUMNS, empty_text="no consumer group", id="topic-groups")
@@ -208,11 +212,19 @@ class TopicDetailScreen(KzcScreen):
         self.action_offsets()
         self.fetch_groups()
         self._size_reads.start()
+        self.query_one("#topic-traffic", TrafficPanel).start(self, self.source)
         self.set_interval(1.0, self._tick_group_ages)
 
     def on_screen_resume(self) -> None:
         super().on_screen_resume()
         self._size_reads.resume()
+        self.query_one("#topic-traffic", TrafficPanel).resume()
+
+    def _derive_traffic(self, traffic: TrafficView) -> PanelContent:
+        """Worker thread: its messages and bytes in, and the last minutes for the sparkline."""
+        history = traffic.topic_history(self.topic)
+        lines = [rates_line("traffic in", traffic.topic(self.topic), traffic), history_caption(history)]
+        return PanelContent(lines, [v for v in history if v is not None])
 
     def _sizes_read(self, sizes: SizesView | None, _: None, error: str | None) -> None:
         self._sizes_error = error

@@ -349,9 +349,11 @@ class VirtualTable(Widget, can_focus=True):
             self._sort = (column, True) if not descending else ((column + step) % len(self._columns), False)
         self._apply_view(keep_key=self.current_key)
 
-    def sort_by(self, column: int) -> None:
-        """Sort by ``column``: ascending, or descending if it is already sorted ascending."""
-        descending = self._sort == (column, False)
+    def sort_by(self, column: int, descending: bool | None = None) -> None:
+        """Sort by ``column``: ascending, or descending if it is already sorted ascending (or as ``descending``
+        says)."""
+        if descending is None:
+            descending = self._sort == (column, False)
         self._sort = (column, descending)
         self._apply_view(keep_key=self.current_key)
 
@@ -435,9 +437,9 @@ class VirtualTable(Widget, can_focus=True):
             def sort_key(i: int) -> tuple[int, Any]:
                 row = rows[i]
                 value = row.values[column] if row.values is not None and column < len(row.values) else None
-                if value is None:
+                if value is None:  # unknown (``?``): last, whichever the direction
                     cell = row.cells[column] if column < len(row.cells) else ""
-                    return (1, cell)
+                    return (-1 if descending else 2, cell)
                 return (0, value) if isinstance(value, int | float) else (1, str(value))
 
             indexes.sort(key=sort_key, reverse=descending)

@@ -1,0 +1,80 @@
+"""The console's traffic ticker (``core.traffic.ticker``): rates between ticks, the first tick says it is
+measuring, a fresh tick is shared, unknown brokers stay unknown, the history behind the sparklines."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.config import ConnectionSettings, KafkaSecurity
+from core.console.zk import ZkBackend
+from core.errors import ConnectError
+from core.snapshot.model import ClusterSnapshot
+from core.testdata.snapshots import synthetic_snapshot
+from core.testdata.traffic import TICK_MS, SyntheticTraffic
+from core.traffic.ticker import FIRST_NOTE, HISTORY_TICKS, TrafficTicker
+
+SNAPSHOT = synthetic_snapshot(topics=10, partitions_per_topic=4)
+HOT = "clicks.orders-00002"
+
+
+def _ticker(traffic: SyntheticTraffic) -> TrafficTicker:
+    return TrafficTicker(KafkaSecurity(), lambda: 0, traffic.read)
+
+
+def test_the_first_tick_measures_and_the_second_gives_rates() -> None:
+    ticker = _ticker(SyntheticTraffic({HOT: 40.0}, 1_000_000))
+    first = ticker.tick(SNAPSHOT)
+    assert first.traffic is None and first.note == FIRST_NOTE
+    assert first.totals()[0].unknown == FIRST_NOTE and first.footer(0) == f"traffic: {FIRST_NOTE}"
+    second = ticker.tick(SNAPSHOT)
+    messages, bytes_in = second.topic(HOT)
+    assert messages.per_s == 40.0 and bytes_in.per_s == 4000.0 and messages.window_s == TICK_MS / 1000
+    assert second.topic("payments.orders-00001")[0].idle
+    assert second.topic("no-such-topic")[0].unknown == "topic no-such-topic was not in the sample (created since?)"
+    assert second.history[-1].topics[HOT] == 40.0
+
+
+def test_a_fresh_tick_is_shared_and_an_old_one_is_not() -> None:
+    traffic = SyntheticTraffic({HOT: 40.0}, 1_000_000)
+    ticker = _ticker(traffic)
+    ticker.tick(SNAPSHOT)
+    assert ticker.tick(SNAPSHOT, max_age_s=60.0) is ticker.tick(SNAPSHOT, max_age_s=60.0)
+    assert traffic.ticks == 1
+    ticker.tick(SNAPSHOT)
+    assert traffic.ticks == 2
+
+
+def test_a_broker_that_cannot_answer_is_unknown_with_why_never_zero() -> None:
+    why = "broker 3 did not answer in 10 s"
+    ticker = _ticker(SyntheticTraffic({HOT: 40.0}, 1_000_000, unknown={3: why}))
+    ticker.tick(SNAPSHOT)
+    view = ticker.tick(SNAPSHOT)
+    assert view.broker(3)[0].per_s is None and why in (view.broker(3)[0].unknown or "")
+    assert view.totals()[0].per_s is None  # never a partial sum
+    assert view.broker(99)[0].unknown == "broker 99 was not registered at the sample"
+
+
+def test_the_history_keeps_the_last_ticks_only() -> None:
+    ticker = _ticker(SyntheticTraffic({HOT: 40.0}, 1_000_000))
+    for _ in range(HISTORY_TICKS + 5):
+        view = ticker.tick(SNAPSHOT)
+    assert len(view.history) == HISTORY_TICKS
+    assert view.topic_history(HOT) == [40.0] * HISTORY_TICKS
+
+
+class _LiveModel:
+    """The live model's one method a tick uses: the snapshot it holds in memory."""
+
+    def snapshot(self) -> ClusterSnapshot:
+        return SNAPSHOT
+
+
+def test_the_console_backend_ticks_from_its_live_snapshot_without_a_zookeeper_session() -> None:
+    backend = ZkBackend(ConnectionSettings())
+    with pytest.raises(ConnectError):
+        backend.traffic()  # nothing read yet: no snapshot, and no ZooKeeper request to make one
+    backend._live = _LiveModel()  # type: ignore[assignment]
+    backend._traffic = _ticker(SyntheticTraffic({HOT: 40.0}, 1_000_000))
+    backend.traffic()
+    assert backend.traffic().topic(HOT)[0].per_s == 40.0  # no session at all: a tick asks ZooKeeper nothing
+    assert backend._session is None
