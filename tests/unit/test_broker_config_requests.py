@@ -15,9 +15,8 @@ from core.brokers.alter_configs import (
     encode_whole_set,
     incremental_alter_broker,
 )
-from core.brokers.capabilities import BrokerApis, Capabilities
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capabilities
 from core.configs.broker import WHOLE_SET, BrokerConfigRequest, broker_route, plan_broker_change
-from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig
 from core.errors import KafkaRuleError
 from core.kafka.broker_config_rules import check_zookeeper_update, is_password_config, per_broker_keys

@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from core.brokers.capabilities import BrokerApis, Capabilities, release_floor
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capabilities, release_floor
 from core.brokers.client_quotas import (
     alter_client_quotas,
     decode_alter,
@@ -20,7 +20,7 @@ from core.brokers.client_quotas import (
 from core.errors import KafkaRuleError, UsageError
 from core.kafka.quotas import DEFAULT, QuotaEntity, parse_quota
 from core.kafka.znodes import BrokerRegistration, Endpoint
-from core.security.quotas import VIA_ADMIN, VIA_ZOOKEEPER, quota_path, same_quotas
+from core.security.quotas import quota_path, same_quotas
 from tests.unit.fake_broker import RELEASE_APIS, Received, fake_broker
 
 
@@ -218,6 +218,19 @@ def test_a_quota_change_goes_through_alter_client_quotas_only_where_every_broker
 def test_without_bootstrap_servers_a_quota_change_goes_through_zookeeper() -> None:
     path = quota_path(None, {})
     assert path.route.via == VIA_ZOOKEEPER and path.route.reason.startswith("no --bootstrap-server")
+
+
+def test_via_forces_a_quota_change_path_or_is_refused_with_the_reason() -> None:
+    caps = Capabilities((BrokerApis(1, RELEASE_APIS["3.9"]),))
+    forced = quota_path(caps, {1: _registration(1)}, via=VIA_ZOOKEEPER)
+    assert forced.route.via == VIA_ZOOKEEPER and forced.route.reason.startswith("--via zookeeper")
+    assert forced.release is not None
+    with pytest.raises(UsageError, match="--via admin needs --bootstrap-server"):
+        quota_path(None, {}, via=VIA_ADMIN)
+    with pytest.raises(UsageError, match="--via admin cannot be taken: broker 1 .*has no AlterClientQuotas"):
+        quota_path(Capabilities((BrokerApis(1, RELEASE_APIS["2.2"]),)), {1: _registration(1)}, via=VIA_ADMIN)
+    with pytest.raises(UsageError, match="--via admin cannot be taken: no broker kzc can send"):
+        quota_path(caps, {}, via=VIA_ADMIN)
 
 
 def test_stored_quotas_are_compared_as_numbers() -> None:
