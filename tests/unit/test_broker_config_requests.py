@@ -16,6 +16,7 @@ from core.brokers.alter_configs import (
     incremental_alter_broker,
 )
 from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capabilities
+from core.brokers.wire import CLIENT_ID, CORRELATION
 from core.configs.broker import WHOLE_SET, BrokerConfigRequest, broker_route, plan_broker_change
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig
 from core.errors import KafkaRuleError
@@ -34,7 +35,7 @@ def _cs(text: str | None) -> bytes:
 
 def _body(frame: bytes, flexible: bool) -> tuple[int, int, bytes]:
     api_key, version = struct.unpack_from(">hh", frame, 4)
-    header = 4 + 8 + 2 + len("kzc-configs")
+    header = 4 + 8 + 2 + len(CLIENT_ID)
     return api_key, version, frame[header + (1 if flexible else 0) :]
 
 
@@ -91,7 +92,7 @@ def _answer(code: int, message: str | None, flexible: bool) -> bytes:
 
 def test_answers_are_read_in_both_encodings() -> None:
     for flexible in (False, True):
-        body = struct.pack(">i", 44) + _answer(40, "Cannot update these configs", flexible)
+        body = struct.pack(">i", CORRELATION) + _answer(40, "Cannot update these configs", flexible)
         assert decode_answer(body, flexible) == [(40, "Cannot update these configs", 4, "")]
 
 
