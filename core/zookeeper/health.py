@@ -33,6 +33,7 @@ from typing import Any
 
 from core.config import ConnectionSettings
 from core.connect import HostPort, ZkConnect
+from core.human_size import human_size
 
 WORDS = ("srvr", "mntr", "conf")
 ADMIN_COMMANDS = {"srvr": "server_stats", "mntr": "monitor", "conf": "configuration"}
@@ -795,18 +796,6 @@ def _ms(value: float | None) -> str:
     return UNKNOWN if value is None else f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def size_text(value: int | None) -> str:
-    """Bytes, short: ``182 B``, ``12.4 KiB``, ``3.1 MiB``."""
-    if value is None:
-        return UNKNOWN
-    size = float(value)
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if size < 1024 or unit == "GiB":
-            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{value} B"  # not reached
-
-
 def mode_text(s: ServerHealth) -> str:
     """``leader``, ``follower``, ``observer``, ``standalone``; ``not serving``; ``unreachable``."""
     if not s.reachable:
@@ -838,7 +827,7 @@ def server_cells(s: ServerHealth) -> dict[str, str]:
         "znodes": _count(s.znodes),
         "watches": _count(s.watches),
         "ephemerals": _count(s.ephemerals),
-        "data_size": size_text(s.data_size),
+        "data_size": human_size(s.data_size),
         "fds": f"{_count(s.open_fds)}/{_count(s.max_fds)}",
         "fsync": _count(s.fsync_exceeded),
         "followers": followers,

@@ -5,6 +5,7 @@ literal does (``test_kafka_path_literals``).
   the one decision ``write_route`` and the one ``--via`` option (``cli.options.add_via_option``).
 - the request header of every Kafka request kzc sends itself (its client id, its correlation id, the header
   bytes): ``core/brokers/wire.py`` (``frame``); bodies and answers go through ``core.brokers.codec``.
+- the byte formatter: ``core/human_size.py`` (``human_size``).
 """
 
 from __future__ import annotations
@@ -13,10 +14,16 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from core.human_size import human_size
+
 ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("core", "cli", "tui")
 WRITE_PATH = Path("core/brokers/capabilities.py")
 WIRE = Path("core/brokers/wire.py")
+HUMAN_SIZE = Path("core/human_size.py")
+SIZE_UNITS = {"KiB", "MiB", "GiB", "TiB"}
 VIA_VALUES = {"admin", "zookeeper"}
 
 
@@ -79,3 +86,31 @@ def test_the_request_header_is_defined_once() -> None:
     found = [f"{path}:{line}: {what}" for path, tree in _sources() if path != WIRE
              for line, what in header_definitions(tree)]  # fmt: skip
     assert found == [], "frame requests with core.brokers.wire.frame (one client id, one correlation id)"
+
+
+def size_units(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, unit) of every string that is a byte unit alone (``"MiB"``, or ``" KiB"`` in an f-string): what a
+    byte formatter writes."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip() in SIZE_UNITS:
+            yield node.lineno, node.value.strip()
+
+
+def test_the_scan_finds_byte_formatters() -> None:
+    source = 'a = ("B", "KiB")\nb = f"{x / 1024:.1f} MiB"\nc = f"over {n} MiB: no more"\n'
+    assert list(size_units(ast.parse(source))) == [(1, "KiB"), (2, "MiB")]
+
+
+def test_there_is_one_byte_formatter() -> None:
+    found = [f"{path}:{line}: {unit}" for path, tree in _sources() if path != HUMAN_SIZE
+             for line, unit in size_units(tree)]  # fmt: skip
+    assert found == [], "write sizes with core.human_size.human_size"
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [(None, "?"), (0, "0 B"), (1023, "1023 B"), (1024, "1.0 KiB"), (12_700, "12.4 KiB"), (3 << 20, "3.0 MiB"),
+     (5 << 30, "5.0 GiB"), (2 << 40, "2.0 TiB"), (3 << 50, "3072.0 TiB"), (-2048, "-2.0 KiB")],
+)  # fmt: skip
+def test_human_size_is_short_in_powers_of_1024_up_to_tib(size: int | None, text: str) -> None:
+    assert human_size(size) == text
