@@ -2,7 +2,7 @@
 
 Both engines run on every hand-built case of ``test_local_checks.CASES`` (the snapshot in memory, which
 the Spark engine stages to a file as the console does), on the brokers' metadata cases, and on synthetic
-snapshot files from ``core.testdata.synthetic`` with at least one of every fault the generator can
+snapshot files from ``core.consistency.synthetic`` with at least one of every fault the generator can
 plant, read by each engine from the same file. One Spark worker (``local[*]``) serves the whole module,
 so Spark starts once.
 """
@@ -26,6 +26,7 @@ from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_frames import STEP_READ
 from core.consistency.spark_worker import NICENESS
+from core.consistency.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_synthetic
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.checks import (
     CASES,
@@ -38,7 +39,6 @@ from core.testdata.checks import (
     topic_json,
     with_states,
 )
-from core.testdata.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_synthetic
 from tests.integration.engines import assert_same, both, both_staged
 
 

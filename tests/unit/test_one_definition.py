@@ -114,3 +114,16 @@ def test_there_is_one_byte_formatter() -> None:
 )  # fmt: skip
 def test_human_size_is_short_in_powers_of_1024_up_to_tib(size: int | None, text: str) -> None:
     assert human_size(size) == text
+
+
+def test_production_code_imports_no_test_data() -> None:
+    """``core/testdata/`` (builders for tests, demos and benchmarks) is never imported by core, cli or tui."""
+    found = []
+    for path, tree in _sources():
+        if path.parts[:2] == ("core", "testdata"):
+            continue
+        for node in ast.walk(tree):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found += [f"{path}:{node.lineno}: {n}" for n in names if n.startswith("core.testdata")]
+    assert found == []
