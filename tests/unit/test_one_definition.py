@@ -11,7 +11,7 @@ literal does (``test_kafka_path_literals``).
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -33,14 +33,23 @@ def _sources() -> Iterator[tuple[Path, ast.Module]]:
             yield path.relative_to(ROOT), ast.parse(path.read_text(encoding="utf-8"))
 
 
-def via_definitions(tree: ast.AST) -> Iterator[tuple[int, str]]:
-    """(line, what) of every assignment of a ``VIA_*`` name, and every tuple or list of the two paths' names."""
+def _assignments(tree: ast.AST) -> Iterator[tuple[int, str, ast.expr | None]]:
+    """(line, name, value) of every assignment to a plain name."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign | ast.AnnAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            for target in targets:
-                if isinstance(target, ast.Name) and target.id.startswith("VIA"):
-                    yield node.lineno, target.id
+            yield from ((node.lineno, t.id, node.value) for t in targets if isinstance(t, ast.Name))
+
+
+def _found(scan: Callable[[ast.AST], Iterator[tuple[int, str]]], home: Path) -> list[str]:
+    """Every place ``scan`` reports outside ``home``, as ``path:line: what``."""
+    return [f"{path}:{line}: {what}" for path, tree in _sources() if path != home for line, what in scan(tree)]
+
+
+def via_definitions(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, what) of every assignment of a ``VIA_*`` name, and every tuple or list of the two paths' names."""
+    yield from ((line, name) for line, name, _ in _assignments(tree) if name.startswith("VIA"))
+    for node in ast.walk(tree):
         if isinstance(node, ast.Tuple | ast.List):
             values = {e.value for e in node.elts if isinstance(e, ast.Constant)}
             if values >= VIA_VALUES:
@@ -53,26 +62,19 @@ def test_the_scan_finds_via_definitions() -> None:
 
 
 def test_the_write_path_constants_are_defined_once() -> None:
-    found = [f"{path}:{line}: {what}" for path, tree in _sources() if path != WRITE_PATH
-             for line, what in via_definitions(tree)]  # fmt: skip
-    assert found == [], "import VIA_ADMIN / VIA_ZOOKEEPER / VIAS from core.brokers.capabilities"
+    assert _found(via_definitions, WRITE_PATH) == [], (
+        "import VIA_ADMIN / VIA_ZOOKEEPER / VIAS from core.brokers.capabilities"
+    )
 
 
 def header_definitions(tree: ast.AST) -> Iterator[tuple[int, str]]:
     """(line, what) of every correlation id or kzc client id defined, and every struct format that packs a
     request header (api key, version, correlation id: ``>hhi``)."""
+    for line, name, value in _assignments(tree):
+        kzc = isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value.startswith("kzc")
+        if "CORRELATION" in name.upper() or (kzc and "CLIENT" in name.upper()):
+            yield line, name
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            value = node.value
-            for target in targets:
-                if not isinstance(target, ast.Name):
-                    continue
-                if "CORRELATION" in target.id.upper():
-                    yield node.lineno, target.id
-                kzc = isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value.startswith("kzc")
-                if kzc and "CLIENT" in target.id.upper():
-                    yield node.lineno, target.id
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(">hhi"):
             yield node.lineno, f"a request header format {node.value!r}"
 
@@ -83,9 +85,9 @@ def test_the_scan_finds_header_definitions() -> None:
 
 
 def test_the_request_header_is_defined_once() -> None:
-    found = [f"{path}:{line}: {what}" for path, tree in _sources() if path != WIRE
-             for line, what in header_definitions(tree)]  # fmt: skip
-    assert found == [], "frame requests with core.brokers.wire.frame (one client id, one correlation id)"
+    assert _found(header_definitions, WIRE) == [], (
+        "frame requests with core.brokers.wire.frame (one client id, one correlation id)"
+    )
 
 
 def size_units(tree: ast.AST) -> Iterator[tuple[int, str]]:
@@ -102,9 +104,7 @@ def test_the_scan_finds_byte_formatters() -> None:
 
 
 def test_there_is_one_byte_formatter() -> None:
-    found = [f"{path}:{line}: {unit}" for path, tree in _sources() if path != HUMAN_SIZE
-             for line, unit in size_units(tree)]  # fmt: skip
-    assert found == [], "write sizes with core.human_size.human_size"
+    assert _found(size_units, HUMAN_SIZE) == [], "write sizes with core.human_size.human_size"
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ def test_production_code_imports_no_test_data() -> None:
         if path.parts[:2] == ("core", "testdata"):
             continue
         for node in ast.walk(tree):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
-            found += [f"{path}:{node.lineno}: {n}" for n in names if n.startswith("core.testdata")]
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+                found += [f"{path}:{node.lineno}: {n}" for n in names if n.startswith("core.testdata")]
     assert found == []
