@@ -1,7 +1,7 @@
 """The consistency checks on synthetic snapshots: the local engine against the Spark engine, side by side.
 
 For each size (``--sizes``, default 100k and 1M partitions; 3m also works) it writes a synthetic snapshot
-file with planted faults (``core.testdata.synthetic``, every fault kind at 0.05 %), then measures on
+file with planted faults (``core.consistency.synthetic``, every fault kind at 0.05 %), then measures on
 that same file:
 
 - **local**: the plain-Python engine in a fresh child process (so its peak RSS is its own): load (read
@@ -50,7 +50,7 @@ from core.consistency.spark_servers import (  # noqa: E402
     spark_home,
     standalone_cluster,
 )
-from core.testdata.synthetic import FaultMix, write_synthetic  # noqa: E402
+from core.consistency.synthetic import FaultMix, write_synthetic  # noqa: E402
 
 GIB = 1024**3
 GOALS_AT = 1_000_000

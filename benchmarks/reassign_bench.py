@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
-from core.reassign.plan import Key, ReassignPlan, plan_move_off, plan_onto
+from core.reassign.move_off import plan_move_off
+from core.reassign.plan import Key, ReassignPlan, plan_onto
 
 TOPICS, PARTITIONS, RF, BROKERS, RACKS = 1000, 100, 3, 100, 10
 GOAL_SECONDS = 10.0

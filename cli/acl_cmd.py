@@ -9,7 +9,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, add_via_option
 from cli.security_args import confirm, mutation
 from core.config import ConnectionSettings
 from core.errors import UsageError
@@ -62,9 +62,7 @@ def register(sub: Any) -> None:
         change.add_argument("--host", default="*", metavar="H", help="the client host (default: any, '*')")
         change.add_argument("--deny", action="store_true", help="a Deny ACL (default: Allow)")
         change.add_argument("--pattern", choices=("literal", "prefixed"), default="literal", help="resource pattern")
-        change.add_argument("--via", choices=("admin", "zookeeper"), default=None,
-                            help="force the path: the brokers (CreateAcls/DeleteAcls) or ZooKeeper (default: the "
-                                 "brokers when --bootstrap-server is given and they serve it)")  # fmt: skip
+        add_via_option(change, "CreateAcls/DeleteAcls")
         change.add_argument("--dry-run", action="store_true", help="show the change and the writes; change nothing")
         change.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
         change.set_defaults(handler=_change, action=name)

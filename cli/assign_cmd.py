@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cli.options import add_command
+from core.brokers.capabilities import VIA_ZOOKEEPER
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.kafka import topic_rules
@@ -29,7 +30,7 @@ from core.kafka.java import INT_MAX, INT_MIN
 from core.kafka.names import validate_topic_name
 from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.topics.facts import TopicStateReader
-from core.topics.plan import VIA_ZOOKEEPER, Assignment, ExpandRequest, assignment_json, plan_expand
+from core.topics.plan import Assignment, ExpandRequest, assignment_json, plan_expand
 from core.zookeeper.kafka_root import open_kafka_session
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")

@@ -17,6 +17,7 @@ from cli.traffic_cmd import parse_window
 from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings
 from core.errors import UsageError
+from core.human_size import human_size
 from core.human_time import age_text, since_text
 from core.kafka.znodes.paths import broker_path
 from core.metrics.reader import MetricsReader
@@ -30,7 +31,6 @@ from core.traffic.cause import BrokerLoad, broker_load
 from core.traffic.rates import rate_text
 from core.traffic.sample import Layout, windows
 from core.traffic.view import Traffic
-from core.zookeeper.health import size_text
 from core.zookeeper.kafka_root import open_kafka_session
 
 SHOWN = 50  # partitions listed per section in the text form (--json lists them all)
@@ -184,8 +184,8 @@ def load_lines(load: BrokerLoad) -> list[str]:
         growth = extra.get("growth_bytes_per_hour")
         full = extra.get("full_in_s")
         lines.append(
-            f"    {d.log_dir or '?'}  growth {'?' if growth is None else size_text(int(growth)) + '/h'}, free "
-            f"{size_text(extra.get('usable_bytes'))}, full in "
+            f"    {d.log_dir or '?'}  growth {'?' if growth is None else human_size(int(growth)) + '/h'}, free "
+            f"{human_size(extra.get('usable_bytes'))}, full in "
             + (age_text(full) if full is not None else f"- ({extra.get('full_in_unknown')})")
         )
     lines += [f"  load: {f.text}" for f in load.findings]

@@ -15,6 +15,7 @@ from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
+from core.human_size import human_size
 from core.human_time import utc_text
 from core.metrics.rates import COUNT_DELTA, Rate
 from core.metrics.reader import BrokerMetrics, MetricsReader
@@ -115,11 +116,7 @@ def _rate(rate: Rate, shown: Any) -> str:
 
 
 def _bytes(value: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
-            return f"{value:,.0f} {unit}" if unit == "B" else f"{value:,.1f} {unit}"
-        value /= 1024
-    return f"{value:,.1f} GiB"
+    return human_size(round(value))
 
 
 def _count(value: float) -> str:

@@ -356,3 +356,17 @@ def positive_duration(text: str, flag: str) -> float:
     if value <= 0:
         raise UsageError(f"{flag} must be positive")
     return value
+
+
+def add_via_option(parser: argparse.ArgumentParser, request: str) -> None:
+    """``--via admin|zookeeper``, the one option that forces a mutation's path (``write_route``); ``request``
+    names what the brokers are sent (``CreateAcls/DeleteAcls``)."""
+    from core.brokers.capabilities import VIAS
+
+    parser.add_argument(
+        "--via",
+        choices=VIAS,
+        default=None,
+        help=f"force the path: the brokers ({request}) or ZooKeeper (default: the brokers when "
+        "--bootstrap-server is given and they serve it)",
+    )

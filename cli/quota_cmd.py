@@ -9,8 +9,9 @@ import argparse
 import json
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, add_via_option
 from cli.security_args import confirm, mutation
+from core.brokers.capabilities import VIA_ADMIN
 from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.kafka.quotas import DEFAULT, QUOTA_KEYS, QuotaEntity
@@ -37,6 +38,7 @@ def register(sub: Any) -> None:
         change = add_command(actions, name, f"{text} ({', '.join(QUOTA_KEYS)})")
         _entity_options(change)
         change.add_argument("items", nargs="+", metavar="KEY=VALUE" if name == "set" else "KEY")
+        add_via_option(change, "AlterClientQuotas")
         change.add_argument("--dry-run", action="store_true", help="show the change; change nothing")
         change.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
         change.set_defaults(handler=_change, action=name)
@@ -106,13 +108,13 @@ def _order(item: tuple[QuotaEntity, Any]) -> tuple[str, str]:
 
 def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     raw = {"user": args.user, "client_id": args.client_id, "default": args.default, "items": args.items,
-           "dry_run": args.dry_run, "yes": args.yes}  # fmt: skip
+           "via": args.via, "dry_run": args.dry_run, "yes": args.yes}  # fmt: skip
     with mutation(settings, f"quota {args.action}", raw) as (session, attempt, _audit):
         entity = _entity(args)
         if entity is None:
             raise UsageError("give --user U, --client-id C, both, or --default")
         items = parse_quota_items(args.items) if args.action == "set" else {}
-        _, path = read_quota_path(session, settings)
+        _, path = read_quota_path(session, settings, args.via)
         deletes = [] if args.action == "set" else list(args.items)
         plan = plan_quota(session, entity, items, deletes, path)
         if args.json and args.dry_run:
@@ -137,6 +139,7 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.json:
         print(json.dumps({"applied": True, **plan.to_json(), "stored": stored}))
     else:
-        how = "AlterClientQuotas" if plan.via == "admin" else "ZooKeeper; brokers apply it from the change notification"
+        zookeeper = "ZooKeeper; brokers apply it from the change notification"
+        how = "AlterClientQuotas" if plan.via == VIA_ADMIN else zookeeper
         print(f"Changed the quotas of {entity.describe()} (via {how}).")
     return 0

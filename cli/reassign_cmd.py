@@ -21,8 +21,9 @@ from cli.options import add_command, parse_timeout
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
 from core.errors import UsageError
+from core.reassign.file import parse_reassignment_file
 from core.reassign.ops import ReassignOps, open_reassign_ops
-from core.reassign.plan import ReassignPlan, describe_plan, parse_reassignment_file
+from core.reassign.plan import ReassignPlan, describe_plan
 from core.reassign.progress import ReassignProgress, ReassignTimeout
 from core.topics.write import describe_writes
 

@@ -230,7 +230,7 @@ def _fetch(args: argparse.Namespace, settings: ConnectionSettings) -> int:
 def _status(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     box = Sandbox(args.dir)
     status = box.status()
-    migration = SandboxMigration(box).progress() if box.section("migration") else None
+    migration = SandboxMigration(box).progress() if box.state.section("migration") else None
     if args.json:
         print(json.dumps({**status.to_json(), "migration": migration.to_json() if migration else None}))
     else:

@@ -18,6 +18,7 @@ from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.config import ConnectionSettings
 from core.errors import UsageError
+from core.human_size import human_size
 from core.human_time import age_text, clock_text
 from core.metrics.reader import MetricsReader
 from core.metrics.traffic_rows import with_metrics
@@ -26,7 +27,6 @@ from core.traffic.cause import LoadFinding, load_findings
 from core.traffic.rates import rate_text
 from core.traffic.sample import Layout, windows
 from core.traffic.view import BY, METRICS_UNKNOWN, Row, Traffic
-from core.zookeeper.health import size_text
 
 DEFAULT_WINDOW = "30s"
 MIN_WINDOW_S, MAX_WINDOW_S = 1.0, 3600.0
@@ -113,10 +113,10 @@ def _cells(by: str, row: Row) -> list[str]:
     return [
         str(row.broker),
         row.log_dir or "?",
-        size_text(extra.get("used_bytes")),
+        human_size(extra.get("used_bytes")),
         rates[1],
-        "?" if growth is None else f"{size_text(int(growth))}/h",
-        size_text(extra.get("usable_bytes")),
+        "?" if growth is None else f"{human_size(int(growth))}/h",
+        human_size(extra.get("usable_bytes")),
         age_text(full) if full is not None else "-",
     ]
 
@@ -138,7 +138,7 @@ def _metric_cells(by: str, row: Row) -> list[str]:
         value = row.metrics.get(name)
         if value is None or isinstance(value, str):
             return "?"
-        return f"{size_text(int(value))}/s" if unit == "bytes" else f"{value:,.1f} ms"
+        return f"{human_size(int(value))}/s" if unit == "bytes" else f"{value:,.1f} ms"
 
     cells = [shown("bytes_out_per_s", "bytes")]
     return [*cells, shown("produce_p99_ms", "ms"), shown("fetch_p99_ms", "ms")] if by == "broker" else cells

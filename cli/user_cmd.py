@@ -9,7 +9,7 @@ import argparse
 import json
 from typing import Any
 
-from cli.options import add_command
+from cli.options import add_command, add_via_option
 from cli.security_args import confirm, mutation, read_password
 from core.audit import Attempt
 from core.brokers.capabilities import Route
@@ -42,23 +42,17 @@ def register(sub: Any) -> None:
     source = setter.add_mutually_exclusive_group()
     source.add_argument("--password-file", metavar="F", help="read the password from this file (first line)")
     source.add_argument("--password-env", metavar="VAR", help="read the password from this environment variable")
-    _via(setter)
+    add_via_option(setter, "AlterUserScramCredentials")
     setter.add_argument("--dry-run", action="store_true", help="show the change; change nothing")
     setter.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     setter.set_defaults(handler=_set_password)
     delete = add_command(actions, "delete", "delete a user's SCRAM credentials (all, or --mechanism M)")
     delete.add_argument("user", metavar="USER")
     delete.add_argument("--mechanism", action="append", choices=tuple(MECHANISMS), default=[])
-    _via(delete)
+    add_via_option(delete, "AlterUserScramCredentials")
     delete.add_argument("--dry-run", action="store_true", help="show the change; change nothing")
     delete.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     delete.set_defaults(handler=_delete)
-
-
-def _via(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--via", choices=("admin", "zookeeper"), default=None,
-                        help="force the path: the brokers (AlterUserScramCredentials) or ZooKeeper (default: the "
-                             "brokers when --bootstrap-server is given and they serve it)")  # fmt: skip
 
 
 def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:

@@ -156,7 +156,6 @@ class AclAdmin(KafkaAdmin):
 # [Principal, Host, Operation, PermissionType]]. Codes as ResourceType/PatternType/AclOperation/AclPermissionType.
 DESCRIBE_VERSIONS = (0, 3)
 _DESCRIBE_FLEXIBLE_FROM = 2
-_DESCRIBE_CORRELATION = 29
 _ANY = 1
 SECURITY_DISABLED_CODE = 54  # Errors.SECURITY_DISABLED
 _ACL_ERRORS = {31: "ClusterAuthorizationException", 35: "UnsupportedVersionException", 42: "InvalidRequestException"}
@@ -185,7 +184,7 @@ def encode_describe_acls(version: int) -> bytes:
     if version >= 1:
         body.int8(_ANY)
     body.string(None).string(None).int8(_ANY).int8(_ANY)
-    return frame(DESCRIBE_ACLS.key, version, _DESCRIBE_CORRELATION, "kzc-acls", body.body(), flexible)
+    return frame(DESCRIBE_ACLS.key, version, body.body(), flexible)
 
 
 def decode_describe_acls(body: bytes, version: int) -> DescribedAcls:
@@ -197,7 +196,7 @@ def decode_describe_acls(body: bytes, version: int) -> DescribedAcls:
         KafkaRuleError: the broker refused (not authorized...), in Kafka's name. ValueError: not such an answer.
     """
     d = Decoder(body, version >= _DESCRIBE_FLEXIBLE_FROM)
-    d.header(_DESCRIBE_CORRELATION)
+    d.header()
     d.int32()  # throttle
     code, message = d.int16(), d.string()
 

@@ -27,8 +27,6 @@ BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
 SET, DELETE = 0, 1  # AlterConfigOp.OpType ids
 INCREMENTAL_VERSIONS = (0, 1)
 WHOLE_SET_VERSIONS = (0, 2)
-_CLIENT_ID = "kzc-configs"
-_CORRELATION = 44
 # Errors.java codes a config change is refused with, by their exception names.
 ERROR_NAMES = {
     -1: "UnknownServerException",
@@ -57,7 +55,7 @@ def encode_incremental(
 
     flexible = version >= 1
     body = Encoder(flexible).array([name], write_resource).boolean(validate_only).body()
-    return frame(INCREMENTAL_ALTER_CONFIGS.key, version, _CORRELATION, _CLIENT_ID, body, flexible)
+    return frame(INCREMENTAL_ALTER_CONFIGS.key, version, body, flexible)
 
 
 def encode_whole_set(name: str, config: Mapping[str, str], validate_only: bool, version: int) -> bytes:
@@ -74,7 +72,7 @@ def encode_whole_set(name: str, config: Mapping[str, str], validate_only: bool, 
 
     flexible = version >= 2
     body = Encoder(flexible).array([name], write_resource).boolean(validate_only).body()
-    return frame(ALTER_CONFIGS.key, version, _CORRELATION, _CLIENT_ID, body, flexible)
+    return frame(ALTER_CONFIGS.key, version, body, flexible)
 
 
 def decode_answer(body: bytes, flexible: bool) -> list[tuple[int, str | None, int, str]]:
@@ -84,7 +82,7 @@ def decode_answer(body: bytes, flexible: bool) -> list[tuple[int, str | None, in
         ValueError: not such an answer.
     """
     d = Decoder(body, flexible)
-    d.header(_CORRELATION)
+    d.header()
     d.int32()  # throttle
 
     def resource(r: Decoder) -> tuple[int, str | None, int, str]:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import socket
 import ssl
-import struct
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from core.brokers.codec import Decoder
 from core.brokers.sasl import authenticate
 from core.brokers.wire import frame, round_trip
 from core.config import KafkaSecurity
@@ -66,9 +66,6 @@ DESCRIBE_CLUSTER = Api(60, "DescribeCluster", "2.8.0")
 # Version ranges a broker serves: api key -> (min, max).
 ApiRanges = Mapping[int, tuple[int, int]]
 
-_CORRELATION = 18
-_CLIENT_ID = "kzc"
-
 
 class NoVersion(Exception):
     """No version of an API is spoken by both kzc and the broker; ``str()`` is the reason."""
@@ -109,7 +106,7 @@ def no_listener(api: Api, who: str, security: KafkaSecurity | None) -> str:
 
 def encode_api_versions() -> bytes:
     """The framed ApiVersions v0 request (an empty body)."""
-    return frame(API_VERSIONS.key, 0, _CORRELATION, _CLIENT_ID, b"")
+    return frame(API_VERSIONS.key, 0, b"")
 
 
 def decode_api_versions(body: bytes) -> dict[int, tuple[int, int]]:
@@ -118,19 +115,16 @@ def decode_api_versions(body: bytes) -> dict[int, tuple[int, int]]:
     Raises:
         ValueError: not an ApiVersions v0 response, or the broker answered with an error code.
     """
+    d = Decoder(body, flexible=False)  # ApiVersions answers with header v0, whatever the version
     try:
-        correlation, error, count = struct.unpack_from(">ihi", body, 0)
-        if correlation != _CORRELATION:
-            raise ValueError(f"correlation id {correlation}, expected {_CORRELATION}")
-        if error != 0:
-            raise ValueError(f"the broker answered ApiVersions with error code {error}")
-        ranges = {}
-        for i in range(count):
-            key, low, high = struct.unpack_from(">hhh", body, 10 + 6 * i)
-            ranges[key] = (low, high)
-    except struct.error as exc:
+        error = d.header().int16()
+        if error == 0:
+            ranges = d.array(lambda r: (r.int16(), (r.int16(), r.int16()))) or []
+    except ValueError as exc:
         raise ValueError(f"not an ApiVersions v0 response: {exc}") from None
-    return ranges
+    if error != 0:
+        raise ValueError(f"the broker answered ApiVersions with error code {error}")
+    return dict(ranges)
 
 
 class BrokerConnection:

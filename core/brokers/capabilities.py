@@ -45,10 +45,14 @@ from core.brokers.apiversions import (
 )
 from core.config import KafkaSecurity
 from core.connect import HostPort
+from core.errors import UsageError
 from core.kafka.znodes import BrokerRegistration, Endpoint, Unreadable
 
+# The two paths of a mutation (``--via``): the brokers (a Kafka request) or ZooKeeper (the znodes). Defined here
+# only (tests/unit/test_write_path.py).
 VIA_ADMIN = "admin"
 VIA_ZOOKEEPER = "zookeeper"
+VIAS = (VIA_ADMIN, VIA_ZOOKEEPER)
 _ANSWERS_UNAUTHENTICATED = ("PLAINTEXT", "SASL_PLAINTEXT")
 
 
@@ -260,6 +264,41 @@ def route(
     if unknown is not None:
         return Route(VIA_ADMIN, f"{api.name} through the AdminClient (librdkafka negotiates the version; {unknown})")
     return Route(VIA_ADMIN, f"every broker serves {api.name}: sent through the AdminClient")
+
+
+def write_route(
+    capabilities: Capabilities | None,
+    api: Api,
+    via: str | None,
+    zookeeper_tool: str,
+    old_zookeeper_tool: str,
+    unsendable: str | None = None,
+) -> Route:
+    """The path of a mutation that has two (ACLs, SCRAM users, quotas): ``--via`` (``via``) forces one, else
+    the brokers (``route``) when there is an AdminClient (``capabilities`` not None), the request can be sent
+    (``unsendable`` None, else why not) and every registered broker serves ``api``; else ZooKeeper, saying why.
+
+    Args:
+        zookeeper_tool: what Kafka's tools of the brokers' release do through ZooKeeper, for the reason.
+        old_zookeeper_tool: what Kafka's tools did before ``api`` existed.
+
+    Raises:
+        UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
+    """
+    if via == VIA_ZOOKEEPER:
+        return Route(VIA_ZOOKEEPER, f"--via zookeeper: written through ZooKeeper, {zookeeper_tool} (no broker asked)")
+    if capabilities is None:
+        if via == VIA_ADMIN:
+            raise UsageError("--via admin needs --bootstrap-server (the brokers to send the request to)")
+        return Route(VIA_ZOOKEEPER, f"no --bootstrap-server: written through ZooKeeper, {zookeeper_tool}")
+    lacking = capabilities.lacking(api)
+    missing = unsendable or lacking
+    if missing is not None and via == VIA_ADMIN:
+        raise UsageError(f"--via admin cannot be taken: {missing}")
+    if missing is not None:
+        tool = zookeeper_tool if lacking is None else old_zookeeper_tool
+        return Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {tool}")
+    return route(capabilities, api, old_zookeeper_tool)
 
 
 class CapabilityCache:

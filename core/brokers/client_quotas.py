@@ -34,8 +34,6 @@ VERSIONS = (0, 1)
 FLEXIBLE_FROM = 1
 USER = "user"
 CLIENT_ID = "client-id"
-_CLIENT_ID = "kzc-quotas"
-_CORRELATION = 48
 # Error codes AlterClientQuotas answers with (``Errors.java``), as Java names them.
 ERROR_NAMES = {
     -1: "UNKNOWN_SERVER_ERROR",
@@ -79,7 +77,7 @@ def encode_describe(version: int) -> bytes:
         raise ValueError(f"kzc encodes DescribeClientQuotas v0-v1, not v{version}")
     flexible = version >= FLEXIBLE_FROM
     body = Encoder(flexible).array([], lambda e, c: e).boolean(False).body()
-    return frame(DESCRIBE_CLIENT_QUOTAS.key, version, _CORRELATION, _CLIENT_ID, body, flexible)
+    return frame(DESCRIBE_CLIENT_QUOTAS.key, version, body, flexible)
 
 
 def decode_describe(body: bytes, version: int) -> dict[QuotaEntity, dict[str, str]]:
@@ -89,7 +87,7 @@ def decode_describe(body: bytes, version: int) -> dict[QuotaEntity, dict[str, st
         KafkaRuleError: the broker answered with an error. ValueError: not such an answer.
     """
     d = Decoder(body, version >= FLEXIBLE_FROM)
-    d.header(_CORRELATION)
+    d.header()
     d.int32()  # throttle
     code, message = d.int16(), d.string()
 
@@ -131,7 +129,7 @@ def encode_alter(
         e.array(entity_components(entity), write_pair).array(ops, write_op)
 
     body = Encoder(flexible).array([entity], write_entry).boolean(validate_only).body()
-    return frame(ALTER_CLIENT_QUOTAS.key, version, _CORRELATION, _CLIENT_ID, body, flexible)
+    return frame(ALTER_CLIENT_QUOTAS.key, version, body, flexible)
 
 
 @dataclass(frozen=True)
@@ -148,7 +146,7 @@ def decode_alter(body: bytes, version: int) -> AlterAnswer:
         ValueError: not such an answer.
     """
     d = Decoder(body, version >= FLEXIBLE_FROM)
-    d.header(_CORRELATION)
+    d.header()
     d.int32()  # throttle
 
     def entry(r: Decoder) -> tuple[QuotaEntity | None, int, str | None]:

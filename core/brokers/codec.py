@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from core.brokers.wire import uvarint
+from core.brokers.wire import CORRELATION, uvarint
 
 T = TypeVar("T")
 
@@ -57,6 +57,11 @@ class Encoder:
         data = text.encode("utf-8")
         self.out += uvarint(len(data) + 1) if self.flexible else struct.pack(">h", len(data))
         self.out += data
+        return self
+
+    def blob(self, data: bytes) -> Encoder:
+        """BYTES (INT32 length; classic versions only: kzc sends no flexible BYTES)."""
+        self.out += struct.pack(">i", len(data)) + data
         return self
 
     def array(self, items: Sequence[T], write: Callable[[Encoder, T], object]) -> Encoder:
@@ -131,6 +136,26 @@ class Decoder:
     def float64(self) -> float:
         return float(self._take(">d"))
 
+    def fixed(self, layout: struct.Struct) -> tuple[Any, ...]:
+        """Several fixed-width fields read at once (``layout``: big-endian), for the hot loops of large answers."""
+        try:
+            values = layout.unpack_from(self.data, self.at)
+        except struct.error as exc:
+            raise ValueError(f"the answer ends early: {exc}") from None
+        self.at += layout.size
+        return values
+
+    def blob(self) -> bytes | None:
+        """BYTES / NULLABLE_BYTES (INT32 length, classic versions only; None: null)."""
+        length = self.int32()
+        if length < 0:
+            return None
+        if self.at + length > len(self.data):
+            raise ValueError("the answer ends inside a byte string")
+        data = self.data[self.at : self.at + length]
+        self.at += length
+        return data
+
     def uvarint(self) -> int:
         shift = result = 0
         while True:
@@ -177,9 +202,11 @@ class Decoder:
             self.uvarint()
             self.at += self.uvarint()
 
-    def header(self, correlation: int) -> None:
-        """The response header: the correlation id (checked), and a tag buffer when flexible (header v1)."""
+    def header(self) -> Decoder:
+        """The response header: the correlation id (checked against ``wire.CORRELATION``), and a tag buffer when
+        flexible (header v1)."""
         found = self.int32()
-        if found != correlation:
-            raise ValueError(f"correlation id {found}, expected {correlation}")
+        if found != CORRELATION:
+            raise ValueError(f"correlation id {found}, expected {CORRELATION}")
         self.tags()
+        return self

@@ -35,8 +35,6 @@ from core.config import KafkaSecurity
 VERSIONS = (0, 4)  # what this module encodes and decodes
 _FIRST_FLEXIBLE = 2
 _FIRST_CAPACITY = 4  # TotalBytes and UsableBytes of each dir (Kafka 3.3+)
-_CLIENT_ID = "kzc-logdirs"
-_CORRELATION = 11
 KAFKA_STORAGE_ERROR = 56
 # The error codes a log dir may carry (``Errors.java``); others are shown by number.
 ERROR_NAMES = {
@@ -104,7 +102,7 @@ def encode_describe_log_dirs(partitions: Mapping[str, Sequence[int]] | None, ver
         out.null_array()
     else:
         out.array(list(partitions.items()), lambda e, item: e.string(item[0]).int32s(item[1]))
-    return frame(DESCRIBE_LOG_DIRS.key, version, _CORRELATION, _CLIENT_ID, out.body(), flexible)
+    return frame(DESCRIBE_LOG_DIRS.key, version, out.body(), flexible)
 
 
 def decode_log_dirs(body: bytes, version: int = 0) -> tuple[LogDir, ...]:
@@ -123,8 +121,7 @@ def decode_log_dirs(body: bytes, version: int = 0) -> tuple[LogDir, ...]:
             raise ValueError(f"an array of {count} items in an answer of {len(body)} bytes")
         for _ in range(count):
             # unpacked at once: a broker of 100k replicas answers in one body
-            partition, size, lag, future = _PARTITION.unpack_from(body, d.at)
-            d.at += _PARTITION.size
+            partition, size, lag, future = d.fixed(_PARTITION)
             d.tags()
             into.append(ReplicaLog(topic, partition, size, lag, bool(future)))
 
@@ -140,11 +137,11 @@ def decode_log_dirs(body: bytes, version: int = 0) -> tuple[LogDir, ...]:
         return LogDir(path, error, tuple(replicas), _known(total), _known(usable))
 
     try:
-        d.header(_CORRELATION)
+        d.header()
         d.int32()  # throttle time
         error = d.int16() if version >= 3 else 0
         dirs = d.array(log_dir) or []
-    except (struct.error, ValueError) as exc:
+    except ValueError as exc:
         raise ValueError(f"not a DescribeLogDirs v{version} response: {exc}") from None
     if error:
         raise ValueError(f"the broker refused DescribeLogDirs: {ERROR_NAMES.get(error, f'error code {error}')}")

@@ -30,8 +30,6 @@ VERSIONS = (1, 7)
 _NEEDS = "one offset per partition by timestamp (v1, Kafka 0.10.1+)"
 _FIRST_FLEXIBLE = 6
 _LATEST = -1
-_CLIENT_ID = "kzc-offsets"
-_CORRELATION = 2
 # Error codes a partition may carry (``Errors.java``); others are shown by number.
 ERROR_NAMES = {
     -1: "UNKNOWN_SERVER_ERROR",
@@ -65,7 +63,7 @@ def encode_list_offsets(partitions: Mapping[str, Sequence[int]], version: int) -
         e.int64(_LATEST)
 
     out.array(list(partitions.items()), lambda e, item: e.string(item[0]).array(list(item[1]), partition))
-    return frame(LIST_OFFSETS.key, version, _CORRELATION, _CLIENT_ID, out.body(), flexible)
+    return frame(LIST_OFFSETS.key, version, out.body(), flexible)
 
 
 def decode_list_offsets(body: bytes, version: int) -> tuple[dict[Key, int], dict[Key, int]]:
@@ -87,8 +85,7 @@ def decode_list_offsets(body: bytes, version: int) -> tuple[dict[Key, int], dict
         if count > len(body):
             raise ValueError(f"an array of {count} items in an answer of {len(body)} bytes")
         for _ in range(count):
-            fields = answer.unpack_from(body, d.at)
-            d.at += answer.size
+            fields = d.fixed(answer)
             d.tags()
             partition, error, offset = fields[0], fields[1], fields[3]
             if error:
@@ -97,11 +94,11 @@ def decode_list_offsets(body: bytes, version: int) -> tuple[dict[Key, int], dict
                 offsets[(name, partition)] = offset
 
     try:
-        d.header(_CORRELATION)
+        d.header()
         if version >= 2:
             d.int32()  # throttle time
         d.array(topic)
-    except (struct.error, ValueError) as exc:
+    except ValueError as exc:
         raise ValueError(f"not a ListOffsets v{version} response: {exc}") from None
     return offsets, errors
 

@@ -9,15 +9,13 @@ said so (``core.brokers.apiversions``).
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
 from core.brokers.apiversions import METADATA, NoVersion, request
+from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame
 
 _VERSIONS = (1, 1)  # what this module encodes and decodes
-_CLIENT_ID = "kzc-probe"
-_CORRELATION = 1
 
 
 @dataclass(frozen=True)
@@ -44,22 +42,20 @@ def broker_view(host: str, port: int, timeout: float = 5.0) -> BrokerView:
 
 def encode_metadata(version: int) -> bytes:
     """The framed Metadata request at ``version`` (1) for no topics: brokers and controller only."""
-    return frame(METADATA.key, version, _CORRELATION, _CLIENT_ID, struct.pack(">i", 0))
+    return frame(METADATA.key, version, Encoder(flexible=False).int32s([]).body())
 
 
 def _parse(body: bytes) -> BrokerView:
+    d = Decoder(body, flexible=False)
+
+    def broker(r: Decoder) -> int:
+        node_id = r.int32()
+        r.string(), r.int32(), r.string()  # host, port, rack
+        return node_id
+
     try:
-        correlation, count = struct.unpack_from(">ii", body, 0)
-        if correlation != _CORRELATION:
-            raise ValueError(f"correlation id {correlation}, expected {_CORRELATION}")
-        offset, ids = 8, []
-        for _ in range(count):
-            node_id, host_len = struct.unpack_from(">ih", body, offset)
-            offset += 6 + host_len + 4  # node id, host, port
-            (rack_len,) = struct.unpack_from(">h", body, offset)
-            offset += 2 + max(rack_len, 0)
-            ids.append(node_id)
-        (controller,) = struct.unpack_from(">i", body, offset)
-    except struct.error as exc:
+        ids = d.header().array(broker) or []
+        controller = d.int32()
+    except ValueError as exc:
         raise ValueError(f"not a Metadata v1 response: {exc}") from None
     return BrokerView(controller if controller >= 0 else None, frozenset(ids))

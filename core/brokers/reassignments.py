@@ -18,18 +18,15 @@ code and message, and per topic and partition an error code and message.
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, request
-from core.brokers.codec import Decoder
-from core.brokers.wire import compact_string, frame, uvarint
+from core.brokers.codec import Decoder, Encoder
+from core.brokers.wire import frame
 from core.config import KafkaSecurity
 
 VERSIONS = (0, 0)
-_CLIENT_ID = "kzc-cancel"
-_CORRELATION = 7
 
 # Kafka error codes seen here, with their Java exception names.
 ERRORS = {
@@ -57,14 +54,10 @@ def encode_cancel(partitions: Sequence[tuple[str, int]], timeout_ms: int = 30000
     by_topic: dict[str, list[int]] = {}
     for topic, partition in partitions:
         by_topic.setdefault(topic, []).append(partition)
-    body = struct.pack(">i", timeout_ms) + uvarint(len(by_topic) + 1)
-    for topic, ids in by_topic.items():
-        body += compact_string(topic) + uvarint(len(ids) + 1)
-        for partition in ids:
-            body += struct.pack(">i", partition) + b"\x00" + b"\x00"  # replicas: null; no tags
-        body += b"\x00"
-    body += b"\x00"
-    return frame(ALTER_PARTITION_REASSIGNMENTS.key, version, _CORRELATION, _CLIENT_ID, body, flexible=True)
+    body = Encoder(flexible=True).int32(timeout_ms)
+    # each partition: its id, replicas null (cancel), its tag buffer (written by ``array``)
+    body.array(list(by_topic.items()), lambda e, t: e.string(t[0]).array(t[1], lambda p, i: p.int32(i).int32s(None)))
+    return frame(ALTER_PARTITION_REASSIGNMENTS.key, version, body.body(), flexible=True)
 
 
 def decode_cancel_response(body: bytes) -> CancelResult:
@@ -82,7 +75,7 @@ def decode_cancel_response(body: bytes) -> CancelResult:
         return r.string() or "", r.array(partition) or []
 
     try:
-        reader.header(_CORRELATION)
+        reader.header()
         reader.int32()  # throttle time
         code = reader.int16()
         message = reader.string()

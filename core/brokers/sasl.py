@@ -12,16 +12,14 @@ import base64
 import hashlib
 import hmac
 import secrets
-import struct
 from collections.abc import Callable
 
-from core.brokers.wire import frame, string
+from core.brokers.codec import Decoder, Encoder
+from core.brokers.wire import frame
 from core.config import KafkaSecurity
 
 SASL_HANDSHAKE_KEY = 17
 SASL_AUTHENTICATE_KEY = 36
-_CORRELATION = 17
-_CLIENT_ID = "kzc"
 _HASHES = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 
 
@@ -108,10 +106,10 @@ def authenticate(send: Callable[[bytes], bytes], ranges: dict[int, tuple[int, in
     authenticate_versions = ranges.get(SASL_AUTHENTICATE_KEY)
     if handshake is None or handshake[1] < 1 or authenticate_versions is None:
         raise SaslRefused(f"{who} has no SaslAuthenticate (Kafka 1.0.0+): kzc's own requests cannot log in to it")
-    body = _response(send(frame(SASL_HANDSHAKE_KEY, 1, _CORRELATION, _CLIENT_ID, string(mechanism))))
-    (error,) = struct.unpack_from(">h", body, 0)
+    answer = Decoder(send(frame(SASL_HANDSHAKE_KEY, 1, Encoder(flexible=False).string(mechanism).body())), False)
+    error = answer.header().int16()
     if error != 0:
-        enabled = _strings(body, 2)
+        enabled = [m or "" for m in answer.array(lambda r: r.string()) or []]
         raise SaslRefused(f"{who} does not enable SASL {mechanism} on this listener (it enables {', '.join(enabled)})")
     version = min(1, authenticate_versions[1])
     user, password = security.sasl_username or "", security.sasl_password or ""
@@ -124,34 +122,10 @@ def authenticate(send: Callable[[bytes], bytes], ranges: dict[int, tuple[int, in
 
 
 def _exchange(send: Callable[[bytes], bytes], version: int, token: bytes, who: str) -> bytes:
-    """One SaslAuthenticate round trip; the server's token."""
-    request = frame(SASL_AUTHENTICATE_KEY, version, _CORRELATION, _CLIENT_ID, struct.pack(">i", len(token)) + token)
-    body = _response(send(request))
-    (error,) = struct.unpack_from(">h", body, 0)
-    offset = 2
-    (length,) = struct.unpack_from(">h", body, offset)
-    message = body[offset + 2 : offset + 2 + length].decode("utf-8", "replace") if length >= 0 else ""
-    offset += 2 + max(length, 0)
+    """One SaslAuthenticate round trip (v0-v1, not flexible); the server's token."""
+    answer = Decoder(send(frame(SASL_AUTHENTICATE_KEY, version, Encoder(flexible=False).blob(token).body())), False)
+    error = answer.header().int16()
+    message = answer.string()
     if error != 0:
         raise SaslRefused(f"{who} refused kzc's SASL authentication: {message or f'error code {error}'}")
-    (size,) = struct.unpack_from(">i", body, offset)
-    return body[offset + 4 : offset + 4 + max(size, 0)]
-
-
-def _response(body: bytes) -> bytes:
-    """The body after the response header v0 (its correlation id)."""
-    (correlation,) = struct.unpack_from(">i", body, 0)
-    if correlation != _CORRELATION:
-        raise ValueError(f"correlation id {correlation}, expected {_CORRELATION}")
-    return body[4:]
-
-
-def _strings(body: bytes, offset: int) -> list[str]:
-    (count,) = struct.unpack_from(">i", body, offset)
-    offset += 4
-    found = []
-    for _ in range(max(count, 0)):
-        (length,) = struct.unpack_from(">h", body, offset)
-        found.append(body[offset + 2 : offset + 2 + length].decode("utf-8", "replace"))
-        offset += 2 + length
-    return found
+    return answer.blob() or b""

@@ -1,9 +1,9 @@
-"""The Kafka wire protocol as kzc's own requests need it: request headers, strings, one round trip.
+"""The Kafka wire protocol as kzc's own requests need it: the one request header, one round trip.
 
-Every request kzc builds itself (``apiversions``, ``probe``, ``logdirs``, ``reassignments``) is framed and
-sent here, and is sent only at a version ``core.brokers.apiversions.negotiate`` chose from the broker's
-own ApiVersions answer: a broker that cannot parse a request logs ``InvalidRequestException`` and closes
-the connection.
+Every request kzc builds itself (its body written with ``core.brokers.codec.Encoder``, its answer read with
+``Decoder``) is framed here, with one client id and one correlation id, and sent here, only at a version
+``core.brokers.apiversions.negotiate`` chose from the broker's own ApiVersions answer: a broker that cannot
+parse a request logs ``InvalidRequestException`` and closes the connection.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ from __future__ import annotations
 import socket
 import struct
 
-
-def string(text: str) -> bytes:
-    """A non-flexible STRING: INT16 length, then UTF-8."""
-    data = text.encode("utf-8")
-    return struct.pack(">h", len(data)) + data
+CLIENT_ID = "kzc"  # the client id of every request kzc sends itself (brokers log it)
+# kzc sends one request at a time on a connection and reads its answer before the next, so one id serves all
+# (``Decoder.header`` checks that the answer carries it).
+CORRELATION = 1
 
 
 def uvarint(value: int) -> bytes:
@@ -31,16 +30,11 @@ def uvarint(value: int) -> bytes:
             return bytes(out)
 
 
-def compact_string(text: str) -> bytes:
-    """A flexible COMPACT_STRING: length + 1 as a varint, then UTF-8."""
-    data = text.encode("utf-8")
-    return uvarint(len(data) + 1) + data
-
-
-def frame(api_key: int, version: int, correlation: int, client_id: str, body: bytes, flexible: bool = False) -> bytes:
-    """The size-prefixed request: header v1 (api key, version, correlation id, client id), or header v2 (the
+def frame(api_key: int, version: int, body: bytes, flexible: bool = False) -> bytes:
+    """The size-prefixed request: header v1 (api key, version, ``CORRELATION``, ``CLIENT_ID``), or header v2 (the
     same plus an empty tag buffer) for a flexible version, then ``body``."""
-    header = struct.pack(">hhi", api_key, version, correlation) + string(client_id)
+    client_id = CLIENT_ID.encode("utf-8")
+    header = struct.pack(">hhih", api_key, version, CORRELATION, len(client_id)) + client_id
     if flexible:
         header += b"\x00"
     message = header + body

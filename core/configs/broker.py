@@ -32,10 +32,18 @@ from typing import Any
 from core.audit import AuditLog
 from core.brokers.alter_configs import alter_broker_whole_set, incremental_alter_broker
 from core.brokers.apiversions import ALTER_CONFIGS, DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
-from core.brokers.capabilities import Capabilities, Route, read_capabilities, route, wire_endpoint
+from core.brokers.capabilities import (
+    VIA_ADMIN,
+    VIA_ZOOKEEPER,
+    Capabilities,
+    Route,
+    read_capabilities,
+    route,
+    wire_endpoint,
+)
 from core.brokers.changes import ChangeAdmin, ConfigValue
 from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity, cluster_name, read_only_cause
-from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigChange, parse_changes
+from core.configs.plan import ConfigChange, parse_changes
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig, change_writes, controller_fence, execute, read_config
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.broker_config_rules import check_default_keys, check_zookeeper_update, is_password_config

@@ -23,10 +23,10 @@ from typing import Any, TypeVar
 
 from core.audit import AuditLog
 from core.brokers.apiversions import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
-from core.brokers.capabilities import CapabilityCache, Route, route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, CapabilityCache, Route, route
 from core.brokers.changes import ChangeAdmin, ConfigValue
 from core.config import ConnectionSettings, cluster_name, read_only_cause
-from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER, ConfigPlan, ConfigRequest, plan_change
+from core.configs.plan import ConfigPlan, ConfigRequest, plan_change
 from core.configs.zk import (
     BROKER_DEFAULT,
     BROKERS,

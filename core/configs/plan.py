@@ -12,12 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.brokers.capabilities import VIA_ADMIN
 from core.configs.zk import StoredConfig
 from core.errors import KafkaRuleError, UsageError
 from core.kafka.topic_rules import validate_config
-
-VIA_ZOOKEEPER = "zookeeper"
-VIA_ADMIN = "admin"
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,7 @@ def warm_up(spark: Any, scratch: Path, cancelled: threading.Event) -> None:
     the JVM to compile the hot loops (the JSON reader, the cache, the aggregations). It runs after the
     worker said it is ready, in the background; ``cancelled`` stops it between steps (a real run arrived:
     the worker also interrupts the job in flight). ``scratch`` is removed at the end."""
-    from core.testdata.synthetic import FaultMix, write_synthetic
+    from core.consistency.synthetic import FaultMix, write_synthetic
 
     try:
         for name, partitions, topics, faults in (

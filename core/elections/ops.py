@@ -18,7 +18,7 @@ from typing import Any
 
 from core.audit import AuditLog
 from core.brokers.apiversions import ELECT_LEADERS
-from core.brokers.capabilities import CapabilityCache, Route, route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, CapabilityCache, Route, route
 from core.brokers.changes import PREFERRED, UNCLEAN, ChangeAdmin
 from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.ops import open_ops
@@ -43,8 +43,6 @@ from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
 
-VIA_ADMIN = "admin"
-VIA_ZOOKEEPER = "zookeeper"
 PREFERRED_TOOL = (
     "as kafka-preferred-replica-election --zookeeper did (/admin/preferred_replica_election, which every "
     "ZooKeeper-mode controller acts on)"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from core.errors import GuardError
+from core.human_size import human_size
 from core.kafka.znodes.paths import topic_path
 
 REQUEST_OVERHEAD = 1024  # the request around the znode data: header, path, ACL (generously)
@@ -52,17 +53,8 @@ def check_topic_znode_size(topic: str | None, size: int, limit: int, what: str, 
     amount = f"{size:,} bytes" if exact else f"at least {size:,} bytes"
     znode = topic_path(topic) if topic is not None else "the topic znode"
     raise GuardError(
-        f"{what} would make {znode} {amount} ({_human(size)}), over what ZooKeeper accepts in one "
-        f"request: jute.maxbuffer is {limit:,} bytes ({_human(limit)}). Nothing was built or written; use fewer "
+        f"{what} would make {znode} {amount} ({human_size(size)}), over what ZooKeeper accepts in one "
+        f"request: jute.maxbuffer is {limit:,} bytes ({human_size(limit)}). Nothing was built or written; use fewer "
         "partitions, or set jute_maxbuffer in the context if every ZooKeeper server and broker was configured "
         "with a larger jute.maxbuffer"
     )
-
-
-def _human(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if value < 1024 or unit == "TiB":
-            return f"{value:.0f} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} bytes"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.human_size import human_size
 from core.messages.reader import CREATE_TIME, LOG_APPEND_TIME, Message
 from core.messages.render import (
     HEX,
@@ -14,7 +15,6 @@ from core.messages.render import (
     TEXT,
     Shown,
     headers_text,
-    human_size,
     kcat_string,
     kind_of,
     show,

@@ -126,15 +126,6 @@ def kcat_string(value: bytes | None) -> tuple[str | None, str]:
         return value.hex(), HEX
 
 
-def human_size(size: int) -> str:
-    """``512 B``, ``4.0 KiB``, ``5.0 MiB``."""
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.1f} KiB"
-    return f"{size / (1024 * 1024):.1f} MiB"
-
-
 def timestamp_text(timestamp_type: str | None, timestamp_ms: int | None) -> str:
     """``2026-11-26 19:30:00.123 UTC (CreateTime)``, or that the format has no timestamp."""
     if timestamp_type is None or timestamp_ms is None:

@@ -60,6 +60,8 @@ from core.configs.zk import (
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
 from core.kafka.znodes import BrokerRegistration, EntityConfig, Unreadable, parse_entity_config
 from core.kafka.znodes.paths import REASSIGN_PARTITIONS, TOPIC_CONFIGS, config_path, topic_path
+from core.reassign.file import check_partitions_and_brokers, parse_reassignment_file
+from core.reassign.move_off import plan_move_off
 from core.reassign.plan import (
     BROKER_THROTTLES,
     FOLLOWER_THROTTLED_RATE,
@@ -69,9 +71,6 @@ from core.reassign.plan import (
     Move,
     ReassignPlan,
     balance_of,
-    check_partitions_and_brokers,
-    parse_reassignment_file,
-    plan_move_off,
     plan_onto,
     reassigning_brokers,
     topic_throttles,
@@ -214,7 +213,7 @@ class ReassignOps:
     def plan_move_off(
         self, brokers: Sequence[int], topics: Sequence[str] = (), regex: str | None = None
     ) -> ReassignPlan:
-        """Minimal movement off ``brokers`` over the scope (``core.reassign.plan.plan_move_off``)."""
+        """Minimal movement off ``brokers`` over the scope (``core.reassign.move_off.plan_move_off``)."""
         scope = self.scope(topics, regex)
         plan = plan_move_off(scope.assignment, scope.facts.broker_metas(), brokers)
         return self._pinned(plan, scope)

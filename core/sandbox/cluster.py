@@ -12,13 +12,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import socket
-import subprocess
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, closing, contextmanager, suppress
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -50,18 +48,18 @@ from core.sandbox.jars import (
     java_executable,
 )
 from core.sandbox.metrics import agent_option, metrics_url, write_rules
+from core.sandbox.processes import SandboxJvms
 from core.sandbox.releases import KafkaRelease, protocol_properties
 from core.sandbox.security import admin_password, jaas_option
 from core.sandbox.security import broker_properties as security_properties
 from core.sandbox.security import prepare as prepare_security
+from core.sandbox.state import STATE_FILE, SandboxState
 from core.sandbox.traffic import stop_traffic
 
 CHROOT = "/kafka"
-STATE_FILE = "sandbox.json"
 DEFAULT_BROKERS = 3
 FIRST_BROKER_ID = 1
 # Small heaps and the serial collector: three brokers and ZooKeeper share 2 cores with the tests.
-_JVM_COMMON = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xss512k"]
 _ZK_HEAP = ["-Xms32m", "-Xmx128m"]
 BROKER_HEAP = ["-Xms64m", "-Xmx384m"]
 # ZooKeeper tick 500 ms allows broker sessions of 6 s: a killed broker leaves /brokers/ids quickly.
@@ -192,7 +190,8 @@ class Sandbox:
 
     def __init__(self, directory: Path | str | None = None) -> None:
         self.dir = Path(directory).expanduser().resolve() if directory else default_dir().resolve()
-        self._children: dict[int, subprocess.Popen[bytes]] = {}
+        self.state = SandboxState(self.dir)
+        self.jvm = SandboxJvms(self.dir, self.state)
 
     # ---- starting -------------------------------------------------------------------------------
 
@@ -262,7 +261,7 @@ class Sandbox:
         if zk_words is not None and (zookeepers == 1 or not all(w.strip().isalpha() for w in zk_words.split(","))):
             raise UsageError("--zk-words takes four-letter words separated by commas (with --zookeepers 2 or more)")
         box = cls(directory)
-        if box._state_path().exists() and box._any_alive():
+        if box.state.path.exists() and box._any_alive():
             raise SandboxError(
                 f"a sandbox is already running in {box.dir}; stop it with: kzc sandbox down --dir {box.dir}"
             )
@@ -302,7 +301,8 @@ class Sandbox:
             exporter = {"exporter_jar": str(ensure_exporter_jar(log)), "exporter_rules": str(write_rules(box.dir))}
         else:
             exporter = {}
-        box._write_state(info, java=java, jars=str(jars), broker_jars=broker_jars, **admin_jars, **exporter)
+        tools = {"java": java, "jars": str(jars), "broker_jars": broker_jars, **admin_jars, **exporter}
+        box.state.save({**info.to_json(), **tools})
         # Ctrl-C while starting: the command line's main thread stops what was started (core.interrupt).
         with cleanup_on_interrupt(partial(box.stop_quickly)):
             try:
@@ -311,9 +311,9 @@ class Sandbox:
                 else:
                     box._start_zookeeper(info, log)
                 if security:
-                    with box._zk(60.0, chroot=False) as root:
+                    with box.zookeeper(60.0, chroot=False) as root:
                         root.ensure_path(CHROOT)  # as a broker would: the admin's credentials go below it
-                    with box._zk(60.0) as zk:
+                    with box.zookeeper(60.0) as zk:
                         prepare_security(box.dir, zk)
                 for b in info.brokers:
                     box._spawn_broker(b.id)
@@ -331,7 +331,7 @@ class Sandbox:
         """
         info = self.info()
         broker = info.broker(broker_id)
-        if broker.pid is not None and self._alive(broker.pid):
+        if broker.pid is not None and self.jvm.alive(broker.pid):
             raise SandboxError(f"broker {broker_id} is already running (pid {broker.pid})")
         if not self._zookeeper_alive(info):
             raise SandboxError("ZooKeeper of this sandbox is not running; start a new one with kzc sandbox up")
@@ -339,7 +339,7 @@ class Sandbox:
         # Kafka refuses to start while it exists (NodeExists): wait for it to go first.
         path = broker_path(broker_id)
         deadline = time.monotonic() + timeout
-        with self._zk(30.0) as zk:
+        with self.zookeeper(30.0) as zk:
             try:
                 wait_until(lambda: not zk.exists(path), timeout, f"the old registration {path} to expire")
             except DeadlineExceeded as exc:
@@ -357,11 +357,10 @@ class Sandbox:
             SandboxError: the broker is not running.
         """
         broker = self.info().broker(broker_id)
-        if broker.pid is None or not self._alive(broker.pid):
+        if broker.pid is None or not self.jvm.alive(broker.pid):
             raise SandboxError(f"broker {broker_id} is not running")
-        self._signal(broker.pid, signal.SIGKILL)
-        self._wait_dead([broker.pid], 30.0)
-        self._set_pid(broker_id, None)
+        self.jvm.kill(broker.pid)
+        self.state.set_broker_pid(broker_id, None)
         return replace(broker, pid=None)
 
     def stop_broker(self, broker_id: int, timeout: float = 60.0) -> BrokerInfo:
@@ -371,10 +370,10 @@ class Sandbox:
             SandboxError: the broker is not running.
         """
         broker = self.info().broker(broker_id)
-        if broker.pid is None or not self._alive(broker.pid):
+        if broker.pid is None or not self.jvm.alive(broker.pid):
             raise SandboxError(f"broker {broker_id} is not running")
-        self._stop([broker.pid], timeout)
-        self._set_pid(broker_id, None)
+        self.jvm.stop([broker.pid], timeout)
+        self.state.set_broker_pid(broker_id, None)
         return replace(broker, pid=None)
 
     # ---- the ZooKeeper ensemble (--zookeepers N, core.sandbox.ensemble) -----------------------------------
@@ -386,11 +385,10 @@ class Sandbox:
             UsageError: no such server. SandboxError: it is not running.
         """
         server = self.info().zookeeper_server(server_id)
-        if server.pid is None or not self._alive(server.pid):
+        if server.pid is None or not self.jvm.alive(server.pid):
             raise SandboxError(f"ZooKeeper server {server_id} is not running")
-        self._signal(server.pid, signal.SIGKILL)
-        self._wait_dead([server.pid], 30.0)
-        self._set_zk_pid(server_id, None)
+        self.jvm.kill(server.pid)
+        self.state.set_zookeeper_pid(server_id, None)
         return replace(server, pid=None)
 
     def start_zookeeper(self, server_id: int, timeout: float = 90.0) -> ZkServerInfo:
@@ -401,7 +399,7 @@ class Sandbox:
             UsageError: no such server. SandboxError: it runs already, exits, or does not serve in time.
         """
         server = self.info().zookeeper_server(server_id)
-        if server.pid is not None and self._alive(server.pid):
+        if server.pid is not None and self.jvm.alive(server.pid):
             raise SandboxError(f"ZooKeeper server {server_id} is already running (pid {server.pid})")
         self._spawn_zookeeper(server)
         self._wait_for_ensemble([server_id], timeout)
@@ -424,15 +422,11 @@ class Sandbox:
 
     def _spawn_zookeeper(self, server: ZkServerInfo) -> int:
         zk_dir = self.dir / f"zookeeper-{server.id}"
-        cmd = self._command(zk_dir, _ZK_HEAP, "org.apache.zookeeper.server.quorum.QuorumPeerMain", zk_dir / "zoo.cfg")
-        cmd[cmd.index("-cp") + 1] += f":{self._read_state()['admin_jars']}/*"  # Jetty, for the AdminServer
-        with open(zk_dir / "stdout.log", "ab") as out:
-            proc = subprocess.Popen(
-                cmd, cwd=zk_dir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        self._children[proc.pid] = proc
-        self._set_zk_pid(server.id, proc.pid)
-        return proc.pid
+        main = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+        admin_jars = self.state.read()["admin_jars"]  # Jetty, for the AdminServer
+        pid = self.jvm.spawn(zk_dir, _ZK_HEAP, main, zk_dir / "zoo.cfg", extra_jars=admin_jars)
+        self.state.set_zookeeper_pid(server.id, pid)
+        return pid
 
     def _wait_for_ensemble(self, server_ids: list[int], timeout: float) -> None:
         """Wait until each of ``server_ids`` serves (``srvr`` shows a ``Mode:``)."""
@@ -441,7 +435,7 @@ class Sandbox:
         def serving() -> bool:
             for z in servers:
                 pid = self.info().zookeeper_server(z.id).pid
-                if pid is None or not self._alive(pid):
+                if pid is None or not self.jvm.alive(pid):
                     log = self.dir / f"zookeeper-{z.id}" / "server.log"
                     raise SandboxError(f"ZooKeeper server {z.id} exited at start-up:\n{log_tail(log)}")
             return all(zookeeper_serving(z.port, z.host) for z in servers)
@@ -453,14 +447,7 @@ class Sandbox:
 
     def _zookeeper_alive(self, info: SandboxInfo) -> bool:
         pids = [info.zookeeper_pid, *(z.pid for z in info.ensemble)]
-        return any(p is not None and self._alive(p) for p in pids)
-
-    def _set_zk_pid(self, server_id: int, pid: int | None) -> None:
-        raw = self._read_state()
-        for z in raw.get("ensemble", []):
-            if z["id"] == server_id:
-                z["pid"] = pid
-        self._save(raw)
+        return any(p is not None and self.jvm.alive(p) for p in pids)
 
     def stop_quickly(self) -> None:
         """Stop every process at once (Ctrl-C while starting: nothing worth a clean shutdown yet)."""
@@ -473,23 +460,23 @@ class Sandbox:
         Brokers get SIGTERM (a clean shutdown) and SIGKILL if they are still there after ``timeout``.
         Logs and data stay in the directory. The demo traffic (``core.sandbox.traffic``), if any, stops first.
         """
-        if not self._state_path().exists():
+        if not self.state.exists():
             return []
         traffic = stop_traffic(self.dir)
         info = self.info()
-        brokers = [b.pid for b in info.brokers if b.pid is not None and self._alive(b.pid)]
-        stopped = self._stop(brokers, timeout)
+        brokers = [b.pid for b in info.brokers if b.pid is not None and self.jvm.alive(b.pid)]
+        stopped = self.jvm.stop(brokers, timeout)
         for b in info.brokers:
-            self._set_pid(b.id, None)
-        others = {name: pid for name, pid in self.processes().items() if pid is not None and self._alive(pid)}
-        stopped += self._stop(list(others.values()), timeout)
+            self.state.set_broker_pid(b.id, None)
+        others = {name: pid for name, pid in self.state.processes().items() if pid is not None and self.jvm.alive(pid)}
+        stopped += self.jvm.stop(list(others.values()), timeout)
         for name in others:
-            self.set_process(name, None)
+            self.state.set_process(name, None)
         zookeepers = [p for p in (info.zookeeper_pid, *(z.pid for z in info.ensemble)) if p is not None]
-        stopped += self._stop([p for p in zookeepers if self._alive(p)], 15.0)
-        self._update_state(zookeeper_pid=None)
+        stopped += self.jvm.stop([p for p in zookeepers if self.jvm.alive(p)], 15.0)
+        self.state.update(zookeeper_pid=None)
         for z in info.ensemble:
-            self._set_zk_pid(z.id, None)
+            self.state.set_zookeeper_pid(z.id, None)
         return ([traffic] if traffic is not None else []) + stopped
 
     # ---- inspecting -----------------------------------------------------------------------------
@@ -500,7 +487,7 @@ class Sandbox:
         Raises:
             SandboxError: there is no sandbox in the directory.
         """
-        raw = self._read_state()
+        raw = self.state.read()
         return SandboxInfo(
             dir=raw["dir"],
             zookeeper=raw["zookeeper"],
@@ -519,73 +506,31 @@ class Sandbox:
         """Which processes are alive, which brokers are registered, and the controller."""
         info = self.info()
         zk_alive = self._zookeeper_alive(info)
-        alive = {b.id: b.pid is not None and self._alive(b.pid) for b in info.brokers}
+        alive = {b.id: b.pid is not None and self.jvm.alive(b.pid) for b in info.brokers}
         registered: tuple[int, ...] = ()
         controller = None
         if zk_alive:
             try:
-                with self._zk(timeout) as zk:
+                with self.zookeeper(timeout) as zk:
                     registered, controller = _registration(zk)
             except (KazooException, KazooTimeoutError):
                 pass
-        servers = {z.id: z.pid is not None and self._alive(z.pid) for z in info.ensemble}
+        servers = {z.id: z.pid is not None and self.jvm.alive(z.pid) for z in info.ensemble}
         return SandboxStatus(info, zk_alive, alive, registered, controller, servers)
 
     def running_pids(self) -> list[int]:
         """PIDs of this sandbox's processes that are alive now."""
-        if not self._state_path().exists():
+        if not self.state.exists():
             return []
         info = self.info()
-        pids = [b.pid for b in info.brokers] + [info.zookeeper_pid, *self.processes().values()]
+        pids = [b.pid for b in info.brokers] + [info.zookeeper_pid, *self.state.processes().values()]
         pids += [z.pid for z in info.ensemble]
-        return [p for p in pids if p is not None and self._alive(p)]
-
-    # ---- other processes (a KRaft controller during a migration, core/sandbox/migration.py) -----
-
-    def processes(self) -> dict[str, int | None]:
-        """The sandbox's processes beyond ZooKeeper and the brokers, by name, with their PID or None."""
-        return dict(self._read_state().get("processes", {}))
-
-    def set_process(self, name: str, pid: int | None) -> None:
-        """Record (or clear, with None) the PID of a named extra process, so ``down`` stops it."""
-        raw = self._read_state()
-        raw["processes"] = {**raw.get("processes", {}), name: pid}
-        self._save(raw)
-
-    def launch(self, workdir: Path, heap: list[str], main: str, args: Sequence[str]) -> int:
-        """Start a JVM of this sandbox (its jars, flags and log file ``workdir/server.log``); return its PID."""
-        return self._spawn(workdir, heap, main, *args)
-
-    def java_command(self, workdir: Path, heap: list[str], main: str, args: Sequence[str], log: str) -> list[str]:
-        """The command line of a short-lived tool run in the foreground, logging to ``workdir/log``."""
-        return self._command(workdir, heap, main, *args, log=log)
-
-    def section(self, key: str) -> dict[str, Any]:
-        """A section of ``sandbox.json`` kept by another part of the sandbox (e.g. ``migration``)."""
-        return dict(self._read_state().get(key, {}))
-
-    def save_section(self, key: str, value: dict[str, Any]) -> None:
-        """Replace a section of ``sandbox.json``."""
-        self._save({**self._read_state(), key: value})
-
-    def record_broker_pid(self, broker_id: int, pid: int | None) -> None:
-        """Record the PID of a broker started outside ``start_broker`` (a KRaft-mode broker)."""
-        self._set_pid(broker_id, pid)
-
-    def alive(self, pid: int) -> bool:
-        """True iff ``pid`` is a live JVM of this sandbox."""
-        return self._alive(pid)
-
-    def stop_pids(self, pids: list[int], timeout: float) -> list[int]:
-        """SIGTERM ``pids``, SIGKILL those still alive after ``timeout``; return them."""
-        return self._stop(pids, timeout)
-
-    def zookeeper(self, timeout: float = 30.0) -> AbstractContextManager[KazooClient]:
-        """A plain kazoo client under the sandbox's chroot, for the sandbox's own orchestration."""
-        return self._zk(timeout)
+        return [p for p in pids if p is not None and self.jvm.alive(p)]
 
     @contextmanager
-    def _zk(self, timeout: float, chroot: bool = True) -> Iterator[KazooClient]:
+    def zookeeper(self, timeout: float = 30.0, chroot: bool = True) -> Iterator[KazooClient]:
+        """A plain kazoo client (under the sandbox's chroot unless ``chroot`` is False), for the sandbox's own
+        orchestration."""
         # Keep retrying the connection until `timeout`: a loaded 2-core machine can be slow to answer.
         retry = KazooRetry(max_tries=-1, max_delay=1.0)
         hosts = self.info().zookeeper if chroot else self.info().zookeeper.removesuffix(CHROOT)
@@ -617,13 +562,13 @@ class Sandbox:
             "clientPortAddress=127.0.0.1\nadmin.enableServer=false\nmaxClientCnxns=0\n"
             "4lw.commands.whitelist=srvr,stat,ruok,mntr,cons\n"
         )
-        pid = self._spawn(zk_dir, _ZK_HEAP, "org.apache.zookeeper.server.ZooKeeperServerMain", cfg)
-        self._update_state(zookeeper_pid=pid)
+        pid = self.jvm.spawn(zk_dir, _ZK_HEAP, "org.apache.zookeeper.server.ZooKeeperServerMain", cfg)
+        self.state.update(zookeeper_pid=pid)
         if log:
             log(f"ZooKeeper starting on 127.0.0.1:{info.zookeeper_port} (pid {pid})")
 
         def serving() -> bool:
-            if not self._alive(pid):
+            if not self.jvm.alive(pid):
                 raise SandboxError(f"ZooKeeper exited at start-up:\n{log_tail(zk_dir / 'server.log')}")
             return zookeeper_serving(info.zookeeper_port)
 
@@ -640,44 +585,16 @@ class Sandbox:
         props = bdir / "server.properties"
         if not props.exists():
             props.write_text(_broker_properties(broker, info, bdir))
-        raw = self._read_state()
+        raw = self.state.read()
         jars = raw.get("broker_jars", {}).get(broker.kafka_version)
         heap = BROKER_HEAP
         if broker.sasl_port is not None:
             heap = [*heap, *jaas_option(KafkaRelease.parse(broker.kafka_version), self.dir)]
         if broker.metrics_url is not None:
             heap = [*heap, agent_option(raw["exporter_jar"], broker.metrics_url, raw["exporter_rules"])]
-        pid = self._spawn(bdir, heap, "kafka.Kafka", props, jars=jars)
-        self._set_pid(broker_id, pid)
+        pid = self.jvm.spawn(bdir, heap, "kafka.Kafka", props, jars=jars)
+        self.state.set_broker_pid(broker_id, pid)
         return pid
-
-    def _command(
-        self,
-        workdir: Path,
-        heap: list[str],
-        main: str,
-        *args: str | Path,
-        log: str = "server.log",
-        jars: str | None = None,
-    ) -> list[str]:
-        raw = self._read_state()
-        return [
-            raw["java"], *heap, *_JVM_COMMON,
-            f"-Dkzc.sandbox={self.dir}",
-            f"-Dlog4j.configuration=file:{self.dir / 'log4j.properties'}",
-            f"-Dkzc.log.file={workdir / log}",
-            "-cp", f"{jars or raw['jars']}/*", main, *map(str, args),
-        ]  # fmt: skip
-
-    def _spawn(self, workdir: Path, heap: list[str], main: str, *args: str | Path, jars: str | None = None) -> int:
-        cmd = self._command(workdir, heap, main, *args, jars=jars)
-        with open(workdir / "stdout.log", "ab") as out:
-            # A new session: the processes outlive the `kzc sandbox up` that started them.
-            proc = subprocess.Popen(
-                cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-            )
-        self._children[proc.pid] = proc
-        return proc.pid
 
     def _wait_for_cluster(self, broker_ids: list[int], timeout: float) -> None:
         """Wait until the brokers are registered, a controller is elected, and each broker serves clients."""
@@ -685,7 +602,7 @@ class Sandbox:
 
         def started() -> None:
             for broker in wanted:
-                if broker.pid is None or not self._alive(broker.pid):
+                if broker.pid is None or not self.jvm.alive(broker.pid):
                     log = self.dir / f"broker-{broker.id}" / "server.log"
                     raise SandboxError(f"broker {broker.id} exited at start-up:\n{log_tail(log)}")
 
@@ -706,7 +623,7 @@ class Sandbox:
 
         deadline = time.monotonic() + timeout
         try:
-            with self._zk(min(30.0, timeout)) as zk:
+            with self.zookeeper(min(30.0, timeout)) as zk:
                 peers = set(
                     wait_until(lambda: registered(zk), timeout, f"brokers {broker_ids} to register and a controller")
                 )
@@ -719,50 +636,13 @@ class Sandbox:
         except DeadlineExceeded as exc:
             raise SandboxError(f"{exc} (logs in {self.dir})") from None
 
-    def _stop(self, pids: list[int], timeout: float) -> list[int]:
-        for pid in pids:
-            self._signal(pid, signal.SIGTERM)
-        left = self._wait_dead(pids, timeout)
-        for pid in left:
-            self._signal(pid, signal.SIGKILL)
-        self._wait_dead(left, 30.0)
-        return pids
-
-    def _signal(self, pid: int, sig: signal.Signals) -> None:
-        if self._alive(pid):
-            with suppress(ProcessLookupError):
-                os.kill(pid, sig)
-
-    def _wait_dead(self, pids: list[int], timeout: float) -> list[int]:
-        """Wait for ``pids`` to exit; return those still alive at the deadline."""
-        with suppress(DeadlineExceeded):  # the caller escalates to SIGKILL
-            wait_until(lambda: not any(self._alive(p) for p in pids), timeout, "processes to exit")
-        return [p for p in pids if self._alive(p)]
-
-    def _alive(self, pid: int) -> bool:
-        """True iff ``pid`` is a live (non-zombie) JVM of *this* sandbox."""
-        child = self._children.get(pid)
-        if child is not None:
-            # Spawned by this process: poll() is the truth (its cmdline may not show the exec yet).
-            return child.poll() is None
-        try:
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            return False
-        state = stat.rsplit(")", 1)[-1].split()[0]
-        return state not in ("Z", "X") and f"-Dkzc.sandbox={self.dir}".encode() in cmdline
-
     def _any_alive(self) -> bool:
         try:
             return bool(self.running_pids())
         except SandboxError:
             return False
 
-    # ---- state file -----------------------------------------------------------------------------
-
-    def _state_path(self) -> Path:
-        return self.dir / STATE_FILE
+    # ---- the directory ---------------------------------------------------------------------------
 
     def _prepare_dir(self) -> None:
         # A new sandbox starts from nothing: remove the previous run's data and logs (only our own files).
@@ -773,33 +653,6 @@ class Sandbox:
             ):
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
         (self.dir / "log4j.properties").write_text(_LOG4J)
-
-    def _read_state(self) -> dict[str, Any]:
-        try:
-            data: dict[str, Any] = json.loads(self._state_path().read_text())
-        except FileNotFoundError:
-            raise SandboxError(f"no sandbox in {self.dir} (start one with: kzc sandbox up --dir {self.dir})") from None
-        except (OSError, ValueError) as exc:
-            raise SandboxError(f"unreadable {self._state_path()}: {exc}") from exc
-        return data
-
-    def _write_state(self, info: SandboxInfo, **extra: Any) -> None:
-        self._save({**info.to_json(), **extra})
-
-    def _update_state(self, **changes: Any) -> None:
-        self._save({**self._read_state(), **changes})
-
-    def _set_pid(self, broker_id: int, pid: int | None) -> None:
-        raw = self._read_state()
-        for b in raw["brokers"]:
-            if b["id"] == broker_id:
-                b["pid"] = pid
-        self._save(raw)
-
-    def _save(self, raw: dict[str, Any]) -> None:
-        tmp = self._state_path().with_suffix(".tmp")
-        tmp.write_text(json.dumps(raw, indent=2) + "\n")
-        tmp.replace(self._state_path())
 
 
 def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str:

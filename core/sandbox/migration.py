@@ -74,21 +74,21 @@ class SandboxMigration:
     def progress(self) -> MigrationProgress:
         """What ``sandbox.json`` records of the migration."""
         raw = self._state()
-        pid = self.box.processes().get(_CONTROLLER_PROCESS)
+        pid = self.box.state.processes().get(_CONTROLLER_PROCESS)
         return MigrationProgress(
             phase=raw.get("phase"),
             controller_id=raw.get("controller_id"),
             controller_port=raw.get("controller_port"),
-            controller_pid=pid if pid is not None and self.box.alive(pid) else None,
+            controller_pid=pid if pid is not None and self.box.jvm.alive(pid) else None,
             broker_modes={b.id: raw.get("modes", {}).get(str(b.id), "zookeeper") for b in self.box.info().brokers},
             timings=dict(self._timings),
         )
 
     def _state(self) -> dict[str, Any]:
-        return self.box.section("migration")
+        return self.box.state.section("migration")
 
     def _save(self, **changes: Any) -> None:
-        self.box.save_section("migration", {**self._state(), **changes})
+        self.box.state.update(migration={**self._state(), **changes})
 
     def _set_mode(self, broker_id: int, mode: str) -> None:
         self._save(modes={**self._state().get("modes", {}), str(broker_id): mode})
@@ -166,14 +166,14 @@ class SandboxMigration:
         started = time.monotonic()
         self._log(f"formatting KRaft controller {CONTROLLER_ID} with cluster id {cluster_id}")
         tool = ["format", "-t", cluster_id, "-c", str(props)]
-        cmd = self.box.java_command(cdir, _CONTROLLER_HEAP, "kafka.tools.StorageTool", tool, "format.log")
+        cmd = self.box.jvm.command(cdir, _CONTROLLER_HEAP, "kafka.tools.StorageTool", *tool, log="format.log")
         done = subprocess.run(cmd, cwd=cdir, capture_output=True, text=True, timeout=timeout, check=False)
         if done.returncode != 0:
             raise SandboxError(f"formatting the KRaft controller failed:\n{done.stdout}{done.stderr}")
         self._timed("format", started)
         started = time.monotonic()
-        pid = self.box.launch(cdir, _CONTROLLER_HEAP, "kafka.Kafka", [str(props)])
-        self.box.set_process(_CONTROLLER_PROCESS, pid)
+        pid = self.box.jvm.spawn(cdir, _CONTROLLER_HEAP, "kafka.Kafka", str(props))
+        self.box.state.set_process(_CONTROLLER_PROCESS, pid)
         self._save(controller_id=CONTROLLER_ID, controller_port=port, phase="controller")
         self._log(f"KRaft controller {CONTROLLER_ID} starting on 127.0.0.1:{port} (pid {pid})")
         # Its migration driver creates /migration (all -1) once it leads the quorum: waiting for brokers.
@@ -200,7 +200,7 @@ class SandboxMigration:
     def _roll_to_kraft(self, broker_id: int, timeout: float) -> None:
         started = time.monotonic()
         broker = self.box.info().broker(broker_id)
-        if broker.pid is not None and self.box.alive(broker.pid):
+        if broker.pid is not None and self.box.jvm.alive(broker.pid):
             self.box.stop_broker(broker_id)
         bdir = self.box.dir / f"broker-{broker_id}"
         props = bdir / "server.properties"
@@ -212,13 +212,13 @@ class SandboxMigration:
             ),
             {"process.roles": "broker", "node.id": str(broker_id)},
         )
-        pid = self.box.launch(bdir, BROKER_HEAP, "kafka.Kafka", [str(props)])
-        self.box.record_broker_pid(broker_id, pid)
+        pid = self.box.jvm.spawn(bdir, BROKER_HEAP, "kafka.Kafka", str(props))
+        self.box.state.set_broker_pid(broker_id, pid)
         self._set_mode(broker_id, "kraft")
-        running = {b.id for b in self.box.info().brokers if b.pid is not None and self.box.alive(b.pid)}
+        running = {b.id for b in self.box.info().brokers if b.pid is not None and self.box.jvm.alive(b.pid)}
 
         def serving() -> bool:
-            if not self.box.alive(pid):
+            if not self.box.jvm.alive(pid):
                 raise SandboxError(f"KRaft broker {broker_id} exited at start-up:\n{log_tail(bdir / 'server.log')}")
             try:
                 view = broker_view("127.0.0.1", broker.port, timeout=2.0)
@@ -240,16 +240,16 @@ class SandboxMigration:
             raise UsageError("finalize only once every broker runs in KRaft mode (Kafka's migration guide)")
         started = time.monotonic()
         pid = self._controller_pid()
-        self.box.stop_pids([pid], 30.0)
+        self.box.jvm.stop([pid], 30.0)
         cdir = self.box.dir / f"controller-{CONTROLLER_ID}"
         log = cdir / "server.log"
         mark = log.stat().st_size if log.exists() else 0
         _rewrite(cdir / "controller.properties", lambda key: key.startswith("zookeeper."), {})
-        pid = self.box.launch(cdir, _CONTROLLER_HEAP, "kafka.Kafka", [str(cdir / "controller.properties")])
-        self.box.set_process(_CONTROLLER_PROCESS, pid)
+        pid = self.box.jvm.spawn(cdir, _CONTROLLER_HEAP, "kafka.Kafka", str(cdir / "controller.properties"))
+        self.box.state.set_process(_CONTROLLER_PROCESS, pid)
 
         def finalized() -> bool:
-            if not self.box.alive(pid):
+            if not self.box.jvm.alive(pid):
                 raise SandboxError(f"the KRaft controller exited at start-up:\n{log_tail(log)}")
             with open(log, "rb") as f:
                 f.seek(mark)
@@ -265,8 +265,8 @@ class SandboxMigration:
     # ---- helpers --------------------------------------------------------------------------------
 
     def _controller_pid(self) -> int:
-        pid = self.box.processes().get(_CONTROLLER_PROCESS)
-        if pid is None or not self.box.alive(pid):
+        pid = self.box.state.processes().get(_CONTROLLER_PROCESS)
+        if pid is None or not self.box.jvm.alive(pid):
             raise SandboxError(
                 f"the KRaft controller {CONTROLLER_ID} of this sandbox is not running "
                 f"(logs in {self.box.dir / f'controller-{CONTROLLER_ID}'})"
@@ -287,7 +287,7 @@ class SandboxMigration:
         log = self.box.dir / f"controller-{CONTROLLER_ID}" / "server.log"
 
         def check(zk: Any) -> bool:
-            if not self.box.alive(pid):
+            if not self.box.jvm.alive(pid):
                 raise SandboxError(f"the KRaft controller exited:\n{log_tail(log)}")
             return condition(zk)
 

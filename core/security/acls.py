@@ -23,7 +23,7 @@ from typing import Any
 
 from core.brokers.acls import AclAdmin, unsendable
 from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, CREATE_ACLS, DELETE_ACLS
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, write_route
 from core.config import ConnectionSettings
 from core.errors import KafkaRuleError, KzcError, UsageError
 from core.kafka.acls import (
@@ -50,7 +50,7 @@ from core.kafka.znodes.paths import ACLS, EXTENDED_ACLS, acl_change_sequence, ac
 from core.kafka.znodes.security import AclResource, parse_acl_resource
 from core.polling import DeadlineExceeded, wait_until
 from core.security.authorizer import AuthorizerState, access_rows, read_authorizer
-from core.security.common import around_the_brokers, forced_route, mutation_guard, write_checked, znode_state
+from core.security.common import around_the_brokers, mutation_guard, write_capabilities, write_checked, znode_state
 from core.topics.facts import TopicStateReader, zk_create_format
 from core.topics.write import PlannedWrite
 from core.zookeeper.session import ZkSession
@@ -269,9 +269,9 @@ def acl_route(
     capabilities: Capabilities | None, action: str, pattern: ResourcePattern, acls: Iterable[Acl] = (),
     via: str | None = None,
 ) -> Route:  # fmt: skip
-    """The path of adding or removing ``acls`` on ``pattern``: the brokers (CreateAcls / DeleteAcls) when there is
-    an AdminClient (``capabilities`` not None), librdkafka can name the ACLs and every registered broker serves
-    the request; else ZooKeeper, saying why. ``via`` (``admin`` or ``zookeeper``) forces a path.
+    """The path of adding or removing ``acls`` on ``pattern`` (``write_route``): the brokers (CreateAcls /
+    DeleteAcls) when librdkafka can name the ACLs and every registered broker serves the request, or ZooKeeper.
+    ``capabilities``: ``write_capabilities``.
 
     Raises:
         UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
@@ -279,17 +279,8 @@ def acl_route(
             reason (``UnsupportedVersionException``).
     """
     api = ACL_APIS[action]
-    decided = forced_route(via, capabilities, ZK_TOOL)
-    if decided is not None:
-        return decided
-    assert capabilities is not None  # without them forced_route decides
-    missing = unsendable(pattern, tuple(acls)) or capabilities.lacking(api)
-    if missing is not None and via == VIA_ADMIN:
-        raise UsageError(f"--via admin cannot be taken: {missing}")
-    if missing is not None:
-        tool = ZK_TOOL if capabilities.lacking(api) is None else OLD_ZK_TOOL
-        return Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {tool}")
-    if pattern.pattern_type != LITERAL:
+    path = write_route(capabilities, api, via, ZK_TOOL, OLD_ZK_TOOL, unsendable(pattern, tuple(acls)))
+    if path.via == VIA_ADMIN and capabilities is not None and pattern.pattern_type != LITERAL:
         lacking = capabilities.lacking(api, (1, 32767), "the resource pattern type (v1, Kafka 2.0.0+)")
         if lacking is not None:
             raise KafkaRuleError(
@@ -297,25 +288,19 @@ def acl_route(
                 "have no prefixed ACLs",
                 "UnsupportedVersionException",
             )
-    return route(capabilities, api, OLD_ZK_TOOL)
+    return path
 
 
 def choose_acl_path(
     session: ZkSession, settings: ConnectionSettings, action: str, pattern: ResourcePattern, acls: Iterable[Acl],
     via: str | None = None, timeout: float = 15.0,
 ) -> Route:  # fmt: skip
-    """``acl_route`` for this cluster: the registered brokers' ApiVersions asked when there is a
-    ``--bootstrap-server`` (and no ``--via zookeeper``).
+    """``acl_route`` for this cluster (``write_capabilities``).
 
     Raises:
         UsageError, KafkaRuleError: see ``acl_route``.
     """
-    capabilities = None
-    if settings.bootstrap_servers and via != VIA_ZOOKEEPER:
-        capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
-            TopicStateReader(session).facts().brokers
-        )
-    return acl_route(capabilities, action, pattern, acls, via)
+    return acl_route(write_capabilities(session, settings, via, timeout), action, pattern, acls, via)
 
 
 def plan_acls(

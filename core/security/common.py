@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, Route
+from core.brokers.capabilities import VIA_ZOOKEEPER, Capabilities, CapabilityCache
 from core.config import ConnectionSettings, read_only_cause
 from core.configs.zk import ZkWriter, controller_fence, execute
-from core.errors import ConcurrentChangeError, ConnectError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.errors import ConcurrentChangeError, ConnectError, KafkaRuleError, KzcError, ReadOnlyError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
 from core.topics.write import PlannedWrite
@@ -74,17 +74,12 @@ def around_the_brokers(exc: KzcError, zookeeper_tool: str) -> KzcError:
     return KzcError(message)
 
 
-def forced_route(via: str | None, capabilities: Capabilities | None, zookeeper_tool: str) -> Route | None:
-    """The path ``--via zookeeper`` or a missing ``--bootstrap-server`` decides before any broker is asked;
-    None: the brokers' capabilities decide.
-
-    Raises:
-        UsageError: ``--via admin`` without ``--bootstrap-server``.
-    """
-    if via == VIA_ZOOKEEPER:
-        return Route(VIA_ZOOKEEPER, f"--via zookeeper: written through ZooKeeper, {zookeeper_tool} (no broker asked)")
-    if capabilities is None:
-        if via == VIA_ADMIN:
-            raise UsageError("--via admin needs --bootstrap-server (the brokers to send the request to)")
-        return Route(VIA_ZOOKEEPER, f"no --bootstrap-server: written through ZooKeeper, {zookeeper_tool}")
-    return None
+def write_capabilities(
+    session: ZkWriter, settings: ConnectionSettings | None, via: str | None, timeout: float = 15.0
+) -> Capabilities | None:
+    """The registered brokers' ApiVersions that choose a mutation's path (``write_route``): asked when there
+    is a ``--bootstrap-server`` and no ``--via zookeeper``; None (ZooKeeper) otherwise or without ``settings``."""
+    if settings is None or not settings.bootstrap_servers or via == VIA_ZOOKEEPER:
+        return None
+    assert isinstance(session, ZkSession)
+    return CapabilityCache(timeout, security=settings.kafka_security).get(TopicStateReader(session).facts().brokers)

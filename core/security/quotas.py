@@ -19,7 +19,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.brokers.apiversions import ALTER_CLIENT_QUOTAS, NoVersion
-from core.brokers.capabilities import Capabilities, Route, read_capabilities, wire_endpoint
+from core.brokers.capabilities import (
+    VIA_ADMIN,
+    VIA_ZOOKEEPER,
+    Capabilities,
+    Route,
+    read_capabilities,
+    wire_endpoint,
+    write_route,
+)
 from core.brokers.client_quotas import alter_client_quotas, describe_client_quotas
 from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity
 from core.configs.zk import StoredConfig, change_writes, read_config
@@ -136,9 +144,7 @@ def effective(session: ZkSession, user: str, client_id: str) -> list[EffectiveQu
     return effective_quotas(found, user, client_id)
 
 
-VIA_ADMIN = "admin"
 ADMIN_TIMEOUT = 15.0  # seconds a broker may take to answer a quota request
-VIA_ZOOKEEPER = "zookeeper"
 QUOTA_TOOL = (
     "as kafka-configs --zookeeper did before 2.6 (AdminZkClient.changeUserOrUserClientIdConfig / "
     "changeClientIdConfig: /config/users|clients/<name>, then a /config/changes notification; kzc sets the "
@@ -158,20 +164,24 @@ class QuotaPath:
 
 
 def quota_path(
-    capabilities: Capabilities | None, brokers: Mapping[int, Any], security: KafkaSecurity = PLAINTEXT
+    capabilities: Capabilities | None,
+    brokers: Mapping[int, Any],
+    security: KafkaSecurity = PLAINTEXT,
+    via: str | None = None,
 ) -> QuotaPath:
-    """The path of a quota change (``capabilities`` None: no ``--bootstrap-server``, ZooKeeper).
+    """The path of a quota change (``write_route``; ``capabilities`` None: no ``--bootstrap-server``).
 
     AlterClientQuotas when every broker whose ApiVersions are known serves it and one of them has a
     listener of the client's security protocol (``security``, ``core.brokers.capabilities.wire_endpoint``);
-    else ZooKeeper, saying why.
+    else ZooKeeper, saying why. ``via`` (``--via``) forces a path.
+
+    Raises:
+        UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
     """
-    if capabilities is None:
-        return QuotaPath(Route(VIA_ZOOKEEPER, "no --bootstrap-server: written through ZooKeeper, " + QUOTA_TOOL))
-    release = capabilities.release()
-    missing = capabilities.lacking(ALTER_CLIENT_QUOTAS)
-    if missing is not None:
-        return QuotaPath(Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {QUOTA_TOOL}"), None, release)
+    release = None if capabilities is None else capabilities.release()
+    decided = write_route(capabilities, ALTER_CLIENT_QUOTAS, via, QUOTA_TOOL, QUOTA_TOOL)
+    if decided.via == VIA_ZOOKEEPER or capabilities is None:
+        return QuotaPath(decided, None, release)
     for entry in capabilities.brokers:
         endpoint = wire_endpoint(brokers.get(entry.broker), security)
         if entry.ranges is not None and ALTER_CLIENT_QUOTAS.key in entry.ranges and endpoint is not None:
@@ -182,19 +192,22 @@ def quota_path(
             target = (entry.broker, endpoint.host or "127.0.0.1", endpoint.port)
             return QuotaPath(Route(VIA_ADMIN, reason), target, release, security)
     why = capabilities.unknown() or "no broker is registered"
-    reason = (
-        f"no broker kzc can send AlterClientQuotas to ({why}; none has a {security.protocol} listener): written "
-        "through ZooKeeper, "
-    )
-    return QuotaPath(Route(VIA_ZOOKEEPER, reason + QUOTA_TOOL), None, release)
+    missing = f"no broker kzc can send AlterClientQuotas to ({why}; none has a {security.protocol} listener)"
+    if via == VIA_ADMIN:
+        raise UsageError(f"--via admin cannot be taken: {missing}")
+    return QuotaPath(Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {QUOTA_TOOL}"), None, release)
 
 
-def read_quota_path(session: ZkSession, settings: ConnectionSettings) -> tuple[ClusterFacts, QuotaPath]:
-    """The cluster's facts and the path of a quota change: the brokers' ApiVersions are asked (kzc's own
-    request, one per broker) for the release even without ``--bootstrap-server``."""
+def read_quota_path(
+    session: ZkSession, settings: ConnectionSettings, via: str | None = None
+) -> tuple[ClusterFacts, QuotaPath]:
+    """The cluster's facts and the path of a quota change (``quota_path``, ``via``: ``--via``): the brokers'
+    ApiVersions are asked (kzc's own request, one per broker) for the release even without
+    ``--bootstrap-server``."""
     facts = TopicStateReader(session).facts()
     capabilities = read_capabilities(facts.brokers, 5.0, settings.kafka_security)
-    path = quota_path(capabilities if settings.bootstrap_servers else None, facts.brokers, settings.kafka_security)
+    asked = capabilities if settings.bootstrap_servers else None
+    path = quota_path(asked, facts.brokers, settings.kafka_security, via)
     if path.release is None:
         path = replace(path, release=capabilities.release())
     return facts, path

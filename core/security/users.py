@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.brokers.apiversions import ALTER_USER_SCRAM_CREDENTIALS, DESCRIBE_USER_SCRAM_CREDENTIALS
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, write_route
 from core.brokers.scram import ScramAdmin
 from core.config import ConnectionSettings
 from core.configs.zk import StoredConfig, ZkWriter, change_writes, read_config
@@ -34,8 +34,8 @@ from core.kafka.znodes.paths import USER_CONFIG_TYPE, config_path, config_type_p
 from core.security.common import (
     around_the_brokers,
     config_fence,
-    forced_route,
     mutation_guard,
+    write_capabilities,
     write_checked,
     znode_state,
 )
@@ -216,39 +216,24 @@ class CredentialPlan:
 
 
 def user_route(capabilities: Capabilities | None, via: str | None = None) -> Route:
-    """The path of a SCRAM credential change: the brokers (AlterUserScramCredentials) when there is an
-    AdminClient (``capabilities`` not None) and every registered broker serves it (2.7+); else ZooKeeper, saying
-    why. ``via`` (``admin`` or ``zookeeper``) forces a path.
+    """The path of a SCRAM credential change (``write_route``): the brokers (AlterUserScramCredentials, 2.7+)
+    or ZooKeeper. ``capabilities``: ``write_capabilities``.
 
     Raises:
         UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
     """
-    decided = forced_route(via, capabilities, ZK_TOOL)
-    if decided is not None:
-        return decided
-    assert capabilities is not None  # without them forced_route decides
-    missing = capabilities.lacking(ALTER_USER_SCRAM_CREDENTIALS)
-    if missing is not None and via == VIA_ADMIN:
-        raise UsageError(f"--via admin cannot be taken: {missing}")
-    return route(capabilities, ALTER_USER_SCRAM_CREDENTIALS, OLD_ZK_TOOL)
+    return write_route(capabilities, ALTER_USER_SCRAM_CREDENTIALS, via, ZK_TOOL, OLD_ZK_TOOL)
 
 
 def choose_user_path(
     session: ZkWriter, settings: ConnectionSettings | None, via: str | None = None, timeout: float = 15.0
 ) -> Route:
-    """``user_route`` for this cluster: the registered brokers' ApiVersions asked when there is a
-    ``--bootstrap-server`` (and no ``--via zookeeper``); ZooKeeper without ``settings``.
+    """``user_route`` for this cluster (``write_capabilities``; ZooKeeper without ``settings``).
 
     Raises:
         UsageError: see ``user_route``.
     """
-    capabilities = None
-    if settings is not None and settings.bootstrap_servers and via != VIA_ZOOKEEPER:
-        assert isinstance(session, ZkSession)
-        capabilities = CapabilityCache(timeout, security=settings.kafka_security).get(
-            TopicStateReader(session).facts().brokers
-        )
-    return user_route(capabilities, via)
+    return user_route(write_capabilities(session, settings, via, timeout), via)
 
 
 def _described(settings: ConnectionSettings, user: str, timeout: float) -> tuple[ScramCredentialInfo, ...]:

@@ -140,9 +140,7 @@ def build(
             if t == name and p not in listed:
                 topic_states[p] = spec
         parsed = {
-            p: None
-            if spec is None
-            else track(parse_partition_state(state_path(name, p), spec))
+            p: None if spec is None else track(parse_partition_state(state_path(name, p), spec))
             for p, spec in sorted(topic_states.items())
         }
         topic_entries[name] = TopicEntry(name, assignment, times(), MappingProxyType(parsed), configs.get(name))
@@ -159,9 +157,7 @@ def build(
         topics=topic_entries.values(),
         controller=None if controller is None else track(parse_controller(CONTROLLER, controller)),
         markers={t: times(c) for t, c in (markers or {}).items()},
-        reassignment=None
-        if reassignment is None
-        else track(parse_reassignment(REASSIGN_PARTITIONS, reassignment)),
+        reassignment=None if reassignment is None else track(parse_reassignment(REASSIGN_PARTITIONS, reassignment)),
         broker_configs={
             n: track(parse_entity_config(broker_config_path(n), d)) for n, d in (broker_configs or {}).items()
         },
@@ -498,9 +494,7 @@ MIGRATION_CASES: dict[str, tuple[Callable[[], ClusterSnapshot], set[str]]] = {
     ),
     "migration_delegation_tokens": (lambda: migration_ready(delegation_tokens=2), {"migration_delegation_tokens"}),
     "migration_delegation_tokens_uncounted": (
-        lambda: migration_ready(
-            delegation_tokens=Unreadable(DELEGATION_TOKENS, b"", "kzc may not read it (NoAuth)")
-        ),
+        lambda: migration_ready(delegation_tokens=Unreadable(DELEGATION_TOKENS, b"", "kzc may not read it (NoAuth)")),
         {"migration_delegation_tokens"},
     ),
     "migration_no_delegation_tokens": (lambda: migration_ready(delegation_tokens=0), set()),

@@ -1,6 +1,6 @@
 """Synthetic ``ClusterSnapshot``s in memory: a realistic cluster of any size, deterministic for a seed.
 
-For the console's snapshot tests, demos and the responsiveness benchmark (``core.testdata.synthetic``
+For the console's snapshot tests, demos and the responsiveness benchmark (``core.consistency.synthetic``
 writes snapshot files for the checks).
 """
 

@@ -27,7 +27,7 @@ from typing import Any, TypeVar, overload
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
-from core.brokers.capabilities import Capabilities, CapabilityCache, Route, route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, route
 from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
@@ -39,8 +39,6 @@ from core.polling import DeadlineExceeded, wait_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
 from core.topics.plan import (
-    VIA_ADMIN,
-    VIA_ZOOKEEPER,
     Assignment,
     CreatePlan,
     CreateRequest,

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.brokers.capabilities import VIA_ZOOKEEPER
 from core.config import JUTE_MAXBUFFER
 from core.errors import GuardError, KafkaRuleError, UsageError
 from core.kafka import topic_rules
@@ -53,8 +54,6 @@ from core.topics.guard import (
 Assignment = tuple[tuple[int, tuple[int, ...]], ...]
 """Partition → replicas (first = preferred leader), ascending by partition."""
 
-VIA_ADMIN = "admin"
-VIA_ZOOKEEPER = "zookeeper"
 
 COLLISION_WARNING = (
     "Due to limitations in metric names, topics with a period ('.') or underscore ('_') could collide. "

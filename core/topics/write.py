@@ -41,6 +41,7 @@ from kazoo.exceptions import (
 from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
+from core.brokers.capabilities import VIA_ADMIN
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, KzcError
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic, encode_topic_config
 from core.kafka.znodes.paths import (
@@ -53,7 +54,7 @@ from core.kafka.znodes.paths import (
     topic_path,
 )
 from core.topics.facts import ClusterFacts, zk_create_format
-from core.topics.plan import VIA_ADMIN, CreatePlan, DeletePlan, ExpandPlan
+from core.topics.plan import CreatePlan, DeletePlan, ExpandPlan
 from core.zookeeper.session import ZkSession
 
 # ---- what a plan writes ------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.zookeeper.health import size_text
+from core.human_size import human_size as size_text
 
 HOUR_S = 3600.0
 

@@ -10,8 +10,8 @@ from core.consistency.findings import CheckReport
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import LocalEngine, SparkChecks, run_checks
 from core.consistency.spark_engine import SparkEngine
+from core.consistency.synthetic import FaultMix, write_synthetic
 from core.snapshot.model import ClusterSnapshot
-from core.testdata.synthetic import FaultMix, write_synthetic
 
 
 def both(

@@ -21,8 +21,8 @@ from core.consistency.params import CheckParams
 from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_servers import connect_client_missing, connect_server
+from core.consistency.synthetic import FaultMix, write_synthetic
 from core.testdata.checks import MINUTE, NOW, healthy
-from core.testdata.synthetic import FaultMix, write_synthetic
 from tests.integration.engines import assert_same, both, both_staged
 
 

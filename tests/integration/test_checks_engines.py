@@ -2,7 +2,7 @@
 
 Both engines run on every hand-built case of ``test_local_checks.CASES`` (the snapshot in memory, which
 the Spark engine stages to a file as the console does), on the brokers' metadata cases, and on synthetic
-snapshot files from ``core.testdata.synthetic`` with at least one of every fault the generator can
+snapshot files from ``core.consistency.synthetic`` with at least one of every fault the generator can
 plant, read by each engine from the same file. The run's one warm Spark worker (``spark_worker``,
 ``local[*]``) serves the module; only the warm-up test starts its own.
 """
@@ -25,6 +25,7 @@ from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_frames import STEP_READ
 from core.consistency.spark_worker import NICENESS
+from core.consistency.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_synthetic
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.checks import (
     CASES,
@@ -37,7 +38,6 @@ from core.testdata.checks import (
     topic_json,
     with_states,
 )
-from core.testdata.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_synthetic
 from tests.integration.engines import assert_same, both, both_staged
 
 

@@ -10,7 +10,8 @@ from textual.app import App
 from textual.widgets import Input, Static
 
 from core.kafka.assignment import BrokerMeta
-from core.reassign.plan import ReassignPlan, plan_move_off
+from core.reassign.move_off import plan_move_off
+from core.reassign.plan import ReassignPlan
 from core.reassign.progress import DONE, PartitionProgress, ReassignProgress
 from tests.tui.helpers import settle
 from tui.screens.move_off import MoveOffScreen

@@ -11,11 +11,11 @@ from collections.abc import Callable
 from textual.widgets import Label, Static
 
 from core.brokers.logdirs import BrokerLogDirs, LogDir
+from core.human_size import human_size
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.sizes import SizesView, partition_size
 from core.testdata.builder import broker, snapshot, state, topic
 from core.testdata.log_dirs import synthetic_log_dirs
-from core.zookeeper.health import size_text
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
 from tui.messages import BrokerChosen, PartitionsChosen, TopicChosen
@@ -49,7 +49,7 @@ async def test_topic_sizes_are_what_the_brokers_report_and_sort(
         for row in rows:
             want = expected[row.key]
             assert row.values is not None and row.values[size_at] == want.size
-            assert row.cells[size_at] == (size_text(want.size) if want.size is not None else "?")
+            assert row.cells[size_at] == (human_size(want.size) if want.size is not None else "?")
             assert row.values[size_at + 1] == want.on_disk
         # broker 6 is down: the topics with a replica there have no bytes on disk known, and the line says why
         assert any(expected[r.key].on_disk is None for r in rows)
@@ -88,7 +88,7 @@ async def test_partition_sizes_and_broker_totals(make_app: MakeApp, small_snapsh
         size_at = [c.key for c in brokers.columns].index("size")
         for row in brokers.visible_rows():
             total = view.broker_total(int(row.key))
-            assert row.cells[size_at] == (size_text(total) if total is not None else "?")
+            assert row.cells[size_at] == (human_size(total) if total is not None else "?")
         assert (brokers.border_title or "").endswith(" · sizes 22:13:20")
         app.post_message(PartitionsChosen("partitions on broker 2", None, 2))
         await settle(pilot)
@@ -168,7 +168,7 @@ async def test_the_topic_detail_shows_each_partitions_size_and_the_topics(
             assert row.values[keys.index("on_disk")] == one.on_disk
         assert want.size is not None and want.on_disk is None
         summary = _text(app, "#topic-summary")
-        assert f"size {size_text(want.size)}, ? on disk (? {want.unknown}) · sizes 22:13:20" in summary
+        assert f"size {human_size(want.size)}, ? on disk (? {want.unknown}) · sizes 22:13:20" in summary
         assert "broker 6 was not asked (not registered)" in summary
 
 

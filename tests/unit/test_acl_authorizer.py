@@ -8,6 +8,7 @@ import pytest
 
 from core.brokers.acls import SECURITY_DISABLED_CODE, DescribedAcls, decode_describe_acls
 from core.brokers.codec import Encoder
+from core.brokers.wire import CORRELATION
 from core.errors import KafkaRuleError, UsageError
 from core.kafka.acls import (
     LITERAL,
@@ -185,7 +186,7 @@ Resource = tuple[int, str, int, list[tuple[str, str, int, int]]]  # type, name, 
 def _answer(version: int, code: int, message: str | None, resources: list[Resource]) -> bytes:
     """A DescribeAcls answer of ``version`` as a broker writes it."""
     flexible = version >= 2
-    head = Encoder(flexible).int32(29)  # the correlation id; body() ends it with the header's tag buffer
+    head = Encoder(flexible).int32(CORRELATION)  # the correlation id; body() ends it with the header's tag buffer
 
     def acl(e: Encoder, a: tuple[str, str, int, int]) -> None:
         e.string(a[0]).string(a[1]).int8(a[2]).int8(a[3])

@@ -15,9 +15,9 @@ from core.brokers.alter_configs import (
     encode_whole_set,
     incremental_alter_broker,
 )
-from core.brokers.capabilities import BrokerApis, Capabilities
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capabilities
+from core.brokers.wire import CLIENT_ID, CORRELATION
 from core.configs.broker import WHOLE_SET, BrokerConfigRequest, broker_route, plan_broker_change
-from core.configs.plan import VIA_ADMIN, VIA_ZOOKEEPER
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig
 from core.errors import KafkaRuleError
 from core.kafka.broker_config_rules import check_zookeeper_update, is_password_config, per_broker_keys
@@ -35,7 +35,7 @@ def _cs(text: str | None) -> bytes:
 
 def _body(frame: bytes, flexible: bool) -> tuple[int, int, bytes]:
     api_key, version = struct.unpack_from(">hh", frame, 4)
-    header = 4 + 8 + 2 + len("kzc-configs")
+    header = 4 + 8 + 2 + len(CLIENT_ID)
     return api_key, version, frame[header + (1 if flexible else 0) :]
 
 
@@ -92,7 +92,7 @@ def _answer(code: int, message: str | None, flexible: bool) -> bytes:
 
 def test_answers_are_read_in_both_encodings() -> None:
     for flexible in (False, True):
-        body = struct.pack(">i", 44) + _answer(40, "Cannot update these configs", flexible)
+        body = struct.pack(">i", CORRELATION) + _answer(40, "Cannot update these configs", flexible)
         assert decode_answer(body, flexible) == [(40, "Cannot update these configs", 4, "")]
 
 

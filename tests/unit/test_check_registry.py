@@ -16,8 +16,8 @@ from core.consistency.checks import REGISTRY, UNITS
 from core.consistency.checks.partitions import OfflinePartition
 from core.consistency.checks.unit import Check, Where
 from core.consistency.local_engine import CLUSTER_PASS, PARTITION_PASS
+from core.consistency.synthetic import NOT_PLANTABLE, PLANTED_AS
 from core.testdata.checks import CASES, MIGRATION_CASES
-from core.testdata.synthetic import NOT_PLANTABLE, PLANTED_AS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "checks.md"
 SERVED_CASES = {"metadata_mismatch"}  # fired by the served-metadata tests, not by a snapshot alone

@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from core.brokers.capabilities import BrokerApis, Capabilities, release_floor
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capabilities, release_floor
 from core.brokers.client_quotas import (
     alter_client_quotas,
     decode_alter,
@@ -17,10 +17,11 @@ from core.brokers.client_quotas import (
     encode_alter,
     encode_describe,
 )
+from core.brokers.wire import CLIENT_ID, CORRELATION
 from core.errors import KafkaRuleError, UsageError
 from core.kafka.quotas import DEFAULT, QuotaEntity, parse_quota
 from core.kafka.znodes import BrokerRegistration, Endpoint
-from core.security.quotas import VIA_ADMIN, VIA_ZOOKEEPER, quota_path, same_quotas
+from core.security.quotas import quota_path, same_quotas
 from tests.unit.fake_broker import RELEASE_APIS, Received, fake_broker
 
 
@@ -33,9 +34,9 @@ def _cs(text: str | None) -> bytes:
 
 
 def _body(frame: bytes) -> tuple[int, int, bytes]:
-    """(api key, version, body) of a framed request with client id ``kzc-quotas``."""
+    """(api key, version, body) of a framed request with client id ``CLIENT_ID``."""
     api_key, version = struct.unpack_from(">hh", frame, 4)
-    header = 4 + 8 + 2 + len("kzc-quotas")
+    header = 4 + 8 + 2 + len(CLIENT_ID)
     flexible = version >= 1
     return api_key, version, frame[header + (1 if flexible else 0) :]
 
@@ -92,7 +93,7 @@ def _describe_answer_v0(code: int = 0, message: str | None = None) -> bytes:
 
 
 def test_a_describe_answer_is_read_as_entities_with_their_quotas() -> None:
-    body = struct.pack(">i", 48) + _describe_answer_v0()
+    body = struct.pack(">i", CORRELATION) + _describe_answer_v0()
     assert decode_describe(body, 0) == {
         QuotaEntity(DEFAULT, None): {"producer_byte_rate": "1048576"},
         QuotaEntity("bob", "app"): {"request_percentage": "12.5"},
@@ -101,7 +102,7 @@ def test_a_describe_answer_is_read_as_entities_with_their_quotas() -> None:
 
 def test_a_describe_answer_v1_is_read_with_its_tag_buffers() -> None:
     body = (
-        struct.pack(">i", 48) + b"\x00" + struct.pack(">ih", 0, 0) + b"\x00"  # header tags, throttle, error, null msg
+        struct.pack(">i", CORRELATION) + b"\x00" + struct.pack(">ih", 0, 0) + b"\x00"  # header, throttle, error, no msg
         + b"\x02"  # one entry
         + b"\x02" + _cs("client-id") + _cs("app") + b"\x00"
         + b"\x02" + _cs("consumer_byte_rate") + struct.pack(">d", 10.0) + b"\x00"
@@ -111,7 +112,7 @@ def test_a_describe_answer_v1_is_read_with_its_tag_buffers() -> None:
 
 
 def test_a_describe_error_is_the_brokers_refusal_and_a_short_answer_is_not_quotas() -> None:
-    body = struct.pack(">i", 48) + _describe_answer_v0(31, "denied")
+    body = struct.pack(">i", CORRELATION) + _describe_answer_v0(31, "denied")
     with pytest.raises(KafkaRuleError, match="CLUSTER_AUTHORIZATION_FAILED: denied"):
         decode_describe(body, 0)
     with pytest.raises(ValueError):
@@ -120,7 +121,7 @@ def test_a_describe_error_is_the_brokers_refusal_and_a_short_answer_is_not_quota
 
 def test_an_alter_answer_carries_each_entitys_error() -> None:
     body = (
-        struct.pack(">i", 48) + struct.pack(">i", 0) + struct.pack(">i", 1)
+        struct.pack(">i", CORRELATION) + struct.pack(">i", 0) + struct.pack(">i", 1)
         + struct.pack(">h", 42) + _s("Invalid quota") + struct.pack(">i", 1) + _s("client-id") + _s("app")
     )  # fmt: skip
     assert decode_alter(body, 0).entries == ((QuotaEntity(None, "app"), 42, "Invalid quota"),)
@@ -218,6 +219,19 @@ def test_a_quota_change_goes_through_alter_client_quotas_only_where_every_broker
 def test_without_bootstrap_servers_a_quota_change_goes_through_zookeeper() -> None:
     path = quota_path(None, {})
     assert path.route.via == VIA_ZOOKEEPER and path.route.reason.startswith("no --bootstrap-server")
+
+
+def test_via_forces_a_quota_change_path_or_is_refused_with_the_reason() -> None:
+    caps = Capabilities((BrokerApis(1, RELEASE_APIS["3.9"]),))
+    forced = quota_path(caps, {1: _registration(1)}, via=VIA_ZOOKEEPER)
+    assert forced.route.via == VIA_ZOOKEEPER and forced.route.reason.startswith("--via zookeeper")
+    assert forced.release is not None
+    with pytest.raises(UsageError, match="--via admin needs --bootstrap-server"):
+        quota_path(None, {}, via=VIA_ADMIN)
+    with pytest.raises(UsageError, match="--via admin cannot be taken: broker 1 .*has no AlterClientQuotas"):
+        quota_path(Capabilities((BrokerApis(1, RELEASE_APIS["2.2"]),)), {1: _registration(1)}, via=VIA_ADMIN)
+    with pytest.raises(UsageError, match="--via admin cannot be taken: no broker kzc can send"):
+        quota_path(caps, {}, via=VIA_ADMIN)
 
 
 def test_stored_quotas_are_compared_as_numbers() -> None:

@@ -23,6 +23,7 @@ from core.brokers.apiversions import (
 from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capabilities, read_capabilities, route
 from core.brokers.logdirs import LogDir, ReplicaLog, decode_describe_log_dirs, encode_describe_log_dirs, log_sizes
 from core.brokers.reassignments import cancel_reassignments, encode_cancel
+from core.brokers.wire import CLIENT_ID, CORRELATION
 from core.kafka.znodes import BrokerRegistration, Endpoint
 from tests.unit.fake_broker import RELEASE_APIS, Received, api_versions_body, fake_broker, log_dirs_answer
 
@@ -47,17 +48,17 @@ def test_a_broker_whose_versions_do_not_meet_kzcs_says_what_kzc_needs() -> None:
 
 def test_api_versions_goes_out_at_v0_with_an_empty_body() -> None:
     frame = encode_api_versions()
-    assert frame == struct.pack(">ihhih", 13, 18, 0, 18, 3) + b"kzc"
+    assert frame == struct.pack(">ihhih", 13, 18, 0, CORRELATION, 3) + CLIENT_ID.encode()
 
 
 def test_an_api_versions_answer_is_read_as_ranges_by_api_key() -> None:
-    body = struct.pack(">i", 18) + api_versions_body(RELEASE_APIS["1.1"])
+    body = struct.pack(">i", CORRELATION) + api_versions_body(RELEASE_APIS["1.1"])
     assert decode_api_versions(body) == RELEASE_APIS["1.1"]
 
 
 def test_an_api_versions_error_is_not_taken_for_ranges() -> None:
     with pytest.raises(ValueError, match="error code 35"):
-        decode_api_versions(struct.pack(">ihi", 18, 35, 0))
+        decode_api_versions(struct.pack(">ihi", CORRELATION, 35, 0))
 
 
 # ---- DescribeLogDirs -------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ def _log_dirs_reply(request: Received | None) -> bytes:
 @pytest.mark.parametrize("version", [0, 1])
 def test_describe_log_dirs_bytes_are_the_same_at_v0_and_v1_but_the_version(version: int) -> None:
     frame = encode_describe_log_dirs({"orders": [0, 1]}, version)
-    header = struct.pack(">ihhih", len(frame) - 4, 35, version, 11, 11) + b"kzc-logdirs"
+    header = struct.pack(">ihhih", len(frame) - 4, 35, version, CORRELATION, len(CLIENT_ID)) + CLIENT_ID.encode()
     body = struct.pack(">i", 1) + struct.pack(">h", 6) + b"orders" + struct.pack(">iii", 2, 0, 1)
     assert frame == header + body
 
@@ -103,7 +104,7 @@ def test_a_0_10_broker_is_asked_only_its_api_versions_for_log_sizes() -> None:
 
 def test_a_log_dirs_answer_cut_short_is_not_taken_for_sizes() -> None:
     with pytest.raises(ValueError, match="not a DescribeLogDirs v0 response"):
-        decode_describe_log_dirs(struct.pack(">i", 11) + _log_dirs_reply(None)[:20])  # type: ignore[arg-type]
+        decode_describe_log_dirs(struct.pack(">i", CORRELATION) + _log_dirs_reply(None)[:20])  # type: ignore[arg-type]
 
 
 # ---- AlterPartitionReassignments (cancel) ----------------------------------------------------------
@@ -117,7 +118,7 @@ def _cancel_reply(request: Received) -> bytes:
 
 def test_the_cancel_request_is_v0_with_header_v2_and_null_replicas() -> None:
     frame = encode_cancel([("orders", 0)], 30000)
-    header = struct.pack(">ihhih", len(frame) - 4, 45, 0, 7, 10) + b"kzc-cancel" + b"\x00"
+    header = struct.pack(">ihhih", len(frame) - 4, 45, 0, CORRELATION, len(CLIENT_ID)) + CLIENT_ID.encode() + b"\x00"
     body = struct.pack(">i", 30000) + b"\x02" + b"\x07orders" + b"\x02" + struct.pack(">i", 0) + b"\x00\x00" + b"\x00"
     assert frame == header + body + b"\x00"
 

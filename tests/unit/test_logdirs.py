@@ -18,6 +18,7 @@ from core.brokers.logdirs import (
     read_broker_log_dirs,
     read_log_dirs,
 )
+from core.brokers.wire import CLIENT_ID, CORRELATION
 from tests.unit.fake_broker import RELEASE_APIS, Received, fake_broker, log_dirs_answer
 
 
@@ -37,17 +38,17 @@ def _two_dirs(request: Received) -> bytes:
     """/a holds orders-0 (100 bytes) and a future replica of orders-1; /b is offline."""
     if request is None or request.version < 2:
         return _answer(_dir(0, "/a", "orders", [(0, 100, 0), (1, 7, 1)]), _dir(KAFKA_STORAGE_ERROR, "/b", "", []))
-    dirs = decode_log_dirs(struct.pack(">i", 11) + _two_dirs(None))  # type: ignore[arg-type]
+    dirs = decode_log_dirs(struct.pack(">i", CORRELATION) + _two_dirs(None))  # type: ignore[arg-type]
     return log_dirs_answer(request.version, dirs)
 
 
 def test_a_null_topic_list_asks_for_every_replica() -> None:
     frame = encode_describe_log_dirs(None, 1)
-    assert frame.endswith(b"kzc-logdirs" + struct.pack(">i", -1))
+    assert frame.endswith(CLIENT_ID.encode() + struct.pack(">i", -1))
 
 
 def test_every_dir_is_decoded_with_its_path_error_and_replicas() -> None:
-    dirs = decode_log_dirs(struct.pack(">i", 11) + _two_dirs(None))  # type: ignore[arg-type]
+    dirs = decode_log_dirs(struct.pack(">i", CORRELATION) + _two_dirs(None))  # type: ignore[arg-type]
     assert dirs == (
         LogDir("/a", 0, (ReplicaLog("orders", 0, 100, 0, False), ReplicaLog("orders", 1, 7, 0, True))),
         LogDir("/b", KAFKA_STORAGE_ERROR, ()),
@@ -100,17 +101,17 @@ def test_v4_answers_carry_each_volume_s_total_and_usable_bytes() -> None:
     replica = struct.pack(">iqqb", 0, 100, 0, 0) + b"\x00"
     topic = b"\x07orders" + b"\x02" + replica + b"\x00"
     log_dir = struct.pack(">h", 0) + b"\x03/a" + b"\x02" + topic + struct.pack(">qq", 1000, 400) + b"\x00"
-    body = struct.pack(">i", 11) + b"\x00" + struct.pack(">ih", 0, 0) + b"\x02" + log_dir + b"\x00"
+    body = struct.pack(">i", CORRELATION) + b"\x00" + struct.pack(">ih", 0, 0) + b"\x02" + log_dir + b"\x00"
     assert decode_log_dirs(body, 4) == (LogDir("/a", 0, (ReplicaLog("orders", 0, 100, 0, False),), 1000, 400),)
     unknown = body.replace(struct.pack(">qq", 1000, 400), struct.pack(">qq", -1, -1))
     assert decode_log_dirs(unknown, 4)[0].usable_bytes is None  # -1: the broker could not read the volume
 
 
 def test_a_v3_refusal_of_the_whole_request_is_not_taken_for_no_dirs() -> None:
-    body = struct.pack(">i", 11) + log_dirs_answer(3, [], error=31)
+    body = struct.pack(">i", CORRELATION) + log_dirs_answer(3, [], error=31)
     with pytest.raises(ValueError, match="^the broker refused DescribeLogDirs: CLUSTER_AUTHORIZATION_FAILED$"):
         decode_log_dirs(body, 3)
 
 
 def test_the_null_topic_list_is_a_null_compact_array_when_flexible() -> None:
-    assert encode_describe_log_dirs(None, 4).endswith(b"kzc-logdirs" + b"\x00" + b"\x00" + b"\x00")
+    assert encode_describe_log_dirs(None, 4).endswith(CLIENT_ID.encode() + b"\x00" + b"\x00" + b"\x00")

@@ -9,6 +9,7 @@ import struct
 import pytest
 
 from core.brokers.offsets import decode_list_offsets, encode_list_offsets, read_broker_offsets, read_offsets
+from core.brokers.wire import CLIENT_ID, CORRELATION
 from tests.unit.fake_broker import RELEASE_APIS, Received, fake_broker, list_offsets_answer
 
 ORDERS = {"orders": [0, 1, 2]}
@@ -21,7 +22,7 @@ def _answer(request: Received) -> bytes:
 
 def test_v1_asks_the_latest_offset_of_every_partition_in_one_request() -> None:
     frame = encode_list_offsets({"orders": [0, 1]}, 1)
-    header = struct.pack(">ihhih", len(frame) - 4, 2, 1, 2, 11) + b"kzc-offsets"
+    header = struct.pack(">ihhih", len(frame) - 4, 2, 1, CORRELATION, len(CLIENT_ID)) + CLIENT_ID.encode()
     body = struct.pack(">ii", -1, 1) + struct.pack(">h", 6) + b"orders" + struct.pack(">i", 2)
     body += struct.pack(">iq", 0, -1) + struct.pack(">iq", 1, -1)
     assert frame == header + body
@@ -58,7 +59,7 @@ def test_one_request_per_broker_at_the_version_it_serves(release: str, version: 
 
 
 def test_an_answer_cut_short_is_not_taken_for_offsets() -> None:
-    body = struct.pack(">i", 2) + list_offsets_answer(1, {("orders", 0): 10}, {})
+    body = struct.pack(">i", CORRELATION) + list_offsets_answer(1, {("orders", 0): 10}, {})
     assert decode_list_offsets(body, 1) == ({("orders", 0): 10}, {})
     with pytest.raises(ValueError, match="not a ListOffsets v1 response"):
         decode_list_offsets(body[:-4], 1)

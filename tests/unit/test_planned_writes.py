@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER
 from core.kafka.assignment_metrics import compute_metrics
 from core.kafka.znodes.encode import add_partitions_to_raw
-from core.topics.plan import VIA_ADMIN, VIA_ZOOKEEPER, CreatePlan, DeletePlan, ExpandPlan
+from core.topics.plan import CreatePlan, DeletePlan, ExpandPlan
 from core.topics.write import PlannedWrite, describe_writes, planned_writes
 
 METRICS = compute_metrics({0: [1, 2]}, [])

@@ -12,14 +12,13 @@ from hypothesis import strategies as st
 
 from core.errors import KafkaRuleError, UsageError
 from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
+from core.reassign.file import check_partitions_and_brokers, parse_reassignment_file
+from core.reassign.move_off import plan_move_off
 from core.reassign.plan import (
     Key,
     Move,
     ReassignPlan,
     balance_of,
-    check_partitions_and_brokers,
-    parse_reassignment_file,
-    plan_move_off,
     plan_onto,
     reassigning_brokers,
     topic_throttles,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from core.brokers.wire import CLIENT_ID
 from core.configs.zk import StoredConfig, change_writes, encode_change_notification
 from core.kafka.znodes import ControllerInfo, PartitionState, TopicAssignment
 from core.reassign.ops import encode_reassignment, throttle_configs
@@ -115,16 +116,16 @@ def test_cancel_request_is_alter_partition_reassignments_v0_with_null_replicas()
     frame = encode_cancel([("t", 3)], timeout_ms=1000)
     body = frame[4:]
     assert int.from_bytes(frame[:4], "big") == len(body)
-    # header v2: api key 45, version 0, correlation 7, client id, no tags
-    assert body[:8] == bytes.fromhex("002d000000000007")
-    rest = body[8 + 2 + len(b"kzc-cancel") + 1 :]
+    # header v2: api key 45, version 0, correlation 1, client id, no tags
+    assert body[:8] == bytes.fromhex("002d000000000001")
+    rest = body[8 + 2 + len(CLIENT_ID) + 1 :]
     # timeout, 1 topic, "t", 1 partition, index 3, null replicas, tags x3
     assert (
         rest
         == bytes.fromhex("000003e8") + b"\x02" + b"\x02t" + b"\x02" + bytes.fromhex("00000003") + b"\x00\x00\x00\x00"
     )
     response = (
-        bytes.fromhex("00000007") + b"\x00"  # correlation, header tags
+        bytes.fromhex("00000001") + b"\x00"  # correlation, header tags
         + bytes.fromhex("00000000") + bytes.fromhex("0000") + b"\x00"  # throttle, error, null message
         + b"\x02" + b"\x02t" + b"\x02" + bytes.fromhex("00000003") + bytes.fromhex("0055") + b"\x03no" + b"\x00"
         + b"\x00" + b"\x00"
@@ -141,7 +142,7 @@ def test_log_sizes_request_and_answer_are_describe_log_dirs_v1() -> None:
 
     frame = encode_describe_log_dirs({"t": [0, 2]}, 1)
     body = frame[4:]
-    assert body[:8] == bytes.fromhex("002300010000000b")  # api key 35, version 1, correlation 11
+    assert body[:8] == bytes.fromhex("0023000100000001")  # api key 35, version 1, correlation 1
     assert body.endswith(struct.pack(">i", 1) + b"\x00\x01t" + struct.pack(">iii", 2, 0, 2))
 
     def log_dir(error: int, entries: list[tuple[int, int, int]]) -> bytes:
@@ -154,7 +155,7 @@ def test_log_sizes_request_and_answer_are_describe_log_dirs_v1() -> None:
             + (struct.pack(">i", len(entries)) + partitions)
         )
 
-    answer = struct.pack(">ii", 11, 0) + struct.pack(">i", 3)
+    answer = struct.pack(">ii", 1, 0) + struct.pack(">i", 3)
     answer += log_dir(0, [(0, 500, 0), (2, 70, 1)])  # partition 2 here is a future replica: not counted
     answer += log_dir(0, [(2, 90, 0)])
     answer += log_dir(56, [(0, 9999, 0)])  # a failed log dir (KAFKA_STORAGE_ERROR): not counted

@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 import pytest
 
+from core.consistency.synthetic import FaultMix, write_synthetic
 from core.errors import KzcError, UsageError
 from core.kafka.znodes import (
     BrokerRegistration,
@@ -40,7 +41,6 @@ from core.snapshot.file import (
 )
 from core.snapshot.model import ClusterSnapshot, Notification
 from core.testdata.builder import broker, config, snapshot, state, topic
-from core.testdata.synthetic import FaultMix, write_synthetic
 
 
 def _bad(path: str, raw: bytes = b"{oops", reason: str = "not JSON") -> Unreadable:

@@ -18,20 +18,10 @@ from typing import Any
 import pytest
 
 from core.connect import HostPort, ZkConnect
-from core.zookeeper.health import (
-    KafkaSessionTimeouts,
-    ServerHealth,
-    assess,
-    parse_admin,
-    parse_conf,
-    parse_mntr,
-    parse_srvr,
-    probe_ensemble,
-    probe_server,
-    refused_word,
-    server_health,
-    summary_line,
-)
+from core.zookeeper.health import KafkaSessionTimeouts, ServerHealth, assess, probe_ensemble, summary_line
+from core.zookeeper.health.model import server_health
+from core.zookeeper.health.probe import probe_server
+from core.zookeeper.health.words import parse_admin, parse_conf, parse_mntr, parse_srvr, refused_word
 
 FIXTURES = Path(__file__).parent / "fixtures" / "zk_health"
 

@@ -22,9 +22,9 @@ from textual.widgets import Static
 from core.configs.broker import BrokerConfigsView
 from core.console.protocols import BrokerSource, TrafficSource
 from core.console.view import ClusterView
+from core.human_size import human_size as size_text
 from core.snapshot.broker_view import BrokerLive, BrokerView, HostedReplica, broker_view
 from core.traffic.ticker import TrafficView
-from core.zookeeper.health import size_text
 from tui.messages import BrokerConfigEditRequested, PartitionsChosen, StopCheckRequested
 from tui.screens.base import KzcScreen
 from tui.widgets.event_log import clock_text

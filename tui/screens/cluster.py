@@ -25,6 +25,7 @@ from textual.widgets import Label, Static
 from core.console.protocols import GroupSource, GroupsView, SizeSource, TrafficSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
+from core.human_size import human_size as size_text
 from core.kafka.znodes import ClusterId, Unreadable
 from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
 from core.snapshot.model import ClusterSnapshot
@@ -32,7 +33,7 @@ from core.snapshot.release import broker_release, cluster_release
 from core.snapshot.sizes import SizesView
 from core.traffic.rates import rate_text
 from core.traffic.ticker import TrafficView
-from core.zookeeper.health import EnsembleHealth, headline, size_text
+from core.zookeeper.health import EnsembleHealth, headline
 from tui.journal import EventJournal, LogLine
 from tui.keymap import MUTATION_IDS
 from tui.messages import (

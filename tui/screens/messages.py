@@ -20,9 +20,10 @@ from textual.widgets import Static, TextArea
 from textual.worker import get_current_worker
 
 from core.console.protocols import MessageSource, MessageStream
+from core.human_size import human_size
 from core.messages.present import message_lines, value_preview
 from core.messages.reader import Message, TailRequest
-from core.messages.render import human_size, utc_millis_text
+from core.messages.render import utc_millis_text
 from tui.screens.base import KzcScreen
 from tui.widgets.filter_bar import FilterBar
 from tui.widgets.key_bar import KeyBar

@@ -24,10 +24,10 @@ from textual.containers import Horizontal
 
 from core.console.protocols import SizeSource, TrafficSource
 from core.console.view import ClusterView, TopicSummary
+from core.human_size import human_size as size_text
 from core.snapshot.sizes import Size, SizesView
 from core.traffic.rates import Rate, rate_text
 from core.traffic.ticker import TrafficView
-from core.zookeeper.health import size_text
 from tui.keymap import MUTATION_IDS
 from tui.messages import (
     CreateTopicRequested,

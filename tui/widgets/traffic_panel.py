@@ -16,11 +16,11 @@ from textual.screen import Screen
 from textual.widgets import Sparkline, Static
 
 from core.console.protocols import TrafficSource
+from core.human_size import human_size as size_text
 from core.human_time import age_text, clock_text
 from core.traffic.rates import Rate, rate_text
 from core.traffic.ticker import TICK_S, TrafficView
 from core.traffic.view import Row
-from core.zookeeper.health import size_text
 from tui.size_reads import PolledReads, traffic_reads
 
 

@@ -1,4 +1,5 @@
-"""Synthetic snapshot files of any size with a chosen mix of planted faults, for benchmarks and tests.
+"""Synthetic snapshot files of any size with a chosen mix of planted faults: what the Spark worker warms up
+on (``spark_job.warm_up``), and what benchmarks and tests check the engines with.
 
 ``write_synthetic`` writes ``core.snapshot.file``'s format directly (one formatted line per record, no
 ``ClusterSnapshot`` in memory), fast enough for 1M-3M partitions, and the result reads back with
