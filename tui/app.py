@@ -26,6 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings, UserConfig, resolve_settings
 from core.console.protocols import ClusterBackend
 from core.console.view import ClusterView
@@ -75,6 +76,7 @@ from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 S = TypeVar("S", bound=KzcScreen)
 # kill, and a closed terminal or a dropped SSH session: each quits as q does (``_quit_on_signals``).
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+RELEASE_TIMEOUT_S = 5.0  # each broker's ApiVersions, for the cluster screen's exact release
 
 
 class KzcApp(App[None]):
@@ -122,6 +124,7 @@ class KzcApp(App[None]):
         self.settings = settings
         self.user_config, self.theme_set, self.config_problems = read_config(config)
         self.backend = backend if backend is not None else _real_backend(settings)
+        self._asks_brokers = backend is None  # the cluster screen asks the brokers for their exact release
         self.clock = clock
         self.check_runs = CheckRuns(self)
         self.last_export: str | None = None
@@ -268,6 +271,7 @@ class KzcApp(App[None]):
     def _use_cluster(self, settings: ConnectionSettings) -> None:
         """Close the cluster shown (if any) and open ``settings``' (on the fleet: above the fleet screen)."""
         old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
+        self._asks_brokers = True
         self.live = self._link(self.live.generation + 1)
         old_recording, self.recording = self.recording, RecordingLink(self.backend, settings, self.live.generation)
         self.zk_health.stop()
@@ -384,7 +388,11 @@ class KzcApp(App[None]):
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
     def _cluster_screen(self) -> ClusterScreen:
-        return self._with_view(ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only, self.backend))
+        releases = None
+        if self._asks_brokers:  # a live cluster (a recording has no broker to ask)
+            releases = partial(read_capabilities, timeout=RELEASE_TIMEOUT_S, security=self.settings.kafka_security)
+        screen = ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only, self.backend, releases)
+        return self._with_view(screen)
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
