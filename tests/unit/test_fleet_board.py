@@ -3,25 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-
 from core.fleet.board import FleetBoard
 from core.fleet.row import OK, STALE, UNREACHABLE, FleetRow, no_answer, unreadable
+from core.human_time import clock_text
 
-AT = 1_700_000_000_000  # 22:13:20 UTC
-
-
-@pytest.fixture(autouse=True)
-def _utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    import time
-
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+AT = 1_700_000_000_000
+SINCE = clock_text(AT + 5_000)  # HH:MM:SS, local time as the console shows it
 
 
 def good(at: int = AT, topics: int = 5) -> FleetRow:
@@ -33,10 +20,10 @@ def test_a_cluster_that_stops_answering_keeps_its_last_counts_and_says_since_whe
     board.take(good())
     shown = board.take(no_answer("a", "zk:2181", 10, AT + 5_000))
     assert shown.state == STALE and shown.topics == 5 and shown.severity == 2
-    assert board.state_text(shown) == "stale since 22:13:25 (no answer in 10 s)"
+    assert board.state_text(shown) == f"stale since {SINCE} (no answer in 10 s)"
     later = board.take(unreadable("a", "zk:2181", UNREACHABLE, "refused", AT + 20_000))
-    assert board.state_text(later) == "stale since 22:13:25 (unreachable)"  # since the first lost read
-    assert later.reason == "stale since 22:13:25 (unreachable): refused"
+    assert board.state_text(later) == f"stale since {SINCE} (unreachable)"  # since the first lost read
+    assert later.reason == f"stale since {SINCE} (unreachable): refused"
 
 
 def test_a_cluster_that_answers_again_is_itself_again() -> None:
