@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, load_config
 from core.errors import UsageError
 
 CRASH_LOG_ENV = "KZC_CRASH_LOG"
@@ -40,6 +40,23 @@ def crash_log_path() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "kzc" / "console-crash.log"
+
+
+def open_fleet(config_path: str | None) -> int:
+    """Run the console on the fleet screen: every context of the config file (``kzc --fleet``; main thread).
+
+    Raises:
+        UsageError: the config file has no context.
+    """
+    config = load_config(Path(config_path).expanduser() if config_path else None, per_context=True)
+    contexts: dict[str, ConnectionSettings | str] = {**config.contexts, **config.broken}
+    if not contexts:
+        raise UsageError(f"no context in the config file {config.path}: kzc --fleet reads its [contexts.NAME] tables")
+    from tui.app import KzcApp
+
+    with _fault_trace():
+        KzcApp(ConnectionSettings(), config=config, fleet=contexts).run()
+    return 0
 
 
 def open_console(settings: ConnectionSettings) -> int:

@@ -30,7 +30,7 @@ from cli.options import (
     resolve,
 )
 from core import __version__
-from core.errors import KzcError
+from core.errors import KzcError, UsageError
 from core.interrupt import interrupt, interrupted, left_behind
 
 EXIT_INTERRUPTED = 130
@@ -67,7 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         audit_rejected(arguments, str(exc))
         return _error(exc, "--json" in arguments)
     as_json = bool(getattr(args, "json", False))
+    fleet = bool(getattr(args, "fleet", False))
+    if fleet:  # the console over every context: each with its own settings, as kzc fleet (cli.options.resolve)
+        args.every_context, args.command = True, "--fleet"
     try:
+        if fleet and getattr(args, "handler", None) is not None:
+            raise UsageError("--fleet opens the console on every context; it takes no command (see kzc fleet)")
         try:
             settings, warnings = resolve(args)
         except KzcError as exc:
@@ -80,6 +85,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             _interrupt_on_sigterm()  # a long-running command (kzc record) stops as on Ctrl-C: cleanups, final flush
         # The console opens here, on the main thread, whether asked for directly or by a command (sandbox up --open).
         outcome = OpenConsole(settings) if handler is None else run_interruptibly(lambda: handler(args, settings))
+        if isinstance(outcome, OpenConsole) and fleet:
+            return console_cmd.open_fleet(args.config)
         if isinstance(outcome, OpenConsole):
             return console_cmd.open_console(outcome.settings)
         return outcome

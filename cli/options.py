@@ -204,6 +204,12 @@ def add_console_options(parser: argparse.ArgumentParser) -> None:
     They fill the settings ``record`` and ``history`` (as the context's ``record = true`` and
     ``history = "DIR"`` do), so the console records and reads the store ``core.history.location`` names.
     """
+    parser.add_argument(
+        "--fleet",
+        action="store_true",
+        help="open the console on the fleet: one row per context of the config file, worst first (as kzc fleet); "
+        "Enter opens that cluster, Esc comes back",
+    )
     group = parser.add_argument_group("history (the console)")
     group.add_argument(
         "--record",

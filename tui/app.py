@@ -16,7 +16,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -26,6 +26,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
+from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings, UserConfig, resolve_settings
 from core.console.protocols import ClusterBackend
 from core.console.view import ClusterView
@@ -37,6 +38,7 @@ from tui.checks_run import WORKER_GROUP as CHECKS_GROUP
 from tui.checks_run import CheckRuns, ChecksFinished, ChecksProgressed, ChecksRun
 from tui.commands import KzcCommands, KzcPalette
 from tui.export import run_export
+from tui.fleet_poll import FleetPoll, FleetRoundEnded, FleetRowRead, RowReader, reader_for
 from tui.journal import EventJournal
 from tui.keymap import BindingInfo, catalog
 from tui.live_link import LiveLink, LiveMessage
@@ -52,6 +54,7 @@ from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
+from tui.screens.fleet import FleetScreen
 from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.messages import MessagesScreen
@@ -73,6 +76,7 @@ from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 S = TypeVar("S", bound=KzcScreen)
 # kill, and a closed terminal or a dropped SSH session: each quits as q does (``_quit_on_signals``).
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+RELEASE_TIMEOUT_S = 5.0  # each broker's ApiVersions, for the cluster screen's exact release
 
 
 class KzcApp(App[None]):
@@ -83,6 +87,9 @@ class KzcApp(App[None]):
         config: the parsed config file (themes, ``[keys]``, contexts); read from the default place if None.
         backend: what to show; a ``ZkBackend`` for ``settings`` if None (tests pass a recorded one).
         clock: seconds since the epoch (tests freeze it).
+        fleet: open on the fleet screen over these contexts (``kzc --fleet``; a str is why one is unusable);
+            ``settings`` is then unused until a row is opened.
+        fleet_reader: reads the fleet (tests give scripted rows); ``kzc fleet``'s reader if None.
     """
 
     TITLE = "kzc"
@@ -102,11 +109,13 @@ class KzcApp(App[None]):
         Binding("W", "open('timeline')", "What changed", show=False, id="show_timeline"),
         Binding("Z", "open('zk-health')", "ZooKeeper health", show=False, id="show_zk_health"),
         Binding("A", "open('security')", "ACLs, quotas, users", show=False, id="show_security"),
+        Binding("F", "fleet", "Fleet", show=False, id="show_fleet"),
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
                  backend: ClusterBackend | None = None, clock: Callable[[], float] = time.time,
-                 warm_spark: bool | None = None) -> None:  # fmt: skip
+                 warm_spark: bool | None = None, fleet: Mapping[str, ConnectionSettings | str] | None = None,
+                 fleet_reader: RowReader | None = None) -> None:  # fmt: skip
         super().__init__()
         # The console of the CLI starts the Spark worker as it opens (tests that pass a backend do not).
         self.warm_spark = backend is None if warm_spark is None else warm_spark
@@ -115,6 +124,7 @@ class KzcApp(App[None]):
         self.settings = settings
         self.user_config, self.theme_set, self.config_problems = read_config(config)
         self.backend = backend if backend is not None else _real_backend(settings)
+        self._asks_brokers = backend is None  # the cluster screen asks the brokers for their exact release
         self.clock = clock
         self.check_runs = CheckRuns(self)
         self.last_export: str | None = None
@@ -124,6 +134,11 @@ class KzcApp(App[None]):
         self._quits_on_signals = False  # ``run`` (a real terminal), not a test's ``run_test``
         self._spark_waits_for_view = False  # warm the Spark worker up once the first whole view is drawn
         self.zk_health = ZkHealthPoll(self, self.backend, 0, self.now_ms)
+        self._fleet_contexts = dict(fleet) if fleet is not None else None
+        self._fleet_reader = fleet_reader
+        self.fleet_poll: FleetPoll | None = None
+        self.fleet_root = fleet is not None  # the fleet screen is the root: Esc from a cluster comes back to it
+        self.cluster_open = fleet is None  # False until a fleet row is opened: no cluster to show yet
 
     def run(self, *args: Any, **kwargs: Any) -> None:
         """Run the console; raises ``UsageError`` (one line, pointing to the CLI) where it cannot be drawn."""
@@ -174,13 +189,17 @@ class KzcApp(App[None]):
         self.config_problems.extend(apply_config(self, self.user_config, self.theme_set, ids))
         for problem in self.config_problems:
             self.notify(problem, severity="error", timeout=15)
-        self.push_screen(self._cluster_screen())
+        if self.fleet_root:
+            self._open_fleet()
+        else:
+            self.push_screen(self._cluster_screen())
         # Ages tick from this one clock, on the current screen only; a screen that comes back is drawn at once.
         self.set_interval(1.0, lambda: self.live.draw_screen())
         self.screen_change_signal.subscribe(self, lambda _screen: self._screen_changed())
-        self.live.connect()
-        self.zk_health.start()
-        self._spark_waits_for_view = self.warm_spark
+        if self.cluster_open:
+            self.live.connect()
+            self.zk_health.start()
+            self._spark_waits_for_view = self.warm_spark
         if self._quits_on_signals:
             self._quit_on_signals()
 
@@ -196,6 +215,8 @@ class KzcApp(App[None]):
         """A screen came up: draw what it shows of the live link and of ZooKeeper's health as of now."""
         self.live.draw_screen()
         self.zk_health.draw()
+        if self.fleet_poll is not None:
+            self.fleet_poll.draw()
 
     @on(StatusBar.Mounted)
     def _status_bar_mounted(self, message: StatusBar.Mounted) -> None:
@@ -245,7 +266,12 @@ class KzcApp(App[None]):
         except KzcError as exc:
             self.notify(str(exc), severity="error")
             return
+        self._use_cluster(settings)
+
+    def _use_cluster(self, settings: ConnectionSettings) -> None:
+        """Close the cluster shown (if any) and open ``settings``' (on the fleet: above the fleet screen)."""
         old, self.settings, self.backend = self.backend, settings, _real_backend(settings)
+        self._asks_brokers = True
         self.live = self._link(self.live.generation + 1)
         old_recording, self.recording = self.recording, RecordingLink(self.backend, settings, self.live.generation)
         self.zk_health.stop()
@@ -259,6 +285,63 @@ class KzcApp(App[None]):
         self.live.connect()
         self.zk_health.start()
         self._spark_waits_for_view = self.warm_spark
+        self.cluster_open = True
+        if self.fleet_root:
+            self.push_screen(self._cluster_screen())
+
+    # ---- fleet: every context's row (tui.fleet_poll), the fleet screen, a row opened -------------------------
+
+    def action_fleet(self) -> None:
+        """``F``: the fleet screen, which becomes the root (Esc from a cluster comes back to it)."""
+        if self._fleet_contexts is None:
+            contexts = self.user_config.contexts
+            if not contexts:
+                self.notify("no context in the config file: the fleet reads its [contexts.NAME] tables",
+                            severity="warning")  # fmt: skip
+                return
+            self._fleet_contexts = dict(contexts)
+        if self.fleet_root:
+            show_screen(self, FleetScreen, self._fleet_screen)
+            return
+        self.fleet_root = True
+        while len(self.screen_stack) > 1:  # the fleet below the cluster's screens, as with kzc --fleet
+            self.pop_screen()
+        self._open_fleet()  # the cluster stays connected: Enter on its row shows it again
+
+    def _open_fleet(self) -> None:
+        assert self._fleet_contexts is not None
+        if self.fleet_poll is None:
+            self.fleet_poll = FleetPoll(self, self._fleet_reader or reader_for(self._fleet_contexts))
+            self.fleet_poll.start()
+        self.push_screen(self._fleet_screen())
+
+    def _fleet_screen(self) -> FleetScreen:
+        assert self.fleet_poll is not None and self._fleet_contexts is not None
+        return FleetScreen(self.fleet_poll.board, len(self._fleet_contexts), self.fleet_poll.read_now)
+
+    @on(FleetRowRead)
+    @on(FleetRoundEnded)
+    def _fleet_read(self, message: FleetRowRead | FleetRoundEnded) -> None:
+        if self.fleet_poll is not None:
+            self.fleet_poll.take(message)
+
+    def _open_of_fleet(self, context: str) -> None:
+        """Enter on a fleet row: that context's console above the fleet (the one open already, if it is)."""
+        if self.cluster_open and self.settings.context == context:
+            self.push_screen(self._cluster_screen())
+            return
+        chosen = (self._fleet_contexts or {}).get(context)
+        if isinstance(chosen, str) or chosen is None:
+            self.notify(f"context '{context}' cannot be opened: {chosen or 'not in the config file'}", severity="error")
+            return
+        try:  # the context as --context would open it (the config file's default read_only and all)
+            settings = (
+                resolve_settings(self.user_config, context=context) if context in self.user_config.contexts else chosen
+            )
+        except KzcError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._use_cluster(settings)
 
     # ---- live: connection, events, view refresh (tui.live_link) ------------------------------------
 
@@ -305,8 +388,12 @@ class KzcApp(App[None]):
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
     def _cluster_screen(self) -> ClusterScreen:
-        backend = self.backend
-        return self._with_view(ClusterScreen(self.journal, self.now_ms, backend, self.read_only, backend, backend))
+        releases = None
+        if self._asks_brokers:  # a live cluster (a recording has no broker to ask)
+            releases = partial(read_capabilities, timeout=RELEASE_TIMEOUT_S, security=self.settings.kafka_security)
+        screen = ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only, self.backend, self.backend,
+                               releases)  # fmt: skip
+        return self._with_view(screen)
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
@@ -339,11 +426,17 @@ class KzcApp(App[None]):
     @on(m.AclChangeRequested)
     @on(m.UserChangeRequested)
     @on(m.QuotaChangeRequested)
+    @on(m.ClusterOfFleetChosen)
     def _navigate(self, message: Message) -> None:
         """Open what a screen or the palette asked for; read-only refuses the mutations and says so."""
         origin = self.screen
         try:
-            self._open(message)
+            if isinstance(message, m.ClusterOfFleetChosen):
+                self._open_of_fleet(message.context)
+            elif not self.cluster_open:
+                self.notify("no cluster open yet: Enter on a fleet row opens one", severity="warning")
+            else:
+                self._open(message)
         finally:
             if isinstance(origin, KzcScreen):
                 origin.release_keys()

@@ -141,6 +141,13 @@ class GroupChosen(OpenRequested):
 
 
 @dataclass
+class ClusterOfFleetChosen(OpenRequested):
+    """Enter on a row of the fleet screen: open that context's cluster."""
+
+    context: str
+
+
+@dataclass
 class ZnodeChosen(OpenRequested):
     """The user asked for a znode in the ZooKeeper browser."""
 

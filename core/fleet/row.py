@@ -23,6 +23,7 @@ WRONG_CHROOT = "wrong chroot"  # no Kafka cluster at the context's chroot (core.
 READ_FAILED = "read failed"  # ZooKeeper answered, the read failed (the reason says how)
 CONFIG_ERROR = "config error"  # the context itself is unusable: a bad key or value, an unreadable secret file
 NO_ANSWER = "no answer"  # shown as "no answer in N s": still waiting for ZooKeeper at the deadline
+STALE = "stale"  # the fleet screen: answered before, not now (core.fleet.board); its counts are the last read's
 
 # Severity of each state: 2, kzc cannot see the cluster or it has lost data availability; 1, degraded; 0, ok.
 _SEVERITY = {
@@ -36,6 +37,7 @@ _SEVERITY = {
     CONFIG_ERROR: 2,
     READ_FAILED: 2,
     NO_ANSWER: 2,
+    STALE: 2,
 }
 
 
@@ -162,6 +164,18 @@ def mark_duplicates(rows: Sequence[FleetRow]) -> list[FleetRow]:
     return marked
 
 
+def details_of(r: FleetRow) -> list[str]:
+    """What a row says beyond its cells: its reason, ZooKeeper's quorum and alarm, likely cause, last change, notes."""
+    return [
+        *([r.reason] if r.reason else []),
+        *([f"ZooKeeper: {r.zookeeper_quorum}"] if r.zookeeper_quorum else []),
+        *([r.zookeeper_alarm] if r.zookeeper_alarm else []),
+        *([f"likely cause: {r.likely_cause}"] if r.likely_cause else []),
+        *([f"last change: {r.last_change}"] if r.last_change else []),
+        *r.notes,
+    ]
+
+
 @dataclass
 class FleetTable:
     """The text form of the rows: one line each, then the reasons, causes and notes under the table."""
@@ -188,27 +202,21 @@ class FleetTable:
 
     def lines(self) -> list[str]:
         """The table and, per row that has any, its reason, ZooKeeper alarm, likely cause, last change and notes."""
-        cells = [self._cells(r) for r in self.rows]
+        cells = [self.cells(r) for r in self.rows]
         widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(self.columns)]
         out = ["  ".join(h.ljust(w) for h, w in zip(self.columns, widths, strict=True)).rstrip()]
         out += ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
         details = []
         for r in self.rows:
-            said = [
-                *([r.reason] if r.reason else []),
-                *([f"ZooKeeper: {r.zookeeper_quorum}"] if r.zookeeper_quorum else []),
-                *([r.zookeeper_alarm] if r.zookeeper_alarm else []),
-                *([f"likely cause: {r.likely_cause}"] if r.likely_cause else []),
-                *([f"last change: {r.last_change}"] if r.last_change else []),
-                *r.notes,
-            ]
-            if said:
+            if said := details_of(r):
                 details.append(f"{r.context} ({r.zookeeper or 'no ZooKeeper'}):")
                 details += [f"  {line}" for line in said]
         return out + (["", *details] if details else [])
 
     @staticmethod
-    def _cells(r: FleetRow) -> list[str]:
+    def cells(r: FleetRow) -> list[str]:
+        """The row's cells under ``columns`` (the fleet screen shows the same)."""
+
         def count(value: int | None) -> str:
             return "-" if value is None else f"{value:,}"
 

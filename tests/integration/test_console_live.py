@@ -262,6 +262,17 @@ async def test_a_zookeeper_restart_shows_suspended_then_connected_without_a_cras
         await eventually(pilot, lambda: connected_with_brokers(app, 3), 60, "the brokers to be live again")
 
 
+async def test_the_cluster_screen_shows_the_exact_release_the_brokers_api_versions_date(sandbox: Sandbox) -> None:
+    release = ".".join(sandbox.info().kafka_version.split(".")[:2])
+    app = console(sandbox)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await eventually(pilot, lambda: connected_with_brokers(app, 3), 60, "the console to connect")
+        table = app.screen.query_one("#brokers", VirtualTable)
+        title = f"Brokers · Kafka {release} (from ApiVersions)"
+        await eventually(pilot, lambda: str(table.border_title).startswith(title), 30, title)
+        assert [r.cells[3] for r in table.visible_rows()] == [release] * 3
+
+
 async def test_the_export_of_the_cluster_screen_holds_brokers_and_events(sandbox: Sandbox) -> None:
     app = console(sandbox)
     async with app.run_test(size=(120, 40)) as pilot:

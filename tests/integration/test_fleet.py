@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -26,6 +27,7 @@ from core.fleet.row import FleetRow
 from core.kafka.znodes.paths import BROKER_IDS, state_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from tests.integration.terminal_tools import KZC, new_tmux
 from tests.integration.zk_server import free_port, standalone_zookeeper, zk_client
 
 DEADLINE_S = 8.0
@@ -266,3 +268,58 @@ def test_kzc_broker_shows_the_exact_release_its_api_versions_date(
     assert json.loads(capsys.readouterr().out)["release"] == {"release": release, "from": "ApiVersions"}
     assert main(["broker", "1", "--zookeeper", sandbox.info().zookeeper]) == 0
     assert f"  release       {release} (from ApiVersions)" in capsys.readouterr().out.splitlines()
+
+
+@pytest.fixture
+def pausing_zookeeper(tmp_path: Path) -> Iterator[int]:
+    """A standalone ZooKeeper holding Kafka's znodes and no broker at ``/kafka`` (a ``no brokers`` row) that the
+    test SIGSTOPs (continued again before it is stopped); yields its port."""
+    with standalone_zookeeper(tmp_path / "zk") as port:
+        with zk_client(f"127.0.0.1:{port}") as zk:
+            for path in ("/kafka/brokers/ids", "/kafka/brokers/topics"):
+                zk.create(path, b"", makepath=True)
+        yield port
+        os.kill(_pid_listening(port), signal.SIGCONT)
+
+
+def test_the_fleet_screen_opens_a_cluster_comes_back_and_marks_the_one_that_stops_answering_stale(
+    sandbox: Sandbox, sick: Sandbox, pausing_zookeeper: int, tmp_path: Path
+) -> None:
+    assert shutil.which("tmux"), "tmux is needed for the end-to-end test"
+    path = tmp_path / "config.toml"
+    path.write_text(
+        f"""
+[contexts.healthy]
+zookeeper = "{sandbox.info().zookeeper}"
+[contexts.sick]
+zookeeper = "{sick.info().zookeeper}"
+[contexts.pausing]
+zookeeper = "127.0.0.1:{pausing_zookeeper}/kafka"
+"""
+    )
+    tmux = new_tmux(tmp_path)
+    try:
+        tmux.start([str(KZC), "--fleet", "--config", str(path)])
+        screen = tmux.wait_for("3 of 3 context(s) read")
+        rows = [line.split() for line in screen.split("─Why")[0].splitlines()]  # the table, not the detail
+        order = [r[0] for r in rows if r and r[0] in ("healthy", "sick", "pausing")]
+        assert order == ["sick", "pausing", "healthy"], screen  # worst first: offline, no brokers, ok
+        assert "offline" in _line(screen, "sick") and "no brokers" in _line(screen, "pausing")
+        tmux.keys("End", "Enter")  # the healthy one, last
+        tmux.wait_for("ZK connected")
+        tmux.keys("Escape")
+        screen = tmux.wait_for("Fleet: every context")
+        assert "offline" in _line(screen, "sick")  # the rows kept, and read on
+        os.kill(_pid_listening(pausing_zookeeper), signal.SIGSTOP)
+        tmux.keys("r")
+        screen = tmux.wait_for("stale since", timeout=60)
+        assert "(no answer in 10 s)" in _line(screen, "pausing"), screen
+        assert "offline" in _line(screen, "sick") and " ok " in _line(screen, "healthy")
+        tmux.keys("q")
+        wait_until(tmux.dead, 20, "kzc to exit on q")
+    finally:
+        tmux.kill()
+
+
+def _line(screen: str, context: str) -> str:
+    return next((line for line in screen.splitlines() if line.split()[:1] == [context]), "")

@@ -20,6 +20,7 @@ from core.zookeeper.health import EnsembleHealth
 from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, recorded_events, recorded_messages
 from tui.app import KzcApp
+from tui.fleet_poll import RowReader
 
 
 @pytest.fixture(autouse=True)
@@ -41,8 +42,8 @@ def small_snapshot() -> ClusterSnapshot:
 @pytest.fixture
 def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
     """Build a console on the recorded cluster (``config``, ``snapshot``, ``read_only``, the ZooKeeper
-    ensemble's ``zk_health``, the brokers' ``log_dirs``, their ``traffic`` and the console's ``settings`` may be
-    given)."""
+    ensemble's ``zk_health``, the brokers' ``log_dirs``, their ``traffic``, the console's ``settings``, and ``fleet``
+    contexts to open on with their ``fleet_reader`` may be given)."""
 
     def make(
         config: UserConfig | None = None,
@@ -52,12 +53,15 @@ def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
         log_dirs: Mapping[int, BrokerLogDirs] | None = None,
         settings: ConnectionSettings | None = None,
         traffic: SyntheticTraffic | None = None,
+        fleet: Mapping[str, ConnectionSettings | str] | None = None,
+        fleet_reader: RowReader | None = None,
     ) -> KzcApp:
         backend = RecordedBackend(snapshot or small_snapshot, recorded_events(), name="recorded",
                                   now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
                                   zk_health=zk_health, log_dirs=log_dirs,
                                   messages=recorded_messages(), traffic=traffic)  # fmt: skip
         settings = settings or ConnectionSettings()
-        return KzcApp(settings, config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
+        return KzcApp(settings, config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW,
+                      fleet=fleet, fleet_reader=fleet_reader)  # fmt: skip
 
     return make

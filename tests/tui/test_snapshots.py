@@ -30,6 +30,7 @@ from core.zookeeper.session import ConnectionState
 from tests.integration.sandbox_tools import eventually
 from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import FROZEN_NOW, settle
+from tests.tui.test_fleet_screen import CONTEXTS, FIRST, LEGACY_HANGS, Scripted
 from tests.tui.test_security_screen import ACLS, QUOTAS, USERS
 from tui.app import KzcApp
 from tui.messages import ConnectionChanged, CreateTopicRequested, MessagesChosen, TopicChosen, ZnodeChosen
@@ -252,3 +253,14 @@ class TestSecurity:
             await pilot.press("A")
 
         await snapshot(make, (80, 24), "security", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestFleetScreen:
+    async def test_fleet_with_a_stale_cluster(self, make_app: MakeApp, size: tuple[int, int], tmp_path: Path) -> None:
+        reader = Scripted(FIRST, LEGACY_HANGS)
+
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            await pilot.press("r")  # legacy stops answering: stale in place
+
+        await snapshot(partial(make_app, fleet=CONTEXTS, fleet_reader=reader), size, "fleet", tmp_path, steps)

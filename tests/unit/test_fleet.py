@@ -154,3 +154,18 @@ def test_a_release_says_where_it_comes_from() -> None:
     one = builder.snapshot(brokers=[1])
     assert cluster_release(one, Capabilities((BrokerApis(1, _answer((3, 9))),))) == "3.9 (from ApiVersions)"
     assert cluster_release(one, say_source=False) == "2.7+"
+
+
+def test_kzc_fleet_console_refuses_a_command_a_cluster_flag_and_a_file_without_contexts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from cli.main import main
+
+    empty = tmp_path / "config.toml"
+    empty.write_text('theme = "dark"\n')
+    assert main(["--fleet", "describe", "--config", str(empty)]) == 2
+    assert "--fleet opens the console on every context; it takes no command" in capsys.readouterr().err
+    assert main(["--fleet", "--zookeeper", "127.0.0.1:2181", "--config", str(empty)]) == 2
+    assert "kzc --fleet reads every context with its own settings: --zookeeper" in capsys.readouterr().err
+    assert main(["--fleet", "--config", str(empty)]) == 2
+    assert "no context in the config file" in capsys.readouterr().err

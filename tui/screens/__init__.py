@@ -14,6 +14,7 @@ from tui.screens.create_topic import CreateTopicScreen
 from tui.screens.delete import DeleteScreen
 from tui.screens.elect_preferred import ElectPreferredScreen
 from tui.screens.expand import ExpandScreen
+from tui.screens.fleet import FleetScreen
 from tui.screens.groups import GroupDetailScreen, GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.messages import MessageScreen, MessagesScreen
@@ -33,6 +34,7 @@ from tui.widgets.virtual_table import VirtualTable
 SCREEN_CLASSES: list[tuple[str, type[DOMNode]]] = [
     ("every screen", KzcScreen),
     ("cluster", ClusterScreen),
+    ("fleet", FleetScreen),
     ("health counter", HealthCounter),
     ("partitions", PartitionsScreen),
     ("topics", TopicsScreen),

@@ -11,7 +11,7 @@ line says why."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -22,11 +22,12 @@ from textual.containers import Grid, Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Label, Static
 
+from core.brokers.capabilities import Capabilities
 from core.console.protocols import GroupSource, GroupsView, SizeSource, TrafficSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
 from core.human_size import human_size as size_text
-from core.kafka.znodes import ClusterId, Unreadable
+from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
 from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.release import broker_release, cluster_release
@@ -53,6 +54,9 @@ from tui.widgets.key_bar import KeyBar
 from tui.widgets.status_bar import STATE_TEXT, StatusBar, StatusInfo, ago
 from tui.widgets.text_line import TextLine
 from tui.widgets.virtual_table import Column, Row, VirtualTable
+
+# Asks the registered brokers for ApiVersions (``core.brokers.capabilities.read_capabilities``); may block.
+ReleaseReader = Callable[[Mapping[int, BrokerRegistration | Unreadable]], Capabilities]
 
 BROKER_COLUMNS = (
     Column("id", "id", align="right"),
@@ -144,11 +148,14 @@ class ClusterScreen(KzcScreen):
         read_only: bool = False,
         sizes: SizeSource | None = None,
         traffic: TrafficSource | None = None,
+        releases: ReleaseReader | None = None,
     ) -> None:
         """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms; ``groups``:
         where the consumer group counts come from (none: not shown); ``read_only``: hide the mutations (the
         app refuses them and says why); ``sizes``: the brokers' log dirs (their totals, and the likely
-        cause's evidence; none: not shown); ``traffic``: the rates (none: not shown)."""
+        cause's evidence; none: not shown); ``traffic``: the rates (none: not shown); ``releases``: asks the
+        brokers for ApiVersions, for their exact release (in a worker, again when the registrations change; none:
+        the era the registrations give)."""
         super().__init__()
         self.journal = journal
         self.clock_ms = clock_ms
@@ -172,6 +179,9 @@ class ClusterScreen(KzcScreen):
         self._traffic_reads = (
             traffic_reads(self, traffic, _load_texts, self._traffic_read) if traffic is not None else None
         )
+        self._releases = releases
+        self._capabilities: Capabilities | None = None  # the brokers' ApiVersions, for their exact release
+        self._asked: tuple[tuple[int, object], ...] | None = None  # the registrations they were asked for
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -396,6 +406,7 @@ class ClusterScreen(KzcScreen):
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Render the controller, health, brokers and pending work of ``view``."""
         now = self.clock_ms()
+        self._ask_releases(view)
         self._show_cause(view, prepared)
         self._show_controller(view, now)
         self._show_health(view)
@@ -404,7 +415,34 @@ class ClusterScreen(KzcScreen):
         panel.update("\n".join(view.migration.panel_lines()) if view.migration is not None else "")
         self._show_ages(view, now)
         if self._link is None or self._link.live:
-            self.query_one("#brokers").border_title = _brokers_title(view.snapshot, self._sizes_note(now))
+            self.query_one("#brokers").border_title = _brokers_title(view.snapshot, self._sizes_note(now),
+                                                                     self._capabilities)  # fmt: skip
+
+    # ---- the brokers' exact release (ApiVersions, core.snapshot.release) --------------------------------
+
+    def _ask_releases(self, view: ClusterView) -> None:
+        """Ask the brokers for ApiVersions in a worker when their registrations changed (a restart, an upgrade)."""
+        if self._releases is None:
+            return
+        registrations = {b: entry.registration for b, entry in view.snapshot.brokers.items()}
+        asked = tuple(sorted(registrations.items(), key=lambda item: item[0]))
+        if asked == self._asked:
+            return
+        self._asked = asked
+        reader = self._releases
+
+        def job() -> None:
+            capabilities = reader(registrations)
+            self.app.call_from_thread(self._releases_read, asked, capabilities)
+
+        self.run_worker(job, thread=True, group="releases", exit_on_error=False)
+
+    def _releases_read(self, asked: tuple[tuple[int, object], ...], capabilities: Capabilities) -> None:
+        if asked != self._asked or not self.is_mounted:
+            return  # the registrations changed meanwhile: a newer read follows
+        self._capabilities = capabilities
+        if self._shown_view is not None:
+            self._show_ages(self._shown_view, self.clock_ms())
 
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
         """The ages (controller, brokers, pending work, events) as of ``now_ms``, and whether the live link is
@@ -425,9 +463,9 @@ class ClusterScreen(KzcScreen):
     def _show_ages(self, view: ClusterView, now: int) -> None:
         sizes = self._sizes.aged(now) if self._sizes is not None else None
         brokers = self.query_one("#brokers", VirtualTable)
-        traffic = self._traffic
-        brokers.update_rows([_broker_row(b, now, view.snapshot, sizes, traffic) for b in view.brokers])
-        title = _brokers_title(view.snapshot, self._sizes_note(now))
+        traffic, caps = self._traffic, self._capabilities
+        brokers.update_rows([_broker_row(b, now, view.snapshot, sizes, traffic, caps) for b in view.brokers])
+        title = _brokers_title(view.snapshot, self._sizes_note(now), caps)
         if (self._link is None or self._link.live) and brokers.border_title != title:  # else _show_stale titles it
             brokers.border_title = title  # only when it changed: an idle tick redraws nothing
         self.query_one("#pending", VirtualTable).update_rows([_pending_row(p, now) for p in view.pending])
@@ -453,7 +491,7 @@ class ClusterScreen(KzcScreen):
                 panel = self.query_one(selector)
                 panel.set_class(down is not None, "-stale")
                 if selector == "#brokers" and self._shown_view is not None:
-                    title = _brokers_title(self._shown_view.snapshot, self._sizes_note(now))
+                    title = _brokers_title(self._shown_view.snapshot, self._sizes_note(now), self._capabilities)
                 if down is not None:
                     stale = f"{title} · stale since {clock_text(down)}"
                     title = stale if len(stale) + 4 <= panel.size.width else f"{title} · stale"  # the line says since
@@ -602,15 +640,16 @@ def cluster_id_text(snapshot: ClusterSnapshot) -> str:
     return "unreadable" if isinstance(snapshot.cluster_id, Unreadable) else "none"
 
 
-def kafka_release_text(snapshot: ClusterSnapshot) -> str:
-    """The registered brokers' Kafka release (``core.snapshot.release.cluster_release``): ``Kafka 2.7+``,
-    ``Kafka mixed: 2.7+ (1, 2), 0.10.2+ (3)``, or ``Kafka unknown``. The console reads no ApiVersions yet, so
-    every release is the era the registrations give."""
-    return f"Kafka {cluster_release(snapshot, say_source=False)}"
+def kafka_release_text(snapshot: ClusterSnapshot, capabilities: Capabilities | None = None) -> str:
+    """The registered brokers' Kafka release (``core.snapshot.release.cluster_release``): once the brokers were
+    asked, exact where they answered and saying which (``Kafka 3.9 (from ApiVersions)``, ``Kafka 2.7+ (from
+    registration)``, ``Kafka mixed: 3.9 (1, 2), 3.8 (3), from ApiVersions``); before (or on a recording), the
+    era the registrations give (``Kafka 2.7+``)."""
+    return f"Kafka {cluster_release(snapshot, capabilities, say_source=capabilities is not None)}"
 
 
-def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "") -> str:
-    return f"Brokers · {kafka_release_text(snapshot)}" + (f" · {sizes}" if sizes else "")
+def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "", capabilities: Capabilities | None = None) -> str:
+    return f"Brokers · {kafka_release_text(snapshot, capabilities)}" + (f" · {sizes}" if sizes else "")
 
 
 def traffic_line(traffic: TrafficView | None, error: str | None, now: int) -> str:
@@ -638,9 +677,10 @@ def _broker_row(
     snapshot: ClusterSnapshot,
     sizes: SizesView | None = None,
     traffic: TrafficView | None = None,
+    capabilities: Capabilities | None = None,
 ) -> Row:
     messages, bytes_in = traffic.broker(b.id) if traffic is not None else (None, None)
-    release = broker_release(snapshot, b.id).text
+    release = broker_release(snapshot, b.id, capabilities).text
     meanings = frozenset() if b.alive else frozenset({"dead"})
     if b.problem:
         meanings = meanings | {"unreadable"}
