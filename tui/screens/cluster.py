@@ -432,12 +432,21 @@ class ClusterScreen(KzcScreen):
         reader = self._releases
 
         def job() -> None:
-            capabilities = reader(registrations)
-            self.app.call_from_thread(self._releases_read, asked, capabilities)
+            self.post_message(self.ReleasesRead(asked, reader(registrations)))
 
         self.run_worker(job, thread=True, group="releases", exit_on_error=False)
 
-    def _releases_read(self, asked: tuple[tuple[int, object], ...], capabilities: Capabilities) -> None:
+    class ReleasesRead(Message):
+        """The brokers' ApiVersions answers, for the registrations they were asked for."""
+
+        def __init__(self, asked: tuple[tuple[int, object], ...], capabilities: Capabilities) -> None:
+            super().__init__()
+            self.asked = asked
+            self.capabilities = capabilities
+
+    @on(ReleasesRead)
+    def _on_releases_read(self, message: ReleasesRead) -> None:
+        asked, capabilities = message.asked, message.capabilities
         if asked != self._asked or not self.is_mounted:
             return  # the registrations changed meanwhile: a newer read follows
         self._capabilities = capabilities
