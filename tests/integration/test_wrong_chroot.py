@@ -101,7 +101,7 @@ EXEMPT = {
     ("zk", "ls"): "browses raw ZooKeeper: warns instead (test below)",
     ("zk", "get"): "browses raw ZooKeeper: warns instead",
     **{("history", question): "reads a history store (kzc record), not ZooKeeper" for question in
-       ("isr", "flapping", "urp")},
+       ("isr", "flapping", "urp", "traffic")},
     ("report",): "reads a history store (kzc record) and the audit log, not ZooKeeper",
 }  # fmt: skip
 RUNS = {" ".join(words): argv for words, argv in CLUSTER_COMMANDS.items()} | VARIANTS
