@@ -177,7 +177,7 @@ def test_a_paused_follower_is_named_as_the_likely_cause(four: Sandbox) -> None:
         wait_until(lambda: all_in_sync(zk), 180, "every ISR to be full")
         paused = 3
         pid = info.broker(paused).pid
-        assert pid is not None and four.alive(pid)
+        assert pid is not None and four.jvm.alive(pid)
         settings = ConnectionSettings(zookeeper=parse_zookeeper(info.zookeeper))
 
         def named() -> LikelyCause | None:
