@@ -57,6 +57,22 @@ def only_on(zk: KazooClient, broker: int) -> int:
     return count
 
 
+def settled(zk: KazooClient) -> bool:
+    """Every partition of the cluster whose replicas are all registered has all of them in its ISR: the restarts of
+    the tests before (the session sandbox is shared) have caught up, so which partitions a kill strands is known."""
+    alive = {int(b) for b in zk.get_children("/brokers/ids")}
+    for topic in zk.get_children("/brokers/topics"):
+        assignment = json.loads(zk.get(f"/brokers/topics/{topic}")[0])["partitions"]
+        for partition, replicas in assignment.items():
+            state = zk.exists(f"/brokers/topics/{topic}/partitions/{partition}/state")
+            if not set(replicas) <= alive or state is None:
+                continue
+            isr = json.loads(zk.get(f"/brokers/topics/{topic}/partitions/{partition}/state")[0])["isr"]
+            if set(isr) != set(replicas):
+                return False
+    return True
+
+
 def full_isr(zk: KazooClient, topic: str, partitions: int) -> bool:
     current = isrs(zk, topic, partitions)
     return current is not None and all(len(isr) == 3 for isr in current)
@@ -100,6 +116,7 @@ def test_a_killed_broker_shows_in_describe_until_it_is_back(
     sandbox: Sandbox, zk: KazooClient, unique_name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     create_topic(sandbox, zk, unique_name, 3)
+    wait_until(lambda: settled(zk), 120, "every partition's ISR to hold all its replicas")
     stranded = only_on(zk, 3)  # these go offline with broker 3; every other partition keeps a live leader
     sandbox.kill_broker(3)
     try:
