@@ -87,11 +87,14 @@ def _fault_trace() -> Iterator[None]:
     except OSError:
         yield  # no writable state dir: the console runs without the trace
         return
+    was_enabled = faulthandler.is_enabled()  # e.g. pytest's own handler, when a test runs the console in-process
     faulthandler.enable(file=trace, all_threads=True)
     try:
         yield
     finally:
         faulthandler.disable()
         trace.close()
+        if was_enabled and sys.__stderr__ is not None:
+            faulthandler.enable(file=sys.__stderr__, all_threads=True)  # so a later fault still shows its stack
     if path.stat().st_size:
         print(f"kzc: the console left a fault trace in {path}", file=sys.stderr)
