@@ -17,21 +17,34 @@ def _core_modules() -> list[str]:
     return sorted(m.name for m in pkgutil.walk_packages(core.__path__, "core.") if "pyspark" not in m.name)
 
 
+_UI_LOADED = (
+    "import importlib, sys\n"
+    "for name in sys.argv[1:]:\n"
+    "    importlib.import_module(name)\n"
+    "    bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'tui'))\n"
+    "    if bad:\n"
+    "        print(name + ':' + ','.join(bad))\n"
+    "        break\n"
+)
+
+
+def _ui_loaded_by(*modules: str) -> str:
+    """What textual/rich/tui modules importing `modules` in order loads, named after the first that loaded one."""
+    out = subprocess.run(
+        [sys.executable, "-c", _UI_LOADED, *modules], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return out.stdout.strip()
+
+
 def test_every_core_module_imports_without_textual_rich_or_tui() -> None:
     modules = _core_modules()
     assert "core.sandbox.cluster" in modules and "core.zookeeper.session" in modules
-    # One fresh interpreter per module: a module must not rely on another having loaded the UI first.
-    script = (
-        "import importlib, sys\n"
-        "importlib.import_module(sys.argv[1])\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich', 'tui'))\n"
-        "print(','.join(bad))\n"
-    )
-    offenders = {}
-    for name in modules:
-        out = subprocess.run([sys.executable, "-c", script, name], cwd=ROOT, capture_output=True, text=True, check=True)
-        if out.stdout.strip():
-            offenders[name] = out.stdout.strip()
+    # What one interpreter holds after importing every core module is the union of what each module loads, so
+    # one interpreter finds whether any of them loads the UI; only then is each module tried in a fresh one, to
+    # name the ones that do (a module must not rely on another having loaded the UI first).
+    if not _ui_loaded_by(*modules):
+        return
+    offenders = {name: found for name in modules if (found := _ui_loaded_by(name))}
     assert offenders == {}
 
 
