@@ -38,8 +38,8 @@ from core.consistency.spark_engine import SparkEngine
 from core.consistency.spark_frames import load_steps
 from core.errors import KzcError, UsageError
 from core.snapshot.kraft import with_served_kraft_brokers
-from core.snapshot.model import ClusterSnapshot
-from core.snapshot.static_min_isr import read_static_min_isr
+from core.snapshot.model import ClusterSnapshot, StaticMinIsr
+from core.snapshot.static_min_isr import STATIC_MIN_ISR_UNREAD, read_static_min_isr
 
 ProgressCallback = Callable[[StageProgress], None]
 
@@ -327,16 +327,18 @@ def run_checks(
         if settings.bootstrap_servers:
             report_progress(StageProgress("broker metadata", 0, 1))
             t = time.monotonic()
-            # The brokers' static min.insync.replicas, which ZooKeeper does not hold (core.snapshot.health).
-            params = params.with_static(
-                read_static_min_isr(settings.bootstrap_servers, settings.kafka_security, data.snapshot.brokers)
-            )
             try:
                 data.served = fetch_served_metadata(settings.bootstrap_servers, security=settings.kafka_security)
             except KzcError as exc:
                 if asked_for_brokers:
                     raise KzcError(f"metadata_mismatch could not run: {exc}") from exc
                 notes.append(f"metadata_mismatch skipped: {exc}")
+                # No broker answered: asking each one for its config would wait out a timeout per broker.
+                static = StaticMinIsr(reason=f"{STATIC_MIN_ISR_UNREAD}: {exc}")
+            else:
+                # The brokers' static min.insync.replicas, which ZooKeeper does not hold (core.snapshot.health).
+                static = read_static_min_isr(settings.bootstrap_servers, settings.kafka_security, data.snapshot.brokers)
+            params = params.with_static(static)
             timings["broker_metadata"] = time.monotonic() - t
             report_progress(StageProgress("broker metadata", 1, 1, finished=True))
     elif settings is not None and settings.bootstrap_servers and snapshot_file is not None:

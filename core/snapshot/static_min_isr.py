@@ -18,6 +18,8 @@ from core.errors import KzcError
 from core.snapshot.health import MIN_ISR_KEY
 from core.snapshot.model import NOT_READ, StaticMinIsr
 
+STATIC_MIN_ISR_UNREAD = "the static min.insync.replicas could not be read through --bootstrap-server"
+
 
 def read_static_min_isr(
     bootstrap: Sequence[HostPort] | None, security: KafkaSecurity, broker_ids: Iterable[int], timeout: float = 10.0
@@ -39,7 +41,5 @@ def read_static_min_isr(
             values[broker_id] = int(text)
         else:
             failures.append(f"broker {broker_id} did not report min.insync.replicas")
-    reason = "the static min.insync.replicas could not be read through --bootstrap-server: " + (
-        "; ".join(failures) if failures else "no broker is registered"
-    )
+    reason = f"{STATIC_MIN_ISR_UNREAD}: " + ("; ".join(failures) if failures else "no broker is registered")
     return StaticMinIsr(by_broker=values, reason=reason)

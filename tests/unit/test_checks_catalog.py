@@ -15,6 +15,7 @@ from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.consistency import pipeline
 from core.consistency.catalog import CHECKS, CheckSpec, parse_only
+from core.consistency.params import CheckParams
 from core.consistency.pipeline import LocalEngine, run_checks
 from core.errors import ConnectError, KzcError, UsageError
 from core.testdata.checks import healthy
@@ -73,3 +74,32 @@ def test_unreachable_brokers_are_a_note_unless_only_names_metadata_mismatch(monk
     )
     with pytest.raises(KzcError, match="metadata_mismatch could not run: cannot read metadata"):
         run_checks(LocalEngine(), settings=settings("127.0.0.1:1"), only=parse_only("metadata_mismatch,no_controller"))
+
+
+def test_brokers_that_serve_no_metadata_are_not_each_asked_for_their_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no broker answering, asking each registered broker for min.insync.replicas would wait out a timeout
+    per broker (30 s on three): the static value is unread, with the reason, and nothing is asked."""
+
+    def unreachable(_servers: object, **_options: object) -> object:
+        raise ConnectError("cannot read metadata from Kafka brokers 127.0.0.1:1: timed out")
+
+    def asked(*_args: object, **_kwargs: object) -> object:
+        raise AssertionError("a broker was asked for its config")
+
+    captured: list[CheckParams] = []
+    engine = LocalEngine()
+    check = engine.check
+    monkeypatch.setattr(pipeline, "take_snapshot", lambda _settings, _progress: healthy())
+    monkeypatch.setattr(pipeline, "fetch_served_metadata", unreachable)
+    monkeypatch.setattr(pipeline, "read_static_min_isr", asked)
+
+    def recorded(data: object, params: CheckParams, *rest: object) -> object:
+        captured.append(params)
+        return check(data, params, *rest)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine, "check", recorded)
+    run_checks(engine, settings=settings("127.0.0.1:1"))
+    assert captured[0].static_min_isr_reason == (
+        "the static min.insync.replicas could not be read through --bootstrap-server: "
+        "cannot read metadata from Kafka brokers 127.0.0.1:1: timed out"
+    )
