@@ -40,7 +40,7 @@ from confluent_kafka.admin import AdminClient
 from confluent_kafka.admin._config import ConfigResource  # re-exported by confluent_kafka.admin, untyped there
 from confluent_kafka.cimpl import NewPartitions, NewTopic
 
-from core.brokers.client_config import HandshakeRefusals, kafka_client_config
+from core.brokers.client_config import REFUSAL_FINAL_S, HandshakeRefusals, kafka_client_config
 from core.config import KafkaSecurity
 from core.connect import HostPort, bootstrap_string
 from core.errors import ConnectError, KafkaRuleError, KzcError
@@ -155,6 +155,7 @@ class GroupDescription:
 
 _ATTEMPT_S = 5.0  # an attempt that cannot reach the controller is sent again after this long
 _MARGIN_S = 3.0  # how long past its request timeout a future may stay unresolved before its client is wedged
+_REFUSAL_POLL_S = 0.5  # how often a waiting call looks for a refused login
 
 
 class _Undelivered(ConnectError):
@@ -647,8 +648,7 @@ class KafkaAdmin:
 
     def _result(self, future: Future[Any], what: str) -> Any:
         try:
-            # The request timeout bounds the future; the margin covers librdkafka's own scheduling.
-            return future.result(timeout=self.timeout + _MARGIN_S)
+            return self._wait(future, what)
         except KafkaException as exc:
             error = self._error(exc.args[0] if exc.args else None, what)
             if isinstance(exc.args[0] if exc.args else None, KafkaError) and exc.args[0].code() in _WEDGED:
@@ -662,6 +662,21 @@ class KafkaAdmin:
             raise ConnectError(
                 f"Kafka brokers {self.bootstrap} did not answer to {what} within {self.timeout:g} s"
             ) from exc
+
+    def _wait(self, future: Future[Any], what: str) -> Any:
+        """The future's result. The request timeout bounds it, and the margin covers librdkafka's own scheduling;
+        a refusal of kzc's login or TLS handshake that lasts ends the wait early: librdkafka only retries it."""
+        start = time.monotonic()
+        deadline = start + self.timeout + _MARGIN_S
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                return future.result(timeout=max(0.0, min(_REFUSAL_POLL_S, left)))
+            except TimeoutError:
+                if left <= _REFUSAL_POLL_S:
+                    raise
+                if time.monotonic() - start >= REFUSAL_FINAL_S and (refused := self._refusal()) is not None:
+                    raise ConnectError(f"cannot {what}: the Kafka brokers at {self.bootstrap} {refused}") from None
 
     def _wedged(self, why: str) -> None:
         """The client of this thread's last call let a request time out: the next calls use a fresh one."""

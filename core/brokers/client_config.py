@@ -51,6 +51,11 @@ def librdkafka_security(security: KafkaSecurity) -> dict[str, str]:
     return config
 
 
+# A login or TLS handshake refused for this long is final (a wrong password): a new SCRAM user reaches every
+# broker's cache well within it, and librdkafka would only retry until the request times out.
+REFUSAL_FINAL_S = 3.0
+
+
 class HandshakeRefusals:
     """librdkafka's ``error_cb`` for one client: the brokers' refusals of its SASL login or TLS handshake.
 

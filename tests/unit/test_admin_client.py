@@ -8,9 +8,11 @@ import subprocess
 import sys
 import textwrap
 import threading
+from concurrent.futures import Future
 from pathlib import Path
 
 import pytest
+from confluent_kafka import KafkaError
 
 from core.brokers.admin import KafkaAdmin
 from core.config import PLAINTEXT
@@ -102,3 +104,17 @@ def test_a_client_collected_on_a_librdkafka_thread_does_not_abort_the_process() 
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stdout.strip()) == (0, "alive"), done.stderr[-2000:]
+
+
+@pytest.mark.timeout(60)
+def test_a_refused_login_ends_a_wait_long_before_the_request_timeout() -> None:
+    """librdkafka only retries a refused SASL login, so the request would wait out its whole timeout (here 600 s,
+    beyond this test's own 60 s limit); the refusal is said once it has lasted ``REFUSAL_FINAL_S``."""
+    admin = KafkaAdmin(NOBODY, security=PLAINTEXT, timeout=600.0)
+    try:
+        admin._refusals(KafkaError(KafkaError._AUTHENTICATION, "SASL authentication error: Authentication failed"))
+        never: Future[object] = Future()
+        with pytest.raises(ConnectError, match="refused kzc's authentication"):
+            admin._result(never, "list consumer groups")
+    finally:
+        admin.close()
