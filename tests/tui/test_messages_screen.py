@@ -51,10 +51,13 @@ async def test_m_on_the_topic_detail_opens_its_messages_and_enter_opens_one_whol
         text = app.screen.query_one("#message-text", TextArea).text
         assert "headers: kind=bulk" in text and "value: text, 5.0 MiB (5,242,880 bytes)" in text
         assert BIG_VALUE.decode() in text  # read again, whole
+        # One line of 5 MiB is not wrapped (Textual took 15 s to wrap it on the UI thread): it scrolls sideways.
+        assert "lines over 20,000 characters are not wrapped" in text and not app.screen.query_one(TextArea).soft_wrap
         await pilot.press("escape", "home", "enter")
         await settle(pilot)
-        text = app.screen.query_one("#message-text", TextArea).text
-        assert '  "items": [\n' in text and "headers: trace=abc" in text  # JSON opened pretty
+        area = app.screen.query_one("#message-text", TextArea)
+        assert '  "items": [\n' in area.text and "headers: trace=abc" in area.text  # JSON opened pretty
+        assert area.soft_wrap
 
 
 async def test_M_opens_the_highlighted_partitions_messages(make_app: MakeApp) -> None:
@@ -135,6 +138,5 @@ async def test_a_read_superseded_by_following_never_draws_over_it(
             assert time.monotonic() < deadline + 10, "the superseded read never ended"
             await pilot.pause(0.05)
         await settle(pilot)
-        print("NOTES", screen.notes, closed.is_set(), time.monotonic() - deadline)
         assert screen.notes == ("recorded messages",) and screen.following
         assert "the superseded read" not in str(screen.query_one("#messages-header", Static).render())

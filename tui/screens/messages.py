@@ -35,6 +35,7 @@ KEPT_BYTES = 4096  # of each value kept for the table (the message screen reads 
 FIRST_FROM_END = 100  # offsets back from each partition's end when the screen opens
 _POLL_S = 0.2  # a poll waits at most this: also how soon leaving the screen stops the read
 _PREVIEW = 200  # characters of a value in the table
+WRAP_LIMIT = 20_000  # characters: a longer line is not wrapped in the message view (see _wraps)
 
 COLUMNS = (
     Column("partition", "p", align="right"),
@@ -192,6 +193,12 @@ class MessagesScreen(KzcScreen):
             self.app.push_screen(MessageScreen(message, self.source, self.headers_unsupported))
 
 
+def _wraps(text: str) -> bool:
+    """Whether the message view wraps ``text``: not when a line is longer than ``WRAP_LIMIT`` (a 5 MiB value on one
+    line took Textual 15 s to wrap on the UI thread); such a line scrolls sideways instead."""
+    return all(len(line) <= WRAP_LIMIT for line in text.split("\n"))
+
+
 class MessageScreen(KzcScreen):
     """One message whole: where and when, key, headers, and the value pretty (JSON), as text, or as hex."""
 
@@ -205,13 +212,16 @@ class MessageScreen(KzcScreen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
-        yield TextArea(self._text(self.message), read_only=True, id="message-text", classes="panel")
+        text = self._text(self.message)
+        yield TextArea(text, read_only=True, soft_wrap=_wraps(text), id="message-text", classes="panel")
         yield KeyBar()
 
     def _text(self, message: Message, note: str | None = None) -> str:
         lines = message_lines(message, limit=None, headers_unsupported=self.headers_unsupported)
         if note:
             lines.insert(1, f"  ({note})")
+        if any(len(line) > WRAP_LIMIT for line in lines):
+            lines.insert(1, f"  (lines over {WRAP_LIMIT:,} characters are not wrapped: scroll sideways)")
         return "\n".join(lines)
 
     def on_mount(self) -> None:
@@ -219,8 +229,13 @@ class MessageScreen(KzcScreen):
         area.border_title = f"{self.message.topic} [{self.message.partition}] @ {self.message.offset}"
         area.focus()
         if self.message.is_cut:
-            area.load_text(self._text(self.message, f"reading the whole value of {self.message.size:,} bytes…"))
+            self._show(self._text(self.message, f"reading the whole value of {self.message.size:,} bytes…"))
             self._read_whole()
+
+    def _show(self, text: str) -> None:
+        area = self.query_one("#message-text", TextArea)
+        area.soft_wrap = _wraps(text)
+        area.load_text(text)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="message")
     def _read_whole(self) -> None:
@@ -234,4 +249,4 @@ class MessageScreen(KzcScreen):
             stream.close()
         if found:
             text = self._text(found[0])
-            self.app.call_from_thread(self.query_one("#message-text", TextArea).load_text, text)
+            self.app.call_from_thread(self._show, text)
