@@ -26,7 +26,6 @@ from typing import Any
 
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient
 from kazoo.client import KazooClient
 
 from core.kafka.scram import credential_from_string
@@ -34,6 +33,7 @@ from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.security import admin_password
 from tests.cli_runner import run
+from tests.integration.scram_clients import authenticates, scram
 from tests.integration.zk_server import zk_client
 
 KZC = str(Path(sys.executable).with_name("kzc"))
@@ -62,16 +62,6 @@ def kzc(capsys: pytest.CaptureFixture[str], secured: Sandbox, *argv: str) -> tup
     OUTPUTS.append(out if isinstance(out, str) else json.dumps(out))
     OUTPUTS.append(err)
     return code, out, err
-
-
-def scram(secured: Sandbox, user: str, password: str, mechanism: str = "SCRAM-SHA-256") -> dict[str, Any]:
-    return {
-        "bootstrap.servers": secured.info().sasl_bootstrap_servers,
-        "security.protocol": "SASL_PLAINTEXT",
-        "sasl.mechanism": mechanism,
-        "sasl.username": user,
-        "sasl.password": password,
-    }
 
 
 def make_topic(capsys: pytest.CaptureFixture[str], secured: Sandbox, name: str) -> None:
@@ -136,25 +126,16 @@ def test_scram_client_is_denied_then_allowed_by_an_acl_kzc_adds(
     )
 
 
-def _authenticates(secured: Sandbox, user: str, password: str, mechanism: str) -> bool:
-    admin = AdminClient(scram(secured, user, password, mechanism))
-    try:
-        admin.list_topics(timeout=10)
-    except Exception:  # librdkafka: authentication failed, transport failure
-        return False
-    return True
-
-
 def test_a_user_kzc_creates_authenticates_and_a_wrong_password_fails(
     secured: Sandbox, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     set_password(capsys, secured, monkeypatch, "bob", "SCRAM-SHA-512", "--iterations", "8192")
-    assert wait_until(lambda: _authenticates(secured, "bob", PASSWORD, "SCRAM-SHA-512"), 60, "bob to log in")
-    assert not _authenticates(secured, "bob", PASSWORD + "x", "SCRAM-SHA-512")
-    assert not _authenticates(secured, "bob", PASSWORD, "SCRAM-SHA-256")  # no credential for that mechanism
+    assert wait_until(lambda: authenticates(secured, "bob", PASSWORD, "SCRAM-SHA-512"), 60, "bob to log in")
+    assert not authenticates(secured, "bob", PASSWORD + "x", "SCRAM-SHA-512")
+    assert not authenticates(secured, "bob", PASSWORD, "SCRAM-SHA-256")  # no credential for that mechanism
     _, out, _ = kzc(capsys, secured, "user", "list", "--json")
     assert {"user": "bob", "credentials": [{"mechanism": "SCRAM-SHA-512", "iterations": 8192}]} in out["users"]
-    assert _authenticates(secured, "admin", admin_password(secured.dir), "SCRAM-SHA-256")  # written before start
+    assert authenticates(secured, "admin", admin_password(secured.dir), "SCRAM-SHA-256")  # written before start
 
 
 def _produce(secured: Sandbox, topic: str, client_id: str, seconds: float = 6.0) -> tuple[float, float]:
@@ -281,7 +262,7 @@ def test_the_password_prompt_in_a_terminal_reads_without_echo(
     finally:
         os.close(slave)
         os.close(master)
-    assert wait_until(lambda: _authenticates(secured, "frank", PASSWORD, "SCRAM-SHA-256"), 60, "frank to log in")
+    assert wait_until(lambda: authenticates(secured, "frank", PASSWORD, "SCRAM-SHA-256"), 60, "frank to log in")
 
 
 def test_no_secret_appears_in_any_output_audit_line_or_log(

@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient
 
 from core.audit import read_audit_log
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
+from tests.integration.scram_clients import authenticates, scram
 from tests.integration.zk_server import zk_client
 
 PASSWORD = "pw-" + uuid.uuid4().hex  # searched for in every output afterwards
@@ -41,20 +41,6 @@ def kzc(capsys: pytest.CaptureFixture[str], box: Sandbox, *argv: str, brokers: b
     OUTPUTS.append(out if isinstance(out, str) else json.dumps(out))
     OUTPUTS.append(err)
     return code, out, err
-
-
-def scram(box: Sandbox, user: str, password: str, mechanism: str = "SCRAM-SHA-256") -> dict[str, Any]:
-    return {"bootstrap.servers": box.info().sasl_bootstrap_servers, "security.protocol": "SASL_PLAINTEXT",
-            "sasl.mechanism": mechanism, "sasl.username": user, "sasl.password": password}  # fmt: skip
-
-
-def authenticates(box: Sandbox, user: str, password: str, mechanism: str = "SCRAM-SHA-256") -> bool:
-    admin = AdminClient(scram(box, user, password, mechanism))
-    try:
-        admin.list_topics(timeout=10)
-    except Exception:  # librdkafka: authentication failed
-        return False
-    return True
 
 
 def set_password(capsys: pytest.CaptureFixture[str], box: Sandbox, monkeypatch: pytest.MonkeyPatch, user: str,
