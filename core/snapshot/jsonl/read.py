@@ -68,10 +68,7 @@ class _Line:
     def unreadable(self) -> Unreadable | None:
         if self.data.get("readable") is not False:
             return None
-        try:
-            raw = base64.b64decode(self.req("raw_base64"), validate=True)
-        except (binascii.Error, ValueError):
-            raise self.fail("raw_base64 is not valid base64") from None
+        raw = _raw(self)
         return Unreadable(self.req("path"), raw, self.req("problem"))
 
     def times(self) -> ZnodeTimes:
