@@ -329,13 +329,6 @@ class ClusterWatcher:
             return
         self._call(lambda: self._unfollow(name))
 
-    def __enter__(self) -> ClusterWatcher:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     # ---- kazoo's threads: note and return ---------------------------------------------------------
 
     def _on_watch(self, event: WatchedEvent) -> None:
