@@ -18,6 +18,9 @@
 - ZooKeeper's own health: ``core.zookeeper.health.probe_ensemble`` (four-letter words, the AdminServer), with
   the brokers' ``zookeeper.session.timeout.ms`` (``core.snapshot.zk_session_timeout``) read again every
   ``KAFKA_SESSION_EVERY_S``.
+
+One concept over 600 lines: the backend, one short method per member of the console's protocols, each handing
+the work to the core module above (its cached reads through ``core.console.single_flight``).
 """
 
 from __future__ import annotations
