@@ -174,12 +174,12 @@ class RecordedBackend:
 
     @classmethod
     def from_file(cls, path: Path) -> RecordedBackend:
-        """Serve a snapshot file written by ``kzc snapshot`` (``core.snapshot.file``).
+        """Serve a snapshot file written by ``kzc snapshot`` (``core.snapshot.jsonl``).
 
         Raises:
             UsageError: the file cannot be read or is not a kzc snapshot.
         """
-        from core.snapshot.file import read_snapshot_file
+        from core.snapshot.jsonl.read import read_snapshot_file
 
         snapshot = read_snapshot_file(path)
         return cls(snapshot, name=f"recorded {path.name}")
