@@ -136,16 +136,10 @@ def engine(args: argparse.Namespace, settings: ConnectionSettings) -> Iterator[A
     if args.engine == "local":
         yield None
         return
-    from core.consistency.spark_job import start_session
-    from core.consistency.spark_worker import LOCAL_DEFAULTS
+    from core.spark.session import session
 
-    master = settings.spark_master or DEFAULT_SPARK_MASTER
-    spark = start_session(master, {} if master.startswith("sc://") else dict(LOCAL_DEFAULTS))
-    try:
+    with session(settings.spark_master or DEFAULT_SPARK_MASTER) as spark:
         yield spark
-    finally:
-        if not master.startswith("sc://"):
-            spark.stop()
 
 
 def _asker(question: Question) -> Callable[[argparse.Namespace, ConnectionSettings], int]:
