@@ -42,13 +42,13 @@ def _no_jvm_outside_integration(request: pytest.FixtureRequest, monkeypatch: pyt
     fails at once, naming the tier it belongs to."""
     if _INTEGRATION in Path(str(request.node.path)).parents:
         return
-    from core.consistency import spark_job
     from core.consistency.spark_engine import SparkEngine
     from core.sandbox.cluster import Sandbox
+    from core.spark import session
 
     def refuse(*_args: object, **_kwargs: object) -> None:
         pytest.fail(f"{request.node.nodeid} starts a JVM: it belongs in tests/integration (make check starts none)")
 
-    monkeypatch.setattr(spark_job, "start_session", refuse)
+    monkeypatch.setattr(session, "start_session", refuse)
     monkeypatch.setattr(SparkEngine, "start", refuse)
     monkeypatch.setattr(Sandbox, "up", refuse)
