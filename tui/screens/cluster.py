@@ -26,6 +26,7 @@ from core.brokers.capabilities import Capabilities
 from core.console.protocols import GroupSource, GroupsView, SizeSource, TrafficSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
+from core.groups.waiting import with_waiting
 from core.human_size import human_size as size_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
 from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
@@ -177,7 +178,7 @@ class ClusterScreen(KzcScreen):
         self._traffic_error: str | None = None
         self._traffic_text = ""  # the traffic line as drawn
         self._traffic_reads = (
-            traffic_reads(self, traffic, _load_texts, self._traffic_read) if traffic is not None else None
+            traffic_reads(self, traffic, self._load_texts, self._traffic_read) if traffic is not None else None
         )
         self._releases = releases
         self._capabilities: Capabilities | None = None  # the brokers' ApiVersions, for their exact release
@@ -358,6 +359,15 @@ class ClusterScreen(KzcScreen):
             self._show_ages(self._shown_view, self.clock_ms())
 
     # ---- traffic (a PolledReads worker, every TICK_S while this screen is up) ----------------------------
+
+    def _load_texts(self, traffic: TrafficView) -> list[str]:
+        """Worker thread: what the load says, one sentence with its numbers per finding; a topic whose producers
+        stopped with the consumer groups waiting on it (``core.groups.waiting``, read only then)."""
+        findings = traffic.findings()
+        if self.groups is not None:
+            source = self.groups
+            findings = with_waiting(findings, lambda topic: [g for g, _ in source.groups_of_topic(topic)])
+        return [f.text for f in findings]
 
     def _traffic_read(self, traffic: TrafficView | None, load: list[str] | None, error: str | None) -> None:
         self._traffic_error = error
@@ -673,11 +683,6 @@ def traffic_line(traffic: TrafficView | None, error: str | None, now: int) -> st
     text = f"traffic in: {rate_text(messages, 'messages')} · {rate_text(bytes_in, 'bytes')} · {traffic.footer(now)}"
     why = messages.unknown or bytes_in.unknown
     return text + (f" · ? {why}" if why and traffic.window_s() is not None else "")
-
-
-def _load_texts(traffic: TrafficView) -> list[str]:
-    """Worker thread: what the load says, one sentence with its numbers per finding."""
-    return [f.text for f in traffic.findings()]
 
 
 def _broker_row(
