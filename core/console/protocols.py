@@ -29,6 +29,7 @@ from core.human_time import age_text
 from core.kafka.quotas import EffectiveQuota
 from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
+from core.metrics.reader import BrokerMetrics
 from core.security.acls import AclListing, ResourceAccess
 from core.security.quotas import QuotaListing
 from core.security.users import UserListing
@@ -450,6 +451,19 @@ class TrafficSource(Protocol):
         """The rates between the previous tick and one taken now (one ListOffsets and one DescribeLogDirs per
         broker, who leads what from the live snapshot) unless a tick finished less than ``max_age_s`` ago;
         blocks up to a few seconds per broker. Raises ``ConnectError`` when no snapshot was read yet."""
+        ...
+
+
+@runtime_checkable
+class MetricsSource(Protocol):
+    """The brokers' own metrics from their JMX exporters (``core.metrics``), where a metrics URL is set; a backend
+    without it (a recording) does not implement this."""
+
+    def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
+        """Every registered broker's metrics (``broker``'s only, when given), each rate over the time since that
+        broker's previous scrape; None when no metrics URL is set. Blocks up to the scrape's deadline (2 s); a
+        failing endpoint is a ``BrokerMetrics`` saying why, never an exception. Raises ``ConnectError`` when no
+        snapshot was read yet."""
         ...
 
 

@@ -65,6 +65,7 @@ from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
+from core.metrics.reader import BrokerMetrics, MetricsReader
 from core.security.acls import AclListing, ResourceAccess, access_of, list_acls
 from core.security.quotas import QuotaListing, effective, read_quota_listing
 from core.security.users import UserListing, read_users
@@ -128,6 +129,7 @@ class ZkBackend:
         self._sizes_lock = threading.Lock()  # one log dirs read at a time; a caller that comes meanwhile waits
         self._size_book = SizeBook()
         self._traffic = TrafficTicker(settings.kafka_security, self._wall_ms)
+        self._metrics = MetricsReader(settings.metrics_url) if settings.metrics_url else None
         self._sizes: tuple[float, SizesView] | None = None  # (monotonic end of the read, the view)
 
     # ---- Connection ----------------------------------------------------------------------------------
@@ -470,6 +472,11 @@ class ZkBackend:
     def traffic(self, max_age_s: float = 0.0) -> TrafficView:
         """The rates since the previous tick (``core.traffic.ticker``: no ZooKeeper request, the live snapshot)."""
         return self._traffic.tick(self.snapshot(), max_age_s)
+
+    def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
+        """The brokers' metrics (``core.metrics.reader``: their exporters, hosts from the live snapshot; no
+        ZooKeeper request); None without a metrics URL."""
+        return None if self._metrics is None else self._metrics.read(self.snapshot(), broker)
 
     def broker_configs(self, broker: int) -> BrokerConfigsView:
         """ZooKeeper's overrides of the broker and the cluster default, and the broker's DescribeConfigs."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import pytest
 
 from core.brokers.logdirs import BrokerLogDirs
-from core.config import ConnectionSettings, UserConfig
+from core.config import ConnectionSettings, MetricsUrls, UserConfig
 from core.groups.lag import GroupLag
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
@@ -44,7 +44,8 @@ def small_snapshot() -> ClusterSnapshot:
 def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
     """Build a console on the recorded cluster (``config``, ``snapshot``, ``read_only``, the ZooKeeper
     ensemble's ``zk_health``, the brokers' ``log_dirs``, their ``traffic``, the console's ``settings``, and ``fleet``
-    contexts to open on with their ``fleet_reader``, and the consumer ``groups`` may be given)."""
+    contexts to open on with their ``fleet_reader``, the consumer ``groups`` and the brokers' ``metrics_url`` may
+    be given)."""
 
     def make(
         config: UserConfig | None = None,
@@ -57,11 +58,13 @@ def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
         fleet: Mapping[str, ConnectionSettings | str] | None = None,
         fleet_reader: RowReader | None = None,
         groups: Sequence[GroupLag] = (),
+        metrics_url: MetricsUrls | None = None,
     ) -> KzcApp:
         backend = RecordedBackend(snapshot or small_snapshot, recorded_events(), name="recorded",
                                   now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
                                   zk_health=zk_health, log_dirs=log_dirs,
-                                  messages=recorded_messages(), traffic=traffic, groups=groups)  # fmt: skip
+                                  messages=recorded_messages(), traffic=traffic, groups=groups,
+                                  metrics_url=metrics_url)  # fmt: skip
         settings = settings or ConnectionSettings()
         return KzcApp(settings, config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW,
                       fleet=fleet, fleet_reader=fleet_reader)  # fmt: skip
