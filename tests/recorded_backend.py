@@ -70,7 +70,7 @@ from core.topics.plan import (
     select_topics,
 )
 from core.traffic.sample import Layout, Sample
-from core.traffic.ticker import TrafficTicker, TrafficView
+from core.traffic.ticker import TICK_S, TrafficTicker, TrafficView
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
@@ -441,6 +441,10 @@ class RecordedBackend:
     def traffic(self, max_age_s: float = 0.0) -> TrafficView:
         """The next tick of the traffic given at construction (``core.testdata.traffic``), through the real ticker."""
         return self._traffic.tick(self.snapshot(), max_age_s)
+
+    def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        """A sample of the traffic given at construction, through the real ticker (the recorder's reads)."""
+        return self._traffic.sample(snapshot, TICK_S)
 
     def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
         """The brokers' metrics from ``metrics_url`` through the real reader (None without one)."""

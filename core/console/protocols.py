@@ -37,6 +37,7 @@ from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.traffic.sample import Sample
 from core.traffic.ticker import TrafficView
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
@@ -451,6 +452,17 @@ class TrafficSource(Protocol):
         """The rates between the previous tick and one taken now (one ListOffsets and one DescribeLogDirs per
         broker, who leads what from the live snapshot) unless a tick finished less than ``max_age_s`` ago;
         blocks up to a few seconds per broker. Raises ``ConnectError`` when no snapshot was read yet."""
+        ...
+
+
+@runtime_checkable
+class TrafficSampler(Protocol):
+    """Traffic samples for the console's history recorder (``core.history.recorder.TrafficRead``), shared with the
+    screens' ticks; a backend without brokers (a recording) does not implement this."""
+
+    def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        """The brokers' sample by ``snapshot``'s layout: the last tick's when it is fresh, else one taken now
+        (``core.traffic.ticker.TrafficTicker.sample``); never raises."""
         ...
 
 

@@ -85,7 +85,8 @@ from core.topics.plan import (
     ExpandRequest,
     assignment_json,
 )
-from core.traffic.ticker import TrafficTicker, TrafficView
+from core.traffic.sample import Sample
+from core.traffic.ticker import TICK_S, TrafficTicker, TrafficView
 from core.zookeeper import tree as zk_tree
 from core.zookeeper.health import EnsembleHealth, KafkaSessionTimeouts, probe_ensemble, tls_context
 from core.zookeeper.kafka_root import require_kafka_cluster
@@ -472,6 +473,10 @@ class ZkBackend:
     def traffic(self, max_age_s: float = 0.0) -> TrafficView:
         """The rates since the previous tick (``core.traffic.ticker``: no ZooKeeper request, the live snapshot)."""
         return self._traffic.tick(self.snapshot(), max_age_s)
+
+    def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        """A sample for the console's recorder: the screens' last tick when fresh, else one of its own."""
+        return self._traffic.sample(snapshot, TICK_S)
 
     def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
         """The brokers' metrics (``core.metrics.reader``: their exporters, hosts from the live snapshot; no
