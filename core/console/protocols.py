@@ -458,7 +458,7 @@ class TrafficSource(Protocol):
 @runtime_checkable
 class TrafficSampler(Protocol):
     """Traffic samples for the console's history recorder (``core.history.recorder.TrafficRead``), shared with the
-    screens' ticks; a backend without brokers (a recording) does not implement this."""
+    screens' ticks; the recorder of a backend that does not implement this records no traffic."""
 
     def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
         """The brokers' sample by ``snapshot``'s layout: the last tick's when it is fresh, else one taken now
@@ -468,8 +468,8 @@ class TrafficSampler(Protocol):
 
 @runtime_checkable
 class MetricsSource(Protocol):
-    """The brokers' own metrics from their JMX exporters (``core.metrics``), where a metrics URL is set; a backend
-    without it (a recording) does not implement this."""
+    """The brokers' own metrics from their JMX exporters (``core.metrics``), where a metrics URL is set; the screens
+    of a backend that does not implement this show none."""
 
     def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
         """Every registered broker's metrics (``broker``'s only, when given), each rate over the time since that
