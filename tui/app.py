@@ -28,7 +28,7 @@ from textual.worker import Worker, WorkerState
 
 from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings, UserConfig, resolve_settings
-from core.console.protocols import ClusterBackend
+from core.console.protocols import ClusterBackend, MetricsSource
 from core.console.view import ClusterView
 from core.errors import KzcError
 from core.history.location import history_place
@@ -392,8 +392,12 @@ class KzcApp(App[None]):
         if self._asks_brokers:  # a live cluster (a recording has no broker to ask)
             releases = partial(read_capabilities, timeout=RELEASE_TIMEOUT_S, security=self.settings.kafka_security)
         screen = ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only, self.backend, self.backend,
-                               releases)  # fmt: skip
+                               releases, self._metrics())  # fmt: skip
         return self._with_view(screen)
+
+    def _metrics(self) -> MetricsSource | None:
+        """The backend's broker metrics, where it reads them (a live cluster; a recording has no exporters)."""
+        return self.backend if isinstance(self.backend, MetricsSource) else None
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
@@ -495,7 +499,7 @@ class KzcApp(App[None]):
             case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
             case m.BrokerChosen(broker):
-                push(BrokerScreen(broker, backend, self.now_ms, backend))
+                push(BrokerScreen(broker, backend, self.now_ms, backend, self._metrics()))
             case m.StopCheckRequested(broker):
                 push(StopCheckScreen(broker, self.view.snapshot if self.view is not None else None))
             case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:

@@ -69,6 +69,7 @@ from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
+from core.metrics.reader import BrokerMetrics, MetricsReader
 from core.security.acls import AclListing, ResourceAccess, access_of, list_acls
 from core.security.quotas import QuotaListing, effective, read_quota_listing
 from core.security.users import UserListing, read_users
@@ -88,7 +89,8 @@ from core.topics.plan import (
     ExpandRequest,
     assignment_json,
 )
-from core.traffic.ticker import TrafficTicker, TrafficView
+from core.traffic.sample import Sample
+from core.traffic.ticker import TICK_S, TrafficTicker, TrafficView
 from core.zookeeper import tree as zk_tree
 from core.zookeeper.health import EnsembleHealth, KafkaSessionTimeouts, probe_ensemble, tls_context
 from core.zookeeper.kafka_root import require_kafka_cluster
@@ -132,6 +134,7 @@ class ZkBackend:
         self._sizes: SingleFlight[SizesView] = SingleFlight()  # one log dirs read at a time, shared likewise
         self._size_book = SizeBook()
         self._traffic = TrafficTicker(settings.kafka_security, self._wall_ms)
+        self._metrics = MetricsReader(settings.metrics_url) if settings.metrics_url else None
 
     # ---- Connection ----------------------------------------------------------------------------------
 
@@ -471,6 +474,15 @@ class ZkBackend:
     def traffic(self, max_age_s: float = 0.0) -> TrafficView:
         """The rates since the previous tick (``core.traffic.ticker``: no ZooKeeper request, the live snapshot)."""
         return self._traffic.tick(self.snapshot(), max_age_s)
+
+    def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        """A sample for the console's recorder: the screens' last tick when fresh, else one of its own."""
+        return self._traffic.sample(snapshot, TICK_S)
+
+    def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
+        """The brokers' metrics (``core.metrics.reader``: their exporters, hosts from the live snapshot; no
+        ZooKeeper request); None without a metrics URL."""
+        return None if self._metrics is None else self._metrics.read(self.snapshot(), broker)
 
     def broker_configs(self, broker: int) -> BrokerConfigsView:
         """ZooKeeper's overrides of the broker and the cluster default, and the broker's DescribeConfigs."""

@@ -171,10 +171,8 @@ class TrafficTicker:
         with self._lock:
             if self._view is not None and time.monotonic() - self._view[0] < max_age_s:
                 return self._view[1]
-            if self._layout is None or self._layout[0] is not snapshot:
-                self._layout = (snapshot, Layout.of(snapshot, self.security))
             now = self._now_ms()
-            sample = self._read(self._layout[1], TIMEOUT_S, now, self.security)
+            sample = self._read(self._layout_of(snapshot), TIMEOUT_S, now, self.security)
             before, self._last = self._last, sample
             if before is None:
                 view = TrafficView.of(None, now, _silent(sample) or FIRST_NOTE, tuple(self._history))
@@ -185,3 +183,18 @@ class TrafficTicker:
                 view = replace(view, history=tuple(self._history), earlier=earlier, note=_silent(sample))
             self._view = (time.monotonic(), view)
             return view
+
+    def sample(self, snapshot: ClusterSnapshot, max_age_s: float) -> Sample:
+        """A sample for another reader of the same brokers (the console's history recorder): the last tick's
+        when it finished less than ``max_age_s`` ago (the screens' ticks serve it, no request more), else one
+        taken now that leaves the screens' ticks, rates and sparklines as they are. Never raises."""
+        with self._lock:
+            if self._view is not None and self._last is not None and time.monotonic() - self._view[0] < max_age_s:
+                return self._last
+            return self._read(self._layout_of(snapshot), TIMEOUT_S, self._now_ms(), self.security)
+
+    def _layout_of(self, snapshot: ClusterSnapshot) -> Layout:
+        """Who leads what in ``snapshot`` (computed once per snapshot; the caller holds the lock)."""
+        if self._layout is None or self._layout[0] is not snapshot:
+            self._layout = (snapshot, Layout.of(snapshot, self.security))
+        return self._layout[1]
