@@ -49,6 +49,9 @@ class Scripted:
                 on_row(r)
         return rows
 
+    def forget(self) -> None:
+        """Every round of the script is a whole read already."""
+
 
 FIRST = [
     row("prod"),
