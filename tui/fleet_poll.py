@@ -8,6 +8,7 @@ cluster never holds the others; the reader's deadline ends each round; the UI th
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -34,6 +35,9 @@ class RowReader(Protocol):
 
     def forget(self) -> None:
         """Read every cluster whole in the next round, changed or not."""
+
+    def close(self) -> None:
+        """Drop what it holds open (sessions)."""
 
 
 class ShowsFleet(Protocol):
@@ -116,6 +120,10 @@ class FleetPoll:
                 self._timer.stop()
             self._timer = self.app.set_timer(EVERY_S, self._read)
         self.draw()
+
+    def close(self) -> None:
+        """Close the reader's sessions on a daemon thread (a hung ZooKeeper's close would block the UI)."""
+        threading.Thread(target=self.reader.close, name="kzc-fleet-close", daemon=True).start()
 
     def draw(self) -> None:
         """Show the board on the active screen if it is the fleet's."""

@@ -52,6 +52,9 @@ class Scripted:
     def forget(self) -> None:
         """Every round of the script is a whole read already."""
 
+    def close(self) -> None:
+        """Nothing is held open."""
+
 
 FIRST = [
     row("prod"),
