@@ -66,7 +66,6 @@ def register(sub: Any) -> None:
     )
     check.add_argument(
         "--deadline",
-        default=f"{DEFAULT_DEADLINE_S:g}s",
         metavar="DURATION",
         help=f"with --contexts: how long each cluster's read may take (default {DEFAULT_DEADLINE_S:g}s)",
     )
@@ -89,7 +88,9 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         if snapshot_file is not None and not snapshot_file.is_file():
             raise UsageError(f"--snapshot {snapshot_file}: no such file")
         contexts = chosen_contexts(args) if args.contexts is not None else None
-        deadline = positive_duration(args.deadline, "--deadline")
+        if args.deadline is not None and contexts is None:
+            raise UsageError("--deadline bounds each context's read: it goes with --contexts")
+        deadline = positive_duration(args.deadline or f"{DEFAULT_DEADLINE_S:g}s", "--deadline")
         if contexts is not None and snapshot_file is not None:
             raise UsageError("give --contexts or --snapshot, not both")
         if contexts is not None and only is not None and any(BY_ID[c].needs_brokers for c in only):

@@ -499,6 +499,7 @@ def test_contexts_all_attributes_each_finding_to_its_cluster_on_both_engines(
         f'[contexts.sandbox]\nzookeeper = "{sandbox.info().zookeeper}"\n'
         f'[contexts.faulty]\nzookeeper = "{connect}"\n'
         f'[contexts.down]\nzookeeper = "127.0.0.1:{free_port()}/kafka"\n'
+        '[contexts.typo]\nzookeper = "127.0.0.1:1"\n'
     )
     try:
         reports = {}
@@ -513,7 +514,9 @@ def test_contexts_all_attributes_each_finding_to_its_cluster_on_both_engines(
     assert spark["findings"] == local["findings"] and spark["fleet_findings"] == local["fleet_findings"]
     assert (local["engine"], spark["engine"]) == ("local", "spark")
     clusters = {c["context"]: c for c in local["clusters"]}
-    assert [clusters[c]["state"] for c in ("down", "faulty", "sandbox")] == ["unreachable", "checked", "checked"]
+    states = [clusters[c]["state"] for c in ("down", "faulty", "sandbox", "typo")]
+    assert states == ["unreachable", "checked", "checked", "config error"]
+    assert "unknown key(s) zookeper" in clusters["typo"]["reason"]
     assert "127.0.0.1" in clusters["down"]["reason"] and clusters["down"]["summary"] is None
     assert clusters["faulty"]["summary"]["partitions"] == 10  # orders, payments, the mirror: 3 each; bad name!: 1
     faulty = {"context": "faulty", "findings": [f for f in local["findings"] if f["context"] == "faulty"]}
