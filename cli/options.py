@@ -137,6 +137,7 @@ _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_passw
               "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer", "zk_admin_port",
               "kafka_security_protocol", "kafka_sasl_mechanism", "kafka_sasl_username", "kafka_ssl_ca_location",
               "kafka_ssl_certificate_location", "kafka_ssl_key_location")  # fmt: skip
+_SPARK_KEYS = ("spark_master", "stage_dir")
 
 
 class MalformedArguments(UsageError):
@@ -256,7 +257,11 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
             )
     path = Path(args.config).expanduser() if args.config else None
     if getattr(args, "every_context", False):
-        return ConnectionSettings(), _every_context(args, path)
+        # Where the checks' one Spark engine runs is not a cluster's setting (kzc check --contexts).
+        spark = ConnectionSettings(
+            spark_master=getattr(args, "spark_master", None), stage_dir=getattr(args, "stage_dir", None)
+        )
+        return spark, _every_context(args, path)
     config = load_config(path)
     warnings = list(config.warnings)
     overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
@@ -303,7 +308,8 @@ def _every_context(args: argparse.Namespace, path: Path | None) -> list[str]:
         UsageError: a flag naming one cluster or its credentials was given.
         ConfigError: the file itself is unreadable.
     """
-    cluster_flags = ("zookeeper", "bootstrap_server", "context", *_OVERRIDES, *CREDENTIAL_FILES)
+    overrides = [key for key in _OVERRIDES if key not in _SPARK_KEYS or not getattr(args, "every_context_spark", False)]
+    cluster_flags = ("zookeeper", "bootstrap_server", "context", *overrides, *CREDENTIAL_FILES)
     given = [f"--{key.replace('_', '-')}" for key in cluster_flags if getattr(args, key, None) is not None]
     if given or getattr(args, "read_only", False):
         raise UsageError(

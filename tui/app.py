@@ -572,6 +572,8 @@ class KzcApp(App[None]):
                 self.post_message(ChecksFinished(None, text))  # else the run would stay "running" for good
 
     def on_unmount(self) -> None:
+        if self.fleet_poll is not None:
+            self.fleet_poll.close()
         if not self.recording.wanted:
             self.backend.close()
             return
