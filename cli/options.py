@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -156,7 +157,10 @@ class KzcArgumentParser(argparse.ArgumentParser):
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
-        """As argparse, but arguments left over point at the help of the command they were given to."""
+        """As argparse, but arguments left over point at the help of the command they were given to, and a
+        moment ago given after its option (``--at -45m``, ``--until -5m``) is that option's value."""
+        if args is not None:
+            args = _joined_moments(list(args))
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             command = getattr(parsed, "command", None)
@@ -165,6 +169,20 @@ class KzcArgumentParser(argparse.ArgumentParser):
                 f"unrecognized arguments: {' '.join(extras)} (see {' '.join([self.prog, *words])} --help)"
             )
         return parsed
+
+
+_AGO = re.compile(r"-\d+(\.\d+)?[smhdw]\w*$")  # -45m, -1h30m: a moment ago (argparse takes it for an option)
+
+
+def _joined_moments(args: list[str]) -> list[str]:
+    """``--at -45m`` as ``--at=-45m``: no kzc option looks like a duration."""
+    out: list[str] = []
+    for word in args:
+        if out and _AGO.match(word) and out[-1].startswith("--") and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -199,7 +217,7 @@ def _add_options(
 
 
 def add_console_options(parser: argparse.ArgumentParser) -> None:
-    """Add the console's history options (top-level parser only): ``--record`` and ``--store DIR``.
+    """Add the console's history options (top-level parser only): ``--record``, ``--store DIR`` and ``--at TIME``.
 
     They fill the settings ``record`` and ``history`` (as the context's ``record = true`` and
     ``history = "DIR"`` do), so the console records and reads the store ``core.history.location`` names.
@@ -222,6 +240,12 @@ def add_console_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help=f"the history store the console records into and reads (default: the context's history, else "
         f"${STORE_ENV})",
+    )
+    group.add_argument(
+        "--at",
+        metavar="TIME",
+        help="open the console read-only on the cluster as the history store knows it at TIME: 2026-11-28 03:12 "
+        "(UTC), -45m, ISO or epoch ms; [ and ] step to the previous and next recorded change, { and } by a minute",
     )
 
 
