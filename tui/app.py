@@ -33,6 +33,7 @@ from core.console.protocols import ClusterBackend
 from core.console.view import ClusterView
 from core.errors import KzcError
 from core.history.location import history_place
+from core.human_time import parse_moment
 from core.topics.plan import DeleteRequest
 from tui import messages as m
 from tui.checks_run import WORKER_GROUP as CHECKS_GROUP
@@ -397,8 +398,22 @@ class KzcApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The moment's keys exist only at a recorded moment."""
         if action in ("step_moment", "shift_moment"):
-            return isinstance(self.backend, MomentBackend)
+            return self.at_moment
         return True
+
+    @property
+    def at_moment(self) -> bool:
+        """Whether the console shows a recorded moment (``kzc --at``)."""
+        return isinstance(self.backend, MomentBackend)
+
+    def jump_moment(self, text: str) -> None:
+        """The palette's ``at TIME``: the cluster at that moment (as ``kzc --at`` parses it)."""
+        try:
+            at_ms = parse_moment(text, self.now_ms())
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._move_moment(lambda backend: backend.move_to(at_ms))
 
     def action_step_moment(self, direction: int) -> None:
         """``[`` / ``]``: the previous / next recorded change."""

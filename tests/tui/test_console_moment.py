@@ -107,3 +107,14 @@ async def test_every_mutation_is_refused_as_a_recorded_moment(tmp_path: Path) ->
         said = [str(n.message) for n in app._notifications]
         assert "read-only mode: creating topics is not available (a recorded moment)" in said
         assert "read-only mode: deleting topics is not available (a recorded moment)" in said
+
+
+async def test_the_palette_steps_and_jumps_to_a_typed_moment(tmp_path: Path) -> None:
+    app, backend = _app(tmp_path, T0 + 120_000)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "colon", *"next change", "enter")
+        assert backend.moment.at_ms == T0 + 180_000
+        await _press(app, pilot, "colon", *"at 2025-11-28 03:20:30", "enter")
+        assert backend.moment.at_ms == T0 + 30_000
+        assert _shown(app)[1:3] == ("as of 03:20:30 (recorded)", "under-replicated 0")
