@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # the store's modules (pyarrow) load when a moment is read, n
     from core.history.store import Gap, HistoryStore
 
 MOMENT_REFUSAL = "this is a recorded moment: nothing can be changed"
-NOT_RECORDED = "the history store does not record it"
+NOT_RECORDED = "not in the history store"
 MINUTE_MS = 60_000
 
 
@@ -387,11 +387,11 @@ class MomentBackend:
 
     def log_dirs(self, max_age_s: float = 0.0) -> SizesView:
         """None: the store records log dirs' use only with traffic, not per replica."""
-        return SizesView(notes=(f"replica sizes: {NOT_RECORDED}",))
+        return SizesView(notes=(NOT_RECORDED,))
 
     def traffic(self, max_age_s: float = 0.0) -> TrafficView:
         """No rates shown at a moment yet (``kzc history traffic`` answers from the store)."""
-        return TrafficView.of(None, self._moment.at_ms, "traffic at a recorded moment: see kzc history traffic", ())
+        return TrafficView.of(None, self._moment.at_ms, "not shown at a recorded moment (kzc history traffic)", ())
 
     def open_messages(self, request: TailRequest) -> MessageStream:
         """Raises ``UsageError``: the store records no messages."""
