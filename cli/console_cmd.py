@@ -90,18 +90,13 @@ def moment_backend(settings: ConnectionSettings, at: str, store_flag: str | None
         UsageError: ``at`` does not parse or is in the future; no store, not a store, an empty one, one
             without the context's cluster; ``at`` before the recording begins.
     """
+    from cli.options import past_moment_option
     from core.console.moment import MomentBackend, locate
     from core.history.location import history_place
     from core.history.schema import cluster_key
     from core.history.store import HistoryStore
-    from core.human_time import parse_moment, utc_text
 
-    try:
-        at_ms = parse_moment(at, now_ms)
-    except ValueError as exc:
-        raise UsageError(f"--at: {exc}") from None
-    if at_ms > now_ms:
-        raise UsageError(f"--at {at} is in the future ({utc_text(at_ms)}; now is {utc_text(now_ms)})")
+    at_ms = past_moment_option(at, "--at", now_ms)
     place = history_place(settings, store_flag)
     store = HistoryStore.open(place.require())
     known = store.clusters()

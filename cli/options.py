@@ -24,7 +24,7 @@ from core.config import (
 )
 from core.errors import UsageError
 from core.history.location import STORE_ENV
-from core.human_time import parse_duration
+from core.human_time import parse_duration, parse_moment, utc_text
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -374,6 +374,22 @@ def duration_option(text: str, flag: str) -> float:
         return parse_duration(text)
     except ValueError as exc:
         raise UsageError(f"{flag}: {exc}") from None
+
+
+def past_moment_option(text: str, flag: str, now_ms: int) -> int:
+    """A moment option (``2026-11-28 03:12`` UTC, ``-45m``, ISO, epoch ms: ``core.human_time.parse_moment``) in
+    epoch ms, not after ``now_ms``.
+
+    Raises:
+        UsageError: not a moment, or in the future, named by its flag.
+    """
+    try:
+        moment = parse_moment(text, now_ms)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if moment > now_ms:
+        raise UsageError(f"{flag} {text} is in the future ({utc_text(moment)}; now is {utc_text(now_ms)})")
+    return moment
 
 
 def positive_duration(text: str, flag: str) -> float:

@@ -2,7 +2,8 @@
 a preferred election is made with kzc; the report lists the broker's down interval within 2 s of what this test
 saw by polling its registration, the election from the audit log, and the partitions' out-of-ISR spells. On the
 same recording, ``kzc --at`` (tmux) a moment inside the outage shows the under-replicated count ZooKeeper held
-then, and ``]`` steps on through the recorded changes to the broker's return, where the count drops."""
+then, and ``]`` steps on through the recorded changes to the broker's return, where the count drops; the HTML
+report opened in headless Chromium shows the timeline."""
 
 from __future__ import annotations
 
@@ -123,8 +124,22 @@ def test_the_report_of_a_recorded_outage_dates_the_broker_lists_the_election_and
     assert main(["report", "--store", str(out), "--cluster", cluster, "--since", "1h", "--out", str(html)]) == 0
     page = html.read_text(encoding="utf-8")
     assert "broker 2 left" in page and "elect preferred" in page and "<script" not in page
+    assert "broker 2 left" in _timeline_in_a_browser(html, tmp_path)
 
     _the_console_at_a_moment_inside_the_outage(sandbox, out, tmp_path, held, inside_ms)
+
+
+def _timeline_in_a_browser(html: Path, tmp_path: Path) -> str:
+    """The text of the report's Timeline section as headless Chromium (Debian's package) renders the file: the
+    DOM it built, so a page it could not parse shows no timeline."""
+    done = subprocess.run(
+        ["chromium", "--headless", "--no-sandbox", "--disable-gpu", f"--user-data-dir={tmp_path / 'chromium'}",
+         "--dump-dom", html.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    dom = done.stdout
+    assert "<h2>Timeline" in dom, dom[:2000]
+    return dom.split("<h2>Timeline", 1)[1].split("<h2>", 1)[0]
 
 
 def _the_console_at_a_moment_inside_the_outage(
