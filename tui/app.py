@@ -506,8 +506,9 @@ class KzcApp(App[None]):
                 show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend, self.now_ms)))
             case m.ScreenChosen("timeline"):
                 history = partial(history_place, self.settings)
-                show_screen(self, TimelineScreen,
-                            lambda: self._with_view(TimelineScreen(self.journal, self.now_ms, history)))  # fmt: skip
+                recorded = backend.changes_around if isinstance(backend, MomentBackend) else None
+                show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms,
+                            history, recorded)))  # fmt: skip
             case m.ScreenChosen("security"):
                 show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend, self.now_ms)))
             case m.ScreenChosen("zk-health"):

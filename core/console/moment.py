@@ -53,11 +53,13 @@ from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
 
 if TYPE_CHECKING:  # the store's modules (pyarrow) load when a moment is read, not with the console
+    from core.changes.timeline import Burst
     from core.history.store import Gap, HistoryStore
 
 MOMENT_REFUSAL = "this is a recorded moment: nothing can be changed"
 NOT_RECORDED = "not in the history store"
 MINUTE_MS = 60_000
+AROUND_MS = 30 * MINUTE_MS  # the timeline at a moment: the changes this far either side
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +218,14 @@ class MomentBackend:
             UsageError: that is before the recording begins (the moment shown stays).
         """
         return self.move_to(self._moment.at_ms + minutes * MINUTE_MS)
+
+    def changes_around(self, span_ms: int = AROUND_MS) -> tuple[list[Burst], int]:
+        """The recorded changes within ``span_ms`` either side of the moment, in bursts (newest first), and the
+        moment (blocks: reads the store)."""
+        from core.incident.report import recorded_bursts
+
+        at = self._moment.at_ms
+        return recorded_bursts(self.store, self.cluster, at - span_ms, at + span_ms), at
 
     # ---- Connection ----------------------------------------------------------------------------------
 

@@ -18,7 +18,9 @@ from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.messages import CreateTopicRequested, DeleteTopicsRequested
 from tui.screens.cluster import ClusterScreen
+from tui.screens.timeline import TimelineScreen
 from tui.widgets.text_line import TextLine
+from tui.widgets.virtual_table import VirtualTable
 
 T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC; broker 2 leaves at 03:21:00 and comes back at 03:23:00
 
@@ -118,3 +120,26 @@ async def test_the_palette_steps_and_jumps_to_a_typed_moment(tmp_path: Path) -> 
         await _press(app, pilot, "colon", *"at 2025-11-28 03:20:30", "enter")
         assert backend.moment.at_ms == T0 + 30_000
         assert _shown(app)[1:3] == ("as of 03:20:30 (recorded)", "under-replicated 0")
+
+
+async def test_the_timeline_shows_the_recorded_changes_around_the_moment_with_the_current_one_marked(
+    tmp_path: Path,
+) -> None:
+    app, _ = _app(tmp_path, T0 + 120_000)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "W")
+        assert isinstance(app.screen, TimelineScreen)
+
+        def current() -> list[str]:
+            rows = app.screen.query_one("#timeline", VirtualTable).visible_rows()
+            return [r.cells[0][:8] + " " + r.cells[1] for r in rows if r.cells[1].startswith("▶")]
+
+        rows = app.screen.query_one("#timeline", VirtualTable).visible_rows()
+        assert [r.cells[0][:8] for r in rows] == ["03:23:05", "03:23:00", "03:21:00"]  # newest first
+        [marked] = current()
+        assert marked.startswith("03:21:00 ▶ broker 2 left"), marked
+        assert "▶ the moment shown, 2025-11-28 03:22:00 UTC" in str(app.screen.query_one("#timeline-title").render())
+        await _press(app, pilot, "right_square_bracket")
+        [marked] = current()
+        assert marked.startswith("03:23:00 ▶ ") and "broker 2" in marked, marked
