@@ -9,7 +9,8 @@ import pytest
 from cli.console_cmd import moment_backend
 from cli.main import main
 from core.config import ConnectionSettings
-from core.history.store import HistoryStore
+from core.errors import UsageError
+from core.history.store import Gap, HistoryStore
 from core.testdata.history import write_outage
 
 T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC
@@ -62,3 +63,18 @@ def test_a_missing_an_empty_and_another_clusters_store_are_refused(
 def test_at_takes_no_command(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--at", "-5m", "--store", str(store), "describe"]) == 2
     assert "--at opens the console at a recorded moment" in capsys.readouterr().err
+
+
+def test_a_moment_in_a_recorded_gap_shows_no_cluster_and_says_so(store: Path) -> None:
+    HistoryStore.open(store).record_gap("prod", Gap(T0 + 200_000, T0 + 260_000, "kzc record was not running"))
+    backend = moment_backend(ConnectionSettings(context="prod"), str(T0 + 230_000), str(store), NOW)
+    backend.connect()
+    assert backend.moment.marker() == (
+        "as of 03:23:50: in a gap of the recording (2025-11-28 03:23:20 UTC to 2025-11-28 03:24:20 UTC: kzc record "
+        "was not running), nothing known"
+    )
+    snapshot = backend.snapshot()
+    assert not snapshot.brokers and not snapshot.topics
+    with pytest.raises(UsageError, match="no recorded change after"):
+        backend.step(1)
+    assert backend.moment.at_ms == T0 + 230_000
