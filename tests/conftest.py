@@ -27,10 +27,12 @@ def unique_name(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(autouse=True)
 def _no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Tests never read the developer's own ~/.config/kzc/config.toml, nor write to their audit log or exports."""
+    """Tests never read the developer's own ~/.config/kzc/config.toml, nor write to their audit log, exports or
+    the console's crash log (nor to another xdist worker's: each test has its own)."""
     monkeypatch.setenv("KZC_CONFIG", str(tmp_path / "kzc-config.toml"))
     monkeypatch.setenv("KZC_EXPORT_DIR", str(tmp_path / "exports"))
     monkeypatch.setenv("KZC_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    monkeypatch.setenv("KZC_CRASH_LOG", str(tmp_path / "console-crash.log"))
 
 
 _INTEGRATION = Path(__file__).parent / "integration"

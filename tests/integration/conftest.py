@@ -38,7 +38,15 @@ from kazoo.client import KazooClient
 
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.sandbox.cluster import Sandbox
-from tests.integration.clusters import DEFAULT, SECURED, ClusterKey, Clusters, last_users, order_by_cluster
+from tests.integration.clusters import (
+    DEFAULT,
+    SECURED,
+    ClusterKey,
+    Clusters,
+    last_users,
+    module_groups,
+    order_by_cluster,
+)
 from tests.integration.zk_server import zk_client
 
 _HERE = Path(__file__).parent
@@ -52,11 +60,17 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of this folder ``integration``."""
-    for item in items:
-        if _HERE in Path(str(item.path)).parents:
-            item.add_marker(pytest.mark.integration)
+    """Mark every test of this folder ``integration``, and with the ``xdist_group`` of its module's group
+    (``module_groups``): under ``pytest -n 2 --dist loadgroup`` a group runs whole in one worker, so each cluster
+    key but ``DEFAULT`` and the warm Spark worker start once, and a module's fixtures are set up once."""
+    mine = [item for item in items if _HERE in Path(str(item.path)).parents]
+    groups = module_groups(mine)
+    group_of = {path: first.name for first, members in groups.items() for path in members}
+    for item in mine:
+        item.add_marker(pytest.mark.integration)
+        item.add_marker(pytest.mark.xdist_group(group_of[item.path]))
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -100,7 +114,8 @@ def clusters(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 def sandbox(clusters: Clusters) -> Sandbox:
     """One real cluster for the whole run: ZooKeeper + 3 Kafka brokers (ids 1-3, racks r1-r3)."""
     directory = os.environ.get("KZC_TEST_SANDBOX_DIR")
-    return clusters.get(DEFAULT, Path(directory) if directory else None)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # each xdist worker runs its own DEFAULT cluster
+    return clusters.get(DEFAULT, Path(directory + (f"-{worker}" if worker else "")) if directory else None)
 
 
 @pytest.fixture(scope="session")
