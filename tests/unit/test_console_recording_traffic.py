@@ -49,22 +49,24 @@ def test_the_console_recorder_stores_the_rates_and_history_traffic_reads_them(
 ) -> None:
     snapshot = _snapshot()
     topic = sorted(snapshot.topics)[0]
-    backend = RecordedBackend(snapshot, traffic=SyntheticTraffic({topic: 40.0}, NOW_MS - 60_000))
+    traffic = SyntheticTraffic({topic: 40.0}, NOW_MS - 60_000)
+    backend = RecordedBackend(snapshot, traffic=traffic)
     backend.connect()
     store = tmp_path / "history"
     place = history_place(ConnectionSettings(context="prod", history=str(store)))
     recording = ConsoleRecording.start(backend, place, RecorderSettings(flush_every_s=0.2, traffic_every_s=0.2))
-    try:
-        wait_until(lambda: _ticks(store, topic) >= 3, 30, "three ticks of the topic's rates recorded")
+    try:  # the store is read once the recording is closed (its flushes and compactions rewrite files meanwhile)
+        wait_until(lambda: traffic.ticks >= 4, 60, "four samples taken for the recorder (three windows)")
     finally:
         recording.close()
+    assert recording.failure is None and _ticks(store, topic) >= 3
     code = main(["history", "traffic", "--topic", topic, "--since", "1h", "--store", str(store), "--engine", "local",
                  "--json"])  # fmt: skip
     out, err = capsys.readouterr()
     assert code == 0, err
     hours = [h["messages_in_per_s"] for h in json.loads(out)["hours"]]
-    assert sum(h["ticks_known"] for h in hours) >= 3
-    assert {h["mean"] for h in hours} == {40.0} and {h["peak"] for h in hours} == {40.0}
+    assert sum(h["ticks_known"] for h in hours) >= 3, out
+    assert {h["mean"] for h in hours} == {40.0} and {h["peak"] for h in hours} == {40.0}, out
 
 
 def _ticks(store: Path, topic: str) -> int:
