@@ -135,6 +135,5 @@ async def test_a_read_superseded_by_following_never_draws_over_it(
             assert time.monotonic() < deadline + 10, "the superseded read never ended"
             await pilot.pause(0.05)
         await settle(pilot)
-        print("NOTES", screen.notes, closed.is_set(), time.monotonic() - deadline)
         assert screen.notes == ("recorded messages",) and screen.following
         assert "the superseded read" not in str(screen.query_one("#messages-header", Static).render())
