@@ -278,7 +278,8 @@ def _mirrors(snapshots: Mapping[str, ClusterSnapshot]) -> Iterable[FleetFinding]
         differ = []
         if len(set(counts.values())) > 1:
             differ.append("partition counts " + ", ".join(f"{counts[n]} in {n}" for n in counts))
-        keys = sorted({k for c in configs.values() for k in c if len({c.get(k) for c in configs.values()}) > 1})
+        every_key = {key for config in configs.values() for key in config}
+        keys = sorted(key for key in every_key if len({config.get(key) for config in configs.values()}) > 1)
         if keys:
             differ.append(f"configs ({', '.join(keys)})")
         if differ:

@@ -37,6 +37,7 @@ from core.kafka.znodes.paths import (
     REASSIGN_PARTITIONS,
     TOPICS,
 )
+from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ConnectionState, ZkSession
 
 WATCHED_CHILDREN = (BROKER_IDS, TOPICS, ISR_CHANGE_NOTIFICATIONS, DELETE_TOPICS, CONFIG_CHANGES)
@@ -88,10 +89,12 @@ class ChangeWatch:
         if self._session is not None and self._session.state is ConnectionState.CONNECTED:
             return self._session
         self.close()
+        # A session that outlives one read (kafka_root.open_kafka_session closes at the end of a block).
         session = ZkSession(self.settings)
         session.start(self.connect_timeout)
+        self._session = session  # closed by close() if the rule below refuses it
+        require_kafka_cluster(session)
         session.add_state_listener(self._on_state)
-        self._session = session
         return session
 
     def _fire(self, _event: Any) -> None:
