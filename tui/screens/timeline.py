@@ -118,11 +118,22 @@ class TimelineScreen(KzcScreen):
         self._dated = prepared if isinstance(prepared, list) else dated_changes(view.snapshot)
         self.show_events()
 
+    class RecordedRead(Message):
+        """The recorded changes around the moment shown (``at_ms``), in bursts, newest first."""
+
+        def __init__(self, groups: list[Burst], at_ms: int) -> None:
+            super().__init__()
+            self.groups, self.at_ms = groups, at_ms
+
     @work(thread=True, exclusive=True, group="timeline-recorded", exit_on_error=False)
     def _read_recorded(self) -> None:
         assert self.recorded is not None
         groups, at_ms = self.recorded()
-        self.app.call_from_thread(self._show_recorded, groups, at_ms)
+        self.post_message(self.RecordedRead(groups, at_ms))
+
+    @on(RecordedRead)
+    def _on_recorded_read(self, message: RecordedRead) -> None:
+        self._show_recorded(message.groups, message.at_ms)
 
     def _show_recorded(self, groups: list[Burst], at_ms: int) -> None:
         self._groups = groups
