@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from xdist.remote import Producer
-from xdist.scheduler import LoadScopeScheduling
+from xdist.scheduler import LoadGroupScheduling
 
 ENV = "KZC_XDIST_GROUPS"
 
@@ -31,9 +31,10 @@ def write_groups(groups: Mapping[str, str]) -> None:
     scratch.replace(path)  # whole, never half-written: the other worker writes the same
 
 
-class GroupScheduling(LoadScopeScheduling):
-    """xdist's load-scope scheduling (a scope goes whole to one worker, the scopes with the most tests first) with
-    a grouped test's scope its group, every other test a scope of its own (as ``--dist loadgroup`` means)."""
+class GroupScheduling(LoadGroupScheduling):
+    """xdist's ``loadgroup`` scheduling (a group goes whole to one worker, the groups with the most tests first)
+    with a grouped test's group read from the file; a test not in it is left to xdist (its ``@group`` suffix, where
+    a later pytest-xdist writes one again, else a scope of its own)."""
 
     def __init__(self, config: pytest.Config, path: Path, log: Producer | None = None) -> None:
         super().__init__(config, log)
@@ -43,4 +44,4 @@ class GroupScheduling(LoadScopeScheduling):
     def _split_scope(self, nodeid: str) -> str:
         if self._groups is None:  # first asked once every worker has collected (and written the file)
             self._groups = json.loads(self._path.read_text(encoding="utf-8")) if self._path.exists() else {}
-        return self._groups.get(nodeid, nodeid)
+        return self._groups.get(nodeid) or super()._split_scope(nodeid)
