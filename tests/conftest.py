@@ -5,17 +5,44 @@ exports. The cluster fixtures live in ``tests/integration/conftest.py``.
 from __future__ import annotations
 
 import itertools
+import os
 import signal
+import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests import xdist_groups
 
 _counter = itertools.count()
 
 # A run started in the background by a non-interactive shell inherits SIGINT ignored, and so would every kzc the
 # tests start (an ignored signal stays ignored across exec): the Ctrl-C tests need kzc to receive it.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``-n N --dist loadgroup``, the controller names the file its workers write the groups to."""
+    if config.getoption("dist", "no") == "loadgroup" and not os.environ.get("PYTEST_XDIST_WORKER"):
+        handle, path = tempfile.mkstemp(prefix="kzc-xdist-groups-", suffix=".json")
+        os.close(handle)
+        os.unlink(path)  # written whole by the first worker to collect
+        os.environ[xdist_groups.ENV] = path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.getoption("dist", "no") == "loadgroup" and not os.environ.get("PYTEST_XDIST_WORKER"):
+        Path(os.environ.pop(xdist_groups.ENV, "")).unlink(missing_ok=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object:
+    """``--dist loadgroup`` with the groups the workers wrote (``tests/xdist_groups.py``: why not xdist's own)."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    return xdist_groups.GroupScheduling(config, Path(os.environ[xdist_groups.ENV]), log)
 
 
 @pytest.fixture

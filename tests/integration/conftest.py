@@ -16,8 +16,9 @@ The factory's API:
   neither starts a cold JVM nor stops the warm one. One run per entry point still starts its own Spark
   (``test_checks_cluster``: the ``kzc`` executable; ``test_interrupts``; the warm-up test of
   ``test_checks_engines``).
-- The modules that share a non-default key run one after another, and its cluster stops after its last test;
-  ``DEFAULT`` lives for the whole run. A test that damages its cluster restores it before it ends, or uses a key
+- The modules that share a non-default key (or ``spark_worker``) run one after another, in one xdist worker
+  (their ``xdist_group``), and its cluster stops after its last test; ``DEFAULT`` lives for the whole run, one per
+  worker. A test that damages its cluster restores it before it ends, or uses a key
   of its own.
 
 Every test under this folder needs real servers and is marked ``integration`` here, so
@@ -48,6 +49,7 @@ from tests.integration.clusters import (
     order_by_cluster,
 )
 from tests.integration.zk_server import zk_client
+from tests.xdist_groups import write_groups
 
 _HERE = Path(__file__).parent
 _LAST_USERS = pytest.StashKey[dict[ClusterKey, str]]()
@@ -71,6 +73,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in mine:
         item.add_marker(pytest.mark.integration)
         item.add_marker(pytest.mark.xdist_group(group_of[item.path]))
+    write_groups({item.nodeid: group_of[item.path] for item in mine})  # for the controller (tests/xdist_groups.py)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
