@@ -111,8 +111,8 @@ def _read_ms(sample: Sample) -> int:
 
 def groups_reader(settings: ConnectionSettings, snapshot: ClusterSnapshot) -> Callable[[str], list[GroupLag]]:
     """The consumer groups for ``core.groups.waiting``: read once per window, when first asked (a topic's producers
-    stopped and its groups are due),
-    as ``kzc groups`` reads them, from the brokers the registrations list when no ``--bootstrap-server`` is given.
+    stopped and its groups are due), as ``kzc groups`` reads them, from the brokers the registrations list when no
+    ``--bootstrap-server`` is given.
     Raises ``KzcError`` (from the call) when neither the brokers nor ZooKeeper answer."""
     read: list[list[GroupLag]] = []
 
