@@ -22,15 +22,15 @@ from core.config import ConnectionSettings
 from core.errors import UsageError
 from core.groups.lag import GroupLag
 from core.groups.ops import open_group_ops
-from core.groups.waiting import with_waiting
+from core.groups.waiting import WaitingReads
 from core.human_size import human_size
 from core.human_time import age_text, clock_text
 from core.metrics.reader import MetricsReader
 from core.metrics.traffic_rows import with_metrics
 from core.snapshot.model import ClusterSnapshot
-from core.traffic.cause import LoadFinding, load_findings
+from core.traffic.cause import LoadFinding, StoppedProducers, load_findings
 from core.traffic.rates import rate_text
-from core.traffic.sample import Layout, windows
+from core.traffic.sample import Layout, Sample, windows
 from core.traffic.view import BY, METRICS_UNKNOWN, Row, Traffic
 
 DEFAULT_WINDOW = "30s"
@@ -86,11 +86,12 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         latest[:] = [snapshot]
         return Layout.of(snapshot, security, args.topic)
 
-    earlier: Traffic | None = None
+    stopped, waiting = StoppedProducers(), WaitingReads()  # held window after window (--follow)
     for before, after in windows(layout, window_s, security):
         traffic = Traffic(before, after)
         rows = traffic.rows(args.by)
-        findings = with_waiting(load_findings(traffic, earlier), groups_reader(settings, latest[0]))
+        found = load_findings(traffic) + stopped.update(traffic)
+        findings = waiting.complete(found, groups_reader(settings, latest[0]), _read_ms(after))
         if reader is not None:
             rows = with_metrics(args.by, rows, reader.read(latest[0]))
         if args.json:
@@ -100,13 +101,18 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             print(render_traffic(args.by, window_s, rows, findings), flush=True)
         if not args.follow:
             break
-        earlier = traffic
     return 0
 
 
+def _read_ms(sample: Sample) -> int:
+    """When ``sample`` was read: its latest broker reply."""
+    return max((r.read_ms for r in sample.offsets.values()), default=0)
+
+
 def groups_reader(settings: ConnectionSettings, snapshot: ClusterSnapshot) -> Callable[[str], list[GroupLag]]:
-    """The consumer groups for ``core.groups.waiting``: read once, when first asked (a topic's producers stopped),
-    as ``kzc groups`` reads them, from the brokers the registrations list when no ``--bootstrap-server`` is given.
+    """The consumer groups for ``core.groups.waiting``: read once per window, when first asked (a topic's producers
+    stopped and its groups are due), as ``kzc groups`` reads them, from the brokers the registrations list when no
+    ``--bootstrap-server`` is given.
     Raises ``KzcError`` (from the call) when neither the brokers nor ZooKeeper answer."""
     read: list[list[GroupLag]] = []
 

@@ -139,7 +139,7 @@ def consuming(bootstrap: str, group: str, topic: str) -> Iterator[None]:
 def stopped_while_consumers_wait(box: Sandbox, topic: str, load: Load) -> Any:
     """``kzc traffic --follow --json`` on ``topic`` (only ``--zookeeper``: the groups are read from the brokers the
     registrations list); ``load`` stops a second into the window after the first, and the first window that says
-    the producers stopped is returned."""
+    the producers stopped is returned with the window after it."""
     command = [sys.executable, "-m", "cli.main", "traffic", "--follow", "--json", "--window", "4s", "--topic", topic]
     follow = subprocess.Popen([*command, "--zookeeper", box.info().zookeeper], stdout=subprocess.PIPE, text=True)
     lines: list[Any] = []
@@ -153,9 +153,11 @@ def stopped_while_consumers_wait(box: Sandbox, topic: str, load: Load) -> Any:
         load.thread.join(60)
 
         def found() -> Any:
-            return next((w for w in lines[1:] if any(f["kind"] == "stopped" for f in w["load"])), None)
+            return next((i for i, w in enumerate(lines) if i and any(f["kind"] == "stopped" for f in w["load"])), None)
 
-        return wait_until(found, 60, "a window saying the producers stopped")
+        at = wait_until(found, 60, "a window saying the producers stopped")
+        wait_until(lambda: len(lines) > at + 1, 60, "the window after it")
+        return lines[at], lines[at + 1]
     finally:
         follow.terminate()
         follow.wait(30)
@@ -189,7 +191,7 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
         disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
         hot_leader = leaders(zk, skewed)[0]
         broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "3s")["traffic"]
-        stopped = stopped_while_consumers_wait(sandbox, steady, even)
+        stopped, still = stopped_while_consumers_wait(sandbox, steady, even)
 
     # messages in per topic: within 15% of what was produced in the same window
     for topic, load in ((steady, even), (skewed, hot)):
@@ -246,6 +248,10 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
     assert finding["subject"] == steady and finding["messages_in_per_s_before"] >= 1
     assert {"group": group, "members": 1, "partitions": PARTITIONS, "lag": 0} in finding["waiting"], finding
     assert f"consumer group waits on it, caught up (lag 0): {group} (1 member, 3 partitions)" in finding["text"]
+    # still idle the window after: the finding holds, since the same moment, its groups not read again yet
+    (held,) = [f for f in still["load"] if f["kind"] == "stopped"]
+    assert held["stopped_at_ms"] == finding["stopped_at_ms"] and held["idle_s"] > finding["idle_s"]
+    assert held["waiting_read_at_ms"] == finding["waiting_read_at_ms"] and held["waiting"] == finding["waiting"]
 
     # the producers stopped and flushed: the next window reads idle
     after = {r["topic"]: r for r in kzc_json(capsys, sandbox, "traffic", "--window", "3s")["rows"]}

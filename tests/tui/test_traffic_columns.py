@@ -1,6 +1,7 @@
 """Traffic in the console (``core.traffic.ticker`` through the backend's ``traffic``, fed by synthetic high
 watermarks and log sizes): the topics table's msg/s and in/s columns and ``h`` (hottest first), ``idle`` and
-``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings, the
+``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings (a stopped
+topic's held while it stays idle), the
 broker and topic screens' sparklines and the broker's log dirs with their growth."""
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from textual.widgets import Sparkline
 
 from core.config import KafkaSecurity
 from core.groups.lag import KAFKA, GroupLag, Member, PartitionLag
+from core.human_time import clock_text
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
-from core.testdata.traffic import SyntheticTraffic
+from core.testdata.traffic import TICK_MS, SyntheticTraffic
 from core.traffic.sample import Layout
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
@@ -131,10 +133,16 @@ async def test_load_line_names_the_groups_waiting_on_a_topic_whose_producers_sto
         assert "producers stopped" not in _text(app, "#load-line")
         reads.now()  # none since
         await settle(pilot)
-        assert _text(app, "#load-line") == (
-            f"load: producers stopped: {WARM_HEALTHY} took 100.0 messages/s the window before and none since, while "
-            "1 consumer group waits on it, caught up (lag 0): billing (1 member, 4 partitions)"
+        until = clock_text(NOW_MS - 60_000 + TICK_MS)
+        said = (
+            f"load: producers stopped: {WARM_HEALTHY} took 100.0 messages/s until {until} and none since ({{}}), "
+            "while 1 consumer group waits on it, caught up (lag 0): billing (1 member, 4 partitions) (groups read "
         )
+        assert _text(app, "#load-line").startswith(said.format("5s"))
+        for _ in range(3):  # still idle: the finding holds, tick after tick
+            reads.now()
+            await settle(pilot)
+        assert _text(app, "#load-line").startswith(said.format("20s"))
 
 
 async def test_cluster_line_says_why_when_a_broker_cannot_answer(make_app: MakeApp) -> None:

@@ -1,12 +1,14 @@
 """core.groups.waiting: a group with members, caught up on a topic whose producers stopped, waits; one behind,
 without members, stale or unreadable does not; the stopped finding carries the waiting groups and their
-numbers, or why the groups could not be read."""
+numbers, or why the groups could not be read, and when they were: read when the topic stops, then every few
+ticks."""
 
 from __future__ import annotations
 
 from core.errors import ConnectError
 from core.groups.lag import KAFKA, ZOOKEEPER, GroupLag, Member, PartitionLag, Stale
-from core.groups.waiting import waiting_on, with_waiting
+from core.groups.waiting import WaitingReads, waiting_on
+from core.human_time import clock_text
 from core.traffic.cause import LoadFinding
 
 MEMBER = Member("m-1", "c", "/10.0.0.1", 2)
@@ -16,6 +18,7 @@ STOPPED = LoadFinding(
     "producers stopped: orders took 30.0 messages/s the window before and none since",
     {"messages_in_per_s_before": 30.0},
 )
+AT = 1_700_000_000_000
 SKEW = LoadFinding("key_skew", "clicks-0", "key skew: ...", {"share": 1.0})
 
 
@@ -53,24 +56,48 @@ def test_the_stopped_finding_names_the_waiting_groups_with_their_numbers() -> No
         asked.append(topic)
         return [_group("billing", {0: 0, 1: 0}, members=(MEMBER, MEMBER)), _group("behind", {0: 2})]
 
-    skew, stopped = with_waiting([SKEW, STOPPED], groups_of)
+    skew, stopped = WaitingReads().complete([SKEW, STOPPED], groups_of, AT)
     assert skew == SKEW and asked == ["orders"]  # groups are read for a stopped topic only
     assert stopped.text == (
         "producers stopped: orders took 30.0 messages/s the window before and none since, while 1 consumer group "
-        "waits on it, caught up (lag 0): billing (2 members, 2 partitions)"
+        f"waits on it, caught up (lag 0): billing (2 members, 2 partitions) (groups read {clock_text(AT)})"
     )
+    assert stopped.numbers["waiting_read_at_ms"] == AT
     assert stopped.to_json()["waiting"] == [{"group": "billing", "members": 2, "partitions": 2, "lag": 0}]
     assert stopped.numbers["messages_in_per_s_before"] == 30.0
 
 
 def test_no_waiting_group_and_unreadable_groups_are_said() -> None:
-    (none,) = with_waiting([STOPPED], lambda topic: [])
-    assert none.text.endswith("; no consumer group waits on it") and none.numbers["waiting"] == []
+    (none,) = WaitingReads().complete([STOPPED], lambda topic: [], AT)
+    assert none.text.endswith(f"; no consumer group waits on it (groups read {clock_text(AT)})")
+    assert none.numbers["waiting"] == []
 
     def fails(topic: str) -> list[GroupLag]:
         raise ConnectError("the brokers did not answer within 8 s")
 
-    (unknown,) = with_waiting([STOPPED], fails)
+    (unknown,) = WaitingReads().complete([STOPPED], fails, AT)
     assert unknown.numbers["waiting"] is None
     assert unknown.numbers["waiting_unknown"] == "the brokers did not answer within 8 s"
-    assert unknown.text.endswith("; its consumer groups: unknown (the brokers did not answer within 8 s)")
+    assert "; its consumer groups: unknown (the brokers did not answer within 8 s)" in unknown.text
+
+
+def test_the_groups_are_read_when_the_topic_stops_then_every_few_ticks_and_again_when_it_stops_again() -> None:
+    asked: list[int] = []
+    reads = WaitingReads(every=3)
+
+    def tick(n: int, findings: list[LoadFinding]) -> list[LoadFinding]:
+        def groups_of(topic: str) -> list[GroupLag]:
+            asked.append(n)
+            return [_group("billing", {0: 0})]
+
+        return reads.complete(findings, groups_of, AT + n * 5_000)
+
+    for n in range(1, 8):
+        (stopped,) = tick(n, [STOPPED])
+    assert asked == [1, 4, 7]  # not every tick: a group read each time
+    assert stopped.numbers["waiting_read_at_ms"] == AT + 7 * 5_000
+    reads.complete([STOPPED], lambda topic: asked.append(-1) or [], AT + 7 * 5_000)  # the same tick again: no read
+    assert asked == [1, 4, 7]
+    assert tick(8, [SKEW]) == [SKEW]  # traffic again: the topic is forgotten ...
+    tick(9, [STOPPED])
+    assert asked == [1, 4, 7, 9]  # ... and read as soon as it stops again

@@ -26,7 +26,7 @@ from core.brokers.capabilities import Capabilities
 from core.console.protocols import GroupSource, GroupsView, MetricsSource, SizeSource, TrafficSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
-from core.groups.waiting import with_waiting
+from core.groups.waiting import WaitingReads
 from core.human_size import human_size as size_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
 from core.metrics.reader import BrokerMetrics, bytes_out_total
@@ -182,6 +182,7 @@ class ClusterScreen(KzcScreen):
         self._traffic: TrafficView | None = None  # the latest tick
         self._traffic_error: str | None = None
         self._traffic_text = ""  # the traffic line as drawn
+        self._waiting = WaitingReads()  # groups waiting on stopped topics (read when one stops, then every few ticks)
         self._traffic_reads = (
             traffic_reads(self, traffic, self._traffic_extras, self._traffic_read) if traffic is not None else None
         )
@@ -367,12 +368,15 @@ class ClusterScreen(KzcScreen):
 
     def _traffic_extras(self, traffic: TrafficView) -> _TrafficExtras:
         """Worker thread: what the load says, one sentence with its numbers per finding (a topic whose producers
-        stopped with the consumer groups waiting on it: ``core.groups.waiting``, read only then), and the
+        stopped with the consumer groups waiting on it: ``core.groups.waiting``, read when it stops and then every
+        few ticks), and the
         cluster's bytes out from the brokers' metrics, scraped on the tick's cadence."""
         findings = traffic.findings()
         if self.groups is not None:
             source = self.groups
-            findings = with_waiting(findings, lambda topic: [g for g, _ in source.groups_of_topic(topic)])
+            findings = self._waiting.complete(
+                findings, lambda topic: [g for g, _ in source.groups_of_topic(topic)], traffic.at_ms
+            )
         brokers = self.metrics.broker_metrics() if self.metrics is not None else None
         return _TrafficExtras([f.text for f in findings], None if brokers is None else out_text(brokers))
 
