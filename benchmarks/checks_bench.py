@@ -44,13 +44,13 @@ sys.path.insert(0, str(ROOT))
 
 from core.consistency.pipeline import LocalEngine, SparkChecks, run_checks  # noqa: E402
 from core.consistency.spark_engine import SparkEngine, SparkSettings  # noqa: E402
-from core.consistency.spark_servers import (  # noqa: E402
+from core.consistency.synthetic import FaultMix, write_synthetic  # noqa: E402
+from core.spark.servers import (  # noqa: E402
     connect_client_missing,
     connect_server,
     spark_home,
     standalone_cluster,
 )
-from core.consistency.synthetic import FaultMix, write_synthetic  # noqa: E402
 
 GIB = 1024**3
 GOALS_AT = 1_000_000

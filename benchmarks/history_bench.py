@@ -33,8 +33,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
-from core.consistency.spark_job import start_session  # noqa: E402
-from core.consistency.spark_worker import LOCAL_DEFAULTS  # noqa: E402
 from core.history.diff import diff, state_at  # noqa: E402
 from core.history.flapping import flapping, fleet_flapping  # noqa: E402
 from core.history.isr import isr_history  # noqa: E402
@@ -42,6 +40,7 @@ from core.history.observations import Window  # noqa: E402
 from core.history.schema import SNAPSHOTS  # noqa: E402
 from core.history.store import HistoryStore  # noqa: E402
 from core.history.urp import fleet_urp, urp  # noqa: E402
+from core.spark.session import LOCAL_DEFAULTS, start_session  # noqa: E402
 from core.testdata.history import write_history  # noqa: E402
 
 

@@ -10,7 +10,6 @@ import argparse
 import json
 from typing import Any
 
-from cli.metrics_cmd import broker_metric_lines
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from cli.traffic_cmd import parse_window
@@ -21,6 +20,7 @@ from core.human_size import human_size
 from core.human_time import age_text, since_text
 from core.kafka.znodes.paths import broker_path
 from core.metrics.reader import MetricsReader
+from core.metrics.text import broker_metric_lines
 from core.snapshot.broker_view import BrokerLive, BrokerView, broker_view, read_broker_live
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import StaticMinIsr

@@ -15,13 +15,18 @@ from __future__ import annotations
 import faulthandler
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from core.config import ConnectionSettings, load_config
 from core.errors import UsageError
+
+if TYPE_CHECKING:
+    from core.console.moment import MomentBackend
 
 CRASH_LOG_ENV = "KZC_CRASH_LOG"
 
@@ -74,6 +79,53 @@ def open_console(settings: ConnectionSettings) -> int:
 
     with _fault_trace():
         KzcApp(settings).run()
+    return 0
+
+
+def moment_backend(settings: ConnectionSettings, at: str, store_flag: str | None, now_ms: int) -> MomentBackend:
+    """The backend of ``kzc --at TIME``: the store ``core.history.location`` names, the context's cluster in
+    it (else its only one), checked to hold ``at`` (nothing is opened when it does not).
+
+    Raises:
+        UsageError: ``at`` does not parse or is in the future; no store, not a store, an empty one, one
+            without the context's cluster; ``at`` before the recording begins.
+    """
+    from cli.options import past_moment_option
+    from core.console.moment import MomentBackend, locate
+    from core.history.location import history_place
+    from core.history.schema import cluster_key
+    from core.history.store import HistoryStore
+
+    at_ms = past_moment_option(at, "--at", now_ms)
+    place = history_place(settings, store_flag)
+    store = HistoryStore.open(place.require())
+    known = store.clusters()
+    if not known:
+        raise UsageError(f"the history store {store.root} holds no cluster: record one with kzc record")
+    if settings.context or settings.zookeeper:
+        cluster = place.cluster
+        if cluster_key(cluster) not in known:
+            raise UsageError(f"the history store {store.root} holds no recording of cluster {cluster} "
+                             f"(it holds: {', '.join(known)})")  # fmt: skip
+    elif len(known) == 1:
+        cluster = known[0]
+    else:
+        raise UsageError(f"give --context NAME: the history store {store.root} holds {', '.join(known)}")
+    locate(store, cluster, at_ms)  # before the recording begins, or nothing of it: refused here
+    return MomentBackend(store, cluster, at_ms)
+
+
+def open_moment(settings: ConnectionSettings, at: str, store_flag: str | None) -> int:
+    """Run the console on the cluster as the history store knows it at ``at`` (``kzc --at TIME``; main thread).
+
+    Raises:
+        UsageError: as ``moment_backend``.
+    """
+    backend = moment_backend(settings, at, store_flag, int(time.time() * 1000))
+    from tui.app import KzcApp
+
+    with _fault_trace():
+        KzcApp(replace(settings, record=False), backend=backend).run()  # a moment is read, never recorded
     return 0
 
 

@@ -20,8 +20,8 @@ from core.config import PLAINTEXT, ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.broker_view import log_dir_json
-from core.snapshot.file import read_snapshot_file
 from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
+from core.snapshot.jsonl.read import read_snapshot_file
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.likely_cause import read_likely_cause
 from core.snapshot.model import ClusterSnapshot, StaticMinIsr

@@ -24,7 +24,7 @@ from core import human_time
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
 from core.history.diff import ClusterState, configs_compared, diff, state_at, state_of
-from core.snapshot.file import read_snapshot_file
+from core.snapshot.jsonl.read import read_snapshot_file
 from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT
 
 

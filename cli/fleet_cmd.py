@@ -60,18 +60,7 @@ def register(sub: Any) -> None:
 def _fleet(args: argparse.Namespace, _settings: ConnectionSettings) -> int:
     deadline = positive_duration(args.deadline, "--deadline")
     interval = positive_duration(args.interval, "--interval")
-    config = load_config(Path(args.config).expanduser() if args.config else None, per_context=True)
-    known: dict[str, ConnectionSettings | str] = {**config.contexts, **config.broken}
-    if not known:
-        raise UsageError(f"no context in the config file {config.path}: kzc fleet reads its [contexts.NAME] tables")
-    names = sorted(known) if args.contexts == "all" else [n.strip() for n in args.contexts.split(",") if n.strip()]
-    unknown = [n for n in names if n not in known]
-    if unknown or not names:
-        raise UsageError(
-            f"unknown context(s) {', '.join(unknown) or '(none given)'} in --contexts (known: "
-            f"{', '.join(sorted(known))}; config file: {config.path})"
-        )
-    reader = FleetReader({n: known[n] for n in names}, deadline)
+    reader = FleetReader(chosen_contexts(args), deadline)
     if not args.watch:
         rows = reader.read()
         print(json.dumps({"clusters": [r.to_json() for r in rows]}) if args.json else _text(rows))
@@ -92,6 +81,29 @@ def _fleet(args: argparse.Namespace, _settings: ConnectionSettings) -> int:
             print("\033[H\033[2J" + _text(rows) + f"\n\nread at {utc_text(int(time.time() * 1000))}; again in "
                   f"{args.interval} (Ctrl-C ends)", flush=True)  # fmt: skip
         pause.wait(interval)
+
+
+def chosen_contexts(args: argparse.Namespace) -> dict[str, ConnectionSettings | str]:
+    """The contexts ``--contexts`` names (``all``: every one of the config file), each with its settings or why
+    it is unusable (``kzc fleet``, ``kzc check --contexts``).
+
+    Raises:
+        UsageError: the config file has no context, or ``--contexts`` names one it does not have.
+    """
+    config = load_config(Path(args.config).expanduser() if args.config else None, per_context=True)
+    known: dict[str, ConnectionSettings | str] = {**config.contexts, **config.broken}
+    if not known:
+        raise UsageError(
+            f"no context in the config file {config.path}: kzc {args.command} reads its [contexts.NAME] tables"
+        )
+    names = sorted(known) if args.contexts == "all" else [n.strip() for n in args.contexts.split(",") if n.strip()]
+    unknown = [n for n in names if n not in known]
+    if unknown or not names:
+        raise UsageError(
+            f"unknown context(s) {', '.join(unknown) or '(none given)'} in --contexts (known: "
+            f"{', '.join(sorted(known))}; config file: {config.path})"
+        )
+    return {n: known[n] for n in names}
 
 
 def _text(rows: list[FleetRow]) -> str:

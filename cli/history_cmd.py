@@ -19,41 +19,61 @@ from typing import Any
 from cli.options import add_command, add_spark_options, duration_option
 from core.config import DEFAULT_SPARK_MASTER, ConnectionSettings
 from core.errors import UsageError
-from core.history.flapping import flapping, fleet_flapping
-from core.history.isr import isr_history
 from core.history.location import STORE_ENV, history_place, recorded_cluster
-from core.history.observations import Window
+from core.history.question import Question, Span
+from core.history.questions import FLEET_QUESTIONS, QUESTIONS
 from core.history.schema import cluster_key
 from core.history.store import HistoryStore
-from core.history.traffic import history_traffic
-from core.history.urp import BY, fleet_urp, urp
+from core.history.urp import BY
 
-FLEET = "all"  # --cluster all: every cluster of the store (flapping, urp)
+FLEET = "all"  # --cluster all: every cluster of the store (the fleet questions)
 
 
 def register(sub: Any) -> None:
-    """Declare ``kzc history`` and its questions."""
+    """Declare ``kzc history`` and its questions (``core.history.questions``, each with its entry here)."""
     history = add_command(sub, "history", json_flag=False)
     questions = history.add_subparsers(dest="history_command", metavar="QUESTION", required=True)
-    isr = add_command(questions, "isr", "each replica's time out of the ISR, and leader changes with epochs")
-    isr.add_argument("--topic", required=True, metavar="T")
-    isr.add_argument("--partition", type=int, metavar="P")
-    _common(isr, "7d")
-    isr.set_defaults(handler=_isr)
-    flaps = add_command(questions, "flapping", "partitions and brokers ranked by ISR shrinks/expands, leader changes")
-    flaps.add_argument("--top", type=int, default=20, metavar="N", help="how many of each (default 20)")
-    _common(flaps, "24h", fleet=True)
-    flaps.set_defaults(handler=_flapping)
-    under = add_command(questions, "urp", "under-replicated and offline partition-minutes by broker, topic or rack")
-    under.add_argument("--by", choices=BY, default="broker")
-    _common(under, "7d", fleet=True)
-    under.set_defaults(handler=_urp)
-    rates = add_command(questions, "traffic", "per-hour mean, peak and p95 of messages and bytes in per second")
-    scope = rates.add_mutually_exclusive_group()
+    for question in QUESTIONS:
+        declare, since, _ = ENTRIES[question.name]
+        parser = add_command(questions, question.name, question.summary)
+        declare(parser)
+        _common(parser, since, fleet=question.fleet)
+        parser.set_defaults(handler=_asker(question))
+
+
+def _isr_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--topic", required=True, metavar="T")
+    parser.add_argument("--partition", type=int, metavar="P")
+
+
+def _flapping_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--top", type=int, default=20, metavar="N", help="how many of each (default 20)")
+
+
+def _flapping_params(args: argparse.Namespace) -> dict[str, Any]:
+    if args.top < 1:
+        raise UsageError(f"--top must be at least 1, got {args.top}")
+    return {"top": args.top}
+
+
+def _urp_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--by", choices=BY, default="broker")
+
+
+def _traffic_options(parser: argparse.ArgumentParser) -> None:
+    scope = parser.add_mutually_exclusive_group()
     scope.add_argument("--topic", metavar="T", help="this topic's (default: the whole cluster's)")
     scope.add_argument("--broker", type=int, metavar="ID", help="the partitions this broker leads")
-    _common(rates, "7d")
-    rates.set_defaults(handler=_traffic)
+
+
+# Each question's CLI entry: its own options, its default --since, and its parameters from the arguments.
+Entry = tuple[Callable[[argparse.ArgumentParser], None], str, Callable[[argparse.Namespace], dict[str, Any]]]
+ENTRIES: dict[str, Entry] = {
+    "isr": (_isr_options, "7d", lambda a: {"topic": a.topic, "partition": a.partition}),
+    "flapping": (_flapping_options, "24h", _flapping_params),
+    "urp": (_urp_options, "7d", lambda a: {"by": a.by}),
+    "traffic": (_traffic_options, "7d", lambda a: {"topic": a.topic, "broker": a.broker}),
+}  # fmt: skip
 
 
 def _common(parser: argparse.ArgumentParser, since: str, fleet: bool = False) -> None:
@@ -89,22 +109,22 @@ def pick_cluster(store: HistoryStore, args: argparse.Namespace, settings: Connec
     return known[0]
 
 
-def window_of(args: argparse.Namespace, settings: ConnectionSettings) -> Window:
-    """The store window the question reads."""
-    store, since, now = _span(args, settings)
-    return Window.of(store, pick_cluster(store, args, settings), since, now)
+def span_of(args: argparse.Namespace, settings: ConnectionSettings) -> Span:
+    """The span the question reads: the one cluster (``pick_cluster``) over ``--since``."""
+    store, since, now = _since(args, settings)
+    return Span(store, (pick_cluster(store, args, settings),), since, now)
 
 
-def fleet_windows(args: argparse.Namespace, settings: ConnectionSettings) -> list[Window]:
-    """The windows of every cluster of the store (``--cluster all``), over the same span."""
-    store, since, now = _span(args, settings)
+def fleet_span(args: argparse.Namespace, settings: ConnectionSettings) -> Span:
+    """Every cluster of the store (``--cluster all``) over the same span."""
+    store, since, now = _since(args, settings)
     clusters = store.clusters()
     if not clusters:
         raise UsageError(f"the store {store.root} holds no cluster")
-    return [Window.of(store, c, since, now) for c in clusters]
+    return Span(store, tuple(clusters), since, now, fleet=True)
 
 
-def _span(args: argparse.Namespace, settings: ConnectionSettings) -> tuple[HistoryStore, int, int]:
+def _since(args: argparse.Namespace, settings: ConnectionSettings) -> tuple[HistoryStore, int, int]:
     seconds = duration_option(args.since, "--since")
     now = int(time.time() * 1000)
     return open_store(args, settings), now - int(seconds * 1000), now
@@ -116,57 +136,27 @@ def engine(args: argparse.Namespace, settings: ConnectionSettings) -> Iterator[A
     if args.engine == "local":
         yield None
         return
-    from core.consistency.spark_job import start_session
-    from core.consistency.spark_worker import LOCAL_DEFAULTS
+    from core.spark.session import session
 
-    master = settings.spark_master or DEFAULT_SPARK_MASTER
-    spark = start_session(master, {} if master.startswith("sc://") else dict(LOCAL_DEFAULTS))
-    try:
+    with session(settings.spark_master or DEFAULT_SPARK_MASTER) as spark:
         yield spark
-    finally:
-        if not master.startswith("sc://"):
-            spark.stop()
 
 
-def _answer(args: argparse.Namespace, settings: ConnectionSettings, ask: Callable[[Any, Any], Any]) -> int:
-    """Ask the question of the window (or, ``--cluster all``, of every cluster's window) and print it."""
-    where: Window | list[Window] = fleet_windows(args, settings) if args.cluster == FLEET else window_of(args, settings)
+def _asker(question: Question) -> Callable[[argparse.Namespace, ConnectionSettings], int]:
+    def handler(args: argparse.Namespace, settings: ConnectionSettings) -> int:
+        return _answer(question, args, settings)
+
+    return handler
+
+
+def _answer(question: Question, args: argparse.Namespace, settings: ConnectionSettings) -> int:
+    """Ask the question of its span (one cluster, or with ``--cluster all`` every cluster) and print it."""
+    if args.cluster == FLEET and not question.fleet:
+        raise UsageError(f"kzc history {question.name} reads one cluster: give --cluster NAME (--cluster {FLEET} is "
+                         f"for {' and '.join(FLEET_QUESTIONS)})")  # fmt: skip
+    params = ENTRIES[question.name][2](args)
+    span = fleet_span(args, settings) if args.cluster == FLEET else span_of(args, settings)
     with engine(args, settings) as spark:
-        answer = ask(where, spark)
-    print(json.dumps(answer.to_json()) if args.json else "\n".join(answer.lines()))
-    return 0
-
-
-def _isr(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    if args.cluster == FLEET:
-        raise UsageError(f"kzc history isr reads one cluster: give --cluster NAME (--cluster {FLEET} is for "
-                         "flapping and urp)")  # fmt: skip
-    return _answer(args, settings, lambda w, s: isr_history(w, args.topic, args.partition, spark=s))
-
-
-def _flapping(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    if args.top < 1:
-        raise UsageError(f"--top must be at least 1, got {args.top}")
-    return _answer(
-        args, settings,
-        lambda w, s: fleet_flapping(w, args.top, spark=s) if isinstance(w, list) else flapping(w, args.top, spark=s),
-    )  # fmt: skip
-
-
-def _urp(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    return _answer(
-        args, settings,
-        lambda w, s: fleet_urp(w, args.by, spark=s) if isinstance(w, list) else urp(w, args.by, spark=s),
-    )  # fmt: skip
-
-
-def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
-    if args.cluster == FLEET:
-        raise UsageError(f"kzc history traffic reads one cluster: give --cluster NAME (--cluster {FLEET} is for "
-                         "flapping and urp)")  # fmt: skip
-    store, since, now = _span(args, settings)
-    cluster = pick_cluster(store, args, settings)
-    with engine(args, settings) as spark:
-        answer = history_traffic(store, cluster, since, now, args.topic, args.broker, spark=spark)
+        answer = question.ask(span, spark, **params)
     print(json.dumps(answer.to_json()) if args.json else "\n".join(answer.lines()))
     return 0

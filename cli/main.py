@@ -71,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if fleet:  # the console over every context: each with its own settings, as kzc fleet (cli.options.resolve)
         args.every_context, args.command = True, "--fleet"
     try:
+        if getattr(args, "at", None) is not None and (fleet or getattr(args, "handler", None) is not None):
+            raise UsageError("--at opens the console at a recorded moment; it takes no command and no --fleet")
         if fleet and getattr(args, "handler", None) is not None:
             raise UsageError("--fleet opens the console on every context; it takes no command (see kzc fleet)")
         try:
@@ -87,6 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         outcome = OpenConsole(settings) if handler is None else run_interruptibly(lambda: handler(args, settings))
         if isinstance(outcome, OpenConsole) and fleet:
             return console_cmd.open_fleet(args.config)
+        if isinstance(outcome, OpenConsole) and getattr(args, "at", None) is not None:
+            return console_cmd.open_moment(outcome.settings, args.at, getattr(args, "console_store", None))
         if isinstance(outcome, OpenConsole):
             return console_cmd.open_console(outcome.settings)
         return outcome

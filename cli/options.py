@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -23,7 +24,7 @@ from core.config import (
 )
 from core.errors import UsageError
 from core.history.location import STORE_ENV
-from core.human_time import parse_duration
+from core.human_time import parse_duration, parse_moment, utc_text
 
 # (flags, keyword arguments) of every global option; the ZooKeeper security ones map 1:1 onto
 # ConnectionSettings fields (and config-file keys) of the same name. The on/off ones (--zk-tls and
@@ -137,6 +138,7 @@ _OVERRIDES = ("zk_auth", "zk_sasl_mechanism", "zk_sasl_username", "zk_sasl_passw
               "session_timeout", "spark_master", "stage_dir", "jute_maxbuffer", "zk_admin_port",
               "kafka_security_protocol", "kafka_sasl_mechanism", "kafka_sasl_username", "kafka_ssl_ca_location",
               "kafka_ssl_certificate_location", "kafka_ssl_key_location")  # fmt: skip
+_SPARK_KEYS = ("spark_master", "stage_dir")
 
 
 class MalformedArguments(UsageError):
@@ -156,7 +158,10 @@ class KzcArgumentParser(argparse.ArgumentParser):
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
-        """As argparse, but arguments left over point at the help of the command they were given to."""
+        """As argparse, but arguments left over point at the help of the command they were given to, and a
+        moment ago given after its option (``--at -45m``, ``--until -5m``) is that option's value."""
+        if args is not None:
+            args = _joined_moments(list(args))
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             command = getattr(parsed, "command", None)
@@ -165,6 +170,20 @@ class KzcArgumentParser(argparse.ArgumentParser):
                 f"unrecognized arguments: {' '.join(extras)} (see {' '.join([self.prog, *words])} --help)"
             )
         return parsed
+
+
+_AGO = re.compile(r"-\d+(\.\d+)?[smhdw]\w*$")  # -45m, -1h30m: a moment ago (argparse takes it for an option)
+
+
+def _joined_moments(args: list[str]) -> list[str]:
+    """``--at -45m`` as ``--at=-45m``: no kzc option looks like a duration."""
+    out: list[str] = []
+    for word in args:
+        if out and _AGO.match(word) and out[-1].startswith("--") and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={word}"
+        else:
+            out.append(word)
+    return out
 
 
 def add_global_options(parser: argparse.ArgumentParser, suppress: bool) -> None:
@@ -199,7 +218,7 @@ def _add_options(
 
 
 def add_console_options(parser: argparse.ArgumentParser) -> None:
-    """Add the console's history options (top-level parser only): ``--record`` and ``--store DIR``.
+    """Add the console's history options (top-level parser only): ``--record``, ``--store DIR`` and ``--at TIME``.
 
     They fill the settings ``record`` and ``history`` (as the context's ``record = true`` and
     ``history = "DIR"`` do), so the console records and reads the store ``core.history.location`` names.
@@ -222,6 +241,12 @@ def add_console_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help=f"the history store the console records into and reads (default: the context's history, else "
         f"${STORE_ENV})",
+    )
+    group.add_argument(
+        "--at",
+        metavar="TIME",
+        help="open the console read-only on the cluster as the history store knows it at TIME: 2026-11-28 03:12 "
+        "(UTC), -45m, ISO or epoch ms; [ and ] step to the previous and next recorded change, { and } by a minute",
     )
 
 
@@ -256,7 +281,11 @@ def resolve(args: argparse.Namespace) -> tuple[ConnectionSettings, list[str]]:
             )
     path = Path(args.config).expanduser() if args.config else None
     if getattr(args, "every_context", False):
-        return ConnectionSettings(), _every_context(args, path)
+        # Where the checks' one Spark engine runs is not a cluster's setting (kzc check --contexts).
+        spark = ConnectionSettings(
+            spark_master=getattr(args, "spark_master", None), stage_dir=getattr(args, "stage_dir", None)
+        )
+        return spark, _every_context(args, path)
     config = load_config(path)
     warnings = list(config.warnings)
     overrides: dict[str, object] = {key: getattr(args, key, None) for key in _OVERRIDES}
@@ -303,7 +332,8 @@ def _every_context(args: argparse.Namespace, path: Path | None) -> list[str]:
         UsageError: a flag naming one cluster or its credentials was given.
         ConfigError: the file itself is unreadable.
     """
-    cluster_flags = ("zookeeper", "bootstrap_server", "context", *_OVERRIDES, *CREDENTIAL_FILES)
+    overrides = [key for key in _OVERRIDES if key not in _SPARK_KEYS or not getattr(args, "every_context_spark", False)]
+    cluster_flags = ("zookeeper", "bootstrap_server", "context", *overrides, *CREDENTIAL_FILES)
     given = [f"--{key.replace('_', '-')}" for key in cluster_flags if getattr(args, key, None) is not None]
     if given or getattr(args, "read_only", False):
         raise UsageError(
@@ -350,6 +380,22 @@ def duration_option(text: str, flag: str) -> float:
         return parse_duration(text)
     except ValueError as exc:
         raise UsageError(f"{flag}: {exc}") from None
+
+
+def past_moment_option(text: str, flag: str, now_ms: int) -> int:
+    """A moment option (``2026-11-28 03:12`` UTC, ``-45m``, ISO, epoch ms: ``core.human_time.parse_moment``) in
+    epoch ms, not after ``now_ms``.
+
+    Raises:
+        UsageError: not a moment, or in the future, named by its flag.
+    """
+    try:
+        moment = parse_moment(text, now_ms)
+    except ValueError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
+    if moment > now_ms:
+        raise UsageError(f"{flag} {text} is in the future ({utc_text(moment)}; now is {utc_text(now_ms)})")
+    return moment
 
 
 def positive_duration(text: str, flag: str) -> float:

@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from cli.history_cmd import open_store, pick_cluster
-from cli.options import add_command, duration_option
+from cli.options import add_command, duration_option, past_moment_option
 from core.audit import read_audit
 from core.config import ConnectionSettings
-from core.errors import KzcError, UsageError
+from core.errors import KzcError
 from core.history.location import STORE_ENV
-from core.human_time import parse_moment, utc_text
+from core.human_time import utc_text
 from core.incident.render import FORMATS, render
 from core.incident.report import DEFAULT_SINCE, build_report
 
@@ -48,14 +48,7 @@ def window_bounds(since: str, until: str | None, now_ms: int) -> tuple[int, int]
         UsageError: a bound that does not parse, an end in the future, or a negative span.
     """
     span_ms = int(duration_option(since, "--since") * 1000)
-    end = now_ms
-    if until is not None:
-        try:
-            end = parse_moment(until, now_ms)
-        except ValueError as exc:
-            raise UsageError(f"--until: {exc}") from None
-        if end > now_ms:
-            raise UsageError(f"--until {until} is in the future ({utc_text(end)}; now is {utc_text(now_ms)})")
+    end = past_moment_option(until, "--until", now_ms) if until is not None else now_ms
     return end - span_ms, end
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from cli.options import add_command
 from core.config import ConnectionSettings
 from core.errors import UsageError
-from core.snapshot.file import write_snapshot_file
+from core.snapshot.jsonl.write import write_snapshot_file
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.reader import DEFAULT_MAX_IN_FLIGHT, ReadStats, SnapshotProgress, SnapshotReader

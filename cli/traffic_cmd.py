@@ -11,26 +11,32 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
+from core.brokers.capabilities import registered_bootstrap
 from core.config import ConnectionSettings
 from core.errors import UsageError
+from core.groups.lag import GroupLag
+from core.groups.ops import open_group_ops
+from core.groups.waiting import WaitingReads
 from core.human_size import human_size
 from core.human_time import age_text, clock_text
 from core.metrics.reader import MetricsReader
 from core.metrics.traffic_rows import with_metrics
 from core.snapshot.model import ClusterSnapshot
-from core.traffic.cause import LoadFinding, load_findings
+from core.traffic.cause import LoadFinding, StoppedProducers, load_findings
 from core.traffic.rates import rate_text
-from core.traffic.sample import Layout, windows
+from core.traffic.sample import Layout, Sample, windows
 from core.traffic.view import BY, METRICS_UNKNOWN, Row, Traffic
 
 DEFAULT_WINDOW = "30s"
 MIN_WINDOW_S, MAX_WINDOW_S = 1.0, 3600.0
 SHOWN_REASONS = 10
+GROUPS_TIMEOUT_S = 8.0  # each AdminClient call of the consumer groups read (only once a topic's producers stopped)
 
 
 def register(sub: Any) -> None:
@@ -80,11 +86,12 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         latest[:] = [snapshot]
         return Layout.of(snapshot, security, args.topic)
 
-    earlier: Traffic | None = None
+    stopped, waiting = StoppedProducers(), WaitingReads()  # held window after window (--follow)
     for before, after in windows(layout, window_s, security):
         traffic = Traffic(before, after)
         rows = traffic.rows(args.by)
-        findings = load_findings(traffic, earlier)
+        found = load_findings(traffic) + stopped.update(traffic)
+        findings = waiting.complete(found, groups_reader(settings, latest[0]), _read_ms(after))
         if reader is not None:
             rows = with_metrics(args.by, rows, reader.read(latest[0]))
         if args.json:
@@ -94,8 +101,30 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             print(render_traffic(args.by, window_s, rows, findings), flush=True)
         if not args.follow:
             break
-        earlier = traffic
     return 0
+
+
+def _read_ms(sample: Sample) -> int:
+    """When ``sample`` was read: its latest broker reply."""
+    return max((r.read_ms for r in sample.offsets.values()), default=0)
+
+
+def groups_reader(settings: ConnectionSettings, snapshot: ClusterSnapshot) -> Callable[[str], list[GroupLag]]:
+    """The consumer groups for ``core.groups.waiting``: read once per window, when first asked (a topic's producers
+    stopped and its groups are due), as ``kzc groups`` reads them, from the brokers the registrations list when no
+    ``--bootstrap-server`` is given.
+    Raises ``KzcError`` (from the call) when neither the brokers nor ZooKeeper answer."""
+    read: list[list[GroupLag]] = []
+
+    def groups_of(topic: str) -> list[GroupLag]:
+        if not read:
+            brokers = {b: entry.registration for b, entry in snapshot.brokers.items()}
+            found = settings.bootstrap_servers or registered_bootstrap(brokers, settings.kafka_security.protocol)
+            with open_group_ops(replace(settings, bootstrap_servers=found or None), GROUPS_TIMEOUT_S) as ops:
+                read.append(list(ops.overview().groups))
+        return read[0]
+
+    return groups_of
 
 
 def _cells(by: str, row: Row) -> list[str]:

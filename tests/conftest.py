@@ -5,17 +5,44 @@ exports. The cluster fixtures live in ``tests/integration/conftest.py``.
 from __future__ import annotations
 
 import itertools
+import os
 import signal
+import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests import xdist_groups
 
 _counter = itertools.count()
 
 # A run started in the background by a non-interactive shell inherits SIGINT ignored, and so would every kzc the
 # tests start (an ignored signal stays ignored across exec): the Ctrl-C tests need kzc to receive it.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under ``-n N --dist loadgroup``, the controller names the file its workers write the groups to."""
+    if config.getoption("dist", "no") == "loadgroup" and not os.environ.get("PYTEST_XDIST_WORKER"):
+        handle, path = tempfile.mkstemp(prefix="kzc-xdist-groups-", suffix=".json")
+        os.close(handle)
+        os.unlink(path)  # written whole by the first worker to collect
+        os.environ[xdist_groups.ENV] = path
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.getoption("dist", "no") == "loadgroup" and not os.environ.get("PYTEST_XDIST_WORKER"):
+        Path(os.environ.pop(xdist_groups.ENV, "")).unlink(missing_ok=True)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> object:
+    """``--dist loadgroup`` with the groups the workers wrote (``tests/xdist_groups.py``: why not xdist's own)."""
+    if config.getoption("dist") != "loadgroup":
+        return None
+    return xdist_groups.GroupScheduling(config, Path(os.environ[xdist_groups.ENV]), log)
 
 
 @pytest.fixture
@@ -27,10 +54,12 @@ def unique_name(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(autouse=True)
 def _no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Tests never read the developer's own ~/.config/kzc/config.toml, nor write to their audit log or exports."""
+    """Tests never read the developer's own ~/.config/kzc/config.toml, nor write to their audit log, exports or
+    the console's crash log (nor to another xdist worker's: each test has its own)."""
     monkeypatch.setenv("KZC_CONFIG", str(tmp_path / "kzc-config.toml"))
     monkeypatch.setenv("KZC_EXPORT_DIR", str(tmp_path / "exports"))
     monkeypatch.setenv("KZC_AUDIT_LOG", str(tmp_path / "audit.jsonl"))
+    monkeypatch.setenv("KZC_CRASH_LOG", str(tmp_path / "console-crash.log"))
 
 
 _INTEGRATION = Path(__file__).parent / "integration"
@@ -42,13 +71,13 @@ def _no_jvm_outside_integration(request: pytest.FixtureRequest, monkeypatch: pyt
     fails at once, naming the tier it belongs to."""
     if _INTEGRATION in Path(str(request.node.path)).parents:
         return
-    from core.consistency import spark_job
     from core.consistency.spark_engine import SparkEngine
     from core.sandbox.cluster import Sandbox
+    from core.spark import session
 
     def refuse(*_args: object, **_kwargs: object) -> None:
         pytest.fail(f"{request.node.nodeid} starts a JVM: it belongs in tests/integration (make check starts none)")
 
-    monkeypatch.setattr(spark_job, "start_session", refuse)
+    monkeypatch.setattr(session, "start_session", refuse)
     monkeypatch.setattr(SparkEngine, "start", refuse)
     monkeypatch.setattr(Sandbox, "up", refuse)

@@ -18,7 +18,7 @@ from pathlib import Path
 from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Route
 from core.brokers.logdirs import BrokerLogDirs
 from core.brokers.offsets import BrokerOffsets
-from core.config import KafkaSecurity
+from core.config import KafkaSecurity, MetricsUrls
 from core.configs.broker import BrokerConfigRow, BrokerConfigsView
 from core.configs.zk import StoredConfig
 from core.consistency.findings import CheckReport
@@ -45,6 +45,7 @@ from core.kafka.scram import MECHANISMS, ScramCredentialInfo, check_iterations, 
 from core.kafka.znodes import Unreadable, decode_data
 from core.kafka.znodes.encode import encode_value
 from core.messages.reader import Message, TailRequest
+from core.metrics.reader import BrokerMetrics, MetricsReader
 from core.security.acls import ZK_TOOL as ACL_ZK_TOOL
 from core.security.acls import AclListing, AclPlan, ResourceAccess, StoredAcls, access_of, acl_writes
 from core.security.authorizer import AuthorizerState
@@ -69,7 +70,7 @@ from core.topics.plan import (
     select_topics,
 )
 from core.traffic.sample import Layout, Sample
-from core.traffic.ticker import TrafficTicker, TrafficView
+from core.traffic.ticker import TICK_S, TrafficTicker, TrafficView
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
 from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
@@ -120,7 +121,8 @@ class RecordedBackend:
     by default: sizes are unknown, a recording has no brokers); ``messages`` the topics' messages it serves;
     ``acls`` the ACLs (and ``authorizer`` the brokers' authorizer), ``quotas`` the quota entities and ``users`` the
     SCRAM users (none by default);
-    ``security_writes``: the security forms plan and apply against those (``RecordedSecurity`` records them)."""
+    ``security_writes``: the security forms plan and apply against those (``RecordedSecurity`` records them);
+    ``metrics_url``: where the brokers' metrics are served (a test's local HTTP server; none by default)."""
 
     def __init__(
         self,
@@ -144,6 +146,7 @@ class RecordedBackend:
         users: Sequence[ScramUser] = (),
         security_writes: bool = False,
         traffic: SyntheticTraffic | None = None,
+        metrics_url: MetricsUrls | None = None,
     ) -> None:
         self.acls = tuple(acls)
         self.authorizer = authorizer  # the brokers' authorizer as recorded (None: not asked)
@@ -158,6 +161,7 @@ class RecordedBackend:
         self._zk_health = zk_health
         self._log_dirs = log_dirs
         self._traffic = TrafficTicker(KafkaSecurity(), now_ms, traffic.read if traffic is not None else _no_brokers)
+        self._metrics = MetricsReader(metrics_url) if metrics_url is not None else None
         self._trends = dict(trends or {})
         self._source = snapshot
         self._snapshot: ClusterSnapshot | None = snapshot if isinstance(snapshot, ClusterSnapshot) else None
@@ -174,12 +178,12 @@ class RecordedBackend:
 
     @classmethod
     def from_file(cls, path: Path) -> RecordedBackend:
-        """Serve a snapshot file written by ``kzc snapshot`` (``core.snapshot.file``).
+        """Serve a snapshot file written by ``kzc snapshot`` (``core.snapshot.jsonl``).
 
         Raises:
             UsageError: the file cannot be read or is not a kzc snapshot.
         """
-        from core.snapshot.file import read_snapshot_file
+        from core.snapshot.jsonl.read import read_snapshot_file
 
         snapshot = read_snapshot_file(path)
         return cls(snapshot, name=f"recorded {path.name}")
@@ -437,6 +441,14 @@ class RecordedBackend:
     def traffic(self, max_age_s: float = 0.0) -> TrafficView:
         """The next tick of the traffic given at construction (``core.testdata.traffic``), through the real ticker."""
         return self._traffic.tick(self.snapshot(), max_age_s)
+
+    def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        """A sample of the traffic given at construction, through the real ticker (the recorder's reads)."""
+        return self._traffic.sample(snapshot, TICK_S)
+
+    def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
+        """The brokers' metrics from ``metrics_url`` through the real reader (None without one)."""
+        return None if self._metrics is None else self._metrics.read(self.snapshot(), broker)
 
     def broker_configs(self, broker: int) -> BrokerConfigsView:
         """The broker configs given at construction (a recording holds none unless told)."""

@@ -28,10 +28,12 @@ from textual.worker import Worker, WorkerState
 
 from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings, UserConfig, resolve_settings
-from core.console.protocols import ClusterBackend
+from core.console.moment import MomentBackend
+from core.console.protocols import ClusterBackend, MetricsSource
 from core.console.view import ClusterView
 from core.errors import KzcError
 from core.history.location import history_place
+from core.human_time import parse_moment
 from core.topics.plan import DeleteRequest
 from tui import messages as m
 from tui.checks_run import WORKER_GROUP as CHECKS_GROUP
@@ -42,7 +44,7 @@ from tui.fleet_poll import FleetPoll, FleetRoundEnded, FleetRowRead, RowReader, 
 from tui.journal import EventJournal
 from tui.keymap import BindingInfo, catalog
 from tui.live_link import LiveLink, LiveMessage
-from tui.navigation import fix_actions, go_back, pop_to_root, refused, security_actions, show_screen
+from tui.navigation import fix_actions, go_back, pop_to_root, read_only_why, refused, security_actions, show_screen
 from tui.recording import RecordingLink, RecordingRefused, RecordingStarted, RecordingStopped, close_cluster
 from tui.screens import SCREEN_CLASSES
 from tui.screens.base import KzcScreen
@@ -110,6 +112,10 @@ class KzcApp(App[None]):
         Binding("Z", "open('zk-health')", "ZooKeeper health", show=False, id="show_zk_health"),
         Binding("A", "open('security')", "ACLs, quotas, users", show=False, id="show_security"),
         Binding("F", "fleet", "Fleet", show=False, id="show_fleet"),
+        Binding("left_square_bracket", "step_moment(-1)", "Previous change", show=False, id="moment_previous"),
+        Binding("right_square_bracket", "step_moment(1)", "Next change", show=False, id="moment_next"),
+        Binding("left_curly_bracket", "shift_moment(-1)", "A minute back", show=False, id="moment_back"),
+        Binding("right_curly_bracket", "shift_moment(1)", "A minute on", show=False, id="moment_on"),
     ]
 
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
@@ -379,11 +385,48 @@ class KzcApp(App[None]):
     @on(m.ViewRefreshed)
     def _view_refreshed(self, message: m.ViewRefreshed) -> None:
         self.live.take_view(message)
+        if isinstance(self.backend, MomentBackend) and message.generation == self.live.generation:
+            self.live.set_status(as_of=self.backend.moment.marker())
         if self._spark_waits_for_view and message.loading is None and message.generation == self.live.generation:
             # The Spark worker (a JVM) starts once the whole cluster is on screen: on a small machine it would
             # otherwise take the CPU the first full read needs.
             self._spark_waits_for_view = False
             self.check_runs.warm_up(self.backend)
+
+    # ---- a recorded moment (kzc --at): step through the recording -------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The moment's keys exist only at a recorded moment."""
+        if action in ("step_moment", "shift_moment"):
+            return self.at_moment
+        return True
+
+    @property
+    def at_moment(self) -> bool:
+        """Whether the console shows a recorded moment (``kzc --at``)."""
+        return isinstance(self.backend, MomentBackend)
+
+    def jump_moment(self, text: str) -> None:
+        """The palette's ``at TIME``: the cluster at that moment (as ``kzc --at`` parses it)."""
+        try:
+            at_ms = parse_moment(text, self.now_ms())
+        except ValueError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self._move_moment(lambda backend: backend.move_to(at_ms))
+
+    def action_step_moment(self, direction: int) -> None:
+        """``[`` / ``]``: the previous / next recorded change."""
+        self._move_moment(lambda backend: backend.step(direction))
+
+    def action_shift_moment(self, minutes: int) -> None:
+        """``{`` / ``}``: a minute back / on."""
+        self._move_moment(lambda backend: backend.shift(minutes))
+
+    def _move_moment(self, move: Callable[[MomentBackend], object]) -> None:
+        backend = self.backend
+        if isinstance(backend, MomentBackend):  # the store is read in a worker; its failure is notified
+            self.run_worker(partial(move, backend), thread=True, exclusive=True, exit_on_error=False, group="moment")
 
     # ---- screens: built here with what they use; navigation arrives as messages ----------------------
 
@@ -392,8 +435,12 @@ class KzcApp(App[None]):
         if self._asks_brokers:  # a live cluster (a recording has no broker to ask)
             releases = partial(read_capabilities, timeout=RELEASE_TIMEOUT_S, security=self.settings.kafka_security)
         screen = ClusterScreen(self.journal, self.now_ms, self.backend, self.read_only, self.backend, self.backend,
-                               releases)  # fmt: skip
+                               releases, self._metrics())  # fmt: skip
         return self._with_view(screen)
+
+    def _metrics(self) -> MetricsSource | None:
+        """The backend's broker metrics, where it reads them (a live cluster; a recording has no exporters)."""
+        return self.backend if isinstance(self.backend, MetricsSource) else None
 
     def _with_view(self, screen: S) -> S:
         """``screen`` with the latest view, to draw as soon as it is mounted."""
@@ -450,7 +497,7 @@ class KzcApp(App[None]):
 
     def _open(self, message: Message) -> None:
         backend, read_only, push = self.backend, self.read_only, self._push
-        refuses = partial(refused, self, read_only)
+        refuses = partial(refused, self, read_only, why=read_only_why(backend))
         fixes_for = partial(fix_actions, self, backend)
         security_for = partial(security_actions, self, backend)
         match message:
@@ -463,8 +510,9 @@ class KzcApp(App[None]):
                 show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend, self.now_ms)))
             case m.ScreenChosen("timeline"):
                 history = partial(history_place, self.settings)
-                show_screen(self, TimelineScreen,
-                            lambda: self._with_view(TimelineScreen(self.journal, self.now_ms, history)))  # fmt: skip
+                recorded = backend.changes_around if isinstance(backend, MomentBackend) else None
+                show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms,
+                            history, recorded)))  # fmt: skip
             case m.ScreenChosen("security"):
                 show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend, self.now_ms)))
             case m.ScreenChosen("zk-health"):
@@ -495,7 +543,7 @@ class KzcApp(App[None]):
             case m.MoveOffRequested(broker) if (fixes := fixes_for("moving replicas")) is not None:
                 self.push_screen(MoveOffScreen(broker, fixes.move_off))
             case m.BrokerChosen(broker):
-                push(BrokerScreen(broker, backend, self.now_ms, backend))
+                push(BrokerScreen(broker, backend, self.now_ms, backend, self._metrics()))
             case m.StopCheckRequested(broker):
                 push(StopCheckScreen(broker, self.view.snapshot if self.view is not None else None))
             case m.ElectionRequested(topic) if (fixes := fixes_for("leader elections")) is not None:
@@ -568,6 +616,8 @@ class KzcApp(App[None]):
                 self.post_message(ChecksFinished(None, text))  # else the run would stay "running" for good
 
     def on_unmount(self) -> None:
+        if self.fleet_poll is not None:
+            self.fleet_poll.close()
         if not self.recording.wanted:
             self.backend.close()
             return

@@ -37,6 +37,11 @@ class PaletteTarget(Protocol):
     def action_help(self) -> None: ...
     def exit(self) -> None: ...
     def post_message(self, message: Message) -> bool: ...
+    @property
+    def at_moment(self) -> bool: ...
+    def action_step_moment(self, direction: int) -> None: ...
+    def action_shift_moment(self, minutes: int) -> None: ...
+    def jump_moment(self, text: str) -> None: ...
 
 
 class KzcCommands(Provider):
@@ -68,6 +73,13 @@ class KzcCommands(Provider):
         ]
         if not app.read_only:
             commands.insert(3, ("create", post(CreateTopicRequested()), "create a topic with a previewed assignment"))
+        if app.at_moment:  # kzc --at: move through the recording
+            commands += [
+                ("previous change", partial(app.action_step_moment, -1), "the previous recorded change ([)"),
+                ("next change", partial(app.action_step_moment, 1), "the next recorded change (])"),
+                ("minute back", partial(app.action_shift_moment, -1), "a minute earlier ({)"),
+                ("minute on", partial(app.action_shift_moment, 1), "a minute later (})"),
+            ]
         return commands
 
     def _dynamic(self, query: str) -> Iterator[tuple[str, Callable[[], object], str]]:
@@ -95,6 +107,8 @@ class KzcCommands(Provider):
         elif verb == "context":
             for name in _complete(app.context_names(), argument):
                 yield f"context {name}", partial(app.switch_context, name), "switch to this cluster"
+        elif verb == "at" and argument and app.at_moment:
+            yield f"at {argument}", partial(app.jump_moment, argument), "the cluster at this moment (UTC, -45m, ISO)"
         elif verb == "theme":
             for name in _complete(app.theme_names(), argument):
                 yield f"theme {name}", partial(app.use_theme, name), "switch theme"

@@ -1,13 +1,14 @@
-"""The console's fleet: every context of the config file read in a worker by ``kzc fleet``'s reader
-(``core.fleet.read``), again ``EVERY_S`` after each round ends, its rows kept on a ``core.fleet.board``.
+"""The console's fleet: every context of the config file followed in a worker by ``core.fleet.follow`` (``kzc
+fleet``'s reader, reading a cluster whole only when a watch on its structural znodes fired), a round again
+``EVERY_S`` after each ends, its rows kept on a ``core.fleet.board``.
 
-This first version re-reads each cluster whole every round (``kzc fleet``'s cost, once per ``EVERY_S``), not
-each cluster's live model (``core.live``): see docs/console.md. Each row is posted as it arrives, so a hung
+A round over clusters that did not change asks ZooKeeper nothing. Each row is posted as it arrives, so a hung
 cluster never holds the others; the reader's deadline ends each round; the UI thread never waits.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -19,17 +20,24 @@ from textual.timer import Timer
 
 from core.config import ConnectionSettings
 from core.fleet.board import FleetBoard
-from core.fleet.read import DEFAULT_DEADLINE_S, FleetReader
+from core.fleet.follow import FollowingReader
+from core.fleet.read import DEFAULT_DEADLINE_S
 from core.fleet.row import FleetRow
 
-EVERY_S = 15.0  # between the end of one round and the start of the next
+EVERY_S = 5.0  # between the end of one round and the start of the next (a round without changes is free)
 WORKER_GROUP = "fleet"
 
 
 class RowReader(Protocol):
-    """What reads the fleet (``core.fleet.read.FleetReader``; tests give scripted rows)."""
+    """What reads the fleet (``core.fleet.follow.FollowingReader``; tests give scripted rows)."""
 
     def read(self, on_row: Callable[[FleetRow], None] | None = None) -> list[FleetRow]: ...
+
+    def forget(self) -> None:
+        """Read every cluster whole in the next round, changed or not."""
+
+    def close(self) -> None:
+        """Drop what it holds open (sessions)."""
 
 
 class ShowsFleet(Protocol):
@@ -62,9 +70,9 @@ def read_round(reader: RowReader, post: Callable[[Message], Any]) -> None:
     post(FleetRoundEnded())
 
 
-def reader_for(contexts: Mapping[str, ConnectionSettings | str]) -> FleetReader:
-    """``kzc fleet``'s reader over ``contexts``, with its default deadline."""
-    return FleetReader(contexts, DEFAULT_DEADLINE_S)
+def reader_for(contexts: Mapping[str, ConnectionSettings | str]) -> FollowingReader:
+    """``kzc fleet``'s reader over ``contexts``, with its default deadline, following their changes."""
+    return FollowingReader(contexts, DEFAULT_DEADLINE_S)
 
 
 class FleetPoll:
@@ -88,7 +96,9 @@ class FleetPoll:
         self._read()
 
     def read_now(self) -> None:
-        """Start a round now, unless one is running (``r`` on the fleet screen)."""
+        """Start a round now that reads every cluster whole, unless one is running (``r`` on the fleet screen)."""
+        if not self._running:
+            self.reader.forget()
         self._read()
 
     def _read(self) -> None:
@@ -110,6 +120,10 @@ class FleetPoll:
                 self._timer.stop()
             self._timer = self.app.set_timer(EVERY_S, self._read)
         self.draw()
+
+    def close(self) -> None:
+        """Close the reader's sessions on a daemon thread (a hung ZooKeeper's close would block the UI)."""
+        threading.Thread(target=self.reader.close, name="kzc-fleet-close", daemon=True).start()
 
     def draw(self) -> None:
         """Show the board on the active screen if it is the fleet's."""

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from core.changes.live import FactKind, HealthFact, LiveFact, event_fact
+from core.console.moment import MomentBackend
 from core.console.protocols import ClusterBackend, ClusterEvent, EventKind
 from core.console.view import ClusterView, HealthCounters, ViewBuilder
 from core.errors import KzcError
@@ -266,7 +267,9 @@ class LiveLink:
         counts = (health.offline, health.under_replicated, health.under_min_isr)
         if counts != self.journal.health:
             self.journal.health = counts
-            self.append_event(self.now_ms(), *health_line(health), fact=health_fact(health))
+            # At a recorded moment (kzc --at) the counts are the moment's: dated then, not now.
+            at = self.backend.moment.at_ms if isinstance(self.backend, MomentBackend) else self.now_ms()
+            self.append_event(at, *health_line(health), fact=health_fact(health))
 
     def set_status(self, **changes: Any) -> None:
         """Change fields of the status line (and draw it, with what depends on it on the current screen)."""

@@ -11,6 +11,7 @@ from textual.app import App
 from textual.screen import Screen
 
 from core.console.fixes import FixActions
+from core.console.moment import MomentBackend
 from core.console.protocols import ClusterBackend
 from core.console.security_actions import SecurityActions
 
@@ -44,16 +45,21 @@ def pop_to_root(app: App[Any]) -> None:
         app.pop_screen()
 
 
-def refused(app: App[Any], read_only: bool, what: str) -> bool:
-    """Whether read-only mode refuses ``what`` (a mutation); says so when it does."""
+def read_only_why(backend: ClusterBackend) -> str:
+    """Why ``backend`` refuses every mutation: a recorded moment (``kzc --at``), else ``--read-only``."""
+    return "a recorded moment" if isinstance(backend, MomentBackend) else "started with --read-only"
+
+
+def refused(app: App[Any], read_only: bool, what: str, why: str = "started with --read-only") -> bool:
+    """Whether read-only mode refuses ``what`` (a mutation); says so, and ``why``, when it does."""
     if read_only:
-        app.notify(f"read-only mode: {what} is not available (started with --read-only)", severity="warning")
+        app.notify(f"read-only mode: {what} is not available ({why})", severity="warning")
     return read_only
 
 
 def fix_actions(app: App[Any], backend: ClusterBackend, what: str) -> FixActions | None:
     """The backend's fix actions, or None after saying why ``what`` is not available here."""
-    if refused(app, backend.read_only, what):
+    if refused(app, backend.read_only, what, read_only_why(backend)):
         return None
     fixes = backend.fix_actions()
     if fixes is None:

@@ -187,34 +187,34 @@ class SparkChecks:
 
 
 def read_snapshot_file(path: Path) -> ClusterSnapshot:
-    """The snapshot in ``path`` (``core.snapshot.file``'s format).
+    """The snapshot in ``path`` (``core.snapshot.jsonl``'s format).
 
     Raises:
         KzcError: the file is missing or not a kzc snapshot.
     """
-    from core.snapshot import file as snapshot_file
+    from core.snapshot.jsonl import read
 
-    return snapshot_file.read_snapshot_file(path)
+    return read.read_snapshot_file(path)
 
 
 def write_snapshot_file(snapshot: ClusterSnapshot, path: Path) -> None:
-    """Write ``snapshot`` in ``core.snapshot.file``'s format, in a forked child where the OS has ``fork``.
+    """Write ``snapshot`` in ``core.snapshot.jsonl``'s format, in a forked child where the OS has ``fork``.
 
     The write is seconds of pure Python at 100k partitions; in the console's process it held the GIL against
     the UI thread (arrow keys p95 315 ms while writing against 15 ms idle, ``benchmarks/tui_responsiveness.py
     --checks``). A forked child has the snapshot for free (copy on write), writes and exits; this thread only
     waits. Should the child fail, the file is written here, where the error surfaces as usual.
     """
-    from core.snapshot import file as snapshot_file
+    from core.snapshot.jsonl import write
 
     if hasattr(os, "fork") and _write_in_child(snapshot, path):
         return
-    snapshot_file.write_snapshot_file(snapshot, path)
+    write.write_snapshot_file(snapshot, path)
 
 
 def _write_in_child(snapshot: ClusterSnapshot, path: Path) -> bool:
     """Write the file in a forked child; True if it exited 0."""
-    from core.snapshot import file as snapshot_file
+    from core.snapshot.jsonl import write
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork with threads; the child runs no lock
@@ -222,7 +222,7 @@ def _write_in_child(snapshot: ClusterSnapshot, path: Path) -> bool:
     if pid == 0:  # the child: only this thread exists; never return into the parent's code
         code = 1
         try:
-            snapshot_file.write_snapshot_file(snapshot, path)
+            write.write_snapshot_file(snapshot, path)
             code = 0
         finally:
             os._exit(code)

@@ -1,6 +1,6 @@
 """Loading a snapshot file into the DataFrames the Spark checks use (worker process only).
 
-Spark reads the file written by ``core.snapshot.file`` itself, with that module's explicit schema
+Spark reads the file written by ``core.snapshot.jsonl`` itself, with its explicit schema
 (``SPARK_SCHEMA_DDL``) restricted to the fields the checks need, caches it once, and collects to the
 driver only the handful of cluster-wide records (header, controller, controller epoch, brokers, broker
 configs) whose values every partition row is compared with. With a stage directory the file is first
@@ -20,7 +20,7 @@ from urllib.parse import urlparse
 
 from core.kafka.znodes import EntityConfig
 from core.kafka.znodes.paths import CONFIG_CHANGES, ISR_CHANGE_NOTIFICATIONS, LOG_DIR_EVENT_NOTIFICATIONS
-from core.snapshot.file import FIELD_TYPES
+from core.snapshot.jsonl.schema import FIELD_TYPES
 
 DataFrame = Any
 
@@ -138,7 +138,7 @@ def load_frames(
     """
     from pyspark.sql import functions as F
 
-    from core.snapshot.file import FORMAT_NAME
+    from core.snapshot.jsonl.schema import FORMAT_NAME
     from core.snapshot.model import READABLE_FORMAT_VERSIONS
 
     steps = load_steps(bool(stage_dir), bool(served))
@@ -261,7 +261,7 @@ def load_frames(
 
 
 def _read_json(spark: Any, source: str, fields: tuple[str, ...]) -> DataFrame:
-    """The snapshot file as records of ``fields`` (``core.snapshot.file``'s types); a bad line fails the job."""
+    """The snapshot file as records of ``fields`` (``core.snapshot.jsonl``'s types); a bad line fails the job."""
     schema = ", ".join(f"{name} {FIELD_TYPES[name]}" for name in fields)
     return spark.read.schema(schema).option("mode", "FAILFAST").json(source)
 

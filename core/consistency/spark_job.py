@@ -70,20 +70,6 @@ class JobResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def start_session(master: str, conf: dict[str, str]) -> Any:
-    """A SparkSession on ``master`` (or a Spark Connect session for ``sc://``)."""
-    from pyspark.sql import SparkSession
-
-    builder = SparkSession.builder.appName("kzc-check")
-    builder = builder.remote(master) if master.startswith("sc://") else builder.master(master)
-    for key, value in conf.items():
-        builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    if not master.startswith("sc://"):
-        spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
 def warm_up(spark: Any, scratch: Path, cancelled: threading.Event) -> None:
     """Run the whole job on synthetic snapshots so that the first real run finds Spark warm: once on a
     tiny one holding every fault (every code path), then on ``WARM_UP_PARTITIONS`` partitions, enough for

@@ -27,30 +27,6 @@ FINDINGS_CHUNK = 5000
 # JVM (which inherits it) yields to the console's keys (benchmarks/tui_responsiveness.py --checks).
 NICENESS = 10
 
-# Spark on loopback only, small shuffles for a few cores, no UI, quiet progress bars.
-LOCAL_DEFAULTS = {
-    "spark.driver.host": "127.0.0.1",
-    "spark.driver.bindAddress": "127.0.0.1",
-    "spark.ui.enabled": "false",
-    "spark.ui.showConsoleProgress": "false",
-    "spark.sql.shuffle.partitions": "8",
-    # The check job's plan is fixed (broadcast joins are chosen explicitly; shuffles carry per-topic
-    # aggregates): adaptive execution only adds a re-planning round and a Spark job per exchange, which
-    # measured 2-3 s slower on 1M partitions (benchmarks/checks_bench.py).
-    "spark.sql.adaptive.enabled": "false",
-    "spark.driver.memory": "2g",
-    # Throughput over pause times for a batch job: measured about 15 % less CPU than G1 on the checks.
-    "spark.driver.extraJavaOptions": "-XX:+UseParallelGC",
-    # A run compiles a few hundred generated classes; Spark keeps 100, so a warm run compiled most again.
-    "spark.sql.codegen.cache.maxEntries": "2000",
-    "spark.sql.session.timeZone": "UTC",
-    # The history questions hand Spark the store's files by name (720 for 30 days of one cluster): above
-    # this many paths Spark lists them in a Spark job of one task per path, 5-15 s here against 0.5 s
-    # listed by the driver (benchmarks/history_bench.py); the files are local, the driver lists them fast.
-    "spark.sql.sources.parallelPartitionDiscovery.threshold": "100000",
-}
-
-
 class Worker:
     """The request loop around one SparkSession."""
 
@@ -81,7 +57,7 @@ class Worker:
     def start(self, request: dict[str, Any]) -> None:
         started = time.monotonic()
         try:
-            from core.consistency.spark_job import start_session
+            from core.spark.session import LOCAL_DEFAULTS, start_session
 
             master = str(request["master"])
             conf = dict(request.get("conf") or {})

@@ -1,7 +1,7 @@
 """Synthetic snapshot files of any size with a chosen mix of planted faults: what the Spark worker warms up
 on (``spark_job.warm_up``), and what benchmarks and tests check the engines with.
 
-``write_synthetic`` writes ``core.snapshot.file``'s format directly (one formatted line per record, no
+``write_synthetic`` writes ``core.snapshot.jsonl``'s format directly (one formatted line per record, no
 ``ClusterSnapshot`` in memory), fast enough for 1M-3M partitions, and the result reads back with
 ``read_snapshot_file``. The layout: brokers 1..B on racks r1..rN in turn, topics of ``partitions_per_topic``
 partitions, replicas on consecutive brokers of a ring (so on distinct racks: the default broker count is
@@ -32,7 +32,8 @@ from core.kafka.znodes.paths import (
     topic_config_path,
     topic_path,
 )
-from core.snapshot.file import FORMAT_NAME, RecordWriter
+from core.snapshot.jsonl.schema import FORMAT_NAME
+from core.snapshot.jsonl.write import RecordWriter
 from core.snapshot.model import SNAPSHOT_FORMAT_VERSION
 
 TAKEN_AT_MS = 1_700_000_000_000

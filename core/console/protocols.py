@@ -29,6 +29,7 @@ from core.human_time import age_text
 from core.kafka.quotas import EffectiveQuota
 from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
+from core.metrics.reader import BrokerMetrics
 from core.security.acls import AclListing, ResourceAccess
 from core.security.quotas import QuotaListing
 from core.security.users import UserListing
@@ -36,6 +37,7 @@ from core.snapshot.broker_view import BrokerLive, BrokerView
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.sizes import SizesView
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.traffic.sample import Sample
 from core.traffic.ticker import TrafficView
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.session import ConnectionState
@@ -450,6 +452,30 @@ class TrafficSource(Protocol):
         """The rates between the previous tick and one taken now (one ListOffsets and one DescribeLogDirs per
         broker, who leads what from the live snapshot) unless a tick finished less than ``max_age_s`` ago;
         blocks up to a few seconds per broker. Raises ``ConnectError`` when no snapshot was read yet."""
+        ...
+
+
+@runtime_checkable
+class TrafficSampler(Protocol):
+    """Traffic samples for the console's history recorder (``core.history.recorder.TrafficRead``), shared with the
+    screens' ticks; the recorder of a backend that does not implement this records no traffic."""
+
+    def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        """The brokers' sample by ``snapshot``'s layout: the last tick's when it is fresh, else one taken now
+        (``core.traffic.ticker.TrafficTicker.sample``); never raises."""
+        ...
+
+
+@runtime_checkable
+class MetricsSource(Protocol):
+    """The brokers' own metrics from their JMX exporters (``core.metrics``), where a metrics URL is set; the screens
+    of a backend that does not implement this show none."""
+
+    def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
+        """Every registered broker's metrics (``broker``'s only, when given), each rate over the time since that
+        broker's previous scrape; None when no metrics URL is set. Blocks up to the scrape's deadline (2 s); a
+        failing endpoint is a ``BrokerMetrics`` saying why, never an exception. Raises ``ConnectError`` when no
+        snapshot was read yet."""
         ...
 
 

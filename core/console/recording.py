@@ -16,6 +16,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from core.console.protocols import TrafficSampler
 from core.errors import KzcError
 from core.history.location import HistoryPlace
 from core.snapshot.model import ClusterSnapshot
@@ -106,6 +107,7 @@ class ConsoleRecording:
             store,
             settings or RecorderSettings(),
             lambda: cluster.state is ConnectionState.CONNECTED,
+            traffic=cluster.traffic_sample if isinstance(cluster, TrafficSampler) else None,
         )
         recording = cls(place, root, recorder, locks, on_failure)
         cluster.add_snapshot_listener(recorder.changed)  # the model's thread: only flags the recorder

@@ -18,6 +18,9 @@
 - ZooKeeper's own health: ``core.zookeeper.health.probe_ensemble`` (four-letter words, the AdminServer), with
   the brokers' ``zookeeper.session.timeout.ms`` (``core.snapshot.zk_session_timeout``) read again every
   ``KAFKA_SESSION_EVERY_S``.
+
+One concept over 600 lines: the backend, one short method per member of the console's protocols, each handing
+the work to the core module above (its cached reads through ``core.console.single_flight``).
 """
 
 from __future__ import annotations
@@ -27,8 +30,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
 
@@ -39,6 +41,7 @@ from core.brokers.admin import KafkaAdmin
 from core.config import ConnectionSettings
 from core.configs.broker import BrokerConfigsView
 from core.configs.zk import StoredConfig
+from core.connect import ZkConnect
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
@@ -53,6 +56,7 @@ from core.console.protocols import (
     Unsubscribe,
 )
 from core.console.security_actions import SecurityActions, SecurityBackend
+from core.console.single_flight import SingleFlight
 from core.console.view import deletion_status
 from core.errors import ConnectError, GuardError, KzcError, UsageError
 from core.groups.freshness import GroupBook
@@ -65,6 +69,7 @@ from core.live.cluster import LiveCluster
 from core.live.events import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
+from core.metrics.reader import BrokerMetrics, MetricsReader
 from core.security.acls import AclListing, ResourceAccess, access_of, list_acls
 from core.security.quotas import QuotaListing, effective, read_quota_listing
 from core.security.users import UserListing, read_users
@@ -84,7 +89,8 @@ from core.topics.plan import (
     ExpandRequest,
     assignment_json,
 )
-from core.traffic.ticker import TrafficTicker, TrafficView
+from core.traffic.sample import Sample
+from core.traffic.ticker import TICK_S, TrafficTicker, TrafficView
 from core.zookeeper import tree as zk_tree
 from core.zookeeper.health import EnsembleHealth, KafkaSessionTimeouts, probe_ensemble, tls_context
 from core.zookeeper.kafka_root import require_kafka_cluster
@@ -109,9 +115,9 @@ class ZkBackend:
         self._reads: KafkaAdmin | None = None
         self._history = LagHistory()
         self._book = GroupBook()
-        # Guards the book, the trend and the read in progress; never held while the brokers are asked.
+        # Guards the book and the trend; never held while the brokers are asked.
         self._groups_lock = threading.Lock()
-        self._overview_pending: Future[GroupsView] | None = None
+        self._overviews: SingleFlight[GroupsView] = SingleFlight()
         self._groups_view: tuple[float, GroupsView] | None = None
         self._listeners: list[StateListener] = []
         self._subscribers: list[Callable[[ClusterEvent], None]] = []
@@ -122,13 +128,13 @@ class ZkBackend:
         self._lock = threading.Lock()
         # The browser's last fetched child lists, so later pages of a huge list are slices, not refetches.
         self._child_lists: OrderedDict[str, zk_tree.ChildCursor] = OrderedDict()
-        self._health_lock = threading.Lock()  # one probe at a time: each carries the previous one's readings
-        self._health: EnsembleHealth | None = None
-        self._kafka_sessions: tuple[float, KafkaSessionTimeouts] | None = None
-        self._sizes_lock = threading.Lock()  # one log dirs read at a time; a caller that comes meanwhile waits
+        # One probe at a time (a caller that comes meanwhile shares it): each carries the previous one's readings.
+        self._health: SingleFlight[EnsembleHealth] = SingleFlight()
+        self._kafka_sessions: SingleFlight[KafkaSessionTimeouts] = SingleFlight()
+        self._sizes: SingleFlight[SizesView] = SingleFlight()  # one log dirs read at a time, shared likewise
         self._size_book = SizeBook()
         self._traffic = TrafficTicker(settings.kafka_security, self._wall_ms)
-        self._sizes: tuple[float, SizesView] | None = None  # (monotonic end of the read, the view)
+        self._metrics = MetricsReader(settings.metrics_url) if settings.metrics_url else None
 
     # ---- Connection ----------------------------------------------------------------------------------
 
@@ -456,20 +462,27 @@ class ZkBackend:
         """Every registered broker's log dirs (DescribeLogDirs of every replica, all brokers at once), read
         now unless one finished less than ``max_age_s`` ago; merged with each broker's last good read."""
         snapshot = self.snapshot()
-        with self._sizes_lock:
-            if self._sizes is not None and time.monotonic() - self._sizes[0] < max_age_s:
-                return self._sizes[1]
-            started = self._wall_ms()
-            reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started, self._settings.kafka_security)
-            view = self._size_book.merge(reads, started)
-            self._sizes = (time.monotonic(), view)
-            return view
+        return self._sizes.read("log dirs", lambda: self._read_sizes(snapshot), max_age_s)
+
+    def _read_sizes(self, snapshot: ClusterSnapshot) -> SizesView:
+        started = self._wall_ms()
+        reads = read_sizes(snapshot, SIZES_TIMEOUT_S, started, self._settings.kafka_security)
+        return self._size_book.merge(reads, started)
 
     # ---- TrafficSource -------------------------------------------------------------------------------
 
     def traffic(self, max_age_s: float = 0.0) -> TrafficView:
         """The rates since the previous tick (``core.traffic.ticker``: no ZooKeeper request, the live snapshot)."""
         return self._traffic.tick(self.snapshot(), max_age_s)
+
+    def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
+        """A sample for the console's recorder: the screens' last tick when fresh, else one of its own."""
+        return self._traffic.sample(snapshot, TICK_S)
+
+    def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
+        """The brokers' metrics (``core.metrics.reader``: their exporters, hosts from the live snapshot; no
+        ZooKeeper request); None without a metrics URL."""
+        return None if self._metrics is None else self._metrics.read(self.snapshot(), broker)
 
     def broker_configs(self, broker: int) -> BrokerConfigsView:
         """ZooKeeper's overrides of the broker and the cluster default, and the broker's DescribeConfigs."""
@@ -526,22 +539,22 @@ class ZkBackend:
         target = self._settings.zookeeper
         if target is None:
             raise ConnectError("no ZooKeeper connect string")
-        with self._health_lock:
-            now = time.monotonic()
-            if self._kafka_sessions is None or now - self._kafka_sessions[0] > KAFKA_SESSION_EVERY_S:
-                self._kafka_sessions = (
-                    now,
-                    read_kafka_session_timeouts(self._settings.bootstrap_servers, self._settings.kafka_security),
-                )
-            self._health = probe_ensemble(
-                target,
-                now_ms=self._now_ms,
-                admin_port=self._settings.zk_admin_port,
-                tls=tls_context(self._settings),
-                kafka=self._kafka_sessions[1],
-                previous=self._health,
-            )
-            return self._health
+        return self._health.read("ZooKeeper health", lambda: self._probe(target))
+
+    def _probe(self, target: ZkConnect) -> EnsembleHealth:
+        kafka = self._kafka_sessions.read(
+            "brokers' zookeeper.session.timeout.ms",
+            lambda: read_kafka_session_timeouts(self._settings.bootstrap_servers, self._settings.kafka_security),
+            KAFKA_SESSION_EVERY_S,
+        )
+        return probe_ensemble(
+            target,
+            now_ms=self._now_ms,
+            admin_port=self._settings.zk_admin_port,
+            tls=tls_context(self._settings),
+            kafka=kafka,
+            previous=self._health.last("ZooKeeper health"),
+        )
 
     def _group_ops(self) -> GroupOps:
         ops = self._groups
@@ -561,27 +574,7 @@ class ZkBackend:
             ConnectError: the brokers or ZooKeeper did not answer, and no group was ever read.
         """
         ops = self._group_ops()
-        with self._groups_lock:
-            pending = self._overview_pending
-            mine = pending is None
-            if pending is None:
-                pending = self._overview_pending = Future()
-        if not mine:
-            try:
-                view: GroupsView = pending.result(timeout=GROUP_READ_WAIT_S)
-            except FutureTimeout as exc:
-                raise ConnectError(f"the consumer groups read did not finish within {GROUP_READ_WAIT_S:g} s") from exc
-            return view
-        try:
-            view = self._read_overview(ops)
-        except BaseException as exc:
-            pending.set_exception(exc)
-            raise
-        finally:
-            with self._groups_lock:
-                self._overview_pending = None
-        pending.set_result(view)
-        return view
+        return self._overviews.read("consumer groups", lambda: self._read_overview(ops), wait_s=GROUP_READ_WAIT_S)
 
     def _read_overview(self, ops: GroupOps) -> GroupsView:
         started_ms, started = self._wall_ms(), time.monotonic()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
 from core.brokers.admin import KafkaAdmin
@@ -86,15 +86,8 @@ def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stag
     if settings.zookeeper is None:
         return unreadable(context, None, CONFIG_ERROR, f"context '{context}' names no zookeeper", at)
     try:
-        health = probe_ensemble(
-            settings.zookeeper,
-            timeout=min(PROBE_TIMEOUT_S, deadline_s),
-            admin_port=settings.zk_admin_port,
-            tls=tls_context(settings),
-        )
-        down = [s for s in health.servers if not s.reachable]
-        if down and len(down) == len(health.servers) and all(s.error in _REFUSED for s in down):
-            reason = "ZooKeeper refused: " + "; ".join(f"{s.server} {s.error}" for s in down)
+        health = probe(settings, deadline_s)
+        if (reason := refused(health)) is not None:
             return unreadable(context, zookeeper, UNREACHABLE, reason, at)
         stage("connecting to ZooKeeper")
         remaining = max(0.1, deadline_s - (time.monotonic() - started))
@@ -112,16 +105,41 @@ def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stag
                 groups = _lagging_groups(settings, session)
         stage("asking the brokers")
         return _row(context, settings, snapshot, health, advancing, groups, time.monotonic() - started, at)
-    except NoKafkaCluster as exc:
-        return unreadable(context, zookeeper, WRONG_CHROOT, str(exc), at)
-    except AuthError as exc:
-        return unreadable(context, zookeeper, AUTH_FAILED, str(exc), at)
-    except ConnectError as exc:
-        return unreadable(context, zookeeper, UNREACHABLE, str(exc), at)
-    except KzcError as exc:
-        return unreadable(context, zookeeper, READ_FAILED, str(exc), at)
     except Exception as exc:  # one cluster's surprise must not cost the other rows
-        return unreadable(context, zookeeper, READ_FAILED, f"{type(exc).__name__}: {exc}", at)
+        return unreadable(context, zookeeper, *failure(exc), at)
+
+
+def failure(exc: Exception) -> tuple[str, str]:
+    """The state and reason of a cluster whose read raised ``exc`` (a fleet row, ``kzc check --contexts``)."""
+    if isinstance(exc, NoKafkaCluster):
+        return WRONG_CHROOT, str(exc)
+    if isinstance(exc, AuthError):
+        return AUTH_FAILED, str(exc)
+    if isinstance(exc, ConnectError):
+        return UNREACHABLE, str(exc)
+    if isinstance(exc, KzcError):
+        return READ_FAILED, str(exc)
+    return READ_FAILED, f"{type(exc).__name__}: {exc}"
+
+
+def probe(settings: ConnectionSettings, deadline_s: float) -> EnsembleHealth:
+    """``kzc zk health``'s probe of the context's ensemble, within the deadline."""
+    assert settings.zookeeper is not None
+    return probe_ensemble(
+        settings.zookeeper,
+        timeout=min(PROBE_TIMEOUT_S, deadline_s),
+        admin_port=settings.zk_admin_port,
+        tls=tls_context(settings),
+    )
+
+
+def refused(health: EnsembleHealth) -> str | None:
+    """Why the cluster cannot be read when every server refused the connection (a session would retry until
+    its timeout); None otherwise."""
+    down = [s for s in health.servers if not s.reachable]
+    if down and len(down) == len(health.servers) and all(s.error in _REFUSED for s in down):
+        return "ZooKeeper refused: " + "; ".join(f"{s.server} {s.error}" for s in down)
+    return None
 
 
 def _lagging_groups(settings: ConnectionSettings, session: ZkSession) -> int | None:
@@ -238,13 +256,17 @@ class FleetReader:
         self._busy: dict[str, _Read] = {}
         self._lock = threading.Lock()
 
-    def read(self, on_row: Callable[[FleetRow], None] | None = None) -> list[FleetRow]:
-        """Every context's row, worst first, within the deadline; ``on_row`` sees each row as it arrives."""
+    def read(
+        self, on_row: Callable[[FleetRow], None] | None = None, only: Collection[str] | None = None
+    ) -> list[FleetRow]:
+        """Every context's row (or ``only`` these contexts'), worst first, within the deadline; ``on_row`` sees
+        each row as it arrives."""
         started = time.monotonic()
         results: queue.Queue[FleetRow] = queue.Queue()
         rows: dict[str, FleetRow] = {}
         waiting: set[str] = set()
-        for name, settings in self.contexts.items():
+        contexts = {n: s for n, s in self.contexts.items() if only is None or n in only}
+        for name, settings in contexts.items():
             if isinstance(settings, str):
                 rows[name] = unreadable(name, None, CONFIG_ERROR, settings, now_ms())
                 continue
@@ -266,7 +288,7 @@ class FleetReader:
             rows[row.context] = row
             if on_row is not None:
                 on_row(row)
-        for name, settings in self.contexts.items():
+        for name, settings in contexts.items():
             if name in rows or isinstance(settings, str):
                 continue
             with self._lock:

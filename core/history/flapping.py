@@ -24,6 +24,7 @@ from core.history.observations import (
     spark_fleet_observations,
     spark_observations,
 )
+from core.history.question import Question, Span
 from core.history.schema import PARTITION_REMOVED
 from core.human_time import utc_text
 
@@ -227,3 +228,14 @@ def fleet_flapping(windows: list[Window], top: int = 20, spark: Any = None) -> F
         parts.update({(w.cluster, *k): v for k, v in p.items()})
         brokers.update({(w.cluster, *k): v for k, v in b.items()})
     return FleetFlappingAnswer(tuple(windows), _rank(parts, top), _rank(brokers, top))
+
+
+def ask(span: Span, spark: Any, top: int = 20) -> FlappingAnswer | FleetFlappingAnswer:
+    """``kzc history flapping``: the question of the span (of every cluster together when a fleet)."""
+    return fleet_flapping(span.windows(), top, spark) if span.fleet else flapping(span.window(), top, spark)
+
+
+QUESTION = Question(
+    "flapping", "partitions and brokers ranked by ISR shrinks/expands, leader changes", counts_local,
+    _ranked_spark, ask, fleet=True,
+)  # fmt: skip

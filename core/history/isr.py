@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from core.history.location import HistoryPlace
 from core.history.observations import KEYS, Window, read_observations, spark_observations
+from core.history.question import Question, Span
 from core.history.schema import PARTITION_REMOVED
 from core.history.store import Gap
 from core.human_time import age_text, utc_text
@@ -383,6 +384,17 @@ def isr_history(
         found = transitions_spark(spark_observations(spark, window, topic, partition))
     outages, changes = _overlapping(window, found)
     return IsrAnswer(window, topic, partition, outages, changes)
+
+
+def ask(span: Span, spark: Any, topic: str | None, partition: int | None = None) -> IsrAnswer:
+    """``kzc history isr``: the question of one cluster's span."""
+    return isr_history(span.window(), topic, partition, spark=spark)
+
+
+QUESTION = Question(
+    "isr", "each replica's time out of the ISR, and leader changes with epochs", transitions_local,
+    transitions_spark, ask,
+)  # fmt: skip
 
 
 def partition_history_lines(place: HistoryPlace, topic: str, partition: int, since_ms: int) -> list[str]:

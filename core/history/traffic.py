@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from core.history.question import Question, Span
 from core.history.schema import HOUR_MS, PARTITION, TRAFFIC, hour_of
 from core.history.store import Gap, HistoryStore
 from core.human_time import utc_text
@@ -263,3 +264,11 @@ def _spark(
         )
         out.append(TrafficHour(int(r["hour_ms"]), figures))
     return out
+
+
+def ask(span: Span, spark: Any, topic: str | None = None, broker: int | None = None) -> TrafficAnswer:
+    """``kzc history traffic``: the question of one cluster's span (read from the traffic table only)."""
+    return history_traffic(span.store, span.cluster, span.since_ms, span.until_ms, topic, broker, spark)
+
+
+QUESTION = Question("traffic", "per-hour mean, peak and p95 of messages and bytes in per second", _local, _spark, ask)

@@ -25,6 +25,7 @@ from core.history.observations import (
     spark_fleet_observations,
     spark_observations,
 )
+from core.history.question import Question, Span
 from core.history.schema import BROKER, PARTITION_REMOVED
 from core.human_time import utc_text
 
@@ -253,3 +254,14 @@ def fleet_urp(windows: list[Window], by: str, spark: Any = None) -> FleetUrpAnsw
         per_cluster = {w.cluster: _by_rack(w, per_cluster[w.cluster]) for w in windows}
     sums = {(c, k): v for c, found in per_cluster.items() for k, v in found.items()}
     return FleetUrpAnswer(tuple(windows), by, tuple((c, UrpRow(k, *v)) for (c, k), v in _ranked(sums)))
+
+
+def ask(span: Span, spark: Any, by: str = "broker") -> UrpAnswer | FleetUrpAnswer:
+    """``kzc history urp``: the question of the span (of every cluster together when a fleet)."""
+    return fleet_urp(span.windows(), by, spark) if span.fleet else urp(span.window(), by, spark)
+
+
+QUESTION = Question(
+    "urp", "under-replicated and offline partition-minutes by broker, topic or rack", _local, _spark, ask,
+    fleet=True,
+)  # fmt: skip

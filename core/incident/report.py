@@ -216,6 +216,15 @@ def build_report(store: HistoryStore, cluster: str, since_ms: int, until_ms: int
     )  # fmt: skip
 
 
+def recorded_bursts(store: HistoryStore, cluster: str, since_ms: int, until_ms: int) -> list[Burst]:
+    """The timeline of ``cluster`` over [since_ms, until_ms] in bursts, newest first: the report's timeline alone
+    (the console's timeline at a recorded moment). Empty when the window holds no data of the cluster."""
+    window = Window.of(store, cluster, since_ms, until_ms)
+    if window.base_ms is None:
+        return []
+    return list(bursts(_Replay(window).changes))
+
+
 def _require_data(window: Window) -> None:
     name = window.cluster
     if window.base_ms is None:

@@ -40,8 +40,9 @@ from core.errors import ConnectError, KzcError
 from core.kafka.znodes import ControllerInfo, EntityConfig, PartitionState, TopicAssignment
 from core.live import events as ev
 from core.live.events import TimedEvent as TimedEvent  # re-exported: the type of on_event's argument
+from core.live.migration_watch import MIGRATION_REARM_S
 from core.live.state import LiveState
-from core.live.watcher import MIGRATION_REARM_S, ClusterWatcher
+from core.live.watcher import ClusterWatcher
 from core.snapshot.kraft import kraft_broker_ids, kraft_controller_holds
 from core.snapshot.model import NOT_READ, BrokerEntry, ClusterSnapshot, StaticMinIsr, TopicEntry, ZnodeTimes
 from core.zookeeper.session import ZkSession

@@ -8,8 +8,9 @@
 ``follow_all`` (the live model, ``core.live.cluster``), every topic and every partition ``state`` znode,
 starting from the full reads of ``read_cluster``, which set those watches as they read. It also keeps the
 browser's live znodes (``watch_path``). Every watch uses one callback; a znode that fires is read again
-here, on one path (NoNode: an exists watch waits for its creation; NoAuth: an ``Unreadable`` value), and
-compared with what was held. No TreeCache. After a reconnect (same session or a new one after expiry) the
+(``core.live.reads``: NoNode sets an exists watch that waits for its creation; NoAuth gives an ``Unreadable``
+value) and compared with what was held. No TreeCache. The migration phase is tracked by
+``core.live.migration_watch`` on the same thread. After a reconnect (same session or a new one after expiry) the
 structural watches are set again, the state is re-read and what changed while away is reported in one
 ``Resynced`` event (with ``follow_all`` the owner then reads everything again, which sets the rest).
 
@@ -26,6 +27,10 @@ Threading contract:
 ZooKeeper reports that a znode changed, not every change: changes in quick succession are seen as one,
 and a znode created and removed between two reads (a deletion marker the controller handles in
 milliseconds) may not be reported at all. Each event compares what was read with what was known.
+
+One concept over 600 lines: the actor, i.e. its queue, its dispatch and the incremental update each note
+makes to the state it keeps (they share that state and the one thread; the reads and the migration watch are
+their own modules).
 """
 
 from __future__ import annotations
@@ -33,26 +38,18 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from kazoo.exceptions import KazooException, NoAuthError, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
-from kazoo.protocol.states import EventType, WatchedEvent, ZnodeStat
+from kazoo.protocol.states import EventType, WatchedEvent
 
 from core.errors import ConnectError, UsageError
-from core.kafka.migration import Phase, PhaseView, derive_phase
 from core.kafka.znodes import (
-    ControllerInfo,
-    MigrationState,
     TopicAssignment,
-    Unreadable,
-    parse_broker,
-    parse_controller,
-    parse_controller_epoch,
     parse_migration,
     parse_partition_state,
     parse_preferred_election,
@@ -70,18 +67,18 @@ from core.kafka.znodes.paths import (
     PREFERRED_REPLICA_ELECTION,
     REASSIGN_PARTITIONS,
     TOPICS,
-    broker_path,
     parse_broker_path,
     parse_state_path,
     parse_topic_path,
     state_path,
     topic_path,
 )
-from core.live.events import LiveEvent, MigrationPhaseChanged, Resynced, SessionStateChanged
+from core.live.events import LiveEvent, Resynced, SessionStateChanged
+from core.live.migration_watch import CHECK, MIGRATION_REARM_S, REARM, MigrationWatch
+from core.live.reads import IN_FLIGHT, NoAuthRead, WatchedReads, broker_ids, parsed
 from core.live.state import (
     FollowedTopic,
     LiveState,
-    StateValue,
     diff_assignment,
     diff_brokers,
     diff_controller,
@@ -104,21 +101,13 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 EventListener = Callable[[LiveEvent], None]
 
-# During dual write /migration is rewritten about twice a second. Once it records an offset, its watch is set
-# again at most this often (one read), and a watch that stayed silent this long means it stopped advancing.
-MIGRATION_REARM_S = 30.0
-
 # Failures that mean "ZooKeeper is not reachable right now": the reconnect re-sync repairs them.
 _CONNECTION_ERRORS = (KazooException, KazooTimeoutError)
-_IN_FLIGHT = 2000  # reads sent before waiting for answers: pipelined, but bounded in memory
 _RETRY_AFTER_S = 1.0  # a read failed while connected (slow server): try that znode again after this
 _STOP = object()
 _RESYNC = object()  # retry a re-sync that failed while the session looked connected
-_REARM_MIGRATION = object()  # read /migration again (setting its watch), after MIGRATION_REARM_S
-_CHECK_MIGRATION = object()  # re-derive the migration phase: has /migration stopped advancing?
 _READ_STARTING = object()  # follow_all: a full read starts (what fires from now on is re-read after it)
 _READ_FAILED = object()  # ... it failed: re-read what fired meanwhile now
-_NO_AUTH = "no permission to read it (NoAuth): its ACL does not grant these credentials READ"
 
 
 @dataclass(frozen=True)
@@ -126,14 +115,6 @@ class _KraftBrokers:
     """The owner's word on which brokers run KRaft (handled on the dispatch thread)."""
 
     brokers: frozenset[int]
-
-
-class _NoAuthRead(Exception):
-    """A read was refused with NoAuth (handled where the read was asked for)."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(path)
-        self.path = path
 
 
 @dataclass(frozen=True)
@@ -181,7 +162,6 @@ class ClusterWatcher:
         ``follow_all``: follow every topic and partition, starting from the full reads of ``read_cluster``
         (which set the watches as they read); ``follow_topic`` then only marks a topic as followed."""
         self._session = session
-        self._rearm_s = migration_rearm_s
         self._client = session.client
         self._on_event = on_event
         self._timeout = max(5.0, session.settings.session_timeout)
@@ -201,17 +181,10 @@ class ClusterWatcher:
         self.targeted_reads = 0  # topic and state znodes re-read because their watch fired
         self._thread: threading.Thread | None = None
         self._stopped = threading.Event()
-        self._strict = False  # during start(): NoAuth is an error instead of an Unreadable value
         self._resync_pending = False
         self._expired_since_sync = False
-        # The migration phase (dispatch thread only): the brokers running KRaft as the owner last told them
-        # (None: not told yet), and when /migration was armed or fired.
-        self._phase: Phase | None = None
-        self._await_kraft = await_kraft_brokers
-        self._kraft: frozenset[int] | None = None
-        self._migration_armed_at = 0.0
-        self._migration_fired_at: float | None = None
-        self._rearm_scheduled = False
+        self._reads = WatchedReads(self._client, self._on_watch, self._timeout)
+        self._migration = MigrationWatch(migration_rearm_s, await_kraft_brokers, self._later)  # dispatch thread
 
     # ---- public API ------------------------------------------------------------------------------
 
@@ -228,22 +201,20 @@ class ClusterWatcher:
         if self._thread is not None or self._stopped.is_set():
             raise UsageError("a ClusterWatcher can be started only once")
         self._session.add_state_listener(self._on_session_state)
-        self._strict = True
+        self._reads.strict = True
         try:
-            base = self._read_structure()
-        except _NoAuthRead as denied:
+            base = self._reads.structure()
+        except NoAuthRead as denied:
             self._session.remove_state_listener(self._on_session_state)
             raise self._session.read_error(NoAuthError(), f"read {denied.path}") from None
         except _CONNECTION_ERRORS as exc:
             self._session.remove_state_listener(self._on_session_state)
             raise self._session.read_error(exc, "read the cluster state") from exc
         finally:
-            self._strict = False
+            self._reads.strict = False
         with self._lock:
             self._base = base
-        self._migration_read()
-        if not self._awaiting_kraft():
-            self._phase = self._derive_phase().phase
+        self._migration.start(base)
         self._thread = threading.Thread(target=self._run, name="kzc-live", daemon=True)
         self._thread.start()
         return self.state()
@@ -257,7 +228,7 @@ class ClusterWatcher:
     def migration_advancing(self) -> bool | None:
         """Whether ``/migration`` moves (the KRaft controller dual-writes): True when its watch fired lately,
         False once it stayed silent a whole re-arm period, None before anything was observed. Any thread."""
-        return self._advancing()
+        return self._migration.advancing()
 
     def stop(self) -> None:
         """Stop reporting (pending notes are dropped); the session stays open. Safe to call twice."""
@@ -358,13 +329,6 @@ class ClusterWatcher:
             return
         self._call(lambda: self._unfollow(name))
 
-    def __enter__(self) -> ClusterWatcher:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     # ---- kazoo's threads: note and return ---------------------------------------------------------
 
     def _on_watch(self, event: WatchedEvent) -> None:
@@ -432,7 +396,7 @@ class ClusterWatcher:
     def _gather(self, first: object) -> tuple[_States, object]:
         """``first`` and the batchable notes queued right behind it; the first other note comes back too."""
         paths = [first]
-        while len(paths) < _IN_FLIGHT:
+        while len(paths) < IN_FLIGHT:
             try:
                 item = self._queue.get_nowait()
             except queue.Empty:
@@ -477,13 +441,13 @@ class ClusterWatcher:
     def _handle(self, item: object) -> list[LiveEvent]:
         if item is _RESYNC:
             return self._resync() if self._resync_pending else []
-        if item is _REARM_MIGRATION:
-            self._rearm_scheduled = False
+        if item is REARM:
+            self._migration.rearm_due()
             return self._update_migration()
-        if item is _CHECK_MIGRATION:
+        if item is CHECK:
             return self._phase_events()
         if isinstance(item, _KraftBrokers):
-            self._kraft = item.brokers
+            self._migration.set_kraft_brokers(item.brokers)
             return self._phase_events()
         if isinstance(item, ConnectionState):
             return self._session_changed(item)
@@ -519,15 +483,15 @@ class ClusterWatcher:
         names = sorted(self._interest if self._all else self._followed)
         known = {name: self._lookup(name) or FollowedTopic(name, None) for name in names}
         old = replace(self.state(), followed=known)
-        base = self._read_structure()
-        followed = {name: self._read_followed(name) for name in names}
+        base = self._reads.structure()
+        followed = {name: self._reads.followed(name) for name in names}
         changes = diff_states(old, replace(base, followed=followed))
         with self._lock:
             self._base = base
             self._followed.update(followed)
             self._changes += 1
         expired, self._expired_since_sync, self._resync_pending = self._expired_since_sync, False, False
-        self._migration_read()
+        self._migration.armed()
         for path in list(self._browse):
             self._arm_browse(path)  # after an expiry ZooKeeper holds none of them any more
         return [Resynced(tuple(changes + self._phase_events()), expired)]
@@ -567,7 +531,7 @@ class ClusterWatcher:
 
     def _update_controller(self) -> list[LiveEvent]:
         old = self._base
-        controller, czxid, epoch = self._read_controller()
+        controller, czxid, epoch = self._reads.controller()
         new_epoch = epoch if isinstance(epoch, int) else None
         events = diff_controller(old.controller, old.controller_czxid, controller, czxid, new_epoch)
         events += diff_controller_epoch(old.controller_epoch, epoch)
@@ -575,71 +539,29 @@ class ClusterWatcher:
         return events
 
     def _migration_fired(self) -> list[LiveEvent]:
-        """``/migration`` changed. Before it records an offset (waiting for brokers, the initial copy) every
-        change may be a phase change: read it now. After, its offset advances with every KRaft batch: note that
-        it moved and read it again (re-arming the watch) only after the re-arm period."""
-        self._migration_fired_at = time.monotonic()
-        m = self._base.migration
-        if isinstance(m, MigrationState) and m.kraft_metadata_offset >= 0:
-            if not self._rearm_scheduled:
-                self._rearm_scheduled = True
-                self._later(self._rearm_s, _REARM_MIGRATION)
-            return self._phase_events()
-        return self._update_migration()
-
-    def _update_migration(self) -> list[LiveEvent]:
-        self._set_base(migration=self._read_value(MIGRATION, parse_migration))
-        self._migration_read()
+        if self._migration.fired(self._base):
+            return self._update_migration()
         return self._phase_events()
 
-    def _migration_read(self) -> None:
-        """``/migration`` was just read with a watch: if that watch stays silent a whole period, it stopped."""
-        self._migration_armed_at = time.monotonic()
-        self._later(self._rearm_s + 1.0, _CHECK_MIGRATION)
+    def _update_migration(self) -> list[LiveEvent]:
+        self._set_base(migration=self._reads.value(MIGRATION, parse_migration))
+        self._migration.armed()
+        return self._phase_events()
 
     def _later(self, delay: float, item: object) -> None:
         timer = threading.Timer(delay, self._queue.put, (item,))
         timer.daemon = True
         timer.start()
 
-    def _advancing(self) -> bool | None:
-        """Whether ``/migration`` moves: it fired since its watch was last set, or in the period before; False
-        once the watch stayed silent for a whole period; None before anything was observed."""
-        fired, armed = self._migration_fired_at, self._migration_armed_at
-        if fired is not None and fired >= armed:
-            return True
-        if armed and time.monotonic() - armed >= self._rearm_s:
-            return False
-        return None if fired is None else True
-
-    def _derive_phase(self) -> PhaseView:
-        base = self._base
-        registered = set(base.brokers)
-        kraft = (self._kraft or frozenset()) - registered  # told before a broker registered again (a rollback)
-        return derive_phase(base.controller, base.migration, registered, kraft, self._advancing())
-
-    def _awaiting_kraft(self) -> bool:
-        """Whether the phase waits for the owner to tell which brokers run KRaft: a KRaft controller holds
-        /controller and the owner did not tell yet."""
-        c = self._base.controller
-        return self._await_kraft and self._kraft is None and isinstance(c, ControllerInfo) and c.is_kraft
-
     def _phase_events(self) -> list[LiveEvent]:
-        """``MigrationPhaseChanged`` when the phase derived from what is known now differs from the last one."""
-        if self._awaiting_kraft():
-            return []
-        view = self._derive_phase()
-        if view.phase is self._phase:
-            return []
-        old, self._phase = self._phase, view.phase
-        return [MigrationPhaseChanged(old.value if old else None, view.phase.value, view.phase.label, view.reason)]
+        return self._migration.events(self._base)
 
     def _update_broker_list(self) -> list[LiveEvent]:
         old = self._base
-        ids = _broker_ids(self._read_children(BROKER_IDS))
+        ids = broker_ids(self._reads.children(BROKER_IDS))
         brokers = {i: r for i, r in old.brokers.items() if i in ids}
         epochs = {i: e for i, e in old.broker_epochs.items() if i in ids}
-        self._read_brokers(sorted(ids - brokers.keys()), brokers, epochs)
+        self._reads.brokers(sorted(ids - brokers.keys()), brokers, epochs)
         self._set_base(brokers=brokers, broker_epochs=epochs)
         return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
 
@@ -649,13 +571,13 @@ class ClusterWatcher:
             return []  # not listed yet: the /brokers/ids child watch reports it
         brokers, epochs = dict(old.brokers), dict(old.broker_epochs)
         del brokers[broker_id], epochs[broker_id]
-        self._read_brokers([broker_id], brokers, epochs)
+        self._reads.brokers([broker_id], brokers, epochs)
         self._set_base(brokers=brokers, broker_epochs=epochs)
         return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs) + self._phase_events()
 
     def _update_topics(self) -> list[LiveEvent]:
         old = self._base.topics
-        topics = frozenset(self._read_children(TOPICS) or ())
+        topics = frozenset(self._reads.children(TOPICS) or ())
         self._set_base(topics=topics)
         events = diff_topics(old, topics)
         if self._all:
@@ -670,7 +592,7 @@ class ClusterWatcher:
 
     def _update_deletions(self) -> list[LiveEvent]:
         old = self._base.deletions
-        deletions = frozenset(self._read_children(DELETE_TOPICS) or ())
+        deletions = frozenset(self._reads.children(DELETE_TOPICS) or ())
         # A marker goes once its topic is deleted: re-read the topics first, so the removal comes first
         # and DeletionFinished knows whether the topic is really gone.
         events = self._update_topics() if old - deletions else []
@@ -680,16 +602,16 @@ class ClusterWatcher:
     def _update_admin_request(self, path: str) -> list[LiveEvent]:
         if path == REASSIGN_PARTITIONS:
             old_request = self._base.reassignment
-            request = self._read_value(REASSIGN_PARTITIONS, parse_reassignment)
+            request = self._reads.value(REASSIGN_PARTITIONS, parse_reassignment)
             self._set_base(reassignment=request)
             return diff_reassignment(old_request, request)
         old_election = self._base.preferred_election
-        election = self._read_value(PREFERRED_REPLICA_ELECTION, parse_preferred_election)
+        election = self._reads.value(PREFERRED_REPLICA_ELECTION, parse_preferred_election)
         self._set_base(preferred_election=election)
         return diff_preferred_election(old_election, election)
 
     def _update_notifications(self, path: str) -> list[LiveEvent]:
-        count = len(self._read_children(path) or ())
+        count = len(self._reads.children(path) or ())
         if path == ISR_CHANGE_NOTIFICATIONS:
             old = self._base.isr_notifications
             self._set_base(isr_notifications=count)
@@ -718,11 +640,11 @@ class ClusterWatcher:
             if not self._all:
                 return []
             tracked = FollowedTopic(name, None)  # new to this watcher: everything in it is new
-        read = self._read_data(topic_path(name))
-        assignment = _parsed(topic_path(name), read, parse_topic)
+        read = self._reads.data(topic_path(name))
+        assignment = parsed(topic_path(name), read, parse_topic)
         wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         entering = [p for p in wanted if p not in tracked.states]
-        states = self._read_states(name, entering)
+        states = self._reads.states(name, entering)
         # ZooKeeper fires the topic znode's watch before the /brokers/topics child watch: report the
         # creation first, as it happened.
         events = self._update_topics() if assignment is not None and name not in self._base.topics else []
@@ -739,7 +661,7 @@ class ClusterWatcher:
         if tracked is None or partition not in tracked.states:
             return []
         path = state_path(name, partition)
-        new = self._read_value(path, parse_partition_state)
+        new = self._reads.value(path, parse_partition_state)
         old = tracked.states[partition]
         self._store(replace(tracked, states={**tracked.states, partition: new}))
         return diff_partition_state(name, partition, old, new)
@@ -753,7 +675,7 @@ class ClusterWatcher:
             tracked = self._lookup(located[0])
             if tracked is not None and located[1] in tracked.states:
                 wanted.setdefault(located[0], []).append(located[1])
-        reads = self._read_many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
+        reads = self._reads.many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
         self.targeted_reads += len(reads)
         events: list[LiveEvent] = []
         for name in sorted(wanted):
@@ -762,7 +684,7 @@ class ClusterWatcher:
             states = dict(tracked.states)
             for partition in sorted(wanted[name]):
                 path = state_path(name, partition)
-                new = _parsed(path, reads[path], parse_partition_state)
+                new = parsed(path, reads[path], parse_partition_state)
                 events += diff_partition_state(name, partition, states[partition], new)
                 states[partition] = new
             self._store(replace(tracked, states=states))
@@ -786,7 +708,7 @@ class ClusterWatcher:
         if name not in self._followed:
             self._store(FollowedTopic(name, None))
             try:
-                tracked = self._read_followed(name)
+                tracked = self._reads.followed(name)
             except _CONNECTION_ERRORS as exc:
                 self._resync_pending = True
                 raise self._session.read_error(exc, f"read topic {name} (it stays followed)") from exc
@@ -824,140 +746,6 @@ class ClusterWatcher:
     def _set_base(self, **changes: Any) -> None:
         with self._lock:
             self._base = replace(self._base, **changes)
-
-    # ---- reading (and setting watches) -----------------------------------------------------------
-
-    def _read_structure(self) -> LiveState:
-        """Read every structural znode, setting its watch (``followed`` left empty)."""
-        controller, czxid, epoch = self._read_controller()
-        brokers: dict[int, Any] = {}
-        epochs: dict[int, int] = {}
-        self._read_brokers(sorted(_broker_ids(self._read_children(BROKER_IDS))), brokers, epochs)
-        return LiveState(
-            controller=controller,
-            controller_czxid=czxid,
-            controller_epoch=epoch,
-            brokers=brokers,
-            broker_epochs=epochs,
-            topics=frozenset(self._read_children(TOPICS) or ()),
-            deletions=frozenset(self._read_children(DELETE_TOPICS) or ()),
-            reassignment=self._read_value(REASSIGN_PARTITIONS, parse_reassignment),
-            preferred_election=self._read_value(PREFERRED_REPLICA_ELECTION, parse_preferred_election),
-            isr_notifications=len(self._read_children(ISR_CHANGE_NOTIFICATIONS) or ()),
-            log_dir_events=len(self._read_children(LOG_DIR_EVENT_NOTIFICATIONS) or ()),
-            migration=self._read_value(MIGRATION, parse_migration),
-        )
-
-    def _read_controller(self) -> tuple[ControllerInfo | Unreadable | None, int | None, int | Unreadable | None]:
-        # Read together: Kafka writes both in one transaction, and the move is reported with its epoch.
-        controller_read = self._read_data(CONTROLLER)
-        epoch_read = self._read_data(CONTROLLER_EPOCH)
-        controller = _parsed(CONTROLLER, controller_read, parse_controller)
-        czxid = controller_read[1].czxid if isinstance(controller_read, tuple) else None
-        return controller, czxid, _parsed(CONTROLLER_EPOCH, epoch_read, parse_controller_epoch)
-
-    def _read_brokers(self, ids: Iterable[int], brokers: dict[int, Any], epochs: dict[int, int]) -> None:
-        """Read the registrations of ``ids`` into ``brokers``/``epochs``; one already gone is left out."""
-        paths = {broker_id: broker_path(broker_id) for broker_id in ids}
-        reads = self._read_many(list(paths.values()), watch_missing=False)
-        for broker_id, path in paths.items():
-            read = reads[path]
-            if read is None:
-                continue
-            brokers[broker_id] = _parsed(path, read, parse_broker)
-            if isinstance(read, tuple):
-                epochs[broker_id] = read[1].czxid
-
-    def _read_followed(self, name: str) -> FollowedTopic:
-        read = self._read_data(topic_path(name))
-        assignment = _parsed(topic_path(name), read, parse_topic)
-        partitions = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
-        times = times_of(read[1]) if isinstance(read, tuple) else None
-        return FollowedTopic(name, assignment, self._read_states(name, partitions), times)
-
-    def _read_states(self, name: str, partitions: Iterable[int]) -> dict[int, StateValue]:
-        paths = {p: state_path(name, p) for p in partitions}
-        reads = self._read_many(list(paths.values()), watch_missing=True)
-        return {p: _parsed(path, reads[path], parse_partition_state) for p, path in paths.items()}
-
-    def _read_value(self, path: str, parse: Callable[[str, bytes], T]) -> T | Unreadable | None:
-        return _parsed(path, self._read_data(path), parse)
-
-    def _read_data(self, path: str) -> tuple[bytes, ZnodeStat] | Unreadable | None:
-        """``(data, stat)`` with a data watch, or ``None`` with an existence watch while it is absent."""
-        return self._read_many([path], watch_missing=True)[path]
-
-    def _read_many(
-        self, paths: list[str], watch_missing: bool
-    ) -> dict[str, tuple[bytes, ZnodeStat] | Unreadable | None]:
-        """Read ``paths`` in parallel, each with a data watch; absent ones get an existence watch when
-        ``watch_missing``. NoAuth yields an ``Unreadable`` (or raises ``_NoAuthRead`` during ``start``)."""
-        results: dict[str, tuple[bytes, ZnodeStat] | Unreadable | None] = {}
-        for start in range(0, len(paths), _IN_FLIGHT):
-            chunk = paths[start : start + _IN_FLIGHT]
-            pending = {path: self._client.get_async(path, watch=self._on_watch) for path in chunk}
-            for path, result in pending.items():
-                try:
-                    data, stat = result.get(timeout=self._timeout)
-                    results[path] = (data or b"", stat)
-                except NoNodeError:
-                    results[path] = self._read_missing(path) if watch_missing else None
-                except NoAuthError:
-                    results[path] = self._denied(path)
-        return results
-
-    def _read_missing(self, path: str) -> tuple[bytes, ZnodeStat] | Unreadable | None:
-        # exists() sets a watch that fires on creation; if the znode appeared meanwhile, read it.
-        for _ in range(3):
-            if self._client.exists_async(path, watch=self._on_watch).get(timeout=self._timeout) is None:
-                return None
-            try:
-                data, stat = self._client.get_async(path, watch=self._on_watch).get(timeout=self._timeout)
-                return (data or b"", stat)
-            except NoNodeError:
-                continue
-            except NoAuthError:
-                return self._denied(path)
-        return None  # flapping: the existence watch set above reports the next change
-
-    def _read_children(self, path: str) -> list[str] | None:
-        """The children with a child watch, or ``None`` with an existence watch while ``path`` is absent.
-        NoAuth reads as no children (or raises ``_NoAuthRead`` during ``start``)."""
-        for _ in range(3):
-            try:
-                children: list[str] = self._client.get_children_async(path, watch=self._on_watch).get(
-                    timeout=self._timeout
-                )
-                return children
-            except NoNodeError:
-                if self._client.exists_async(path, watch=self._on_watch).get(timeout=self._timeout) is None:
-                    return None
-            except NoAuthError:
-                if self._strict:
-                    raise _NoAuthRead(path) from None
-                log.warning("kzc live: no permission to list %s (NoAuth)", path)
-                return None
-        return None
-
-    def _denied(self, path: str) -> Unreadable:
-        if self._strict:
-            raise _NoAuthRead(path)
-        # exists() needs no permission: keep watching so a later ACL change is noticed.
-        self._client.exists_async(path, watch=self._on_watch)
-        return Unreadable(path, b"", _NO_AUTH)
-
-
-def _parsed(
-    path: str, read: tuple[bytes, ZnodeStat] | Unreadable | None, parse: Callable[[str, bytes], T]
-) -> T | Unreadable | None:
-    if read is None or isinstance(read, Unreadable):
-        return read
-    return parse(path, read[0])
-
-
-def _broker_ids(children: list[str] | None) -> set[int]:
-    # Kafka reads each child as an int; anything else cannot be a broker and is left out.
-    return {int(child) for child in children or () if child.isascii() and child.isdigit()}
 
 
 def _check_topic_name(name: str) -> None:

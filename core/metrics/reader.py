@@ -10,6 +10,7 @@ snapshot): a difference is worth a line (the broker's gauge and the ISRs in ZooK
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +81,20 @@ class BrokerMetrics:
 
 
 _RATES = ("bytes_in", "bytes_out", "messages_in", "isr_shrinks", "isr_expands")
+
+
+def bytes_out_total(brokers: Sequence[BrokerMetrics]) -> tuple[float | None, str | None]:
+    """The cluster's bytes out per second: the sum of every broker's ``BytesOutPerSec`` rate, or (None, why) as
+    soon as one broker's is unknown (never a partial sum)."""
+    total = 0.0
+    for b in brokers:
+        if b.figures is None:
+            return None, f"broker {b.broker}'s metrics: {b.failure}"
+        out = b.figures.rates["bytes_out"]
+        if out.value is None:
+            return None, f"broker {b.broker}: {out.why}"
+        total += out.value
+    return (total, None) if brokers else (None, "no broker to read")
 
 
 def broker_hosts(snapshot: ClusterSnapshot) -> dict[int, str | None]:

@@ -1,7 +1,7 @@
 """The immutable cluster snapshot: everything Kafka keeps in ZooKeeper, read at one point in time.
 
 This module holds only the data model (frozen, slotted dataclasses built from the typed znode values
-of ``core.kafka.znodes``). ``core.snapshot.reader`` fills it from ZooKeeper; ``core.snapshot.file``
+of ``core.kafka.znodes``). ``core.snapshot.reader`` fills it from ZooKeeper; ``core.snapshot.jsonl``
 writes and reads it as JSON Lines; ``core.snapshot.health`` and ``core.consistency`` derive findings from it.
 
 A znode that could not be parsed is kept as an ``Unreadable`` in the place of its value, so every

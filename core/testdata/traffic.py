@@ -23,6 +23,7 @@ class SyntheticTraffic:
             partition that takes them all); topics not given are idle.
         bytes_per_message: what each message adds to its leader's log.
         unknown: broker -> why it cannot be read (down, a release that does not serve the request).
+        stops: topic -> the tick from which its producers stopped (its offsets and sizes stay where they were).
     """
 
     def __init__(
@@ -32,10 +33,12 @@ class SyntheticTraffic:
         bytes_per_message: int = 100,
         skewed: Mapping[str, int] | None = None,
         unknown: Mapping[int, str] | None = None,
+        stops: Mapping[str, int] | None = None,
     ) -> None:
         self.rates = dict(rates)
         self.skewed = dict(skewed or {})
         self.unknown = dict(unknown or {})
+        self.stops = dict(stops or {})
         self.bytes_per_message = bytes_per_message
         self.start_ms = start_ms
         self.ticks = 0
@@ -47,6 +50,11 @@ class SyntheticTraffic:
             return rate if partition == self.skewed[topic] else 0.0
         return rate / max(partitions, 1)
 
+    def _until(self, topic: str, at: int) -> int:
+        """The time up to which ``topic`` took messages, at a tick read at ``at``."""
+        stop = self.stops.get(topic)
+        return at if stop is None else min(at, self.start_ms + stop * TICK_MS)
+
     def read(self, layout: Layout, timeout: float, now_ms: int, security: KafkaSecurity | None = None) -> Sample:
         """The next tick's sample of ``layout`` (``now_ms`` is ignored: the ticks are ``TICK_MS`` apart)."""
         at = self.start_ms + self.ticks * TICK_MS
@@ -54,7 +62,9 @@ class SyntheticTraffic:
         counts: dict[str, int] = {}
         for topic, _ in layout.leaders:
             counts[topic] = counts.get(topic, 0) + 1
-        messages = {key: int(self._per_s(key, counts[key[0]]) * at / 1000) for key in layout.leaders}
+        messages = {
+            key: int(self._per_s(key, counts[key[0]]) * self._until(key[0], at) / 1000) for key in layout.leaders
+        }
         offsets: dict[int, BrokerOffsets] = {}
         log_dirs: dict[int, BrokerLogDirs] = {}
         led = layout.led_keys()

@@ -8,18 +8,20 @@
   so one leader and one consumer carry that topic;
 - **disk full within a day** (``disk_full``): a log dir whose free space lasts less than ``FULL_WITHIN_S`` at its
   growth over the window (Kafka 3.3+, which reports free space);
-- **producers stopped** (``stopped``): a topic that took messages in the earlier window and none in the later
-  one (``--follow`` sees two windows; a single window cannot tell "stopped" from "always idle").
+- **producers stopped** (``stopped``, ``StoppedProducers``): a topic that took messages in a window and none
+  in the windows since; it holds while the topic stays idle, saying since when, and ends when messages come in
+  again, the topic is deleted or its rate turns unknown (the console's ticker and ``--follow`` remember the
+  windows; a single window cannot tell "stopped" from "always idle").
 
 A figure that is unknown never makes a finding: the sums it would need are unknown.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from core.human_time import age_text
+from core.human_time import age_text, clock_text
 from core.traffic.view import Row, Traffic
 
 SKEW_SHARE = 0.8
@@ -42,12 +44,9 @@ class LoadFinding:
         return {"kind": self.kind, "subject": self.subject, "text": self.text, **self.numbers}
 
 
-def load_findings(traffic: Traffic, earlier: Traffic | None = None) -> list[LoadFinding]:
-    """Every finding of ``traffic`` (``earlier``: the window before it, for stopped producers)."""
-    found = _leader_skew(traffic.brokers()) + _key_skew(traffic) + _disk_full(traffic.log_dirs())
-    if earlier is not None:
-        found += _stopped(earlier.topics(), traffic.topics())
-    return found
+def load_findings(traffic: Traffic) -> list[LoadFinding]:
+    """Every finding of ``traffic`` alone (stopped producers need the windows before: ``StoppedProducers``)."""
+    return _leader_skew(traffic.brokers()) + _key_skew(traffic) + _disk_full(traffic.log_dirs())
 
 
 def _per_s(row: Row, what: str) -> float | None:
@@ -111,17 +110,54 @@ def _disk_full(dirs: list[Row]) -> list[LoadFinding]:
     return found
 
 
-def _stopped(before: list[Row], after: list[Row]) -> list[LoadFinding]:
-    was = {r.topic: _per_s(r, "messages") for r in before}
-    found = []
-    for row in after:
-        earlier = was.get(row.topic)
-        if row.messages_in is None or not row.messages_in.idle or earlier is None or earlier < MIN_RATE:
-            continue
-        topic = row.topic or ""
-        text = f"producers stopped: {topic} took {earlier:,.1f} messages/s the window before and none since"
-        found.append(LoadFinding("stopped", topic, text, {"messages_in_per_s_before": earlier}))
-    return found
+@dataclass(frozen=True)
+class _Took:
+    """A topic's rate in the last window in which it took messages, and when it stopped (the start of its
+    first idle window; None while it takes messages)."""
+
+    per_s: float
+    stopped_ms: int | None = None
+
+
+class StoppedProducers:
+    """The ``stopped`` findings of window after window (``update`` once per window, in order). It remembers only
+    the topics that took at least ``MIN_RATE`` messages/s in their last window with messages and have been idle
+    since (or are active now): a deleted topic, one whose rate turns unknown or one taking messages below that
+    rate is forgotten. Not thread-safe (the ticker calls it under its lock)."""
+
+    def __init__(self) -> None:
+        self._topics: dict[str, _Took] = {}
+
+    def update(self, traffic: Traffic) -> list[LoadFinding]:
+        """The topics of ``traffic`` whose producers stopped and that have been idle since, oldest stop first."""
+        kept: dict[str, _Took] = {}
+        found = []
+        for row in traffic.topics():
+            topic, rate = row.topic or "", row.messages_in
+            if rate is None or rate.per_s is None:
+                continue  # unknown: never a made-up "stopped"
+            was = self._topics.get(topic)
+            if rate.per_s >= MIN_RATE:
+                kept[topic] = _Took(rate.per_s)
+            elif rate.idle and was is not None:
+                now = rate.read_ms or 0
+                if was.stopped_ms is None:
+                    was = replace(was, stopped_ms=now - int((rate.window_s or 0.0) * 1000))
+                kept[topic] = was
+                found.append(_stopped(topic, was, now))
+        self._topics = kept
+        return sorted(found, key=lambda f: (f.numbers["stopped_at_ms"], f.subject))
+
+
+def _stopped(topic: str, took: _Took, now_ms: int) -> LoadFinding:
+    since = took.stopped_ms or 0
+    idle_s = max(0, now_ms - since) / 1000
+    text = (
+        f"producers stopped: {topic} took {took.per_s:,.1f} messages/s until {clock_text(since)} and none since "
+        f"({age_text(idle_s)})"
+    )
+    numbers = {"messages_in_per_s_before": took.per_s, "stopped_at_ms": since, "idle_s": idle_s}
+    return LoadFinding("stopped", topic, text, numbers)
 
 
 @dataclass(frozen=True)

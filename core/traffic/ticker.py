@@ -19,7 +19,7 @@ from types import MappingProxyType
 from core.config import KafkaSecurity
 from core.human_time import age_text
 from core.snapshot.model import ClusterSnapshot
-from core.traffic.cause import LoadFinding, load_findings
+from core.traffic.cause import LoadFinding, StoppedProducers, load_findings
 from core.traffic.rates import Rate, total, unknown
 from core.traffic.sample import TIMEOUT_S, Layout, Sample, read_sample
 from core.traffic.view import Row, Traffic
@@ -49,7 +49,7 @@ class TrafficView:
     at_ms: int
     note: str | None = None
     history: tuple[TickTotals, ...] = ()
-    earlier: Traffic | None = None  # the tick before (producers that stopped since)
+    stopped: tuple[LoadFinding, ...] = ()  # topics whose producers stopped and that stayed idle since
     _topics: Mapping[str, tuple[Rate, Rate]] = field(default_factory=dict, compare=False, repr=False)
     _brokers: Mapping[int, tuple[Rate, Rate]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -61,7 +61,7 @@ class TrafficView:
         if traffic is not None:
             topics = {r.topic or "": _pair(r) for r in traffic.topics()}
             brokers = {r.broker: _pair(r) for r in traffic.brokers() if r.broker is not None}
-        return cls(traffic, at_ms, note, history, None, MappingProxyType(topics), MappingProxyType(brokers))
+        return cls(traffic, at_ms, note, history, (), MappingProxyType(topics), MappingProxyType(brokers))
 
     def window_s(self) -> float | None:
         """The longest window of this tick's rates (None: no rate yet)."""
@@ -80,7 +80,7 @@ class TrafficView:
 
     def findings(self) -> list[LoadFinding]:
         """What the load says (``core.traffic.cause``): skews, disks full within a day, producers stopped."""
-        return [] if self.traffic is None else load_findings(self.traffic, self.earlier)
+        return [] if self.traffic is None else load_findings(self.traffic) + list(self.stopped)
 
     def _missing(self) -> tuple[Rate, Rate]:
         why = unknown(self.note or "not sampled")
@@ -161,7 +161,7 @@ class TrafficTicker:
         self._lock = threading.Lock()
         self._layout: tuple[ClusterSnapshot, Layout] | None = None
         self._last: Sample | None = None
-        self._traffic: Traffic | None = None  # of the last tick
+        self._stopped = StoppedProducers()  # remembers, tick after tick, the topics that took messages
         self._view: tuple[float, TrafficView] | None = None
         self._history: deque[TickTotals] = deque(maxlen=HISTORY_TICKS)
 
@@ -171,17 +171,31 @@ class TrafficTicker:
         with self._lock:
             if self._view is not None and time.monotonic() - self._view[0] < max_age_s:
                 return self._view[1]
-            if self._layout is None or self._layout[0] is not snapshot:
-                self._layout = (snapshot, Layout.of(snapshot, self.security))
             now = self._now_ms()
-            sample = self._read(self._layout[1], TIMEOUT_S, now, self.security)
+            sample = self._read(self._layout_of(snapshot), TIMEOUT_S, now, self.security)
             before, self._last = self._last, sample
             if before is None:
                 view = TrafficView.of(None, now, _silent(sample) or FIRST_NOTE, tuple(self._history))
             else:
-                earlier, self._traffic = self._traffic, Traffic(before, sample)
-                view = TrafficView.of(self._traffic, now, None, ())
+                traffic = Traffic(before, sample)
+                view = TrafficView.of(traffic, now, None, ())
                 self._history.append(view.tick_totals())
-                view = replace(view, history=tuple(self._history), earlier=earlier, note=_silent(sample))
+                stopped = tuple(self._stopped.update(traffic))
+                view = replace(view, history=tuple(self._history), stopped=stopped, note=_silent(sample))
             self._view = (time.monotonic(), view)
             return view
+
+    def sample(self, snapshot: ClusterSnapshot, max_age_s: float) -> Sample:
+        """A sample for another reader of the same brokers (the console's history recorder): the last tick's
+        when it finished less than ``max_age_s`` ago (the screens' ticks serve it, no request more), else one
+        taken now that leaves the screens' ticks, rates and sparklines as they are. Never raises."""
+        with self._lock:
+            if self._view is not None and self._last is not None and time.monotonic() - self._view[0] < max_age_s:
+                return self._last
+            return self._read(self._layout_of(snapshot), TIMEOUT_S, self._now_ms(), self.security)
+
+    def _layout_of(self, snapshot: ClusterSnapshot) -> Layout:
+        """Who leads what in ``snapshot`` (computed once per snapshot; the caller holds the lock)."""
+        if self._layout is None or self._layout[0] is not snapshot:
+            self._layout = (snapshot, Layout.of(snapshot, self.security))
+        return self._layout[1]

@@ -91,6 +91,7 @@ class Traffic:
         self.before = before
         self.after = after
         self._partitions = {key: self._partition(key) for key in after.layout.leaders}
+        self._topics: tuple[Row, ...] | None = None  # summed once: the console's view and its findings read them
 
     # ---- partitions ------------------------------------------------------------------------------------
 
@@ -157,6 +158,11 @@ class Traffic:
 
     def topics(self) -> list[Row]:
         """One row per topic: the sums over its partitions."""
+        if self._topics is None:
+            self._topics = tuple(self._summed_topics())
+        return list(self._topics)
+
+    def _summed_topics(self) -> list[Row]:
         groups: dict[str, list[Key]] = {}
         for key in self._partitions:
             groups.setdefault(key[0], []).append(key)

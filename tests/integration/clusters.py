@@ -77,27 +77,42 @@ def item_keys(item: pytest.Item) -> list[ClusterKey]:
     return list(dict.fromkeys(keys))
 
 
-def order_by_cluster(items: Sequence[pytest.Item]) -> list[pytest.Item]:
-    """The items with the modules that share a non-default cluster moved next to each other (modules that share
-    one, directly or through another, form a group, placed where its first module was); the order within a module
-    and of every other module is kept, so module fixtures are set up once. In a group, the modules marked
-    ``cluster(key, first=True)`` run first: their assertions are about the whole cluster as it started."""
+# Session fixtures other than the clusters that a run keeps one of (per xdist worker): their users run together.
+SHARED_FIXTURES = ("spark_worker",)
+
+
+def module_groups(items: Sequence[pytest.Item]) -> dict[Path, list[Path]]:
+    """The modules of ``items`` by group, each group under its first module: modules that share a non-default
+    cluster or a ``SHARED_FIXTURES`` resource, directly or through another, are one group; every other module is
+    a group of its own. A group runs in one process (``xdist_group``), one module after another."""
     modules: dict[Path, list[pytest.Item]] = {}
     for item in items:
         modules.setdefault(item.path, []).append(item)
-    owner: dict[ClusterKey, Path] = {}  # a key's first module: the group's representative
+    owner: dict[object, Path] = {}  # a key's first module: the group's representative
     group: dict[Path, Path] = {}
     for path, its in modules.items():
-        keys = [k for item in its for k in item_keys(item) if k != DEFAULT]
+        keys = [k for item in its for k in _shared(item)]
         roots = {_root(group, owner[k]) for k in keys if k in owner} | {path}
         first = min(roots, key=list(modules).index)
         for root in roots:
             group[root] = first
         for key in keys:
             owner.setdefault(key, first)
-    ordered: dict[Path, list[Path]] = {}
+    groups: dict[Path, list[Path]] = {}
     for path in modules:
-        ordered.setdefault(_root(group, path), []).append(path)
+        groups.setdefault(_root(group, path), []).append(path)
+    return groups
+
+
+def order_by_cluster(items: Sequence[pytest.Item]) -> list[pytest.Item]:
+    """The items with the modules of a group (``module_groups``) moved next to each other, placed where its first
+    module was; the order within a module and of every other module is kept, so module fixtures are set up once.
+    In a group, the modules marked ``cluster(key, first=True)`` run first: their assertions are about the whole
+    cluster as it started."""
+    modules: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        modules.setdefault(item.path, []).append(item)
+    ordered = module_groups(items)
     for members in ordered.values():  # a module that needs its clusters as they start goes before the others
         members.sort(key=lambda path: not any(_first(item) for item in modules[path]))
     return [item for members in ordered.values() for path in members for item in modules[path]]
@@ -106,6 +121,12 @@ def order_by_cluster(items: Sequence[pytest.Item]) -> list[pytest.Item]:
 def last_users(items: Iterable[pytest.Item]) -> dict[ClusterKey, str]:
     """Each non-default key's last test in run order (its nodeid), after which its cluster is stopped."""
     return {key: item.nodeid for item in items for key in item_keys(item) if key != DEFAULT}
+
+
+def _shared(item: pytest.Item) -> list[object]:
+    """What ``item`` shares with other modules and a run keeps one of: its non-default keys and shared fixtures."""
+    keys: list[object] = [key for key in item_keys(item) if key != DEFAULT]
+    return keys + [name for name in SHARED_FIXTURES if name in getattr(item, "fixturenames", ())]
 
 
 def _first(item: pytest.Item) -> bool:

@@ -16,8 +16,9 @@ The factory's API:
   neither starts a cold JVM nor stops the warm one. One run per entry point still starts its own Spark
   (``test_checks_cluster``: the ``kzc`` executable; ``test_interrupts``; the warm-up test of
   ``test_checks_engines``).
-- The modules that share a non-default key run one after another, and its cluster stops after its last test;
-  ``DEFAULT`` lives for the whole run. A test that damages its cluster restores it before it ends, or uses a key
+- The modules that share a non-default key (or ``spark_worker``) run one after another, in one xdist worker
+  (their ``xdist_group``), and its cluster stops after its last test; ``DEFAULT`` lives for the whole run, one per
+  worker. A test that damages its cluster restores it before it ends, or uses a key
   of its own.
 
 Every test under this folder needs real servers and is marked ``integration`` here, so
@@ -38,8 +39,17 @@ from kazoo.client import KazooClient
 
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.sandbox.cluster import Sandbox
-from tests.integration.clusters import DEFAULT, SECURED, ClusterKey, Clusters, last_users, order_by_cluster
+from tests.integration.clusters import (
+    DEFAULT,
+    SECURED,
+    ClusterKey,
+    Clusters,
+    last_users,
+    module_groups,
+    order_by_cluster,
+)
 from tests.integration.zk_server import zk_client
+from tests.xdist_groups import write_groups
 
 _HERE = Path(__file__).parent
 _LAST_USERS = pytest.StashKey[dict[ClusterKey, str]]()
@@ -52,11 +62,18 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the xdist_group marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark every test of this folder ``integration``."""
-    for item in items:
-        if _HERE in Path(str(item.path)).parents:
-            item.add_marker(pytest.mark.integration)
+    """Mark every test of this folder ``integration``, and with the ``xdist_group`` of its module's group
+    (``module_groups``): under ``pytest -n 2 --dist loadgroup`` a group runs whole in one worker, so each cluster
+    key but ``DEFAULT`` and the warm Spark worker start once, and a module's fixtures are set up once."""
+    mine = [item for item in items if _HERE in Path(str(item.path)).parents]
+    groups = module_groups(mine)
+    group_of = {path: first.name for first, members in groups.items() for path in members}
+    for item in mine:
+        item.add_marker(pytest.mark.integration)
+        item.add_marker(pytest.mark.xdist_group(group_of[item.path]))
+    write_groups({item.nodeid: group_of[item.path] for item in mine})  # for the controller (tests/xdist_groups.py)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -100,7 +117,8 @@ def clusters(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
 def sandbox(clusters: Clusters) -> Sandbox:
     """One real cluster for the whole run: ZooKeeper + 3 Kafka brokers (ids 1-3, racks r1-r3)."""
     directory = os.environ.get("KZC_TEST_SANDBOX_DIR")
-    return clusters.get(DEFAULT, Path(directory) if directory else None)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # each xdist worker runs its own DEFAULT cluster
+    return clusters.get(DEFAULT, Path(directory + (f"-{worker}" if worker else "")) if directory else None)
 
 
 @pytest.fixture(scope="session")

@@ -30,6 +30,7 @@ from cli.main import main
 from core.consistency.catalog import selected
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from tests.integration.zk_server import free_port, zk_client
 
 pytestmark = pytest.mark.integration
 
@@ -474,3 +475,56 @@ def test_exit_code_2_when_the_checks_cannot_run(argv: list[str], message: str) -
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
     assert done.stdout == ""
+
+
+# ---- kzc check --contexts: the fleet ------------------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("lent_spark")
+def test_contexts_all_attributes_each_finding_to_its_cluster_on_both_engines(
+    sandbox: Sandbox, chroot: tuple[KazooClient, str], unique_name: str, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    client, connect = chroot
+    mirror = f"mirror-{unique_name}"
+    tree = faulty_tree()
+    tree[f"/brokers/topics/{mirror}"] = topic(RF3)  # 3 partitions here, 1 in the sandbox
+    for p, replicas in RF3.items():
+        tree[f"/brokers/topics/{mirror}/partitions/{p}/state"] = leader_and_isr(replicas[0], replicas)
+    write(client, tree)
+    with zk_client(sandbox.info().zookeeper) as zk:
+        create(sandbox, zk, mirror, [[1]])
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[contexts.sandbox]\nzookeeper = "{sandbox.info().zookeeper}"\n'
+        f'[contexts.faulty]\nzookeeper = "{connect}"\n'
+        f'[contexts.down]\nzookeeper = "127.0.0.1:{free_port()}/kafka"\n'
+        '[contexts.typo]\nzookeper = "127.0.0.1:1"\n'
+    )
+    try:
+        reports = {}
+        for engine in ("local", "spark"):
+            code = main(["check", "--contexts", "all", "--config", str(config), "--engine", engine, "--json"])
+            out, err = capsys.readouterr()
+            assert code == 1, err
+            reports[engine] = json.loads(out)
+    finally:
+        delete_topics(sandbox, mirror)
+    local, spark = reports["local"], reports["spark"]
+    assert spark["findings"] == local["findings"] and spark["fleet_findings"] == local["fleet_findings"]
+    assert (local["engine"], spark["engine"]) == ("local", "spark")
+    clusters = {c["context"]: c for c in local["clusters"]}
+    states = [clusters[c]["state"] for c in ("down", "faulty", "sandbox", "typo")]
+    assert states == ["unreachable", "checked", "checked", "config error"]
+    assert "unknown key(s) zookeper" in clusters["typo"]["reason"]
+    assert "127.0.0.1" in clusters["down"]["reason"] and clusters["down"]["summary"] is None
+    assert clusters["faulty"]["summary"]["partitions"] == 10  # orders, payments, the mirror: 3 each; bad name!: 1
+    faulty = {"context": "faulty", "findings": [f for f in local["findings"] if f["context"] == "faulty"]}
+    assert keys(faulty) == FAULTS
+    planted = {topic for _, topic, _ in FAULTS} | {mirror}
+    assert not [f for f in local["findings"] if f["context"] != "faulty" and f["topic"] in planted]
+    fleet = {(f["check"], f["topic"]): f for f in local["fleet_findings"]}
+    differs = fleet[("fleet_mirror_differs", mirror)]
+    assert differs["contexts"] == ["faulty", "sandbox"] and differs["evidence"]["partitions"] == [3, 1]
+    shared = [f for f in local["fleet_findings"] if f["check"] == "fleet_broker_id_shared"]
+    assert shared and all(f["contexts"] == ["faulty", "sandbox"] and f["broker"] in (1, 2, 3) for f in shared)

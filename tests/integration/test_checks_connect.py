@@ -1,7 +1,7 @@
 """The check job through Spark Connect returns exactly the local engine's findings.
 
 A Spark Connect server (``local[*]`` behind it) runs on 127.0.0.1 for the module, started from the Spark
-distribution pyspark bundles (``core.consistency.spark_servers``); the console side is a Spark Connect
+distribution pyspark bundles (``core.spark.servers``); the console side is a Spark Connect
 client (``--spark-master sc://host:port``), which needs pyspark's ``connect`` extra (installed by
 ``make venv``). Covered: a synthetic snapshot holding every fault the generator plants, the brokers'
 metadata (``metadata_mismatch``), and a snapshot uploaded to the server by ``--stage-dir``.
@@ -20,8 +20,8 @@ from core.consistency.findings import CheckReport
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import CheckInput, LocalEngine, SparkChecks
 from core.consistency.spark_engine import SparkEngine, SparkSettings
-from core.consistency.spark_servers import connect_client_missing, connect_server
 from core.consistency.synthetic import FaultMix, write_synthetic
+from core.spark.servers import connect_client_missing, connect_server
 from core.testdata.checks import MINUTE, NOW, healthy
 from tests.integration.engines import assert_same, both, both_staged
 

@@ -15,7 +15,7 @@ from kazoo.client import KazooClient
 from cli.main import main
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
-from core.snapshot.file import read_snapshot_file
+from core.snapshot.jsonl.read import read_snapshot_file
 
 
 def kzc(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -22,12 +22,14 @@ import pytest
 
 from cli.main import main
 from core.config import load_config
+from core.fleet.follow import FollowingReader
 from core.fleet.read import FleetReader
 from core.fleet.row import FleetRow
 from core.kafka.znodes.paths import BROKER_IDS, state_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.integration.terminal_tools import KZC, new_tmux
+from tests.integration.test_checks_cluster import broker, healthy_tree, write
 from tests.integration.zk_server import free_port, standalone_zookeeper, zk_client
 
 DEADLINE_S = 8.0
@@ -323,3 +325,35 @@ zookeeper = "127.0.0.1:{pausing_zookeeper}/kafka"
 
 def _line(screen: str, context: str) -> str:
     return next((line for line in screen.splitlines() if line.split()[:1] == [context]), "")
+
+
+# ---- the fleet screen's reader: a cluster is read whole again only when it changed ----------------------------
+
+
+def test_the_following_reader_reads_a_cluster_again_only_after_a_watched_znode_changed(
+    sandbox: Sandbox, unique_name: str, tmp_path: Path
+) -> None:
+    hosts = sandbox.info().zookeeper.rsplit("/", 1)[0]
+    chroot = f"/fleet-follow-{unique_name}"  # hand-written znodes: no controller acts on them
+    config = tmp_path / "config.toml"
+    config.write_text(f'[contexts.still]\nzookeeper = "{hosts}{chroot}"\n')
+    reader = FollowingReader(load_config(config, per_context=True).contexts, DEADLINE_S)
+    with zk_client(hosts) as root:
+        root.ensure_path(chroot)
+        try:
+            with zk_client(hosts + chroot) as zk:
+                write(zk, healthy_tree())
+                (first,) = reader.read()
+                assert (first.state, first.brokers_alive) == ("ok", 3)
+                # Once its watches were set before a read, a round without changes reads nothing.
+                wait_until(lambda: reader.read() == [], 30, "a round that reads nothing")
+                reads = reader.whole_reads["still"]
+                assert reader.read() == [] and reader.whole_reads["still"] == reads
+                zk.create(f"{BROKER_IDS}/4", broker(4))
+                wait_until(lambda: reader.watches["still"].changed, 10, "the /brokers/ids watch fired")
+                (after,) = reader.read()
+                assert (after.state, after.brokers_alive, after.brokers_known) == ("ok", 4, 4)
+                assert reader.whole_reads["still"] == reads + 1
+        finally:
+            reader.close()
+            root.delete(chroot, recursive=True)

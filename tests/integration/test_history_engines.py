@@ -13,8 +13,6 @@ from typing import Any
 import pytest
 
 from cli.main import main
-from core.consistency.spark_job import start_session
-from core.consistency.spark_worker import LOCAL_DEFAULTS
 from core.history import observations
 from core.history.diff import diff, state_at
 from core.history.flapping import flapping, fleet_flapping
@@ -24,6 +22,7 @@ from core.history.schema import BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PART
 from core.history.store import Gap, HistoryStore
 from core.history.traffic import history_traffic
 from core.history.urp import fleet_urp, urp
+from core.spark.session import LOCAL_DEFAULTS, start_session
 from core.testdata.history import traffic_tick_rows, write_history
 
 

@@ -25,8 +25,9 @@ from core.kafka.znodes import (
 )
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
-from core.snapshot.file import read_snapshot_file, write_snapshot_file
 from core.snapshot.health import assess
+from core.snapshot.jsonl.read import read_snapshot_file
+from core.snapshot.jsonl.write import write_snapshot_file
 from core.snapshot.reader import SnapshotProgress, SnapshotReader, read_snapshot
 from core.snapshot.summary import summarize
 from core.zookeeper.session import ZkSession

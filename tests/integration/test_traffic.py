@@ -1,8 +1,9 @@
 """``kzc traffic`` on the real sandbox: producers at known rates (one topic spread evenly, one skewed onto a
 single partition, one idle), read back from the brokers' high watermarks and log dirs; the skewed partition
-named by what the load says; a producer that stops reads idle within one window; log dirs show their growth
-and, on this release (DescribeLogDirs v4), the time until full; the console (in tmux) shows the load on its
-traffic line and sorts the hot topic first. ``kzc record`` stores the rates and ``kzc history traffic`` gives
+named by what the load says; a producer that stops reads idle within one window, and ``kzc traffic --follow``
+names the consumer group that waits on its topic; log dirs show their growth and, on this release
+(DescribeLogDirs v4), the time until full; the console (in tmux) shows the load on its traffic line and sorts the
+hot topic first. ``kzc record`` stores the rates and ``kzc history traffic`` gives
 them back."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from confluent_kafka import Message, Producer
+from confluent_kafka import Consumer, Message, Producer
 from kazoo.client import KazooClient
 
 from cli.main import main
@@ -111,6 +112,58 @@ def running(*loads: Load) -> Iterator[None]:
             load.thread.join(90)
 
 
+@contextmanager
+def consuming(bootstrap: str, group: str, topic: str) -> Iterator[None]:
+    """A consumer of ``topic`` in ``group``, polling (and committing every 500 ms) until the block ends."""
+    stop = threading.Event()
+
+    def run() -> None:
+        consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
+                             "enable.auto.commit": True, "auto.commit.interval.ms": 500})  # fmt: skip
+        consumer.subscribe([topic])
+        try:
+            while not stop.is_set():
+                consumer.poll(0.2)
+        finally:
+            consumer.close()
+
+    thread = threading.Thread(target=run, name=f"consume-{topic}", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(30)
+
+
+def stopped_while_consumers_wait(box: Sandbox, topic: str, load: Load) -> Any:
+    """``kzc traffic --follow --json`` on ``topic`` (only ``--zookeeper``: the groups are read from the brokers the
+    registrations list); ``load`` stops a second into the window after the first, and the first window that says
+    the producers stopped is returned with the window after it."""
+    command = [sys.executable, "-m", "cli.main", "traffic", "--follow", "--json", "--window", "4s", "--topic", topic]
+    follow = subprocess.Popen([*command, "--zookeeper", box.info().zookeeper], stdout=subprocess.PIPE, text=True)
+    lines: list[Any] = []
+    reader = threading.Thread(target=lambda: lines.extend(json.loads(line) for line in follow.stdout or ()))
+    reader.start()
+    try:
+        first = wait_until(lambda: lines[0] if lines else None, 60, "the first window of kzc traffic --follow")
+        read_ms = max(r["read_ms"] for r in first["rows"])
+        wait_until(lambda: any(at > read_ms + 1000 for at, _ in list(load.delivered)), 30, "a second into the window")
+        load.stop.set()
+        load.thread.join(60)
+
+        def found() -> Any:
+            return next((i for i, w in enumerate(lines) if i and any(f["kind"] == "stopped" for f in w["load"])), None)
+
+        at = wait_until(found, 60, "a window saying the producers stopped")
+        wait_until(lambda: len(lines) > at + 1, 60, "the window after it")
+        return lines[at], lines[at + 1]
+    finally:
+        follow.terminate()
+        follow.wait(30)
+        reader.join(30)
+
+
 def leaders(zk: KazooClient, topic: str) -> dict[int, int]:
     return {p: json.loads(zk.get(state_path(topic, p))[0])["leader"] for p in range(PARTITIONS)}
 
@@ -128,7 +181,8 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
     bootstrap = sandbox.info().bootstrap_servers
     even = Load(bootstrap, steady, 150, tuple(range(PARTITIONS)))
     hot = Load(bootstrap, skewed, 60, (0,))
-    with running(even, hot):
+    group = f"traffic-waits-{uuid.uuid4().hex[:8]}"
+    with running(even, hot), consuming(bootstrap, group, steady):
         wait_until(lambda: len(even.delivered) > 150 and len(hot.delivered) > 60, 60, "both loads delivering")
         everything = kzc_json(capsys, sandbox, "traffic", "--window", WINDOW)
         topics = {r["topic"]: r for r in everything["rows"]}
@@ -137,6 +191,7 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
         disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
         hot_leader = leaders(zk, skewed)[0]
         broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "3s")["traffic"]
+        stopped, still = stopped_while_consumers_wait(sandbox, steady, even)
 
     # messages in per topic: within 15% of what was produced in the same window
     for topic, load in ((steady, even), (skewed, hot)):
@@ -184,6 +239,19 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
     assert dirs and all(r["usable_bytes"] and r["total_bytes"] for r in dirs)
     growing = [r for r in dirs if r["growth_bytes_per_hour"]]
     assert growing and all(r["full_in_s"] and r["full_in_s"] > 0 for r in growing)
+
+    # the steady topic's producer stopped a second into a window of --follow: that window took messages, the next
+    # none, and the group (caught up, its member still polling) waits on it
+    row = next(r for r in stopped["rows"] if r["topic"] == steady)
+    assert row["idle"] and row["messages_in_per_s"] == 0.0
+    (finding,) = [f for f in stopped["load"] if f["kind"] == "stopped"]
+    assert finding["subject"] == steady and finding["messages_in_per_s_before"] >= 1
+    assert {"group": group, "members": 1, "partitions": PARTITIONS, "lag": 0} in finding["waiting"], finding
+    assert f"consumer group waits on it, caught up (lag 0): {group} (1 member, 3 partitions)" in finding["text"]
+    # still idle the window after: the finding holds, since the same moment, its groups not read again yet
+    (held,) = [f for f in still["load"] if f["kind"] == "stopped"]
+    assert held["stopped_at_ms"] == finding["stopped_at_ms"] and held["idle_s"] > finding["idle_s"]
+    assert held["waiting_read_at_ms"] == finding["waiting_read_at_ms"] and held["waiting"] == finding["waiting"]
 
     # the producers stopped and flushed: the next window reads idle
     after = {r["topic"]: r for r in kzc_json(capsys, sandbox, "traffic", "--window", "3s")["rows"]}

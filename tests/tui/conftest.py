@@ -7,12 +7,13 @@ The console tests against the real sandbox are in ``tests/integration`` (``test_
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import pytest
 
 from core.brokers.logdirs import BrokerLogDirs
-from core.config import ConnectionSettings, UserConfig
+from core.config import ConnectionSettings, MetricsUrls, UserConfig
+from core.groups.lag import GroupLag
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.testdata.traffic import SyntheticTraffic
@@ -43,7 +44,8 @@ def small_snapshot() -> ClusterSnapshot:
 def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
     """Build a console on the recorded cluster (``config``, ``snapshot``, ``read_only``, the ZooKeeper
     ensemble's ``zk_health``, the brokers' ``log_dirs``, their ``traffic``, the console's ``settings``, and ``fleet``
-    contexts to open on with their ``fleet_reader`` may be given)."""
+    contexts to open on with their ``fleet_reader``, the consumer ``groups`` and the brokers' ``metrics_url`` may
+    be given)."""
 
     def make(
         config: UserConfig | None = None,
@@ -55,11 +57,14 @@ def make_app(small_snapshot: ClusterSnapshot) -> Callable[..., KzcApp]:
         traffic: SyntheticTraffic | None = None,
         fleet: Mapping[str, ConnectionSettings | str] | None = None,
         fleet_reader: RowReader | None = None,
+        groups: Sequence[GroupLag] = (),
+        metrics_url: MetricsUrls | None = None,
     ) -> KzcApp:
         backend = RecordedBackend(snapshot or small_snapshot, recorded_events(), name="recorded",
                                   now_ms=lambda: int(FROZEN_NOW * 1000), read_only=read_only,
                                   zk_health=zk_health, log_dirs=log_dirs,
-                                  messages=recorded_messages(), traffic=traffic)  # fmt: skip
+                                  messages=recorded_messages(), traffic=traffic, groups=groups,
+                                  metrics_url=metrics_url)  # fmt: skip
         settings = settings or ConnectionSettings()
         return KzcApp(settings, config=config or UserConfig(), backend=backend, clock=lambda: FROZEN_NOW,
                       fleet=fleet, fleet_reader=fleet_reader)  # fmt: skip

@@ -49,6 +49,12 @@ class Scripted:
                 on_row(r)
         return rows
 
+    def forget(self) -> None:
+        """Every round of the script is a whole read already."""
+
+    def close(self) -> None:
+        """Nothing is held open."""
+
 
 FIRST = [
     row("prod"),

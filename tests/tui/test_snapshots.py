@@ -23,7 +23,10 @@ from textual.pilot import Pilot
 from textual.widgets import Input, Tree
 
 from core.config import ConnectionSettings, UserConfig
+from core.console.moment import MomentBackend
+from core.history.store import HistoryStore
 from core.snapshot.model import ClusterSnapshot
+from core.testdata.history import write_outage
 from core.testdata.log_dirs import synthetic_log_dirs
 from core.testdata.zk_health import ensemble_health
 from core.zookeeper.session import ConnectionState
@@ -40,6 +43,7 @@ from tui.widgets.virtual_table import VirtualTable
 GOLDEN = Path(__file__).parent / "snapshots"
 SIZES = [(80, 24), (120, 40)]
 MakeApp = Callable[..., KzcApp]
+MOMENT_T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC: write_outage's start
 Steps = Callable[[KzcApp, Pilot[None]], Awaitable[None]]
 
 
@@ -264,3 +268,20 @@ class TestFleetScreen:
             await pilot.press("r")  # legacy stops answering: stale in place
 
         await snapshot(partial(make_app, fleet=CONTEXTS, fleet_reader=reader), size, "fleet", tmp_path, steps)
+
+
+@pytest.mark.parametrize("size", SIZES)
+class TestClusterAtAMoment:
+    async def test_cluster_at_a_moment_inside_an_outage(self, size: tuple[int, int], tmp_path: Path) -> None:
+        write_outage(tmp_path / "store", "prod", MOMENT_T0)
+        store = HistoryStore.open(tmp_path / "store")
+
+        def make(config: UserConfig, read_only: bool) -> KzcApp:
+            backend = MomentBackend(store, "prod", MOMENT_T0 + 120_000)  # broker 2 down, 2 partitions behind
+            return KzcApp(ConnectionSettings(context="prod"), config=config, backend=backend,
+                          clock=lambda: (MOMENT_T0 + 3_600_000) / 1000)  # fmt: skip
+
+        async def steps(app: KzcApp, pilot: Pilot[None]) -> None:
+            return None
+
+        await snapshot(make, size, "cluster-moment", tmp_path, steps)

@@ -1,6 +1,7 @@
 """Traffic in the console (``core.traffic.ticker`` through the backend's ``traffic``, fed by synthetic high
 watermarks and log sizes): the topics table's msg/s and in/s columns and ``h`` (hottest first), ``idle`` and
-``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings, the
+``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings (a stopped
+topic's held while it stays idle), the
 broker and topic screens' sparklines and the broker's log dirs with their growth."""
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from textual.pilot import Pilot
 from textual.widgets import Sparkline
 
 from core.config import KafkaSecurity
+from core.groups.lag import KAFKA, GroupLag, Member, PartitionLag
+from core.human_time import clock_text
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
-from core.testdata.traffic import SyntheticTraffic
+from core.testdata.traffic import TICK_MS, SyntheticTraffic
 from core.traffic.sample import Layout
 from tests.tui.helpers import FROZEN_NOW, settle
 from tui.app import KzcApp
@@ -110,6 +113,36 @@ async def test_cluster_line_broker_columns_and_load_findings(make_app: MakeApp) 
         at = [c.key for c in table.columns].index("messages_in")
         per_broker = {r.key: r.values[at] for r in table.visible_rows() if r.values is not None}
         assert sum(v or 0.0 for v in per_broker.values()) == 400.0
+
+
+async def test_load_line_names_the_groups_waiting_on_a_topic_whose_producers_stopped(make_app: MakeApp) -> None:
+    member = Member("consumer-1", "billing-app", "/10.0.0.7", 4)
+    caught_up = tuple(PartitionLag(WARM_HEALTHY, p, 500, 500, member.member_id) for p in range(4))
+    behind = tuple(PartitionLag(WARM_HEALTHY, p, 490, 500) for p in range(4))
+    groups = [
+        GroupLag("billing", KAFKA, "Stable", (member,), caught_up),
+        GroupLag("audit", KAFKA, "Stable", (member,), behind),  # 10 behind per partition: still consuming
+    ]
+    traffic = SyntheticTraffic({WARM_HEALTHY: 100.0}, NOW_MS - 60_000, stops={WARM_HEALTHY: 1})
+    app = make_app(snapshot=_healthy(), traffic=traffic, groups=groups)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        reads = app.screen._traffic_reads  # type: ignore[attr-defined]
+        reads.now()  # 100/s in the window before
+        await settle(pilot)
+        assert "producers stopped" not in _text(app, "#load-line")
+        reads.now()  # none since
+        await settle(pilot)
+        until = clock_text(NOW_MS - 60_000 + TICK_MS)
+        said = (
+            f"load: producers stopped: {WARM_HEALTHY} took 100.0 messages/s until {until} and none since ({{}}), "
+            "while 1 consumer group waits on it, caught up (lag 0): billing (1 member, 4 partitions) (groups read "
+        )
+        assert _text(app, "#load-line").startswith(said.format("5s"))
+        for _ in range(3):  # still idle: the finding holds, tick after tick
+            reads.now()
+            await settle(pilot)
+        assert _text(app, "#load-line").startswith(said.format("20s"))
 
 
 async def test_cluster_line_says_why_when_a_broker_cannot_answer(make_app: MakeApp) -> None:

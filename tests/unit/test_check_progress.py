@@ -50,7 +50,7 @@ def test_the_snapshot_file_written_off_the_process_is_the_writers_own(tmp_path: 
     # The Spark run's snapshot file is written in a forked child (the console's keys keep the GIL): the file
     # must be byte for byte what the writer writes in-process.
     from core.consistency.pipeline import _write_in_child
-    from core.snapshot.file import write_snapshot_file as write_here
+    from core.snapshot.jsonl.write import write_snapshot_file as write_here
 
     snapshot = healthy()
     assert _write_in_child(snapshot, tmp_path / "child.jsonl")  # the child wrote it and exited 0

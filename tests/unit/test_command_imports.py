@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli.commands import COMMANDS
-from core.snapshot.file import write_snapshot_file
+from core.snapshot.jsonl.write import write_snapshot_file
 from core.testdata.builder import snapshot, topic
 
 ROOT = Path(__file__).resolve().parents[2]

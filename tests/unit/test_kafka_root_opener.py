@@ -13,9 +13,10 @@ ALLOWED = {
     "cli/zk_cmd.py": "kzc zk ls/get browse raw ZooKeeper: they warn (no_kafka_cluster) instead of refusing",
     "core/console/zk.py": "the console's backend: calls require_kafka_cluster right after connecting",
     "core/consistency/pipeline.py": "kzc check's own read: calls require_kafka_cluster right after connecting",
+    "core/fleet/follow.py": "the fleet screen's watch sessions outlive a read: require_kafka_cluster after connecting",
 }
 # The allowed modules other than the opener and the raw browser must apply the rule themselves.
-MUST_REQUIRE = ("core/console/zk.py", "core/consistency/pipeline.py")
+MUST_REQUIRE = ("core/console/zk.py", "core/consistency/pipeline.py", "core/fleet/follow.py")
 
 
 def _builds_session(path: Path) -> bool:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from core.brokers.logdirs import BrokerLogDirs, LogDir, ReplicaLog
 from core.brokers.offsets import BrokerOffsets
-from core.traffic.cause import load_findings
+from core.human_time import clock_text
+from core.traffic.cause import StoppedProducers, load_findings
 from core.traffic.sample import Layout, Sample
 from core.traffic.view import Traffic
 
@@ -55,8 +56,17 @@ def test_a_disk_full_within_a_day_and_producers_that_stopped() -> None:
     assert full[0].text.startswith(
         "disk full within a day: broker 1's log dir /d is full in 1h 0m at 3,600,000 bytes/hour"
     )
-    stopped = [f for f in load_findings(Traffic(second, third), Traffic(first, second)) if f.kind == "stopped"]
-    assert [f.text for f in stopped] == ["producers stopped: hot took 30.0 messages/s the window before and none since"]
+    producers = StoppedProducers()
+    assert producers.update(Traffic(first, second)) == []
+    fourth = _sample(30_000, {0: 100, 1: 100, 2: 100}, {0: 10_000, 1: 10_000, 2: 10_000})
+    assert producers.update(Traffic(second, third))[0].numbers["idle_s"] == 10.0
+    (stopped,) = producers.update(Traffic(third, fourth))  # still idle: it holds
+    assert (
+        stopped.text == f"producers stopped: hot took 30.0 messages/s until {clock_text(10_000)} and none since (20s)"
+    )
+    assert stopped.numbers == {"messages_in_per_s_before": 30.0, "stopped_at_ms": 10_000, "idle_s": 20.0}
+    gone = Sample.of(Layout({}, LAYOUT.endpoints), {}, {})
+    assert producers.update(Traffic(fourth, gone)) == []  # deleted: forgotten
 
 
 def test_an_unknown_figure_makes_no_finding() -> None:

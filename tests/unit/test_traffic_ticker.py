@@ -1,5 +1,6 @@
 """The console's traffic ticker (``core.traffic.ticker``): rates between ticks, the first tick says it is
-measuring, a fresh tick is shared, unknown brokers stay unknown, the history behind the sparklines."""
+measuring, a fresh tick is shared, unknown brokers stay unknown, the history behind the sparklines, and a topic
+whose producers stopped is a finding for as long as it stays idle."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from core.config import ConnectionSettings, KafkaSecurity
 from core.console.zk import ZkBackend
 from core.errors import ConnectError
+from core.human_time import clock_text
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.testdata.traffic import TICK_MS, SyntheticTraffic
@@ -78,3 +80,35 @@ def test_the_console_backend_ticks_from_its_live_snapshot_without_a_zookeeper_se
     backend.traffic()
     assert backend.traffic().topic(HOT)[0].per_s == 40.0  # no session at all: a tick asks ZooKeeper nothing
     assert backend._session is None
+
+
+def _stopped(ticker: TrafficTicker) -> list[str]:
+    return [f.text for f in ticker.tick(SNAPSHOT).findings() if f.kind == "stopped"]
+
+
+def test_producers_stopped_holds_over_idle_ticks_saying_since_when_and_ends_on_traffic() -> None:
+    start = 1_000_000
+    traffic = SyntheticTraffic({HOT: 40.0}, start, stops={HOT: 1})
+    ticker = _ticker(traffic)
+    ticker.tick(SNAPSHOT)
+    assert _stopped(ticker) == []  # tick 1: 40 messages/s
+    since = clock_text(start + TICK_MS)  # the start of the first idle window
+    for idle in (5, 10, 15, 20):  # ticks 2 to 5, idle: it holds
+        said = f"producers stopped: {HOT} took 40.0 messages/s until {since} and none since ({idle}s)"
+        assert _stopped(ticker) == [said]
+    del traffic.stops[HOT]  # messages again
+    assert _stopped(ticker) == []
+    traffic.stops[HOT] = traffic.ticks - 1  # from the last tick read
+    assert len(_stopped(ticker)) == 1  # a new stop, from the new last window with messages
+
+
+def test_an_unknown_rate_is_not_stopped_and_ends_the_finding() -> None:
+    traffic = SyntheticTraffic({HOT: 40.0}, 1_000_000, stops={HOT: 1})
+    ticker = _ticker(traffic)
+    ticker.tick(SNAPSHOT)
+    ticker.tick(SNAPSHOT)
+    assert len(_stopped(ticker)) == 1
+    traffic.unknown = {b: "did not answer in 10 s" for b in SNAPSHOT.brokers}
+    assert _stopped(ticker) == []  # unknown, never a made-up "stopped"
+    traffic.unknown = {}
+    assert _stopped(ticker) == []  # idle after an unknown window: it may have taken messages in between

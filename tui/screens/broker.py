@@ -20,9 +20,10 @@ from textual.message import Message
 from textual.widgets import Static
 
 from core.configs.broker import BrokerConfigsView
-from core.console.protocols import BrokerSource, TrafficSource
+from core.console.protocols import BrokerSource, MetricsSource, TrafficSource
 from core.console.view import ClusterView
 from core.human_size import human_size as size_text
+from core.metrics.text import broker_metric_lines
 from core.snapshot.broker_view import BrokerLive, BrokerView, HostedReplica, broker_view
 from core.traffic.ticker import TrafficView
 from tui.messages import BrokerConfigEditRequested, PartitionsChosen, StopCheckRequested
@@ -145,13 +146,20 @@ class BrokerScreen(KzcScreen):
     ]
 
     def __init__(
-        self, broker: int, source: BrokerSource, now_ms: Callable[[], int], traffic: TrafficSource | None = None
+        self,
+        broker: int,
+        source: BrokerSource,
+        now_ms: Callable[[], int],
+        traffic: TrafficSource | None = None,
+        metrics: MetricsSource | None = None,
     ) -> None:
-        """``traffic``: its rates and log dirs' growth (none: not shown)."""
+        """``traffic``: its rates and log dirs' growth (none: not shown); ``metrics``: its exporter's figures,
+        scraped on the traffic's cadence (none, or no metrics URL: not shown)."""
         super().__init__()
         self.broker = broker
         self.source = source
         self.traffic = traffic
+        self.metrics = metrics
         self.now_ms = now_ms
         self.view: BrokerView | None = None
         self.live: BrokerLive | None = None
@@ -183,12 +191,16 @@ class BrokerScreen(KzcScreen):
             self.query_one("#broker-traffic", TrafficPanel).resume()
 
     def _derive_traffic(self, traffic: TrafficView) -> PanelContent:
-        """Worker thread: its rates as leader, its log dirs' growth, the last minutes for the sparkline."""
+        """Worker thread: its rates as leader, its log dirs' growth, the last minutes for the sparkline, and its
+        metrics where a metrics URL is set."""
         lines = [rates_line("in as leader", traffic.broker(self.broker), traffic)]
         if traffic.traffic is not None:
             lines += [dir_text(r) for r in traffic.traffic.log_dirs() if r.broker == self.broker]
         history = traffic.broker_history(self.broker)
         lines.append(history_caption(history))
+        found = self.metrics.broker_metrics(self.broker) if self.metrics is not None else None
+        for b in found or ():  # its metrics, or why its endpoint failed
+            lines += broker_metric_lines(b)
         return PanelContent(lines, [v for v in history if v is not None])
 
     def prepare(self, view: ClusterView) -> object:

@@ -23,16 +23,18 @@ from textual.message import Message
 from textual.widgets import Label, Static
 
 from core.brokers.capabilities import Capabilities
-from core.console.protocols import GroupSource, GroupsView, SizeSource, TrafficSource
+from core.console.protocols import GroupSource, GroupsView, MetricsSource, SizeSource, TrafficSource
 from core.console.view import BrokerRow, ClusterView, PendingItem
 from core.errors import KzcError
+from core.groups.waiting import WaitingReads
 from core.human_size import human_size as size_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
+from core.metrics.reader import BrokerMetrics, bytes_out_total
 from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.release import broker_release, cluster_release
 from core.snapshot.sizes import SizesView
-from core.traffic.rates import rate_text
+from core.traffic.rates import Rate, rate_text
 from core.traffic.ticker import TrafficView
 from core.zookeeper.health import EnsembleHealth, headline
 from tui.journal import EventJournal, LogLine
@@ -149,18 +151,22 @@ class ClusterScreen(KzcScreen):
         sizes: SizeSource | None = None,
         traffic: TrafficSource | None = None,
         releases: ReleaseReader | None = None,
+        metrics: MetricsSource | None = None,
     ) -> None:
         """``journal``: the app's event log and controller moves; ``clock_ms``: now in epoch ms; ``groups``:
         where the consumer group counts come from (none: not shown); ``read_only``: hide the mutations (the
         app refuses them and says why); ``sizes``: the brokers' log dirs (their totals, and the likely
         cause's evidence; none: not shown); ``traffic``: the rates (none: not shown); ``releases``: asks the
         brokers for ApiVersions, for their exact release (in a worker, again when the registrations change; none:
-        the era the registrations give)."""
+        the era the registrations give); ``metrics``: the brokers' exporters, for the bytes out on the traffic line
+        (none, or no metrics URL: not shown)."""
         super().__init__()
         self.journal = journal
         self.clock_ms = clock_ms
         self.groups = groups
         self.read_only = read_only
+        self.metrics = metrics
+        self._out: str | None = None  # the bytes out on the traffic line (None: no metrics URL)
         self._groups_text = ""
         self._groups_read_ms: int | None = None  # when the group counts shown were read
         self._groups_error: str | None = None  # why the last read of them failed (the counts are older)
@@ -176,8 +182,9 @@ class ClusterScreen(KzcScreen):
         self._traffic: TrafficView | None = None  # the latest tick
         self._traffic_error: str | None = None
         self._traffic_text = ""  # the traffic line as drawn
+        self._waiting = WaitingReads()  # groups waiting on stopped topics (read when one stops, then every few ticks)
         self._traffic_reads = (
-            traffic_reads(self, traffic, _load_texts, self._traffic_read) if traffic is not None else None
+            traffic_reads(self, traffic, self._traffic_extras, self._traffic_read) if traffic is not None else None
         )
         self._releases = releases
         self._capabilities: Capabilities | None = None  # the brokers' ApiVersions, for their exact release
@@ -359,14 +366,29 @@ class ClusterScreen(KzcScreen):
 
     # ---- traffic (a PolledReads worker, every TICK_S while this screen is up) ----------------------------
 
-    def _traffic_read(self, traffic: TrafficView | None, load: list[str] | None, error: str | None) -> None:
+    def _traffic_extras(self, traffic: TrafficView) -> _TrafficExtras:
+        """Worker thread: what the load says, one sentence with its numbers per finding (a topic whose producers
+        stopped with the consumer groups waiting on it: ``core.groups.waiting``, read when it stops and then every
+        few ticks), and the
+        cluster's bytes out from the brokers' metrics, scraped on the tick's cadence."""
+        findings = traffic.findings()
+        if self.groups is not None:
+            source = self.groups
+            findings = self._waiting.complete(
+                findings, lambda topic: [g for g, _ in source.groups_of_topic(topic)], traffic.at_ms
+            )
+        brokers = self.metrics.broker_metrics() if self.metrics is not None else None
+        return _TrafficExtras([f.text for f in findings], None if brokers is None else out_text(brokers))
+
+    def _traffic_read(self, traffic: TrafficView | None, extras: _TrafficExtras | None, error: str | None) -> None:
         self._traffic_error = error
         if traffic is not None:
             self._traffic = traffic
-        if load is not None:
+        if extras is not None:
+            self._out = extras.out
             line = self.query_one("#load-line", Label)
-            line.display = bool(load)
-            line.update("load: " + "; ".join(load) if load else "")
+            line.display = bool(extras.load)
+            line.update("load: " + "; ".join(extras.load) if extras.load else "")
         now = self.clock_ms()
         self._show_traffic(now)
         if self._shown_view is not None:
@@ -375,7 +397,7 @@ class ClusterScreen(KzcScreen):
     def _show_traffic(self, now: int) -> None:
         if self._traffic_reads is None:
             return
-        text = traffic_line(self._traffic, self._traffic_error, now)
+        text = traffic_line(self._traffic, self._traffic_error, now, self._out)
         if text != self._traffic_text:  # an idle tick redraws nothing
             self._traffic_text = text
             self.query_one("#traffic-line", Label).update(text)
@@ -661,23 +683,34 @@ def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "", capabilities: Cap
     return f"Brokers · {kafka_release_text(snapshot, capabilities)}" + (f" · {sizes}" if sizes else "")
 
 
-def traffic_line(traffic: TrafficView | None, error: str | None, now: int) -> str:
-    """``traffic in: 420.0/s · 41.0 KiB/s · traffic over 5s, read 3s ago``; ``?`` with why when unknown."""
+@dataclass(frozen=True)
+class _TrafficExtras:
+    """What the traffic worker derives beside the tick: the load line's sentences and the bytes out."""
+
+    load: list[str]
+    out: str | None  # ``out 80.0 KiB/s`` or ``out ? (why)``; None without a metrics URL
+
+
+def out_text(brokers: tuple[BrokerMetrics, ...]) -> str:
+    """``out 80.0 KiB/s`` (the brokers' bytes out per second, summed), or ``out ? (why)``."""
+    value, why = bytes_out_total(brokers)
+    return f"out {rate_text(Rate(value), 'bytes')}" if value is not None else f"out ? ({why})"
+
+
+def traffic_line(traffic: TrafficView | None, error: str | None, now: int, out: str | None = None) -> str:
+    """``traffic in: 420.0/s · 41.0 KiB/s · out 80.0 KiB/s · traffic over 5s, read 3s ago`` (out: from the
+    brokers' metrics, where a metrics URL is set); ``?`` with why when unknown."""
     if error is not None:
         return f"traffic: {error}"
     if traffic is None:
         return "traffic: reading…"
     if traffic.traffic is None or traffic.note is not None:
-        return traffic.footer(now)
+        return traffic.footer(now) + (f" · {out}" if out else "")
     messages, bytes_in = traffic.totals()
-    text = f"traffic in: {rate_text(messages, 'messages')} · {rate_text(bytes_in, 'bytes')} · {traffic.footer(now)}"
+    text = f"traffic in: {rate_text(messages, 'messages')} · {rate_text(bytes_in, 'bytes')} · "
+    text += (f"{out} · " if out else "") + traffic.footer(now)
     why = messages.unknown or bytes_in.unknown
     return text + (f" · ? {why}" if why and traffic.window_s() is not None else "")
-
-
-def _load_texts(traffic: TrafficView) -> list[str]:
-    """Worker thread: what the load says, one sentence with its numbers per finding."""
-    return [f.text for f in traffic.findings()]
 
 
 def _broker_row(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,6 +20,7 @@ from textual.message import Message
 from textual.widgets import Label
 
 from core.changes.timeline import LIMITS, Burst, Change, ChangeKind, LiveLine, bursts, dated_changes, with_live
+from core.console.moment import AROUND_MS
 from core.console.view import ClusterView
 from core.errors import KzcError
 from core.history.location import HistoryPlace
@@ -76,14 +78,19 @@ class TimelineScreen(KzcScreen):
     ]
 
     def __init__(
-        self, journal: EventJournal, now_ms: Callable[[], int], history: Callable[[], HistoryPlace] | None = None
-    ) -> None:
+        self, journal: EventJournal, now_ms: Callable[[], int], history: Callable[[], HistoryPlace] | None = None,
+        recorded: Callable[[], tuple[list[Burst], int]] | None = None,
+    ) -> None:  # fmt: skip
         """``journal``: the console's event log (its live events join the dated changes); ``now_ms``: the app's
-        clock; ``history``: where the cluster's history store is (for the incident report; None: nowhere)."""
+        clock; ``history``: where the cluster's history store is (for the incident report; None: nowhere);
+        ``recorded``: at a recorded moment (``kzc --at``), what reads the recorded changes around it and the
+        moment (blocking: run in a worker), shown in place of the live timeline with the current burst marked."""
         super().__init__()
         self.journal = journal
         self.now_ms = now_ms
         self.history = history
+        self.recorded = recorded
+        self._current: str | None = None  # at a recorded moment: the key of the burst it is in (or last before it)
         self.expanded: set[str] = set()
         self._dated: list[Change] = []
         self._groups: list[Burst] = []
@@ -105,12 +112,43 @@ class TimelineScreen(KzcScreen):
 
     def show_view(self, view: ClusterView, prepared: object = None) -> None:
         """Merge the dated changes with the live events seen since connecting, and show them."""
+        if self.recorded is not None:
+            self._read_recorded()
+            return
         self._dated = prepared if isinstance(prepared, list) else dated_changes(view.snapshot)
         self.show_events()
 
+    class RecordedRead(Message):
+        """The recorded changes around the moment shown (``at_ms``), in bursts, newest first."""
+
+        def __init__(self, groups: list[Burst], at_ms: int) -> None:
+            super().__init__()
+            self.groups, self.at_ms = groups, at_ms
+
+    @work(thread=True, exclusive=True, group="timeline-recorded", exit_on_error=False)
+    def _read_recorded(self) -> None:
+        assert self.recorded is not None
+        groups, at_ms = self.recorded()
+        self.post_message(self.RecordedRead(groups, at_ms))
+
+    @on(RecordedRead)
+    def _on_recorded_read(self, message: RecordedRead) -> None:
+        self._show_recorded(message.groups, message.at_ms)
+
+    def _show_recorded(self, groups: list[Burst], at_ms: int) -> None:
+        self._groups = groups
+        current = next((g for g in groups if g.start_ms <= at_ms), None)  # newest first
+        self._current = burst_key(current) if current is not None else None
+        self._redraw()
+        self.query_one("#timeline-title", Label).update(
+            f"Recorded changes {utc_text(at_ms - AROUND_MS)[11:16]}-{utc_text(at_ms + AROUND_MS)[11:16]} UTC, newest "
+            f"first: {sum(len(g.changes) for g in groups):,} in {len(groups):,} burst(s); ▶ the moment shown, "
+            f"{utc_text(at_ms)}"
+        )
+
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
         """Every second while shown: merge the events logged since the last draw (new changes go on top)."""
-        if self._journal_seen != self.journal.version:
+        if self.recorded is None and self._journal_seen != self.journal.version:
             self.show_events()
 
     def show_events(self) -> None:
@@ -122,7 +160,12 @@ class TimelineScreen(KzcScreen):
 
     def _redraw(self) -> None:
         rows = timeline_rows(self._groups, self.expanded, self.now_ms())
+        if self._current is not None:
+            rows = [replace(r, cells=(r.cells[0], f"▶ {r.cells[1]}", *r.cells[2:]), meanings=r.meanings | {"-current"})
+                    if r.key == self._current else r for r in rows]  # fmt: skip
         self.query_one("#timeline", VirtualTable).set_rows(rows)
+        if self.recorded is not None:
+            return
         changes = sum(len(g.changes) for g in self._groups)
         live = len(self.journal.lines)
         self.query_one("#timeline-title", Label).update(

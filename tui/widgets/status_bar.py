@@ -41,6 +41,7 @@ class StatusInfo:
     down_since_ms: int | None = None  # when the live link stopped following the cluster (None: it follows)
     recording: str | None = None  # the history store the console records into (None: not recording)
     recording_stopped: bool = False  # recording stopped on its own (the disk refused a flush)
+    as_of: str | None = None  # a recorded moment (kzc --at): "as of 03:12:00 (recorded)", in place of the live marks
 
     @property
     def live(self) -> bool:
@@ -65,6 +66,8 @@ def ago(now_ms: int, at_ms: int) -> str:
 
 def right_texts(info: StatusInfo, now_ms: int) -> list[str]:
     """The forms of the bar's right-hand part, longest first: the bar shows the first that fits."""
+    if info.as_of:
+        return [info.as_of]
     if info.note:
         if info.down_since_ms is None:
             return [info.note]
@@ -134,7 +137,7 @@ class StatusBar(Horizontal):
         context = info.context if len(info.context) <= 24 else "…" + info.context[-23:]
         _set(self.query_one("#status-context", Label), context)
         zk = self.query_one("#status-zk", Label)
-        _set(zk, f"ZK {STATE_TEXT[info.state]}")
+        _set(zk, "RECORDED" if info.as_of else f"ZK {STATE_TEXT[info.state]}")
         for state in ConnectionState:
             zk.set_class(state is info.state, f"-{state.value}")
         if info.controller is not None:

@@ -30,15 +30,9 @@ from core.kafka.znodes import (
     Unreadable,
 )
 from core.kafka.znodes.paths import state_path
-from core.snapshot.file import (
-    FIELD_TYPES,
-    KIND_FIELDS,
-    SPARK_SCHEMA_DDL,
-    RecordWriter,
-    iter_records,
-    read_snapshot_file,
-    write_snapshot_file,
-)
+from core.snapshot.jsonl.read import read_snapshot_file
+from core.snapshot.jsonl.schema import FIELD_TYPES, KIND_FIELDS, SPARK_SCHEMA_DDL
+from core.snapshot.jsonl.write import RecordWriter, iter_records, write_snapshot_file
 from core.snapshot.model import ClusterSnapshot, Notification
 from core.testdata.builder import broker, config, snapshot, state, topic
 

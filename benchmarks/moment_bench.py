@@ -1,0 +1,104 @@
+"""Opening the console at a recorded moment (``kzc --at``) and stepping through the recording, beside the live
+console's open of a cluster of the same size measured in the same run.
+
+- **live** (the baseline): ``console_open_bench.console_open``, from ``ZkBackend.connect`` to the first cluster
+  view, on the synthetic layout (``benchmarks/zk_layout.py``) in a standalone ZooKeeper;
+- **moment**: ``MomentBackend.connect`` (the state at the moment: its base snapshot and every event up to it,
+  ``core.history.diff.state_at``) and ``ViewBuilder.build``, on a synthetic store of as many partitions
+  (``core.testdata.history``) at a moment half way through its last snapshot interval;
+- **step**: ``]`` (``MomentBackend.step``, the next recorded change) and the view built again by the same
+  ``ViewBuilder`` (it re-tallies only the topics that changed, as in the console), each step.
+
+Goals (issue 34): the moment opens in at most 1.5x the live open; a step redraws in under 200 ms. The process's
+peak RSS after the moment open is printed beside the store's size on disk (bounded memory: the moment, not the
+store).
+
+    .venv/bin/python benchmarks/moment_bench.py [--partitions 20000] [--days 1] [--steps 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import logging
+import resource
+import shutil
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks import zk_layout
+from benchmarks.console_open_bench import console_open
+from benchmarks.snapshot_bench import BareZooKeeper
+from core.config import ConnectionSettings
+from core.connect import parse_zookeeper
+from core.console.moment import MomentBackend
+from core.console.view import ViewBuilder
+from core.history.store import HistoryStore
+from core.testdata.history import write_history
+
+SNAPSHOT_EVERY_S = 6 * 3600
+
+
+def moment_open(
+    store: HistoryStore, cluster: str, at_ms: int, builder: ViewBuilder
+) -> tuple[float, MomentBackend, int]:
+    """Wall seconds from ``connect`` to the first cluster view, the backend, and the partitions shown."""
+    gc.collect()
+    started = time.perf_counter()
+    backend = MomentBackend(store, cluster, at_ms)
+    backend.connect()
+    view = builder.build(backend.snapshot(), at_ms)
+    return time.perf_counter() - started, backend, view.snapshot.partition_count
+
+
+def main() -> None:
+    """Run the benchmark and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--partitions", type=int, default=20_000)
+    parser.add_argument("--days", type=float, default=1.0)
+    parser.add_argument("--steps", type=int, default=5)
+    args = parser.parse_args()
+    logging.getLogger("kazoo").addHandler(logging.NullHandler())
+    logging.getLogger("kazoo").propagate = False
+    root = Path(tempfile.mkdtemp(prefix="kzc-moment-bench-")) / "store"
+    server = BareZooKeeper(heap="1g")
+    try:
+        chroot = f"/kzc-moment-{uuid.uuid4().hex[:8]}"
+        layout = zk_layout.populate(server.hosts, chroot, args.partitions)
+        settings = ConnectionSettings(zookeeper=parse_zookeeper(server.hosts + chroot), session_timeout=30.0)
+        live, _, _, shown = console_open(settings)
+        print(f"live console open: {live:.2f} s ({shown:,} partitions of {layout.partitions:,})", flush=True)
+    finally:
+        server.stop()
+    started = time.perf_counter()
+    info = write_history(root, partitions=args.partitions, days=args.days, snapshot_every_s=SNAPSHOT_EVERY_S)
+    size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+    print(f"store: {args.partitions:,} partitions x {args.days:g} day(s), {info.events:,} events, "
+          f"{size / 2**20:.1f} MiB, written in {time.perf_counter() - started:.1f} s")  # fmt: skip
+    try:
+        store = HistoryStore.open(root)
+        at = info.end_ms - SNAPSHOT_EVERY_S * 500  # half way through the last snapshot interval
+        builder = ViewBuilder()  # one for the open and every step, as the console's live link keeps one
+        took, backend, shown = moment_open(store, info.cluster, at, builder)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"moment open: {took:.2f} s ({shown:,} partitions), peak RSS {rss:.0f} MiB; "
+              f"ratio to live {took / live:.2f} (goal <= 1.5)")  # fmt: skip
+        steps = []
+        for _ in range(args.steps):
+            t0 = time.perf_counter()
+            backend.step(1)
+            builder.build(backend.snapshot(), backend.moment.at_ms)
+            steps.append(time.perf_counter() - t0)
+        print(f"step (]) and view: median {sorted(steps)[len(steps) // 2] * 1000:.0f} ms, max "
+              f"{max(steps) * 1000:.0f} ms over {len(steps)} steps (goal < 200 ms)")  # fmt: skip
+    finally:
+        shutil.rmtree(root.parent, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,408 @@
+"""The console at a recorded moment (``kzc --at TIME``): a ``ClusterBackend`` served from the history store,
+with no ZooKeeper connection at all.
+
+The cluster at the moment is the one rule ``kzc diff`` uses (``core.history.diff.state_at``: the last snapshot
+at or before it with every later event up to it applied) turned into a snapshot (``core.history.moment``), so
+the health counters and the likely cause are derived as for the live cluster. What the store does not record
+(znodes, configs, consumer offsets, ACLs, quotas, users, log dirs) is said to be missing, never made up; a
+moment in a gap of the recording, or after its data ends, shows no cluster and says why. Nothing can be
+changed. Reading never takes the recorder's lock, so a running ``kzc record`` may keep writing the store.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from core.configs.broker import BrokerConfigsView
+from core.consistency.findings import CheckReport
+from core.console.checks import CheckEngines
+from core.console.fixes import FixActions
+from core.console.protocols import (
+    ClusterEvent,
+    DeletionStatus,
+    GroupDetail,
+    GroupsView,
+    MessageStream,
+    PartitionOffsets,
+    ProgressListener,
+    StateListener,
+    Unsubscribe,
+)
+from core.console.security_actions import SecurityActions
+from core.console.view import deletion_status
+from core.errors import ConnectError, ReadOnlyError, UsageError
+from core.groups.lag import GroupLag, LagTotal
+from core.human_time import utc_text
+from core.kafka.quotas import EffectiveQuota
+from core.messages.reader import TailRequest
+from core.security.acls import AclListing, ResourceAccess
+from core.security.quotas import QuotaListing
+from core.security.users import UserListing
+from core.snapshot.broker_view import BrokerLive, BrokerView
+from core.snapshot.model import ClusterSnapshot, TopicEntry
+from core.snapshot.sizes import SizesView
+from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
+from core.traffic.ticker import TrafficView
+from core.zookeeper.health import EnsembleHealth
+from core.zookeeper.session import ConnectionState
+from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
+
+if TYPE_CHECKING:  # the store's modules (pyarrow) load when a moment is read, not with the console
+    from core.changes.timeline import Burst
+    from core.history.store import Gap, HistoryStore
+
+MOMENT_REFUSAL = "this is a recorded moment: nothing can be changed"
+NOT_RECORDED = "not in the history store"
+MINUTE_MS = 60_000
+AROUND_MS = 30 * MINUTE_MS  # the timeline at a moment: the changes this far either side
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """Where a moment falls in the recording: ``gap`` (the recorded gap it is in) or ``after_end_ms`` (it is
+    after the store's data ends there) say that nothing is known of it; else the cluster is as recorded."""
+
+    at_ms: int
+    gap: Gap | None = None
+    after_end_ms: int | None = None
+
+    @property
+    def known(self) -> bool:
+        """Whether the store knows the cluster at this moment."""
+        return self.gap is None and self.after_end_ms is None
+
+    def marker(self) -> str:
+        """What every screen says in place of its live marks: ``as of 03:12:00 (recorded)``, or why not known."""
+        when = f"as of {utc_clock(self.at_ms)}"
+        if self.gap is not None:
+            return (f"{when}: in a gap of the recording ({utc_text(self.gap.from_ms)} to {utc_text(self.gap.to_ms)}: "
+                    f"{self.gap.reason}), nothing known")  # fmt: skip
+        if self.after_end_ms is not None:
+            return f"{when}: after the recording ends ({utc_text(self.after_end_ms)}), nothing known"
+        return f"{when} (recorded)"
+
+
+def utc_clock(ms: int) -> str:
+    """``03:12:00``: the UTC time of day of ``ms`` (moments are given in UTC, ``core.human_time.parse_moment``)."""
+    return time.strftime("%H:%M:%S", time.gmtime(ms / 1000))
+
+
+def locate(store: HistoryStore, cluster: str, at_ms: int) -> Moment:
+    """Where ``at_ms`` falls in ``cluster``'s recording.
+
+    Raises:
+        UsageError: the store holds nothing of ``cluster``, or ``at_ms`` is before the recording begins.
+    """
+    from core.history.observations import Window
+
+    window = Window.of(store, cluster, at_ms, at_ms)
+    if window.base_ms is None:
+        raise UsageError(f"the history store {store.root} holds no snapshot of cluster {cluster}: nothing to show")
+    if window.base_ms > at_ms:
+        raise UsageError(f"{utc_text(at_ms)} is before the recording of cluster {cluster} begins "
+                         f"({utc_text(window.base_ms)})")  # fmt: skip
+    inside = next((g for g in window.gaps if g.from_ms <= at_ms < g.to_ms), None)
+    if inside is not None:
+        return Moment(at_ms, gap=inside)
+    if at_ms > window.data_end_ms:
+        return Moment(at_ms, after_end_ms=window.data_end_ms)
+    return Moment(at_ms)
+
+
+def next_change(store: HistoryStore, cluster: str, after_ms: int) -> int | None:
+    """The moment of the first recorded change after ``after_ms`` (None: none)."""
+    from core.history.schema import EVENTS, HOUR_MS, hour_start_ms
+
+    for hour in store.hours(EVENTS, cluster):
+        start = hour_start_ms(hour)
+        if start + HOUR_MS <= after_ms:
+            continue
+        found = [t for t in _event_moments(store, cluster, start) if t > after_ms]
+        if found:
+            return min(found)
+    return None
+
+
+def previous_change(store: HistoryStore, cluster: str, before_ms: int) -> int | None:
+    """The moment of the last recorded change before ``before_ms`` (None: none)."""
+    from core.history.schema import EVENTS, hour_start_ms
+
+    for hour in reversed(store.hours(EVENTS, cluster)):
+        start = hour_start_ms(hour)
+        if start >= before_ms:
+            continue
+        found = [t for t in _event_moments(store, cluster, start) if t < before_ms]
+        if found:
+            return max(found)
+    return None
+
+
+def _event_moments(store: HistoryStore, cluster: str, hour_ms: int) -> set[int]:
+    """Every moment an event was recorded in the hour starting at ``hour_ms`` (only that column is read)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from core.history.schema import EVENTS, HOUR_MS
+
+    found: set[int] = set()
+    for path in store.files(EVENTS, cluster, hour_ms, hour_ms + HOUR_MS - 1):
+        found.update(int(v) for v in pc.unique(pq.read_table(path, columns=["ts_ms"]).column("ts_ms")).to_pylist())
+    return found
+
+
+class MomentBackend:
+    """The cluster ``cluster`` of ``store`` at ``at_ms``, read-only; ``move_to`` and the steps change the moment
+    (blocking: call them from a worker), then the snapshot listeners are told."""
+
+    def __init__(self, store: HistoryStore, cluster: str, at_ms: int) -> None:
+        self.store = store
+        self.cluster = cluster
+        self._moment = Moment(at_ms)
+        self._snapshot: ClusterSnapshot | None = None
+        self._state = ConnectionState.CLOSED
+        self._state_listeners: list[StateListener] = []
+        self._snapshot_listeners: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+        self._checks = CheckEngines()
+
+    # ---- the moment ----------------------------------------------------------------------------------
+
+    @property
+    def moment(self) -> Moment:
+        """The moment shown."""
+        return self._moment
+
+    def move_to(self, at_ms: int) -> Moment:
+        """Show the cluster at ``at_ms`` (blocks: reads the store).
+
+        Raises:
+            UsageError: ``at_ms`` is before the recording begins (the moment shown stays).
+        """
+        from core.history.diff import ClusterState, state_at
+        from core.history.moment import snapshot_of
+
+        moment = locate(self.store, self.cluster, at_ms)
+        state = state_at(self.store, self.cluster, at_ms) if moment.known else ClusterState(self.cluster, {}, {}, None)
+        snapshot = snapshot_of(state, at_ms)
+        with self._lock:
+            self._moment, self._snapshot = moment, snapshot
+        for listener in list(self._snapshot_listeners):
+            listener()
+        return moment
+
+    def step(self, direction: int) -> Moment:
+        """Move to the next (``direction`` > 0) or previous recorded change.
+
+        Raises:
+            UsageError: there is none that way (the moment shown stays).
+        """
+        at = self._moment.at_ms
+        found = (
+            next_change(self.store, self.cluster, at)
+            if direction > 0
+            else previous_change(self.store, self.cluster, at)
+        )
+        if found is None:
+            raise UsageError(f"no recorded change {'after' if direction > 0 else 'before'} {utc_text(at)}")
+        return self.move_to(found)
+
+    def shift(self, minutes: int) -> Moment:
+        """Move by ``minutes`` (negative: back).
+
+        Raises:
+            UsageError: that is before the recording begins (the moment shown stays).
+        """
+        return self.move_to(self._moment.at_ms + minutes * MINUTE_MS)
+
+    def changes_around(self, span_ms: int = AROUND_MS) -> tuple[list[Burst], int]:
+        """The recorded changes within ``span_ms`` either side of the moment, in bursts (newest first), and the
+        moment (blocks: reads the store)."""
+        from core.incident.report import recorded_bursts
+
+        at = self._moment.at_ms
+        return recorded_bursts(self.store, self.cluster, at - span_ms, at + span_ms), at
+
+    # ---- Connection ----------------------------------------------------------------------------------
+
+    @property
+    def name(self) -> str:
+        """The recorded cluster's name."""
+        return self.cluster
+
+    @property
+    def read_only(self) -> bool:
+        """Always: a recorded moment cannot be changed."""
+        return True
+
+    @property
+    def state(self) -> ConnectionState:
+        """CONNECTED once the moment is read (no ZooKeeper connection is ever made)."""
+        return self._state
+
+    def connect(self) -> None:
+        """Read the moment from the store (blocks). Raises ``UsageError`` as ``move_to``."""
+        self.move_to(self._moment.at_ms)
+        self._state = ConnectionState.CONNECTED
+        for listener in list(self._state_listeners):
+            listener(self._state)
+
+    def close(self) -> None:
+        """Stop a Spark worker if the checks started one."""
+        self._checks.close()
+        self._state = ConnectionState.CLOSED
+
+    def add_state_listener(self, listener: StateListener) -> None:
+        """Call ``listener`` when the moment has been read."""
+        self._state_listeners.append(listener)
+
+    # ---- SnapshotSource / EventSource / TopicFollower ------------------------------------------------
+
+    def snapshot(self) -> ClusterSnapshot:
+        """The cluster at the moment."""
+        with self._lock:
+            if self._snapshot is None:
+                raise ConnectError("the recorded moment is not read yet")
+            return self._snapshot
+
+    def add_snapshot_listener(self, listener: Callable[[], None]) -> None:
+        """Call ``listener()`` whenever the moment shown changes."""
+        self._snapshot_listeners.append(listener)
+
+    def loading(self) -> str | None:
+        """Never partial: the moment is read whole."""
+        return None
+
+    def subscribe(self, on_event: Callable[[ClusterEvent], None]) -> Unsubscribe:
+        """A recorded moment has no live events."""
+        return lambda: None
+
+    def follow_topic(self, topic: str, on_change: Callable[[TopicEntry | None], None]) -> Unsubscribe:
+        """The topic as recorded at the moment, once."""
+        on_change(self.snapshot().topics.get(topic))
+        return lambda: None
+
+    # ---- ZnodeBrowser: the store records no znodes ---------------------------------------------------
+
+    def children(self, path: str, offset: int = 0, limit: int = 500) -> ChildPage:
+        """No children: the store records no znode tree."""
+        return ChildPage(path, 0, (), offset, None, True, False, ZnodeStatView(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    def znode(self, path: str) -> ZnodeView | None:
+        """None: the store records no znode."""
+        return None
+
+    def watch_znode(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
+        """A recorded moment never changes by itself."""
+        return lambda: None
+
+    # ---- TopicAdmin: every change refused ------------------------------------------------------------
+
+    def plan_create(self, request: CreateRequest) -> CreatePlan:
+        """Refused."""
+        raise ReadOnlyError(MOMENT_REFUSAL)
+
+    def apply_create(self, plan: CreatePlan) -> None:
+        """Refused."""
+        raise ReadOnlyError(MOMENT_REFUSAL)
+
+    def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
+        """Refused."""
+        raise ReadOnlyError(MOMENT_REFUSAL)
+
+    def apply_expand(self, plan: ExpandPlan) -> None:
+        """Refused."""
+        raise ReadOnlyError(MOMENT_REFUSAL)
+
+    def plan_delete(self, request: DeleteRequest) -> DeletePlan:
+        """Refused."""
+        raise ReadOnlyError(MOMENT_REFUSAL)
+
+    def apply_delete(self, plan: DeletePlan, confirmation: str) -> None:
+        """Refused."""
+        raise ReadOnlyError(MOMENT_REFUSAL)
+
+    def deletion_status(self, topics: tuple[str, ...]) -> tuple[DeletionStatus, ...]:
+        """From the moment's snapshot."""
+        snapshot = self.snapshot()
+        return tuple(deletion_status(snapshot, t, snapshot.taken_at_ms) for t in topics)
+
+    # ---- checks, offsets, fixes ----------------------------------------------------------------------
+
+    def run_checks(self, progress: ProgressListener, engine: str = "local") -> CheckReport:
+        """The checks on the moment's snapshot."""
+        return self._checks.run(progress, engine, snapshot=self.snapshot())
+
+    def offsets(self, topic: str) -> Mapping[int, PartitionOffsets] | None:
+        """None: no brokers behind a recorded moment."""
+        return None
+
+    def fix_actions(self) -> FixActions | None:
+        """None: nothing can be changed."""
+        return None
+
+    # ---- what the store does not record --------------------------------------------------------------
+
+    def group_overview(self) -> GroupsView:
+        """No groups: the store records no consumer offsets."""
+        return GroupsView((), MappingProxyType({}), (f"consumer groups' lag: {NOT_RECORDED}",), self._moment.at_ms)
+
+    def group_detail(self, group: str) -> GroupDetail:
+        """Raises ``UsageError``: the store records no consumer groups."""
+        raise UsageError(f"consumer group '{group}': {NOT_RECORDED}")
+
+    def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
+        """None: the store records no consumer offsets."""
+        return []
+
+    def topic_access(self, topic: str) -> ResourceAccess:
+        """Raises ``UsageError``: the store records no ACLs."""
+        raise UsageError(f"ACLs: {NOT_RECORDED}")
+
+    def acl_listing(self) -> AclListing:
+        """Raises ``UsageError``: the store records no ACLs."""
+        raise UsageError(f"ACLs: {NOT_RECORDED}")
+
+    def quota_entities(self) -> QuotaListing:
+        """Raises ``UsageError``: the store records no quotas."""
+        raise UsageError(f"quotas: {NOT_RECORDED}")
+
+    def scram_users(self) -> UserListing:
+        """Raises ``UsageError``: the store records no SCRAM users."""
+        raise UsageError(f"SCRAM users: {NOT_RECORDED}")
+
+    def effective_quota(self, user: str, client_id: str) -> list[EffectiveQuota]:
+        """Raises ``UsageError``: the store records no quotas."""
+        raise UsageError(f"quotas: {NOT_RECORDED}")
+
+    def security_actions(self) -> SecurityActions | None:
+        """None: nothing can be changed."""
+        return None
+
+    def zookeeper_health(self) -> EnsembleHealth:
+        """No servers: the store records no ZooKeeper health."""
+        return EnsembleHealth((), (), (f"ZooKeeper's health: {NOT_RECORDED}",), at_ms=self._moment.at_ms)
+
+    def broker_live(self, view: BrokerView) -> BrokerLive:
+        """Nothing live at a recorded moment."""
+        return BrokerLive(session_note=f"its session: {NOT_RECORDED}", log_note=f"its log dirs: {NOT_RECORDED}")
+
+    def broker_configs(self, broker: int) -> BrokerConfigsView:
+        """None: the store records no configs."""
+        return BrokerConfigsView(broker, (), f"broker configs: {NOT_RECORDED}")
+
+    def log_dirs(self, max_age_s: float = 0.0) -> SizesView:
+        """None: the store records log dirs' use only with traffic, not per replica."""
+        return SizesView(notes=(NOT_RECORDED,))
+
+    def traffic(self, max_age_s: float = 0.0) -> TrafficView:
+        """No rates shown at a moment yet (``kzc history traffic`` answers from the store)."""
+        return TrafficView.of(None, self._moment.at_ms, "not shown at a recorded moment (kzc history traffic)", ())
+
+    def open_messages(self, request: TailRequest) -> MessageStream:
+        """Raises ``UsageError``: the store records no messages."""
+        raise UsageError(f"messages: {NOT_RECORDED}")

@@ -1,0 +1,145 @@
+"""The console at a recorded moment (``kzc --at``, ``core.console.moment``) on a store the test writes: broker 2
+down for two minutes (``core.testdata.history.write_outage``). The status line says the moment in place of the
+live marks, ``[``/``]`` step through the recorded changes, ``{``/``}`` by a minute, a moment the store does not
+know shows no cluster and says why, and every mutation is refused as a recorded moment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+from textual.widgets import Label
+
+from core.config import ConnectionSettings, UserConfig
+from core.console.moment import MomentBackend
+from core.history.store import HistoryStore
+from core.testdata.history import write_outage
+from tests.tui.helpers import settle
+from tui.app import KzcApp
+from tui.messages import CreateTopicRequested, DeleteTopicsRequested
+from tui.screens.cluster import ClusterScreen
+from tui.screens.timeline import TimelineScreen
+from tui.widgets.text_line import TextLine
+from tui.widgets.virtual_table import VirtualTable
+
+T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC; broker 2 leaves at 03:21:00 and comes back at 03:23:00
+
+
+def _app(tmp_path: Path, at_ms: int) -> tuple[KzcApp, MomentBackend]:
+    write_outage(tmp_path / "store", "prod", T0)
+    backend = MomentBackend(HistoryStore.open(tmp_path / "store"), "prod", at_ms)
+    app = KzcApp(ConnectionSettings(context="prod"), config=UserConfig(), backend=backend,
+                 clock=lambda: (T0 + 3_600_000) / 1000)  # fmt: skip
+    return app, backend
+
+
+def _shown(app: KzcApp) -> tuple[str, str, str, str]:
+    """The status line's state and right-hand part, the under-replicated counter and the totals."""
+    screen = app.screen
+    assert isinstance(screen, ClusterScreen)
+    return (
+        str(screen.query_one("#status-zk", Label).content),
+        screen.query_one("#status-last", TextLine).text,
+        str(screen.query_one("#health-under_replicated", Label).content),
+        str(screen.query_one("#health-totals", Label).content),
+    )
+
+
+async def _press(app: KzcApp, pilot: Pilot[None], *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+
+
+async def test_the_cluster_as_recorded_inside_the_outage_and_stepping_to_the_brokers_return(tmp_path: Path) -> None:
+    app, backend = _app(tmp_path, T0 + 120_000)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        state, marker, urp, totals = _shown(app)
+        assert (state, marker, urp) == ("RECORDED", "as of 03:22:00 (recorded)", "under-replicated 2")
+        assert "3 partitions · 2 brokers" in totals
+        await _press(app, pilot, "right_square_bracket")  # broker 2 registers; its ISRs not yet back
+        assert _shown(app)[1:3] == ("as of 03:23:00 (recorded)", "under-replicated 2")
+        assert "3 brokers" in _shown(app)[3]
+        await _press(app, pilot, "right_square_bracket")  # back in the ISRs 5 s later
+        assert _shown(app)[1:3] == ("as of 03:23:05 (recorded)", "under-replicated 0")
+        await _press(app, pilot, "left_square_bracket", "left_square_bracket")  # the ISRs shrank at 03:21:00.100
+        assert _shown(app)[1:3] == ("as of 03:21:00 (recorded)", "under-replicated 2")
+        await _press(app, pilot, "left_square_bracket")  # broker 2 left, 100 ms before
+        assert _shown(app)[1:3] == ("as of 03:21:00 (recorded)", "under-replicated 0")
+        assert backend.moment.at_ms == T0 + 60_000
+        await _press(app, pilot, "right_curly_bracket")
+        assert _shown(app)[1:3] == ("as of 03:22:00 (recorded)", "under-replicated 2")
+        await _press(app, pilot, "left_curly_bracket", "left_curly_bracket")
+        assert _shown(app)[1:3] == ("as of 03:20:00 (recorded)", "under-replicated 0")
+        assert backend.moment.at_ms == T0
+
+
+async def test_before_the_recording_begins_the_moment_stays_and_it_says_so(tmp_path: Path) -> None:
+    app, backend = _app(tmp_path, T0 + 30_000)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "left_curly_bracket")
+        assert backend.moment.at_ms == T0 + 30_000
+        assert _shown(app)[1] == "as of 03:20:30 (recorded)"
+        assert any("before the recording of cluster prod begins" in str(n.message) for n in app._notifications)
+        await _press(app, pilot, "left_square_bracket")
+        assert any("no recorded change before" in str(n.message) for n in app._notifications)
+
+
+async def test_after_the_recording_ends_nothing_is_made_up(tmp_path: Path) -> None:
+    app, _ = _app(tmp_path, T0 + 400_000)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        _, marker, urp, totals = _shown(app)
+        assert marker == "as of 03:26:40: after the recording ends (2025-11-28 03:25:00 UTC), nothing known"
+        assert urp == "under-replicated 0" and "0 partitions · 0 brokers" in totals
+
+
+async def test_every_mutation_is_refused_as_a_recorded_moment(tmp_path: Path) -> None:
+    app, _ = _app(tmp_path, T0 + 120_000)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        app.post_message(CreateTopicRequested())
+        app.post_message(DeleteTopicsRequested(topics=("orders",)))
+        await settle(pilot)
+        assert app.screen is screen
+        said = [str(n.message) for n in app._notifications]
+        assert "read-only mode: creating topics is not available (a recorded moment)" in said
+        assert "read-only mode: deleting topics is not available (a recorded moment)" in said
+
+
+async def test_the_palette_steps_and_jumps_to_a_typed_moment(tmp_path: Path) -> None:
+    app, backend = _app(tmp_path, T0 + 120_000)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "colon", *"next change", "enter")
+        assert backend.moment.at_ms == T0 + 180_000
+        await _press(app, pilot, "colon", *"at 2025-11-28 03:20:30", "enter")
+        assert backend.moment.at_ms == T0 + 30_000
+        assert _shown(app)[1:3] == ("as of 03:20:30 (recorded)", "under-replicated 0")
+
+
+async def test_the_timeline_shows_the_recorded_changes_around_the_moment_with_the_current_one_marked(
+    tmp_path: Path,
+) -> None:
+    app, _ = _app(tmp_path, T0 + 120_000)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "W")
+        assert isinstance(app.screen, TimelineScreen)
+
+        def current() -> list[str]:
+            rows = app.screen.query_one("#timeline", VirtualTable).visible_rows()
+            return [r.cells[0][:8] + " " + r.cells[1] for r in rows if r.cells[1].startswith("▶")]
+
+        rows = app.screen.query_one("#timeline", VirtualTable).visible_rows()
+        assert [r.cells[0][:8] for r in rows] == ["03:23:05", "03:23:00", "03:21:00"]  # newest first
+        [marked] = current()
+        assert marked.startswith("03:21:00 ▶ broker 2 left"), marked
+        assert "▶ the moment shown, 2025-11-28 03:22:00 UTC" in str(app.screen.query_one("#timeline-title").render())
+        await _press(app, pilot, "right_square_bracket")
+        [marked] = current()
+        assert marked.startswith("03:23:00 ▶ ") and "broker 2" in marked, marked
