@@ -43,7 +43,7 @@ def snapshot_of(state: ClusterState, at_ms: int) -> ClusterSnapshot:
         reassignment_times=None, preferred_election=None, preferred_election_times=None,
         topic_configs=MappingProxyType({}), broker_configs=MappingProxyType({}), isr_change_notifications=(),
         log_dir_event_notifications=(), config_change_notifications=(), feature=None, migration=None,
-        producer_id_block=None, kraft_brokers=frozenset(),
+        producer_id_block=None, kraft_brokers=frozenset(), recorded=True,
     )  # fmt: skip
 
 
@@ -54,4 +54,6 @@ def _registration(broker: int, rack: str | None, endpoint: str | None) -> Broker
         host, _, text = endpoint.rpartition(":")
         port = int(text) if text.isdigit() else -1
         endpoints = (Endpoint("PLAINTEXT", "PLAINTEXT", host, port),)
+    # The store keeps no registration version: 5 lets the rules that read it take a modern broker (0.11+ health,
+    # a rack allowed); the release shown says it is not known (ClusterSnapshot.recorded).
     return BrokerRegistration(broker, 5, host, port, -1, None, endpoints, rack, None, None)

@@ -162,6 +162,9 @@ class ClusterSnapshot:
     # How many delegation tokens /delegation_token/tokens holds (its child count, never the tokens): None when
     # the znode is absent. Migration readiness (core.consistency) relies on it.
     delegation_tokens: int | Unreadable | None = None
+    # A moment rebuilt from the history store (kzc --at, core.history.moment.snapshot_of): the store keeps each
+    # broker's rack and endpoint, not its registration version, so which release the brokers ran is not known.
+    recorded: bool = False
     # Stats of znodes whose data the model keeps without them (ZooKeeper reads only; never in snapshot files):
     # /controller (when the current controller was elected), /config/topics/<t> and /config/brokers/<b>.
     # Not part of equality, as they are not in files.

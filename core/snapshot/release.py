@@ -32,14 +32,18 @@ class Release:
 
 
 UNKNOWN = Release("unknown", None)
+NOT_RECORDED = Release("not recorded", None)  # a recorded moment: the history store keeps no release
 
 
 def broker_release(snapshot: ClusterSnapshot, broker_id: int, capabilities: Capabilities | None = None) -> Release:
     """``broker_id``'s release: from its ApiVersions answer in ``capabilities`` when there is one, else from its
-    registration; unknown when it is not registered or its registration is unreadable."""
+    registration; unknown when it is not registered or its registration is unreadable, or at a recorded moment
+    (the history store does not keep registration versions)."""
     answer = capabilities.of(broker_id) if capabilities is not None else None
     if answer is not None and answer.ranges is not None:
         return Release(".".join(map(str, release_floor(answer.ranges))), FROM_API_VERSIONS)
+    if snapshot.recorded:
+        return NOT_RECORDED
     entry = snapshot.brokers.get(broker_id)
     if entry is None or not isinstance(entry.registration, BrokerRegistration):
         return UNKNOWN
