@@ -183,6 +183,13 @@ class MomentBackend:
         Raises:
             UsageError: ``at_ms`` is before the recording begins (the moment shown stays).
         """
+        moment = self._read(at_ms)
+        for listener in list(self._snapshot_listeners):
+            listener()
+        return moment
+
+    def _read(self, at_ms: int) -> Moment:
+        """Read the cluster at ``at_ms`` from the store and keep it (blocks; raises as ``move_to``)."""
         from core.history.diff import ClusterState, state_at
         from core.history.moment import snapshot_of
 
@@ -191,8 +198,6 @@ class MomentBackend:
         snapshot = snapshot_of(state, at_ms)
         with self._lock:
             self._moment, self._snapshot = moment, snapshot
-        for listener in list(self._snapshot_listeners):
-            listener()
         return moment
 
     def step(self, direction: int) -> Moment:
@@ -245,8 +250,11 @@ class MomentBackend:
         return self._state
 
     def connect(self) -> None:
-        """Read the moment from the store (blocks). Raises ``UsageError`` as ``move_to``."""
-        self.move_to(self._moment.at_ms)
+        """Read the moment from the store (blocks). Raises ``UsageError`` as ``move_to``.
+
+        The snapshot listeners are not told: the console draws the first view when told it is connected. Told
+        first, its view could come before the connection, which it would log as a reconnection."""
+        self._read(self._moment.at_ms)
         self._state = ConnectionState.CONNECTED
         for listener in list(self._state_listeners):
             listener(self._state)

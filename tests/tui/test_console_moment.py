@@ -13,6 +13,7 @@ from textual.widgets import Label
 from core.config import ConnectionSettings, UserConfig
 from core.console.moment import MomentBackend
 from core.history.store import HistoryStore
+from core.snapshot.health import under_replicated_partitions
 from core.testdata.history import write_outage
 from tests.tui.helpers import settle
 from tui.app import KzcApp
@@ -74,6 +75,18 @@ async def test_the_cluster_as_recorded_inside_the_outage_and_stepping_to_the_bro
         await _press(app, pilot, "left_curly_bracket", "left_curly_bracket")
         assert _shown(app)[1:3] == ("as of 03:20:00 (recorded)", "under-replicated 0")
         assert backend.moment.at_ms == T0
+
+
+def test_opening_a_moment_says_connected_before_any_view_so_no_reconnection_is_logged(tmp_path: Path) -> None:
+    # Told of the snapshot first, the console could draw a view before it heard of the connection and log
+    # "ZooKeeper connected" at a moment that has no ZooKeeper connection (a snapshot test caught it under load).
+    _, backend = _app(tmp_path, T0 + 120_000)
+    heard: list[str] = []
+    backend.add_state_listener(lambda state: heard.append(state.name))
+    backend.add_snapshot_listener(lambda: heard.append("snapshot"))
+    backend.connect()
+    assert heard == ["CONNECTED"]
+    assert len(under_replicated_partitions(backend.snapshot())) == 2
 
 
 async def test_before_the_recording_begins_the_moment_stays_and_it_says_so(tmp_path: Path) -> None:
