@@ -2,18 +2,21 @@
 with no ZooKeeper connection at all.
 
 The cluster at the moment is the one rule ``kzc diff`` uses (``core.history.diff.state_at``: the last snapshot
-at or before it with every later event up to it applied) turned into a snapshot (``core.history.moment``), so
-the health counters and the likely cause are derived as for the live cluster. What the store does not record
-(znodes, configs, consumer offsets, ACLs, quotas, users, log dirs) is said to be missing, never made up; a
-moment in a gap of the recording, or after its data ends, shows no cluster and says why. Nothing can be
-changed. Reading never takes the recorder's lock, so a running ``kzc record`` may keep writing the store.
+at or before it with every later event up to it applied, ``Replay``) turned into a snapshot
+(``core.history.moment``), so the health counters and the likely cause are derived as for the live cluster. The
+replay is kept: a step on applies only the events between the two moments, a step back replays from the base
+snapshot (kept too), and only the topics that changed get new entries, so the view re-tallies only them.
+What the store does not record (znodes, configs, consumer offsets, ACLs, quotas, users, log dirs) is said to be
+missing, never made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
+why. Nothing can be changed. Reading never takes the recorder's lock, so a running ``kzc record`` may keep
+writing the store.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -54,6 +57,8 @@ from core.zookeeper.tree import ChildPage, ZnodeStatView, ZnodeView
 
 if TYPE_CHECKING:  # the store's modules (pyarrow) load when a moment is read, not with the console
     from core.changes.timeline import Burst
+    from core.history.diff import Replay
+    from core.history.observations import Window
     from core.history.store import Gap, HistoryStore
 
 MOMENT_REFUSAL = "this is a recorded moment: nothing can be changed"
@@ -98,6 +103,11 @@ def locate(store: HistoryStore, cluster: str, at_ms: int) -> Moment:
     Raises:
         UsageError: the store holds nothing of ``cluster``, or ``at_ms`` is before the recording begins.
     """
+    return _located(store, cluster, at_ms)[0]
+
+
+def _located(store: HistoryStore, cluster: str, at_ms: int) -> tuple[Moment, Window]:
+    """``locate``, with the window of the moment (its base snapshot, gaps and the end of the data)."""
     from core.history.observations import Window
 
     window = Window.of(store, cluster, at_ms, at_ms)
@@ -108,10 +118,10 @@ def locate(store: HistoryStore, cluster: str, at_ms: int) -> Moment:
                          f"({utc_text(window.base_ms)})")  # fmt: skip
     inside = next((g for g in window.gaps if g.from_ms <= at_ms < g.to_ms), None)
     if inside is not None:
-        return Moment(at_ms, gap=inside)
+        return Moment(at_ms, gap=inside), window
     if at_ms > window.data_end_ms:
-        return Moment(at_ms, after_end_ms=window.data_end_ms)
-    return Moment(at_ms)
+        return Moment(at_ms, after_end_ms=window.data_end_ms), window
+    return Moment(at_ms), window
 
 
 def next_change(store: HistoryStore, cluster: str, after_ms: int) -> int | None:
@@ -143,16 +153,11 @@ def previous_change(store: HistoryStore, cluster: str, before_ms: int) -> int | 
 
 
 def _event_moments(store: HistoryStore, cluster: str, hour_ms: int) -> set[int]:
-    """Every moment an event was recorded in the hour starting at ``hour_ms`` (only that column is read)."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
+    """Every moment an event was recorded in the hour starting at ``hour_ms``."""
+    from core.history.observations import file_moments
     from core.history.schema import EVENTS, HOUR_MS
 
-    found: set[int] = set()
-    for path in store.files(EVENTS, cluster, hour_ms, hour_ms + HOUR_MS - 1):
-        found.update(int(v) for v in pc.unique(pq.read_table(path, columns=["ts_ms"]).column("ts_ms")).to_pylist())
-    return found
+    return {t for path in store.files(EVENTS, cluster, hour_ms, hour_ms + HOUR_MS - 1) for t in file_moments(path)}
 
 
 class MomentBackend:
@@ -168,6 +173,9 @@ class MomentBackend:
         self._state_listeners: list[StateListener] = []
         self._snapshot_listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
+        self._moving = threading.RLock()  # one move at a time: a worker may still run when the next key starts one
+        self._base: Replay | None = None  # the base snapshot of the moments last shown, replayed
+        self._replay: Replay | None = None  # the state at the moment last known shown
         self._checks = CheckEngines()
 
     # ---- the moment ----------------------------------------------------------------------------------
@@ -190,15 +198,42 @@ class MomentBackend:
 
     def _read(self, at_ms: int) -> Moment:
         """Read the cluster at ``at_ms`` from the store and keep it (blocks; raises as ``move_to``)."""
-        from core.history.diff import ClusterState, state_at
-        from core.history.moment import snapshot_of
+        from core.history.diff import moment_name
+        from core.history.moment import replay_snapshot
 
-        moment = locate(self.store, self.cluster, at_ms)
-        state = state_at(self.store, self.cluster, at_ms) if moment.known else ClusterState(self.cluster, {}, {}, None)
-        snapshot = snapshot_of(state, at_ms)
-        with self._lock:
-            self._moment, self._snapshot = moment, snapshot
+        with self._moving:
+            moment, window = _located(self.store, self.cluster, at_ms)
+            if moment.known:
+                replay, changed = self._replay_to(window, at_ms)
+                snapshot = replay_snapshot(moment_name(window, at_ms), replay.topics, replay.brokers,
+                                           replay.controller, at_ms, self._snapshot, changed)  # fmt: skip
+            else:
+                snapshot = replay_snapshot(self.cluster, {}, {}, None, at_ms)
+            with self._lock:
+                self._moment, self._snapshot = moment, snapshot
         return moment
+
+    def _replay_to(self, window: Window, at_ms: int) -> tuple[Replay, Collection[str]]:
+        """The replay at ``at_ms`` and the topics whose partitions differ from the snapshot shown: a move on from
+        the replay held applies only the events between the two moments (``Replay.advance``); any other (back, or
+        past another base snapshot) starts from a copy of the base, kept for it, and compares the topics."""
+        from core.history.diff import replay_base
+
+        assert window.base_ms is not None
+        held = self._replay
+        if held is not None and held.base_ms == window.base_ms and held.at_ms <= at_ms:
+            self._replay = None  # until it is whole again: a failed read leaves no half-applied replay
+            changed = held.advance(self.store, at_ms)
+            self._replay = held
+            return held, changed
+        if self._base is None or self._base.base_ms != window.base_ms:
+            self._base = replay_base(window)
+        replay = self._base.copy()
+        replay.advance(self.store, at_ms)
+        self._replay = replay
+        shown = self._snapshot.topics if self._snapshot is not None and held is not None else {}
+        before = held.topics if held is not None else {}
+        return replay, {t for t, partitions in replay.topics.items() if t not in shown or before.get(t) != partitions}
 
     def step(self, direction: int) -> Moment:
         """Move to the next (``direction`` > 0) or previous recorded change.
@@ -206,15 +241,16 @@ class MomentBackend:
         Raises:
             UsageError: there is none that way (the moment shown stays).
         """
-        at = self._moment.at_ms
-        found = (
-            next_change(self.store, self.cluster, at)
-            if direction > 0
-            else previous_change(self.store, self.cluster, at)
-        )
-        if found is None:
-            raise UsageError(f"no recorded change {'after' if direction > 0 else 'before'} {utc_text(at)}")
-        return self.move_to(found)
+        with self._moving:  # from the moment the last move left
+            at = self._moment.at_ms
+            found = (
+                next_change(self.store, self.cluster, at)
+                if direction > 0
+                else previous_change(self.store, self.cluster, at)
+            )
+            if found is None:
+                raise UsageError(f"no recorded change {'after' if direction > 0 else 'before'} {utc_text(at)}")
+            return self.move_to(found)
 
     def shift(self, minutes: int) -> Moment:
         """Move by ``minutes`` (negative: back).
@@ -222,7 +258,8 @@ class MomentBackend:
         Raises:
             UsageError: that is before the recording begins (the moment shown stays).
         """
-        return self.move_to(self._moment.at_ms + minutes * MINUTE_MS)
+        with self._moving:
+            return self.move_to(self._moment.at_ms + minutes * MINUTE_MS)
 
     def changes_around(self, span_ms: int = AROUND_MS) -> tuple[list[Burst], int]:
         """The recorded changes within ``span_ms`` either side of the moment, in bursts (newest first), and the

@@ -11,8 +11,9 @@ never compared.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -21,7 +22,7 @@ import pyarrow.parquet as pq
 
 from core.errors import UsageError
 from core.history.observations import Window
-from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, PARTITION, PARTITION_REMOVED, ROW_SCHEMA
+from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED, ROW_SCHEMA
 from core.history.store import HistoryStore
 from core.history.traffic import TopicRates, rate_changed, topic_rates_at
 from core.human_time import utc_text
@@ -72,8 +73,9 @@ def state_of(snapshot: ClusterSnapshot, name: str) -> ClusterState:
 
 def state_at(store: HistoryStore, cluster: str, at_ms: int, spark: Any = None) -> ClusterState:
     """The state of ``cluster`` at ``at_ms`` as the store knows it: its last snapshot at or before that moment
-    with every later event up to it applied; on Spark when ``spark`` is given (the same answer). Its name says
-    when the moment falls in a recorded gap or after the store's data ends (the state is then the last known).
+    with every later event up to it applied (``Replay``); on Spark when ``spark`` is given (the same answer). Its
+    name says when the moment falls in a recorded gap or after the store's data ends (the state is then the last
+    known).
 
     Raises:
         UsageError: the store holds no snapshot of the cluster at or before ``at_ms``.
@@ -81,30 +83,108 @@ def state_at(store: HistoryStore, cluster: str, at_ms: int, spark: Any = None) -
     window = Window.of(store, cluster, at_ms, at_ms)
     if window.base_ms is None or window.base_ms > at_ms:
         raise UsageError(f"the history store holds nothing of cluster {cluster} at or before that moment")
-    rows = _latest_rows_spark(spark, window, at_ms) if spark is not None else state_rows(window, at_ms)
-    rows.sort(key=lambda r: (r["ts_ms"], r["seq"]))
-    partitions: dict[tuple[str, int], PartitionValue] = {}
-    brokers: dict[int, tuple[str | None, str | None]] = {}
-    controller: int | None = None
-    for row in rows:
-        kind = row["kind"]
-        if kind == PARTITION:
-            replicas = tuple(row["replicas"]) if row["replicas"] is not None else None
-            isr = tuple(row["isr"]) if row["isr"] is not None else None
-            partitions[(row["topic"], row["partition"])] = (replicas, row["leader"], isr)
-        elif kind == PARTITION_REMOVED:
-            partitions.pop((row["topic"], row["partition"]), None)
-        elif kind == BROKER:
-            brokers[row["broker"]] = (row["rack"], row["endpoint"])
-        elif kind == BROKER_LEFT:
-            brokers.pop(row["broker"], None)
-        elif kind == CONTROLLER:
-            controller = row["broker"]
-    rates = topic_rates_at(store, cluster, at_ms)
-    return ClusterState(_moment_name(window, at_ms), partitions, brokers, controller, None, rates)
+    if spark is not None:
+        replay = Replay(cluster, window.base_ms)
+        rows = sorted(_latest_rows_spark(spark, window, at_ms), key=lambda r: (r[0], r[1]))
+        replay.apply(rows, at_ms)
+    else:
+        replay = replay_base(window)
+        replay.advance(store, at_ms)
+    return replay.state(moment_name(window, at_ms), topic_rates_at(store, cluster, at_ms))
 
 
-def _moment_name(window: Window, at_ms: int) -> str:
+Row = tuple[Any, ...]  # a row of the store in ``STATE_COLUMNS`` order
+_LAST_MS = 2**63 - 1
+TopicPartitions = dict[int, PartitionValue]
+
+
+class Replay:
+    """A cluster's state replayed from its base snapshot (at ``base_ms``) up to ``at_ms``. ``apply`` is the one rule
+    turning the store's rows into the state: ``state_at`` replays once, the console at a moment keeps a replay
+    and applies only the events between the moment it shows and the next."""
+
+    def __init__(self, cluster: str, base_ms: int) -> None:
+        self.cluster = cluster
+        self.base_ms = base_ms
+        self.at_ms = base_ms
+        self.topics: dict[str, TopicPartitions] = {}
+        self.brokers: dict[int, tuple[str | None, str | None]] = {}  # rack, endpoint
+        self.controller: int | None = None
+        # The event files read since the base (their rows after it), shared by copies: a move back replays them
+        # again without reading them (files are written whole, never changed).
+        self._events: dict[Path, pa.Table] = {}
+
+    def copy(self) -> Replay:
+        """An independent copy (the values are immutable tuples), sharing the event files read."""
+        other = Replay(self.cluster, self.base_ms)
+        other._events = self._events
+        other.at_ms, other.controller = self.at_ms, self.controller
+        other.topics = {topic: dict(partitions) for topic, partitions in self.topics.items()}
+        other.brokers = dict(self.brokers)
+        return other
+
+    def apply(self, rows: Iterable[Row], at_ms: int) -> set[str]:
+        """Apply ``rows`` (ordered by ``(ts_ms, seq)``, none after ``at_ms``), then the state is at ``at_ms``; the
+        topics whose partitions they touched."""
+        touched: set[str] = set()
+        topics, brokers = self.topics, self.brokers
+        for _, _, kind, topic, partition, broker, leader, isr, replicas, rack, endpoint in rows:
+            if kind == PARTITION:
+                value = (tuple(replicas) if replicas is not None else None, leader,
+                         tuple(isr) if isr is not None else None)  # fmt: skip
+                topics.setdefault(topic, {})[partition] = value
+                touched.add(topic)
+            elif kind == PARTITION_REMOVED:
+                partitions = topics.get(topic)
+                if partitions is not None and partitions.pop(partition, None) is not None:
+                    touched.add(topic)
+                    if not partitions:
+                        del topics[topic]
+            elif kind == BROKER:
+                brokers[broker] = (rack, endpoint)
+            elif kind == BROKER_LEFT:
+                brokers.pop(broker, None)
+            elif kind == CONTROLLER:
+                self.controller = broker
+        self.at_ms = at_ms
+        return touched
+
+    def advance(self, store: HistoryStore, at_ms: int) -> set[str]:
+        """Apply every event after the replay's moment up to ``at_ms`` (not before it); the topics touched."""
+        assert at_ms >= self.at_ms
+        tables = []
+        for path in store.files(EVENTS, self.cluster, self.at_ms + 1, at_ms):
+            table = self._events.get(path)
+            if table is None:
+                table = self._events[path] = _rows(path, self.base_ms + 1, _LAST_MS)
+            tables.append(_between(table, self.at_ms + 1, at_ms))
+        return self.apply(_ordered_rows(tables), at_ms)
+
+    def state(self, name: str, rates: TopicRates | None = None) -> ClusterState:
+        """The state replayed, as a ``ClusterState`` named ``name`` (a copy: the replay may go on)."""
+        partitions = {(t, p): v for t, values in self.topics.items() for p, v in values.items()}
+        return ClusterState(name, partitions, dict(self.brokers), self.controller, None, rates)
+
+
+def replay_base(window: Window) -> Replay:
+    """The replay of ``window``'s base snapshot (the window must have one)."""
+    assert window.base_ms is not None
+    replay = Replay(window.cluster, window.base_ms)
+    tables = [_rows(p, window.base_ms, window.base_ms) for p in window.snapshot_files]
+    replay.apply(_ordered_rows(tables), window.base_ms)
+    return replay
+
+
+def _ordered_rows(tables: list[pa.Table]) -> Iterable[Row]:
+    """The rows of ``tables`` ordered by ``(ts_ms, seq)`` (stable: tables in the order given), read column by
+    column (far quicker than a dict per row)."""
+    if not tables:
+        return ()
+    table = pa.concat_tables(tables).sort_by([("ts_ms", "ascending"), ("seq", "ascending")])
+    return zip(*(table.column(name).to_pylist() for name in STATE_COLUMNS), strict=True)
+
+
+def moment_name(window: Window, at_ms: int) -> str:
     name = f"{window.cluster} at {utc_text(at_ms)}"
     inside = [g for g in window.gaps if g.from_ms <= at_ms < g.to_ms]
     if inside:
@@ -116,7 +196,7 @@ def _moment_name(window: Window, at_ms: int) -> str:
     return name
 
 
-_STATE_COLUMNS = ["ts_ms", "seq", "kind", "topic", "partition", "broker", "leader", "isr", "replicas", "rack",
+STATE_COLUMNS = ["ts_ms", "seq", "kind", "topic", "partition", "broker", "leader", "isr", "replicas", "rack",
                   "endpoint"]  # fmt: skip
 
 
@@ -130,12 +210,15 @@ def state_rows(window: Window, at_ms: int) -> list[dict[str, Any]]:
 
 
 def _rows(path: object, low: int, high: int) -> pa.Table:
-    table = pq.read_table(path, columns=_STATE_COLUMNS, schema=ROW_SCHEMA)
+    return _between(pq.read_table(path, columns=STATE_COLUMNS, schema=ROW_SCHEMA), low, high)
+
+
+def _between(table: pa.Table, low: int, high: int) -> pa.Table:
     ts = table.column("ts_ms")
     return table.filter(pc.and_(pc.greater_equal(ts, low), pc.less_equal(ts, high)))
 
 
-def _latest_rows_spark(spark: Any, window: Window, at_ms: int) -> list[dict[str, Any]]:
+def _latest_rows_spark(spark: Any, window: Window, at_ms: int) -> list[Row]:
     """The same rows reduced in Spark to the last one of each partition, broker and of the controller: applying
     only those gives the state that applying them all gives, and only they reach Python."""
     from pyspark.sql import functions as F
@@ -149,7 +232,7 @@ def _latest_rows_spark(spark: Any, window: Window, at_ms: int) -> list[dict[str,
                         (window.event_files, (ts > window.base_ms) & (ts <= at_ms))):  # fmt: skip
         if paths:
             frames.append(spark.read.schema(spark_row_schema()).parquet(*[str(p) for p in paths])
-                          .select(*_STATE_COLUMNS).where(kept))  # fmt: skip
+                          .select(*STATE_COLUMNS).where(kept))  # fmt: skip
     if not frames:
         return []
     rows = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
@@ -160,10 +243,10 @@ def _latest_rows_spark(spark: Any, window: Window, at_ms: int) -> list[dict[str,
         rows.where(entity.isNotNull())
         .groupBy(entity.alias("_e"), F.when(of_partition, F.col("topic")).alias("_t"),
                  F.when(of_partition, F.col("partition")).alias("_p"), F.when(of_broker, F.col("broker")).alias("_b"))
-        .agg(F.max(F.struct(*_STATE_COLUMNS)).alias("row"))  # (ts_ms, seq) first: the last row of each
+        .agg(F.max(F.struct(*STATE_COLUMNS)).alias("row"))  # (ts_ms, seq) first: the last row of each
         .select("row.*")
     )  # fmt: skip
-    return [r.asDict() for r in latest.collect()]
+    return [tuple(r[c] for c in STATE_COLUMNS) for r in latest.collect()]
 
 
 @dataclass(frozen=True, slots=True)

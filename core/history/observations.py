@@ -9,6 +9,7 @@ local engine reads the rows with pyarrow, the Spark engine reads the very same f
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,32 +70,39 @@ def _base_snapshot(store: HistoryStore, cluster: str, since_ms: int) -> int | No
     earlier = [h for h in hours if hour_start_ms(h) <= since_ms]
     for hour in reversed(earlier):
         start = hour_start_ms(hour)
-        moments = [m for p in store.files(SNAPSHOTS, cluster, start, start + HOUR_MS - 1) for m in _moments(p)]
+        moments = [m for p in store.files(SNAPSHOTS, cluster, start, start + HOUR_MS - 1) for m in file_moments(p)]
         before = [m for m in moments if m <= since_ms]
         if before:
             return max(before)
     later = [h for h in hours if hour_start_ms(h) > since_ms] + earlier[-1:]
     for hour in sorted(later):
         start = hour_start_ms(hour)
-        moments = [m for p in store.files(SNAPSHOTS, cluster, start, start + HOUR_MS - 1) for m in _moments(p)]
+        moments = [m for p in store.files(SNAPSHOTS, cluster, start, start + HOUR_MS - 1) for m in file_moments(p)]
         after = [m for m in moments if m >= since_ms]
         if after:
             return min(after)
     return None
 
 
-def _moments(path: Path) -> set[int]:
+def file_moments(path: Path) -> frozenset[int]:
+    """Every moment a row of ``path`` is dated at (only its ``ts_ms`` column is read). Read once per file: the
+    store writes a file whole and never changes it (a path written again differs in its time or size)."""
+    stat = path.stat()
+    return _file_moments(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _file_moments(path: Path, mtime_ns: int, size: int) -> frozenset[int]:
     column = pq.read_table(path, columns=["ts_ms"]).column("ts_ms")
-    return {int(v) for v in pc.unique(column).to_pylist()}
+    return frozenset(int(v) for v in pc.unique(column).to_pylist() if v is not None)
 
 
 def _holds(path: Path, moment: int) -> bool:
-    return moment in _moments(path)
+    return moment in file_moments(path)
 
 
 def _max_ts(path: Path) -> int:
-    value = pc.max(pq.read_table(path, columns=["ts_ms"]).column("ts_ms")).as_py()
-    return int(value) if value is not None else 0
+    return max(file_moments(path), default=0)
 
 
 def fleet_window_json(window: Window) -> dict[str, object]:

@@ -18,6 +18,7 @@ observations. A row's ``partition`` and ``broker`` columns are null where they d
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -117,6 +118,7 @@ def hour_of(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime(HOUR_FORMAT)
 
 
+@functools.lru_cache(maxsize=65_536)  # every listing of the store parses every hour's name
 def hour_start_ms(hour: str) -> int:
     """The first millisecond of an hour directory value (``ValueError`` for anything else)."""
     return int(datetime.strptime(hour, HOUR_FORMAT).replace(tzinfo=UTC).timestamp() * 1000)

@@ -1,0 +1,92 @@
+"""The console at a moment keeps a replay and applies only the events between two moments
+(``core.history.diff.Replay``, ``core.console.moment.MomentBackend``): every moment it steps, shifts or jumps to
+shows exactly the cluster ``state_at`` reads fresh from the store."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+
+from core.console.moment import MINUTE_MS, MomentBackend
+from core.errors import UsageError
+from core.history.diff import state_at
+from core.history.moment import snapshot_of
+from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
+from core.history.store import HistoryStore
+from core.testdata.history import START_MS, write_history, write_outage
+
+T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC
+
+
+def _fresh(backend: MomentBackend) -> None:
+    at = backend.moment.at_ms
+    if not backend.moment.known:  # after the data ends: nothing shown, nothing made up
+        assert not backend.snapshot().topics and not backend.snapshot().brokers
+        return
+    assert backend.snapshot() == snapshot_of(state_at(backend.store, backend.cluster, at), at), at
+
+
+def _walk(store: HistoryStore, cluster: str, start_ms: int) -> int:
+    """Step to every recorded change and back to the first, checking each moment; the changes stepped."""
+    backend = MomentBackend(store, cluster, start_ms)
+    backend.connect()
+    _fresh(backend)
+    stepped = 0
+    for direction in (1, -1):
+        while True:
+            try:
+                backend.step(direction)
+            except UsageError:
+                break
+            _fresh(backend)
+            stepped += direction > 0
+    for minutes in (3, 45, -1, 200, -120, 1, -300):  # jumps, forward and back, across base snapshots
+        with contextlib.suppress(UsageError):  # before the recording: the moment shown stays
+            backend.shift(minutes)
+        _fresh(backend)
+    return stepped
+
+
+def test_every_change_of_the_outage_replays_as_read_fresh(tmp_path: Path) -> None:
+    write_outage(tmp_path / "store", "prod", T0)
+    assert _walk(HistoryStore.open(tmp_path / "store"), "prod", T0) == 4
+
+
+def test_every_change_of_a_day_of_churn_replays_as_read_fresh(tmp_path: Path) -> None:
+    """A day of flaps and a broker restart, a snapshot every two hours (steps cross them), and what the
+    generator never writes: a broker leaving and coming back, a new controller, a topic created and its
+    partitions removed one by one."""
+    info = write_history(tmp_path / "store", partitions=60, days=1, flaps_per_hour=0.02, snapshot_every_s=7200)
+    store = HistoryStore.open(tmp_path / "store")
+    at = START_MS + 5 * 3_600_000 + 1_234
+
+    def partition(ts: int, topic: str, p: int, isr: list[int]) -> dict[str, object]:
+        return {"ts_ms": ts, "kind": PARTITION, "topic": topic, "partition": p, "leader": isr[0],
+                "leader_epoch": 1, "isr": isr, "replicas": [1, 2, 3]}  # fmt: skip
+
+    extra = [
+        {"ts_ms": at, "kind": BROKER_LEFT, "broker": 3},
+        {"ts_ms": at + 500, "kind": CONTROLLER, "broker": 2},
+        partition(at + 500, "fresh", 0, [1, 2]),
+        partition(at + 500, "fresh", 1, [2, 1]),
+        {"ts_ms": at + 60_000, "kind": BROKER, "broker": 3, "rack": "r3", "endpoint": "10.0.0.3:9092"},
+        {"ts_ms": at + 90_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 1},
+        {"ts_ms": at + 95_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 0},
+        partition(at + 95_000, "t00000", 0, [3]),  # the same moment as a removal: the order of seq decides
+    ]
+    store.append(EVENTS, info.cluster, [{**r, "seq": 10_000_000 + i} for i, r in enumerate(extra)])
+    assert _walk(store, info.cluster, info.start_ms) > 50
+
+
+def test_a_move_before_the_recording_keeps_the_moment_shown(tmp_path: Path) -> None:
+    write_outage(tmp_path / "store", "prod", T0)
+    backend = MomentBackend(HistoryStore.open(tmp_path / "store"), "prod", T0 + 2 * MINUTE_MS)
+    backend.connect()
+    shown = backend.snapshot()
+    with pytest.raises(UsageError, match="before the recording"):
+        backend.shift(-10)
+    assert backend.snapshot() is shown
+    backend.step(1)
+    _fresh(backend)
