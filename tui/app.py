@@ -386,7 +386,7 @@ class KzcApp(App[None]):
     def _view_refreshed(self, message: m.ViewRefreshed) -> None:
         self.live.take_view(message)
         if isinstance(self.backend, MomentBackend) and message.generation == self.live.generation:
-            self.live.set_status(as_of=self.backend.moment.marker())
+            self.live.set_status(as_of=self.backend.moment_of(message.view.snapshot).marker())
         if self._spark_waits_for_view and message.loading is None and message.generation == self.live.generation:
             # The Spark worker (a JVM) starts once the whole cluster is on screen: on a small machine it would
             # otherwise take the CPU the first full read needs.

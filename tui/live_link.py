@@ -252,7 +252,7 @@ class LiveLink:
             changes["note"] = f"{message.loading}…" if message.loading else None
         self.set_status(**changes)
         if message.loading is None:  # counts of a partial first read would be logged as a change
-            self._log_health(view.health)
+            self._log_health(view)
         for screen in self.app.screen_stack:
             if isinstance(screen, KzcScreen):
                 screen.latest_view = view  # drawn when it comes back
@@ -263,12 +263,14 @@ class LiveLink:
             except Exception as exc:  # a drawing bug must not take the console down in the middle of an incident
                 self.app.notify(f"could not draw {screen.view_name}: {type(exc).__name__}: {exc}", severity="error")
 
-    def _log_health(self, health: HealthCounters) -> None:
+    def _log_health(self, view: ClusterView) -> None:
+        health = view.health
         counts = (health.offline, health.under_replicated, health.under_min_isr)
         if counts != self.journal.health:
             self.journal.health = counts
-            # At a recorded moment (kzc --at) the counts are the moment's: dated then, not now.
-            at = self.backend.moment.at_ms if isinstance(self.backend, MomentBackend) else self.now_ms()
+            # At a recorded moment (kzc --at) the counts are the moment's (the view's, which may be older than the
+            # moment the backend has moved to): dated then, not now.
+            at = view.snapshot.taken_at_ms if isinstance(self.backend, MomentBackend) else self.now_ms()
             self.append_event(at, *health_line(health), fact=health_fact(health))
 
     def set_status(self, **changes: Any) -> None:

@@ -93,8 +93,11 @@ class Moment:
 
 
 def utc_clock(ms: int) -> str:
-    """``03:12:00``: the UTC time of day of ``ms`` (moments are given in UTC, ``core.human_time.parse_moment``)."""
-    return time.strftime("%H:%M:%S", time.gmtime(ms / 1000))
+    """``03:12:00``: the UTC time of day of ``ms`` (moments are given in UTC, ``core.human_time.parse_moment``),
+    ``03:12:00.350`` off the second: recorded changes are often less than a second apart, and a step must show
+    that it moved."""
+    clock = time.strftime("%H:%M:%S", time.gmtime(ms // 1000))
+    return f"{clock}.{ms % 1000:03d}" if ms % 1000 else clock
 
 
 def locate(store: HistoryStore, cluster: str, at_ms: int) -> Moment:
@@ -176,6 +179,7 @@ class MomentBackend:
         self._moving = threading.RLock()  # one move at a time: a worker may still run when the next key starts one
         self._base: Replay | None = None  # the base snapshot of the moments last shown, replayed
         self._replay: Replay | None = None  # the state at the moment last known shown
+        self._moments: dict[int, Moment] = {}  # the moments read lately, by their time (a snapshot's taken_at_ms)
         self._checks = CheckEngines()
 
     # ---- the moment ----------------------------------------------------------------------------------
@@ -184,6 +188,12 @@ class MomentBackend:
     def moment(self) -> Moment:
         """The moment shown."""
         return self._moment
+
+    def moment_of(self, snapshot: ClusterSnapshot) -> Moment:
+        """The moment ``snapshot`` was read at: a view built before a move lands after it, and must say its own
+        moment, not the one the backend moved to."""
+        with self._lock:
+            return self._moments.get(snapshot.taken_at_ms) or Moment(snapshot.taken_at_ms)
 
     def move_to(self, at_ms: int) -> Moment:
         """Show the cluster at ``at_ms`` (blocks: reads the store).
@@ -211,6 +221,10 @@ class MomentBackend:
                 snapshot = replay_snapshot(self.cluster, {}, {}, None, at_ms)
             with self._lock:
                 self._moment, self._snapshot = moment, snapshot
+                self._moments.pop(at_ms, None)
+                self._moments[at_ms] = moment
+                while len(self._moments) > 16:  # the views still on their way were built from these
+                    del self._moments[next(iter(self._moments))]
         return moment
 
     def _replay_to(self, window: Window, at_ms: int) -> tuple[Replay, Collection[str]]:

@@ -66,7 +66,7 @@ async def test_the_cluster_as_recorded_inside_the_outage_and_stepping_to_the_bro
         await _press(app, pilot, "right_square_bracket")  # back in the ISRs 5 s later
         assert _shown(app)[1:3] == ("as of 03:23:05 (recorded)", "under-replicated 0")
         await _press(app, pilot, "left_square_bracket", "left_square_bracket")  # the ISRs shrank at 03:21:00.100
-        assert _shown(app)[1:3] == ("as of 03:21:00 (recorded)", "under-replicated 2")
+        assert _shown(app)[1:3] == ("as of 03:21:00.100 (recorded)", "under-replicated 2")
         await _press(app, pilot, "left_square_bracket")  # broker 2 left, 100 ms before
         assert _shown(app)[1:3] == ("as of 03:21:00 (recorded)", "under-replicated 0")
         assert backend.moment.at_ms == T0 + 60_000

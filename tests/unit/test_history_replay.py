@@ -90,3 +90,16 @@ def test_a_move_before_the_recording_keeps_the_moment_shown(tmp_path: Path) -> N
     assert backend.snapshot() is shown
     backend.step(1)
     _fresh(backend)
+
+
+def test_a_view_built_before_a_move_says_its_own_moment(tmp_path: Path) -> None:
+    """The console's status line says the moment of the view it shows, which may come after the backend moved on
+    (``MomentBackend.moment_of``); changes less than a second apart read apart."""
+    write_outage(tmp_path / "store", "prod", T0)
+    backend = MomentBackend(HistoryStore.open(tmp_path / "store"), "prod", T0 + MINUTE_MS)
+    backend.connect()
+    before = backend.snapshot()
+    backend.step(1)  # broker 2's partitions leave the ISR 100 ms after it left
+    assert backend.moment.marker() == "as of 03:21:00.100 (recorded)"
+    assert backend.moment_of(before).marker() == "as of 03:21:00 (recorded)"
+    assert backend.moment_of(backend.snapshot()) == backend.moment
