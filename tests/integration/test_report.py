@@ -2,8 +2,8 @@
 a preferred election is made with kzc; the report lists the broker's down interval within 2 s of what this test
 saw by polling its registration, the election from the audit log, and the partitions' out-of-ISR spells. On the
 same recording, ``kzc --at`` (tmux) a moment inside the outage shows the under-replicated count ZooKeeper held
-then, with the broker gone, and ``]`` moves to the next recorded change; the HTML report opened in headless Chromium
-shows the timeline."""
+then, with the broker gone, and ``]`` steps on through the recorded changes to the broker's return, where the count
+drops; the HTML report opened in headless Chromium shows the timeline."""
 
 from __future__ import annotations
 
@@ -149,7 +149,8 @@ def _timeline_in_a_browser(html: Path, tmp_path: Path) -> str:
 def _the_console_at_a_moment_inside_the_outage(
     sandbox: Sandbox, store: Path, tmp_path: Path, held: int, inside_ms: int
 ) -> None:
-    """``kzc --at`` inside the outage: the count ZooKeeper held, broker 2 gone; ``]`` moves to the next change."""
+    """``kzc --at`` inside the outage: the count ZooKeeper held, broker 2 gone; ``]`` steps on until broker 2 is
+    back and the count has dropped (each step waits for the moment shown to change)."""
     assert held > 0
     tmux = new_tmux(tmp_path)
     tmux.start([str(KZC), "--at", str(inside_ms), "--store", str(store), *zk_args(sandbox)], width=160)
@@ -157,12 +158,15 @@ def _the_console_at_a_moment_inside_the_outage(
         screen = tmux.wait_for("(recorded)", timeout=120)
         assert "RECORDED" in screen and f"under-replicated {held}" in screen and "+ 1 gone" in screen, screen
         assert "ZK connected" not in screen
-        # ] moves to the next recorded change. Where the count drops is left to the Pilot tests
-        # (tests/tui/test_console_moment.py): here the panels were seen to lag the status line's moment by seconds,
-        # and the count at the recording's last changes to differ from ZooKeeper's (see the closing note of stop 41).
-        moment = _as_of(screen)
-        tmux.keys("]")
-        wait_until(partial(_moved, tmux, moment), 30, "the next change")
+        for _ in range(60):
+            moment = _as_of(screen)
+            tmux.keys("]")
+            screen = wait_until(partial(_moved, tmux, moment), 30, "the next change")
+            if "+ 1 gone" not in screen and _count(screen) < held:
+                break
+        else:
+            pytest.fail(f"broker 2 never came back with fewer than {held} under-replicated:\n{screen}")
+        assert "3 brokers" in screen, screen
         tmux.keys("q")
         wait_until(tmux.dead, 60, "the console to quit")
     finally:
@@ -173,6 +177,10 @@ def _moved(tmux: Tmux, moment: str) -> str:
     """The screen once it shows another moment than ``moment`` (else "")."""
     screen = tmux.screen()
     return screen if _as_of(screen) != moment else ""
+
+
+def _count(screen: str) -> int:
+    return int(screen.split("under-replicated ", 1)[1].split()[0].replace(",", ""))
 
 
 def _as_of(screen: str) -> str:
