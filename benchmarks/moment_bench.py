@@ -6,8 +6,12 @@ console's open of a cluster of the same size measured in the same run.
 - **moment**: ``MomentBackend.connect`` (the state at the moment: its base snapshot and every event up to it,
   ``core.history.diff.state_at``) and ``ViewBuilder.build``, on a synthetic store of as many partitions
   (``core.testdata.history``) at a moment half way through its last snapshot interval;
-- **step**: ``]`` (``MomentBackend.step``, the next recorded change) and the view built again by the same
-  ``ViewBuilder`` (it re-tallies only the topics that changed, as in the console), each step.
+- **step**: ``]`` (``MomentBackend.step``, the next recorded change: the replay held applies only the events
+  in between, and only the topics that changed get new entries) and the view built again by the same
+  ``ViewBuilder`` (it re-tallies only the topics that changed, as in the console), each step; then ``[`` back
+  over the same changes (a replay from the base snapshot held);
+- **re-read** (the step's baseline): the same moments read afresh, as a step did before the replay was kept
+  (``state_at``, ``snapshot_of``, the view built by the same ``ViewBuilder``).
 
 Goals (issue 34): the moment opens in at most 1.5x the live open; a step redraws in under 200 ms. The process's
 peak RSS after the moment open is printed beside the store's size on disk (bounded memory: the moment, not the
@@ -38,6 +42,8 @@ from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.console.moment import MomentBackend
 from core.console.view import ViewBuilder
+from core.history.diff import state_at
+from core.history.moment import snapshot_of
 from core.history.store import HistoryStore
 from core.testdata.history import write_history
 
@@ -88,14 +94,25 @@ def main() -> None:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"moment open: {took:.2f} s ({shown:,} partitions), peak RSS {rss:.0f} MiB; "
               f"ratio to live {took / live:.2f} (goal <= 1.5)")  # fmt: skip
-        steps = []
+        moments, forward, back, fresh = [], [], [], []
         for _ in range(args.steps):
             t0 = time.perf_counter()
             backend.step(1)
             builder.build(backend.snapshot(), backend.moment.at_ms)
-            steps.append(time.perf_counter() - t0)
-        print(f"step (]) and view: median {sorted(steps)[len(steps) // 2] * 1000:.0f} ms, max "
-              f"{max(steps) * 1000:.0f} ms over {len(steps)} steps (goal < 200 ms)")  # fmt: skip
+            forward.append(time.perf_counter() - t0)
+            moments.append(backend.moment.at_ms)
+        for _ in range(args.steps):
+            t0 = time.perf_counter()
+            backend.step(-1)
+            builder.build(backend.snapshot(), backend.moment.at_ms)
+            back.append(time.perf_counter() - t0)
+        for moment in moments:
+            t0 = time.perf_counter()
+            builder.build(snapshot_of(state_at(store, info.cluster, moment), moment), moment)
+            fresh.append(time.perf_counter() - t0)
+        for name, took_s in (("step on (])", forward), ("step back ([)", back), ("re-read (the old step)", fresh)):
+            print(f"{name} and view: median {sorted(took_s)[len(took_s) // 2] * 1000:.0f} ms, max "
+                  f"{max(took_s) * 1000:.0f} ms over {len(took_s)} moments (goal < 200 ms)")  # fmt: skip
     finally:
         shutil.rmtree(root.parent, ignore_errors=True)
 
