@@ -32,7 +32,7 @@ from core.console.moment import MomentBackend
 from core.console.protocols import ClusterBackend, MetricsSource
 from core.console.view import ClusterView
 from core.errors import KzcError
-from core.history.location import history_place
+from core.history.location import HistoryPlace, history_place
 from core.human_time import parse_moment
 from core.topics.plan import DeleteRequest
 from tui import messages as m
@@ -42,7 +42,7 @@ from tui.commands import KzcCommands, KzcPalette
 from tui.export import run_export
 from tui.fleet_poll import FleetPoll, FleetRoundEnded, FleetRowRead, RowReader, reader_for
 from tui.journal import EventJournal
-from tui.keymap import BindingInfo, catalog
+from tui.keymap import MOMENT_IDS, BindingInfo, catalog
 from tui.live_link import LiveLink, LiveMessage
 from tui.navigation import fix_actions, go_back, pop_to_root, read_only_why, refused, security_actions, show_screen
 from tui.recording import RecordingLink, RecordingRefused, RecordingStarted, RecordingStopped, close_cluster
@@ -246,8 +246,9 @@ class KzcApp(App[None]):
         return catalog([("everywhere", type(self)), *SCREEN_CLASSES], dict(self.user_config.keys))
 
     def action_help(self) -> None:
-        """Every binding, with remaps."""
-        self.push_screen(HelpScreen(self.all_bindings(), self.read_only))
+        """Every binding, with remaps (the moment's keys only at a recorded moment, where they work)."""
+        shown = [b for b in self.all_bindings() if self.at_moment or b.id not in MOMENT_IDS]
+        self.push_screen(HelpScreen(shown, self.read_only))
 
     def topic_names(self) -> list[str]:
         """Every topic of the latest view, sorted."""
@@ -509,8 +510,10 @@ class KzcApp(App[None]):
             case m.ScreenChosen("groups"):
                 show_screen(self, GroupsScreen, lambda: self._with_view(GroupsScreen(backend, self.now_ms)))
             case m.ScreenChosen("timeline"):
-                history = partial(history_place, self.settings)
-                recorded = backend.changes_around if isinstance(backend, MomentBackend) else None
+                history: Callable[[], HistoryPlace] = partial(history_place, self.settings)
+                recorded = None
+                if isinstance(backend, MomentBackend):  # its report reads the moment's store
+                    history, recorded = backend.history_place, backend.changes_around
                 show_screen(self, TimelineScreen, lambda: self._with_view(TimelineScreen(self.journal, self.now_ms,
                             history, recorded)))  # fmt: skip
             case m.ScreenChosen("security"):

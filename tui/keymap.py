@@ -17,6 +17,8 @@ from textual.dom import DOMNode
 # still answer, with why they are refused).
 MUTATION_IDS = frozenset({"create_topic", "expand_topic", "delete_topic", "delete_matching", "reshuffle", "dry_run",
                           "submit", "move_off", "elect_preferred", "edit_config"})  # fmt: skip
+# The keys that move a recorded moment (kzc --at): listed by ? only there.
+MOMENT_IDS = frozenset({"moment_previous", "moment_next", "moment_back", "moment_on"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from core.console.security_actions import SecurityActions
 from core.console.view import deletion_status
 from core.errors import ConnectError, ReadOnlyError, UsageError
 from core.groups.lag import GroupLag, LagTotal
+from core.history.location import HistoryPlace
 from core.human_time import utc_text
 from core.kafka.quotas import EffectiveQuota
 from core.messages.reader import TailRequest
@@ -274,6 +275,10 @@ class MomentBackend:
         """
         with self._moving:
             return self.move_to(self._moment.at_ms + minutes * MINUTE_MS)
+
+    def history_place(self) -> HistoryPlace:
+        """The store and cluster this moment is read from (the timeline's incident report reads it too)."""
+        return HistoryPlace(self.cluster, self.store.root, "the store of the recorded moment")
 
     def changes_around(self, span_ms: int = AROUND_MS) -> tuple[list[Burst], int]:
         """The recorded changes within ``span_ms`` either side of the moment, in bursts (newest first), and the

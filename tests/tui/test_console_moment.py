@@ -14,11 +14,14 @@ from core.config import ConnectionSettings, UserConfig
 from core.console.moment import MomentBackend
 from core.history.store import HistoryStore
 from core.snapshot.health import under_replicated_partitions
+from core.testdata import builder as b
 from core.testdata.history import write_outage
+from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.messages import CreateTopicRequested, DeleteTopicsRequested
 from tui.screens.cluster import ClusterScreen
+from tui.screens.help import HelpScreen
 from tui.screens.timeline import TimelineScreen
 from tui.widgets.text_line import TextLine
 from tui.widgets.virtual_table import VirtualTable
@@ -156,3 +159,32 @@ async def test_the_timeline_shows_the_recorded_changes_around_the_moment_with_th
         await _press(app, pilot, "right_square_bracket")
         [marked] = current()
         assert marked.startswith("03:23:00 ▶ ") and "broker 2" in marked, marked
+
+
+async def test_e_on_the_timeline_exports_the_report_of_the_window_around_the_moment(tmp_path: Path) -> None:
+    """At a recorded moment ``e`` reports the 30 minutes either side of it from the moment's own store (the
+    console was given no other), not the two hours before the clock."""
+    app, _ = _app(tmp_path, T0 + 120_000)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "W", "e")
+        assert app.last_export is not None and app.last_export.endswith(".html")
+        page = Path(app.last_export).read_text(encoding="utf-8")
+        assert "Window 2025-11-28 02:52:00 UTC to 2025-11-28 03:52:00 UTC" in page, page[:3000]
+        assert "Incident report: cluster prod" in page and "broker 2 left" in page
+
+
+async def test_question_mark_lists_the_moments_keys_only_at_a_moment(tmp_path: Path) -> None:
+    """``[ ] { }`` move a recorded moment: ``?`` lists them there, and not in a live console, where they do nothing."""
+    moment_keys = {"moment_previous", "moment_next", "moment_back", "moment_on"}
+    app, _ = _app(tmp_path, T0 + 120_000)
+    live = KzcApp(ConnectionSettings(context="prod"), config=UserConfig(), backend=RecordedBackend(b.snapshot(), []),
+                  clock=lambda: (T0 + 3_600_000) / 1000)  # fmt: skip
+    for console, listed in ((app, moment_keys), (live, set())):
+        async with console.run_test(size=(140, 40)) as pilot:
+            await settle(pilot)
+            await pilot.press("question_mark")
+            await settle(pilot)
+            assert isinstance(console.screen, HelpScreen)
+            ids = {r.cells[3] for r in console.screen.query_one(VirtualTable).visible_rows()}
+            assert ids & moment_keys == listed

@@ -2,7 +2,7 @@
 since the console connected (``core.changes.timeline``). Each burst is one row; Enter opens it into its
 changes, and Enter on a change of a topic opens that topic. It follows the view: new changes appear at the top.
 ``e`` exports the incident report of the last two hours from the cluster's history store (``kzc report``'s,
-as HTML), written in a worker.
+as HTML; at a recorded moment, of the window ``AROUND_MS`` either side of the moment), written in a worker.
 """
 
 from __future__ import annotations
@@ -91,6 +91,7 @@ class TimelineScreen(KzcScreen):
         self.history = history
         self.recorded = recorded
         self._current: str | None = None  # at a recorded moment: the key of the burst it is in (or last before it)
+        self._moment_ms: int | None = None  # at a recorded moment: the moment the changes shown were read around
         self.expanded: set[str] = set()
         self._dated: list[Change] = []
         self._groups: list[Burst] = []
@@ -133,6 +134,7 @@ class TimelineScreen(KzcScreen):
 
     @on(RecordedRead)
     def _on_recorded_read(self, message: RecordedRead) -> None:
+        self._moment_ms = message.at_ms
         self._show_recorded(message.groups, message.at_ms)
 
     def _show_recorded(self, groups: list[Burst], at_ms: int) -> None:
@@ -200,16 +202,23 @@ class TimelineScreen(KzcScreen):
             self.path, self.bursts, self.error = path, bursts, error
 
     def action_export(self) -> None:
-        """Export the incident report of the last two hours (``kzc report``) as HTML, in a worker."""
+        """Export the incident report (``kzc report``) as HTML, in a worker: of the last two hours, or at a
+        recorded moment of the window ``AROUND_MS`` either side of the moment (the changes this screen shows)."""
         if self.history is None:
             self.notify("no incident report: this console has no history store", severity="warning")
             return
-        self._write_report(self.history(), self.now_ms())
+        now = self.now_ms()
+        if self.recorded is None:
+            self._write_report(self.history(), now - int(parse_duration(DEFAULT_SINCE) * 1000), now)
+        elif self._moment_ms is None:
+            self.notify("no incident report yet: the recorded changes are still being read", severity="warning")
+        else:
+            self._write_report(self.history(), self._moment_ms - AROUND_MS, min(self._moment_ms + AROUND_MS, now))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="incident-report")
-    def _write_report(self, place: HistoryPlace, now_ms: int) -> None:
+    def _write_report(self, place: HistoryPlace, since_ms: int, until_ms: int) -> None:
         try:
-            report = report_of(place, now_ms - int(parse_duration(DEFAULT_SINCE) * 1000), now_ms)
+            report = report_of(place, since_ms, until_ms)
         except KzcError as exc:
             self.post_message(self.ReportWritten(None, 0, str(exc)))
             return
