@@ -341,7 +341,8 @@ class ClusterScreen(KzcScreen):
 
     @on(CauseDerived)
     def _on_cause_derived(self, message: CauseDerived) -> None:
-        self._show_cause(message.view, message.cause)
+        if message.view is self.latest_view:  # derived from an older view: a newer one is drawn (a recorded step)
+            self._show_cause(message.view, message.cause)
 
     # ---- the brokers' log dirs: their totals and the likely cause's evidence (tui.size_reads) ---------
 
