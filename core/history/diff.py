@@ -185,6 +185,8 @@ def _ordered_rows(tables: list[pa.Table]) -> Iterable[Row]:
 
 
 def moment_name(window: Window, at_ms: int) -> str:
+    """How a moment of the store is named: the cluster and the time, and whether it is in a gap or after the
+    data ends."""
     name = f"{window.cluster} at {utc_text(at_ms)}"
     inside = [g for g in window.gaps if g.from_ms <= at_ms < g.to_ms]
     if inside:
