@@ -12,7 +12,7 @@ from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from cli.traffic_cmd import parse_window
+from cli.traffic_cmd import one_window, parse_window
 from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings
 from core.errors import UsageError
@@ -29,8 +29,6 @@ from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
 from core.traffic.cause import BrokerLoad, broker_load
 from core.traffic.rates import rate_text
-from core.traffic.sample import Layout, windows
-from core.traffic.view import Traffic
 from core.zookeeper.kafka_root import open_kafka_session
 
 SHOWN = 50  # partitions listed per section in the text form (--json lists them all)
@@ -88,9 +86,8 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
     release = broker_release(snapshot, broker_id, read_capabilities(asked, 5.0, settings.kafka_security))
     load = None
     if args.traffic is not None:
-        layout = Layout.of(snapshot, settings.kafka_security)
-        before, after = next(windows(lambda: layout, parse_window(args.traffic, "--traffic"), settings.kafka_security))
-        load = broker_load(Traffic(before, after), broker_id)
+        traffic = one_window(snapshot, parse_window(args.traffic, "--traffic"), settings.kafka_security)
+        load = broker_load(traffic, broker_id)
     # One scrape (no window to wait for): the exporter's one-minute rates.
     metrics = MetricsReader(settings.metrics_url).read(snapshot, broker_id)[0] if settings.metrics_url else None
     if args.json:

@@ -18,7 +18,7 @@ from typing import Any
 from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.brokers.capabilities import registered_bootstrap
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, KafkaSecurity
 from core.errors import UsageError
 from core.groups.lag import GroupLag
 from core.groups.ops import open_group_ops
@@ -65,6 +65,14 @@ def parse_window(text: str, option: str = "--window") -> float:
     if not MIN_WINDOW_S <= seconds <= MAX_WINDOW_S:
         raise UsageError(f"{option} must be from 1s to 1h, got '{text}'")
     return seconds
+
+
+def one_window(snapshot: ClusterSnapshot, window_s: float, security: KafkaSecurity) -> Traffic:
+    """The rates of every topic over one window starting now (``kzc broker ID --traffic``, ``kzc describe
+    --traffic``): who leads what from ``snapshot``, two reads of every broker ``window_s`` apart."""
+    layout = Layout.of(snapshot, security)
+    before, after = next(windows(lambda: layout, window_s, security))
+    return Traffic(before, after)
 
 
 def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:

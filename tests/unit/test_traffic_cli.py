@@ -1,4 +1,4 @@
-"""``kzc traffic``'s bad input (one line, nothing read) and its text form (``?`` with the reason, ``idle``,
+"""``kzc traffic``'s and ``kzc describe --traffic``'s bad input (one line, nothing read) and its text form (``?`` with the reason, ``idle``,
 time until full or why not); its JSON is checked on a real cluster in tests/integration/test_traffic.py."""
 
 from __future__ import annotations
@@ -37,6 +37,23 @@ def test_bad_input_is_one_json_line_before_any_connection(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code = main(["traffic", *argv, "--json", *NOWHERE])
+    out, err = capsys.readouterr()
+    assert code == 2, err
+    assert message in json.loads(out)["error"] and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--traffic", "0"], "--traffic must be from 1s to 1h, got '0'"),
+        (["--traffic", "soon"], "--traffic: 'soon' is not a duration"),
+        (["--traffic", "5s", "--snapshot", "x.jsonl"], "--traffic asks the brokers: it needs a live cluster"),
+    ],
+)
+def test_describe_traffic_bad_input_is_one_json_line_before_any_connection(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["describe", *argv, "--json", *NOWHERE])
     out, err = capsys.readouterr()
     assert code == 2, err
     assert message in json.loads(out)["error"] and len(err.splitlines()) == 1
