@@ -1,5 +1,6 @@
-"""``kzc traffic``'s and ``kzc describe --traffic``'s bad input (one line, nothing read) and its text form (``?`` with the reason, ``idle``,
-time until full or why not); its JSON is checked on a real cluster in tests/integration/test_traffic.py."""
+"""``kzc traffic``'s and ``kzc describe --traffic``'s bad input (one line, nothing read) and its text form (``?``
+with the reason, ``idle``, time until full or why not); its JSON is checked on a real cluster in
+tests/integration/test_traffic.py."""
 
 from __future__ import annotations
 
