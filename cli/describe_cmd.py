@@ -15,7 +15,7 @@ from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from cli.traffic_cmd import one_window, parse_window
+from cli.traffic_cmd import measure, parse_window
 from core.config import PLAINTEXT, ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
@@ -106,7 +106,7 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     )
     summary = summarize(snapshot, report)
     # One window measures no "producers stopped" (it needs the window before): the other findings only.
-    load = None if window_s is None else load_findings(one_window(snapshot, window_s, settings.kafka_security))
+    load = None if window_s is None else load_findings(measure(snapshot, window_s, settings.kafka_security)[0])
     cause = read_likely_cause(snapshot, settings.kafka_security, live=not args.snapshot, load=load)
     now = int(time.time() * 1000)
     log_dirs = read_sizes(snapshot, 10.0, now, settings.kafka_security) if args.sizes else None

@@ -67,12 +67,21 @@ def parse_window(text: str, option: str = "--window") -> float:
     return seconds
 
 
-def one_window(snapshot: ClusterSnapshot, window_s: float, security: KafkaSecurity) -> Traffic:
-    """The rates of every topic over one window starting now (``kzc broker ID --traffic``, ``kzc describe
-    --traffic``): who leads what from ``snapshot``, two reads of every broker ``window_s`` apart."""
+def measure(
+    snapshot: ClusterSnapshot, window_s: float, security: KafkaSecurity, count: int = 1
+) -> tuple[Traffic, list[LoadFinding]]:
+    """The rates of every topic over the last of ``count`` windows, one after the other, starting now (``kzc
+    broker ID --traffic``, ``kzc describe --traffic``): who leads what from ``snapshot``, every broker read at
+    the start and the end of each window. With the topics whose producers stopped (``StoppedProducers``: they
+    took messages in a window and none in every window after it, so with ``count`` 1 none)."""
     layout = Layout.of(snapshot, security)
-    before, after = next(windows(lambda: layout, window_s, security))
-    return Traffic(before, after)
+    stopped = StoppedProducers()
+    for n, (before, after) in enumerate(windows(lambda: layout, window_s, security), 1):
+        traffic = Traffic(before, after)
+        found = stopped.update(traffic)
+        if n >= count:
+            return traffic, found
+    raise AssertionError("windows() never ends")
 
 
 def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
@@ -99,7 +108,7 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         traffic = Traffic(before, after)
         rows = traffic.rows(args.by)
         found = load_findings(traffic) + stopped.update(traffic)
-        findings = waiting.complete(found, groups_reader(settings, latest[0]), _read_ms(after))
+        findings = waiting.complete(found, groups_reader(settings, latest[0]), sample_read_ms(after))
         if reader is not None:
             rows = with_metrics(args.by, rows, reader.read(latest[0]))
         if args.json:
@@ -112,7 +121,7 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     return 0
 
 
-def _read_ms(sample: Sample) -> int:
+def sample_read_ms(sample: Sample) -> int:
     """When ``sample`` was read: its latest broker reply."""
     return max((r.read_ms for r in sample.offsets.values()), default=0)
 
