@@ -191,7 +191,7 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
         disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
         hot_leader = leaders(zk, skewed)[0]
         broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "2s")["traffic"]
-        cause = kzc_json(capsys, sandbox, "describe", "--traffic", "3s")["likely_cause"]
+        cause = kzc_json(capsys, sandbox, "describe", "--traffic", "2s")["likely_cause"]
         stopped, still = stopped_while_consumers_wait(sandbox, steady, even)
 
     # messages in per topic: within 15% of what was produced in the same window
