@@ -12,10 +12,11 @@ from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from cli.traffic_cmd import parse_window
+from cli.traffic_cmd import groups_reader, measure, parse_window, sample_read_ms
 from core.brokers.capabilities import read_capabilities
 from core.config import ConnectionSettings
 from core.errors import UsageError
+from core.groups.waiting import WaitingReads
 from core.human_size import human_size
 from core.human_time import age_text, since_text
 from core.kafka.znodes.paths import broker_path
@@ -29,8 +30,6 @@ from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.stop_check import PartitionChange, StopCheck, stop_check
 from core.traffic.cause import BrokerLoad, broker_load
 from core.traffic.rates import rate_text
-from core.traffic.sample import Layout, windows
-from core.traffic.view import Traffic
 from core.zookeeper.kafka_root import open_kafka_session
 
 SHOWN = 50  # partitions listed per section in the text form (--json lists them all)
@@ -52,8 +51,9 @@ def register(sub: Any) -> None:
         "--traffic",
         metavar="DURATION",
         help="kzc broker ID: also its load over this window (e.g. 10s): messages and bytes in as leader, its share "
-        "of the cluster's bytes in, its log dirs' growth and time until full (two reads of every broker's offsets "
-        "and log dirs, as kzc traffic)",
+        "of the cluster's bytes in, its log dirs' growth and time until full (reads of every broker's offsets "
+        "and log dirs, as kzc traffic), and the topics it leads whose producers stopped: it measures the window "
+        "before too (so it takes twice as long)",
     )
     add_read_options(broker)
     broker.set_defaults(handler=_broker)
@@ -88,9 +88,14 @@ def _show(broker_id: int, args: argparse.Namespace, settings: ConnectionSettings
     release = broker_release(snapshot, broker_id, read_capabilities(asked, 5.0, settings.kafka_security))
     load = None
     if args.traffic is not None:
-        layout = Layout.of(snapshot, settings.kafka_security)
-        before, after = next(windows(lambda: layout, parse_window(args.traffic, "--traffic"), settings.kafka_security))
-        load = broker_load(Traffic(before, after), broker_id)
+        # Two windows: stopped producers need the one before (it took messages, the measured one none).
+        window_s = parse_window(args.traffic, "--traffic")
+        traffic, stopped = measure(snapshot, window_s, settings.kafka_security, count=2)
+        if stopped:  # the consumer groups waiting on them, as kzc traffic --follow reads them
+            at_ms = sample_read_ms(traffic.after)
+            stopped = WaitingReads().complete(stopped, groups_reader(settings, snapshot), at_ms)
+        over = f"two windows of {age_text(window_s)}, the one before the measured one and it"
+        load = broker_load(traffic, broker_id, stopped, over)
     # One scrape (no window to wait for): the exporter's one-minute rates.
     metrics = MetricsReader(settings.metrics_url).read(snapshot, broker_id)[0] if settings.metrics_url else None
     if args.json:
@@ -189,6 +194,8 @@ def load_lines(load: BrokerLoad) -> list[str]:
             + (age_text(full) if full is not None else f"- ({extra.get('full_in_unknown')})")
         )
     lines += [f"  load: {f.text}" for f in load.findings]
+    if load.stopped_from is not None:
+        lines.append(f"  (producers stopped: looked for over {load.stopped_from}; a stop before them is not seen)")
     return lines
 
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from dataclasses import asdict
 from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
+from cli.traffic_cmd import measure, parse_window
 from core.config import PLAINTEXT, ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
@@ -28,6 +28,7 @@ from core.snapshot.model import ClusterSnapshot, StaticMinIsr
 from core.snapshot.sizes import SizesView, read_sizes
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
+from core.traffic.cause import load_findings
 
 
 def register(sub: Any) -> None:
@@ -59,6 +60,12 @@ def register(sub: Any) -> None:
         help="also ask every registered broker its log dirs (DescribeLogDirs, Kafka 1.0+): each broker's bytes, "
         "each topic's size (its partitions' leader replicas) and bytes on disk (all replicas)",
     )
+    describe.add_argument(
+        "--traffic",
+        metavar="DURATION",
+        help="also measure the load over this window (e.g. 10s, as kzc traffic): the likely cause then says what "
+        "the load says (leader and key skew, a log dir full within a day), after the health it explains",
+    )
     add_read_options(describe)
     describe.set_defaults(handler=_describe)
 
@@ -66,6 +73,9 @@ def register(sub: Any) -> None:
 def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.sizes and args.snapshot:
         raise UsageError("--sizes asks the brokers: it needs a live cluster, not --snapshot")
+    if args.traffic is not None and args.snapshot:
+        raise UsageError("--traffic asks the brokers: it needs a live cluster, not --snapshot")
+    window_s = parse_window(args.traffic, "--traffic") if args.traffic is not None else None
     if args.min_insync_replicas is not None and args.min_insync_replicas < 1:
         raise UsageError("--min-insync-replicas must be at least 1")
     if args.snapshot:
@@ -95,12 +105,14 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         imbalance_percent=args.imbalance_percent,
     )
     summary = summarize(snapshot, report)
-    cause = read_likely_cause(snapshot, settings.kafka_security, live=not args.snapshot)
+    # One window measures no "producers stopped" (it needs the window before): the other findings only.
+    load = None if window_s is None else load_findings(measure(snapshot, window_s, settings.kafka_security)[0])
+    cause = read_likely_cause(snapshot, settings.kafka_security, live=not args.snapshot, load=load)
     now = int(time.time() * 1000)
     log_dirs = read_sizes(snapshot, 10.0, now, settings.kafka_security) if args.sizes else None
     sizes = SizesView.of(log_dirs, snapshot.taken_at_ms) if log_dirs is not None else None
     if args.json:
-        payload = {**summary.to_json(), "likely_cause": asdict(cause) if cause is not None else None}
+        payload = {**summary.to_json(), "likely_cause": cause.to_json() if cause is not None else None}
         if sizes is not None:
             payload["sizes"] = sizes_json(snapshot, sizes)
         print(json.dumps(payload))

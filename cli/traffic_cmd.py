@@ -18,7 +18,7 @@ from typing import Any
 from cli.options import add_command, duration_option
 from cli.snapshot_cmd import add_read_options, take_snapshot
 from core.brokers.capabilities import registered_bootstrap
-from core.config import ConnectionSettings
+from core.config import ConnectionSettings, KafkaSecurity
 from core.errors import UsageError
 from core.groups.lag import GroupLag
 from core.groups.ops import open_group_ops
@@ -67,6 +67,23 @@ def parse_window(text: str, option: str = "--window") -> float:
     return seconds
 
 
+def measure(
+    snapshot: ClusterSnapshot, window_s: float, security: KafkaSecurity, count: int = 1
+) -> tuple[Traffic, list[LoadFinding]]:
+    """The rates of every topic over the last of ``count`` windows, one after the other, starting now (``kzc
+    broker ID --traffic``, ``kzc describe --traffic``): who leads what from ``snapshot``, every broker read at
+    the start and the end of each window. With the topics whose producers stopped (``StoppedProducers``: they
+    took messages in a window and none in every window after it, so with ``count`` 1 none)."""
+    layout = Layout.of(snapshot, security)
+    stopped = StoppedProducers()
+    for n, (before, after) in enumerate(windows(lambda: layout, window_s, security), 1):
+        traffic = Traffic(before, after)
+        found = stopped.update(traffic)
+        if n >= count:
+            return traffic, found
+    raise AssertionError("windows() never ends")
+
+
 def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     window_s = parse_window(args.window)
     if args.topic is not None and args.by == "logdir":
@@ -91,7 +108,7 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         traffic = Traffic(before, after)
         rows = traffic.rows(args.by)
         found = load_findings(traffic) + stopped.update(traffic)
-        findings = waiting.complete(found, groups_reader(settings, latest[0]), _read_ms(after))
+        findings = waiting.complete(found, groups_reader(settings, latest[0]), sample_read_ms(after))
         if reader is not None:
             rows = with_metrics(args.by, rows, reader.read(latest[0]))
         if args.json:
@@ -104,7 +121,7 @@ def _traffic(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     return 0
 
 
-def _read_ms(sample: Sample) -> int:
+def sample_read_ms(sample: Sample) -> int:
     """When ``sample`` was read: its latest broker reply."""
     return max((r.read_ms for r in sample.offsets.values()), default=0)
 

@@ -20,14 +20,20 @@ smallest explanation there is: **one log dir** (kind ``log_dir``) when the broke
 under-replicated partitions lack broker 2 in their ISR; broker 2 is registered but log dir /data/2 is
 offline ..."); its dirs all online rule a disk out. Without them, a pending ``/log_dir_event_notification``
 of the broker (the controller had not handled the failure yet) is the evidence ZooKeeper holds.
+
+Load (``with_load``): what the traffic of the last window says (``core.traffic.cause``: producers stopped, a
+log dir full within a day, leader skew, key skew), each finding with its numbers. Where health explains the
+trouble it comes first and the load follows (``...; load: key skew: ...``); where health is fine, the load is
+the cause. Load not measured yet (no window) is unknown (``load`` None), never "nothing found".
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Protocol
 
 from core.brokers.capabilities import wire_endpoint
 from core.brokers.logdirs import BrokerLogDirs, Key, read_broker_log_dirs
@@ -39,21 +45,68 @@ from core.snapshot.health import MinIsrResolver, live_leader, partition_health
 from core.snapshot.model import ClusterSnapshot
 
 
+class Finding(Protocol):
+    """What the load says (``core.traffic.cause.LoadFinding``, a layer above): its kind, subject, sentence with
+    its numbers, and its JSON."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def subject(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+# The load's findings in the order an on-call engineer acts on them: data no longer coming in, then a disk about
+# to fill, then where the load is uneven.
+LOAD_ORDER = ("stopped", "disk_full", "leader_skew", "key_skew")
+
+
 @dataclass(frozen=True)
 class LikelyCause:
     """The smallest explanation of the affected partitions: ``kind`` (``log_dir``, ``broker``, ``rack``,
     ``topic``, ``partial``), ``subject`` (``BROKER:PATH[,PATH]``, the broker id, rack or topic) and the
-    sentence with its evidence."""
+    sentence with its evidence, then the load's findings (``load``; None: not measured). With health fine and
+    load found, ``kind`` and ``subject`` are those of the first finding (``key_skew``, ``topic-partition``) and
+    ``affected`` is 0."""
 
     kind: str
     subject: str
     affected: int
     explained: int
     text: str
+    load: tuple[Finding, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """As ``--json`` prints it: the fields, ``load`` a list of the findings with their numbers (null: not
+        measured)."""
+        out = asdict(replace(self, load=None))
+        out["load"] = None if self.load is None else [f.to_json() for f in self.load]
+        return out
+
+
+def with_load(cause: LikelyCause | None, load: Sequence[Finding] | None) -> LikelyCause | None:
+    """``cause`` (health's as ``likely_cause`` derived it, or None) with what the load says: health first and
+    the load after it; the load alone when health is fine. ``load`` None (no window measured yet) adds nothing
+    and says so in ``load``."""
+    if load is None:
+        return None if cause is None else replace(cause, load=None)
+    found = tuple(sorted(load, key=lambda f: LOAD_ORDER.index(f.kind) if f.kind in LOAD_ORDER else len(LOAD_ORDER)))
+    said = "; ".join(f.text for f in found)
+    if cause is not None:
+        return replace(cause, text=cause.text + (f"; load: {said}" if found else ""), load=found)
+    if not found:
+        return None
+    return LikelyCause(found[0].kind, found[0].subject, 0, 0, said, found)
 
 
 def likely_cause(snapshot: ClusterSnapshot, log_dirs: Mapping[int, BrokerLogDirs] | None = None) -> LikelyCause | None:
-    """The likely cause of the offline and under-replicated partitions, or None when there are none.
+    """The likely cause of the offline and under-replicated partitions, or None when there are none (health
+    alone: ``with_load`` adds the load).
 
     Args:
         log_dirs: the brokers' log dirs as last read (DescribeLogDirs of every replica), where known.
@@ -206,14 +259,19 @@ def _offline_dirs_explaining(
 
 
 def read_likely_cause(
-    snapshot: ClusterSnapshot, security: KafkaSecurity, live: bool, timeout: float = 5.0
+    snapshot: ClusterSnapshot,
+    security: KafkaSecurity,
+    live: bool,
+    timeout: float = 5.0,
+    load: Sequence[Finding] | None = None,
 ) -> LikelyCause | None:
-    """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``)."""
+    """``likely_cause``, refined by the log dirs of the broker it names (DescribeLogDirs, when ``live``), with
+    what the load says (``with_load``; None: not measured)."""
     cause = likely_cause(snapshot)
     broker = asks_log_dirs(snapshot, cause) if live else None
-    if broker is None:
-        return cause
-    endpoint = wire_endpoint(snapshot.brokers[broker].registration, security)
-    where = (endpoint.host, endpoint.port) if endpoint is not None else None
-    dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000), security)
-    return likely_cause(snapshot, {broker: dirs})
+    if broker is not None:
+        endpoint = wire_endpoint(snapshot.brokers[broker].registration, security)
+        where = (endpoint.host, endpoint.port) if endpoint is not None else None
+        dirs = read_broker_log_dirs(broker, where, None, timeout, int(time.time() * 1000), security)
+        cause = likely_cause(snapshot, {broker: dirs})
+    return with_load(cause, load)

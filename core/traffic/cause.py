@@ -18,6 +18,7 @@ A figure that is unknown never makes a finding: the sums it would need are unkno
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -169,6 +170,7 @@ class BrokerLoad:
     share_of_bytes_in: float | None
     log_dirs: tuple[Row, ...]
     findings: tuple[LoadFinding, ...]
+    stopped_from: str | None = None  # the windows the stopped producers were looked for over (None: not looked)
 
     def to_json(self) -> dict[str, Any]:
         """As ``kzc broker ID --traffic W --json`` prints it under ``traffic``."""
@@ -177,11 +179,16 @@ class BrokerLoad:
             "share_of_bytes_in": None if self.share_of_bytes_in is None else round(self.share_of_bytes_in, 3),
             "log_dirs": [r.to_json() for r in self.log_dirs],
             "load": [f.to_json() for f in self.findings],
+            "stopped_from": self.stopped_from,
         }
 
 
-def broker_load(traffic: Traffic, broker: int) -> BrokerLoad:
-    """``broker``'s load in ``traffic`` (a traffic of every topic: the share is of the whole cluster)."""
+def broker_load(
+    traffic: Traffic, broker: int, stopped: Sequence[LoadFinding] = (), stopped_from: str | None = None
+) -> BrokerLoad:
+    """``broker``'s load in ``traffic`` (a traffic of every topic: the share is of the whole cluster), with the
+    ``stopped`` findings (``StoppedProducers`` over ``stopped_from``: the windows up to ``traffic``'s) of the
+    topics it leads a partition of."""
     rows = traffic.brokers()
     mine = next((r for r in rows if r.broker == broker), None) or Row(broker=broker, extra={"leads": 0})
     values = [_per_s(r, "bytes") for r in rows]
@@ -189,13 +196,14 @@ def broker_load(traffic: Traffic, broker: int) -> BrokerLoad:
     total = sum(known)
     mine_bytes = _per_s(mine, "bytes")
     share = mine_bytes / total if mine_bytes is not None and len(known) == len(values) and total > 0 else None
-    led = {f"{t}-{p}" for (t, p), leader in traffic.after.layout.leaders.items() if leader == broker}
+    led_keys = [key for key, leader in traffic.after.layout.leaders.items() if leader == broker]
+    led, led_topics = {f"{t}-{p}" for t, p in led_keys}, {t for t, _ in led_keys}
     about = tuple(
         f
         for f in load_findings(traffic)
         if (f.kind == "leader_skew" and f.subject == str(broker))
         or (f.kind == "disk_full" and f.subject.startswith(f"{broker}:"))
         or (f.kind == "key_skew" and f.subject in led)
-    )
+    ) + tuple(f for f in stopped if f.kind == "stopped" and f.subject in led_topics)
     dirs = tuple(r for r in traffic.log_dirs() if r.broker == broker)
-    return BrokerLoad(mine, share, dirs, about)
+    return BrokerLoad(mine, share, dirs, about, stopped_from)

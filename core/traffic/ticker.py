@@ -147,7 +147,12 @@ def _pair(row: Row) -> tuple[Rate, Rate]:
 
 
 class TrafficTicker:
-    """Samples a cluster when asked (``tick``) and keeps the last sample and the history; thread-safe."""
+    """Samples a cluster when asked (``tick``) and keeps the last sample and the history; thread-safe.
+
+    One tick is in flight at a time (``_ticking``: a caller that comes while one runs waits for it, and shares
+    its view when it asked for one as fresh), and ``_lock`` guards only the state a tick commits (the last sample
+    and view): no one holds it while the brokers are read, so a slow tick never holds up ``sample`` (the
+    recorder's read) and a slow sample never holds up a tick. (``core.console.single_flight`` is a layer above.)"""
 
     def __init__(
         self,
@@ -158,44 +163,65 @@ class TrafficTicker:
         self.security = security
         self._now_ms = now_ms or (lambda: int(time.time() * 1000))
         self._read = read
-        self._lock = threading.Lock()
+        self._ticking = threading.Lock()  # held by the tick in flight, during its read: one tick at a time
+        self._lock = threading.Lock()  # guards the fields below; never held during a read
         self._layout: tuple[ClusterSnapshot, Layout] | None = None
         self._last: Sample | None = None
+        self._view: tuple[float, TrafficView] | None = None  # (monotonic end of the last tick, its view)
+        # Touched by the tick in flight only (under ``_ticking``):
         self._stopped = StoppedProducers()  # remembers, tick after tick, the topics that took messages
-        self._view: tuple[float, TrafficView] | None = None
         self._history: deque[TickTotals] = deque(maxlen=HISTORY_TICKS)
 
     def tick(self, snapshot: ClusterSnapshot, max_age_s: float = 0.0) -> TrafficView:
         """The rates between the previous sample and one taken now (blocks up to about ``TIMEOUT_S``), unless a
-        tick finished less than ``max_age_s`` ago. Never raises: what a broker cannot answer is unknown."""
+        tick finished less than ``max_age_s`` ago (one in flight is waited for first). Never raises: what a broker
+        cannot answer is unknown."""
+        with self._ticking:
+            fresh = self._fresh(max_age_s)
+            return fresh[1] if fresh is not None else self._tick_now(snapshot)
+
+    def _fresh(self, max_age_s: float) -> tuple[Sample, TrafficView] | None:
+        """The last tick's sample and view when it finished less than ``max_age_s`` ago."""
         with self._lock:
-            if self._view is not None and time.monotonic() - self._view[0] < max_age_s:
-                return self._view[1]
-            now = self._now_ms()
-            sample = self._read(self._layout_of(snapshot), TIMEOUT_S, now, self.security)
-            before, self._last = self._last, sample
-            if before is None:
-                view = TrafficView.of(None, now, _silent(sample) or FIRST_NOTE, tuple(self._history))
-            else:
-                traffic = Traffic(before, sample)
-                view = TrafficView.of(traffic, now, None, ())
-                self._history.append(view.tick_totals())
-                stopped = tuple(self._stopped.update(traffic))
-                view = replace(view, history=tuple(self._history), stopped=stopped, note=_silent(sample))
-            self._view = (time.monotonic(), view)
-            return view
+            if self._view is None or self._last is None or time.monotonic() - self._view[0] >= max_age_s:
+                return None
+            return self._last, self._view[1]
+
+    def _tick_now(self, snapshot: ClusterSnapshot) -> TrafficView:
+        """One tick (the caller holds ``_ticking``): read every broker, then commit the sample and its view."""
+        now = self._now_ms()
+        sample = self._read(self._layout_of(snapshot), TIMEOUT_S, now, self.security)
+        with self._lock:
+            before = self._last
+        if before is None:
+            view = TrafficView.of(None, now, _silent(sample) or FIRST_NOTE, tuple(self._history))
+        else:
+            traffic = Traffic(before, sample)
+            view = TrafficView.of(traffic, now, None, ())
+            self._history.append(view.tick_totals())
+            stopped = tuple(self._stopped.update(traffic))
+            view = replace(view, history=tuple(self._history), stopped=stopped, note=_silent(sample))
+        with self._lock:
+            self._last, self._view = sample, (time.monotonic(), view)
+        return view
 
     def sample(self, snapshot: ClusterSnapshot, max_age_s: float) -> Sample:
         """A sample for another reader of the same brokers (the console's history recorder): the last tick's
         when it finished less than ``max_age_s`` ago (the screens' ticks serve it, no request more), else one
         taken now that leaves the screens' ticks, rates and sparklines as they are. Never raises."""
-        with self._lock:
-            if self._view is not None and self._last is not None and time.monotonic() - self._view[0] < max_age_s:
-                return self._last
-            return self._read(self._layout_of(snapshot), TIMEOUT_S, self._now_ms(), self.security)
+        fresh = self._fresh(max_age_s)
+        if fresh is not None:
+            return fresh[0]
+        layout = self._layout_of(snapshot)
+        return self._read(layout, TIMEOUT_S, self._now_ms(), self.security)
 
     def _layout_of(self, snapshot: ClusterSnapshot) -> Layout:
-        """Who leads what in ``snapshot`` (computed once per snapshot; the caller holds the lock)."""
-        if self._layout is None or self._layout[0] is not snapshot:
-            self._layout = (snapshot, Layout.of(snapshot, self.security))
-        return self._layout[1]
+        """Who leads what in ``snapshot`` (computed once per snapshot, outside the lock)."""
+        with self._lock:
+            known = self._layout
+        if known is not None and known[0] is snapshot:
+            return known[1]
+        layout = Layout.of(snapshot, self.security)
+        with self._lock:
+            self._layout = (snapshot, layout)
+        return layout

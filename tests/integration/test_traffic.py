@@ -1,10 +1,10 @@
 """``kzc traffic`` on the real sandbox: producers at known rates (one topic spread evenly, one skewed onto a
 single partition, one idle), read back from the brokers' high watermarks and log dirs; the skewed partition
-named by what the load says; a producer that stops reads idle within one window, and ``kzc traffic --follow``
-names the consumer group that waits on its topic; log dirs show their growth and, on this release
-(DescribeLogDirs v4), the time until full; the console (in tmux) shows the load on its traffic line and sorts the
-hot topic first. ``kzc record`` stores the rates and ``kzc history traffic`` gives
-them back."""
+named by what the load says and by the likely cause (``kzc describe --traffic``); a producer that stops reads
+idle within one window, and ``kzc traffic --follow`` names the consumer group that waits on its topic; log dirs
+show their growth and, on this release (DescribeLogDirs v4), the time until full; the console (in tmux) shows
+the load on its traffic line, names the skewed partition on its likely-cause line and sorts the hot topic
+first. ``kzc record`` stores the rates and ``kzc history traffic`` gives them back."""
 
 from __future__ import annotations
 
@@ -190,7 +190,8 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
         parts = kzc_json(capsys, sandbox, "traffic", "--by", "partition", "--topic", skewed, "--window", WINDOW)
         disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
         hot_leader = leaders(zk, skewed)[0]
-        broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "3s")["traffic"]
+        broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "2s")["traffic"]
+        cause = kzc_json(capsys, sandbox, "describe", "--traffic", "2s")["likely_cause"]
         stopped, still = stopped_while_consumers_wait(sandbox, steady, even)
 
     # messages in per topic: within 15% of what was produced in the same window
@@ -229,8 +230,15 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
         assert skews[f"{skewed}-0"]["share"] == 1.0 and skews[f"{skewed}-0"]["messages_in_per_s"] > 0
         assert not any(s.startswith(steady) for s in skews)
 
+    # the likely cause names it too, with its numbers (after the health it explains, if any)
+    (skew,) = [f for f in cause["load"] if f["kind"] == "key_skew" and f["subject"] == f"{skewed}-0"]
+    assert skew["share"] == 1.0 and skew["messages_in_per_s"] > 0
+    assert f"key skew: {skewed}-0 takes 100% of {skewed}'s messages in" in cause["text"]
+
     # kzc broker ID --traffic: the leader of the skewed partition, its load and what the load says about it
-    assert broker["broker"] == hot_leader and broker["messages_in_per_s"] > 0 and broker["window_s"] >= 2.5
+    assert broker["broker"] == hot_leader and broker["messages_in_per_s"] > 0 and broker["window_s"] >= 1.5
+    assert broker["stopped_from"].startswith("two windows of 2s")  # both loads ran throughout: none stopped
+    assert not any(f["kind"] == "stopped" for f in broker["load"])
     assert 0 < broker["share_of_bytes_in"] <= 1 and broker["log_dirs"]
     assert any(f["kind"] == "key_skew" and f["subject"] == f"{skewed}-0" for f in broker["load"])
 
@@ -320,7 +328,7 @@ def test_the_console_shows_the_load_and_sorts_the_hot_topic_first(
     for name in (idle, topic):
         create(capsys, sandbox, name)
     info = sandbox.info()
-    load = Load(info.bootstrap_servers, topic, 120, tuple(range(PARTITIONS)))
+    load = Load(info.bootstrap_servers, topic, 120, (0,))  # skewed: every message to partition 0
     with running(load):
         wait_until(lambda: len(load.delivered) > 120, 60, "the load delivering")
         tmux.start([str(KZC), "--zookeeper", info.zookeeper], width=200, height=50)
@@ -328,6 +336,10 @@ def test_the_console_shows_the_load_and_sorts_the_hot_topic_first(
         line = wait_until(lambda: re.search(r"traffic in: ([\d,.]+)/s · ([\d.]+ \w+)/s", tmux.screen()), 60,
                           "a traffic figure on the cluster screen")  # fmt: skip
         assert line is not None and float(line.group(1).replace(",", "")) > 0
+        # the likely-cause line names the skewed partition (one line however the screen wraps it)
+        skew = f"key skew: {topic}-0 takes 100% of {topic}'s messages in"
+        wait_until(lambda: skew in " ".join(row.strip() for row in tmux.screen().splitlines()), 30,
+                   "the likely cause to name the skewed partition")  # fmt: skip
         tmux.keys("t")
         tmux.wait_for("topics · traffic over")  # the topics screen is up and has its tick
         tmux.keys("h")

@@ -1,7 +1,7 @@
 """Traffic in the console (``core.traffic.ticker`` through the backend's ``traffic``, fed by synthetic high
 watermarks and log sizes): the topics table's msg/s and in/s columns and ``h`` (hottest first), ``idle`` and
-``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings (a stopped
-topic's held while it stays idle), the
+``?`` with the reason, the cluster screen's traffic line, the brokers' columns and the load findings on the
+likely-cause line (after the health it explains; a stopped topic's held while it stays idle), the
 broker and topic screens' sparklines and the broker's log dirs with their growth."""
 
 from __future__ import annotations
@@ -35,12 +35,19 @@ NOW_MS = int(FROZEN_NOW * 1000)
 HOT, WARM = "clicks.orders-00002", "orders.orders-00000"
 WARM_HEALTHY = "payments.orders-00001"
 OFFLINE = "events.orders-00011"  # one partition led by nobody (broker 6 is down)
+LAGGING = "search.orders-00005"  # one partition whose ISR lacks broker 3
 
 
 def _healthy() -> ClusterSnapshot:
     """Topics of 4 partitions on 6 live brokers, without the synthetic topic with an offline partition."""
     snapshot = synthetic_snapshot(topics=20, partitions_per_topic=4)
     return dataclasses.replace(snapshot, topics={k: v for k, v in snapshot.topics.items() if k != OFFLINE})
+
+
+def _all_healthy() -> ClusterSnapshot:
+    """``_healthy`` without the topic with an under-replicated partition either: nothing for health to explain."""
+    snapshot = _healthy()
+    return dataclasses.replace(snapshot, topics={k: v for k, v in snapshot.topics.items() if k != LAGGING})
 
 
 def _text(app: KzcApp, selector: str) -> str:
@@ -96,7 +103,7 @@ async def test_a_recording_without_brokers_shows_question_marks_and_why(make_app
 
 
 async def test_cluster_line_broker_columns_and_load_findings(make_app: MakeApp) -> None:
-    healthy = _healthy()
+    healthy = _all_healthy()
     skewed = HOT
     traffic = SyntheticTraffic({skewed: 300.0, WARM_HEALTHY: 100.0}, NOW_MS - 60_000, skewed={skewed: 2})
     app = make_app(snapshot=healthy, traffic=traffic)
@@ -107,15 +114,35 @@ async def test_cluster_line_broker_columns_and_load_findings(make_app: MakeApp) 
         await settle(pilot)
         line = _text(app, "#traffic-line")
         assert line == "traffic in: 400.0/s · 39.1 KiB/s · traffic over 5s, read 0s ago"
-        load = _text(app, "#load-line")
-        assert f"key skew: {skewed}-2 takes 100% of {skewed}'s messages in (300.0 of 300.0/s over 4 partitions)" in load
+        # health is fine: the load is the likely cause
+        cause = _text(app, "#likely-cause")
+        assert cause == (
+            f"likely cause: key skew: {skewed}-2 takes 100% of {skewed}'s messages in (300.0 of 300.0/s over 4 "
+            "partitions)"
+        )
         table = app.screen.query_one("#brokers", VirtualTable)
         at = [c.key for c in table.columns].index("messages_in")
         per_broker = {r.key: r.values[at] for r in table.visible_rows() if r.values is not None}
         assert sum(v or 0.0 for v in per_broker.values()) == 400.0
 
 
-async def test_load_line_names_the_groups_waiting_on_a_topic_whose_producers_stopped(make_app: MakeApp) -> None:
+async def test_the_likely_cause_gives_health_first_and_the_load_after_it(make_app: MakeApp) -> None:
+    traffic = SyntheticTraffic({HOT: 300.0, WARM_HEALTHY: 100.0}, NOW_MS - 60_000, skewed={HOT: 2})
+    app = make_app(traffic=traffic)  # the synthetic cluster: broker 6 down, a partition offline
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        health = _text(app, "#likely-cause")
+        assert health.startswith("likely cause: ") and "load" not in health  # one reading: no window, no load yet
+        app.screen._traffic_reads.now()  # type: ignore[union-attr]
+        await settle(pilot)
+        both = _text(app, "#likely-cause")
+        skew = f"key skew: {HOT}-2 takes 100% of {HOT}'s messages in (300.0 of 300.0/s over 4 partitions)"
+        assert both == f"{health}; load: {skew}"
+        cause = app.screen.export_payload()["likely_cause"]  # type: ignore[index]
+        assert cause["load"][0]["subject"] == f"{HOT}-2" and cause["load"][0]["share"] == 1.0
+
+
+async def test_likely_cause_names_the_groups_waiting_on_a_topic_whose_producers_stopped(make_app: MakeApp) -> None:
     member = Member("consumer-1", "billing-app", "/10.0.0.7", 4)
     caught_up = tuple(PartitionLag(WARM_HEALTHY, p, 500, 500, member.member_id) for p in range(4))
     behind = tuple(PartitionLag(WARM_HEALTHY, p, 490, 500) for p in range(4))
@@ -124,25 +151,26 @@ async def test_load_line_names_the_groups_waiting_on_a_topic_whose_producers_sto
         GroupLag("audit", KAFKA, "Stable", (member,), behind),  # 10 behind per partition: still consuming
     ]
     traffic = SyntheticTraffic({WARM_HEALTHY: 100.0}, NOW_MS - 60_000, stops={WARM_HEALTHY: 1})
-    app = make_app(snapshot=_healthy(), traffic=traffic, groups=groups)
+    app = make_app(snapshot=_all_healthy(), traffic=traffic, groups=groups)
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(pilot)
         reads = app.screen._traffic_reads  # type: ignore[attr-defined]
         reads.now()  # 100/s in the window before
         await settle(pilot)
-        assert "producers stopped" not in _text(app, "#load-line")
+        assert "producers stopped" not in _text(app, "#likely-cause")
         reads.now()  # none since
         await settle(pilot)
         until = clock_text(NOW_MS - 60_000 + TICK_MS)
         said = (
-            f"load: producers stopped: {WARM_HEALTHY} took 100.0 messages/s until {until} and none since ({{}}), "
-            "while 1 consumer group waits on it, caught up (lag 0): billing (1 member, 4 partitions) (groups read "
+            f"likely cause: producers stopped: {WARM_HEALTHY} took 100.0 messages/s until {until} and none since "
+            "({}), while 1 consumer group waits on it, caught up (lag 0): billing (1 member, 4 partitions) "
+            "(groups read "
         )
-        assert _text(app, "#load-line").startswith(said.format("5s"))
+        assert _text(app, "#likely-cause").startswith(said.format("5s"))
         for _ in range(3):  # still idle: the finding holds, tick after tick
             reads.now()
             await settle(pilot)
-        assert _text(app, "#load-line").startswith(said.format("20s"))
+        assert _text(app, "#likely-cause").startswith(said.format("20s"))
 
 
 async def test_cluster_line_says_why_when_a_broker_cannot_answer(make_app: MakeApp) -> None:

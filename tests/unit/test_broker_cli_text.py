@@ -3,9 +3,15 @@ cluster in tests/integration/test_stop_check.py)."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
+import pytest
+
+from cli import traffic_cmd
 from cli.broker_cmd import render_broker, render_stop_check
 from core.brokers.logdirs import KAFKA_STORAGE_ERROR, BrokerLogDirs, LogDir, ReplicaLog
 from core.brokers.offsets import BrokerOffsets
+from core.config import PLAINTEXT
 from core.snapshot.broker_view import broker_live, broker_view
 from core.snapshot.model import StaticMinIsr
 from core.snapshot.stop_check import stop_check
@@ -93,32 +99,22 @@ def test_broker_text_of_a_broker_without_describe_log_dirs() -> None:
     assert "log dirs (" not in text
 
 
+LOADED = Layout({("a", 0): 1, ("a", 1): 1, ("b", 0): 2}, {1: ("h", 1), 2: ("h", 2)})
+
+
+def sample(at: int, hw: int) -> Sample:
+    """Brokers 1 (leads a-0, a-1) and 2 (leads b-0) at ``at`` ms, a-0's high watermark ``hw`` (100 bytes each)."""
+    offsets = {1: BrokerOffsets(1, at, {("a", 0): hw, ("a", 1): 0}), 2: BrokerOffsets(2, at, {("b", 0): 0})}
+    replicas = (
+        ReplicaLog("a", 0, hw * 100, 0, False),
+        ReplicaLog("a", 1, 0, 0, False),
+        ReplicaLog("b", 0, 0, 0, False),
+    )
+    dirs = {b: BrokerLogDirs(b, at, (LogDir(f"/d{b}", 0, replicas, 10**9, 7200),)) for b in (1, 2)}
+    return Sample.of(LOADED, offsets, dirs)
+
+
 def test_broker_text_with_its_load_over_a_window() -> None:
-    layout = Layout({("a", 0): 1, ("a", 1): 1, ("b", 0): 2}, {1: ("h", 1), 2: ("h", 2)})
-
-    def a0(hw: int) -> ReplicaLog:
-        return ReplicaLog("a", 0, hw * 100, 0, False)
-
-    def sample(at: int, hw: int) -> Sample:
-        offsets = {1: BrokerOffsets(1, at, {("a", 0): hw, ("a", 1): 0}), 2: BrokerOffsets(2, at, {("b", 0): 0})}
-        dirs = {
-            b: BrokerLogDirs(
-                b,
-                at,
-                (
-                    LogDir(
-                        f"/d{b}",
-                        0,
-                        (a0(hw), ReplicaLog("a", 1, 0, 0, False), ReplicaLog("b", 0, 0, 0, False)),
-                        10**9,
-                        7200,
-                    ),
-                ),
-            )
-            for b in (1, 2)
-        }
-        return Sample.of(layout, offsets, dirs)
-
     load = broker_load(Traffic(sample(0, 0), sample(10_000, 100)), 1)
     view = broker_view(CLUSTER, 1)
     text = render_broker(view, broker_live(view, None, None, BrokerLogDirs(1, 0, ())), NOW_MS, load=load)
@@ -128,3 +124,22 @@ def test_broker_text_with_its_load_over_a_window() -> None:
     assert "  load: disk full within a day: broker 1's log dir /d1 is full in 7s at 3,600,000 bytes/hour (7,200 " \
         "bytes free)" in text  # fmt: skip
     assert "  load: key skew: a-0 takes 100% of a's messages in (10.0 of 10.0/s over 2 partitions)" in text
+
+
+def test_broker_traffic_measures_two_windows_and_names_the_stopped_topics_it_leads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # topic a took 10 messages/s in the window before and none in the measured one: its producers stopped
+    samples = [sample(0, 0), sample(10_000, 100), sample(20_000, 100)]
+    monkeypatch.setattr(traffic_cmd, "windows", lambda *_: pairwise(samples))
+    traffic, stopped = traffic_cmd.measure(CLUSTER, 10.0, PLAINTEXT, count=2)
+    assert traffic.after is samples[2] and [(f.kind, f.subject) for f in stopped] == [("stopped", "a")]
+    assert traffic_cmd.measure(CLUSTER, 10.0, PLAINTEXT)[1] == []  # one window cannot tell stopped from idle
+    over = "two windows of 10s, the one before the measured one and it"
+    leader, other = broker_load(traffic, 1, stopped, over), broker_load(traffic, 2, stopped, over)
+    assert [f.kind for f in leader.findings] == ["stopped"] and other.findings == ()  # broker 2 leads no a
+    view = broker_view(CLUSTER, 1)
+    text = render_broker(view, broker_live(view, None, None, BrokerLogDirs(1, 0, ())), NOW_MS, load=leader)
+    assert "  load: producers stopped: a took 10.0 messages/s until " in text
+    assert f"  (producers stopped: looked for over {over}; a stop before them is not seen)" in text
+    assert leader.to_json()["stopped_from"] == over and leader.to_json()["load"][0]["messages_in_per_s_before"] == 10

@@ -1,6 +1,6 @@
 """The likely-cause line: the smallest explanation the affected partitions share (one broker missing from
 every ISR, one rack, one topic), with ZooKeeper's evidence about the broker, and one offline log dir where
-the brokers' log dirs (DescribeLogDirs) explain it."""
+the brokers' log dirs (DescribeLogDirs) explain it; then what the load says (``with_load``)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from dataclasses import replace
 
 from core.brokers.logdirs import KAFKA_STORAGE_ERROR, BrokerLogDirs, LogDir, ReplicaLog
 from core.kafka.znodes import LogDirEventNotification
-from core.snapshot.likely_cause import likely_cause
+from core.snapshot.likely_cause import likely_cause, with_load
 from core.snapshot.model import Notification
 from core.testdata.builder import NOW_MS, broker, snapshot, state, topic
+from core.traffic.cause import LoadFinding
 
 
 def test_nothing_affected_no_cause() -> None:
@@ -149,3 +150,38 @@ def test_the_partial_cause_names_the_offline_dir_of_its_broker() -> None:
     cause = likely_cause(cluster, dirs)
     assert cause is not None and cause.kind == "partial" and cause.explained == 2
     assert "broker 2 is registered but log dir /d/bad is offline" in cause.text
+
+
+SKEW = LoadFinding("key_skew", "clicks-0", "key skew: clicks-0 takes 100% of clicks's messages in", {"share": 1.0})
+STOPPED = LoadFinding("stopped", "orders", "producers stopped: orders took 30.0 messages/s", {"idle_s": 20.0})
+LAGGING = snapshot(brokers=(1, 2, 3), topics=[topic("a", {0: (1, 2)}, states={0: state(1, (1,))})])
+
+
+def test_health_first_then_the_load_with_its_numbers() -> None:
+    health = likely_cause(LAGGING)
+    assert health is not None
+    cause = with_load(health, [SKEW, STOPPED])
+    assert cause is not None and (cause.kind, cause.subject) == (health.kind, health.subject)
+    # the load follows health, stopped producers before a skew (data no longer coming in is acted on first)
+    assert cause.text == f"{health.text}; load: {STOPPED.text}; {SKEW.text}"
+    payload = cause.to_json()
+    assert payload["kind"] == "broker" and payload["text"] == cause.text
+    assert payload["load"] == [STOPPED.to_json(), SKEW.to_json()] and payload["load"][1]["share"] == 1.0
+
+
+def test_with_health_fine_the_load_is_the_cause() -> None:
+    cause = with_load(None, [SKEW])
+    assert cause is not None and (cause.kind, cause.subject, cause.affected, cause.text) == (
+        "key_skew", "clicks-0", 0, SKEW.text
+    )  # fmt: skip
+
+
+def test_load_not_measured_stays_unknown_and_nothing_found_says_nothing() -> None:
+    health = likely_cause(LAGGING)
+    assert health is not None
+    unmeasured = with_load(health, None)
+    assert unmeasured == health and unmeasured.to_json()["load"] is None  # no window yet: not "no finding"
+    assert with_load(None, None) is None
+    found_nothing = with_load(health, [])
+    assert found_nothing is not None and found_nothing.text == health.text and found_nothing.to_json()["load"] == []
+    assert with_load(None, []) is None

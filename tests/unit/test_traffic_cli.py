@@ -1,5 +1,6 @@
-"""``kzc traffic``'s bad input (one line, nothing read) and its text form (``?`` with the reason, ``idle``,
-time until full or why not); its JSON is checked on a real cluster in tests/integration/test_traffic.py."""
+"""``kzc traffic``'s and ``kzc describe --traffic``'s bad input (one line, nothing read) and its text form (``?``
+with the reason, ``idle``, time until full or why not); its JSON is checked on a real cluster in
+tests/integration/test_traffic.py."""
 
 from __future__ import annotations
 
@@ -26,17 +27,20 @@ def _no_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--window", "0"], "--window must be from 1s to 1h, got '0'"),
-        (["--window", "2h"], "--window must be from 1s to 1h, got '2h'"),
-        (["--window", "soon"], "--window: 'soon' is not a duration"),
-        (["--by", "logdir", "--topic", "t"], "--topic does not apply to --by logdir"),
-        (["--by", "rack"], "argument --by: invalid choice: 'rack'"),
+        (["traffic", "--window", "0"], "--window must be from 1s to 1h, got '0'"),
+        (["traffic", "--window", "2h"], "--window must be from 1s to 1h, got '2h'"),
+        (["traffic", "--window", "soon"], "--window: 'soon' is not a duration"),
+        (["traffic", "--by", "logdir", "--topic", "t"], "--topic does not apply to --by logdir"),
+        (["traffic", "--by", "rack"], "argument --by: invalid choice: 'rack'"),
+        (["describe", "--traffic", "0"], "--traffic must be from 1s to 1h, got '0'"),
+        (["describe", "--traffic", "soon"], "--traffic: 'soon' is not a duration"),
+        (["describe", "--traffic", "5s", "--snapshot", "x.jsonl"], "--traffic asks the brokers: it needs a live"),
     ],
 )
 def test_bad_input_is_one_json_line_before_any_connection(
     argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = main(["traffic", *argv, "--json", *NOWHERE])
+    code = main([*argv, "--json", *NOWHERE])
     out, err = capsys.readouterr()
     assert code == 2, err
     assert message in json.loads(out)["error"] and len(err.splitlines()) == 1

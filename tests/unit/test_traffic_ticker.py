@@ -1,8 +1,12 @@
 """The console's traffic ticker (``core.traffic.ticker``): rates between ticks, the first tick says it is
 measuring, a fresh tick is shared, unknown brokers stay unknown, the history behind the sparklines, and a topic
-whose producers stopped is a finding for as long as it stays idle."""
+whose producers stopped is a finding for as long as it stays idle; a slow read on one path (tick, sample) does not
+block the other, and one tick is in flight at a time."""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 import pytest
 
@@ -10,9 +14,11 @@ from core.config import ConnectionSettings, KafkaSecurity
 from core.console.zk import ZkBackend
 from core.errors import ConnectError
 from core.human_time import clock_text
+from core.polling import wait_until
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.snapshots import synthetic_snapshot
 from core.testdata.traffic import TICK_MS, SyntheticTraffic
+from core.traffic.sample import Layout, Sample
 from core.traffic.ticker import FIRST_NOTE, HISTORY_TICKS, TrafficTicker
 
 SNAPSHOT = synthetic_snapshot(topics=10, partitions_per_topic=4)
@@ -112,3 +118,60 @@ def test_an_unknown_rate_is_not_stopped_and_ends_the_finding() -> None:
     assert _stopped(ticker) == []  # unknown, never a made-up "stopped"
     traffic.unknown = {}
     assert _stopped(ticker) == []  # idle after an unknown window: it may have taken messages in between
+
+
+class _Gated:
+    """A sample reader whose reads on the thread named ``slow`` wait for ``gate`` (a broker that is slow to
+    answer); every other read answers at once."""
+
+    def __init__(self, traffic: SyntheticTraffic) -> None:
+        self.traffic = traffic
+        self.gate, self.entered = threading.Event(), threading.Event()
+        self.reads: list[str] = []
+
+    def read(self, layout: Layout, timeout: float, now_ms: int, security: KafkaSecurity | None = None) -> Sample:
+        self.reads.append(threading.current_thread().name)
+        if threading.current_thread().name == "slow":
+            self.entered.set()
+            assert self.gate.wait(30), "the test never opened the gate"
+        return self.traffic.read(layout, timeout, now_ms, security)
+
+
+def _in_thread(name: str, call: Callable[[], object]) -> tuple[threading.Thread, list[object]]:
+    done: list[object] = []
+    thread = threading.Thread(target=lambda: done.append(call()), name=name, daemon=True)
+    thread.start()
+    return thread, done
+
+
+@pytest.mark.parametrize("slow", ["tick", "sample"])
+def test_a_slow_read_on_one_path_does_not_block_the_other(slow: str) -> None:
+    reader = _Gated(SyntheticTraffic({HOT: 40.0}, 1_000_000))
+    ticker = TrafficTicker(KafkaSecurity(), lambda: 0, reader.read)
+    ticker.tick(SNAPSHOT)  # a first sample, so the tick below gives rates
+    paths = {"tick": lambda: ticker.tick(SNAPSHOT), "sample": lambda: ticker.sample(SNAPSHOT, 0.0)}
+    held, held_done = _in_thread("slow", paths[slow])
+    try:
+        wait_until(reader.entered.is_set, 10, f"the slow {slow} to be reading")
+        other = "sample" if slow == "tick" else "tick"
+        _, done = _in_thread("fast", paths[other])
+        # the other path reads and returns while the slow read is still held (the gate is still shut)
+        wait_until(lambda: bool(done), 10, f"the {other} to return while the slow {slow} reads")
+        assert not held_done and not reader.gate.is_set()
+    finally:
+        reader.gate.set()
+        held.join(10)
+    assert held_done and reader.reads.count("fast") == 1
+
+
+def test_one_tick_in_flight_at_a_time_and_a_caller_asking_for_a_fresh_one_shares_it() -> None:
+    reader = _Gated(SyntheticTraffic({HOT: 40.0}, 1_000_000))
+    ticker = TrafficTicker(KafkaSecurity(), lambda: 0, reader.read)
+    first, first_done = _in_thread("slow", lambda: ticker.tick(SNAPSHOT))
+    wait_until(reader.entered.is_set, 10, "the first tick to be reading")
+    second, second_done = _in_thread("second", lambda: ticker.tick(SNAPSHOT, max_age_s=60.0))
+    reader.gate.set()
+    first.join(10)
+    second.join(10)
+    assert first_done and second_done and first_done[0] is second_done[0]
+    assert reader.reads == ["slow"]  # the second waited for the tick in flight and shared it: one read

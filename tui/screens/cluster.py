@@ -2,7 +2,8 @@
 admin work, health counters, the consumer groups that lag or sit empty with committed offsets, and the live
 event log; traffic: messages and bytes in per second over the cluster (``core.traffic.ticker``, sampled every
 5 s while the screen is up, no ZooKeeper request), per broker as leader, and what the load says (skews, a disk
-full within a day, producers stopped) under the likely cause.
+full within a day, producers stopped) on the likely-cause line, after the health it explains
+(``core.snapshot.likely_cause.with_load``).
 
 Every age on it ticks (``show_clock``: the app's clock, every second, redrawing only what changed, never
 re-reading ZooKeeper); while the live link is down each panel says since when its numbers are stale and a
@@ -30,10 +31,11 @@ from core.groups.waiting import WaitingReads
 from core.human_size import human_size as size_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
 from core.metrics.reader import BrokerMetrics, bytes_out_total
-from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause
+from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause, with_load
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.release import broker_release, cluster_release
 from core.snapshot.sizes import SizesView
+from core.traffic.cause import LoadFinding
 from core.traffic.rates import Rate, rate_text
 from core.traffic.ticker import TrafficView
 from core.zookeeper.health import EnsembleHealth, headline
@@ -182,6 +184,9 @@ class ClusterScreen(KzcScreen):
         self._traffic: TrafficView | None = None  # the latest tick
         self._traffic_error: str | None = None
         self._traffic_text = ""  # the traffic line as drawn
+        self._health_cause: LikelyCause | None = None  # health's likely cause as last derived (no load in it)
+        self._load: tuple[LoadFinding, ...] | None = None  # what the last tick's load says (None: no window yet)
+        self._cause: LikelyCause | None = None  # the likely cause as drawn: health's, then the load's
         self._waiting = WaitingReads()  # groups waiting on stopped topics (read when one stops, then every few ticks)
         self._traffic_reads = (
             traffic_reads(self, traffic, self._traffic_extras, self._traffic_read) if traffic is not None else None
@@ -203,8 +208,8 @@ class ClusterScreen(KzcScreen):
         yield Static("", id="migration-panel", classes="panel")  # shown while ZooKeeper shows a migration
         yield Label("", id="health-totals")
         yield Label("", id="traffic-line")  # messages and bytes in per second (core.traffic.ticker)
-        yield Label("", id="likely-cause")  # the smallest explanation of what is unhealthy (core.snapshot.likely_cause)
-        yield Label("", id="load-line")  # what the load says (core.traffic.cause), with its numbers
+        # The smallest explanation of what is unhealthy, then what the load says (core.snapshot.likely_cause).
+        yield Label("", id="likely-cause")
         yield Label("", id="zk-health-line")  # ZooKeeper's own health (tui.zk_health_poll), hidden until probed
         yield VirtualTable(BROKER_COLUMNS, empty_text="no broker registered", id="brokers", classes="panel")
         yield VirtualTable(PENDING_COLUMNS, empty_text="no pending admin work", id="pending", classes="panel")
@@ -379,7 +384,8 @@ class ClusterScreen(KzcScreen):
                 findings, lambda topic: [g for g, _ in source.groups_of_topic(topic)], traffic.at_ms
             )
         brokers = self.metrics.broker_metrics() if self.metrics is not None else None
-        return _TrafficExtras([f.text for f in findings], None if brokers is None else out_text(brokers))
+        load = None if traffic.traffic is None else tuple(findings)  # no window yet: the load is unknown
+        return _TrafficExtras(load, None if brokers is None else out_text(brokers))
 
     def _traffic_read(self, traffic: TrafficView | None, extras: _TrafficExtras | None, error: str | None) -> None:
         self._traffic_error = error
@@ -387,9 +393,10 @@ class ClusterScreen(KzcScreen):
             self._traffic = traffic
         if extras is not None:
             self._out = extras.out
-            line = self.query_one("#load-line", Label)
-            line.display = bool(extras.load)
-            line.update("load: " + "; ".join(extras.load) if extras.load else "")
+            self._load = extras.load
+        elif error is not None:
+            self._load = None  # the tick failed: what the load says is unknown, not what it said before
+        self._draw_cause()
         now = self.clock_ms()
         self._show_traffic(now)
         if self._shown_view is not None:
@@ -403,8 +410,16 @@ class ClusterScreen(KzcScreen):
             self._traffic_text = text
             self.query_one("#traffic-line", Label).update(text)
 
+    def _draw_cause(self) -> None:
+        """The likely-cause line: health's cause, then what the load says (the load alone when health is fine)."""
+        cause = with_load(self._health_cause, self._load)
+        if cause != self._cause:
+            self._cause = cause
+            line = self.query_one("#likely-cause", Label)
+            line.display = cause is not None
+            line.update(f"likely cause: {cause.text}" if cause is not None else "")
+
     def _show_cause(self, view: ClusterView, prepared: object) -> None:
-        line = self.query_one("#likely-cause", Label)
         if isinstance(prepared, _Cause):
             cause = prepared.cause
         elif not _unhealthy(view):
@@ -414,8 +429,8 @@ class ClusterScreen(KzcScreen):
             cause = prepared.cause
         else:
             return  # caught up on return to the screen: the next refresh (in the worker) brings it
-        line.display = cause is not None
-        line.update(f"likely cause: {cause.text}" if cause is not None else "")
+        self._health_cause = cause
+        self._draw_cause()
         broker = cause_broker(cause)
         if broker != self._cause_broker:
             # A new broker behind the trouble: its log dirs read from now on are the evidence (a read from
@@ -645,6 +660,7 @@ class ClusterScreen(KzcScreen):
             "brokers": self.query_one("#brokers", VirtualTable).export_rows(),
             "pending": self.query_one("#pending", VirtualTable).export_rows(),
             "migration": view.migration.to_json() if view.migration is not None else None,
+            "likely_cause": self._cause.to_json() if self._cause is not None else None,
             "events": [{"time_ms": line.at_ms, "event": line.text} for line in self.journal.lines],
             "exported_at_ms": int(time.time() * 1000),
         }
@@ -686,9 +702,10 @@ def _brokers_title(snapshot: ClusterSnapshot, sizes: str = "", capabilities: Cap
 
 @dataclass(frozen=True)
 class _TrafficExtras:
-    """What the traffic worker derives beside the tick: the load line's sentences and the bytes out."""
+    """What the traffic worker derives beside the tick: what the load says (None: no window yet) and the bytes
+    out."""
 
-    load: list[str]
+    load: tuple[LoadFinding, ...] | None
     out: str | None  # ``out 80.0 KiB/s`` or ``out ? (why)``; None without a metrics URL
 
 
