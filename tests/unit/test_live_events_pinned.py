@@ -19,12 +19,12 @@ from core.live.events import (
     BrokerUpdated,
     ControllerMoved,
     IsrChanged,
-    LiveEvent,
     PartitionStateChanged,
     Resynced,
-    TimedEvent,
     TopicCreated,
 )
+from core.live.live_event import LiveEvent
+from core.live.timed import TimedEvent
 from tests.unit.test_live_events import BAD, CASES, _broker, _state
 
 PINNED = Path(__file__).parent / "fixtures" / "live_events" / "pinned.jsonl"
@@ -37,7 +37,7 @@ EVENTS: list[LiveEvent] = [event for event, _ in CASES] + [
     IsrChanged("orders", 3, (1, 3), (3, 1)),
     BrokerUpdated(2, BAD, _broker(2, 9094)),
     ControllerMoved(None, None, None),
-    Resynced((Resynced((TopicCreated("a"),), session_expired=True),), session_expired=False),
+    Resynced(False, (Resynced(True, (TopicCreated("a"),)),)),
 ]
 
 
