@@ -37,17 +37,14 @@ from core.kafka.znodes.paths import (
     deletion_marker_path,
 )
 from core.migration.status import NOT_ASKED, BrokerFacts, MigrationStatus, migration_status
-from core.snapshot.health import (
+from core.snapshot.deletion import (
     DELETION_STARTED,
-    MinIsr,
-    MinIsrResolver,
     deletion_started,
-    live_leader,
-    partition_health,
     replica_deletion_states,
     replica_states_text,
     topic_deletion_blockers,
 )
+from core.snapshot.health import MinIsr, MinIsrResolver, live_leader, partition_health
 from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.summary import ControllerSummary, broker_summary, controller_summary
@@ -388,7 +385,7 @@ class ClusterView:
 
 def deletion_status(snapshot: ClusterSnapshot, topic: str, now_ms: int) -> DeletionStatus:
     """Where the deletion of ``topic`` stands, per replica as the controller holds it, and every reason it
-    cannot progress (``core.snapshot.health.deletion_blockers``, zk-layout §7)."""
+    cannot progress (``core.snapshot.deletion.deletion_blockers``, zk-layout §7)."""
     marker = snapshot.deletion_markers.get(topic)
     entry = snapshot.topics.get(topic)
     age = now_ms - marker.ctime_ms if marker is not None else None
