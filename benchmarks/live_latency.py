@@ -42,7 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.zk_layout import populate, topic_name
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.live.events import LiveEvent, PartitionStateChanged, TopicCreated
+from core.live.events import PartitionStateChanged, TopicCreated
+from core.live.live_event import LiveEvent
 from core.live.watcher import ClusterWatcher
 from core.sandbox.cluster import Sandbox
 from core.zookeeper.session import ZkSession

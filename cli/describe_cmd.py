@@ -20,7 +20,8 @@ from core.config import PLAINTEXT, ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
 from core.snapshot.broker_view import log_dir_json
-from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess, replica_states_text
+from core.snapshot.deletion import replica_states_text
+from core.snapshot.health import DEFAULT_IMBALANCE_PERCENT, assess
 from core.snapshot.jsonl.read import read_snapshot_file
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.likely_cause import read_likely_cause
@@ -210,7 +211,7 @@ def render(summary: ClusterSummary) -> str:
         f"and {p.log_dir_event_notifications} log dir notification(s), {p.config_change_notifications} config change(s)"
     )
     for d in p.deletions[:10]:
-        # Every blocker (core.snapshot.health.deletion_blockers) and the replicas as the controller holds them.
+        # Every blocker (core.snapshot.deletion.deletion_blockers) and the replicas as the controller holds them.
         lines.append(f"             deletion of {d.topic}, queued {since_text(d.queued_since_ms, now)}:")
         lines.extend(f"               - {r.detail}" for r in d.reasons)
         if d.replicas:

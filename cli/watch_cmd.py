@@ -25,7 +25,9 @@ from typing import Any, TextIO
 from cli.options import add_command
 from core.config import ConnectionSettings
 from core.live.cluster import LiveCluster
-from core.live.events import EMPTY_HEALTH, HealthChanged, HealthSets, LiveEvent, Resynced, health_changed
+from core.live.events import HealthChanged, Resynced
+from core.live.health_sets import EMPTY_HEALTH, HealthSets, health_changed
+from core.live.live_event import LiveEvent
 from core.live.state import LiveState
 from core.snapshot.health import assess
 from core.snapshot.kraft import served_broker_ids

@@ -10,7 +10,7 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.live.events import EventKind
+from core.live.live_event import EventKind
 
 
 class FactKind(enum.Enum):

@@ -27,7 +27,7 @@ from core.groups.lag import GroupLag, LagTotal, Stale, lagging
 from core.groups.trend import LagTrend
 from core.human_time import age_text
 from core.kafka.quotas import EffectiveQuota
-from core.live.events import EventKind as EventKind  # defined with the events; the console names it here too
+from core.live.live_event import EventKind as EventKind  # defined with the events; the console names it here too
 from core.messages.reader import Message, TailRequest
 from core.metrics.reader import BrokerMetrics
 from core.security.acls import AclListing, ResourceAccess

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.console.protocols import DeletionStage, DeletionStatus
-from core.kafka.assignment_metrics import AssignmentMetrics
 from core.kafka.znodes import (
     BrokerRegistration,
     EntityConfig,
@@ -37,21 +36,17 @@ from core.kafka.znodes.paths import (
     deletion_marker_path,
 )
 from core.migration.status import NOT_ASKED, BrokerFacts, MigrationStatus, migration_status
-from core.snapshot.health import (
+from core.snapshot.deletion import (
     DELETION_STARTED,
-    MinIsr,
-    MinIsrResolver,
     deletion_started,
-    live_leader,
-    partition_health,
     replica_deletion_states,
     replica_states_text,
     topic_deletion_blockers,
 )
+from core.snapshot.health import MinIsr, MinIsrResolver, live_leader, partition_health
 from core.snapshot.kraft import with_served_kraft_brokers
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.snapshot.summary import ControllerSummary, broker_summary, controller_summary
-from core.topics.plan import Assignment, CreatePlan, ExpandPlan
 
 STALLED_DELETION_MS = 5 * 60 * 1000  # after this long a queued deletion is called stalled
 
@@ -271,53 +266,6 @@ def _tally_topic(entry: TopicEntry, live: frozenset[int], resolver: MinIsrResolv
 
 
 @dataclass(frozen=True, slots=True)
-class BrokerSlot:
-    """A broker as the assignment preview shows it: id, rack and whether it is registered."""
-
-    id: int
-    rack: str | None
-    alive: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class AssignmentPreview:
-    """Exactly what would be written: ``assignment`` (new partitions), with ``existing`` partitions
-    (shown dimmed when expanding) and the brokers, by id, that the grid has columns for. Metrics are
-    ``core.kafka.assignment_metrics``'s (after the change; ``metrics_before`` when expanding)."""
-
-    brokers: tuple[BrokerSlot, ...]
-    assignment: tuple[tuple[int, tuple[int, ...]], ...]
-    existing: tuple[tuple[int, tuple[int, ...]], ...] = ()
-    metrics: AssignmentMetrics | None = None
-    metrics_before: AssignmentMetrics | None = None
-    seed: int | None = None
-    manual: bool = False
-
-    def as_dict(self) -> dict[int, list[int]]:
-        """The new partitions as ``{partition: replicas}``."""
-        return {p: list(r) for p, r in self.assignment}
-
-
-def assignment_preview(plan: CreatePlan | ExpandPlan) -> AssignmentPreview:
-    """What the console draws for a plan: the grid's brokers (registered ones, plus any id the assignment
-    names that is not registered, marked not alive), the partitions and the plan's metrics."""
-    new: Assignment
-    existing: Assignment = ()
-    before: AssignmentMetrics | None = None
-    seed: int | None = None
-    if isinstance(plan, CreatePlan):
-        new, seed = plan.assignment, plan.seed
-    else:
-        new, existing, before = plan.new_assignment, plan.existing, plan.metrics_before
-    known = {b: BrokerSlot(b, rack, True) for b, rack in plan.racks}
-    for _, replicas in (*existing, *new):
-        for broker in replicas:
-            known.setdefault(broker, BrokerSlot(broker, None, False))
-    brokers = tuple(known[b] for b in sorted(known))
-    return AssignmentPreview(brokers, new, existing, plan.metrics, before, seed, plan.manual)
-
-
-@dataclass(frozen=True, slots=True)
 class BrokerRow:
     """One row of the brokers table. ``alive`` False for brokers that hold replicas but are not registered."""
 
@@ -388,7 +336,7 @@ class ClusterView:
 
 def deletion_status(snapshot: ClusterSnapshot, topic: str, now_ms: int) -> DeletionStatus:
     """Where the deletion of ``topic`` stands, per replica as the controller holds it, and every reason it
-    cannot progress (``core.snapshot.health.deletion_blockers``, zk-layout §7)."""
+    cannot progress (``core.snapshot.deletion.deletion_blockers``, zk-layout §7)."""
     marker = snapshot.deletion_markers.get(topic)
     entry = snapshot.topics.get(topic)
     age = now_ms - marker.ctime_ms if marker is not None else None

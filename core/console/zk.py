@@ -66,7 +66,7 @@ from core.groups.trend import LagHistory
 from core.kafka.quotas import EffectiveQuota
 from core.kafka.znodes import EntityConfig
 from core.live.cluster import LiveCluster
-from core.live.events import TimedEvent
+from core.live.timed import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream
 from core.metrics.reader import BrokerMetrics, MetricsReader

@@ -39,9 +39,10 @@ from dataclasses import replace
 from core.errors import ConnectError, KzcError
 from core.kafka.znodes import ControllerInfo, EntityConfig, PartitionState, TopicAssignment
 from core.live import events as ev
-from core.live.events import TimedEvent as TimedEvent  # re-exported: the type of on_event's argument
+from core.live.live_event import LiveEvent
 from core.live.migration_watch import MIGRATION_REARM_S
 from core.live.state import LiveState
+from core.live.timed import TimedEvent as TimedEvent  # re-exported: the type of on_event's argument
 from core.live.watcher import ClusterWatcher
 from core.snapshot.kraft import kraft_broker_ids, kraft_controller_holds
 from core.snapshot.model import NOT_READ, BrokerEntry, ClusterSnapshot, StaticMinIsr, TopicEntry, ZnodeTimes
@@ -80,7 +81,7 @@ class LiveCluster:
         session: ZkSession,
         on_event: Callable[[TimedEvent], None],
         on_snapshot: Callable[[], None],
-        on_raw: Callable[[ev.LiveEvent], None] | None = None,
+        on_raw: Callable[[LiveEvent], None] | None = None,
         served_brokers: Callable[[], frozenset[int] | None] | None = None,
         migration_rearm_s: float = MIGRATION_REARM_S,
     ) -> None:
@@ -373,7 +374,7 @@ class LiveCluster:
 
     # ---- events and followers ------------------------------------------------------------------------
 
-    def _watched(self, event: ev.LiveEvent) -> None:
+    def _watched(self, event: LiveEvent) -> None:
         # The watcher's thread: hand on what subscribers get, flag what must be re-read, tell the followers.
         if isinstance(event, _PER_TOPIC) and event.topic not in self._watcher.followed:
             if isinstance(event, ev.TopicAssignmentChanged) and event.old is not None and event.new is not None:
@@ -395,7 +396,7 @@ class LiveCluster:
             self._dirty.set()  # a reconnect or a new session: watches are gone, read everything again
         self._report(event)
 
-    def _report(self, event: ev.LiveEvent) -> None:
+    def _report(self, event: LiveEvent) -> None:
         timed = TimedEvent(event, _now_ms())
         self._on_event(timed)
         if timed.topic is not None:

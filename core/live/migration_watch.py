@@ -15,7 +15,8 @@ from collections.abc import Callable
 
 from core.kafka.migration import Phase, PhaseView, derive_phase
 from core.kafka.znodes import ControllerInfo, MigrationState
-from core.live.events import LiveEvent, MigrationPhaseChanged
+from core.live.events import MigrationPhaseChanged
+from core.live.live_event import LiveEvent
 from core.live.state import LiveState
 
 # During dual write /migration is rewritten about twice a second. Once it records an offset, its watch is set

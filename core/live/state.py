@@ -36,7 +36,6 @@ from core.live.events import (
     IsrChanged,
     IsrNotificationsChanged,
     LeaderChanged,
-    LiveEvent,
     LogDirEventsChanged,
     PartitionStateChanged,
     PreferredElectionChanged,
@@ -46,6 +45,7 @@ from core.live.events import (
     TopicRemoved,
     ZnodeUnreadable,
 )
+from core.live.live_event import LiveEvent
 from core.snapshot.model import ZnodeTimes
 
 V = TypeVar("V")

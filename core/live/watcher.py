@@ -73,7 +73,8 @@ from core.kafka.znodes.paths import (
     state_path,
     topic_path,
 )
-from core.live.events import LiveEvent, Resynced, SessionStateChanged
+from core.live.events import Resynced, SessionStateChanged
+from core.live.live_event import LiveEvent
 from core.live.migration_watch import CHECK, MIGRATION_REARM_S, REARM, MigrationWatch
 from core.live.reads import IN_FLIGHT, NoAuthRead, WatchedReads, broker_ids, parsed
 from core.live.state import (
@@ -494,7 +495,7 @@ class ClusterWatcher:
         self._migration.armed()
         for path in list(self._browse):
             self._arm_browse(path)  # after an expiry ZooKeeper holds none of them any more
-        return [Resynced(tuple(changes + self._phase_events()), expired)]
+        return [Resynced(expired, tuple(changes + self._phase_events()))]
 
     def _znode_changed(self, path: str) -> list[LiveEvent]:
         if path in (CONTROLLER, CONTROLLER_EPOCH):

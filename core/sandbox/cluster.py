@@ -17,10 +17,9 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException
@@ -40,6 +39,7 @@ from core.sandbox.ensemble import (
     server_host,
     shared_free_ports,
 )
+from core.sandbox.info import BrokerInfo, SandboxInfo, SandboxStatus
 from core.sandbox.jars import (
     KAFKA_VERSION,
     ensure_admin_server_jars,
@@ -48,11 +48,11 @@ from core.sandbox.jars import (
     java_executable,
 )
 from core.sandbox.metrics import agent_option, metrics_url, write_rules
-from core.sandbox.processes import SandboxJvms
-from core.sandbox.releases import KafkaRelease, protocol_properties
-from core.sandbox.security import admin_password, jaas_option
-from core.sandbox.security import broker_properties as security_properties
+from core.sandbox.processes import SandboxJvms, log_tail
+from core.sandbox.releases import KafkaRelease
+from core.sandbox.security import jaas_option
 from core.sandbox.security import prepare as prepare_security
+from core.sandbox.server_properties import LOG4J, broker_properties
 from core.sandbox.state import STATE_FILE, SandboxState
 from core.sandbox.traffic import stop_traffic
 
@@ -62,119 +62,11 @@ FIRST_BROKER_ID = 1
 # Small heaps and the serial collector: three brokers and ZooKeeper share 2 cores with the tests.
 _ZK_HEAP = ["-Xms32m", "-Xmx128m"]
 BROKER_HEAP = ["-Xms64m", "-Xmx384m"]
-# ZooKeeper tick 500 ms allows broker sessions of 6 s: a killed broker leaves /brokers/ids quickly.
+# ZooKeeper tick 500 ms allows broker sessions of 6 s (server_properties.BROKER_SESSION_MS): a killed broker
+# leaves /brokers/ids quickly.
 _ZK_TICK_MS = 500
-_BROKER_SESSION_MS = 6000
 
 MAX_LOG_DIRS = 4
-
-_LOG4J = """log4j.rootLogger=INFO, file
-log4j.appender.file=org.apache.log4j.FileAppender
-log4j.appender.file.File=${kzc.log.file}
-log4j.appender.file.layout=org.apache.log4j.PatternLayout
-log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
-log4j.logger.org.apache.zookeeper=WARN
-log4j.logger.kafka.request.logger=WARN
-"""
-
-
-@dataclass(frozen=True)
-class BrokerInfo:
-    """One sandbox broker; ``pid`` is None while it is stopped."""
-
-    id: int
-    port: int
-    rack: str | None
-    pid: int | None
-    kafka_version: str = KAFKA_VERSION  # the release this broker runs (sandboxes before versions: 3.9.1)
-    sasl_port: int | None = None  # the SASL_PLAINTEXT (SCRAM) listener of a --security sandbox
-    metrics_url: str | None = None  # the Prometheus JMX exporter of a --metrics sandbox (core.sandbox.metrics)
-
-
-@dataclass(frozen=True)
-class SandboxInfo:
-    """What a running sandbox offers: the ``--json`` output of ``kzc sandbox up``."""
-
-    dir: str
-    zookeeper: str
-    bootstrap_servers: str
-    zookeeper_port: int
-    zookeeper_pid: int | None
-    brokers: tuple[BrokerInfo, ...]
-    kafka_version: str = KAFKA_VERSION  # the release of every broker not given another (--broker-version)
-    broker_config: dict[str, str] = field(default_factory=dict)  # extra server.properties, every broker
-    ensemble: tuple[ZkServerInfo, ...] = ()  # with --zookeepers N > 1 (core.sandbox.ensemble); else empty
-    log_dirs: int = 1  # log dirs per broker (--log-dirs N: JBOD, a broker outlives a failed dir, KIP-112)
-    sasl_bootstrap_servers: str = ""  # --security: the SCRAM listeners (core.sandbox.security); else empty
-
-    @property
-    def versions(self) -> tuple[str, ...]:
-        """The releases the brokers run, oldest first, each once (two during a rolling upgrade)."""
-        releases = sorted({KafkaRelease.parse(b.kafka_version) for b in self.brokers})
-        return tuple(r.version for r in releases)
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-able dict (``brokers`` and ``ensemble`` as lists of objects)."""
-        data = asdict(self)
-        data["brokers"] = [asdict(b) for b in self.brokers]
-        data["ensemble"] = [asdict(z) for z in self.ensemble]
-        return data
-
-    def zookeeper_server(self, server_id: int) -> ZkServerInfo:
-        """Server ``server_id`` of the ensemble.
-
-        Raises:
-            UsageError: no such server (or the sandbox runs a single ZooKeeper).
-        """
-        for z in self.ensemble:
-            if z.id == server_id:
-                return z
-        if not self.ensemble:
-            raise UsageError("this sandbox runs a single ZooKeeper (start one with --zookeepers 3 for an ensemble)")
-        known = ", ".join(str(z.id) for z in self.ensemble)
-        raise UsageError(f"the sandbox has no ZooKeeper server {server_id} (its servers: {known})")
-
-    def broker(self, broker_id: int) -> BrokerInfo:
-        """The broker with this id.
-
-        Raises:
-            UsageError: no such broker in this sandbox.
-        """
-        for b in self.brokers:
-            if b.id == broker_id:
-                return b
-        known = ", ".join(str(b.id) for b in self.brokers)
-        raise UsageError(f"the sandbox has no broker {broker_id} (its brokers: {known})")
-
-    def log_dir_paths(self, broker_id: int) -> tuple[Path, ...]:
-        """The broker's ``log.dirs`` (``data``, or ``data-1``..``data-N`` with ``log_dirs`` N > 1)."""
-        bdir = Path(self.dir) / f"broker-{self.broker(broker_id).id}"
-        if self.log_dirs <= 1:
-            return (bdir / "data",)
-        return tuple(bdir / f"data-{n}" for n in range(1, self.log_dirs + 1))
-
-
-@dataclass(frozen=True)
-class SandboxStatus:
-    """The live state of a sandbox: which processes run and what ZooKeeper shows."""
-
-    info: SandboxInfo
-    zookeeper_alive: bool
-    brokers_alive: dict[int, bool]
-    registered: tuple[int, ...]
-    controller: int | None
-    zookeepers_alive: dict[int, bool] = field(default_factory=dict)  # per ensemble server (--zookeepers N)
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-able dict."""
-        return {
-            **self.info.to_json(),
-            "zookeeper_alive": self.zookeeper_alive,
-            "zookeepers_alive": {str(k): v for k, v in self.zookeepers_alive.items()},
-            "brokers_alive": {str(k): v for k, v in self.brokers_alive.items()},
-            "registered": list(self.registered),
-            "controller": self.controller,
-        }
 
 
 def default_dir() -> Path:
@@ -487,20 +379,7 @@ class Sandbox:
         Raises:
             SandboxError: there is no sandbox in the directory.
         """
-        raw = self.state.read()
-        return SandboxInfo(
-            dir=raw["dir"],
-            zookeeper=raw["zookeeper"],
-            bootstrap_servers=raw["bootstrap_servers"],
-            zookeeper_port=raw["zookeeper_port"],
-            zookeeper_pid=raw["zookeeper_pid"],
-            brokers=tuple(BrokerInfo(**b) for b in raw["brokers"]),
-            kafka_version=raw["kafka_version"],
-            broker_config=dict(raw.get("broker_config", {})),
-            ensemble=tuple(ZkServerInfo.from_json(z) for z in raw.get("ensemble", [])),
-            log_dirs=int(raw.get("log_dirs", 1)),
-            sasl_bootstrap_servers=raw.get("sasl_bootstrap_servers", ""),
-        )
+        return SandboxInfo.from_json(self.state.read())
 
     def status(self, timeout: float = 5.0) -> SandboxStatus:
         """Which processes are alive, which brokers are registered, and the controller."""
@@ -584,7 +463,7 @@ class Sandbox:
         bdir.mkdir(exist_ok=True)
         props = bdir / "server.properties"
         if not props.exists():
-            props.write_text(_broker_properties(broker, info, bdir))
+            props.write_text(broker_properties(broker, info))
         raw = self.state.read()
         jars = raw.get("broker_jars", {}).get(broker.kafka_version)
         heap = BROKER_HEAP
@@ -652,43 +531,7 @@ class Sandbox:
                 ("broker-", "controller-", "zookeeper-")
             ):
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
-        (self.dir / "log4j.properties").write_text(_LOG4J)
-
-
-def _broker_properties(broker: BrokerInfo, info: SandboxInfo, bdir: Path) -> str:
-    replication = min(3, len(info.brokers))
-    release = KafkaRelease.parse(broker.kafka_version)
-    oldest = KafkaRelease.parse(info.versions[0])
-    lines = [
-        f"broker.id={broker.id}",
-        f"listeners=PLAINTEXT://127.0.0.1:{broker.port}",
-        f"advertised.listeners=PLAINTEXT://127.0.0.1:{broker.port}",
-        f"log.dirs={','.join(str(p) for p in info.log_dir_paths(broker.id))}",
-        f"zookeeper.connect={info.zookeeper}",
-        f"zookeeper.session.timeout.ms={_BROKER_SESSION_MS}",
-        # Connecting may take long on a loaded machine (the default is the 6 s session timeout); every release knows it.
-        "zookeeper.connection.timeout.ms=60000",
-        "auto.create.topics.enable=false",
-        *release.broker_properties(replication),
-        *protocol_properties(release, oldest),
-        # Few threads: a sandbox shares 2 cores with ZooKeeper, two other brokers and the tests.
-        "num.network.threads=1",
-        "num.io.threads=2",
-        "background.threads=2",
-        "num.replica.fetchers=1",
-        "log.cleaner.enable=false",
-        "controlled.shutdown.max.retries=1",
-        "controlled.shutdown.retry.backoff.ms=500",
-    ]
-    if broker.rack:
-        lines.append(f"broker.rack={broker.rack}")
-    if broker.sasl_port is not None:
-        secured = security_properties(release, broker.port, broker.sasl_port, admin_password(Path(info.dir)))
-        replaced = {line.split("=", 1)[0] for line in secured}
-        lines = [line for line in lines if line.split("=", 1)[0] not in replaced] + secured
-    lines = [line for line in lines if line.split("=", 1)[0] not in info.broker_config]
-    lines.extend(f"{key}={value}" for key, value in info.broker_config.items())
-    return "\n".join(lines) + "\n"
+        (self.dir / "log4j.properties").write_text(LOG4J)
 
 
 def _registration(zk: KazooClient) -> tuple[tuple[int, ...], int | None]:
@@ -733,10 +576,3 @@ def zookeeper_serving(port: int, host: str = "127.0.0.1") -> bool:
         except OSError:
             return False
     return b"Mode:" in reply
-
-
-def log_tail(path: Path, lines: int = 20) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return f"(no log at {path})"

@@ -28,8 +28,9 @@ from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, MIGRATION
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.cluster import BROKER_HEAP, Sandbox, free_ports, log_tail
+from core.sandbox.cluster import BROKER_HEAP, Sandbox, free_ports
 from core.sandbox.jars import KAFKA_VERSION
+from core.sandbox.processes import log_tail
 
 CONTROLLER_ID = 3000
 PHASES = ("controller", "dual-write", "kraft", "finalized")

@@ -103,3 +103,11 @@ class SandboxJvms:
         with suppress(DeadlineExceeded):  # the caller escalates to SIGKILL
             wait_until(lambda: not any(self.alive(p) for p in pids), timeout, "processes to exit")
         return [p for p in pids if self.alive(p)]
+
+
+def log_tail(path: Path, lines: int = 20) -> str:
+    """The last ``lines`` of a process's log, to say why it exited at start-up."""
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return f"(no log at {path})"

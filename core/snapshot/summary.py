@@ -13,7 +13,8 @@ from typing import Any
 from core.human_time import utc_text
 from core.kafka.znodes import BrokerRegistration, ClusterId, ControllerInfo, TopicAssignment, Unreadable
 from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, CONTROLLER_EPOCH
-from core.snapshot.health import DELETION_INELIGIBLE, HealthReport, QueuedDeletion, assess, replica_brokers
+from core.snapshot.deletion import DELETION_INELIGIBLE, QueuedDeletion
+from core.snapshot.health import HealthReport, assess, replica_brokers
 from core.snapshot.model import BrokerEntry, ClusterSnapshot
 
 

@@ -15,7 +15,7 @@ from core.errors import GuardError, KafkaRuleError
 from core.kafka.names import is_internal
 from core.kafka.znodes import ControllerInfo, MigrationState, TopicAssignment, Unreadable
 from core.kafka.znodes.paths import CONTROLLER, MIGRATION, REASSIGN_PARTITIONS
-from core.snapshot.health import deletion_blockers
+from core.snapshot.deletion import deletion_blockers
 from core.topics.facts import ClusterFacts, LiveTopic
 
 
@@ -224,7 +224,7 @@ def check_delete_enabled(value: bool | None, source: str) -> Check:
 
 
 def deletion_obstacles(facts: ClusterFacts, topic: LiveTopic | None) -> list[str]:
-    """Why the controller would hold a topic's deletion now: ``core.snapshot.health.deletion_blockers``
+    """Why the controller would hold a topic's deletion now: ``core.snapshot.deletion.deletion_blockers``
     (zk-layout §7.4), for plans and progress; empty when nothing visible in ZooKeeper blocks it."""
     if topic is None:
         return (

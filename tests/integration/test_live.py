@@ -39,7 +39,6 @@ from core.live.events import (
     IsrChanged,
     IsrNotificationsChanged,
     LeaderChanged,
-    LiveEvent,
     LogDirEventsChanged,
     PartitionStateChanged,
     PreferredElectionChanged,
@@ -51,6 +50,7 @@ from core.live.events import (
     TopicRemoved,
     ZnodeUnreadable,
 )
+from core.live.live_event import LiveEvent
 from core.live.watcher import ClusterWatcher
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox

@@ -26,7 +26,8 @@ from core.config import PLAINTEXT, ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.view import ViewBuilder
 from core.live.cluster import LiveCluster
-from core.live.events import LiveEvent, MigrationPhaseChanged
+from core.live.events import MigrationPhaseChanged
+from core.live.live_event import LiveEvent
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.migration import CONTROLLER_ID, SandboxMigration

@@ -264,7 +264,7 @@ class TestResults:  # point 7 (the live follow is covered by tests/tui/test_cons
 
 class TestGlyphs:  # point 8 and the bars of point 11
     def test_new_partitions_are_marked_and_bars_share_one_scale(self, small_snapshot: ClusterSnapshot) -> None:
-        from core.console.view import assignment_preview
+        from core.console.assignment_preview import assignment_preview
         from core.topics.plan import ExpandRequest
         from tests.recorded_backend import RecordedBackend
 

@@ -10,7 +10,7 @@ import pytest
 from core.changes.live import FactKind, HealthFact, LiveFact, event_fact
 from core.changes.timeline import Change, ChangeKind, LiveLine, bursts, dated_changes, select, with_live
 from core.human_time import parse_duration, parse_moment
-from core.live.events import EventKind
+from core.live.live_event import EventKind
 from core.snapshot.model import StateStamp, TopicEntry, ZnodeTimes
 from core.testdata import builder as b
 

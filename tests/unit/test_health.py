@@ -8,10 +8,10 @@ from cli.describe_cmd import render
 from core.console.protocols import DeletionStage
 from core.console.view import deletion_status
 from core.kafka.znodes import PartitionState, PreferredElectionRequest, ReassignmentRequest, Unreadable
+from core.snapshot.deletion import deletion_queue
 from core.snapshot.health import (
     MinIsr,
     assess,
-    deletion_queue,
     leader_imbalance,
     offline_partitions,
     over_imbalance_threshold,

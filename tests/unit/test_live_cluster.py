@@ -23,7 +23,7 @@ from core.kafka.znodes.paths import (
 )
 from core.live import events as ev
 from core.live.cluster import LiveCluster
-from core.live.events import TimedEvent
+from core.live.timed import TimedEvent
 from core.polling import wait_until
 from core.testdata.checks import broker_json, state_json, topic_json
 from tests.fake_zookeeper import FakeSession, FakeZooKeeper

@@ -29,11 +29,9 @@ from core.live.events import (
     DeletionFinished,
     DeletionQueued,
     HealthChanged,
-    HealthSets,
     IsrChanged,
     IsrNotificationsChanged,
     LeaderChanged,
-    LiveEvent,
     LogDirEventsChanged,
     MigrationPhaseChanged,
     PartitionStateChanged,
@@ -41,13 +39,14 @@ from core.live.events import (
     ReassignmentChanged,
     Resynced,
     SessionStateChanged,
-    TimedEvent,
     TopicAssignmentChanged,
     TopicCreated,
     TopicRemoved,
     ZnodeUnreadable,
-    health_changed,
 )
+from core.live.health_sets import HealthSets, health_changed
+from core.live.live_event import LiveEvent
+from core.live.timed import TimedEvent
 from core.zookeeper.session import ConnectionState
 
 
@@ -179,10 +178,10 @@ CASES: list[tuple[LiveEvent, str]] = [
     ),
     (ZnodeUnreadable("/controller", "not JSON"), "/controller unreadable: not JSON"),
     (
-        Resynced((TopicCreated("orders"), BrokerLeft(2, None)), session_expired=True),
+        Resynced(True, (TopicCreated("orders"), BrokerLeft(2, None))),
         "re-synced after session expiry: 2 changes while away",
     ),
-    (Resynced((), session_expired=False), "re-synced after reconnect: no changes while away"),
+    (Resynced(False, ()), "re-synced after reconnect: no changes while away"),
     (
         HealthChanged(1, 2, 1, (("offline", (("orders", 0),)),), (("under_replicated", (("a", 1), ("b", 2))),)),
         "health: 1 offline, 2 under-replicated, 1 under min ISR: offline +1 (orders-0); under-replicated -2 (a-1, b-2)",
@@ -262,7 +261,7 @@ def test_an_unreadable_value_appears_in_json_with_its_reason() -> None:
 
 
 def test_resynced_json_nests_the_changes_in_order() -> None:
-    event = Resynced((TopicCreated("a"), DeletionQueued("b")), session_expired=False)
+    event = Resynced(False, (TopicCreated("a"), DeletionQueued("b")))
     assert event.to_json() == {
         "event": "Resynced",
         "session_expired": False,

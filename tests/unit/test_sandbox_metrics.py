@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.sandbox.cluster import BrokerInfo, SandboxInfo
+from core.sandbox.info import BrokerInfo, SandboxInfo
 from core.sandbox.metrics import RULES_FILE, agent_option, metrics_url, write_rules
 
 

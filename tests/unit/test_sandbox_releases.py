@@ -3,13 +3,12 @@ properties of a cluster whose brokers run two releases."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from core.errors import UsageError
-from core.sandbox.cluster import BrokerInfo, SandboxInfo, _broker_properties
+from core.sandbox.info import BrokerInfo, SandboxInfo
 from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease, protocol_properties
+from core.sandbox.server_properties import broker_properties
 
 
 @pytest.mark.parametrize(
@@ -85,7 +84,7 @@ def test_broker_properties_of_a_mixed_sandbox() -> None:
         kafka_version="1.1.1",
     )
     assert info.versions == ("1.1.1", "2.8.2")
-    new = _broker_properties(info.brokers[1], info, Path("/x/broker-2"))
+    new = broker_properties(info.brokers[1], info)
     assert "inter.broker.protocol.version=1.1" in new.splitlines()
-    old = _broker_properties(info.brokers[0], info, Path("/x/broker-1"))
+    old = broker_properties(info.brokers[0], info)
     assert "inter.broker.protocol.version" not in old

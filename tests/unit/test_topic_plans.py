@@ -402,7 +402,7 @@ def test_a_migration_znode_under_a_zookeeper_controller_only_warns() -> None:
 def test_deletion_obstacles_follow_the_controllers_ineligibility_rules() -> None:
     reassigning = _topic_json({0: [1, 2], 1: [2, 4]}, removing_replicas={"0": [1]})
     facts = _facts({1: None, 2: None}, controller=None)
-    # The shared rule (core.snapshot.health.deletion_blockers): every blocker, in its order.
+    # The shared rule (core.snapshot.deletion.deletion_blockers): every blocker, in its order.
     assert [o.split(":")[0] for o in deletion_obstacles(facts, _live("t", reassigning))] == [
         "no active controller (/controller is missing)",
         "replicas on broker(s) 4, which are not registered",

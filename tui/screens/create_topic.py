@@ -16,8 +16,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Checkbox, Input, Label, Static
 
+from core.console.assignment_preview import assignment_preview
 from core.console.protocols import TopicAdmin, TopicFollower, Unsubscribe
-from core.console.view import ClusterView, assignment_preview
+from core.console.view import ClusterView
 from core.errors import KzcError
 from core.kafka.names import collisions, is_internal, name_problem
 from core.kafka.topic_rules import parse_configs

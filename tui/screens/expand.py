@@ -13,8 +13,9 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Label, Static
 
+from core.console.assignment_preview import assignment_preview
 from core.console.protocols import Unsubscribe
-from core.console.view import ClusterView, assignment_preview
+from core.console.view import ClusterView
 from core.errors import KzcError
 from core.snapshot.model import TopicEntry
 from core.topics.plan import ExpandPlan, ExpandRequest

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from core.console.view import AssignmentPreview, BrokerSlot
+from core.console.assignment_preview import AssignmentPreview, BrokerSlot
 from core.kafka.assignment_metrics import AssignmentMetrics
 from tui.widgets.virtual_table import Column, Row, VirtualTable
 

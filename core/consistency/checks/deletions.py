@@ -1,4 +1,4 @@
-"""Topic deletion: why a queued topic's deletion cannot progress (``core.snapshot.health.deletion_blockers``)."""
+"""Topic deletion: why a queued topic's deletion cannot progress (``core.snapshot.deletion.deletion_blockers``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from core.consistency.checks.facts import ClusterFacts, Found, QueuedTopic
 from core.consistency.checks.text import offline_note
 from core.consistency.checks.unit import Check, CheckSpec, Evidence, Severity, Subject, Where
 from core.kafka.znodes.paths import DELETE_TOPICS, deletion_marker_path
-from core.snapshot.health import topic_deletion_blockers
+from core.snapshot.deletion import topic_deletion_blockers
 
-# The check's reason codes for core.snapshot.health.deletion_blockers' codes (docs/checks.md).
+# The check's reason codes for core.snapshot.deletion.deletion_blockers' codes (docs/checks.md).
 DELETION_CODES = {
     "no_controller": "no_controller",
     "assignment_unreadable": "assignment_unreadable",
@@ -54,7 +54,7 @@ class DeletionPending(Evidence):
 
 
 def queued_topic(c: ClusterFacts, name: str, offline: Iterable[int]) -> QueuedTopic:
-    """What keeps the existing topic ``name`` queued: ``core.snapshot.health.deletion_blockers`` (as describe
+    """What keeps the existing topic ``name`` queued: ``core.snapshot.deletion.deletion_blockers`` (as describe
     and the console list them) under this catalog's codes, and a marker older than the params allow; the
     0.8.1 to 0.10.x election rule is not applied by the checks. ``offline``: its replicas on dead brokers."""
     blockers = topic_deletion_blockers(c.snapshot, name, old_rules=False)
