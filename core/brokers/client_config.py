@@ -56,6 +56,20 @@ def librdkafka_security(security: KafkaSecurity) -> dict[str, str]:
 REFUSAL_FINAL_S = 3.0
 
 
+class BrokersDown:
+    """librdkafka's ``error_cb`` for one client: whether every bootstrap broker refused (or could not be
+    resolved) at its last attempt. librdkafka reports it only through the error callback (served by the client's
+    ``poll``) and retries it until the request times out; refused for ``REFUSAL_FINAL_S``, nothing listens there.
+    A connection that hangs is not counted: it ends at ``socket.connection.setup.timeout.ms``."""
+
+    def __init__(self) -> None:
+        self.seen = False
+
+    def __call__(self, error: KafkaError) -> None:
+        if error.code() == KafkaError._ALL_BROKERS_DOWN:
+            self.seen = True
+
+
 class HandshakeRefusals:
     """librdkafka's ``error_cb`` for one client: the brokers' refusals of its SASL login or TLS handshake.
 

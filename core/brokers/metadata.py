@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.brokers.client_config import kafka_client_config
+from core.brokers.client_config import REFUSAL_FINAL_S, BrokersDown, kafka_client_config
 from core.config import KafkaSecurity
 from core.connect import HostPort, bootstrap_string
 from core.errors import ConnectError
@@ -48,27 +49,45 @@ def fetch_served_metadata(
     """Ask the brokers for the metadata of every topic.
 
     Raises:
-        ConnectError: no broker answered within ``timeout``.
+        ConnectError: no broker answered within ``timeout``, or every one refused the connection for
+            ``REFUSAL_FINAL_S`` (nothing listens there: librdkafka would only retry until ``timeout``).
     """
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient
 
     bootstrap = bootstrap_string(tuple(bootstrap_servers))
+    down = BrokersDown()
     config = kafka_client_config(
         bootstrap_servers,
         security,
-        {"logger": _LOG, "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000)},
+        {
+            "logger": _LOG,
+            "error_cb": down,
+            "socket.connection.setup.timeout.ms": int(min(max(timeout, 1.0), 30.0) * 1000),
+        },
     )
     # Destroyed here, on this thread, once the call returned: never left to the garbage collector, which may
     # run on a librdkafka thread (core.brokers.admin explains the crash).
     with AdminClient(config) as client:
-        try:
-            metadata = client.list_topics(timeout=timeout)
-        except KafkaException as exc:
-            raise ConnectError(
-                f"cannot read metadata from Kafka brokers {bootstrap}: {exc.args[0] if exc.args else exc} "
-                "(check --bootstrap-server and that the brokers are up)"
-            ) from exc
+        start = time.monotonic()
+        # First for REFUSAL_FINAL_S: refused all that time (the error callback, served by poll, says so), the
+        # brokers are not there and the rest of the timeout would only retry; otherwise the rest of it.
+        first = True
+        while True:
+            left = start + timeout - time.monotonic()
+            try:
+                metadata = client.list_topics(timeout=max(0.0, min(REFUSAL_FINAL_S, left) if first else left))
+                break
+            except KafkaException as exc:
+                client.poll(0)
+                if first and not down.seen and left > REFUSAL_FINAL_S:
+                    first = False
+                    continue
+                why = "no broker accepted the connection" if down.seen else (exc.args[0] if exc.args else exc)
+                raise ConnectError(
+                    f"cannot read metadata from Kafka brokers {bootstrap}: {why} "
+                    "(check --bootstrap-server and that the brokers are up)"
+                ) from exc
     topics: dict[str, dict[int, ServedPartition]] = {}
     for name, topic in metadata.topics.items():
         topics[name] = {

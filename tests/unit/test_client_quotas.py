@@ -172,7 +172,8 @@ def test_a_broker_before_2_6_is_never_sent_a_quota_request(release: str) -> None
 
 @pytest.mark.parametrize(
     # The stand-ins answer only the APIs kzc sends: a lower bound (3.9's answers DescribeCluster v1: 3.7+).
-    ("release", "floor"), [("0.10.2", (0, 10, 2)), ("1.1", (1, 1)), ("2.2", (2, 2)), ("2.6", (2, 6)), ("3.9", (3, 7))]
+    ("release", "floor"),
+    [("0.10.2", (0, 10, 2)), ("1.1", (1, 1)), ("2.2", (2, 2)), ("2.6", (2, 6)), ("3.9", (3, 7))],
 )
 def test_the_api_versions_date_a_release(release: str, floor: tuple[int, ...]) -> None:
     assert release_floor(RELEASE_APIS[release]) == floor

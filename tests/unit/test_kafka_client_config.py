@@ -12,10 +12,11 @@ from confluent_kafka.admin import AdminClient
 
 from cli.main import build_parser, main
 from cli.options import settings_from_args
-from core.brokers.client_config import HandshakeRefusals, kafka_client_config
+from core.brokers.client_config import BrokersDown, HandshakeRefusals, kafka_client_config
+from core.brokers.metadata import fetch_served_metadata
 from core.config import PLAINTEXT, KafkaSecurity, load_config, resolve_settings
-from core.connect import parse_bootstrap
-from core.errors import ConfigError, UsageError
+from core.connect import HostPort, parse_bootstrap
+from core.errors import ConfigError, ConnectError, UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "s3cr3t-Kafka-pw"
@@ -214,3 +215,17 @@ def test_a_refused_login_becomes_a_sentence_naming_what_to_check() -> None:
     assert "$KZC_KAFKA_SASL_PASSWORD" in sentence and refusals.sentence() is None  # said once
     refusals(KafkaError(KafkaError._SSL, "SSL handshake failed: certificate verify failed"))
     assert "refused kzc's TLS handshake" in (refusals.sentence() or "")
+
+
+def test_brokers_down_is_told_by_librdkafka_s_all_brokers_down_only() -> None:
+    down = BrokersDown()
+    down(KafkaError(KafkaError._TRANSPORT, "Connect to ipv4#127.0.0.1:1 failed: Connection refused"))
+    assert not down.seen
+    down(KafkaError(KafkaError._ALL_BROKERS_DOWN, "1/1 brokers are down"))
+    assert down.seen
+
+
+def test_reading_metadata_from_an_address_that_refuses_every_connection_says_so_rather_than_time_out() -> None:
+    # Port 1: nothing listens. Within the long timeout librdkafka would only retry; the refusal ends the read.
+    with pytest.raises(ConnectError, match="no broker accepted the connection"):
+        fetch_served_metadata([HostPort("127.0.0.1", 1)], security=KafkaSecurity(), timeout=120)
