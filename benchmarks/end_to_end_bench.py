@@ -16,12 +16,13 @@ time goes, measured in this process on the same layout: imports (a fresh interpr
 imports), session (connect and the Kafka-cluster check), reads (``SnapshotReader.read`` less its parsing),
 parsing and building the snapshot (``_Attempt._build``, timed by wrapping it), building the view
 (``ViewBuilder.build``); "first paint and the rest" is the console's best figure less those (a separate run:
-on a loaded machine it can come out negative, and then says only that the run was noisy).
+on a loaded machine it can come out negative, and then says only that the run was noisy). With ``--profile``,
+also cProfile's heaviest functions of one more in-process read (the reader, its parsing and building).
 
 With ``--large N`` (e.g. 200000), the console alone on N partitions: opens, stays live (a new topic written
 into ZooKeeper shows up in the totals), quits cleanly (exit status 0); its memory before and after.
 
-    .venv/bin/python benchmarks/end_to_end_bench.py [--partitions 50000] [--rounds 3] [--large 200000]
+    .venv/bin/python benchmarks/end_to_end_bench.py [--partitions 50000] [--rounds 3] [--large 200000] [--profile]
 """
 
 from __future__ import annotations
@@ -225,6 +226,26 @@ def breakdown(target: str) -> dict[str, float]:
     return figures
 
 
+def profile_read(target: str, top: int = 20) -> str:
+    """cProfile of one in-process snapshot read, the ``top`` functions by their own time."""
+    import cProfile
+    import io
+    import pstats
+
+    from core.config import ConnectionSettings
+    from core.connect import parse_zookeeper
+    from core.snapshot.reader import SnapshotReader
+    from core.zookeeper.kafka_root import open_kafka_session
+
+    settings = ConnectionSettings(zookeeper=parse_zookeeper(target), session_timeout=30.0)
+    with open_kafka_session(settings) as session:
+        profile = cProfile.Profile()
+        profile.runcall(SnapshotReader(session).read)
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(top)
+    return out.getvalue()
+
+
 def write_topic(hosts: str, chroot: str, name: str) -> None:
     """A one-partition topic as Kafka writes it (topic znode, then its partition state)."""
     from kazoo.client import KazooClient
@@ -248,6 +269,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--large", type=int, default=0, help="also open the console on this many partitions")
     parser.add_argument("--skip-main", action="store_true", help="only the --large console")
+    parser.add_argument("--profile", action="store_true", help="also profile one in-process snapshot read")
     parser.add_argument("--bare-child", nargs=2, metavar=("HOSTS", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.bare_child:
@@ -315,6 +337,8 @@ def main() -> None:
                 + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in figures.items())
                 + f"; first paint and the rest {rest:.2f} s (of the console's {best['console']:.2f} s)"
             )
+            if args.profile:
+                print(profile_read(target))
         for command in (
             [sys.executable, "-c", "pass"],
             [KZC, "--help"],

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import replace
 
-from core.brokers.admin import KafkaAdmin
 from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.errors import KzcError
@@ -64,6 +63,10 @@ def served_broker_ids(
     tells, as without ``--bootstrap-server``)."""
     if not bootstrap:
         return None
+    # Imported here: the AdminClient (confluent_kafka, ~0.15 s) is needed only during a migration to KRaft,
+    # and every kzc snapshot and kzc describe would pay it at start otherwise.
+    from core.brokers.admin import KafkaAdmin
+
     try:
         return KafkaAdmin(bootstrap, security=security, timeout=timeout).served_broker_ids()
     except KzcError:

@@ -369,6 +369,7 @@ class _Attempt:
         get_async, children_async = client.get_async, client.get_children_async
         in_flight: deque[tuple[Any, int, str, int, Any]] = deque()
         progress_at = PROGRESS_EVERY
+        stamp = StateStamp._make  # tuple.__new__ itself, without the named tuple's Python __new__
         while todo or in_flight:
             while todo and len(in_flight) < window:
                 op, path, kind, ctx = todo.popleft()
@@ -416,7 +417,8 @@ class _Attempt:
                 # reading is done, so this thread does not compete with kazoo's for the GIL meanwhile.
                 if type(value) is tuple:
                     ctx[0][ctx[1]] = value[0]
-                    ctx[2][ctx[1]] = StateStamp(value[1].mtime, value[1].version)
+                    stat = value[1]
+                    ctx[2][ctx[1]] = stamp((stat.mtime, stat.version))
                 else:
                     ctx[0][ctx[1]] = value
             else:

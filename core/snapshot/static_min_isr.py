@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from core.brokers.admin import KafkaAdmin
 from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.errors import KzcError
@@ -28,6 +27,8 @@ def read_static_min_isr(
     and ``reason`` says why for them. Without ``bootstrap`` nothing is read (``NOT_READ``)."""
     if not bootstrap:
         return NOT_READ
+    from core.brokers.admin import KafkaAdmin  # here: confluent_kafka only when brokers are asked
+
     admin = KafkaAdmin(bootstrap, security=security, timeout=timeout)
     values: dict[int, int] = {}
     failures: list[str] = []

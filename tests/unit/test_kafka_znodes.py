@@ -1216,3 +1216,17 @@ def test_classify_never_raises(path: str) -> None:
 def test_a_registration_version_tells_the_releases_that_write_it(version: int, releases: str) -> None:
     # zk-layout §2.3: v2 and v4 are also written by newer brokers on an older inter.broker.protocol.version.
     assert releases_of_registration(version) == releases
+
+
+def test_whitespace_around_the_json_reads_as_jackson_reads_it() -> None:
+    state = b'{"controller_epoch":7,"leader":1,"version":1,"leader_epoch":3,"isr":[1,2]}'
+    expected = PartitionState(1, 3, (1, 2), 7, 0, 1)
+    for data in (state, b" \n" + state, state + b"\n ", b"\t" + state + b"\r\n"):
+        assert parse_partition_state(STATE, data) == expected
+
+
+def test_a_bad_replica_is_named_by_its_place_in_the_list() -> None:
+    data = b'{"version":3,"partitions":{"0":[1,2],"1":[3,true]},"adding_replicas":{},"removing_replicas":{}}'
+    parsed = parse_topic(TOPIC, data)
+    assert isinstance(parsed, Unreadable)
+    assert parsed.reason == "replicas of partition 1[1] is true, expected an integer"
