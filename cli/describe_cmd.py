@@ -15,7 +15,6 @@ from typing import Any
 
 from cli.options import add_command
 from cli.snapshot_cmd import add_read_options, take_snapshot
-from cli.traffic_cmd import measure, parse_window
 from core.config import PLAINTEXT, ConnectionSettings
 from core.errors import UsageError
 from core.human_time import since_text, utc_text
@@ -29,7 +28,6 @@ from core.snapshot.model import ClusterSnapshot, StaticMinIsr
 from core.snapshot.sizes import SizesView, read_sizes
 from core.snapshot.static_min_isr import read_static_min_isr
 from core.snapshot.summary import ClusterSummary, summarize
-from core.traffic.cause import load_findings
 
 
 def register(sub: Any) -> None:
@@ -76,6 +74,11 @@ def _describe(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         raise UsageError("--sizes asks the brokers: it needs a live cluster, not --snapshot")
     if args.traffic is not None and args.snapshot:
         raise UsageError("--traffic asks the brokers: it needs a live cluster, not --snapshot")
+    # The load's modules (the brokers' metrics, groups, rates) load only when it is measured: `kzc describe`
+    # is run in loops during an incident, and --help must not pay for them.
+    from cli.traffic_cmd import measure, parse_window
+    from core.traffic.cause import load_findings
+
     window_s = parse_window(args.traffic, "--traffic") if args.traffic is not None else None
     if args.min_insync_replicas is not None and args.min_insync_replicas < 1:
         raise UsageError("--min-insync-replicas must be at least 1")
