@@ -375,8 +375,7 @@ class ClusterScreen(KzcScreen):
     def _traffic_extras(self, traffic: TrafficView) -> _TrafficExtras:
         """Worker thread: what the load says, one sentence with its numbers per finding (a topic whose producers
         stopped with the consumer groups waiting on it: ``core.groups.waiting``, read when it stops and then every
-        few ticks), and the
-        cluster's bytes out from the brokers' metrics, scraped on the tick's cadence."""
+        few ticks), and the cluster's bytes out from the brokers' metrics, scraped on the tick's cadence."""
         findings = traffic.findings()
         if self.groups is not None:
             source = self.groups
