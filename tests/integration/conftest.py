@@ -16,6 +16,8 @@ The factory's API:
   neither starts a cold JVM nor stops the warm one. One run per entry point still starts its own Spark
   (``test_checks_cluster``: the ``kzc`` executable; ``test_interrupts``; the warm-up test of
   ``test_checks_engines``).
+- ``sasl_zookeeper`` (session): a standalone ZooKeeper that admits only SASL DIGEST-MD5, for the modules that
+  test a rejected or accepted SASL login (``test_zk_auth``, ``test_fleet``).
 - The modules that share a non-default key (or ``spark_worker``) run one after another, in one xdist worker
   (their ``xdist_group``), and its cluster stops after its last test; ``DEFAULT`` lives for the whole run, one per
   worker. A test that damages its cluster restores it before it ends, or uses a key
@@ -48,6 +50,7 @@ from tests.integration.clusters import (
     module_groups,
     order_by_cluster,
 )
+from tests.integration.zk_server import sasl_zookeeper as start_sasl_zookeeper
 from tests.integration.zk_server import zk_client
 from tests.xdist_groups import write_groups
 
@@ -126,6 +129,14 @@ def secured(clusters: Clusters) -> Sandbox:
     """One broker with a SASL_PLAINTEXT SCRAM listener beside PLAINTEXT and the ZooKeeper authorizer (super users
     admin and ANONYMOUS), shared by the security modules: each uses its own users, topics and passwords."""
     return clusters.get(SECURED)
+
+
+@pytest.fixture(scope="session")
+def sasl_zookeeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A standalone ZooKeeper that accepts only SASL DIGEST-MD5 (``zk_server.SASL_USER`` / ``SASL_PASSWORD``), shared
+    by the modules that need one (``test_zk_auth``, ``test_fleet``); yields its connect string."""
+    with start_sasl_zookeeper(tmp_path_factory.mktemp("sasl-zk")) as connect:
+        yield connect
 
 
 @pytest.fixture(scope="module")

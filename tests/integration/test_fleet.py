@@ -1,8 +1,8 @@
 """``kzc fleet`` over a config file of real clusters: the session sandbox (healthy, and listed twice), a 2-broker
 sandbox whose broker 2 is killed, a standalone ZooKeeper that is SIGSTOP-ed (it accepts connections and never
 answers), and the bad inputs of the issue: ZooKeeper refusing, a chroot without Kafka, a chroot with Kafka's
-znodes but no broker, a typo'd key, an unreadable secret file. Each is one row with its reason; the hung one
-is ``no answer in N s`` at the deadline while the others arrive on time."""
+znodes but no broker, a typo'd key, an unreadable secret file, a SASL password ZooKeeper rejects. Each is one
+row with its reason; the hung one is ``no answer in N s`` at the deadline while the others arrive on time."""
 
 from __future__ import annotations
 
@@ -30,9 +30,10 @@ from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.integration.terminal_tools import KZC, new_tmux
 from tests.integration.test_checks_cluster import broker, healthy_tree, write
-from tests.integration.zk_server import free_port, standalone_zookeeper, zk_client
+from tests.integration.zk_server import SASL_USER, free_port, standalone_zookeeper, zk_client
 
 DEADLINE_S = 8.0
+WRONG_PASSWORD = "not-the-kzc-secret"
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,11 @@ def _pid_listening(port: int) -> int:
 
 @pytest.fixture(scope="module")
 def config(
-    sandbox: Sandbox, sick: Sandbox, stopped_zookeeper: int, tmp_path_factory: pytest.TempPathFactory
+    sandbox: Sandbox,
+    sick: Sandbox,
+    stopped_zookeeper: int,
+    sasl_zookeeper: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Path]:
     """The fleet's config file, and the chroots it names on the session sandbox's ZooKeeper."""
     info = sandbox.info()
@@ -92,6 +97,9 @@ def config(
     directory = tmp_path_factory.mktemp("fleet-config")
     unreadable = directory / "secret"  # a directory: unreadable as a file, even to root (chmod 000 is not)
     unreadable.mkdir()
+    wrong = directory / "zk-sasl-password"
+    wrong.write_text(WRONG_PASSWORD)
+    wrong.chmod(0o600)
     path = directory / "config.toml"
     path.write_text(
         f"""
@@ -116,6 +124,11 @@ zookeper = "{info.zookeeper}"
 [contexts.secret]
 zookeeper = "{info.zookeeper}"
 zk_auth_file = "{unreadable}"
+[contexts.refused]
+zookeeper = "{sasl_zookeeper}/kafka"
+zk_sasl_mechanism = "DIGEST-MD5"
+zk_sasl_username = "{SASL_USER}"
+zk_sasl_password_file = "{wrong}"
 """
     )
     try:
@@ -143,7 +156,7 @@ def test_every_context_is_one_row_worst_first_with_its_reason_and_the_hung_one_a
     assert [r["severity"] for r in rows] == sorted((r["severity"] for r in rows), reverse=True)
     found = _by_context(rows)
     assert set(found) == {"healthy", "healthy-again", "sick", "hung", "down", "not-kafka", "no-brokers", "typo",
-                          "secret"}  # fmt: skip
+                          "secret", "refused"}  # fmt: skip
 
     healthy = found["healthy"]
     assert healthy["state"] == "ok" and healthy["reason"] is None
@@ -176,7 +189,9 @@ def test_every_context_is_one_row_worst_first_with_its_reason_and_the_hung_one_a
     assert found["secret"]["state"] == "config error" and "cannot read the zk_auth file" in str(
         found["secret"]["reason"]
     )
-    assert "alice" not in out and "secret\\n" not in out  # never a secret
+    assert found["refused"]["state"] == "auth failed"
+    assert "rejected SASL DIGEST-MD5: check the credentials" in str(found["refused"]["reason"])
+    assert "alice" not in out and "secret\\n" not in out and WRONG_PASSWORD not in out  # never a secret
 
 
 def test_the_other_rows_arrive_on_time_while_the_hung_one_waits_for_its_deadline(config: Path) -> None:

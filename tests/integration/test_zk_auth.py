@@ -25,7 +25,7 @@ from core.errors import ConnectError, UsageError
 from core.live.watcher import ClusterWatcher
 from core.sandbox.cluster import Sandbox
 from core.zookeeper.session import ConnectionState, ZkSession, kazoo_options
-from tests.integration.zk_server import free_port, standalone_zookeeper
+from tests.integration.zk_server import SASL_PASSWORD, SASL_USER, free_port, standalone_zookeeper
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTROLLER = b'{"version":2,"brokerid":7,"timestamp":"1","kraftControllerEpoch":-1}'
@@ -334,39 +334,21 @@ def test_kzc_zk_ls_over_tls_takes_every_tls_setting_from_the_command_line(
     assert "zookeeper" in accepted.stdout
 
 
-# ---- SASL DIGEST-MD5 ---------------------------------------------------------------------------------
-
-_JAAS = """Server {
-    org.apache.zookeeper.server.auth.DigestLoginModule required
-    user_kzc="kzc-secret";
-};
-"""
-# Every session must authenticate with SASL (ZooKeeper 3.7+); a client that fails is disconnected.
-_SASL_CONFIG = (
-    "authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\n"
-    "enforce.auth.enabled=true\nenforce.auth.schemes=sasl\n"
-)
-
-
-@pytest.fixture(scope="module")
-def sasl_zookeeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A ZooKeeper that accepts only SASL DIGEST-MD5 user ``kzc`` / ``kzc-secret``."""
-    workdir = tmp_path_factory.mktemp("sasl-zk")
-    jaas = workdir / "jaas.conf"
-    jaas.write_text(_JAAS)
-    flags = [f"-Djava.security.auth.login.config={jaas}"]
-    with standalone_zookeeper(workdir, extra_config=_SASL_CONFIG, jvm_flags=flags) as port:
-        yield f"127.0.0.1:{port}"
+# ---- SASL DIGEST-MD5 (conftest's sasl_zookeeper) -----------------------------------------------------
 
 
 def _sasl(connect: str, password: str) -> ConnectionSettings:
     return _settings(
-        connect, zk_sasl_mechanism="DIGEST-MD5", zk_sasl_username="kzc", zk_sasl_password=password, session_timeout=4
+        connect,
+        zk_sasl_mechanism="DIGEST-MD5",
+        zk_sasl_username=SASL_USER,
+        zk_sasl_password=password,
+        session_timeout=4,
     )
 
 
 def test_sasl_digest_md5_with_the_right_password_connects_and_reads(sasl_zookeeper: str) -> None:
-    session = ZkSession(_sasl(sasl_zookeeper, "kzc-secret"))
+    session = ZkSession(_sasl(sasl_zookeeper, SASL_PASSWORD))
     session.start()
     try:
         assert session.state is ConnectionState.CONNECTED

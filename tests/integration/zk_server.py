@@ -102,3 +102,27 @@ def watch_count(port: int) -> int:
         if key == "zk_watch_count":
             return int(value)
     raise AssertionError("mntr did not report zk_watch_count")
+
+
+SASL_USER, SASL_PASSWORD = "kzc", "kzc-secret"
+_JAAS = f"""Server {{
+    org.apache.zookeeper.server.auth.DigestLoginModule required
+    user_{SASL_USER}="{SASL_PASSWORD}";
+}};
+"""
+# Every session must authenticate with SASL (ZooKeeper 3.7+); a client that fails is disconnected.
+_SASL_CONFIG = (
+    "authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\n"
+    "enforce.auth.enabled=true\nenforce.auth.schemes=sasl\n"
+)
+
+
+@contextmanager
+def sasl_zookeeper(workdir: Path) -> Iterator[str]:
+    """A ZooKeeper that accepts only SASL DIGEST-MD5 user ``SASL_USER`` / ``SASL_PASSWORD``; yields its
+    connect string."""
+    jaas = workdir / "jaas.conf"
+    jaas.write_text(_JAAS)
+    flags = [f"-Djava.security.auth.login.config={jaas}"]
+    with standalone_zookeeper(workdir, extra_config=_SASL_CONFIG, jvm_flags=flags) as port:
+        yield f"127.0.0.1:{port}"
