@@ -5,7 +5,9 @@
   (``kafka-leader-election`` / a reassignment of leadership evens it out);
 - **key skew** (``key_skew``): one partition takes at least ``SKEW_SHARE`` of its topic's messages in, in a
   topic of at least two partitions: the producers' keys (or an explicit partition) send most messages to it,
-  so one leader and one consumer carry that topic;
+  so one leader and one consumer carry that topic. Not for Kafka's internal topics: a group's offsets (a
+  transaction's state) all go to the one partition its id hashes to, so with few groups one partition takes them
+  all by Kafka's design, not by anyone's keys;
 - **disk full within a day** (``disk_full``): a log dir whose free space lasts less than ``FULL_WITHIN_S`` at its
   growth over the window (Kafka 3.3+, which reports free space);
 - **producers stopped** (``stopped``, ``StoppedProducers``): a topic that took messages in a window and none
@@ -23,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.human_time import age_text, clock_text
+from core.kafka.names import is_internal
 from core.traffic.view import Row, Traffic
 
 SKEW_SHARE = 0.8
@@ -78,7 +81,7 @@ def _key_skew(traffic: Traffic) -> list[LoadFinding]:
     found = []
     for topic, rows in sorted(by_topic.items()):
         values = [_per_s(r, "messages") for r in rows]
-        if len(rows) < 2 or any(v is None for v in values):
+        if len(rows) < 2 or is_internal(topic) or any(v is None for v in values):
             continue
         total = sum(v or 0.0 for v in values)
         top_row = max(rows, key=lambda r: _per_s(r, "messages") or 0.0)

@@ -13,8 +13,8 @@ from core.traffic.view import Traffic
 LAYOUT = Layout({("hot", 0): 1, ("hot", 1): 2, ("hot", 2): 2}, {1: ("h", 1), 2: ("h", 2)})
 
 
-def _sample(at: int, hw: dict[int, int], size: dict[int, int], usable: int = 10**12) -> Sample:
-    leaders = LAYOUT.leaders
+def _sample(at: int, hw: dict[int, int], size: dict[int, int], usable: int = 10**12, layout: Layout = LAYOUT) -> Sample:
+    leaders = layout.leaders
     offsets = {b: BrokerOffsets(b, at, {k: hw[k[1]] for k, lb in leaders.items() if lb == b}) for b in (1, 2)}
     dirs = {
         b: BrokerLogDirs(
@@ -32,7 +32,7 @@ def _sample(at: int, hw: dict[int, int], size: dict[int, int], usable: int = 10*
         )
         for b in (1, 2)
     }
-    return Sample.of(LAYOUT, offsets, dirs)
+    return Sample.of(layout, offsets, dirs)
 
 
 def test_one_partition_taking_most_of_its_topic_and_one_leader_most_bytes_are_named_with_numbers() -> None:
@@ -45,6 +45,14 @@ def test_one_partition_taking_most_of_its_topic_and_one_leader_most_bytes_are_na
     )
     assert found["leader_skew"].subject == "1" and found["leader_skew"].numbers["share"] == 0.9
     assert "disk_full" not in found
+
+
+def test_the_group_offsets_topic_on_one_partition_is_kafka_s_design_not_key_skew() -> None:
+    # One consumer group commits to the one __consumer_offsets partition its id hashes to (seen on make demo).
+    layout = Layout({("__consumer_offsets", p): 1 + p % 2 for p in range(3)}, LAYOUT.endpoints)
+    before = _sample(0, {0: 0, 1: 0, 2: 0}, {0: 0, 1: 0, 2: 0}, layout=layout)
+    after = _sample(10_000, {0: 0, 1: 0, 2: 500}, {0: 0, 1: 0, 2: 50_000}, layout=layout)
+    assert not [f for f in load_findings(Traffic(before, after)) if f.kind == "key_skew"]
 
 
 def test_a_disk_full_within_a_day_and_producers_that_stopped() -> None:
