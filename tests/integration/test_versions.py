@@ -34,7 +34,7 @@ from kazoo.client import KazooClient
 from cli.main import main
 from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
-from core.polling import wait_until
+from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease
 from tests.integration.clusters import Clusters, release_key
@@ -526,8 +526,18 @@ def test_check_finds_nothing_on_a_healthy_cluster_and_the_loss_of_a_broker(
     with cluster.zookeeper() as zk:  # healthy: every partition led with its full ISR (brokers restarted above)
         wait_until(lambda: all(all_led(zk, t) for t in zk.get_children("/brokers/topics")), 120, "a healthy cluster")
     with observing(cluster, "check healthy") as seen:
-        bad = [f for f in findings(capsys, cluster) if f["severity"] in ("error", "warning")]
-        assert bad == []
+        # The controller tells the brokers after it writes ZooKeeper: until they serve the same leaders and ISRs,
+        # kzc rightly says metadata_mismatch (seen on 2.4.1 for a topic an earlier test created). Healthy is both.
+        bad: list[dict[str, Any]] = []
+
+        def nothing_found() -> bool:
+            bad[:] = [f for f in findings(capsys, cluster) if f["severity"] in ("error", "warning")]
+            return not bad
+
+        try:
+            wait_until(nothing_found, 60, "kzc check to find no warning or error")
+        except DeadlineExceeded as exc:
+            raise AssertionError(f"{exc}: {bad}") from exc
         seen.set("ok: no warning or error")
     with observing(cluster, "check broker killed") as seen:
         cluster.box.kill_broker(3)
