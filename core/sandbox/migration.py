@@ -62,6 +62,13 @@ class MigrationProgress:
         }
 
 
+def storage_format_args(cluster_id: str, props: Path) -> list[str]:
+    """``kafka-storage format``'s arguments for ``cluster_id``: one '='-joined argument, since a cluster id is
+    base64url and may begin with '-', which argparse4j would take for an option ("--cluster-id/-t: expected one
+    argument" failed a CI run)."""
+    return ["format", f"--cluster-id={cluster_id}", "-c", str(props)]
+
+
 class SandboxMigration:
     """Drive a sandbox's migration forward; each call goes as far as asked, skipping what is done."""
 
@@ -166,7 +173,7 @@ class SandboxMigration:
         )  # fmt: skip
         started = time.monotonic()
         self._log(f"formatting KRaft controller {CONTROLLER_ID} with cluster id {cluster_id}")
-        tool = ["format", "-t", cluster_id, "-c", str(props)]
+        tool = storage_format_args(cluster_id, props)
         cmd = self.box.jvm.command(cdir, _CONTROLLER_HEAP, "kafka.tools.StorageTool", *tool, log="format.log")
         done = subprocess.run(cmd, cwd=cdir, capture_output=True, text=True, timeout=timeout, check=False)
         if done.returncode != 0:

@@ -12,6 +12,8 @@ from kazoo.client import KazooClient
 from core.brokers.probe import broker_view
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
+from core.sandbox.jars import ensure_jars, java_executable
+from core.sandbox.migration import storage_format_args
 
 
 def test_up_registers_every_broker_with_its_rack_and_elects_a_controller(sandbox: Sandbox, zk: KazooClient) -> None:
@@ -78,3 +80,18 @@ def _cmdline(proc: Path) -> str:
         return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_the_kraft_controller_formats_with_a_cluster_id_that_begins_with_a_dash(tmp_path: Path) -> None:
+    # Kafka's cluster ids are base64url: one in 64 begins with '-'; the migration's format failed on one in CI.
+    cluster_id = "-kzcDashLeadingIdAAAAA"
+    props = tmp_path / "controller.properties"
+    props.write_text(
+        "process.roles=controller\nnode.id=3000\ncontroller.quorum.voters=3000@127.0.0.1:9\n"
+        f"controller.listener.names=CONTROLLER\nlisteners=CONTROLLER://127.0.0.1:9\nlog.dirs={tmp_path / 'data'}\n"
+    )
+    cmd = [java_executable(), "-cp", f"{ensure_jars()}/*", "kafka.tools.StorageTool",
+           *storage_format_args(cluster_id, props)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"cluster.id={cluster_id}" in (tmp_path / "data" / "meta.properties").read_text()
