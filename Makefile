@@ -24,8 +24,9 @@ jars: install  ## fetch the Kafka and ZooKeeper jars and the Prometheus JMX expo
 	$(BIN)/kzc sandbox fetch --kafka-version 1.1.1
 	$(BIN)/kzc sandbox fetch --kafka-version 2.0.1
 
-lint: install  ## ruff, mypy --strict and the architecture contracts (import-linter, pyproject.toml)
+lint: install  ## ruff (lint and format, pinned), mypy --strict and the architecture contracts (import-linter, pyproject.toml)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -27,6 +27,7 @@ FINDINGS_CHUNK = 5000
 # JVM (which inherits it) yields to the console's keys (benchmarks/tui_responsiveness.py --checks).
 NICENESS = 10
 
+
 class Worker:
     """The request loop around one SparkSession."""
 
