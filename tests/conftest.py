@@ -22,6 +22,13 @@ _counter = itertools.count()
 # tests start (an ignored signal stays ignored across exec): the Ctrl-C tests need kzc to receive it.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# pytest-xdist's workers run with COLUMNS=80 and LINES=24 in their environment, and every kzc a test starts in a
+# terminal would inherit them: Python's shutil.get_terminal_size (hence Textual) takes them over the terminal's own
+# size, so a console started in a 200-column tmux drew 80 columns (two tests failed only under -n 2). A terminal's
+# size is the terminal's.
+for _size in ("COLUMNS", "LINES"):
+    os.environ.pop(_size, None)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under ``-n N --dist loadgroup``, the controller names the file its workers write the groups to."""
