@@ -7,7 +7,9 @@ Each cluster gets its own ZooKeeper session, live model (``core.live.cluster.Liv
 thread (``core.history.recorder``); every session is opened first, so a wrong connect string fails before
 anything is written. Every ``--traffic-every`` it also samples the brokers' traffic (one ListOffsets and one
 DescribeLogDirs per broker, by the layout the live model already holds: no ZooKeeper request added) and
-records the rates (``--no-traffic``: none). Read-only by nature. Ctrl-C and SIGTERM stop it with a final
+records the rates (``--no-traffic``: none), and with them the consumer groups' lag against the high watermarks
+of the same tick (ListGroups on every broker, one OffsetFetch per group, and ``/consumers``; brokers from
+``--bootstrap-server``, else the registrations). Read-only by nature. Ctrl-C and SIGTERM stop it with a final
 flush (exit code 130, as every interrupted command). docs/history.md describes the store.
 """
 
@@ -22,10 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, positive_duration
+from core.brokers.admin import KafkaAdmin
+from core.brokers.capabilities import registered_bootstrap
 from core.config import ConnectionSettings, load_config, resolve_settings
 from core.errors import UsageError
+from core.groups.ops import GroupOps
+from core.groups.recorded import groups_read
 from core.history.location import STORE_ENV, history_place, recorded_cluster
-from core.history.recorder import Recorder, RecorderSettings, TrafficRead
+from core.history.recorder import GroupsRead, Recorder, RecorderSettings, TrafficRead
 from core.history.store import HistoryStore
 from core.interrupt import on_interrupt
 from core.live.cluster import LiveCluster
@@ -85,7 +91,7 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         for name in names:
             stack.enter_context(store.recording(name))
         recorders = [
-            Recorder(name, store, options, _connected(s), traffic=_traffic_read(t))
+            Recorder(name, store, options, _connected(s), traffic=_traffic_read(t), groups=_groups_read(t, s, stack))
             for name, s, t in zip(names, sessions, targets, strict=True)
         ]
         stack.callback(on_interrupt(lambda: _stop_all(recorders)))
@@ -130,6 +136,26 @@ def _traffic_read(settings: ConnectionSettings) -> TrafficRead:
         return read_sample(Layout.of(snapshot, security), TIMEOUT_S, now_ms, security)
 
     return read
+
+
+def _groups_read(settings: ConnectionSettings, session: ZkSession, stack: ExitStack) -> GroupsRead:
+    """The consumer groups' lag at each traffic tick (``core.groups.recorded.groups_read``): Kafka-stored groups
+    from ``--bootstrap-server``, else from the brokers the registrations list (the client is made at the first
+    tick that finds one, and kept), ZooKeeper-stored ones from the recorder's session."""
+    held: list[GroupOps] = []
+
+    def ops(snapshot: ClusterSnapshot) -> GroupOps:
+        if held and held[0].admin is not None:
+            return held[0]
+        brokers = {b: entry.registration for b, entry in snapshot.brokers.items()}
+        found = settings.bootstrap_servers or registered_bootstrap(brokers, settings.kafka_security.protocol)
+        admin = KafkaAdmin(found, security=settings.kafka_security, timeout=TIMEOUT_S) if found else None
+        if admin is not None:
+            stack.callback(admin.close)
+        held[:] = [GroupOps(admin, session, settings)]
+        return held[0]
+
+    return groups_read(ops)
 
 
 def _run(recorder: Recorder, session: ZkSession, failures: list[BaseException]) -> None:

@@ -13,7 +13,7 @@ intent line with the committed offsets as they were, commits, and records the ou
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -130,6 +130,32 @@ class GroupOps:
         groups = self._kafka_groups(sorted(g.group_id for g in listing.groups), legacy)
         return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes), unlisted)
 
+    def committed_lag(self, ends: Mapping[TopicPartitionKey, int | str]) -> GroupsOverview:
+        """Every group's committed offsets against ``ends`` (end offsets the caller read, e.g. the high watermarks
+        of ``kzc record``'s traffic tick): ListGroups on every broker and one OffsetFetch per group (with brokers),
+        ``/consumers`` (with ZooKeeper); no DescribeGroups and no ListOffsets, so the groups carry no members and
+        their state is the listing's. A partition missing from ``ends`` is unknown, never 0.
+
+        Raises:
+            ConnectError: neither the brokers nor ZooKeeper could be read.
+        """
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kzc-groups") as pool:
+            legacy_read = pool.submit(self._legacy_all)
+            listing = self.admin.list_consumer_groups() if self.admin is not None else None
+            legacy = legacy_read.result()
+        groups = [self._legacy_lag(old, ends) for old in legacy]
+        unlisted = "not listed: " + "; ".join(listing.problems[:3]) if listing and listing.problems else None
+        if listing is not None and self.admin is not None:
+            states = {g.group_id: g.state for g in listing.groups}
+            ids = sorted(states)
+            committed = self.admin.list_consumer_group_offsets(ids) if ids else {}
+            for group in ids:
+                offsets = committed.get(group)
+                error = None if isinstance(offsets, dict) else f"committed offsets not read: {offsets or 'no answer'}"
+                rows = group_rows([], offsets if isinstance(offsets, dict) else None, ends, error)
+                groups.append(GroupLag(group, KAFKA, states[group], (), rows, error=error))
+        return GroupsOverview(tuple(sorted(groups, key=lag_order)), (), unlisted)
+
     def _legacy_all(self) -> list[LegacyGroup]:
         if self.session is None:
             return []
@@ -217,7 +243,7 @@ class GroupOps:
             group, KAFKA, description.state, members, rows, description.protocol, description.coordinator, error
         )
 
-    def _legacy_lag(self, old: LegacyGroup, ends: dict[TopicPartitionKey, int | str] | None) -> GroupLag:
+    def _legacy_lag(self, old: LegacyGroup, ends: Mapping[TopicPartitionKey, int | str] | None) -> GroupLag:
         members = tuple(
             Member(c, "", "", sum(1 for key in old.owners if old.owner_of(key) == c)) for c in old.consumers
         )

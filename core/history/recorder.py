@@ -13,7 +13,9 @@ model was known current to the full read after the reconnect, and that read is t
 Traffic (``traffic_every_s``, given a ``TrafficRead``): every tick one sample of the brokers (one ListOffsets and
 one DescribeLogDirs per broker, ``core.traffic.sample``) by the layout of the last snapshot recorded, so no
 ZooKeeper request is added; from the second tick on, the rates between the tick and the one before are
-buffered as ``traffic`` rows (``core.history.schema.traffic_rows``).
+buffered as ``traffic`` rows (``core.history.schema.traffic_rows``). Given a ``GroupsRead`` too, each tick then reads
+the consumer groups' committed offsets (ListGroups on every broker, one OffsetFetch per group, ``/consumers``) and
+buffers their lag against the sample's high watermarks as ``group_lag`` rows, in the same thread.
 
 Threads: the live model's callbacks only set a flag; ``run`` (the caller's thread) compares and buffers;
 a traffic thread samples and buffers; ``flush`` writes (called by ``run`` every ``flush_every_s``, and by
@@ -31,6 +33,7 @@ from typing import Protocol
 from core.history.schema import (
     BROKER_LEFT,
     EVENTS,
+    GROUP_LAG,
     PARTITION_REMOVED,
     SNAPSHOTS,
     TRAFFIC,
@@ -54,6 +57,9 @@ _TICK_S = 0.1
 
 TrafficRead = Callable[[ClusterSnapshot, int], Sample]
 """One traffic sample of the brokers by the layout of a snapshot, at a moment (epoch ms); never raises."""
+GroupsRead = Callable[[ClusterSnapshot, Sample, int], list[Row]]
+"""The ``group_lag`` rows of a tick (``core.groups.recorded.groups_read``): the groups' committed offsets against
+the sample's high watermarks, at the tick (epoch ms); never raises (a failed read is a row saying why)."""
 
 
 class LiveSource(Protocol):
@@ -89,6 +95,7 @@ class Recorder:
         connected: Callable[[], bool],
         clock: Callable[[], int] | None = None,
         traffic: TrafficRead | None = None,
+        groups: GroupsRead | None = None,
     ) -> None:
         self.cluster = cluster
         self.store = store
@@ -96,7 +103,9 @@ class Recorder:
         self._connected = connected
         self._clock = clock or (lambda: int(time.time() * 1000))
         self._traffic_read = traffic if settings.traffic_every_s else None
+        self._groups_read = groups if self._traffic_read is not None else None
         self._traffic: list[Row] = []
+        self._group_lag: list[Row] = []
         self._traffic_failure: BaseException | None = None
         self._before: Sample | None = None
         self._wake = threading.Event()
@@ -120,7 +129,7 @@ class Recorder:
     def buffered(self) -> int:
         """Rows compared and waiting for the next flush (any thread)."""
         with self._lock:
-            return len(self._events) + len(self._snapshots) + len(self._traffic)
+            return len(self._events) + len(self._snapshots) + len(self._traffic) + len(self._group_lag)
 
     def changed(self) -> None:
         """The live model has news (its callbacks, any thread): only flag it."""
@@ -167,14 +176,18 @@ class Recorder:
             self._wake.set()
 
     def traffic_tick(self) -> None:
-        """Sample the brokers by the last snapshot recorded and buffer the rates since the tick before (the
-        traffic thread; nothing before the first snapshot)."""
+        """Sample the brokers by the last snapshot recorded and buffer the rates since the tick before, and the
+        groups' lag against the sample's high watermarks (the traffic thread; nothing before the first snapshot)."""
         with self._lock:
             snapshot = self._last
         if snapshot is None or self._traffic_read is None:
             return
         now = self._clock()
         after = self._traffic_read(snapshot, now)
+        if self._groups_read is not None:
+            lag = self._groups_read(snapshot, after, now)
+            with self._lock:
+                self._group_lag.extend(lag)
         if self._before is not None:
             rows = list(traffic_rows(now, Traffic(self._before, after)))
             with self._lock:
@@ -261,7 +274,8 @@ class Recorder:
     def _flush(self) -> None:
         with self._lock:
             events, snapshots, gaps, traffic = self._events, self._snapshots, self._gaps, self._traffic
-            self._events, self._snapshots, self._gaps, self._traffic = [], [], [], []
+            group_lag = self._group_lag
+            self._events, self._snapshots, self._gaps, self._traffic, self._group_lag = [], [], [], [], []
             covered = self._seen_ms if self._gap_from is None else None
         if snapshots:
             self.store.append(SNAPSHOTS, self.cluster, snapshots)
@@ -269,12 +283,14 @@ class Recorder:
             self.store.append(EVENTS, self.cluster, events)
         if traffic:
             self.store.append(TRAFFIC, self.cluster, traffic)
+        if group_lag:
+            self.store.append(GROUP_LAG, self.cluster, group_lag)
         # A gap after the rows: a reader that sees a gap also sees the full snapshot that closes it.
         for gap in gaps:
             self.store.record_gap(self.cluster, gap)
         if covered:
             self.store.set_flushed(self.cluster, covered)
-        self.rows_written += len(events) + len(snapshots) + len(traffic)
+        self.rows_written += len(events) + len(snapshots) + len(traffic) + len(group_lag)
         self.flushes += 1
         self._last_flush = time.monotonic()
 

@@ -8,6 +8,9 @@ Three tables share one layout, ``<store>/<table>/cluster=<name>/hour=<YYYY-MM-DD
 - ``snapshots``: the whole cluster at one moment (one row per partition, per broker, and one for the
   controller), written at the first read, after every gap and every ``--snapshot-every``;
 - ``gaps``: moments the store knows nothing about (``from_ms``, ``to_ms``, ``reason``);
+- ``group_lag``: at each traffic tick, each consumer group's committed offset, the partition's high watermark
+  then and the lag (``core.groups.lag``), or why unknown (``core.groups.recorded.group_lag_rows``); a store
+  without it says "not recorded";
 - ``traffic``: the rates of each traffic tick (``core.traffic``): one row per partition (messages and bytes in
   per second) and one per log dir (used bytes, growth per hour), each with its window and read time; a rate
   that cannot be given is null with the reason in its ``*_unknown`` column, never 0.
@@ -37,7 +40,8 @@ EVENTS = "events"
 SNAPSHOTS = "snapshots"
 GAPS = "gaps"
 TRAFFIC = "traffic"
-TABLES = (EVENTS, SNAPSHOTS, GAPS, TRAFFIC)
+GROUP_LAG = "group_lag"
+TABLES = (EVENTS, SNAPSHOTS, GAPS, TRAFFIC, GROUP_LAG)
 
 # Row kinds (the ``kind`` column).
 PARTITION = "partition"  # a partition's state and replicas (events: after a change; snapshots: as read)
@@ -97,7 +101,28 @@ TRAFFIC_SCHEMA = pa.schema(
         pa.field("growth_unknown", pa.string()),
     ]
 )
-SCHEMAS = {EVENTS: ROW_SCHEMA, SNAPSHOTS: ROW_SCHEMA, GAPS: GAP_SCHEMA, TRAFFIC: TRAFFIC_SCHEMA}
+GROUP_LAG_SCHEMA = pa.schema(
+    [
+        pa.field("ts_ms", pa.int64(), nullable=False),  # the traffic tick (epoch ms, UTC)
+        pa.field("seq", pa.int64(), nullable=False),
+        pa.field("group", pa.string()),  # null: the groups could not be read at this tick (why in ``unknown``)
+        pa.field("source", pa.string()),  # kafka or zookeeper (core.groups.lag)
+        pa.field("state", pa.string()),  # as ListGroups gave it (Stable, Empty, ...); ZooKeeper-stored: Active/Empty
+        pa.field("topic", pa.string()),  # null: the group holds no committed offset (or they were not read)
+        pa.field("partition", pa.int32()),
+        pa.field("committed", pa.int64()),
+        pa.field("end_offset", pa.int64()),  # the partition's high watermark at the tick
+        pa.field("lag", pa.int64()),  # core.groups.lag.partition_lag; null: unknown (why in ``unknown``)
+        pa.field("unknown", pa.string()),
+    ]
+)
+SCHEMAS = {
+    EVENTS: ROW_SCHEMA,
+    SNAPSHOTS: ROW_SCHEMA,
+    GAPS: GAP_SCHEMA,
+    TRAFFIC: TRAFFIC_SCHEMA,
+    GROUP_LAG: GROUP_LAG_SCHEMA,
+}
 COLUMNS = tuple(ROW_SCHEMA.names)
 
 Row = dict[str, Any]

@@ -19,3 +19,10 @@ def spark_traffic_schema() -> Any:
     from core.history.schema import TRAFFIC_SCHEMA
 
     return spark_schema_of(TRAFFIC_SCHEMA)
+
+
+def spark_group_lag_schema() -> Any:
+    """``core.history.schema.GROUP_LAG_SCHEMA`` as a Spark ``StructType``."""
+    from core.history.schema import GROUP_LAG_SCHEMA
+
+    return spark_schema_of(GROUP_LAG_SCHEMA)

@@ -89,6 +89,27 @@ class Sample:
         sizes = {b: MappingProxyType(r.sizes()) for b, r in log_dirs.items() if r.dirs is not None}
         return cls(layout, MappingProxyType(dict(offsets)), MappingProxyType(dict(log_dirs)), MappingProxyType(sizes))
 
+    def end_offset(self, key: Key) -> tuple[int, int] | str:
+        """The partition's high watermark and when its leader answered (epoch ms), or why it is unknown."""
+        leader = self.layout.leaders.get(key)
+        if leader is None:
+            return self.layout.leaderless.get(key, "no live leader")
+        read = self.offsets.get(leader)
+        if read is None or read.offsets is None:
+            return (read.unknown if read is not None else None) or f"broker {leader} was not asked"
+        if key in read.errors:
+            return f"broker {leader} (its leader) answered {read.errors[key]}"
+        offset = read.offsets.get(key)
+        if offset is None:
+            return f"broker {leader} (its leader) did not answer for it"
+        return offset, read.read_ms
+
+    def end_offsets(self) -> dict[Key, int | str]:
+        """Every partition's high watermark at this tick, or why it is unknown (the consumer groups' lag of
+        ``kzc record``)."""
+        found = {key: self.end_offset(key) for key in self.layout.leaders}
+        return {key: value if isinstance(value, str) else value[0] for key, value in found.items()}
+
     def asks_zookeeper_again(self) -> bool:
         """Whether who leads what may have changed since the layout was read: a leader did not answer, or
         answered for a partition with an error (it may lead it no longer)."""

@@ -96,18 +96,8 @@ class Traffic:
     # ---- partitions ------------------------------------------------------------------------------------
 
     def _hw(self, sample: Sample, key: Key) -> tuple[Reading | None, str | None]:
-        leader = sample.layout.leaders.get(key)
-        if leader is None:
-            return None, sample.layout.leaderless.get(key, "no live leader")
-        read = sample.offsets.get(leader)
-        if read is None or read.offsets is None:
-            return None, (read.unknown if read is not None else None) or f"broker {leader} was not asked"
-        if key in read.errors:
-            return None, f"broker {leader} (its leader) answered {read.errors[key]}"
-        offset = read.offsets.get(key)
-        if offset is None:
-            return None, f"broker {leader} (its leader) did not answer for it"
-        return Reading(offset, read.read_ms), None
+        found = sample.end_offset(key)
+        return (None, found) if isinstance(found, str) else (Reading(*found), None)
 
     def _size(self, sample: Sample, key: Key, leader: int) -> tuple[Reading | None, str | None]:
         read = sample.log_dirs.get(leader)

@@ -27,7 +27,7 @@ from confluent_kafka import Consumer, Message, Producer
 from kazoo.client import KazooClient
 
 from cli.main import main
-from core.history.schema import PARTITION, TRAFFIC
+from core.history.schema import GROUP_LAG, PARTITION, TRAFFIC
 from core.history.store import HistoryStore
 from core.kafka.znodes.paths import state_path
 from core.polling import DeadlineExceeded, wait_until
@@ -275,11 +275,13 @@ def test_the_recorder_stores_the_rates_and_history_traffic_gives_the_produced_ra
     load = Load(sandbox.info().bootstrap_servers, topic, 100, tuple(range(PARTITIONS)))
     zk = ["--zookeeper", sandbox.info().zookeeper]
     command = [sys.executable, "-m", "cli.main", "record", "--out", str(out), "--flush-every", "1s"]
-    with running(load):
+    group = f"traffic-history-{uuid.uuid4().hex[:8]}"
+    with running(load), consuming(sandbox.info().bootstrap_servers, group, topic):
         wait_until(lambda: len(load.delivered) > 100, 60, "the load delivering")
         recorder = subprocess.Popen([*command, "--traffic-every", "3s", *zk], stderr=subprocess.PIPE)
         try:
             wait_until(lambda: len(_ticks(out, topic)) >= 5, 90, "five ticks of the topic's rates recorded")
+            lag = wait_until(lambda: _lag_tick(out, group), 60, "a tick with the group's committed partitions")
         finally:
             recorder.send_signal(signal.SIGTERM)
             recorder.wait(30)
@@ -293,6 +295,24 @@ def test_the_recorder_stores_the_rates_and_history_traffic_gives_the_produced_ra
     # every recorded tick after the first snapshot is known (the load ran throughout) and within 15%
     assert known == len(ticks) and all(h["ticks_unknown"] == 0 for h in hours)
     assert near(mean, load.in_window(int(end), (end - start) / 1000)), (answer, ticks)
+    # the group's lag at a tick: its committed offsets against that tick's high watermarks, every partition known
+    assert sorted(r["partition"] for r in lag) == list(range(PARTITIONS))
+    assert all(r["source"] == "kafka" and r["unknown"] is None for r in lag), lag
+    assert all(0 <= r["committed"] <= r["end_offset"] and r["lag"] == r["end_offset"] - r["committed"] for r in lag)
+
+
+def _lag_tick(out: Path, group: str) -> list[dict[str, Any]] | None:
+    """The ``group_lag`` rows of ``group`` at the last tick that holds a committed offset for every partition."""
+    if not (out / GROUP_LAG).exists():
+        return None
+    store = HistoryStore(out)
+    rows = [r for c in store.clusters() for r in store.read(GROUP_LAG, c).to_pylist() if r["group"] == group]
+    ticks: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        if row["topic"] is not None:
+            ticks.setdefault(row["ts_ms"], []).append(row)
+    whole = [ts for ts, parts in ticks.items() if len(parts) == PARTITIONS]
+    return ticks[max(whole)] if whole else None
 
 
 def _ticks(out: Path, topic: str) -> dict[int, tuple[int, float]]:

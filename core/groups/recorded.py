@@ -1,0 +1,72 @@
+"""Consumer groups' lag in the history store: the ``group_lag`` rows ``kzc record`` writes at each traffic tick
+(``core.history.schema.GROUP_LAG_SCHEMA``), and the groups read back from them (a recorded moment).
+
+The rows hold what ``core.groups.lag`` computed at the tick (committed offset, the high watermark then, the lag
+or why it is unknown); reading them back never recomputes a lag.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from core.errors import KzcError
+from core.groups.lag import GroupLag, PartitionLag
+from core.groups.ops import GroupOps
+from core.history.recorder import GroupsRead
+from core.history.schema import Row
+from core.snapshot.model import ClusterSnapshot
+from core.traffic.sample import Sample
+
+
+def group_lag_rows(ts_ms: int, groups: Sequence[GroupLag] | str) -> Iterator[Row]:
+    """The ``group_lag`` rows of one tick: each group's partitions with a committed offset, and one row without a
+    topic for a group that holds none (or whose offsets could not be read: its error in ``unknown``).
+    ``groups`` a string: why no group could be read, in one row without a group."""
+    if isinstance(groups, str):
+        yield {"ts_ms": ts_ms, "seq": 1, "unknown": groups}
+        return
+    seq = 0
+    for group in groups:
+        head: Row = {"ts_ms": ts_ms, "group": group.group, "source": group.source, "state": group.state}
+        if not group.partitions:
+            seq += 1
+            yield head | {"seq": seq, "unknown": group.error}
+        for p in group.partitions:
+            seq += 1
+            yield head | {"seq": seq, "topic": p.topic, "partition": p.partition, "committed": p.committed,
+                          "end_offset": p.end, "lag": p.lag, "unknown": p.unknown}  # fmt: skip
+
+
+def groups_read(ops: Callable[[ClusterSnapshot], GroupOps]) -> GroupsRead:
+    """``kzc record``'s read of the groups at a traffic tick: every group's committed offsets against the tick's
+    high watermarks (``GroupOps.committed_lag``), as rows; ``ops`` gives the groups' reader for the snapshot (it
+    may open it at the first call). Never raises: a failed read is one row saying why."""
+
+    def read(snapshot: ClusterSnapshot, sample: Sample, ts_ms: int) -> list[Row]:
+        try:
+            found: Sequence[GroupLag] | str = ops(snapshot).committed_lag(sample.end_offsets()).groups
+        except KzcError as exc:
+            found = f"the consumer groups could not be read: {exc}"
+        return list(group_lag_rows(ts_ms, found))
+
+    return read
+
+
+def groups_of_rows(rows: Sequence[dict[str, Any]], as_of_ms: int) -> tuple[GroupLag, ...]:
+    """The groups one tick's ``group_lag`` rows hold (no members: the recorder reads none), read at ``as_of_ms``;
+    a group's error is the ``unknown`` of its row without a topic."""
+    found: dict[str, tuple[Row, list[PartitionLag], str | None]] = {}
+    for row in sorted(rows, key=lambda r: r["seq"]):
+        if row["group"] is None:
+            continue
+        first, partitions, _ = found.setdefault(row["group"], (row, [], None))
+        if row["topic"] is None:
+            found[row["group"]] = (first, partitions, row["unknown"])
+            continue
+        partitions.append(PartitionLag(row["topic"], row["partition"], row["committed"], row["end_offset"],
+                                       unknown=row["unknown"]))  # fmt: skip
+    return tuple(
+        GroupLag(name, first["source"] or "", first["state"] or "", (), tuple(parts), error=error, as_of_ms=as_of_ms)
+        for name, (first, parts, error) in sorted(found.items())
+    )
