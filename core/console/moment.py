@@ -6,8 +6,9 @@ at or before it with every later event up to it applied, ``Replay``) turned into
 (``core.history.moment``), so the health counters and the likely cause are derived as for the live cluster. The
 replay is kept: a step on applies only the events between the two moments, a step back replays from the base
 snapshot (kept too), and only the topics that changed get new entries, so the view re-tallies only them.
-What the store does not record (znodes, configs, consumer offsets, ACLs, quotas, users, log dirs) is said to be
-missing, never made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
+The consumer groups' lag is the recorder's last tick at or before the moment (``core.history.group_lag``).
+What the store does not record (znodes, configs, ACLs, quotas, users, log dirs) is said to be missing, never
+made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
 why. Nothing can be changed. Reading never takes the recorder's lock, so a running ``kzc record`` may keep
 writing the store.
 """
@@ -412,16 +413,34 @@ class MomentBackend:
     # ---- what the store does not record --------------------------------------------------------------
 
     def group_overview(self) -> GroupsView:
-        """No groups: the store records no consumer offsets."""
-        return GroupsView((), MappingProxyType({}), (f"consumer groups' lag: {NOT_RECORDED}",), self._moment.at_ms)
+        """The groups' lag as of the last tick the recorder read them at or before the moment (and after the last
+        gap before it); none, saying so, before the first tick or in a store without them (blocks: reads it)."""
+        from core.groups.ops import lag_order
+        from core.groups.recorded import groups_of_rows
+        from core.history.group_lag import lag_tick_at
+
+        moment = self._moment
+        at = moment.at_ms
+        if not moment.known:
+            return GroupsView((), MappingProxyType({}), (moment.marker(),), at, recorded=moment.marker())
+        since = max((g.to_ms for g in self.store.gaps(self.cluster) if g.to_ms <= at), default=0)
+        found = lag_tick_at(self.store, self.cluster, at, since)
+        if found is None:
+            note = f"consumer groups' lag: not recorded at or before {utc_clock(at)}"
+            return GroupsView((), MappingProxyType({}), (note,), at, recorded=note)
+        tick, rows = found
+        groups = tuple(sorted(groups_of_rows(rows, tick), key=lag_order))
+        notes = tuple(str(r["unknown"]) for r in rows if r["group"] is None)
+        return GroupsView(groups, MappingProxyType({}), notes, at, recorded=f"as of {utc_clock(tick)} (recorded)")
 
     def group_detail(self, group: str) -> GroupDetail:
-        """Raises ``UsageError``: the store records no consumer groups."""
-        raise UsageError(f"consumer group '{group}': {NOT_RECORDED}")
+        """Raises ``UsageError``: the recorded lag is shown on the groups screen, not per partition."""
+        raise UsageError(f"consumer group '{group}': its partitions at a recorded moment are not shown (the groups "
+                         "screen shows its recorded lag)")  # fmt: skip
 
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
-        """None: the store records no consumer offsets."""
-        return []
+        """The groups with committed offsets of ``topic`` as recorded (``group_overview``)."""
+        return self.group_overview().of_topic(topic)
 
     def topic_access(self, topic: str) -> ResourceAccess:
         """Raises ``UsageError``: the store records no ACLs."""

@@ -144,6 +144,7 @@ class GroupsView:
     notes: tuple[str, ...] = ()
     at_ms: int = 0
     stale: Stale | None = None
+    recorded: str | None = None  # at a recorded moment, what the numbers are as of (they never age)
 
     @property
     def lagging(self) -> int:
@@ -164,7 +165,7 @@ class GroupsView:
         """This view at ``now_ms``: every group stale since it was read once no read has finished for
         ``limit_s`` seconds (a read that hangs never leaves numbers frozen without a mark), or at once when
         the latest read ``failed`` (its reason)."""
-        if self.stale is not None or not self.at_ms:
+        if self.stale is not None or not self.at_ms or self.recorded is not None:
             return self
         if failed is None and now_ms - self.at_ms <= limit_s * 1000:
             return self

@@ -90,7 +90,16 @@ def sections_of(report: IncidentReport) -> list[Section]:
          *((utc_text(a.at_ms), f"{a.user}@{a.host}", a.operation, f"{a.outcome}: {a.message}",
             json.dumps(a.details, sort_keys=True, default=str)) for a in report.actions)),
     ))  # fmt: skip
-    out.append(Section("Consumer groups", (LAG_NOT_RECORDED + ".",)))
+    if report.lagging is None:
+        out.append(Section("Consumer groups", (LAG_NOT_RECORDED + ".",)))
+    else:
+        out.append(Section(
+            "Consumer groups that fell behind (lag as recorded at the traffic ticks)",
+            () if report.lagging else ("No group's lag grew in the window.",),
+            (("group", "lag at first", "max lag", "max at (UTC)", "lag at last"),
+             *((g.group, f"{g.first_lag:,} ({utc_text(g.first_ms)})", f"{g.max_lag:,}", utc_text(g.max_ms),
+                f"{g.last_lag:,} ({utc_text(g.last_ms)})") for g in report.lagging)),
+        ))  # fmt: skip
     e = report.at_end
     still: tuple[str, ...]
     if e.healthy:

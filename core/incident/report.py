@@ -12,7 +12,8 @@ What it holds, each computed by the function that answers the same question else
 - the kzc actions of the window from the audit log (who, what, the outcome, and the preview it applied);
 - what is still not healthy at the window's end (``core.snapshot.health`` over the recorded moment).
 
-Consumer group lag is not in the history store: the report says so rather than show a number.
+- the consumer groups that fell behind (``core.history.group_lag``: their lag grew over the window), from the
+  ``group_lag`` rows of the recorder's traffic ticks; a window without them says the lag is not recorded.
 Reading never takes the recorder's lock: a store being recorded is read as it is on disk.
 """
 
@@ -29,6 +30,7 @@ from core.changes.live import FactKind, LiveFact
 from core.changes.timeline import Burst, Change, ChangeKind, bursts
 from core.errors import UsageError
 from core.history.diff import state_at, state_rows
+from core.history.group_lag import LaggingGroup, lagging_groups
 from core.history.isr import IsrAnswer, isr_history, observed
 from core.history.location import HistoryPlace
 from core.history.moment import snapshot_of
@@ -48,8 +50,8 @@ from core.human_time import utc_text
 from core.snapshot.health import assess
 from core.snapshot.likely_cause import likely_cause
 
-LAG_NOT_RECORDED = "consumer group lag is not recorded in the history store (kzc record keeps partitions, brokers "
-LAG_NOT_RECORDED += "and the controller): see kzc groups for the lag now"
+LAG_NOT_RECORDED = "consumer group lag is not recorded in the history store for this window (kzc record keeps it "
+LAG_NOT_RECORDED += "with each traffic tick): see kzc groups for the lag now"
 SOURCE = "recorded by kzc record"
 DEFAULT_SINCE = "2h"  # the window of kzc report without --since, and of the console's timeline export
 
@@ -146,6 +148,7 @@ class IncidentReport:
     actions: tuple[Action, ...]
     audit_notes: tuple[str, ...]
     at_end: AtEnd
+    lagging: tuple[LaggingGroup, ...] | None = None  # None: no group lag recorded in the window
 
     @property
     def under_replicated_minutes(self) -> float:
@@ -171,7 +174,8 @@ class IncidentReport:
             "offline_minutes": round(self.offline_minutes, 3),
             "urp_by_topic": self.urp_by_topic.to_json()["rows"], "urp_by_broker": self.urp_by_broker.to_json()["rows"],
             "actions": [a.to_json() for a in self.actions], "audit_notes": list(self.audit_notes),
-            "lagging_groups": None, "lag_note": LAG_NOT_RECORDED,
+            "lagging_groups": None if self.lagging is None else [g.to_json() for g in self.lagging],
+            "lag_note": LAG_NOT_RECORDED if self.lagging is None else None,
             "at_end": self.at_end.to_json(),
         }  # fmt: skip
 
@@ -213,6 +217,7 @@ def build_report(store: HistoryStore, cluster: str, since_ms: int, until_ms: int
     return IncidentReport(
         window, tuple(bursts(replay.changes)), worst, isr_history(window, None, read=read), replay.brokers_down(),
         urp(window, "topic", read=read), urp(window, "broker", read=read), actions, notes, at_end,
+        lagging_groups(store, cluster, since_ms, until_ms),
     )  # fmt: skip
 
 

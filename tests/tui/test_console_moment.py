@@ -21,6 +21,7 @@ from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.messages import CreateTopicRequested, DeleteTopicsRequested
 from tui.screens.cluster import ClusterScreen
+from tui.screens.groups import GroupsScreen
 from tui.screens.help import HelpScreen
 from tui.screens.timeline import TimelineScreen
 from tui.widgets.text_line import TextLine
@@ -188,3 +189,23 @@ async def test_question_mark_lists_the_moments_keys_only_at_a_moment(tmp_path: P
             assert isinstance(console.screen, HelpScreen)
             ids = {r.cells[3] for r in console.screen.query_one(VirtualTable).visible_rows()}
             assert ids & moment_keys == listed
+
+
+async def test_the_groups_screen_shows_the_lag_of_the_last_recorded_tick_or_that_none_was(tmp_path: Path) -> None:
+    app, backend = _app(tmp_path, T0 + 120_000)
+    tick = {"group": "billing", "source": "kafka", "state": "Stable", "topic": "orders", "partition": 0,
+            "committed": 995, "end_offset": 1000, "lag": 5}  # fmt: skip
+    backend.store.append("group_lag", "prod", [{"ts_ms": T0 + 30_000, "seq": 1, **tick},
+                                               {"ts_ms": T0 + 150_000, "seq": 1, **tick, "lag": 120}])  # fmt: skip
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "g")
+        assert isinstance(app.screen, GroupsScreen)
+        [row] = app.screen.query_one("#groups", VirtualTable).visible_rows()
+        assert (row.cells[0], row.cells[1], row.cells[4]) == ("billing", "Stable", "5")  # not the later 120
+        count = app.screen.query_one("#groups-count", TextLine).text
+        assert "1 groups · 1 lagging" in count and "as of 03:20:30 (recorded)" in count, count
+        await _press(app, pilot, "left_curly_bracket", "left_curly_bracket", "r")  # 03:20:00: before the first tick
+        assert app.screen.query_one("#groups", VirtualTable).visible_rows() == []
+        count = app.screen.query_one("#groups-count", TextLine).text
+        assert "consumer groups' lag: not recorded at or before 03:20:00" in count, count

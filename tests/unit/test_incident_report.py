@@ -154,3 +154,37 @@ def test_a_window_inside_the_outage_reports_its_start_as_the_worst_and_what_is_s
     assert report["brokers_down"] == [{"broker": 2, "left_ms": LEFT, "back_ms": None, "down_ms": 60_000, "end": "open"}]
     assert report["at_end"] == {"at_ms": LEFT + 60_000, "healthy": False, "offline": [],
                                 "under_replicated": ["orders-0", "orders-1"], "brokers_down": [2]}  # fmt: skip
+
+
+def _lag_rows(ts: int, group: str, lags: dict[int, int | None]) -> list[dict[str, Any]]:
+    """One tick's ``group_lag`` rows of ``group`` on orders (end offset 1000; None: the leader did not answer)."""
+    return [
+        {"ts_ms": ts, "seq": p + 1, "group": group, "source": "kafka", "state": "Stable", "topic": "orders",
+         "partition": p, "committed": 1000 - (lag or 0), "end_offset": None if lag is None else 1000, "lag": lag,
+         "unknown": "broker 2: refused" if lag is None else None}
+        for p, lag in lags.items()
+    ]  # fmt: skip
+
+
+def test_the_groups_whose_lag_grew_are_listed_with_the_recorded_numbers(
+    store: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        *_lag_rows(T0 + 30_000, "billing", {0: 2, 1: 3}),
+        *_lag_rows(T0 + 90_000, "billing", {0: 50, 1: None}),  # unknown: left out, not taken for 50
+        *_lag_rows(T0 + 150_000, "billing", {0: 70, 1: 50}),
+        *_lag_rows(T0 + 270_000, "billing", {0: 5, 1: 3}),
+        *_lag_rows(T0 + 30_000, "caught-up", {0: 9}),
+        *_lag_rows(T0 + 150_000, "caught-up", {0: 0}),  # its lag only fell: not behind
+    ]
+    HistoryStore.open(store).append("group_lag", "prod", rows)
+    report = _report(store, capsys)
+    assert report["lagging_groups"] == [
+        {"group": "billing", "first_ms": T0 + 30_000, "first_lag": 5, "max_ms": T0 + 150_000, "max_lag": 120,
+         "last_ms": T0 + 270_000, "last_lag": 8, "ticks_unknown": 1}
+    ]  # fmt: skip
+    assert report["lag_note"] is None
+    assert main(["report", "--store", str(store), "--cluster", "prod", "--since", "10m", "--until", str(END)]) == 0
+    markdown = capsys.readouterr().out
+    assert "## Consumer groups that fell behind" in markdown
+    assert f"| billing | 5 ({utc_text(T0 + 30_000)}) | 120 | {utc_text(T0 + 150_000)} |" in markdown

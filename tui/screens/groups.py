@@ -284,6 +284,8 @@ class GroupsScreen(_Refreshing):
             text += f" · {view.lagging} lagging · {view.empty_with_offsets} empty with offsets"
             if view.stale is not None:
                 text += f" · {view.stale.text()}"
+            elif view.recorded is not None:
+                text += f" · {view.recorded}"
             elif view.at_ms:
                 text += (
                     f" · read {clock_text(view.at_ms)} ({age_text(max(self.clock_ms() - view.at_ms, 0) / 1000)} ago)"
