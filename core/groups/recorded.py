@@ -19,14 +19,18 @@ from core.snapshot.model import ClusterSnapshot
 from core.traffic.sample import Sample
 
 
-def group_lag_rows(ts_ms: int, groups: Sequence[GroupLag] | str) -> Iterator[Row]:
+def group_lag_rows(ts_ms: int, groups: Sequence[GroupLag] | str, unlisted: str | None = None) -> Iterator[Row]:
     """The ``group_lag`` rows of one tick: each group's partitions with a committed offset, and one row without a
     topic for a group that holds none (or whose offsets could not be read: its error in ``unknown``).
-    ``groups`` a string: why no group could be read, in one row without a group."""
+    ``groups`` a string: why no group could be read, in one row without a group; so is ``unlisted``, why some
+    groups may be missing (a broker did not list its groups)."""
     if isinstance(groups, str):
         yield {"ts_ms": ts_ms, "seq": 1, "unknown": groups}
         return
     seq = 0
+    if unlisted is not None:
+        seq += 1
+        yield {"ts_ms": ts_ms, "seq": seq, "unknown": f"some groups may be missing ({unlisted})"}
     for group in groups:
         head: Row = {"ts_ms": ts_ms, "group": group.group, "source": group.source, "state": group.state}
         if not group.partitions:
@@ -45,10 +49,10 @@ def groups_read(ops: Callable[[ClusterSnapshot], GroupOps]) -> GroupsRead:
 
     def read(snapshot: ClusterSnapshot, sample: Sample, ts_ms: int) -> list[Row]:
         try:
-            found: Sequence[GroupLag] | str = ops(snapshot).committed_lag(sample.end_offsets()).groups
+            overview = ops(snapshot).committed_lag(sample.end_offsets())
         except KzcError as exc:
-            found = f"the consumer groups could not be read: {exc}"
-        return list(group_lag_rows(ts_ms, found))
+            return list(group_lag_rows(ts_ms, f"the consumer groups could not be read: {exc}"))
+        return list(group_lag_rows(ts_ms, overview.groups, overview.unlisted))
 
     return read
 

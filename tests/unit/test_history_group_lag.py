@@ -32,15 +32,15 @@ def _sample(at: int) -> Sample:
 class _Admin:
     """The AdminClient wrapper's ListGroups and OffsetFetch: group g committed a-0 and a-1, group h unreadable."""
 
-    def __init__(self, fail: bool = False) -> None:
-        self.fail = fail
+    def __init__(self, fail: bool = False, problems: tuple[str, ...] = ()) -> None:
+        self.fail, self.problems = fail, problems
         self.asked: list[str] = []
 
     def list_consumer_groups(self) -> GroupListings:
         self.asked.append("ListGroups")
         if self.fail:
             raise ConnectError("no broker answered")
-        return GroupListings((GroupListing("g", "Stable", False), GroupListing("h", "Empty", False)))
+        return GroupListings((GroupListing("g", "Stable", False), GroupListing("h", "Empty", False)), self.problems)
 
     def list_consumer_group_offsets(self, ids: list[str]) -> dict[str, dict[tuple[str, int], int | None] | KzcError]:
         self.asked.append("OffsetFetch")
@@ -92,3 +92,9 @@ def test_the_rows_read_back_are_the_groups_with_the_recorded_numbers(tmp_path: P
     assert (g.group, g.state, g.as_of_ms, g.lag_total.lag_at_least, g.lag) == ("g", "Stable", T0, 6, None)
     assert [(p.partition, p.lag, p.unknown) for p in g.partitions] == [(0, 6, None), (1, None, "broker 2: refused")]
     assert h.lag is None and h.error is not None and "COORDINATOR_NOT_AVAILABLE" in h.error
+
+
+def test_groups_a_broker_did_not_list_are_said_to_be_missing(tmp_path: Path) -> None:
+    first, *rest = _recorded(tmp_path, _Admin(problems=("broker 3: timed out",)))
+    assert first["group"] is None and first["unknown"] == "some groups may be missing (not listed: broker 3: timed out)"
+    assert {r["group"] for r in rest} == {"g", "h"}
