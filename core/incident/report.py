@@ -29,7 +29,7 @@ from core.audit import INTENT, AuditRead, read_audit
 from core.changes.live import FactKind, LiveFact
 from core.changes.timeline import Burst, Change, ChangeKind, bursts
 from core.errors import UsageError
-from core.history.diff import state_at, state_rows
+from core.history.diff import STATE_COLUMNS, Replay, state_at, state_rows
 from core.history.group_lag import LaggingGroup, lagging_groups
 from core.history.isr import IsrAnswer, isr_history, observed
 from core.history.location import HistoryPlace
@@ -56,7 +56,6 @@ SOURCE = "recorded by kzc record"
 DEFAULT_SINCE = "2h"  # the window of kzc report without --since, and of the console's timeline export
 
 Key = tuple[str, int]
-Value = tuple[tuple[int, ...] | None, int | None, tuple[int, ...] | None]  # replicas, leader, ISR
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +193,7 @@ def build_report(store: HistoryStore, cluster: str, since_ms: int, until_ms: int
     """
     window = Window.of(store, cluster, since_ms, until_ms)
     _require_data(window)
-    replay = _Replay(window)
+    replay = _Pass(window)
     worst = None
     if replay.worst is not None:
         at, _ = replay.worst
@@ -227,7 +226,7 @@ def recorded_bursts(store: HistoryStore, cluster: str, since_ms: int, until_ms: 
     window = Window.of(store, cluster, since_ms, until_ms)
     if window.base_ms is None:
         return []
-    return list(bursts(_Replay(window).changes))
+    return list(bursts(_Pass(window).changes))
 
 
 def _require_data(window: Window) -> None:
@@ -244,14 +243,15 @@ def _require_data(window: Window) -> None:
                          f"window starts ({starts})")  # fmt: skip
 
 
-class _Replay:
-    """One pass over the window's rows in order: the timeline's changes, the brokers' down intervals and the
-    worst moment (the most partitions with a replica out of the ISR or without a leader)."""
+class _Pass:
+    """One pass over the window's rows in order: the state they make (``core.history.diff.Replay``, the one rule
+    of ``kzc diff`` and the console at a moment), and from it the timeline's changes, the brokers' down
+    intervals and the worst moment (the most partitions with a replica out of the ISR or without a leader)."""
 
     def __init__(self, window: Window) -> None:
+        assert window.base_ms is not None
         self.window = window
-        self.partitions: dict[Key, Value] = {}
-        self.brokers: set[int] = set()
+        self.state = Replay(window.cluster, window.base_ms)
         self.bad: set[Key] = set()
         self.changes: list[Change] = []
         self.down: dict[int, int | None] = {}  # broker -> left at (None: already down at the start)
@@ -277,10 +277,10 @@ class _Replay:
             self._judge(self.window.since_ms)  # the state the window began with counts too
         whole = ts == base or rows[0].get("src", 0) == 1  # a whole snapshot: what it lacks is gone
         if whole:
-            before = set(self.brokers)
-            self.partitions.clear()
+            before = set(self.state.brokers)
+            self.state.topics.clear()
             self.bad.clear()
-            self.brokers.clear()
+            self.state.brokers.clear()
         for row in rows:
             self._apply(row, ts, in_window=not whole and ts > self.window.since_ms)
         if whole:
@@ -300,12 +300,13 @@ class _Replay:
 
     def _apply(self, row: dict[str, Any], ts: int, in_window: bool) -> None:
         kind = row["kind"]
+        registered = row["broker"] in self.state.brokers
+        self.state.apply([tuple(row[c] for c in STATE_COLUMNS)], ts)
         if kind == PARTITION:
             key = (row["topic"], int(row["partition"]))
             replicas = tuple(row["replicas"]) if row["replicas"] is not None else None
             isr = tuple(row["isr"]) if row["isr"] is not None else None
             leader = row["leader"]
-            self.partitions[key] = (replicas, leader, isr)
             out = tuple(b for b in replicas or () if isr is not None and b not in isr)
             if out or leader == -1:
                 self.bad.add(key)
@@ -315,7 +316,6 @@ class _Replay:
                 self.changes.append(_partition_change(key, replicas, leader, isr, out, ts))
         elif kind == PARTITION_REMOVED:
             key = (row["topic"], int(row["partition"]))
-            self.partitions.pop(key, None)
             self.bad.discard(key)
             if in_window:
                 self.changes.append(Change(ts, ChangeKind.RECORDED, f"{key[0]}-{key[1]} removed", SOURCE,
@@ -324,15 +324,13 @@ class _Replay:
             broker = int(row["broker"])
             if broker in self.down:
                 self.intervals.append((broker, self.down.pop(broker), ts))
-            if broker not in self.brokers and in_window:
+            if not registered and in_window:
                 where = ", ".join(v for v in (row["endpoint"], f"rack {row['rack']}" if row["rack"] else None) if v)
                 text = f"broker {broker} registered" + (f" ({where})" if where else "")
                 fact = LiveFact(FactKind.BROKER_REGISTERED, broker)
                 self.changes.append(Change(ts, ChangeKind.RECORDED, text, SOURCE, brokers=(broker,), fact=fact))
-            self.brokers.add(broker)
         elif kind == BROKER_LEFT:
             broker = int(row["broker"])
-            self.brokers.discard(broker)
             self.down.setdefault(broker, ts)
             if in_window:
                 fact = LiveFact(FactKind.BROKER_LEFT, broker)
@@ -349,10 +347,13 @@ class _Replay:
         """After a whole snapshot: brokers holding replicas but not registered are down (since before the data
         at the first one; at a later one, since somewhere in the gap before it), and brokers registered again
         are back."""
-        holding = {b for replicas, _, _ in self.partitions.values() for b in replicas or ()}
-        for broker in sorted((holding | before) - self.brokers):
+        registered = set(self.state.brokers)
+        holding = {
+            b for values in self.state.topics.values() for replicas, _, _ in values.values() for b in replicas or ()
+        }
+        for broker in sorted((holding | before) - registered):
             self.down.setdefault(broker, None if first else ts)
-        for broker in sorted(self.brokers & set(self.down)):
+        for broker in sorted(registered & set(self.down)):
             self.intervals.append((broker, self.down.pop(broker), ts))
 
     def brokers_down(self) -> tuple[BrokerDown, ...]:
