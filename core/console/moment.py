@@ -5,7 +5,8 @@ The cluster at the moment is the one rule ``kzc diff`` uses (``core.history.diff
 at or before it with every later event up to it applied, ``Replay``) turned into a snapshot
 (``core.history.moment``), so the health counters and the likely cause are derived as for the live cluster. The
 replay is kept: a step on applies only the events between the two moments, a step back replays from the base
-snapshot (kept too), and only the topics that changed get new entries, so the view re-tallies only them.
+snapshot (kept too, with the one before it: a step back across a base snapshot reads only events), and only the
+topics that changed get new entries, so the view re-tallies only them.
 The consumer groups' lag is the recorder's last tick at or before the moment (``core.history.group_lag``).
 What the store does not record (znodes, configs, ACLs, quotas, users, log dirs) is said to be missing, never
 made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
@@ -67,6 +68,7 @@ MOMENT_REFUSAL = "this is a recorded moment: nothing can be changed"
 NOT_RECORDED = "not in the history store"
 MINUTE_MS = 60_000
 AROUND_MS = 30 * MINUTE_MS  # the timeline at a moment: the changes this far either side
+BASES_KEPT = 2  # base snapshots kept replayed: the moment's and the one before (a step back across it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +181,9 @@ class MomentBackend:
         self._snapshot_listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         self._moving = threading.RLock()  # one move at a time: a worker may still run when the next key starts one
-        self._base: Replay | None = None  # the base snapshot of the moments last shown, replayed
+        # The base snapshots of the moments shown lately, replayed, by their time: a step back across a base snapshot
+        # copies the one before it again (and applies the events), it does not read it again.
+        self._bases: dict[int, Replay] = {}
         self._replay: Replay | None = None  # the state at the moment last known shown
         self._moments: dict[int, Moment] = {}  # the moments read lately, by their time (a snapshot's taken_at_ms)
         self._checks = CheckEngines()
@@ -242,9 +246,11 @@ class MomentBackend:
             changed = held.advance(self.store, at_ms)
             self._replay = held
             return held, changed
-        if self._base is None or self._base.base_ms != window.base_ms:
-            self._base = replay_base(window)
-        replay = self._base.copy()
+        base = self._bases.pop(window.base_ms, None) or replay_base(window)
+        self._bases[window.base_ms] = base  # the newest last
+        while len(self._bases) > BASES_KEPT:
+            del self._bases[next(iter(self._bases))]
+        replay = base.copy()
         replay.advance(self.store, at_ms)
         self._replay = replay
         shown = self._snapshot.topics if self._snapshot is not None and held is not None else {}

@@ -103,3 +103,24 @@ def test_a_view_built_before_a_move_says_its_own_moment(tmp_path: Path) -> None:
     assert backend.moment.marker() == "as of 03:21:00.100 (recorded)"
     assert backend.moment_of(before).marker() == "as of 03:21:00 (recorded)"
     assert backend.moment_of(backend.snapshot()) == backend.moment
+
+
+def test_a_step_back_across_a_base_snapshot_does_not_read_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.history.diff as diff
+
+    info = write_history(tmp_path / "store", partitions=60, days=0.5, flaps_per_hour=0.05, snapshot_every_s=7200)
+    store = HistoryStore.open(tmp_path / "store")
+    backend = MomentBackend(store, info.cluster, START_MS + 4 * 3_600_000)  # on a base snapshot
+    backend.connect()
+    read: list[int | None] = []
+    real = diff.replay_base
+    monkeypatch.setattr(diff, "replay_base", lambda window: read.append(window.base_ms) or real(window))
+    stepped = []
+    for direction in (-1, 1, -1, 1):  # back across the base, on, back, on: each base is read once
+        backend.step(direction)
+        stepped.append(list(read))
+        _fresh(backend)  # (state_at reads its own base)
+        read.clear()
+    assert stepped == [[START_MS + 2 * 3_600_000], [], [], []]
