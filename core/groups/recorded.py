@@ -2,7 +2,7 @@
 (``core.history.schema.GROUP_LAG_SCHEMA``), and the groups read back from them (a recorded moment).
 
 The rows hold what ``core.groups.lag`` computed at the tick (committed offset, the high watermark then, the lag
-or why it is unknown); reading them back never recomputes a lag.
+or why it is unknown); read back, a partition's lag is the same rule over the same two recorded offsets.
 """
 
 from __future__ import annotations
