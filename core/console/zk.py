@@ -10,7 +10,7 @@
 - where deletions stand: ``core.console.view.deletion_status`` on the live snapshot;
 - checks: ``core.consistency`` through ``core.console.checks`` (Spark worker kept warm, on the settings'
   ``spark_master`` and ``stage_dir``);
-- offsets and consumer groups: one read client (``core.brokers.admin.KafkaAdmin`` with short per-call
+- offsets and consumer groups: one read client (``core.brokers.group_admin.GroupAdmin`` with short per-call
   timeouts, apart from the writes' client); groups through ``core.groups.ops.GroupOps`` (brokers and
   ``/consumers``), each read added to the lag trend (``core.groups.trend.LagHistory``) and to the book of
   last good numbers (``core.groups.freshness.GroupBook``), so a group whose source stops answering is shown
@@ -38,6 +38,7 @@ from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
+from core.brokers.group_admin import GroupAdmin
 from core.config import ConnectionSettings
 from core.configs.broker import BrokerConfigsView
 from core.configs.zk import StoredConfig
@@ -112,7 +113,7 @@ class ZkBackend:
         self._ops: TopicOps | None = None
         self._fixes: FixActions | None = None
         self._groups: GroupOps | None = None
-        self._reads: KafkaAdmin | None = None
+        self._reads: GroupAdmin | None = None
         self._history = LagHistory()
         self._book = GroupBook()
         # Guards the book and the trend; never held while the brokers are asked.
@@ -190,7 +191,7 @@ class ZkBackend:
             # Reads (groups, offsets) have their own client with short per-call timeouts: a wedged read never
             # waits behind a write, nor a write behind it.
             self._reads = (
-                KafkaAdmin(bootstrap, security=security, timeout=GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
+                GroupAdmin(bootstrap, security=security, timeout=GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
             )
             self._groups = GroupOps(self._reads, session, self._settings)
         if self._settings.bootstrap_servers:
