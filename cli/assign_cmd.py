@@ -30,7 +30,8 @@ from core.kafka.java import INT_MAX, INT_MIN
 from core.kafka.names import validate_topic_name
 from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.topics.facts import TopicStateReader
-from core.topics.plan import Assignment, ExpandRequest, assignment_json, plan_expand
+from core.topics.plan import Assignment, ExpandRequest, assignment_json
+from core.topics.planning import plan_expand
 from core.zookeeper.kafka_root import open_kafka_session
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")

@@ -39,7 +39,8 @@ from core.kafka.znodes import (
 from core.kafka.znodes.encode import encode_new_topic
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
 from core.topics.ops import TopicOps, path_reason
-from core.topics.plan import CreateRequest, ExpandRequest, plan_create, plan_expand
+from core.topics.plan import CreateRequest, ExpandRequest
+from core.topics.planning import plan_create, plan_expand
 from core.topics.write import describe_writes, planned_writes
 from tests.cli_runner import run as _run
 from tests.unit.fake_broker import RELEASE_APIS
