@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, positive_duration
-from core.config import ConnectionSettings, load_config, resolve_settings
+from core.config import ConnectionSettings, resolve_settings
+from core.config_file import load_config
 from core.errors import UsageError
 from core.history.location import STORE_ENV, history_place, recorded_cluster
 from core.history.recorder import Recorder, RecorderSettings, TrafficRead
