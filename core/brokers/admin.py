@@ -312,23 +312,6 @@ class KafkaAdmin:
             pending = undelivered
         return outcome
 
-    def broker_config(self, broker_id: int, name: str) -> str | None:
-        """The value of broker config ``name`` on ``broker_id`` (DescribeConfigs), ``None`` if not listed.
-
-        Raises:
-            KzcError: the broker could not be asked (down, not reachable, not authorised).
-        """
-        resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
-        futures = self._call(
-            "describe broker config",
-            # Informational (delete.topic.enable) and asked of one broker, maybe a dead controller whose
-            # /controller has not expired yet: a short wait, then the caller asks another broker.
-            lambda: self._client.describe_configs([resource], request_timeout=min(self.timeout, _ATTEMPT_S)),
-        )
-        entries = self._result(futures[resource], f"describe the config of broker {broker_id}")
-        entry = entries.get(name) if isinstance(entries, dict) else None
-        return None if entry is None else str(entry.value)
-
     def topic_partitions(self, topic: str) -> list[int]:
         """The partition ids of ``topic`` as the brokers' metadata has them.
 
@@ -353,6 +336,8 @@ class KafkaAdmin:
         resource = ConfigResource(ConfigResource.Type.BROKER, str(broker_id))
         futures = self._call(
             "describe broker config",
+            # Informational (delete.topic.enable, min.insync.replicas...) and asked of one broker, maybe a dead
+            # controller whose /controller has not expired yet: a short wait, then the caller asks another broker.
             lambda: self._client.describe_configs([resource], request_timeout=min(self.timeout, _ATTEMPT_S)),
         )
         entries = self._result(futures[resource], f"describe the config of broker {broker_id}")

@@ -324,7 +324,7 @@ class TopicOps:
         for broker in candidates[:2]:
             assert broker is not None
             try:
-                value = self.admin.broker_config(broker, "delete.topic.enable")
+                value = self.admin.broker_configs(broker, [_DELETE_TOPIC_ENABLE]).get(_DELETE_TOPIC_ENABLE)
             except KzcError as exc:
                 problems.append(f"broker {broker}: {exc}")
                 continue
@@ -478,6 +478,7 @@ def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
 
 
 _LAND_WAIT_S = 10.0  # how long an acknowledged change through the brokers may take to show in ZooKeeper
+_DELETE_TOPIC_ENABLE = "delete.topic.enable"  # the broker config that allows deletions (DescribeConfigs)
 
 PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan, DeletePlan)
 Plan = CreatePlan | ExpandPlan | DeletePlan

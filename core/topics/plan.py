@@ -8,6 +8,7 @@ applies exactly that plan (the assignment shown is the assignment sent). Plans t
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,11 @@ Assignment = tuple[tuple[int, tuple[int, ...]], ...]
 def assignment_json(assignment: Assignment) -> dict[str, list[int]]:
     """``{"0": [1, 2], ...}`` as Kafka writes partition maps."""
     return {str(p): list(replicas) for p, replicas in assignment}
+
+
+def frozen_assignment(assignment: Mapping[int, Sequence[int]]) -> Assignment:
+    """A partition map as an ``Assignment``: ascending by partition, each replica list a tuple."""
+    return tuple((p, tuple(assignment[p])) for p in sorted(assignment))
 
 
 # ---- requests ---------------------------------------------------------------------------------------

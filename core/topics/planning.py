@@ -52,6 +52,7 @@ from core.topics.plan import (
     DeleteRequest,
     ExpandPlan,
     ExpandRequest,
+    frozen_assignment,
 )
 
 COLLISION_WARNING = (
@@ -68,10 +69,6 @@ def broker_racks(facts: ClusterFacts) -> tuple[tuple[int, str | None], ...]:
 def _readable_brokers(facts: ClusterFacts) -> list[BrokerMeta]:
     """The brokers the metrics count: every registered broker whose registration is readable."""
     return [BrokerMeta(b, rack) for b, rack in broker_racks(facts)]
-
-
-def _frozen(assignment: Mapping[int, Sequence[int]]) -> Assignment:
-    return tuple((p, tuple(assignment[p])) for p in sorted(assignment))
 
 
 def plan_create(
@@ -145,7 +142,7 @@ def plan_create(
             f"{topic_config_path(topic)} exists without the topic (left by a failed create or an interrupted delete): "
             "it is replaced by this topic's config"
         )
-    frozen = _frozen(assignment)
+    frozen = frozen_assignment(assignment)
     return CreatePlan(
         topic=topic,
         assignment=frozen,
@@ -249,7 +246,7 @@ def plan_expand(
         "If partitions are increased for a topic that has a key, the partition logic or ordering of the messages "
         "will be affected",
     ]
-    frozen = _frozen(new)
+    frozen = frozen_assignment(new)
     warnings += expansion_warnings(topic, existing, parsed, frozen, live.stray_states)
     both = expansion_metrics(existing, dict(frozen), _readable_brokers(facts))
     return ExpandPlan(
@@ -264,7 +261,7 @@ def plan_expand(
         topic_id=assignment.topic_id,
         topic_zk_version=live.zk_version,
         topic_raw=live.raw,
-        existing=_frozen(existing),
+        existing=frozen_assignment(existing),
         racks=broker_racks(facts),
         checks=tuple(checks),
         warnings=tuple(warnings),

@@ -154,8 +154,8 @@ class FakeAdmin:
         self.calls.append(("delete_topics", wanted))
         return {t: self.delete_errors.get(t) for t in wanted}
 
-    def broker_config(self, broker_id: int, name: str) -> str | None:
-        return None  # unknown: the plan warns, the brokers decide
+    def broker_configs(self, broker_id: int, names: Iterable[str]) -> dict[str, str]:
+        return {}  # unknown: the plan warns, the brokers decide
 
 
 def _ops(
