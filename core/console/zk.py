@@ -4,7 +4,7 @@
 - snapshot, events, followed topics, watched znodes: the live model, ``core.live.cluster.LiveCluster`` (whose
   ``core.live.watcher.ClusterWatcher`` holds every watch);
 - browsing: ``core.zookeeper.tree`` (pages, data, stat, ACL) plus a pipelined child count per listed child;
-- create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.plan``, guards, writes
+- create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.planning``, guards, writes
   through the brokers when ``--bootstrap-server`` is set, else through ZooKeeper; read-only mode and
   migrations refused) with one audit line per attempt (``core.audit``);
 - where deletions stand: ``core.console.view.deletion_status`` on the live snapshot;

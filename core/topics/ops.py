@@ -1,6 +1,6 @@
 """Topic create, expand and delete on a live cluster: plan (read, validate, preview), apply, follow.
 
-``TopicOps`` ties the pieces together for one cluster: ``core.topics.facts`` reads, ``core.topics.plan``
+``TopicOps`` ties the pieces together for one cluster: ``core.topics.facts`` reads, ``core.topics.planning``
 validates and builds the plan, ``core.topics.write`` writes it (through the AdminClient when a
 ``--bootstrap-server`` is known, else through ZooKeeper as Kafka's ZooKeeper tools do) and
 ``core.topics.progress`` follows the controller. Where the brokers lack the API of a write (CreatePartitions
