@@ -52,7 +52,8 @@ from core.kafka.znodes import BrokerRegistration, Unreadable, parse_broker, pars
 from core.kafka.znodes.encode import add_partitions_to_raw  # noqa: E402
 from core.topics.facts import MAX_IN_FLIGHT, ClusterFacts, TopicStateReader  # noqa: E402
 from core.topics.ops import TopicOps, open_topic_ops  # noqa: E402
-from core.topics.plan import CreateRequest, DeleteRequest, plan_create  # noqa: E402
+from core.topics.plan import CreateRequest, DeleteRequest  # noqa: E402
+from core.topics.planning import plan_create  # noqa: E402
 
 
 def fastest(action: Callable[[], object], rounds: int) -> float:

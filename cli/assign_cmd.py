@@ -30,7 +30,8 @@ from core.kafka.java import INT_MAX, INT_MIN
 from core.kafka.names import validate_topic_name
 from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, entries_size
 from core.topics.facts import TopicStateReader
-from core.topics.plan import Assignment, ExpandRequest, assignment_json, plan_expand
+from core.topics.plan import Assignment, ExpandRequest, assignment_json, frozen_assignment
+from core.topics.planning import plan_expand
 from core.zookeeper.kafka_root import open_kafka_session
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -62,7 +63,7 @@ def _assign(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     elif args.replica_assignment is not None:
         _refuse(args, ("brokers", "racks", "partitions", "replication_factor", "start_index", "start_partition",
                        "disable_rack_aware"), "--replica-assignment")  # fmt: skip
-        assignment = _frozen(topic_rules.parse_create_assignment(args.replica_assignment))
+        assignment = frozen_assignment(topic_rules.parse_create_assignment(args.replica_assignment))
         topic_rules.validate_create_assignment(dict(assignment))
         racks: dict[int, str | None] = {}
         result = {"assignment": assignment, "racks": racks, "metrics": topic_rules.metrics_for(assignment, racks)}
@@ -106,7 +107,7 @@ def _computed(args: argparse.Namespace, znode_limit: int) -> dict[str, Any]:
         fixed_start_index=-1 if start_index is None else start_index,
         start_partition_id=-1 if start_partition is None else start_partition,
     )
-    assignment = _frozen(computed)
+    assignment = frozen_assignment(computed)
     all_racks: dict[int, str | None] = {b: racks.get(b) for b in brokers}
     return {
         "assignment": assignment,
@@ -166,10 +167,6 @@ def _header(result: Mapping[str, Any]) -> list[str]:
             f"replica shift {drawn['replica_shift']}, start partition {drawn['start_partition']})"
         ]
     return ["Manual assignment: valid"]
-
-
-def _frozen(assignment: Mapping[int, Sequence[int]]) -> Assignment:
-    return tuple((p, tuple(assignment[p])) for p in sorted(assignment))
 
 
 # ---- parsing ------------------------------------------------------------------------------------------

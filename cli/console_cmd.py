@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.config import ConnectionSettings, load_config
+from core.config import ConnectionSettings
+from core.config_file import load_config
 from core.errors import UsageError
 
 if TYPE_CHECKING:

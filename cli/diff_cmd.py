@@ -21,7 +21,8 @@ from cli.history_cmd import engine, open_store, pick_cluster
 from cli.options import add_command, add_spark_options
 from cli.snapshot_cmd import take_snapshot
 from core import human_time
-from core.config import ConnectionSettings, load_config, resolve_settings
+from core.config import ConnectionSettings, resolve_settings
+from core.config_file import load_config
 from core.errors import UsageError
 from core.history.diff import ClusterState, configs_compared, diff, state_at, state_of
 from core.snapshot.jsonl.read import read_snapshot_file

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, positive_duration
-from core.config import ConnectionSettings, load_config
+from core.config import ConnectionSettings
+from core.config_file import load_config
 from core.errors import UsageError
 from core.fleet.read import DEFAULT_DEADLINE_S, FleetReader
 from core.fleet.row import FleetRow, FleetTable

@@ -17,11 +17,11 @@ from core.config import (
     KAFKA_SASL_MECHANISMS,
     KAFKA_SECURITY_PROTOCOLS,
     ConnectionSettings,
-    load_config,
     parse_metrics_urls,
     read_secret_file,
     resolve_settings,
 )
+from core.config_file import load_config
 from core.errors import UsageError
 from core.history.location import STORE_ENV
 from core.human_time import parse_duration, parse_moment, utc_text

@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, positive_duration
-from core.brokers.admin import KafkaAdmin
 from core.brokers.capabilities import registered_bootstrap
-from core.config import ConnectionSettings, load_config, resolve_settings
+from core.brokers.group_admin import GroupAdmin
+from core.config import ConnectionSettings, resolve_settings
+from core.config_file import load_config
 from core.errors import UsageError
 from core.groups.ops import GroupOps
 from core.groups.recorded import groups_read
@@ -149,7 +150,7 @@ def _groups_read(settings: ConnectionSettings, session: ZkSession, stack: ExitSt
             return held[0]
         brokers = {b: entry.registration for b, entry in snapshot.brokers.items()}
         found = settings.bootstrap_servers or registered_bootstrap(brokers, settings.kafka_security.protocol)
-        admin = KafkaAdmin(found, security=settings.kafka_security, timeout=TIMEOUT_S) if found else None
+        admin = GroupAdmin(found, security=settings.kafka_security, timeout=TIMEOUT_S) if found else None
         if admin is not None:
             stack.callback(admin.close)
         held[:] = [GroupOps(admin, session, settings)]

@@ -1,6 +1,6 @@
 """The local audit log: one JSON line per mutation attempt, and an intent line before every write.
 
-The file is ``$KZC_AUDIT_LOG`` if set, else ``<config dir>/audit.jsonl`` (``core.config.config_dir``,
+The file is ``$KZC_AUDIT_LOG`` if set, else ``<config dir>/audit.jsonl`` (``core.config_file.config_dir``,
 normally ``~/.config/kzc/audit.jsonl``). Each line is a JSON object::
 
     {"time": "2024-05-01T12:00:00.123Z", "user": "alice", "host": "bastion-1", "cluster": "zk1:2181/kafka",
@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core.config import config_dir
+from core.config_file import config_dir
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, UsageError
 from core.interrupt import interrupted, on_interrupt
 

@@ -64,11 +64,8 @@ from core.topics.plan import (
     DeleteRequest,
     ExpandPlan,
     ExpandRequest,
-    plan_create,
-    plan_delete,
-    plan_expand,
-    select_topics,
 )
+from core.topics.planning import plan_create, plan_delete, plan_expand, select_topics
 from core.traffic.sample import Layout, Sample
 from core.traffic.ticker import TICK_S, TrafficTicker, TrafficView
 from core.zookeeper.health import EnsembleHealth

@@ -9,7 +9,8 @@ from typing import Any
 
 from textual.app import App
 
-from core.config import UserConfig, config_dir, load_config
+from core.config import UserConfig
+from core.config_file import config_dir, load_config
 from core.errors import KzcError
 from themes import ThemeSet, choose_theme, load_themes
 from tui.keymap import check_keymap

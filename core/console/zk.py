@@ -4,23 +4,24 @@
 - snapshot, events, followed topics, watched znodes: the live model, ``core.live.cluster.LiveCluster`` (whose
   ``core.live.watcher.ClusterWatcher`` holds every watch);
 - browsing: ``core.zookeeper.tree`` (pages, data, stat, ACL) plus a pipelined child count per listed child;
-- create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.plan``, guards, writes
+- create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.planning``, guards, writes
   through the brokers when ``--bootstrap-server`` is set, else through ZooKeeper; read-only mode and
   migrations refused) with one audit line per attempt (``core.audit``);
 - where deletions stand: ``core.console.view.deletion_status`` on the live snapshot;
 - checks: ``core.consistency`` through ``core.console.checks`` (Spark worker kept warm, on the settings'
   ``spark_master`` and ``stage_dir``);
-- offsets and consumer groups: one read client (``core.brokers.admin.KafkaAdmin`` with short per-call
+- offsets and consumer groups: one read client (``core.brokers.group_admin.GroupAdmin`` with short per-call
   timeouts, apart from the writes' client); groups through ``core.groups.ops.GroupOps`` (brokers and
-  ``/consumers``), each read added to the lag trend (``core.groups.trend.LagHistory``) and to the book of
-  last good numbers (``core.groups.freshness.GroupBook``), so a group whose source stops answering is shown
-  stale since its last read, with the reason.
+  ``/consumers``), each read added to the lag trend and to the book of last good numbers
+  (``core.console.group_reads``), so a group whose source stops answering is shown stale since its last read,
+  with the reason.
 - ZooKeeper's own health: ``core.zookeeper.health.probe_ensemble`` (four-letter words, the AdminServer), with
   the brokers' ``zookeeper.session.timeout.ms`` (``core.snapshot.zk_session_timeout``) read again every
   ``KAFKA_SESSION_EVERY_S``.
 
-One concept over 600 lines: the backend, one short method per member of the console's protocols, each handing
-the work to the core module above (its cached reads through ``core.console.single_flight``).
+The backend is one short method per member of the console's protocols, each handing the work to the core
+module above (its cached reads through ``core.console.single_flight``; the groups' through
+``core.console.group_reads``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
+from core.brokers.group_admin import GroupAdmin
 from core.config import ConnectionSettings
 from core.configs.broker import BrokerConfigsView
 from core.configs.zk import StoredConfig
@@ -45,6 +47,7 @@ from core.connect import ZkConnect
 from core.consistency.findings import CheckReport
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
+from core.console.group_reads import GroupReads
 from core.console.protocols import (
     ClusterEvent,
     DeletionStatus,
@@ -58,11 +61,9 @@ from core.console.protocols import (
 from core.console.security_actions import SecurityActions, SecurityBackend
 from core.console.single_flight import SingleFlight
 from core.console.view import deletion_status
-from core.errors import ConnectError, GuardError, KzcError, UsageError
-from core.groups.freshness import GroupBook
-from core.groups.lag import GroupLag, LagTotal, Stale
-from core.groups.ops import GroupOps, lag_order
-from core.groups.trend import LagHistory
+from core.errors import ConnectError, GuardError, KzcError
+from core.groups.lag import GroupLag, LagTotal
+from core.groups.ops import GroupOps
 from core.kafka.quotas import EffectiveQuota
 from core.kafka.znodes import EntityConfig
 from core.live.cluster import LiveCluster
@@ -112,13 +113,8 @@ class ZkBackend:
         self._ops: TopicOps | None = None
         self._fixes: FixActions | None = None
         self._groups: GroupOps | None = None
-        self._reads: KafkaAdmin | None = None
-        self._history = LagHistory()
-        self._book = GroupBook()
-        # Guards the book and the trend; never held while the brokers are asked.
-        self._groups_lock = threading.Lock()
-        self._overviews: SingleFlight[GroupsView] = SingleFlight()
-        self._groups_view: tuple[float, GroupsView] | None = None
+        self._reads: GroupAdmin | None = None
+        self._group_reads = GroupReads(self._wall_ms)
         self._listeners: list[StateListener] = []
         self._subscribers: list[Callable[[ClusterEvent], None]] = []
         self._snapshot_listeners: list[Callable[[], None]] = []
@@ -190,7 +186,7 @@ class ZkBackend:
             # Reads (groups, offsets) have their own client with short per-call timeouts: a wedged read never
             # waits behind a write, nor a write behind it.
             self._reads = (
-                KafkaAdmin(bootstrap, security=security, timeout=GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
+                GroupAdmin(bootstrap, security=security, timeout=GROUPS_ADMIN_TIMEOUT_S) if bootstrap else None
             )
             self._groups = GroupOps(self._reads, session, self._settings)
         if self._settings.bootstrap_servers:
@@ -450,6 +446,33 @@ class ZkBackend:
 
     # ---- GroupSource ---------------------------------------------------------------------------------
 
+    def _group_ops(self) -> GroupOps:
+        ops = self._groups
+        if ops is None:
+            raise ConnectError("not connected to ZooKeeper")
+        return ops
+
+    def group_overview(self) -> GroupsView:
+        """Every group now, with the lag trend of the reads so far (``GroupReads.overview``).
+
+        Raises:
+            ConnectError: the brokers or ZooKeeper did not answer, and no group was ever read.
+        """
+        return self._group_reads.overview(self._group_ops())
+
+    def group_detail(self, group: str) -> GroupDetail:
+        """One group now, with its trend from the reads so far (``GroupReads.detail``).
+
+        Raises:
+            UsageError: the group does not exist; ConnectError: the brokers or ZooKeeper did not answer and
+                the group was never read.
+        """
+        return self._group_reads.detail(self._group_ops(), group)
+
+    def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
+        """The groups consuming ``topic``: from a read of the last few seconds, else a fresh one."""
+        return self._group_reads.of_topic(self._group_ops(), topic)
+
     # ---- BrokerSource --------------------------------------------------------------------------------
 
     def broker_live(self, view: BrokerView) -> BrokerLive:
@@ -556,87 +579,10 @@ class ZkBackend:
             previous=self._health.last("ZooKeeper health"),
         )
 
-    def _group_ops(self) -> GroupOps:
-        ops = self._groups
-        if ops is None:
-            raise ConnectError("not connected to ZooKeeper")
-        return ops
-
     def _wall_ms(self) -> int:
         return self._now_ms() if self._now_ms else int(time.time() * 1000)
 
-    def group_overview(self) -> GroupsView:
-        """Every group now, with the lag trend of the reads so far; groups whose source did not answer show
-        their last good numbers marked stale. One read at a time: a caller that comes while a read runs
-        waits for that read (no lock is held while it talks to the brokers).
 
-        Raises:
-            ConnectError: the brokers or ZooKeeper did not answer, and no group was ever read.
-        """
-        ops = self._group_ops()
-        return self._overviews.read("consumer groups", lambda: self._read_overview(ops), wait_s=GROUP_READ_WAIT_S)
-
-    def _read_overview(self, ops: GroupOps) -> GroupsView:
-        started_ms, started = self._wall_ms(), time.monotonic()
-        try:
-            overview = ops.overview()
-        except KzcError as exc:
-            with self._groups_lock:
-                known = self._book.all_stale(str(exc))
-                last = self._groups_view
-            if not known or last is None:
-                raise
-            view = GroupsView(
-                tuple(sorted(known, key=lag_order)), {}, last[1].notes, last[1].at_ms, Stale(last[1].at_ms, str(exc))
-            )
-            return view
-        with self._groups_lock:
-            groups = self._book.merge(overview.groups, started_ms, overview.unlisted)
-            fresh = [g for g in groups if g.stale is None and g.as_of_ms == started_ms]
-            self._history.add(started, fresh, complete=False)
-            self._history.retain({g.group for g in groups})
-            trends = {g.group: t for g in fresh if (t := self._history.trend(g.group)) is not None}
-            view = GroupsView(tuple(sorted(groups, key=lag_order)), trends, overview.notes, started_ms)
-            self._groups_view = (started, view)
-        return view
-
-    def group_detail(self, group: str) -> GroupDetail:
-        """One group now, with its trend from the reads so far; its last good numbers marked stale when it
-        cannot be read.
-
-        Raises:
-            UsageError: the group does not exist; ConnectError: the brokers or ZooKeeper did not answer and
-                the group was never read.
-        """
-        started_ms, started = self._wall_ms(), time.monotonic()
-        try:
-            found = self._group_ops().describe(group)
-        except UsageError:
-            raise
-        except KzcError as exc:
-            with self._groups_lock:
-                last = self._book.last(group)
-            if last is None or last.as_of_ms is None:
-                raise
-            return GroupDetail(replace(last, stale=Stale(last.as_of_ms, str(exc))), None)
-        with self._groups_lock:
-            (shown,) = self._book.merge([found], started_ms, unlisted="")
-            trend = None
-            if shown.stale is None:
-                self._history.add(started, [shown], complete=False)
-                trend = self._history.trend(group)
-        return GroupDetail(shown, trend)
-
-    def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
-        """The groups consuming ``topic``: from a read of the last few seconds, else a fresh one."""
-        latest = self._groups_view
-        if latest is None or time.monotonic() - latest[0] > GROUPS_FRESH_S:
-            return self.group_overview().of_topic(topic)
-        return latest[1].of_topic(topic)
-
-
-GROUPS_FRESH_S = 4.0  # a group read younger than this serves the topic detail too
-GROUP_READ_WAIT_S = 60.0  # a caller waiting for another thread's read gives up after this (reads are bounded)
 GROUPS_ADMIN_TIMEOUT_S = 8.0  # each AdminClient call of the groups and offsets reads
 
 

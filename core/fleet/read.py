@@ -15,8 +15,8 @@ import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
 
-from core.brokers.admin import KafkaAdmin
 from core.brokers.capabilities import read_capabilities
+from core.brokers.group_admin import GroupAdmin
 from core.changes.timeline import bursts, dated_changes
 from core.config import ConnectionSettings
 from core.errors import AuthError, ConnectError, KzcError
@@ -145,7 +145,7 @@ def refused(health: EnsembleHealth) -> str | None:
 def _lagging_groups(settings: ConnectionSettings, session: ZkSession) -> int | None:
     """``core.groups.lag.lagging`` over ``kzc groups``' read (None when the brokers cannot be read)."""
     assert settings.bootstrap_servers
-    admin = KafkaAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=KAFKA_TIMEOUT_S)
+    admin = GroupAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=KAFKA_TIMEOUT_S)
     try:
         overview = GroupOps(admin, session, settings).overview()
         return lagging(overview.groups)

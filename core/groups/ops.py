@@ -1,6 +1,6 @@
 """Consumer groups on a live cluster: list and describe with lag, plan and apply offset resets.
 
-``GroupOps`` reads Kafka-stored groups through the AdminClient (``core.brokers.admin``: ListGroups,
+``GroupOps`` reads Kafka-stored groups through the AdminClient (``core.brokers.group_admin``: ListGroups,
 DescribeGroups, OffsetFetch, ListOffsets) and ZooKeeper-stored groups from ``/consumers``
 (``core.groups.legacy``); both become ``GroupLag`` through the same ``core.groups.lag`` rows, with the end
 offsets of every partition asked in one ListOffsets. Without ``--bootstrap-server`` only ZooKeeper-stored
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.audit import Attempt, AuditLog
-from core.brokers.admin import GroupDescription, KafkaAdmin, TopicPartitionKey
+from core.brokers.group_admin import GroupAdmin, GroupDescription, TopicPartitionKey
 from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConnectError, KzcError, ReadOnlyError, UsageError
 from core.groups.lag import KAFKA, ZOOKEEPER, GroupLag, Member, group_rows
@@ -89,7 +89,7 @@ class GroupOps:
 
     def __init__(
         self,
-        admin: KafkaAdmin | None,
+        admin: GroupAdmin | None,
         session: ZkSession | None,
         settings: ConnectionSettings,
         audit: AuditLog | None = None,
@@ -351,7 +351,7 @@ class GroupOps:
         attempt.applied(f"reset {len(plan.rows)} offset(s) of group {plan.group}", **_plan_summary(plan))
         return result
 
-    def _admin_for(self, what: str) -> KafkaAdmin:
+    def _admin_for(self, what: str) -> GroupAdmin:
         if self.admin is None:
             raise UsageError(f"{what} needs the brokers: give --bootstrap-server")
         return self.admin
@@ -377,7 +377,7 @@ def open_group_ops(
     if not settings.zookeeper and not settings.bootstrap_servers:
         raise UsageError("give --bootstrap-server (Kafka-stored groups) and/or --zookeeper (ZooKeeper-stored groups)")
     admin = (
-        KafkaAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
+        GroupAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=timeout)
         if settings.bootstrap_servers
         else None
     )

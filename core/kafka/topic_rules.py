@@ -1,4 +1,4 @@
-"""Kafka's rules that topic operations apply, as one façade for ``core.topics.plan`` and ``kzc assign``.
+"""Kafka's rules that topic operations apply, as one façade for ``core.topics.planning`` and ``kzc assign``.
 
 Names come from ``core.kafka.names``, manual assignments from ``core.kafka.manual_assignment`` and metrics from
 ``core.kafka.assignment_metrics``; the functions here adapt them to what plans hold (JSON-able metrics). The

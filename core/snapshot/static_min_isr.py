@@ -34,7 +34,7 @@ def read_static_min_isr(
     failures: list[str] = []
     for broker_id in sorted(broker_ids):
         try:
-            text = admin.broker_config(broker_id, MIN_ISR_KEY)
+            text = admin.broker_configs(broker_id, [MIN_ISR_KEY]).get(MIN_ISR_KEY)
         except KzcError as exc:
             failures.append(f"broker {broker_id}: {exc}")
             continue

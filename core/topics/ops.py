@@ -1,6 +1,6 @@
 """Topic create, expand and delete on a live cluster: plan (read, validate, preview), apply, follow.
 
-``TopicOps`` ties the pieces together for one cluster: ``core.topics.facts`` reads, ``core.topics.plan``
+``TopicOps`` ties the pieces together for one cluster: ``core.topics.facts`` reads, ``core.topics.planning``
 validates and builds the plan, ``core.topics.write`` writes it (through the AdminClient when a
 ``--bootstrap-server`` is known, else through ZooKeeper as Kafka's ZooKeeper tools do) and
 ``core.topics.progress`` follows the controller. Where the brokers lack the API of a write (CreatePartitions
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 from core.audit import Attempt, AuditLog
@@ -42,11 +42,15 @@ from core.topics.plan import (
     Assignment,
     CreatePlan,
     CreateRequest,
+    CreateResult,
     DeletePlan,
     DeleteRequest,
+    DeleteResult,
     ExpandPlan,
     ExpandRequest,
-    assignment_json,
+    ExpandResult,
+)
+from core.topics.planning import (
     check_not_marked_for_deletion_on_expand,
     plan_create,
     plan_delete,
@@ -72,64 +76,6 @@ from core.topics.write import (
 )
 from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
-
-
-@dataclass(frozen=True)
-class CreateResult:
-    """A topic created: ``assignment`` is what ``/brokers/topics/<t>`` holds right after the write."""
-
-    plan: CreatePlan
-    assignment: Assignment
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"operation", "topic", "assignment", "via"}``."""
-        return {
-            "operation": "create",
-            "topic": self.plan.topic,
-            "assignment": assignment_json(self.assignment),
-            "via": self.plan.via,
-        }
-
-
-@dataclass(frozen=True)
-class ExpandResult:
-    """Partitions added: ``assignment`` is what ``/brokers/topics/<t>`` holds for the new partitions."""
-
-    plan: ExpandPlan
-    assignment: Assignment
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"operation", "topic", "partitions", "assignment", "via"}`` (``assignment``: new partitions)."""
-        return {
-            "operation": "expand",
-            "topic": self.plan.topic,
-            "partitions": self.plan.target_partitions,
-            "assignment": assignment_json(self.assignment),
-            "via": self.plan.via,
-        }
-
-
-@dataclass(frozen=True)
-class DeleteResult:
-    """Topics marked for deletion, and those the brokers did not delete (AdminClient path only).
-
-    ``refused`` holds (topic, Kafka exception) for the ``errors`` that were the brokers' refusals
-    (``TopicDeletionDisabledException``, authorization...), as opposed to failures (unexpected errors).
-    """
-
-    plan: DeletePlan
-    marked: tuple[str, ...]
-    errors: tuple[tuple[str, str], ...] = ()
-    refused: tuple[tuple[str, str], ...] = ()
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"operation", "deleted", "errors", "via"}`` (``deleted``: marked for deletion)."""
-        return {
-            "operation": "delete",
-            "deleted": list(self.marked),
-            "errors": dict(self.errors),
-            "via": self.plan.via,
-        }
 
 
 class TopicOps:
@@ -191,7 +137,7 @@ class TopicOps:
         for every plan, so apply the returned plan to get exactly its assignment.
 
         Raises:
-            UsageError, KafkaRuleError, GuardError: see ``core.topics.plan.plan_create``.
+            UsageError, KafkaRuleError, GuardError: see ``core.topics.planning.plan_create``.
         """
         facts = self.reader.facts()
         orphan = None
@@ -245,7 +191,7 @@ class TopicOps:
         """Validate a partition increase and compute the new replicas; nothing is written.
 
         Raises:
-            KafkaRuleError, GuardError: see ``core.topics.plan.plan_expand``.
+            KafkaRuleError, GuardError: see ``core.topics.planning.plan_expand``.
         """
         validate_topic_name(request.topic)  # Kafka's message, before '..' becomes a path
         facts = self.reader.facts()
@@ -378,7 +324,7 @@ class TopicOps:
         for broker in candidates[:2]:
             assert broker is not None
             try:
-                value = self.admin.broker_config(broker, "delete.topic.enable")
+                value = self.admin.broker_configs(broker, [_DELETE_TOPIC_ENABLE]).get(_DELETE_TOPIC_ENABLE)
             except KzcError as exc:
                 problems.append(f"broker {broker}: {exc}")
                 continue
@@ -532,6 +478,7 @@ def _check_landed(topic: str, planned: Assignment, stored: Assignment) -> None:
 
 
 _LAND_WAIT_S = 10.0  # how long an acknowledged change through the brokers may take to show in ZooKeeper
+_DELETE_TOPIC_ENABLE = "delete.topic.enable"  # the broker config that allows deletions (DescribeConfigs)
 
 PlanT = TypeVar("PlanT", CreatePlan, ExpandPlan, DeletePlan)
 Plan = CreatePlan | ExpandPlan | DeletePlan

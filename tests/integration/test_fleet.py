@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from core.config import load_config
+from core.config_file import load_config
 from core.fleet.follow import FollowingReader
 from core.fleet.read import FleetReader
 from core.fleet.row import FleetRow

@@ -15,6 +15,7 @@ import pytest
 from confluent_kafka import KafkaError
 
 from core.brokers.admin import KafkaAdmin
+from core.brokers.group_admin import GroupAdmin
 from core.config import PLAINTEXT
 from core.connect import parse_bootstrap
 from core.errors import ConnectError
@@ -61,7 +62,7 @@ def test_a_replaced_client_is_destroyed_only_once_no_call_is_inside_it() -> None
 
 
 def test_a_call_that_times_out_replaces_the_client() -> None:
-    admin = KafkaAdmin(NOBODY, security=PLAINTEXT, timeout=0.5)
+    admin = GroupAdmin(NOBODY, security=PLAINTEXT, timeout=0.5)  # the wrapper's renewal, through a group request
     first = admin._client
     with pytest.raises(ConnectError):
         admin.list_consumer_groups()

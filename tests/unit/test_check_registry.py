@@ -13,7 +13,7 @@ import pytest
 from core.consistency import checks, spark_checks
 from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS
 from core.consistency.checks import REGISTRY, UNITS
-from core.consistency.checks.partitions import OfflinePartition
+from core.consistency.checks.availability import OfflinePartition
 from core.consistency.checks.unit import Check, Where
 from core.consistency.local_engine import CLUSTER_PASS, PARTITION_PASS
 from core.consistency.synthetic import NOT_PLANTABLE, PLANTED_AS

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.config import cluster_banner, cluster_json, load_config, read_only_cause, resolve_settings
+from core.config import cluster_banner, cluster_json, read_only_cause, resolve_settings
+from core.config_file import load_config
 from core.connect import parse_zookeeper
 from core.errors import ConfigError, UsageError
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from core.brokers.capabilities import RELEASE_MARKS, BrokerApis, Capabilities, release_floor
-from core.config import ConnectionSettings, load_config
+from core.config import ConnectionSettings
+from core.config_file import load_config
 from core.connect import parse_zookeeper
 from core.errors import AuthError, ConfigError, ConnectError
 from core.fleet import read as fleet_read

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from core.audit import AuditLog
-from core.brokers.admin import GroupDescription, GroupListing, GroupListings
+from core.brokers.group_admin import GroupDescription, GroupListing, GroupListings
 from core.config import ConnectionSettings
 from core.errors import ConnectError, KafkaRuleError, KzcError, UsageError
 from core.groups.lag import GroupLag, Member, PartitionLag, group_rows, partition_lag, total

@@ -13,7 +13,8 @@ import pytest
 
 from cli.main import build_parser
 from cli.options import resolve
-from core.config import ConnectionSettings, load_config, resolve_settings
+from core.config import ConnectionSettings, resolve_settings
+from core.config_file import load_config
 from core.connect import parse_zookeeper
 from core.console.recording import ConsoleRecording
 from core.errors import ConfigError, UsageError

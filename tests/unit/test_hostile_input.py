@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from cli.audit_args import masked, mutation_of
-from core.config import check_digest_auth, exposure_warning, load_config, read_secret_file, resolve_settings
+from core.config import check_digest_auth, exposure_warning, read_secret_file, resolve_settings
+from core.config_file import load_config
 from core.errors import GuardError, UsageError
 from core.kafka.znode_size import EMPTY_TOPIC_ZNODE, check_topic_znode_size, digits_in_range, entries_size
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic

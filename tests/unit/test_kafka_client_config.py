@@ -14,7 +14,8 @@ from cli.main import build_parser, main
 from cli.options import settings_from_args
 from core.brokers.client_config import BrokersDown, HandshakeRefusals, kafka_client_config
 from core.brokers.metadata import fetch_served_metadata
-from core.config import PLAINTEXT, KafkaSecurity, load_config, resolve_settings
+from core.config import PLAINTEXT, KafkaSecurity, resolve_settings
+from core.config_file import load_config
 from core.connect import HostPort, parse_bootstrap
 from core.errors import ConfigError, ConnectError, UsageError
 

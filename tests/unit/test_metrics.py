@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from core.config import MetricsUrls, load_config, parse_metrics_urls
+from core.config import MetricsUrls, parse_metrics_urls
+from core.config_file import load_config
 from core.errors import ConfigError, UsageError
 from core.metrics.exposition import Meter, MetricsFormatError, parse_exposition
 from core.metrics.rates import COUNT_DELTA, MEAN, ONE_MINUTE, figures, meter_rate

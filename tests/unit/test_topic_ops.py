@@ -39,7 +39,8 @@ from core.kafka.znodes import (
 from core.kafka.znodes.encode import encode_new_topic
 from core.topics.facts import ClusterFacts, LiveTopic, zk_create_format
 from core.topics.ops import TopicOps, path_reason
-from core.topics.plan import CreateRequest, ExpandRequest, plan_create, plan_expand
+from core.topics.plan import CreateRequest, ExpandRequest
+from core.topics.planning import plan_create, plan_expand
 from core.topics.write import describe_writes, planned_writes
 from tests.cli_runner import run as _run
 from tests.unit.fake_broker import RELEASE_APIS
@@ -153,8 +154,8 @@ class FakeAdmin:
         self.calls.append(("delete_topics", wanted))
         return {t: self.delete_errors.get(t) for t in wanted}
 
-    def broker_config(self, broker_id: int, name: str) -> str | None:
-        return None  # unknown: the plan warns, the brokers decide
+    def broker_configs(self, broker_id: int, names: Iterable[str]) -> dict[str, str]:
+        return {}  # unknown: the plan warns, the brokers decide
 
 
 def _ops(

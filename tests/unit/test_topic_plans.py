@@ -39,10 +39,8 @@ from core.kafka.znodes import (
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic, encode_topic_config
 from core.topics.facts import ClusterFacts, LiveTopic
 from core.topics.guard import deletion_obstacles, migration_warnings, read_only_reason
-from core.topics.plan import (
-    CreateRequest,
-    DeleteRequest,
-    ExpandRequest,
+from core.topics.plan import CreateRequest, DeleteRequest, ExpandRequest
+from core.topics.planning import (
     plan_create,
     plan_delete,
     plan_expand,

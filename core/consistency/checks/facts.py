@@ -130,6 +130,12 @@ class PartitionFacts:
         return Where(topic_path(self.topic), self.topic, self.partition, broker)
 
 
+def served_and_healthy(f: PartitionFacts) -> PartitionState | None:
+    """The readable state of a partition with an ISR and a live leader, not being deleted."""
+    st = f.ok
+    return st if st is not None and st.isr and not f.deleting and f.health.offline is None else None
+
+
 @dataclass(slots=True)
 class TopicFacts:
     """One readable topic, once all its partitions were seen."""
