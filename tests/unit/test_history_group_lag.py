@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.audit import AuditLog
-from core.brokers.admin import GroupListing, GroupListings
+from core.brokers.group_admin import GroupListing, GroupListings
 from core.brokers.offsets import BrokerOffsets
 from core.config import ConnectionSettings
 from core.errors import ConnectError, KzcError
