@@ -42,7 +42,7 @@ from core.brokers.apiversions import (
     INCREMENTAL_ALTER_CONFIGS,
     NoVersion,
 )
-from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, route, wire_endpoint
+from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, wire_endpoint, write_route
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
@@ -111,6 +111,7 @@ REASSIGN_PATH = (
     "controller (0.10 to 3.9) acts on it, and confluent-kafka has no AlterPartitionReassignments"
 )
 THROTTLE_TOOL = "as kafka-reassign-partitions --throttle did before 2.3 (AdminZkClient config changes)"
+THROTTLE_ZK_TOOL = "as kafka-reassign-partitions --zookeeper --throttle writes them (AdminZkClient config changes)"
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,11 @@ class ReassignOps:
         )
 
     def throttle_route(self, facts: ClusterFacts) -> Route:
-        """The path of the throttles: IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper."""
-        return route(self.capabilities.get(facts.brokers), INCREMENTAL_ALTER_CONFIGS, THROTTLE_TOOL)
+        """The path of the throttles, config changes taking the one decision (``write_route``):
+        IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper. The reassignment itself has
+        one path (``/admin/reassign_partitions``, see the module), so ``kzc reassign`` has no ``--via``."""
+        caps = self.capabilities.get(facts.brokers)
+        return write_route(caps, INCREMENTAL_ALTER_CONFIGS, None, THROTTLE_ZK_TOOL, THROTTLE_TOOL)
 
     def path_reason(self, throttle: int | None, facts: ClusterFacts) -> str:
         """Which path the writes of ``apply`` take and why, for the dry run and the audit line."""
