@@ -28,7 +28,6 @@ from core.configs.zk import execute
 from core.elections.plan import (
     ALREADY,
     Candidate,
-    Key,
     PreferredPlan,
     UncleanPlan,
     encode_preferred_election,
@@ -37,6 +36,7 @@ from core.elections.plan import (
     preferred_candidates,
 )
 from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState, Unreadable
 from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION
 from core.polling import DeadlineExceeded, wait_until
@@ -125,8 +125,8 @@ class ElectionOps:
         if partitions and topic is None:
             raise UsageError("--partition needs --topic")
         names = [topic] if topic is not None else sorted(facts.topic_names)
-        assignment: dict[Key, tuple[int, ...]] = {}
-        states: dict[Key, PartitionState | None] = {}
+        assignment: dict[TopicPartition, tuple[int, ...]] = {}
+        states: dict[TopicPartition, PartitionState | None] = {}
         for name, live in self.reader.topics(names).items():
             if isinstance(live.assignment, Unreadable):
                 continue
@@ -158,7 +158,7 @@ class ElectionOps:
         path = self.route(facts, via)
         return plan_preferred(candidates, path.via, self._blocked(facts), path.reason)
 
-    def apply_preferred(self, plan: PreferredPlan) -> dict[Key, str | None]:
+    def apply_preferred(self, plan: PreferredPlan) -> dict[TopicPartition, str | None]:
         """Send the election; each partition's error (None: accepted).
 
         Raises:

@@ -58,6 +58,7 @@ from core.configs.zk import (
     read_config,
 )
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import BrokerRegistration, EntityConfig, Unreadable, parse_entity_config
 from core.kafka.znodes.paths import REASSIGN_PARTITIONS, TOPIC_CONFIGS, config_path, topic_path
 from core.reassign.file import check_partitions_and_brokers, parse_reassignment_file
@@ -67,7 +68,6 @@ from core.reassign.plan import (
     FOLLOWER_THROTTLED_RATE,
     LEADER_THROTTLED_RATE,
     TOPIC_THROTTLES,
-    Key,
     Move,
     ReassignPlan,
     balance_of,
@@ -119,7 +119,7 @@ class Scope:
     """The partitions a plan looks at, read at one moment, with each topic znode's version."""
 
     facts: ClusterFacts
-    assignment: dict[Key, tuple[int, ...]]
+    assignment: dict[TopicPartition, tuple[int, ...]]
     versions: dict[str, int]
 
 
@@ -202,7 +202,7 @@ class ReassignOps:
             names = sorted(set(topics))
         else:
             names = sorted(facts.topic_names)
-        assignment: dict[Key, tuple[int, ...]] = {}
+        assignment: dict[TopicPartition, tuple[int, ...]] = {}
         versions: dict[str, int] = {}
         for name, live in self.reader.topics(names).items():
             if isinstance(live.assignment, Unreadable):
@@ -285,7 +285,7 @@ class ReassignOps:
         for move in plan.moves:
             for broker in move.current:
                 wanted.setdefault(broker, {}).setdefault(move.topic, []).append(move.partition)
-        sizes: dict[Key, int] = {}
+        sizes: dict[TopicPartition, int] = {}
         problems = []
         for broker, partitions in sorted(wanted.items()):
             security = self.settings.kafka_security
@@ -430,7 +430,7 @@ class ReassignOps:
             raise GuardError(NO_CANCEL_BEFORE_2_4.format(lacking=lacking))
         return self.progress()
 
-    def cancel(self, progress: ReassignProgress, timeout: float = 30.0) -> dict[Key, str | None]:
+    def cancel(self, progress: ReassignProgress, timeout: float = 30.0) -> dict[TopicPartition, str | None]:
         """AlterPartitionReassignments with null replicas for every moving partition, sent to the
         controller (``core.brokers.reassignments``); each partition's error or None.
 
@@ -478,7 +478,7 @@ class ReassignOps:
         """One look at the plan's partitions (None: whatever is being reassigned now)."""
         return self.progress_of(None if plan is None else {m.key: m.target for m in plan.moves})
 
-    def progress_of(self, targets: Mapping[Key, Sequence[int]] | None) -> ReassignProgress:
+    def progress_of(self, targets: Mapping[TopicPartition, Sequence[int]] | None) -> ReassignProgress:
         """One look at ``targets`` (partition -> target replicas; None: whatever is being reassigned now, and
         the throttles left on any topic, as ``apply`` listed them)."""
         if targets is None:
