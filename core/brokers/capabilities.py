@@ -276,10 +276,10 @@ def write_route(
     ours: tuple[int, int] = (0, 32767),
     needs: str = "",
 ) -> Route:
-    """The path of a mutation that has two (ACLs, SCRAM users, quotas, configs, preferred elections): ``--via``
-    (``via``) forces one, else the brokers (``route``) when there is an AdminClient (``capabilities`` not None),
-    the request can be sent (``unsendable`` None, else why not) and every registered broker serves ``api`` at one
-    of the versions ``ours`` (``needs``: what the oldest of them brought); else ZooKeeper, saying why.
+    """The path of a mutation that has two (ACLs, SCRAM users, quotas, configs, topics, preferred elections):
+    ``--via`` (``via``) forces one, else the brokers (``route``) when there is an AdminClient (``capabilities`` not
+    None), the request can be sent (``unsendable`` None, else why not) and every registered broker serves ``api``
+    at one of the versions ``ours`` (``needs``: what the oldest of them brought); else ZooKeeper, saying why.
 
     Args:
         zookeeper_tool: what Kafka's tools of the brokers' release do through ZooKeeper, for the reason.
