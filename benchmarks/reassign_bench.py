@@ -22,17 +22,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
+from core.kafka.topic_partition import TopicPartition
 from core.reassign.move_off import plan_move_off
-from core.reassign.plan import Key, ReassignPlan, plan_onto
+from core.reassign.plan import ReassignPlan, plan_onto
 
 TOPICS, PARTITIONS, RF, BROKERS, RACKS = 1000, 100, 3, 100, 10
 GOAL_SECONDS = 10.0
 
 
-def cluster() -> tuple[dict[Key, tuple[int, ...]], list[BrokerMeta]]:
+def cluster() -> tuple[dict[TopicPartition, tuple[int, ...]], list[BrokerMeta]]:
     brokers = [BrokerMeta(b, f"rack{b % RACKS}") for b in range(1, BROKERS + 1)]
     rng = random.Random(42)
-    assignment: dict[Key, tuple[int, ...]] = {}
+    assignment: dict[TopicPartition, tuple[int, ...]] = {}
     for t in range(TOPICS):
         for p, replicas in assign_replicas_to_brokers(brokers, PARTITIONS, RF, rng=rng).items():
             assignment[(f"topic-{t:04d}", p)] = tuple(replicas)

@@ -32,11 +32,18 @@ def change_broker(
     """Plan, preview, confirm and apply a dynamic broker config change (``entity``: an id or ``<default>``)."""
     audit = AuditLog(cluster_name(settings))
     keys = [i.partition("=")[0] for i in items]
-    raw = {"broker": entity, "set": keys, "delete": list(deletes), "dry_run": args.dry_run, "yes": args.yes}
+    raw = {
+        "broker": entity,
+        "set": keys,
+        "delete": list(deletes),
+        "via": args.via,
+        "dry_run": args.dry_run,
+        "yes": args.yes,
+    }
     with ExitStack() as stack, audit.attempt(f"{operation} broker", raw) as attempt:
         request = parse_broker_request(entity, items, deletes)
         ops = stack.enter_context(open_ops(BrokerConfigOps, settings, audit=audit))
-        plan = ops.plan(request)
+        plan = ops.plan(request, args.via)
         facts = ops.reader.facts()
         writes = broker_planned_writes(plan, facts) if plan.changes else ()
         show_plan(args, settings, audit.cluster_id, plan, writes)

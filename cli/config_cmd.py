@@ -1,6 +1,6 @@
 """``kzc config show|set``: topic config overrides, validated as Kafka's LogConfig does, diffed, written as
 ``AdminZkClient`` writes them (ZooKeeper, version-checked, with the change notification) or through
-IncrementalAlterConfigs (``--bootstrap-server``)."""
+IncrementalAlterConfigs (``--bootstrap-server``); ``--via`` forces the path (``write_route``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from cli.broker_config import change_broker
-from cli.options import add_command, global_parent
+from cli.options import add_command, add_via_option, global_parent
 from cli.plan_output import ready_to_write, show_plan
 from core.audit import AuditLog
 from core.config import ConnectionSettings, cluster_name
@@ -19,6 +19,8 @@ from core.configs.ops import open_config_ops, planned_writes
 from core.configs.plan import parse_request
 from core.configs.zk import BROKER_DEFAULT, BROKERS, TOPICS
 from core.errors import UsageError
+
+_CONFIG_REQUESTS = "IncrementalAlterConfigs, or AlterConfigs for brokers 1.1-2.2"
 
 
 def register(sub: Any) -> None:
@@ -40,6 +42,7 @@ def register(sub: Any) -> None:
     _add_target(change)
     change.add_argument("items", nargs="*", metavar="KEY=VALUE")
     change.add_argument("--delete", action="append", default=[], metavar="KEY", help="remove an override")
+    add_via_option(change, _CONFIG_REQUESTS)
     change.add_argument("--dry-run", action="store_true", help="show the diff and the writes; change nothing")
     change.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     change.set_defaults(handler=_set)
@@ -47,6 +50,7 @@ def register(sub: Any) -> None:
     delete = add_command(actions, "delete", "delete topic config overrides (kzc config set TOPIC --delete KEY)")
     _add_target(delete)
     delete.add_argument("keys", nargs="*", metavar="KEY")
+    add_via_option(delete, _CONFIG_REQUESTS)
     delete.add_argument("--dry-run", action="store_true", help="show the diff and the writes; change nothing")
     delete.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     delete.set_defaults(handler=_delete)
@@ -129,11 +133,18 @@ def _change(
     args: argparse.Namespace, settings: ConnectionSettings, items: list[str], deletes: list[str], operation: str
 ) -> int:
     audit = AuditLog(cluster_name(settings))
-    raw = {"topic": args.topic, "set": items, "delete": deletes, "dry_run": args.dry_run, "yes": args.yes}
+    raw = {
+        "topic": args.topic,
+        "set": items,
+        "delete": deletes,
+        "via": args.via,
+        "dry_run": args.dry_run,
+        "yes": args.yes,
+    }
     with ExitStack() as stack, audit.attempt(operation, raw) as attempt:
         request = parse_request(args.topic, items, deletes)
         ops = stack.enter_context(open_config_ops(settings, audit=audit))
-        plan = ops.plan(request)
+        plan = ops.plan(request, args.via)
         facts = ops.reader.facts()
         writes = planned_writes(plan, facts) if plan.changes else ()
         show_plan(args, settings, audit.cluster_id, plan, writes)

@@ -1,7 +1,8 @@
 """``kzc elect preferred|unclean``: leader elections, previewed, confirmed, audited.
 
 ``preferred`` sends only partitions whose preferred replica is alive, in the ISR and not already leader,
-and lists the others with why; ``--wait`` follows each to its preferred leader (or says why not).
+and lists the others with why; ``--wait`` follows each to its preferred leader (or says why not); ``--via``
+forces its path (the znode or ElectLeaders, ``core.elections.ops.preferred_route``).
 ``unclean`` (AdminClient only) names the data that can be lost and asks for the partition to be typed.
 """
 
@@ -14,7 +15,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from cli.confirmation import confirm
-from cli.options import add_command, parse_timeout
+from cli.options import add_command, add_via_option, parse_timeout
 from cli.plan_output import show_plan
 from core.audit import Attempt, AuditLog
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
@@ -35,6 +36,7 @@ def register(sub: Any) -> None:
     scope.add_argument("--all", action="store_true", help="every partition of every topic")
     scope.add_argument("--topic", metavar="T", help="the partitions of this topic")
     preferred.add_argument("--partition", action="append", default=[], metavar="P", help="only this partition")
+    add_via_option(preferred, "ElectLeaders, Kafka 2.4+")
     preferred.add_argument("--dry-run", action="store_true", help="show what would be sent; change nothing")
     preferred.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     preferred.add_argument("--wait", action="store_true", help="wait until each has its preferred leader")
@@ -57,7 +59,7 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             partitions = [_int("--partition", p) for p in args.partition]
             timeout = parse_timeout(args.timeout)
             ops = stack.enter_context(open_election_ops(settings, audit=audit))
-            plan = ops.plan_preferred(args.topic, partitions)
+            plan = ops.plan_preferred(args.topic, partitions, args.via)
             writes = planned_writes(plan) if plan.sent else ()
             show_plan(args, settings, audit.cluster_id, plan, writes)
             before = [c.to_json() for c in plan.sent]

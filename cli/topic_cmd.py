@@ -3,7 +3,8 @@
 Each command builds a plan (``core.topics.ops``), shows it, and with ``--dry-run`` stops there. Otherwise
 the user confirms by typing the topic name (or the number of topics), unless ``--yes``; without a
 terminal and without ``--yes`` kzc refuses. After the write kzc reports what the controller did
-(``--wait``: until new partitions have leaders / the topics are gone, or the deadline passes).
+(``--wait``: until new partitions have leaders / the topics are gone, or the deadline passes). ``--via``
+forces the path (the brokers or ZooKeeper: ``core.brokers.capabilities.write_route``).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from typing import Any
 
 from cli.assign_cmd import render_assignment
 from cli.confirmation import confirm
-from cli.options import add_command, global_parent, parse_timeout
+from cli.options import add_command, add_via_option, global_parent, parse_timeout
 from core.audit import Attempt, AuditLog
+from core.brokers.capabilities import VIA_ADMIN
 from core.config import ConnectionSettings, cluster_banner, cluster_json, cluster_name
-from core.errors import KzcError, ReadOnlyError
+from core.errors import KzcError, ReadOnlyError, UsageError
 from core.kafka.topic_rules import parse_configs, parse_option_int, plural
 from core.topics.ops import TopicOps, open_topic_ops, path_reason, plan_summary
 from core.topics.plan import CreatePlan, CreateRequest, DeletePlan, DeleteRequest, ExpandPlan, ExpandRequest
@@ -56,7 +58,7 @@ def register(sub: Any) -> None:
         help="topic config override, as kafka-topics --config (repeatable); kzc's config file goes before the command",
     )
     _rack_option(create)
-    _common(create, "until every partition has a leader")
+    _common(create, "until every partition has a leader", "CreateTopics")
     create.set_defaults(handler=_create)
 
     expand = add_command(actions, "expand", "add partitions to a topic")
@@ -71,13 +73,13 @@ def register(sub: Any) -> None:
         action="store_true",
         help="write through ZooKeeper even with --bootstrap-server: a broker drops topic znode fields it does not know",
     )
-    _common(expand, "until every new partition has a leader")
+    _common(expand, "until every new partition has a leader", "CreatePartitions")
     expand.set_defaults(handler=_expand)
 
     delete = add_command(actions, "delete", "delete topics (by name, or every name matching --regex)")
     delete.add_argument("names", nargs="*", metavar="NAME", help=_NAME_HELP)
     delete.add_argument("--regex", metavar="RE", help="delete every topic whose whole name matches")
-    _common(delete, "until the controller has removed the topics")
+    _common(delete, "until the controller has removed the topics", "DeleteTopics")
     delete.set_defaults(handler=_delete)
 
 
@@ -89,7 +91,8 @@ def _rack_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _common(parser: argparse.ArgumentParser, wait_help: str) -> None:
+def _common(parser: argparse.ArgumentParser, wait_help: str, request: str) -> None:
+    add_via_option(parser, request)
     parser.add_argument("--dry-run", action="store_true", help="show the plan; change nothing")
     parser.add_argument("--yes", action="store_true", help="do not ask for the typed confirmation")
     parser.add_argument("--wait", action="store_true", help=f"wait {wait_help}")
@@ -123,7 +126,7 @@ def _create(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
             # One plan: the preview shows its random start, and exactly this plan is applied.
-            plan = ops.plan_create(request)
+            plan = ops.plan_create(request, args.via)
             if _preview(args, ops, plan, render_create_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "create", attempt)
@@ -145,10 +148,12 @@ def _expand(args: argparse.Namespace, settings: ConnectionSettings) -> int:
                 rack_aware=not args.disable_rack_aware,
                 keep_unknown_fields=args.keep_unknown_fields,
             )
+            if args.keep_unknown_fields and args.via == VIA_ADMIN:
+                raise UsageError("--keep-unknown-fields writes through ZooKeeper: it cannot go with --via admin")
             timeout = parse_timeout(args.timeout)
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
-            plan = ops.plan_expand(request)
+            plan = ops.plan_expand(request, args.via)
             if _preview(args, ops, plan, render_expand_plan(plan), attempt):
                 return 0
             _confirm(args, [plan.topic], "expand", attempt)
@@ -166,7 +171,7 @@ def _delete(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             timeout = parse_timeout(args.timeout)
             attempt.describe(_arguments(request.to_json(), args))
             ops = stack.enter_context(open_topic_ops(settings, admin_timeout=timeout, audit=audit))
-            plan = ops.plan_delete(request)
+            plan = ops.plan_delete(request, args.via)
             if _preview(args, ops, plan, render_delete_plan(plan), attempt):
                 return 0
             _confirm(args, plan.topics, "delete", attempt)
@@ -286,11 +291,18 @@ def _raw_arguments(args: argparse.Namespace, *names: str) -> dict[str, Any]:
     raw = {renamed.get(name, name): getattr(args, name) for name in names}
     if hasattr(args, "disable_rack_aware"):
         raw["rack_aware"] = not args.disable_rack_aware
-    return {**raw, "timeout": args.timeout, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
+    return {
+        **raw,
+        "via": args.via,
+        "timeout": args.timeout,
+        "dry_run": args.dry_run,
+        "yes": args.yes,
+        "wait": args.wait,
+    }
 
 
 def _arguments(request: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
-    return {**request, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
+    return {**request, "via": args.via, "dry_run": args.dry_run, "yes": args.yes, "wait": args.wait}
 
 
 def _via(via: str) -> str:

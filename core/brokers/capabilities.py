@@ -273,10 +273,13 @@ def write_route(
     zookeeper_tool: str,
     old_zookeeper_tool: str,
     unsendable: str | None = None,
+    ours: tuple[int, int] = (0, 32767),
+    needs: str = "",
 ) -> Route:
-    """The path of a mutation that has two (ACLs, SCRAM users, quotas): ``--via`` (``via``) forces one, else
-    the brokers (``route``) when there is an AdminClient (``capabilities`` not None), the request can be sent
-    (``unsendable`` None, else why not) and every registered broker serves ``api``; else ZooKeeper, saying why.
+    """The path of a mutation that has two (ACLs, SCRAM users, quotas, configs, topics, preferred elections):
+    ``--via`` (``via``) forces one, else the brokers (``route``) when there is an AdminClient (``capabilities`` not
+    None), the request can be sent (``unsendable`` None, else why not) and every registered broker serves ``api``
+    at one of the versions ``ours`` (``needs``: what the oldest of them brought); else ZooKeeper, saying why.
 
     Args:
         zookeeper_tool: what Kafka's tools of the brokers' release do through ZooKeeper, for the reason.
@@ -291,14 +294,14 @@ def write_route(
         if via == VIA_ADMIN:
             raise UsageError("--via admin needs --bootstrap-server (the brokers to send the request to)")
         return Route(VIA_ZOOKEEPER, f"no --bootstrap-server: written through ZooKeeper, {zookeeper_tool}")
-    lacking = capabilities.lacking(api)
+    lacking = capabilities.lacking(api, ours, needs)
     missing = unsendable or lacking
     if missing is not None and via == VIA_ADMIN:
         raise UsageError(f"--via admin cannot be taken: {missing}")
     if missing is not None:
         tool = zookeeper_tool if lacking is None else old_zookeeper_tool
         return Route(VIA_ZOOKEEPER, f"{missing}: written through ZooKeeper, {tool}")
-    return route(capabilities, api, old_zookeeper_tool)
+    return route(capabilities, api, old_zookeeper_tool, ours, needs)
 
 
 class CapabilityCache:

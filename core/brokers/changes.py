@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from confluent_kafka import ElectionType, KafkaError, KafkaException, TopicPartition
+from confluent_kafka import ElectionType, KafkaError, KafkaException
+from confluent_kafka import TopicPartition as ClientTopicPartition  # the client's own type
 from confluent_kafka.admin._config import (  # re-exported by confluent_kafka.admin, untyped there
     AlterConfigOpType,
     ConfigEntry,
@@ -21,6 +22,7 @@ from confluent_kafka.admin._config import (  # re-exported by confluent_kafka.ad
 
 from core.brokers.admin import KafkaAdmin
 from core.errors import ConnectError, KzcError
+from core.kafka.topic_partition import TopicPartition
 
 PREFERRED = "preferred"
 UNCLEAN = "unclean"
@@ -103,15 +105,15 @@ class ChangeAdmin(KafkaAdmin):
         self._result(futures[resource], f"alter the config of {entity_type} {name}")
 
     def elect_leaders(
-        self, election: str, partitions: Sequence[tuple[str, int]]
-    ) -> dict[tuple[str, int], KzcError | None]:
+        self, election: str, partitions: Sequence[TopicPartition]
+    ) -> dict[TopicPartition, KzcError | None]:
         """ElectLeaders (preferred or unclean) for ``partitions``; each partition's error or None.
 
         Raises:
             ConnectError: no broker answered; KzcError: the request as a whole failed.
         """
         kind = ElectionType.PREFERRED if election == PREFERRED else ElectionType.UNCLEAN
-        wanted = [TopicPartition(t, p) for t, p in partitions]
+        wanted = [ClientTopicPartition(t, p) for t, p in partitions]
         future = self._call(
             "elect leaders",
             # No timeout arguments: confluent-kafka 2.16's binding raises SystemError on any of them; kzc's
@@ -119,7 +121,7 @@ class ChangeAdmin(KafkaAdmin):
             lambda: self._client.elect_leaders(kind, wanted),
         )
         answers = self._result(future, "elect leaders")
-        outcome: dict[tuple[str, int], KzcError | None] = {}
+        outcome: dict[TopicPartition, KzcError | None] = {}
         for tp, error in answers.items():
             key = (tp.topic, tp.partition)
             inner = error.args[0] if isinstance(error, KafkaException) and error.args else error

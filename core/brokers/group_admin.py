@@ -15,6 +15,7 @@ from confluent_kafka import KafkaError, KafkaException
 
 from core.brokers.admin import WEDGED, KafkaAdmin
 from core.errors import KzcError
+from core.kafka.topic_partition import TopicPartition
 
 # Kafka's names of the consumer group states (ConsumerGroupState.toString), by confluent-kafka's enum name.
 _GROUP_STATES = {
@@ -25,7 +26,6 @@ _GROUP_STATES = {
     "COMPLETING_REBALANCING": "CompletingRebalance",
     "UNKNOWN": "Unknown",
 }
-TopicPartitionKey = tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +53,7 @@ class GroupMember:
     client_id: str
     host: str
     instance_id: str | None
-    assignment: tuple[TopicPartitionKey, ...]
+    assignment: tuple[TopicPartition, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +133,7 @@ class GroupAdmin(KafkaAdmin):
 
     def list_consumer_group_offsets(
         self, group_ids: Sequence[str]
-    ) -> dict[str, dict[TopicPartitionKey, int | None] | KzcError]:
+    ) -> dict[str, dict[TopicPartition, int | None] | KzcError]:
         """Each group's committed offsets (``None``: no committed offset), or the error its coordinator gave.
 
         One OffsetFetch per group (the API takes one group per request), all in flight together.
@@ -154,7 +154,7 @@ class GroupAdmin(KafkaAdmin):
             )[group]
             for group in group_ids
         }
-        offsets: dict[str, dict[TopicPartitionKey, int | None] | KzcError] = {}
+        offsets: dict[str, dict[TopicPartition, int | None] | KzcError] = {}
         for group, future in futures.items():
             try:
                 found = self._result(future, f"list the committed offsets of group {group}")
@@ -168,8 +168,8 @@ class GroupAdmin(KafkaAdmin):
         return offsets
 
     def list_offsets(
-        self, partitions: Iterable[TopicPartitionKey], spec: str | int
-    ) -> dict[TopicPartitionKey, int | KzcError]:
+        self, partitions: Iterable[TopicPartition], spec: str | int
+    ) -> dict[TopicPartition, int | KzcError]:
         """ListOffsets for ``partitions``: ``spec`` is ``earliest``, ``latest`` (the high watermark) or a
         timestamp in epoch ms (the first offset at or after it; ``-1`` when there is none).
 
@@ -178,7 +178,7 @@ class GroupAdmin(KafkaAdmin):
         Raises:
             ConnectError: the request could not be sent at all.
         """
-        from confluent_kafka import TopicPartition
+        from confluent_kafka import TopicPartition as ClientTopicPartition
         from confluent_kafka.admin._listoffsets import OffsetSpec
 
         keys = list(dict.fromkeys(partitions))
@@ -190,9 +190,9 @@ class GroupAdmin(KafkaAdmin):
             offset_spec = OffsetSpec.latest()  # type: ignore[no-untyped-call]
         else:
             offset_spec = OffsetSpec.for_timestamp(int(spec))
-        request = {TopicPartition(t, p): offset_spec for t, p in keys}
+        request = {ClientTopicPartition(t, p): offset_spec for t, p in keys}
         futures = self._call("list offsets", lambda: self._client.list_offsets(request, request_timeout=self.timeout))
-        found: dict[TopicPartitionKey, int | KzcError] = {}
+        found: dict[TopicPartition, int | KzcError] = {}
         for tp, future in futures.items():
             key = (tp.topic, tp.partition)
             try:
@@ -201,16 +201,17 @@ class GroupAdmin(KafkaAdmin):
                 found[key] = exc
         return found
 
-    def alter_consumer_group_offsets(self, group_id: str, offsets: Mapping[TopicPartitionKey, int]) -> None:
+    def alter_consumer_group_offsets(self, group_id: str, offsets: Mapping[TopicPartition, int]) -> None:
         """Commit ``offsets`` for ``group_id`` (OffsetCommit through the group coordinator).
 
         Raises:
             KafkaRuleError: the coordinator refused (the group has active members, unknown topic...).
             ConnectError: no broker answered within the timeout.
         """
-        from confluent_kafka import ConsumerGroupTopicPartitions, TopicPartition
+        from confluent_kafka import ConsumerGroupTopicPartitions
+        from confluent_kafka import TopicPartition as ClientTopicPartition
 
-        request = ConsumerGroupTopicPartitions(group_id, [TopicPartition(t, p, o) for (t, p), o in offsets.items()])
+        request = ConsumerGroupTopicPartitions(group_id, [ClientTopicPartition(t, p, o) for (t, p), o in offsets.items()])
         futures = self._call(
             "alter consumer group offsets",
             lambda: self._client.alter_consumer_group_offsets([request], request_timeout=self.timeout),

@@ -31,6 +31,7 @@ from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, no_listener, 
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame
 from core.config import KafkaSecurity
+from core.kafka.topic_partition import TopicPartition
 
 VERSIONS = (0, 4)  # what this module encodes and decodes
 _FIRST_FLEXIBLE = 2
@@ -43,7 +44,6 @@ ERROR_NAMES = {
     KAFKA_STORAGE_ERROR: "KAFKA_STORAGE_ERROR",
 }
 
-Key = tuple[str, int]  # (topic, partition)
 _PARTITION = struct.Struct(">iqqb")  # partition, size, offset lag, is future: one per replica, read at once
 
 
@@ -58,7 +58,7 @@ class ReplicaLog:
     future: bool  # the target of a move between log dirs (KIP-113): not counted
 
     @property
-    def key(self) -> Key:
+    def key(self) -> TopicPartition:
         """(topic, partition)."""
         return (self.topic, self.partition)
 
@@ -152,10 +152,10 @@ def _known(value: int | None) -> int | None:
     return value if value is not None and value >= 0 else None
 
 
-def replica_sizes(dirs: Iterable[LogDir]) -> dict[Key, int]:
+def replica_sizes(dirs: Iterable[LogDir]) -> dict[TopicPartition, int]:
     """(topic, partition) -> size in bytes, the largest over the online log dirs (future replicas and failed
     log dirs left out)."""
-    sizes: dict[Key, int] = {}
+    sizes: dict[TopicPartition, int] = {}
     for d in dirs:
         if d.error:
             continue
@@ -169,7 +169,7 @@ def replica_sizes(dirs: Iterable[LogDir]) -> dict[Key, int]:
     return sizes
 
 
-def decode_describe_log_dirs(body: bytes, version: int = 0) -> dict[Key, int]:
+def decode_describe_log_dirs(body: bytes, version: int = 0) -> dict[TopicPartition, int]:
     """(topic, partition) -> size in bytes (``replica_sizes`` of ``decode_log_dirs``).
 
     Raises:
@@ -213,7 +213,7 @@ def log_sizes(
     timeout: float,
     who: str = "the broker",
     security: KafkaSecurity | None = None,
-) -> dict[Key, int]:
+) -> dict[TopicPartition, int]:
     """The sizes of the broker's replicas of ``partitions`` (``replica_sizes`` of ``describe_log_dirs``).
 
     Raises:
@@ -249,7 +249,7 @@ class BrokerLogDirs:
         """Every dir with an error (offline ones included)."""
         return tuple(d for d in self.dirs or () if d.error)
 
-    def sizes(self) -> dict[Key, int]:
+    def sizes(self) -> dict[TopicPartition, int]:
         """Its replicas' sizes (``replica_sizes``); empty when unknown."""
         return replica_sizes(self.dirs or ())
 
@@ -258,7 +258,7 @@ class BrokerLogDirs:
         """Bytes over its online dirs, None when unknown."""
         return None if self.dirs is None else sum(d.size for d in self.dirs if not d.error)
 
-    def missing(self, hosted: Iterable[Key]) -> list[Key]:
+    def missing(self, hosted: Iterable[TopicPartition]) -> list[TopicPartition]:
         """Those of ``hosted`` (the replicas ZooKeeper assigns it) in none of its online dirs: on an offline
         dir, or lost. Empty when unknown."""
         if self.dirs is None:
@@ -266,7 +266,7 @@ class BrokerLogDirs:
         present = {r.key for d in self.dirs if not d.error for r in d.replicas if not r.future}
         return sorted(k for k in hosted if k not in present)
 
-    def dir_of(self, key: Key) -> str | None:
+    def dir_of(self, key: TopicPartition) -> str | None:
         """The online dir holding the (non-future) replica ``key``."""
         for d in self.dirs or ():
             if not d.error and any(r.key == key and not r.future for r in d.replicas):

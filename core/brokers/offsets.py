@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 from core.brokers.apiversions import LIST_OFFSETS, NoVersion, no_listener, request
 from core.brokers.codec import Decoder, Encoder
-from core.brokers.logdirs import Key
 from core.brokers.wire import frame
 from core.config import KafkaSecurity
+from core.kafka.topic_partition import TopicPartition
 
 VERSIONS = (1, 7)
 _NEEDS = "one offset per partition by timestamp (v1, Kafka 0.10.1+)"
@@ -66,7 +66,7 @@ def encode_list_offsets(partitions: Mapping[str, Sequence[int]], version: int) -
     return frame(LIST_OFFSETS.key, version, out.body(), flexible)
 
 
-def decode_list_offsets(body: bytes, version: int) -> tuple[dict[Key, int], dict[Key, int]]:
+def decode_list_offsets(body: bytes, version: int) -> tuple[dict[TopicPartition, int], dict[TopicPartition, int]]:
     """A ListOffsets response body at ``version``: ({(topic, partition): offset}, {(topic, partition): error
     code}) for the partitions answered.
 
@@ -76,8 +76,8 @@ def decode_list_offsets(body: bytes, version: int) -> tuple[dict[Key, int], dict
     flexible = version >= _FIRST_FLEXIBLE
     answer = _ANSWER_EPOCH if version >= 4 else _ANSWER
     d = Decoder(body, flexible)
-    offsets: dict[Key, int] = {}
-    errors: dict[Key, int] = {}
+    offsets: dict[TopicPartition, int] = {}
+    errors: dict[TopicPartition, int] = {}
 
     def topic(_d: Decoder) -> None:
         name = d.string() or ""
@@ -116,8 +116,8 @@ class BrokerOffsets:
 
     broker: int
     read_ms: int
-    offsets: Mapping[Key, int] | None = None
-    errors: Mapping[Key, str] = field(default_factory=dict)
+    offsets: Mapping[TopicPartition, int] | None = None
+    errors: Mapping[TopicPartition, str] = field(default_factory=dict)
     unknown: str | None = None
     version: int | None = None
 
@@ -129,7 +129,7 @@ def latest_offsets(
     timeout: float,
     who: str = "the broker",
     security: KafkaSecurity | None = None,
-) -> tuple[int, dict[Key, int], dict[Key, int]]:
+) -> tuple[int, dict[TopicPartition, int], dict[TopicPartition, int]]:
     """One ListOffsets to the broker at ``host:port`` for ``partitions``: (version, offsets, error codes).
 
     Raises:

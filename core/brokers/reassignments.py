@@ -25,6 +25,7 @@ from core.brokers.apiversions import ALTER_PARTITION_REASSIGNMENTS, request
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame
 from core.config import KafkaSecurity
+from core.kafka.topic_partition import TopicPartition
 
 VERSIONS = (0, 0)
 
@@ -44,10 +45,10 @@ class CancelResult:
     """The controller's answer: a top-level error (code, message) and each partition's."""
 
     error: tuple[int, str | None]
-    partitions: Mapping[tuple[str, int], tuple[int, str | None]]
+    partitions: Mapping[TopicPartition, tuple[int, str | None]]
 
 
-def encode_cancel(partitions: Sequence[tuple[str, int]], timeout_ms: int = 30000, version: int = 0) -> bytes:
+def encode_cancel(partitions: Sequence[TopicPartition], timeout_ms: int = 30000, version: int = 0) -> bytes:
     """The framed request (size prefix included, v0) cancelling ``partitions``."""
     if version != 0:
         raise ValueError(f"kzc encodes AlterPartitionReassignments v0, not v{version}")
@@ -90,7 +91,7 @@ def decode_cancel_response(body: bytes) -> CancelResult:
 def cancel_reassignments(
     host: str,
     port: int,
-    partitions: Sequence[tuple[str, int]],
+    partitions: Sequence[TopicPartition],
     timeout: float,
     who: str = "the controller",
     security: KafkaSecurity | None = None,

@@ -31,15 +31,15 @@ from typing import Any
 
 from core.audit import AuditLog
 from core.brokers.alter_configs import alter_broker_whole_set, incremental_alter_broker
-from core.brokers.apiversions import ALTER_CONFIGS, DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
+from core.brokers.apiversions import ALTER_CONFIGS, DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS, Api
 from core.brokers.capabilities import (
     VIA_ADMIN,
     VIA_ZOOKEEPER,
     Capabilities,
     Route,
     read_capabilities,
-    route,
     wire_endpoint,
+    write_route,
 )
 from core.brokers.changes import ChangeAdmin, ConfigValue
 from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity, cluster_name, read_only_cause
@@ -244,41 +244,48 @@ def broker_route(
     entity: str,
     brokers: Mapping[int, Any],
     security: KafkaSecurity = PLAINTEXT,
+    via: str | None = None,
 ) -> tuple[Route, str, tuple[int, str, int] | None]:
-    """The path of a change of broker ``entity``'s dynamic config (see the module): the route, the request
-    (IncrementalAlterConfigs or AlterConfigs) and the broker kzc's own request goes to, on its listener of
-    ``security``'s protocol (None: the AdminClient, or ZooKeeper). ``capabilities`` None: no
-    ``--bootstrap-server``."""
-    if capabilities is None:
-        return route(None, INCREMENTAL_ALTER_CONFIGS, BROKER_CONFIG_TOOL), INCREMENTAL, None
+    """The path of a change of broker ``entity``'s dynamic config (see the module; ``write_route``, the one
+    ``--via`` decision): the route, the request (IncrementalAlterConfigs or AlterConfigs) and the broker kzc's
+    own request goes to, on its listener of ``security``'s protocol (None: the AdminClient, or ZooKeeper).
+    ``capabilities`` None: no ``--bootstrap-server``; ``via`` (``--via``) forces a path.
+
+    Raises:
+        UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
+    """
+
+    def decided(api: Api = INCREMENTAL_ALTER_CONFIGS, unsendable: str | None = None) -> Route:
+        return write_route(capabilities, api, via, BROKER_CONFIG_TOOL, BROKER_CONFIG_TOOL, unsendable)
+
+    if capabilities is None or via == VIA_ZOOKEEPER:
+        return decided(), INCREMENTAL, None
     incremental = capabilities.lacking(INCREMENTAL_ALTER_CONFIGS)
-    if incremental is None and entity != BROKER_DEFAULT:
-        return route(capabilities, INCREMENTAL_ALTER_CONFIGS, BROKER_CONFIG_TOOL), INCREMENTAL, None
+    if incremental is None and entity != BROKER_DEFAULT:  # through the AdminClient
+        return decided(), INCREMENTAL, None
     if incremental is None:
-        method, why = INCREMENTAL, "every broker serves IncrementalAlterConfigs (Kafka 2.3+)"
+        method, api = INCREMENTAL, INCREMENTAL_ALTER_CONFIGS
+        why = "every broker serves IncrementalAlterConfigs (Kafka 2.3+)"
     elif capabilities.lacking(DESCRIBE_CONFIGS, (1, 32767)) is None and capabilities.lacking(ALTER_CONFIGS) is None:
-        method = WHOLE_SET
+        method, api = WHOLE_SET, ALTER_CONFIGS
         why = (
             f"{incremental}; brokers 1.1+ take dynamic configs through AlterConfigs with the whole set, as "
             "kafka-configs --bootstrap-server of 1.1 to 2.2 sent them"
         )
     else:
         lacking = capabilities.lacking(DESCRIBE_CONFIGS, (1, 32767)) or incremental
-        reason = f"{lacking}: brokers before 1.1 have no dynamic broker configs but the throttle rates; written "
-        return Route(VIA_ZOOKEEPER, reason + "through ZooKeeper, " + BROKER_CONFIG_TOOL), INCREMENTAL, None
+        unsendable = f"{lacking}: brokers before 1.1 have no dynamic broker configs but the throttle rates"
+        return decided(ALTER_CONFIGS, unsendable), INCREMENTAL, None
     wanted = [int(entity)] if entity != BROKER_DEFAULT else [b.broker for b in capabilities.brokers]
-    for broker in wanted:
-        endpoint = wire_endpoint(brokers.get(broker), security)
-        if endpoint is not None:
-            name = "the cluster default (an empty BROKER resource name, which librdkafka refuses to send)"
-            what = name if entity == BROKER_DEFAULT else f"broker {entity}'s config"
-            reason = f"{why}: {what} sent to broker {broker} by kzc's own {method} request"
-            return Route(VIA_ADMIN, reason), method, (broker, endpoint.host or "127.0.0.1", endpoint.port)
-    reason = (
-        f"{why}, but no broker to send kzc's own request to has a {security.protocol} listener: written through "
-        "ZooKeeper, "
-    )
-    return Route(VIA_ZOOKEEPER, reason + BROKER_CONFIG_TOOL), INCREMENTAL, None
+    targets = ((b, wire_endpoint(brokers.get(b), security)) for b in wanted)
+    broker, endpoint = next(((b, e) for b, e in targets if e is not None), (None, None))
+    if broker is None or endpoint is None:
+        unsendable = f"{why}, but no broker to send kzc's own request to has a {security.protocol} listener"
+        return decided(api, unsendable), INCREMENTAL, None
+    name = "the cluster default (an empty BROKER resource name, which librdkafka refuses to send)"
+    what = name if entity == BROKER_DEFAULT else f"broker {entity}'s config"
+    reason = f"{why}: {what} sent to broker {broker} by kzc's own {method} request"
+    return Route(VIA_ADMIN, reason), method, (broker, endpoint.host or "127.0.0.1", endpoint.port)
 
 
 def _resource_name(entity: str) -> str:
@@ -311,11 +318,13 @@ class BrokerConfigOps:
             return None, f"the brokers cannot report their configs: {lacking}"
         return self.admin.describe_config(BROKERS, _resource_name(entity)), None
 
-    def plan(self, request: BrokerConfigRequest) -> BrokerConfigPlan:
-        """Read, check and diff; on the AdminClient path the broker validates too (``validate_only``).
+    def plan(self, request: BrokerConfigRequest, via: str | None = None) -> BrokerConfigPlan:
+        """Read, check and diff; on the brokers' path the broker validates too (``validate_only``). ``via``
+        (``--via``) forces the path (``broker_route``).
 
         Raises:
             KafkaRuleError: see ``plan_broker_change``; the broker's refusal.
+            UsageError: ``--via admin`` where the brokers' path cannot be taken.
         """
         facts = self.reader.facts()
         before = read_config(self.session, BROKERS, request.entity)
@@ -323,7 +332,7 @@ class BrokerConfigOps:
         caps = self.capabilities(facts)
         before_1_1 = caps.lacking(DESCRIBE_CONFIGS, (1, 32767)) is not None
         path, method, target = broker_route(
-            caps if self.admin is not None else None, request.entity, facts.brokers, self.settings.kafka_security
+            caps if self.admin is not None else None, request.entity, facts.brokers, self.settings.kafka_security, via
         )
         plan = plan_broker_change(
             request, before, path.via, sorted(facts.brokers), before_1_1, blocked, path.reason, method, target

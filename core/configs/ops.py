@@ -5,8 +5,9 @@ diffs it; ``planned_writes`` lists exactly what ``apply`` sends (the dry run pri
 read-only mode or during a migration, and when ``/config/topics/<t>`` changed since the plan; afterwards it
 reads the znode back and fails loudly if it holds anything else than the plan.
 
-The path: IncrementalAlterConfigs when every registered broker serves it (2.3+), else ZooKeeper, as
-``kafka-configs --zookeeper`` did (``core.brokers.capabilities.route``). Not AlterConfigs (0.11+) with the
+The path (``config_route``, the one ``--via`` decision ``core.brokers.capabilities.write_route``):
+IncrementalAlterConfigs when every registered broker serves it (2.3+), else ZooKeeper, as ``kafka-configs
+--zookeeper`` did; ``--via`` forces one. Not AlterConfigs (0.11+) with the
 whole set: Kafka's own tool never used it for topics before 2.3 (2.2's ``ConfigCommand`` answers
 "--zookeeper option must be specified for entity-type topics" to ``--bootstrap-server``), the broker turns
 it into the very same ``AdminZkClient.changeTopicConfig`` writes (``AdminManager.alterConfigs``, 1.1), and
@@ -23,7 +24,14 @@ from typing import Any, TypeVar
 
 from core.audit import AuditLog
 from core.brokers.apiversions import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, CapabilityCache, Route, route
+from core.brokers.capabilities import (
+    VIA_ADMIN,
+    VIA_ZOOKEEPER,
+    Capabilities,
+    CapabilityCache,
+    Route,
+    write_route,
+)
 from core.brokers.changes import ChangeAdmin, ConfigValue
 from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.plan import ConfigPlan, ConfigRequest, plan_change
@@ -45,11 +53,24 @@ from core.topics.write import PlannedWrite
 from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
-# What Kafka's own tool did before IncrementalAlterConfigs (ConfigCommand / AdminUtils / AdminZkClient).
-CONFIG_TOOL = (
-    "as kafka-configs --zookeeper did before 2.3 (AdminZkClient.changeTopicConfig: /config/topics/<t>, then a "
-    "/config/changes notification; kzc sets the config at the version it read)"
+_ZK_WRITES = (
+    "(AdminZkClient.changeTopicConfig: /config/topics/<t>, then a /config/changes notification; kzc sets the "
+    "config at the version it read)"
 )
+# What Kafka's own tool does through ZooKeeper, and did before IncrementalAlterConfigs (ConfigCommand).
+ZK_TOOL = f"as kafka-configs --zookeeper --entity-type topics --alter writes {_ZK_WRITES}"
+CONFIG_TOOL = f"as kafka-configs --zookeeper did before 2.3 {_ZK_WRITES}"
+
+
+def config_route(capabilities: Capabilities | None, via: str | None = None) -> Route:
+    """The path of a topic config change (``write_route``; see the module): IncrementalAlterConfigs when
+    there is an AdminClient (``capabilities`` not None) and every registered broker serves it, else
+    ZooKeeper; ``via`` (``--via``) forces one.
+
+    Raises:
+        UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
+    """
+    return write_route(capabilities, INCREMENTAL_ALTER_CONFIGS, via, ZK_TOOL, CONFIG_TOOL)
 
 
 def planned_writes(plan: ConfigPlan, facts: ClusterFacts) -> tuple[PlannedWrite, ...]:
@@ -97,9 +118,10 @@ class ConfigOps:
         """``admin`` with a ``--bootstrap-server``, else ``zookeeper`` (each plan's ``via``: ``route``)."""
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
-    def route(self, facts: ClusterFacts) -> Route:
-        """The path of a topic config change: IncrementalAlterConfigs, or ZooKeeper (see the module)."""
-        return route(self.capabilities.get(facts.brokers), INCREMENTAL_ALTER_CONFIGS, CONFIG_TOOL)
+    def route(self, facts: ClusterFacts, via: str | None = None) -> Route:
+        """The path of a topic config change (``config_route``); the brokers are not asked with ``--via
+        zookeeper``."""
+        return config_route(None if via == VIA_ZOOKEEPER else self.capabilities.get(facts.brokers), via)
 
     def stored(self, entity_type: str, name: str) -> StoredConfig:
         """The overrides ZooKeeper holds for ``/config/<type>/<name>``."""
@@ -131,16 +153,18 @@ class ConfigOps:
         caps = self.capabilities.get(self.reader.facts().brokers)
         return None if caps is None else caps.lacking(DESCRIBE_CONFIGS)
 
-    def plan(self, request: ConfigRequest) -> ConfigPlan:
-        """Read, check and diff; with an AdminClient the brokers validate too (``validate_only``).
+    def plan(self, request: ConfigRequest, via: str | None = None) -> ConfigPlan:
+        """Read, check and diff; on the brokers' path they validate too (``validate_only``). ``via``
+        (``--via``) forces the path.
 
         Raises:
             KafkaRuleError: see ``core.configs.plan.plan_change``; the brokers' refusal.
+            UsageError: ``--via admin`` where the brokers' path cannot be taken.
         """
         facts = self.reader.facts()
         before = self.stored(TOPICS, request.topic)
         blocked = read_only_reason(read_only_cause(self.settings), facts)
-        path = self.route(facts)
+        path = self.route(facts, via)
         plan = plan_change(request, before, request.topic in facts.topic_names, path.via, blocked, path.reason)
         if self.admin is not None and plan.via == VIA_ADMIN and blocked is None and plan.changes:
             arguments = _admin_arguments(plan)

@@ -66,7 +66,7 @@ class ConfigPlan:
     changes: tuple[ConfigChange, ...]
     via: str
     blocked: str | None = None
-    via_reason: str | None = None  # why this path (``core.brokers.capabilities.route``)
+    via_reason: str | None = None  # why this path (``core.configs.ops.config_route``)
 
     @property
     def topic(self) -> str:

@@ -29,6 +29,7 @@ from core.configs.plan import ConfigPlan, ConfigRequest
 from core.configs.zk import BROKERS, TOPICS, StoredConfig, read_config
 from core.elections.ops import ElectionOps
 from core.elections.plan import Candidate, PreferredPlan
+from core.kafka.topic_partition import TopicPartition
 from core.reassign.ops import ReassignOps
 from core.reassign.plan import ReassignPlan
 from core.reassign.progress import ReassignProgress
@@ -125,7 +126,7 @@ class ElectionActions(Protocol):
         """Which partitions of ``topic`` (None: every topic) are sent, and why the others are skipped."""
         ...
 
-    def apply_preferred(self, plan: PreferredPlan) -> dict[tuple[str, int], str | None]:
+    def apply_preferred(self, plan: PreferredPlan) -> dict[TopicPartition, str | None]:
         """Send the election; each partition's error or None."""
         ...
 
@@ -146,7 +147,7 @@ class ElectionBackend:
     def plan_preferred(self, topic: str | None) -> PreferredPlan:
         return self.ops.plan_preferred(topic)
 
-    def apply_preferred(self, plan: PreferredPlan) -> dict[tuple[str, int], str | None]:
+    def apply_preferred(self, plan: PreferredPlan) -> dict[TopicPartition, str | None]:
         before = [c.to_json() for c in plan.sent]
         with self.audit.attempt("elect preferred", {"partitions": len(plan.sent), "from": "console"}) as attempt:
             outcome = self.ops.apply_preferred(plan)

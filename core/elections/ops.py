@@ -4,8 +4,10 @@ Preferred: ZooKeeper path creates ``/admin/preferred_replica_election`` exactly 
 ``PreferredReplicaLeaderElectionCommand`` (ZooKeeper mode, up to 2.8) does, refusing with Kafka's message
 while one is pending (the same JSON and message from 0.10 to 2.8); with ``--bootstrap-server`` it sends
 ElectLeaders (PREFERRED) when every broker serves it with the election type (v1, 2.4+), else the znode
-(``core.brokers.capabilities.route``; 2.2 and 2.3's v0 ElectPreferredLeaders is left aside: their controllers
-act on the znode as before). Unclean: ElectLeaders (UNCLEAN, Kafka 2.4+) only; before 2.4 kzc refuses and
+(``preferred_route``, the one ``--via`` decision ``core.brokers.capabilities.write_route``, as Kafka's tools
+offered both: ``kafka-preferred-replica-election --zookeeper`` up to 2.8, ``kafka-leader-election
+--bootstrap-server`` from 2.4; 2.2 and 2.3's v0 ElectPreferredLeaders is left aside: their controllers act on
+the znode as before). Unclean: ElectLeaders (UNCLEAN, Kafka 2.4+) only; before 2.4 kzc refuses and
 names what Kafka offered instead, the topic config ``unclean.leader.election.enable`` (``UNCLEAN_BEFORE_2_4``).
 """
 
@@ -18,7 +20,7 @@ from typing import Any
 
 from core.audit import AuditLog
 from core.brokers.apiversions import ELECT_LEADERS
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, CapabilityCache, Route, route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, write_route
 from core.brokers.changes import PREFERRED, UNCLEAN, ChangeAdmin
 from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.configs.ops import open_ops
@@ -26,7 +28,6 @@ from core.configs.zk import execute
 from core.elections.plan import (
     ALREADY,
     Candidate,
-    Key,
     PreferredPlan,
     UncleanPlan,
     encode_preferred_election,
@@ -35,6 +36,7 @@ from core.elections.plan import (
     preferred_candidates,
 )
 from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState, Unreadable
 from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION
 from core.polling import DeadlineExceeded, wait_until
@@ -58,6 +60,19 @@ UNCLEAN_INSTEAD = (
     "Preview it: kzc config set {topic} unclean.leader.election.enable=true --dry-run"
 )
 UNCLEAN_BEFORE_2_4 = "Kafka before 2.4 has no unclean election request: {lacking}. " + UNCLEAN_INSTEAD
+
+
+def preferred_route(capabilities: Capabilities | None, via: str | None = None) -> Route:
+    """The path of a preferred election (``write_route``): ElectLeaders with the election type when there is an
+    AdminClient (``capabilities`` not None) and every registered broker serves it, else the znode; ``via``
+    (``--via``) forces one.
+
+    Raises:
+        UsageError: ``--via admin`` where the brokers' path cannot be taken (the reason).
+    """
+    return write_route(
+        capabilities, ELECT_LEADERS, via, PREFERRED_TOOL, PREFERRED_TOOL, ours=(1, 32767), needs=ELECTION_TYPE
+    )
 
 
 class ElectionTimeout(KzcError):
@@ -93,10 +108,10 @@ class ElectionOps:
         """``admin`` with a ``--bootstrap-server``, else ``zookeeper`` (each plan's ``via``: ``route``)."""
         return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
-    def route(self, facts: ClusterFacts) -> Route:
-        """The path of a preferred election: ElectLeaders with the election type, or the znode."""
-        caps = self.capabilities.get(facts.brokers)
-        return route(caps, ELECT_LEADERS, PREFERRED_TOOL, (1, 32767), ELECTION_TYPE)
+    def route(self, facts: ClusterFacts, via: str | None = None) -> Route:
+        """The path of a preferred election (``preferred_route``); the brokers are not asked with ``--via
+        zookeeper``."""
+        return preferred_route(None if via == VIA_ZOOKEEPER else self.capabilities.get(facts.brokers), via)
 
     def candidates(self, topic: str | None, partitions: Sequence[int] = ()) -> tuple[ClusterFacts, list[Candidate]]:
         """Every partition of ``topic`` (None: of every topic), or just ``partitions`` of it.
@@ -110,8 +125,8 @@ class ElectionOps:
         if partitions and topic is None:
             raise UsageError("--partition needs --topic")
         names = [topic] if topic is not None else sorted(facts.topic_names)
-        assignment: dict[Key, tuple[int, ...]] = {}
-        states: dict[Key, PartitionState | None] = {}
+        assignment: dict[TopicPartition, tuple[int, ...]] = {}
+        states: dict[TopicPartition, PartitionState | None] = {}
         for name, live in self.reader.topics(names).items():
             if isinstance(live.assignment, Unreadable):
                 continue
@@ -130,13 +145,20 @@ class ElectionOps:
         deleting = facts.marked_for_deletion
         return facts, preferred_candidates(assignment, states, facts.broker_ids, deleting)
 
-    def plan_preferred(self, topic: str | None, partitions: Sequence[int] = ()) -> PreferredPlan:
-        """Which partitions a preferred election sends, and why the others are skipped."""
+    def plan_preferred(
+        self, topic: str | None, partitions: Sequence[int] = (), via: str | None = None
+    ) -> PreferredPlan:
+        """Which partitions a preferred election sends, and why the others are skipped; ``via`` (``--via``)
+        forces the path.
+
+        Raises:
+            UsageError: ``--via admin`` where the brokers' path cannot be taken.
+        """
         facts, candidates = self.candidates(topic, partitions)
-        path = self.route(facts)
+        path = self.route(facts, via)
         return plan_preferred(candidates, path.via, self._blocked(facts), path.reason)
 
-    def apply_preferred(self, plan: PreferredPlan) -> dict[Key, str | None]:
+    def apply_preferred(self, plan: PreferredPlan) -> dict[TopicPartition, str | None]:
         """Send the election; each partition's error (None: accepted).
 
         Raises:

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import GuardError
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState
-
-Key = tuple[str, int]
 
 # Why a partition is not sent.
 ALREADY = "the preferred replica already leads"
@@ -62,7 +61,7 @@ class PreferredPlan:
     via_reason: str | None = None  # why this path (``core.brokers.capabilities.route``)
 
     @property
-    def keys(self) -> tuple[Key, ...]:
+    def keys(self) -> tuple[TopicPartition, ...]:
         """(topic, partition) of every partition sent."""
         return tuple((c.topic, c.partition) for c in self.sent)
 
@@ -97,8 +96,8 @@ class PreferredPlan:
 
 
 def preferred_candidates(
-    assignment: Mapping[Key, Sequence[int]],
-    states: Mapping[Key, PartitionState | None],
+    assignment: Mapping[TopicPartition, Sequence[int]],
+    states: Mapping[TopicPartition, PartitionState | None],
     live_brokers: frozenset[int],
     deleting: frozenset[str],
 ) -> list[Candidate]:
@@ -141,7 +140,7 @@ def plan_preferred(
     )
 
 
-def encode_preferred_election(keys: Sequence[Key]) -> bytes:
+def encode_preferred_election(keys: Sequence[TopicPartition]) -> bytes:
     """``PreferredReplicaElectionZNode.encode``: ``{"version":1,"partitions":[{"topic","partition"}]}``."""
     partitions = [{"topic": t, "partition": p} for t, p in keys]
     return json.dumps({"version": 1, "partitions": partitions}, separators=(",", ":")).encode()
@@ -201,7 +200,11 @@ class UncleanPlan:
 
 
 def plan_unclean(
-    key: Key, replicas: Sequence[int], state: PartitionState | None, live_brokers: frozenset[int], blocked: str | None
+    key: TopicPartition,
+    replicas: Sequence[int],
+    state: PartitionState | None,
+    live_brokers: frozenset[int],
+    blocked: str | None,
 ) -> UncleanPlan:
     """Who an unclean election would make leader of a leaderless partition.
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.human_time import clock_text
+from core.kafka.topic_partition import TopicPartition
 
 KAFKA = "kafka"
 ZOOKEEPER = "zookeeper"
@@ -208,9 +209,9 @@ class GroupLag:
 
 
 def group_rows(
-    assigned: Sequence[tuple[Member, Sequence[tuple[str, int]]]],
-    committed: Mapping[tuple[str, int], int | None] | None,
-    ends: Mapping[tuple[str, int], int | str],
+    assigned: Sequence[tuple[Member, Sequence[TopicPartition]]],
+    committed: Mapping[TopicPartition, int | None] | None,
+    ends: Mapping[TopicPartition, int | str],
     committed_error: str | None = None,
 ) -> tuple[PartitionLag, ...]:
     """A group's partition rows as ``kafka-consumer-groups --describe`` lists them.
@@ -221,9 +222,9 @@ def group_rows(
     ``committed_error``) when the group's offsets could not be read.
     """
     rows: list[PartitionLag] = []
-    seen: set[tuple[str, int]] = set()
+    seen: set[TopicPartition] = set()
 
-    def row(key: tuple[str, int], member: Member | None) -> PartitionLag:
+    def row(key: TopicPartition, member: Member | None) -> PartitionLag:
         end = ends.get(key, "the brokers did not return the end offset")
         unknown = committed_error or (end if isinstance(end, str) else None)
         return PartitionLag(

@@ -19,6 +19,7 @@ from typing import Any
 from kazoo.exceptions import KazooException, NoNodeError
 from kazoo.handlers.threading import KazooTimeoutError
 
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes.paths import CONSUMERS, consumer_group_path
 from core.zookeeper.session import ZkSession
 
@@ -35,11 +36,11 @@ class LegacyGroup:
 
     group: str
     consumers: tuple[str, ...]
-    owners: dict[tuple[str, int], str]
-    offsets: dict[tuple[str, int], int | None]
+    owners: dict[TopicPartition, str]
+    offsets: dict[TopicPartition, int | None]
     problems: tuple[str, ...] = ()
 
-    def owner_of(self, key: tuple[str, int]) -> str | None:
+    def owner_of(self, key: TopicPartition) -> str | None:
         """The consumer id owning ``key`` (the thread's consumer, when it is a registered one)."""
         thread = self.owners.get(key)
         if thread is None:
@@ -116,8 +117,8 @@ def read_legacy_groups(session: ZkSession, groups: Sequence[str]) -> list[Legacy
     offset_paths = partitions_under("offsets")
     owner_data = data(list(owner_paths.values()))
     offset_data = data(list(offset_paths.values()))
-    owners: dict[str, dict[tuple[str, int], str]] = {g: {} for g in present}
-    offsets: dict[str, dict[tuple[str, int], int | None]] = {g: {} for g in present}
+    owners: dict[str, dict[TopicPartition, str]] = {g: {} for g in present}
+    offsets: dict[str, dict[TopicPartition, int | None]] = {g: {} for g in present}
     for (g, t, p), raw in zip(owner_paths, owner_data, strict=True):
         if raw is not None:
             owners[g][(t, p)] = raw.decode("utf-8", "replace").strip()

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.audit import Attempt, AuditLog
-from core.brokers.group_admin import GroupAdmin, GroupDescription, TopicPartitionKey
+from core.brokers.group_admin import GroupAdmin, GroupDescription
 from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConnectError, KzcError, ReadOnlyError, UsageError
 from core.groups.lag import KAFKA, ZOOKEEPER, GroupLag, Member, group_rows
@@ -33,6 +33,7 @@ from core.groups.reset import (
     parse_topic_args,
     plan_reset,
 )
+from core.kafka.topic_partition import TopicPartition
 from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
@@ -57,7 +58,7 @@ class ResetResult:
     """A reset applied: the plan and the committed offsets read back after the write."""
 
     plan: ResetPlan
-    committed: dict[TopicPartitionKey, int | None]
+    committed: dict[TopicPartition, int | None]
 
     def to_json(self) -> dict[str, Any]:
         """The plan with ``"applied": true`` and the offsets read back."""
@@ -130,7 +131,7 @@ class GroupOps:
         groups = self._kafka_groups(sorted(g.group_id for g in listing.groups), legacy)
         return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes), unlisted)
 
-    def committed_lag(self, ends: Mapping[TopicPartitionKey, int | str]) -> GroupsOverview:
+    def committed_lag(self, ends: Mapping[TopicPartition, int | str]) -> GroupsOverview:
         """Every group's committed offsets against ``ends`` (end offsets the caller read, e.g. the high watermarks
         of ``kzc record``'s traffic tick): ListGroups on every broker and one OffsetFetch per group (with brokers),
         ``/consumers`` (with ZooKeeper); no DescribeGroups and no ListOffsets, so the groups carry no members and
@@ -191,7 +192,7 @@ class GroupOps:
             offsets_read = pool.submit(admin.list_consumer_group_offsets, ids) if ids else None
             described = admin.describe_consumer_groups(ids)
             committed = offsets_read.result() if offsets_read is not None else {}
-        wanted: set[TopicPartitionKey] = set()
+        wanted: set[TopicPartition] = set()
         for group in ids:
             offsets = committed.get(group)
             if isinstance(offsets, dict):
@@ -208,7 +209,7 @@ class GroupOps:
         groups += [self._legacy_lag(old, ends) for old in legacy]
         return groups
 
-    def _ends(self, partitions: set[TopicPartitionKey]) -> dict[TopicPartitionKey, int | str]:
+    def _ends(self, partitions: set[TopicPartition]) -> dict[TopicPartition, int | str]:
         """Each partition's end offset, or why it is unknown; one ListOffsets for all of them."""
         if not partitions or self.admin is None:
             return {}
@@ -225,8 +226,8 @@ class GroupOps:
         self,
         group: str,
         description: GroupDescription | KzcError | None,
-        committed: dict[TopicPartitionKey, int | None] | KzcError | None,
-        ends: dict[TopicPartitionKey, int | str],
+        committed: dict[TopicPartition, int | None] | KzcError | None,
+        ends: dict[TopicPartition, int | str],
     ) -> GroupLag:
         error = None
         if isinstance(committed, KzcError) or committed is None:
@@ -243,19 +244,19 @@ class GroupOps:
             group, KAFKA, description.state, members, rows, description.protocol, description.coordinator, error
         )
 
-    def _legacy_lag(self, old: LegacyGroup, ends: Mapping[TopicPartitionKey, int | str] | None) -> GroupLag:
+    def _legacy_lag(self, old: LegacyGroup, ends: Mapping[TopicPartition, int | str] | None) -> GroupLag:
         members = tuple(
             Member(c, "", "", sum(1 for key in old.owners if old.owner_of(key) == c)) for c in old.consumers
         )
         by_id = {m.member_id: m for m in members}
-        owned: dict[str, list[TopicPartitionKey]] = {}
+        owned: dict[str, list[TopicPartition]] = {}
         for key in old.owners:
             owner = old.owner_of(key)
             if owner in by_id:
                 owned.setdefault(owner, []).append(key)
         assigned = [(by_id[c], keys) for c, keys in owned.items()]
         if ends is None:
-            missing: dict[TopicPartitionKey, int | str] = {}
+            missing: dict[TopicPartition, int | str] = {}
             rows = group_rows(assigned, old.offsets, missing, f"no end offset: {NEEDS_BROKERS}")
         else:
             rows = group_rows(assigned, old.offsets, ends)

@@ -25,10 +25,10 @@ from typing import Any
 
 from core.errors import KafkaRuleError, KzcError, UsageError
 from core.groups.lag import partition_lag
+from core.kafka.topic_partition import TopicPartition
 
 SCENARIOS = ("to-earliest", "to-latest", "to-offset", "shift-by", "to-datetime")
 RESETTABLE_STATES = ("Empty", "Dead")
-Key = tuple[str, int]
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class ResetPlan:
         return self.request.group
 
     @property
-    def offsets(self) -> dict[Key, int]:
+    def offsets(self) -> dict[TopicPartition, int]:
         """The offsets to commit."""
         return {(r.topic, r.partition): r.new for r in self.rows}
 
@@ -144,14 +144,14 @@ def check_resettable(group: str, state: str) -> None:
         )
 
 
-def parse_topic_args(args: Sequence[str]) -> tuple[list[str], list[Key]]:
+def parse_topic_args(args: Sequence[str]) -> tuple[list[str], list[TopicPartition]]:
     """Split ``--topic`` values into whole topics and explicit partitions, as ConsumerGroupCommand does.
 
     Raises:
         UsageError: Kafka's message for a malformed ``T:P,...`` or a partition that is not a number.
     """
     whole: list[str] = []
-    explicit: list[Key] = []
+    explicit: list[TopicPartition] = []
     for arg in args:
         if ":" not in arg:
             whole.append(arg)
@@ -200,11 +200,11 @@ def parse_datetime(text: str) -> int:
 def plan_reset(
     request: ResetRequest,
     state: str,
-    partitions: Sequence[Key],
-    committed: Mapping[Key, int | None],
-    starts: Mapping[Key, int | KzcError],
-    ends: Mapping[Key, int | KzcError],
-    by_time: Mapping[Key, int | KzcError] | None = None,
+    partitions: Sequence[TopicPartition],
+    committed: Mapping[TopicPartition, int | None],
+    starts: Mapping[TopicPartition, int | KzcError],
+    ends: Mapping[TopicPartition, int | KzcError],
+    by_time: Mapping[TopicPartition, int | KzcError] | None = None,
     blocked: str | None = None,
 ) -> ResetPlan:
     """The new offset of every partition with Kafka's rules (see the module doc).
@@ -250,7 +250,11 @@ def plan_reset(
 
 
 def _clamped(
-    key: Key, offset: int, starts: Mapping[Key, int | KzcError], ends: Mapping[Key, int | KzcError], warnings: list[str]
+    key: TopicPartition,
+    offset: int,
+    starts: Mapping[TopicPartition, int | KzcError],
+    ends: Mapping[TopicPartition, int | KzcError],
+    warnings: list[str],
 ) -> int:
     """ConsumerGroupCommand.checkOffsetsRange: into [log start, log end], with Kafka's warnings."""
     name = f"{key[0]}-{key[1]}"

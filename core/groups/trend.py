@@ -24,6 +24,7 @@ from typing import Any
 
 from core.groups.lag import GroupLag
 from core.human_time import age_text
+from core.kafka.topic_partition import TopicPartition
 
 DEFAULT_WINDOW_S = 300.0
 MIN_WINDOW_S = 60.0  # no verdict before the samples cover this long
@@ -112,7 +113,7 @@ def catch_up_seconds(lag: int | None, consumed_per_s: float, produced_per_s: flo
     return lag / gain if gain > 0 else None
 
 
-_Offsets = dict[tuple[str, int], tuple[int, int]]
+_Offsets = dict[TopicPartition, tuple[int, int]]
 
 
 class LagHistory:

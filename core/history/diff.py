@@ -26,6 +26,7 @@ from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITI
 from core.history.store import HistoryStore
 from core.history.traffic import TopicRates, rate_changed, topic_rates_at
 from core.human_time import utc_text
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import BrokerRegistration, EntityConfig, PartitionState
 from core.snapshot.model import ClusterSnapshot
 
@@ -37,7 +38,7 @@ class ClusterState:
     """The comparable part of a cluster at one moment; ``name`` says where it comes from."""
 
     name: str
-    partitions: Mapping[tuple[str, int], PartitionValue]
+    partitions: Mapping[TopicPartition, PartitionValue]
     brokers: Mapping[int, tuple[str | None, str | None]]  # rack, endpoint
     controller: int | None
     configs: Mapping[str, Mapping[str, str]] | None = field(default=None)  # None: configs not known
@@ -51,7 +52,7 @@ class ClusterState:
 
 def state_of(snapshot: ClusterSnapshot, name: str) -> ClusterState:
     """The comparable part of ``snapshot``."""
-    partitions: dict[tuple[str, int], PartitionValue] = {}
+    partitions: dict[TopicPartition, PartitionValue] = {}
     for topic, partition, replicas, state in snapshot.iter_partitions():
         if isinstance(state, PartitionState):
             partitions[(topic, partition)] = (replicas, state.leader, state.isr)

@@ -28,6 +28,7 @@ from core.history.question import Question, Span
 from core.history.schema import PARTITION_REMOVED
 from core.history.store import Gap
 from core.human_time import age_text, utc_text
+from core.kafka.topic_partition import TopicPartition
 
 IN, OUT, GONE = "in", "out", "gone"
 ENDS = {IN: "back", GONE: "removed"}
@@ -101,7 +102,7 @@ def transitions_local(table: pa.Table) -> Transitions:
     """The outages and leader changes of an observations table (``read_observations``)."""
     outages: list[Outage] = []
     changes: list[LeaderChange] = []
-    by_partition: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    by_partition: dict[TopicPartition, list[dict[str, Any]]] = {}
     for row in _sorted_rows(table):
         if _readable(row):
             by_partition.setdefault((row["topic"], row["partition"]), []).append(row)

@@ -47,6 +47,7 @@ from core.history.schema import (
 from core.history.store import HistoryStore
 from core.history.urp import UrpAnswer, urp
 from core.human_time import utc_text
+from core.kafka.topic_partition import TopicPartition
 from core.snapshot.health import assess
 from core.snapshot.likely_cause import likely_cause
 
@@ -55,7 +56,6 @@ LAG_NOT_RECORDED += "with each traffic tick): see kzc groups for the lag now"
 SOURCE = "recorded by kzc record"
 DEFAULT_SINCE = "2h"  # the window of kzc report without --since, and of the console's timeline export
 
-Key = tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +252,7 @@ class _Pass:
         assert window.base_ms is not None
         self.window = window
         self.state = Replay(window.cluster, window.base_ms)
-        self.bad: set[Key] = set()
+        self.bad: set[TopicPartition] = set()
         self.changes: list[Change] = []
         self.down: dict[int, int | None] = {}  # broker -> left at (None: already down at the start)
         self.intervals: list[tuple[int, int | None, int | None]] = []
@@ -382,8 +382,8 @@ def _after_gap_rows(window: Window) -> list[dict[str, Any]]:
     return found
 
 
-def _partition_change(key: Key, replicas: tuple[int, ...] | None, leader: int | None, isr: tuple[int, ...] | None,
-                      out: tuple[int, ...], ts: int) -> Change:  # fmt: skip
+def _partition_change(key: TopicPartition, replicas: tuple[int, ...] | None, leader: int | None,
+                      isr: tuple[int, ...] | None, out: tuple[int, ...], ts: int) -> Change:  # fmt: skip
     topic, partition = key
     now = "offline (no leader)" if leader == -1 else f"leader {leader}"
     text = f"{topic}-{partition}: {now}, ISR [{','.join(str(b) for b in isr or ())}]"

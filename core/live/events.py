@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import (
     BrokerRegistration,
     PartitionState,
@@ -499,8 +500,6 @@ class Resynced(LiveEvent):
 
 
 # --- health --------------------------------------------------------------------------------------------
-
-TopicPartition = tuple[str, int]
 
 
 def _set_changes_json(changes: tuple[tuple[str, tuple[TopicPartition, ...]], ...]) -> dict[str, object]:

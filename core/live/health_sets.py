@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.live.events import HealthChanged, TopicPartition
+from core.kafka.topic_partition import TopicPartition
+from core.live.events import HealthChanged
 from core.snapshot.health import HealthReport
 
 HEALTH_SETS = ("offline", "under_replicated", "under_min_isr")

@@ -7,15 +7,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.errors import KafkaRuleError, UsageError
-from core.reassign.plan import Key
+from core.kafka.topic_partition import TopicPartition
 
 
 @dataclass(frozen=True)
 class ReassignmentFile:
     """A parsed reassignment file: target replicas per partition and the ``current`` each entry names."""
 
-    targets: tuple[tuple[Key, tuple[int, ...]], ...]
-    current: Mapping[Key, tuple[int, ...]]
+    targets: tuple[tuple[TopicPartition, tuple[int, ...]], ...]
+    current: Mapping[TopicPartition, tuple[int, ...]]
 
 
 def parse_reassignment_file(text: str) -> ReassignmentFile:
@@ -33,8 +33,8 @@ def parse_reassignment_file(text: str) -> ReassignmentFile:
         raise UsageError('the reassignment file must be {"version":1,"partitions":[...]}')
     if data.get("version", 1) != 1:
         raise KafkaRuleError(f"Not supported version field value {data.get('version')}", "AdminOperationException")
-    targets: list[tuple[Key, tuple[int, ...]]] = []
-    current: dict[Key, tuple[int, ...]] = {}
+    targets: list[tuple[TopicPartition, tuple[int, ...]]] = []
+    current: dict[TopicPartition, tuple[int, ...]] = {}
     for index, entry in enumerate(data.get("partitions", [])):
         try:
             key = (str(entry["topic"]), _int(entry["partition"]))
@@ -69,7 +69,9 @@ def parse_reassignment_file(text: str) -> ReassignmentFile:
 
 
 def check_partitions_and_brokers(
-    targets: Sequence[tuple[Key, Sequence[int]]], existing: Mapping[Key, Sequence[int]], broker_ids: Iterable[int]
+    targets: Sequence[tuple[TopicPartition, Sequence[int]]],
+    existing: Mapping[TopicPartition, Sequence[int]],
+    broker_ids: Iterable[int],
 ) -> None:
     """``verifyReplicasAndBrokersInAssignment`` (ZooKeeper path, 2.5 to 2.8): partitions and brokers exist.
 

@@ -16,11 +16,12 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from core.errors import GuardError, UsageError
 from core.kafka.assignment import BrokerMeta
-from core.reassign.plan import MOVE_OFF, Key, Move, ReassignPlan, balance_of, ids_text
+from core.kafka.topic_partition import TopicPartition
+from core.reassign.plan import MOVE_OFF, Move, ReassignPlan, balance_of, ids_text
 
 
 def plan_move_off(
-    assignment: Mapping[Key, Sequence[int]], brokers: Sequence[BrokerMeta], move_off: Iterable[int]
+    assignment: Mapping[TopicPartition, Sequence[int]], brokers: Sequence[BrokerMeta], move_off: Iterable[int]
 ) -> ReassignPlan:
     """Move every replica off ``move_off`` and nothing else (see the module docstring for the rules).
 
@@ -69,15 +70,15 @@ def _had_distinct_racks(replicas: Sequence[int], racks: Mapping[int, str | None]
 
 
 def _place(
-    assignment: Mapping[Key, Sequence[int]],
+    assignment: Mapping[TopicPartition, Sequence[int]],
     leaving: frozenset[int],
     targets: list[int],
     racks: Mapping[int, str | None],
     warnings: list[str],
-) -> dict[Key, list[int]]:
+) -> dict[TopicPartition, list[int]]:
     """Replace each replica on a leaving broker by the least loaded eligible broker (leaders untouched)."""
     counts = dict.fromkeys(targets, 0)
-    pending: list[Key] = []
+    pending: list[TopicPartition] = []
     for key in sorted(assignment):
         replicas = assignment[key]
         for broker in replicas:
@@ -87,8 +88,8 @@ def _place(
             pending.append(key)
     heap = [(n, b) for b, n in counts.items()]
     heapq.heapify(heap)
-    fallback: list[Key] = []
-    new: dict[Key, list[int]] = {}
+    fallback: list[TopicPartition] = []
+    new: dict[TopicPartition, list[int]] = {}
     for key in pending:
         replicas = list(assignment[key])
         staying = [b for b in replicas if b not in leaving]
@@ -161,8 +162,8 @@ def _pop_eligible(
 
 
 def _repair(
-    new: dict[Key, list[int]],
-    assignment: Mapping[Key, Sequence[int]],
+    new: dict[TopicPartition, list[int]],
+    assignment: Mapping[TopicPartition, Sequence[int]],
     leaving: frozenset[int],
     targets: list[int],
     racks: Mapping[int, str | None],
@@ -176,7 +177,7 @@ def _repair(
             if broker in counts:
                 counts[broker] += 1
     # Slots that may move: positions that held a leaving broker.
-    slots: dict[int, list[tuple[Key, int]]] = {b: [] for b in targets}
+    slots: dict[int, list[tuple[TopicPartition, int]]] = {b: [] for b in targets}
     for key, replicas in new.items():
         for position, broker in enumerate(assignment[key]):
             if broker in leaving:
@@ -215,14 +216,14 @@ def _repair(
 
 
 def _choose_leaders(
-    new: dict[Key, list[int]],
-    assignment: Mapping[Key, Sequence[int]],
+    new: dict[TopicPartition, list[int]],
+    assignment: Mapping[TopicPartition, Sequence[int]],
     leaving: frozenset[int],
     targets: list[int],
 ) -> None:
     """Give the leader position of each moved preferred leader to the staying replica leading least."""
     leaders = dict.fromkeys(targets, 0)
-    lost: list[Key] = []
+    lost: list[TopicPartition] = []
     for key, replicas in assignment.items():
         if not replicas:
             continue
@@ -231,7 +232,7 @@ def _choose_leaders(
         elif replicas[0] in leaders:
             leaders[replicas[0]] += 1
     # Candidates per lost leader: the positions of staying replicas (all positions when none stays).
-    options: dict[Key, list[int]] = {}
+    options: dict[TopicPartition, list[int]] = {}
     for key in sorted(lost):
         replicas = new[key]
         staying = [i for i, b in enumerate(assignment[key]) if b not in leaving]
@@ -243,12 +244,14 @@ def _choose_leaders(
     _rebalance_leaders(new, options, leaders)
 
 
-def _rebalance_leaders(new: dict[Key, list[int]], options: dict[Key, list[int]], leaders: dict[int, int]) -> None:
+def _rebalance_leaders(
+    new: dict[TopicPartition, list[int]], options: dict[TopicPartition, list[int]], leaders: dict[int, int]
+) -> None:
     """Shift leads along chains (u leads a partition v could lead, v one w could...) from the brokers
     leading most to ones leading at least two fewer, until no chain exists: an augmenting-path search
     over the candidates, so the spread is as small as the candidates allow, not merely locally."""
     # Insertion-ordered (dicts, not sets): string hashes vary per process and plans must not.
-    led_by: dict[int, dict[Key, None]] = {}
+    led_by: dict[int, dict[TopicPartition, None]] = {}
     for key in options:
         led_by.setdefault(new[key][0], {})[key] = None
     for _ in range(len(options) + 1):
@@ -272,15 +275,15 @@ def _rebalance_leaders(new: dict[Key, list[int]], options: dict[Key, list[int]],
 
 def _chain(
     start: int,
-    new: dict[Key, list[int]],
-    options: dict[Key, list[int]],
+    new: dict[TopicPartition, list[int]],
+    options: dict[TopicPartition, list[int]],
     leaders: dict[int, int],
-    led_by: dict[int, dict[Key, None]],
-) -> list[tuple[Key, int]] | None:
+    led_by: dict[int, dict[TopicPartition, None]],
+) -> list[tuple[TopicPartition, int]] | None:
     """A breadth-first chain of (partition, candidate position) from ``start`` to a broker leading at
     most ``leaders[start] - 2``, or None."""
     limit = leaders[start] - 2
-    came: dict[int, tuple[int, Key, int] | None] = {start: None}
+    came: dict[int, tuple[int, TopicPartition, int] | None] = {start: None}
     queue = [start]
     for broker in queue:
         for key in led_by.get(broker, {}):
@@ -291,7 +294,7 @@ def _chain(
                     continue
                 came[successor] = (broker, key, position)
                 if leaders.get(successor, 0) <= limit:
-                    path: list[tuple[Key, int]] = []
+                    path: list[tuple[TopicPartition, int]] = []
                     node = successor
                     while (step := came[node]) is not None:
                         node, step_key, step_position = step

@@ -42,7 +42,7 @@ from core.brokers.apiversions import (
     INCREMENTAL_ALTER_CONFIGS,
     NoVersion,
 )
-from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, route, wire_endpoint
+from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, wire_endpoint, write_route
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
@@ -58,6 +58,7 @@ from core.configs.zk import (
     read_config,
 )
 from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import BrokerRegistration, EntityConfig, Unreadable, parse_entity_config
 from core.kafka.znodes.paths import REASSIGN_PARTITIONS, TOPIC_CONFIGS, config_path, topic_path
 from core.reassign.file import check_partitions_and_brokers, parse_reassignment_file
@@ -67,7 +68,6 @@ from core.reassign.plan import (
     FOLLOWER_THROTTLED_RATE,
     LEADER_THROTTLED_RATE,
     TOPIC_THROTTLES,
-    Key,
     Move,
     ReassignPlan,
     balance_of,
@@ -111,6 +111,7 @@ REASSIGN_PATH = (
     "controller (0.10 to 3.9) acts on it, and confluent-kafka has no AlterPartitionReassignments"
 )
 THROTTLE_TOOL = "as kafka-reassign-partitions --throttle did before 2.3 (AdminZkClient config changes)"
+THROTTLE_ZK_TOOL = "as kafka-reassign-partitions --zookeeper --throttle writes them (AdminZkClient config changes)"
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,7 @@ class Scope:
     """The partitions a plan looks at, read at one moment, with each topic znode's version."""
 
     facts: ClusterFacts
-    assignment: dict[Key, tuple[int, ...]]
+    assignment: dict[TopicPartition, tuple[int, ...]]
     versions: dict[str, int]
 
 
@@ -164,8 +165,11 @@ class ReassignOps:
         )
 
     def throttle_route(self, facts: ClusterFacts) -> Route:
-        """The path of the throttles: IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper."""
-        return route(self.capabilities.get(facts.brokers), INCREMENTAL_ALTER_CONFIGS, THROTTLE_TOOL)
+        """The path of the throttles, config changes taking the one decision (``write_route``):
+        IncrementalAlterConfigs (2.3+ brokers), else config changes in ZooKeeper. The reassignment itself has
+        one path (``/admin/reassign_partitions``, see the module), so ``kzc reassign`` has no ``--via``."""
+        caps = self.capabilities.get(facts.brokers)
+        return write_route(caps, INCREMENTAL_ALTER_CONFIGS, None, THROTTLE_ZK_TOOL, THROTTLE_TOOL)
 
     def path_reason(self, throttle: int | None, facts: ClusterFacts) -> str:
         """Which path the writes of ``apply`` take and why, for the dry run and the audit line."""
@@ -198,7 +202,7 @@ class ReassignOps:
             names = sorted(set(topics))
         else:
             names = sorted(facts.topic_names)
-        assignment: dict[Key, tuple[int, ...]] = {}
+        assignment: dict[TopicPartition, tuple[int, ...]] = {}
         versions: dict[str, int] = {}
         for name, live in self.reader.topics(names).items():
             if isinstance(live.assignment, Unreadable):
@@ -281,7 +285,7 @@ class ReassignOps:
         for move in plan.moves:
             for broker in move.current:
                 wanted.setdefault(broker, {}).setdefault(move.topic, []).append(move.partition)
-        sizes: dict[Key, int] = {}
+        sizes: dict[TopicPartition, int] = {}
         problems = []
         for broker, partitions in sorted(wanted.items()):
             security = self.settings.kafka_security
@@ -426,7 +430,7 @@ class ReassignOps:
             raise GuardError(NO_CANCEL_BEFORE_2_4.format(lacking=lacking))
         return self.progress()
 
-    def cancel(self, progress: ReassignProgress, timeout: float = 30.0) -> dict[Key, str | None]:
+    def cancel(self, progress: ReassignProgress, timeout: float = 30.0) -> dict[TopicPartition, str | None]:
         """AlterPartitionReassignments with null replicas for every moving partition, sent to the
         controller (``core.brokers.reassignments``); each partition's error or None.
 
@@ -474,7 +478,7 @@ class ReassignOps:
         """One look at the plan's partitions (None: whatever is being reassigned now)."""
         return self.progress_of(None if plan is None else {m.key: m.target for m in plan.moves})
 
-    def progress_of(self, targets: Mapping[Key, Sequence[int]] | None) -> ReassignProgress:
+    def progress_of(self, targets: Mapping[TopicPartition, Sequence[int]] | None) -> ReassignProgress:
         """One look at ``targets`` (partition -> target replicas; None: whatever is being reassigned now, and
         the throttles left on any topic, as ``apply`` listed them)."""
         if targets is None:

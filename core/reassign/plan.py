@@ -17,8 +17,8 @@ from typing import Any
 
 from core.errors import KafkaRuleError, UsageError
 from core.kafka.assignment import AssignmentStart, BrokerMeta, assign_replicas_with_start, broker_metadatas
+from core.kafka.topic_partition import TopicPartition
 
-Key = tuple[str, int]
 """(topic, partition)."""
 
 MOVE_OFF = "move-off"
@@ -35,7 +35,7 @@ class Move:
     target: tuple[int, ...]
 
     @property
-    def key(self) -> Key:
+    def key(self) -> TopicPartition:
         """(topic, partition)."""
         return (self.topic, self.partition)
 
@@ -86,7 +86,7 @@ class Balance:
         }
 
 
-def balance_of(assignment: Mapping[Key, Sequence[int]], brokers: Iterable[int]) -> Balance:
+def balance_of(assignment: Mapping[TopicPartition, Sequence[int]], brokers: Iterable[int]) -> Balance:
     """Replicas and preferred leaders per broker; ``brokers`` are listed even when they hold nothing."""
     replicas = dict.fromkeys(brokers, 0)
     leaders = dict(replicas)
@@ -165,7 +165,7 @@ class ReassignPlan:
 
 
 def with_balance(
-    plan: ReassignPlan, assignment: Mapping[Key, Sequence[int]], registered: Iterable[int]
+    plan: ReassignPlan, assignment: Mapping[TopicPartition, Sequence[int]], registered: Iterable[int]
 ) -> ReassignPlan:
     """The plan with the one balance every command shows for it (``reassign plan`` and ``reassign apply``
     of its file print the same numbers): replicas and preferred leaders per broker over the partitions of the
@@ -260,7 +260,7 @@ def reassignment_json(moves: Sequence[Move]) -> dict[str, Any]:
 
 
 def plan_onto(
-    assignment: Mapping[Key, Sequence[int]],
+    assignment: Mapping[TopicPartition, Sequence[int]],
     brokers: Sequence[BrokerMeta],
     onto: Sequence[int],
     rack_aware: bool = True,
@@ -295,7 +295,7 @@ def plan_onto(
     by_topic: dict[str, list[int]] = {}
     for topic, partition in assignment:
         by_topic.setdefault(topic, []).append(partition)
-    final: dict[Key, tuple[int, ...]] = {}
+    final: dict[TopicPartition, tuple[int, ...]] = {}
     starts = []
     for topic in sorted(by_topic):
         partitions = sorted(by_topic[topic])

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.errors import KzcError
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState, ReassignmentRequest, TopicAssignment
 from core.polling import DeadlineExceeded, wait_until
-from core.reassign.plan import Key
 from core.topics.facts import ClusterFacts, TopicStateReader
 
 QUEUED = "queued"
@@ -139,10 +139,10 @@ class ReassignProgress:
         }
 
 
-def in_progress(facts: ClusterFacts, assignments: Iterable[TopicAssignment]) -> list[Key]:
+def in_progress(facts: ClusterFacts, assignments: Iterable[TopicAssignment]) -> list[TopicPartition]:
     """Partitions being reassigned: listed in ``/admin/reassign_partitions`` or with adding/removing
     replicas in their topic znode (a reassignment started through the AdminClient, KIP-455)."""
-    keys: set[Key] = set()
+    keys: set[TopicPartition] = set()
     if isinstance(facts.reassignment, ReassignmentRequest):
         keys.update((t, p) for t, p, _ in facts.reassignment.partitions)
     for assignment in assignments:
@@ -151,7 +151,7 @@ def in_progress(facts: ClusterFacts, assignments: Iterable[TopicAssignment]) -> 
 
 
 def partition_progress(
-    key: Key,
+    key: TopicPartition,
     target: Sequence[int],
     assignment: TopicAssignment | None,
     state: PartitionState | None,
@@ -192,17 +192,17 @@ def partition_progress(
 
 
 def read_progress(
-    reader: TopicStateReader, targets: Mapping[Key, Sequence[int]] | None, throttles: Callable[[], list[str]]
+    reader: TopicStateReader, targets: Mapping[TopicPartition, Sequence[int]] | None, throttles: Callable[[], list[str]]
 ) -> ReassignProgress:
     """Look once at the partitions of ``targets`` (None: every partition being reassigned now)."""
     facts = reader.facts()
-    queued: dict[Key, tuple[int, ...]] = {}
+    queued: dict[TopicPartition, tuple[int, ...]] = {}
     if isinstance(facts.reassignment, ReassignmentRequest):
         queued = {(t, p): r for t, p, r in facts.reassignment.partitions}
     names = facts.topic_names if targets is None else frozenset(t for t, _ in targets)
     live = reader.topics(sorted(names))
     assignments = {n: t.assignment for n, t in live.items() if isinstance(t.assignment, TopicAssignment)}
-    wanted: dict[Key, Sequence[int]]
+    wanted: dict[TopicPartition, Sequence[int]]
     if targets is None:
         wanted = {}
         for key in in_progress(facts, assignments.values()):
@@ -217,7 +217,7 @@ def read_progress(
     by_topic: dict[str, list[int]] = {}
     for topic, partition in wanted:
         by_topic.setdefault(topic, []).append(partition)
-    states: dict[Key, PartitionState | None] = {}
+    states: dict[TopicPartition, PartitionState | None] = {}
     for topic, partitions in by_topic.items():
         for partition, state in reader.partition_states(topic, partitions).items():
             states[(topic, partition)] = state if isinstance(state, PartitionState) else None

@@ -36,9 +36,10 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Protocol
 
 from core.brokers.capabilities import wire_endpoint
-from core.brokers.logdirs import BrokerLogDirs, Key, read_broker_log_dirs
+from core.brokers.logdirs import BrokerLogDirs, read_broker_log_dirs
 from core.config import KafkaSecurity
 from core.human_time import clock_text
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import BrokerRegistration, LogDirEventNotification, PartitionState, TopicAssignment
 from core.kafka.znodes.paths import LOG_DIR_EVENT_NOTIFICATIONS
 from core.snapshot.health import MinIsrResolver, live_leader, partition_health
@@ -114,7 +115,7 @@ def likely_cause(snapshot: ClusterSnapshot, log_dirs: Mapping[int, BrokerLogDirs
     live = snapshot.live_broker_ids()
     resolver = MinIsrResolver(snapshot)
     missing_by_partition: list[frozenset[int]] = []
-    keys: list[Key] = []
+    keys: list[TopicPartition] = []
     topics: Counter[str] = Counter()
     offline = 0
     for entry in snapshot.topics.values():
@@ -237,7 +238,7 @@ def _log_dir_failures(snapshot: ClusterSnapshot, broker: int) -> int:
 
 
 def _offline_dirs_explaining(
-    snapshot: ClusterSnapshot, broker: int, keys: list[Key], log_dirs: Mapping[int, BrokerLogDirs] | None
+    snapshot: ClusterSnapshot, broker: int, keys: list[TopicPartition], log_dirs: Mapping[int, BrokerLogDirs] | None
 ) -> tuple[list[str], str] | None:
     """(the offline dirs, the evidence) when the registered broker marked log dirs offline and every one of
     its replicas of ``keys`` is in none of its online dirs (DescribeLogDirs of every replica); else None."""

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from core.brokers.capabilities import wire_endpoint
-from core.brokers.logdirs import BrokerLogDirs, Key, read_log_dirs
+from core.brokers.logdirs import BrokerLogDirs, read_log_dirs
 from core.config import KafkaSecurity
 from core.human_time import age_text, clock_text
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState, TopicAssignment
 from core.snapshot.health import live_leader
 from core.snapshot.model import ClusterSnapshot, TopicEntry
@@ -49,7 +50,7 @@ class SizesView:
     brokers: Mapping[int, BrokerLogDirs] = field(default_factory=dict)
     at_ms: int = 0
     notes: tuple[str, ...] = ()
-    _sizes: Mapping[int, Mapping[Key, int]] = field(default_factory=dict, compare=False, repr=False)
+    _sizes: Mapping[int, Mapping[TopicPartition, int]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, brokers: Mapping[int, BrokerLogDirs], at_ms: int, notes: tuple[str, ...] = ()) -> SizesView:
@@ -57,7 +58,7 @@ class SizesView:
         sizes = {b: MappingProxyType(r.sizes()) for b, r in brokers.items() if r.dirs is not None}
         return cls(MappingProxyType(dict(brokers)), at_ms, notes, MappingProxyType(sizes))
 
-    def replica_size(self, broker: int, key: Key) -> tuple[int | None, str | None]:
+    def replica_size(self, broker: int, key: TopicPartition) -> tuple[int | None, str | None]:
         """(bytes, None) of the broker's replica ``key``; (None, why) when it cannot say."""
         read = self.brokers.get(broker)
         if read is None:
@@ -71,7 +72,7 @@ class SizesView:
         read = self.brokers.get(broker)
         return read.total if read is not None else None
 
-    def partition(self, replicas: tuple[int, ...], leader: int | None, key: Key) -> Size:
+    def partition(self, replicas: tuple[int, ...], leader: int | None, key: TopicPartition) -> Size:
         """One partition: its leader's replica size, and the bytes over its replicas."""
         on_disk: int | None = 0
         why: str | None = None

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.human_time import utc_text
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import BrokerRegistration, ClusterId, ControllerInfo, TopicAssignment, Unreadable
 from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, CONTROLLER_EPOCH
 from core.snapshot.deletion import DELETION_INELIGIBLE, QueuedDeletion
@@ -271,7 +272,7 @@ def _deletion_json(d: QueuedDeletion) -> dict[str, Any]:
 
 
 def _pending(snapshot: ClusterSnapshot, deletions: tuple[QueuedDeletion, ...] = ()) -> PendingWork:
-    moving: set[tuple[str, int]] = set()
+    moving: set[TopicPartition] = set()
     for topic in snapshot.topics.values():
         if isinstance(topic.assignment, TopicAssignment):
             moving.update((topic.name, p) for p in topic.assignment.reassigning_partitions)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import (
     Unreadable,
     parse_broker,
@@ -96,7 +97,7 @@ def build(
     *,
     brokers: Mapping[int, bytes] | None = None,
     topics: Mapping[str, bytes] | None = None,
-    states: Mapping[tuple[str, int], StateSpec] | None = None,
+    states: Mapping[TopicPartition, StateSpec] | None = None,
     topic_configs: Mapping[str, bytes] | None = None,
     broker_configs: Mapping[str, bytes] | None = None,
     controller: bytes | None = b'{"version":2,"brokerid":1,"timestamp":"1700000000000","kraftControllerEpoch":-1}',
@@ -196,7 +197,7 @@ def healthy(**overrides: Any) -> ClusterSnapshot:
     return build(**args)
 
 
-def with_states(**states: StateSpec) -> dict[tuple[str, int], StateSpec]:
+def with_states(**states: StateSpec) -> dict[TopicPartition, StateSpec]:
     """``{"orders-1": data}`` keyword style for the states of 'orders'."""
     return {("orders", int(k.rsplit("_", 1)[1])): v for k, v in states.items()}
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from core.brokers.logdirs import BrokerLogDirs, Key, LogDir, ReplicaLog
+from core.brokers.logdirs import BrokerLogDirs, LogDir, ReplicaLog
 from core.brokers.offsets import BrokerOffsets
 from core.config import KafkaSecurity
+from core.kafka.topic_partition import TopicPartition
 from core.traffic.sample import Layout, Sample
 
 TICK_MS = 5_000
@@ -43,7 +44,7 @@ class SyntheticTraffic:
         self.start_ms = start_ms
         self.ticks = 0
 
-    def _per_s(self, key: Key, partitions: int) -> float:
+    def _per_s(self, key: TopicPartition, partitions: int) -> float:
         topic, partition = key
         rate = self.rates.get(topic, 0.0)
         if topic in self.skewed:

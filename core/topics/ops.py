@@ -27,7 +27,7 @@ from typing import Any, TypeVar, overload
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, write_route
 from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
@@ -117,9 +117,11 @@ class TopicOps:
         """The registered brokers' ApiVersions (None without an AdminClient), read again when they change."""
         return self._capabilities.get(facts.brokers)
 
-    def route(self, facts: ClusterFacts, api: Api, kafka_tool: str) -> Route:
-        """The path of a write served by ``api`` (``core.brokers.capabilities.route``)."""
-        return route(self.capabilities(facts), api, kafka_tool)
+    def route(self, facts: ClusterFacts, api: Api, kafka_tool: str, via: str | None = None) -> Route:
+        """The path of a write served by ``api``: the one ``--via`` decision (``write_route``; ``via`` forces a
+        path, and the brokers are not asked with ``--via zookeeper``)."""
+        caps = None if via == VIA_ZOOKEEPER else self.capabilities(facts)
+        return write_route(caps, api, via, _ZK_TOOL, kafka_tool)
 
     def blocked(self, facts: ClusterFacts, via: str | None = None) -> str | None:
         """Why nothing may be applied now through ``via`` (read-only mode, migration), or None."""
@@ -128,7 +130,7 @@ class TopicOps:
 
     # ---- create ---------------------------------------------------------------------------------
 
-    def plan_create(self, request: CreateRequest) -> CreatePlan:
+    def plan_create(self, request: CreateRequest, via: str | None = None) -> CreatePlan:
         """Validate a create and compute its assignment; nothing is written.
 
         With an AdminClient, the brokers also validate the plan (``validate_only``: configs, policies),
@@ -145,7 +147,7 @@ class TopicOps:
         if request.topic not in facts.topic_names and is_valid_topic_name(request.topic):
             found = self.reader.topic_config(request.topic)
             orphan = found[1] if found else None
-        path = self.route(facts, CREATE_TOPICS, _CREATE_TOOL)
+        path = self.route(facts, CREATE_TOPICS, _CREATE_TOOL, via)
         plan = plan_create(
             facts,
             request,
@@ -187,7 +189,7 @@ class TopicOps:
 
     # ---- expand ---------------------------------------------------------------------------------
 
-    def plan_expand(self, request: ExpandRequest) -> ExpandPlan:
+    def plan_expand(self, request: ExpandRequest, via: str | None = None) -> ExpandPlan:
         """Validate a partition increase and compute the new replicas; nothing is written.
 
         Raises:
@@ -199,7 +201,7 @@ class TopicOps:
         if request.keep_unknown_fields:
             path = Route(VIA_ZOOKEEPER, "--keep-unknown-fields: written through ZooKeeper, which keeps every byte")
         else:
-            path = self.route(facts, CREATE_PARTITIONS, _EXPAND_TOOL)
+            path = self.route(facts, CREATE_PARTITIONS, _EXPAND_TOOL, via)
         via = path.via
         plan = plan_expand(
             facts, live, request, via=via, blocked=self.blocked(facts, via), znode_limit=self.settings.jute_maxbuffer
@@ -255,7 +257,7 @@ class TopicOps:
 
     # ---- delete ---------------------------------------------------------------------------------
 
-    def plan_delete(self, request: DeleteRequest) -> DeletePlan:
+    def plan_delete(self, request: DeleteRequest, via: str | None = None) -> DeletePlan:
         """Select and check the topics to delete; nothing is written.
 
         ``delete.topic.enable`` is read from the controller through the AdminClient when there is one;
@@ -271,7 +273,7 @@ class TopicOps:
         live = self.reader.topics(t for t in topics if t in facts.topic_names)
         check_deletable(facts, topics, live)
         enabled, source = self.delete_topic_enable(facts)
-        path = self.route(facts, DELETE_TOPICS, _DELETE_TOOL)
+        path = self.route(facts, DELETE_TOPICS, _DELETE_TOOL, via)
         plan = plan_delete(
             facts,
             request,
@@ -516,6 +518,7 @@ _EXPAND_TOOL = (
     "with the new partitions; kzc sets it at the version it read)"
 )
 _DELETE_TOOL = "as kafka-topics --delete --zookeeper did before 0.10.1 (/admin/delete_topics/<t>)"
+_ZK_TOOL = "as kafka-topics --zookeeper wrote (deprecated in 2.2, removed in 3.0)"
 
 
 def path_reason(plan: CreatePlan | ExpandPlan | DeletePlan) -> str | None:

@@ -12,9 +12,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from core.brokers.logdirs import BrokerLogDirs, Key, read_log_dirs
+from core.brokers.logdirs import BrokerLogDirs, read_log_dirs
 from core.brokers.offsets import BrokerOffsets, read_offsets
 from core.config import KafkaSecurity
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import TopicAssignment
 from core.snapshot.health import live_leader
 from core.snapshot.model import ClusterSnapshot
@@ -29,17 +30,17 @@ class Layout:
     ``leaderless``), each broker's endpoint for kzc's own requests, and the topics whose partitions are
     unknown (``unreadable``: topic -> why)."""
 
-    leaders: Mapping[Key, int | None]
+    leaders: Mapping[TopicPartition, int | None]
     endpoints: Mapping[int, tuple[str, int] | None]
-    leaderless: Mapping[Key, str] = field(default_factory=dict)
+    leaderless: Mapping[TopicPartition, str] = field(default_factory=dict)
     unreadable: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, snapshot: ClusterSnapshot, security: KafkaSecurity, topic: str | None = None) -> Layout:
         """The layout of every partition of the snapshot (of ``topic`` only, when given)."""
         live = snapshot.live_broker_ids()
-        leaders: dict[Key, int | None] = {}
-        leaderless: dict[Key, str] = {}
+        leaders: dict[TopicPartition, int | None] = {}
+        leaderless: dict[TopicPartition, str] = {}
         unreadable: dict[str, str] = {}
         for name, entry in sorted(snapshot.topics.items()):
             if topic is not None and name != topic:
@@ -57,9 +58,9 @@ class Layout:
         endpoints = MappingProxyType(broker_endpoints(snapshot, security))
         return cls(MappingProxyType(leaders), endpoints, leaderless, unreadable)
 
-    def led_keys(self) -> dict[int, list[Key]]:
+    def led_keys(self) -> dict[int, list[TopicPartition]]:
         """Per live leader, the partitions it leads."""
-        out: dict[int, list[Key]] = {}
+        out: dict[int, list[TopicPartition]] = {}
         for key, leader in self.leaders.items():
             if leader is not None:
                 out.setdefault(leader, []).append(key)
@@ -81,7 +82,7 @@ class Sample:
     layout: Layout
     offsets: Mapping[int, BrokerOffsets]
     log_dirs: Mapping[int, BrokerLogDirs]
-    sizes: Mapping[int, Mapping[Key, int]] = field(default_factory=dict, compare=False, repr=False)
+    sizes: Mapping[int, Mapping[TopicPartition, int]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, layout: Layout, offsets: Mapping[int, BrokerOffsets], log_dirs: Mapping[int, BrokerLogDirs]) -> Sample:

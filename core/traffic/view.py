@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.brokers.logdirs import Key
+from core.kafka.topic_partition import TopicPartition
 from core.traffic.rates import Rate, Reading, TimeToFull, per_hour, rate, time_to_full, total, unknown
 from core.traffic.sample import Sample
 
@@ -95,11 +95,11 @@ class Traffic:
 
     # ---- partitions ------------------------------------------------------------------------------------
 
-    def _hw(self, sample: Sample, key: Key) -> tuple[Reading | None, str | None]:
+    def _hw(self, sample: Sample, key: TopicPartition) -> tuple[Reading | None, str | None]:
         found = sample.end_offset(key)
         return (None, found) if isinstance(found, str) else (Reading(*found), None)
 
-    def _size(self, sample: Sample, key: Key, leader: int) -> tuple[Reading | None, str | None]:
+    def _size(self, sample: Sample, key: TopicPartition, leader: int) -> tuple[Reading | None, str | None]:
         read = sample.log_dirs.get(leader)
         if read is None or read.dirs is None:
             return None, (read.unknown if read is not None else None) or f"broker {leader} was not asked"
@@ -108,7 +108,7 @@ class Traffic:
             return None, f"broker {leader} (its leader) holds it in no online log dir"
         return Reading(size, read.read_ms), None
 
-    def _partition(self, key: Key) -> tuple[Rate, Rate]:
+    def _partition(self, key: TopicPartition) -> tuple[Rate, Rate]:
         name = f"{key[0]}-{key[1]}"
         before, _ = self._hw(self.before, key)
         after, why = self._hw(self.after, key)
@@ -125,7 +125,7 @@ class Traffic:
             size = unknown(why) if why else rate(old, new, f"the leader's log of {name}")
         return messages, size
 
-    def partition(self, key: Key) -> tuple[Rate, Rate] | None:
+    def partition(self, key: TopicPartition) -> tuple[Rate, Rate] | None:
         """One partition's messages and bytes in per second (None: not in the later sample)."""
         return self._partitions.get(key)
 
@@ -139,7 +139,7 @@ class Traffic:
 
     # ---- sums ------------------------------------------------------------------------------------------
 
-    def _summed(self, groups: Mapping[Any, list[Key]], parts: str) -> dict[Any, tuple[Rate, Rate]]:
+    def _summed(self, groups: Mapping[Any, list[TopicPartition]], parts: str) -> dict[Any, tuple[Rate, Rate]]:
         out = {}
         for group, keys in groups.items():
             rates = [self._partitions[k] for k in keys]
@@ -153,7 +153,7 @@ class Traffic:
         return list(self._topics)
 
     def _summed_topics(self) -> list[Row]:
-        groups: dict[str, list[Key]] = {}
+        groups: dict[str, list[TopicPartition]] = {}
         for key in self._partitions:
             groups.setdefault(key[0], []).append(key)
         summed = self._summed(groups, "partition")
@@ -167,7 +167,7 @@ class Traffic:
 
     def brokers(self) -> list[Row]:
         """One row per registered broker: the sums over the partitions it leads (at the later sample)."""
-        groups: dict[int, list[Key]] = {b: [] for b in self.after.layout.endpoints}
+        groups: dict[int, list[TopicPartition]] = {b: [] for b in self.after.layout.endpoints}
         groups.update(self.after.layout.led_keys())
         summed = self._summed(dict(sorted(groups.items())), "partition")
         return [

@@ -1,6 +1,6 @@
-"""Dynamic broker configs set by kzc on the sandbox: applied by the brokers (DescribeConfigs reports them as
-dynamic), the cluster default too, Kafka's own refusal on the ZooKeeper path, and read-only refusing every
-mutation."""
+"""Configs set by kzc on the sandbox: dynamic broker configs applied by the brokers (DescribeConfigs reports
+them as dynamic), the cluster default too, Kafka's own refusal on the ZooKeeper path, read-only refusing every
+mutation, and ``--via`` choosing a config change's path."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from core.kafka.znodes.paths import CONFIG_CHANGES, broker_config_path
+from core.audit import read_audit_log
+from core.kafka.znodes.paths import CONFIG_CHANGES, broker_config_path, topic_config_path
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
@@ -147,3 +148,28 @@ def test_a_password_config_is_left_to_the_broker_and_never_shown(
     assert code == 2 and "--bootstrap-server option must be specified" in out["error"]
     assert secret not in json.dumps(out) and secret not in err and secret not in audit.read_text()
     assert config(zk, broker_config_path(1)) == {}
+
+
+def test_via_chooses_a_topic_configs_path_and_the_json_names_it(
+    sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str], unique_name: str, audit_file: Path
+) -> None:
+    create = ["topic", "create", unique_name, "--partitions", "1", "--replication-factor", "1", "--yes"]
+    code, _, err = run(capsys, *create, *admin_args(sandbox))
+    assert code == 0, err
+    paths = {
+        "zookeeper": "--via zookeeper: written through ZooKeeper, as kafka-configs --zookeeper",
+        "admin": "every broker serves IncrementalAlterConfigs: sent through the AdminClient",
+    }
+    for via, retention in (("zookeeper", "3600001"), ("admin", "3600002")):
+        change = ["config", "set", unique_name, f"retention.ms={retention}", "--via", via, "--yes", "--json"]
+        code, out, err = run(capsys, *change, *admin_args(sandbox))
+        assert code == 0, err
+        assert (out["via"], out["path"].startswith(paths[via])) == (via, True), out["path"]
+        assert config(zk, topic_config_path(unique_name)) == {"retention.ms": retention}
+    refused = ["config", "set", unique_name, "retention.ms=1", "--via", "admin", "--yes", "--json"]
+    code, out, _ = run(capsys, *refused, *zk_args(sandbox))
+    assert (code, out) == (2, {"error": "--via admin needs --bootstrap-server (the brokers to send the request to)"})
+    assert config(zk, topic_config_path(unique_name)) == {"retention.ms": "3600002"}
+    lines = [line for line in read_audit_log(audit_file) if line["operation"] == "config set"]
+    assert [line["outcome"] for line in lines] == ["applied", "applied", "refused"]
+    assert [line["details"]["via"] for line in lines[:2]] == ["zookeeper", "admin"]

@@ -71,7 +71,9 @@ def connected_with_brokers(app: KzcApp, count: int) -> bool:
     return view is not None and sum(1 for b in view.brokers if b.alive) == count
 
 
-async def test_a_killed_broker_shows_up_as_left_in_the_cluster_screen_and_the_event_log(sandbox: Sandbox) -> None:
+async def test_a_killed_broker_shows_up_as_left_and_its_exact_release_is_asked_again_when_it_returns(
+    sandbox: Sandbox,
+) -> None:
     app = console(sandbox)
     port = sandbox.info().broker(3).port
     async with app.run_test(size=(120, 40)) as pilot:
@@ -95,6 +97,11 @@ async def test_a_killed_broker_shows_up_as_left_in_the_cluster_screen_and_the_ev
             await in_thread(lambda: sandbox.start_broker(3))
         await eventually(pilot, lambda: any(t.startswith("broker 3 registered") for t in event_lines(app)), 60,
                          "the event log to say broker 3 came back")  # fmt: skip
+        # It registered before it served requests: its ApiVersions is asked again until it answers.
+        release = ".".join(sandbox.info().kafka_version.split(".")[:2])
+        table = app.screen.query_one("#brokers", VirtualTable)
+        title = f"Brokers · Kafka {release} (from ApiVersions)"
+        await eventually(pilot, lambda: str(table.border_title).startswith(title), 60, "broker 3's exact release")
 
 
 async def test_the_create_flow_lands_exactly_the_previewed_assignment(

@@ -73,7 +73,7 @@ def gone(zk: KazooClient, topic: str) -> bool:
 def test_create_expand_delete_report_in_json_exactly_what_lands_in_zookeeper(
     sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str], audit_file: Path, unique_name: str, via: str
 ) -> None:
-    where = cluster(sandbox, via)
+    where = [*cluster(sandbox, "admin"), "--via", via]  # --via zookeeper: ZooKeeper although the brokers serve it
     code, out, _ = run(
         capsys, "topic", "create", unique_name, "--partitions", "4", "--replication-factor", "2",
         "--config", "cleanup.policy=compact", "--yes", "--wait", "--json", *where,
@@ -103,6 +103,7 @@ def test_create_expand_delete_report_in_json_exactly_what_lands_in_zookeeper(
     ]
     assert lines[0]["details"]["assignment"] == created
     assert lines[0]["cluster"] == sandbox.info().zookeeper and lines[0]["arguments"]["partitions"] == 4
+    assert [line["arguments"]["via"] for line in lines] == [via] * 3
 
 
 def test_the_human_output_shows_the_plan_then_the_progress(

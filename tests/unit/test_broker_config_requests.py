@@ -5,6 +5,7 @@ their answers, the path each release takes, and Kafka's refusals on each path (l
 
 from __future__ import annotations
 
+import re
 import struct
 
 import pytest
@@ -19,7 +20,7 @@ from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, BrokerApis, Capa
 from core.brokers.wire import CLIENT_ID, CORRELATION
 from core.configs.broker import WHOLE_SET, BrokerConfigRequest, broker_route, plan_broker_change
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig
-from core.errors import KafkaRuleError
+from core.errors import KafkaRuleError, UsageError
 from core.kafka.broker_config_rules import check_zookeeper_update, is_password_config, per_broker_keys
 from core.kafka.znodes import BrokerRegistration, Endpoint
 from tests.unit.fake_broker import RELEASE_APIS, Received, fake_broker
@@ -150,6 +151,45 @@ def test_each_release_takes_the_path_its_own_tools_took(
 def test_without_bootstrap_servers_the_default_goes_through_zookeeper() -> None:
     path, _, target = broker_route(None, BROKER_DEFAULT, BROKERS_UP)
     assert path.via == VIA_ZOOKEEPER and target is None
+
+
+@pytest.mark.parametrize(
+    ("releases", "entity", "via", "outcome"),
+    [
+        (("3.9", "3.9"), "2", VIA_ADMIN, "admin IncrementalAlterConfigs None"),
+        (("3.9", "3.9"), BROKER_DEFAULT, VIA_ADMIN, "admin IncrementalAlterConfigs 1"),
+        (("2.2", "2.2"), "2", VIA_ADMIN, "admin AlterConfigs 2"),
+        (("3.9", "3.9"), "2", VIA_ZOOKEEPER, "zookeeper IncrementalAlterConfigs None --via zookeeper: written"),
+        (("2.2", "2.2"), BROKER_DEFAULT, VIA_ZOOKEEPER, "zookeeper IncrementalAlterConfigs None --via zookeeper"),
+        (("0.10.2", "3.9"), "2", None, "zookeeper IncrementalAlterConfigs None broker 1 has no DescribeConfigs"),
+        (("0.10.2", "3.9"), "2", VIA_ADMIN, "--via admin cannot be taken: broker 1 has no DescribeConfigs"),
+        (None, "2", VIA_ADMIN, "--via admin needs --bootstrap-server"),
+        (None, "2", VIA_ZOOKEEPER, "zookeeper IncrementalAlterConfigs None --via zookeeper"),
+    ],
+)
+def test_via_forces_a_broker_configs_path_or_says_why_it_cannot(
+    releases: tuple[str, ...] | None, entity: str, via: str | None, outcome: str
+) -> None:
+    """``broker_route`` takes the one ``--via`` decision (``write_route``) on every release row."""
+    caps = None if releases is None else _caps(*releases)
+    if outcome.startswith("--via admin"):
+        with pytest.raises(UsageError) as refused:
+            broker_route(caps, entity, BROKERS_UP, via=via)
+        assert str(refused.value).startswith(outcome)
+        return
+    path, method, target = broker_route(caps, entity, BROKERS_UP, via=via)
+    assert f"{path.via} {method} {target[0] if target else None} {path.reason}".startswith(outcome)
+
+
+@pytest.mark.parametrize("via", [None, VIA_ADMIN])
+def test_the_default_without_a_listener_to_send_to_goes_through_zookeeper_unless_via_admin(via: str | None) -> None:
+    unreachable = "every broker serves IncrementalAlterConfigs (Kafka 2.3+), but no broker to send kzc's own request"
+    if via == VIA_ADMIN:
+        with pytest.raises(UsageError, match=f"--via admin cannot be taken: {re.escape(unreachable)}"):
+            broker_route(_caps("3.9"), BROKER_DEFAULT, {}, via=via)
+        return
+    path, _, target = broker_route(_caps("3.9"), BROKER_DEFAULT, {}, via=via)
+    assert path.via == VIA_ZOOKEEPER and path.reason.startswith(unreachable) and target is None
 
 
 # ---- Kafka's validation on each path ------------------------------------------------------------------

@@ -6,6 +6,7 @@ literal does (``test_kafka_path_literals``).
 - the request header of every Kafka request kzc sends itself (its client id, its correlation id, the header
   bytes): ``core/brokers/wire.py`` (``frame``); bodies and answers go through ``core.brokers.codec``.
 - the byte formatter: ``core/human_size.py`` (``human_size``).
+- ``TopicPartition``, the one spelling of ``(topic, partition)``: ``core/kafka/topic_partition.py``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ SCANNED = ("core", "cli", "tui")
 WRITE_PATH = Path("core/brokers/capabilities.py")
 WIRE = Path("core/brokers/wire.py")
 HUMAN_SIZE = Path("core/human_size.py")
+TOPIC_PARTITION = Path("core/kafka/topic_partition.py")
+# Aliases left in modules another change is splitting (core/brokers/admin.py): converted after that merge.
+PENDING_ALIASES: set[str] = set()
 SIZE_UNITS = {"KiB", "MiB", "GiB", "TiB"}
 VIA_VALUES = {"admin", "zookeeper"}
 
@@ -87,6 +91,45 @@ def test_the_scan_finds_header_definitions() -> None:
 def test_the_request_header_is_defined_once() -> None:
     assert _found(header_definitions, WIRE) == [], (
         "frame requests with core.brokers.wire.frame (one client id, one correlation id)"
+    )
+
+
+def _is_str_int_tuple(node: ast.expr | None) -> bool:
+    """``tuple[str, int]``."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "tuple"
+        and isinstance(node.slice, ast.Tuple)
+        and [e.id if isinstance(e, ast.Name) else None for e in node.slice.elts] == ["str", "int"]
+    )
+
+
+def topic_partition_definitions(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, name) of every alias of ``tuple[str, int]`` (an assignment or a ``type`` statement) and every class
+    named ``TopicPartition``: a second spelling of a topic-partition."""
+    for line, name, value in _assignments(tree):
+        if _is_str_int_tuple(value) and name not in PENDING_ALIASES:
+            yield line, name
+    type_alias = getattr(ast, "TypeAlias", None)  # the ``type X = ...`` statement (Python 3.12+)
+    for node in ast.walk(tree):
+        if type_alias is not None and isinstance(node, type_alias) and _is_str_int_tuple(node.value):
+            yield node.lineno, node.name.id
+        if isinstance(node, ast.ClassDef) and node.name == "TopicPartition":
+            yield node.lineno, f"class {node.name}"
+
+
+def test_the_scan_finds_topic_partition_definitions() -> None:
+    source = (
+        "Key = tuple[str, int]\nX: TypeAlias = tuple[str, int]\nEndpoint = tuple[str, str]\n"
+        "class TopicPartition(NamedTuple):\n    topic: str\nTopicPartitionKey = tuple[str, int]\n"
+    )
+    assert list(topic_partition_definitions(ast.parse(source))) == [(1, "Key"), (2, "X"), (4, "class TopicPartition")]
+
+
+def test_topic_partition_is_defined_once() -> None:
+    assert _found(topic_partition_definitions, TOPIC_PARTITION) == [], (
+        "(topic, partition) is core.kafka.topic_partition.TopicPartition"
     )
 
 

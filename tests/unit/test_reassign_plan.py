@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from core.errors import KafkaRuleError, UsageError
 from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
+from core.kafka.topic_partition import TopicPartition
 from core.reassign.file import check_partitions_and_brokers, parse_reassignment_file
 from core.reassign.move_off import plan_move_off
 from core.reassign.plan import (
-    Key,
     Move,
     ReassignPlan,
     balance_of,
@@ -29,18 +29,20 @@ from core.reassign.progress import PartitionProgress, ReassignProgress, reverted
 
 def kafka_cluster(
     n_brokers: int, topics: int, partitions: int, rf: int, racks: int = 0, seed: int = 0
-) -> tuple[dict[Key, list[int]], list[BrokerMeta]]:
+) -> tuple[dict[TopicPartition, list[int]], list[BrokerMeta]]:
     """Topics assigned by Kafka's own algorithm (random starts), brokers 1..n on ``racks`` racks (0: none)."""
     brokers = [BrokerMeta(b, f"r{b % racks}" if racks else None) for b in range(1, n_brokers + 1)]
     rng = random.Random(seed)
-    assignment: dict[Key, list[int]] = {}
+    assignment: dict[TopicPartition, list[int]] = {}
     for t in range(topics):
         for p, replicas in assign_replicas_to_brokers(brokers, partitions, rf, rng=rng).items():
             assignment[(f"t{t}", p)] = replicas
     return assignment, brokers
 
 
-def final_assignment(assignment: dict[Key, list[int]], moves: tuple[Move, ...]) -> dict[Key, tuple[int, ...]]:
+def final_assignment(
+    assignment: dict[TopicPartition, list[int]], moves: tuple[Move, ...]
+) -> dict[TopicPartition, tuple[int, ...]]:
     result = {k: tuple(v) for k, v in assignment.items()}
     for move in moves:
         result[move.key] = move.target

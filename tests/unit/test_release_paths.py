@@ -4,16 +4,17 @@ brokers drive the same paths in tests/integration/test_release_paths.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from core.brokers.capabilities import BrokerApis, Capabilities, CapabilityCache
+from core.brokers.capabilities import BrokerApis, Capabilities, CapabilityCache, Route
 from core.config import ConnectionSettings
-from core.configs.ops import ConfigOps
+from core.configs.ops import ConfigOps, config_route
 from core.connect import parse_zookeeper
-from core.elections.ops import ElectionOps
+from core.elections.ops import ElectionOps, preferred_route
 from core.errors import GuardError, UsageError
 from core.reassign.ops import ReassignOps
 from tests.unit.fake_broker import RELEASE_APIS
@@ -52,6 +53,64 @@ def test_config_changes_take_the_path_of_the_oldest_broker(releases: tuple[str, 
 
 def test_without_bootstrap_servers_configs_go_through_zookeeper() -> None:
     assert _ops(ConfigOps, "3.9", admin=False).route(FACTS).via == "zookeeper"
+
+
+NO_BOOTSTRAP = ()  # no --bootstrap-server: no brokers asked (capabilities None)
+NEEDS_BOOTSTRAP = "--via admin needs --bootstrap-server (the brokers to send the request to)"
+
+
+C, E = config_route, preferred_route
+
+
+@pytest.mark.parametrize(
+    ("decide", "releases", "via", "outcome"),
+    [
+        (C, NO_BOOTSTRAP, None, "zookeeper: no --bootstrap-server: written through ZooKeeper, as kafka-configs"),
+        (C, NO_BOOTSTRAP, "zookeeper", "zookeeper: --via zookeeper: written through ZooKeeper, as kafka-configs"),
+        (C, NO_BOOTSTRAP, "admin", NEEDS_BOOTSTRAP),
+        (C, ("0.10.2",), None, "zookeeper: broker 1 has no IncrementalAlterConfigs (Kafka 2.3.0+"),
+        (C, ("0.10.2",), "admin", "--via admin cannot be taken: broker 1 has no IncrementalAlterConfigs (Kafka 2.3"),
+        (C, ("1.1",), None, "zookeeper: broker 1 has no IncrementalAlterConfigs (Kafka 2.3.0+"),
+        (C, ("1.1",), "zookeeper", "zookeeper: --via zookeeper: written through ZooKeeper"),
+        (C, ("2.2",), None, "zookeeper: broker 1 has no IncrementalAlterConfigs (Kafka 2.3.0+"),
+        (C, ("2.2",), "admin", "--via admin cannot be taken: broker 1 has no IncrementalAlterConfigs (Kafka 2.3"),
+        (C, ("2.6",), None, "admin: every broker serves IncrementalAlterConfigs: sent through the AdminClient"),
+        (C, ("3.9",), None, "admin: every broker serves IncrementalAlterConfigs: sent through the AdminClient"),
+        (C, ("3.9",), "admin", "admin: every broker serves IncrementalAlterConfigs: sent through the AdminClient"),
+        (C, ("3.9",), "zookeeper", "zookeeper: --via zookeeper: written through ZooKeeper, as kafka-configs"),
+        (C, ("3.9", "2.2"), None, "zookeeper: broker 2 has no IncrementalAlterConfigs"),  # a rolling upgrade
+        (C, ("3.9", "2.2"), "admin", "--via admin cannot be taken: broker 2 has no IncrementalAlterConfigs"),
+        (E, NO_BOOTSTRAP, "admin", NEEDS_BOOTSTRAP),
+        (E, NO_BOOTSTRAP, None, "zookeeper: no --bootstrap-server: written through ZooKeeper, as kafka-preferred"),
+        (E, ("2.2",), None, "zookeeper: broker 1 serves ElectLeaders v0-v0: kzc needs the election type"),
+        (E, ("2.2",), "admin", "--via admin cannot be taken: broker 1 serves ElectLeaders v0-v0: kzc needs the"),
+        (E, ("3.9",), "zookeeper", "zookeeper: --via zookeeper: written through ZooKeeper, as kafka-preferred"),
+        (E, ("3.9",), "admin", "admin: every broker serves ElectLeaders"),
+    ],
+)
+def test_configs_and_preferred_elections_take_the_one_write_path_decision(
+    decide: Callable[[Capabilities | None, str | None], Route],
+    releases: tuple[str, ...],
+    via: str | None,
+    outcome: str,
+) -> None:
+    """``config_route`` and ``preferred_route`` (``write_route``) per release row and ``--via``: the path and
+    why, or the usage error."""
+    caps = Capabilities(tuple(BrokerApis(i + 1, RELEASE_APIS[r]) for i, r in enumerate(releases)))
+    capabilities = None if releases == NO_BOOTSTRAP else caps
+    if outcome.startswith("--via admin"):
+        with pytest.raises(UsageError) as refused:
+            decide(capabilities, via)
+        assert str(refused.value).startswith(outcome)
+        return
+    path = decide(capabilities, via)
+    assert f"{path.via}: {path.reason}".startswith(outcome)
+
+
+def test_via_zookeeper_asks_no_broker() -> None:
+    ops = _ops(ConfigOps, "3.9")
+    ops.capabilities = None  # asking the brokers would fail
+    assert ops.route(FACTS, "zookeeper").via == "zookeeper"
 
 
 @pytest.mark.parametrize(

@@ -26,7 +26,7 @@ from core.audit import AuditLog, read_audit_log
 from core.brokers.capabilities import BrokerApis, Capabilities
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.errors import KafkaRuleError, KzcError
+from core.errors import KafkaRuleError, KzcError, UsageError
 from core.kafka.topic_rules import describe_metrics
 from core.kafka.znodes import (
     BrokerRegistration,
@@ -376,8 +376,8 @@ def test_a_dry_run_shows_the_drawn_start_and_the_real_run_applies_the_plan_it_sh
     applied: list[Any] = []
     real_plan = TopicOps.plan_create
 
-    def plan(self: TopicOps, request: CreateRequest) -> Any:
-        planned.append(real_plan(self, request))
+    def plan(self: TopicOps, request: CreateRequest, via: str | None = None) -> Any:
+        planned.append(real_plan(self, request, via))
         return planned[-1]
 
     def apply(self: TopicOps, plan: Any, before_write: Any = None) -> Any:
@@ -640,4 +640,35 @@ def test_an_expand_goes_through_zookeeper_where_the_brokers_lack_create_partitio
 def test_without_a_bootstrap_server_the_plan_says_why_it_writes_through_zookeeper(audit_file: Path) -> None:
     reader = FakeReader(_facts(topics=["t"]), {"t": _live("t", {0: [1, 2]})})
     plan = _ops(reader, None, audit_file).plan_expand(ExpandRequest("t", 2))
-    assert (plan.via, path_reason(plan)) == ("zookeeper", "no --bootstrap-server: written through ZooKeeper")
+    assert (plan.via, path_reason(plan)) == (
+        "zookeeper",
+        "no --bootstrap-server: written through ZooKeeper, as kafka-topics --zookeeper wrote (deprecated in 2.2, "
+        "removed in 3.0)",
+    )
+
+
+@pytest.mark.parametrize(
+    ("release", "bootstrap", "via", "outcome"),
+    [
+        ("3.9", True, "zookeeper", "zookeeper: --via zookeeper: written through ZooKeeper, as kafka-topics"),
+        ("3.9", True, "admin", "admin: every broker serves CreatePartitions: sent through the AdminClient"),
+        ("0.10.2", True, "admin", "--via admin cannot be taken: broker 1 has no CreatePartitions (Kafka 1.0.0+"),
+        ("3.9", False, "admin", "--via admin needs --bootstrap-server"),
+    ],
+)
+def test_via_forces_a_topic_writes_path_or_says_why_it_cannot(
+    audit_file: Path, release: str, bootstrap: bool, via: str, outcome: str
+) -> None:
+    """Topic writes take the one ``--via`` decision (``write_route``); ``--via zookeeper`` sends nothing to the
+    brokers, not even ``validate_only``."""
+    admin = FakeAdmin() if bootstrap else None
+    reader = FakeReader(_facts(topics=["t"], registration_version=4), {"t": _live("t", {0: [1, 2]})})
+    ops = _ops(reader, admin, audit_file, release=release)
+    if outcome.startswith("--via admin"):
+        with pytest.raises(UsageError) as refused:
+            ops.plan_expand(ExpandRequest("t", 2), via)
+        assert str(refused.value).startswith(outcome)
+        return
+    plan = ops.plan_expand(ExpandRequest("t", 2), via)
+    assert f"{plan.via}: {path_reason(plan)}".startswith(outcome)
+    assert admin is not None and (admin.calls == []) == (via == "zookeeper")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 from textual import on, work
@@ -94,6 +95,10 @@ _COUNTER_HEALTH = {  # counter -> the partition health it counts (tui.screens.pa
     "imbalance": "non-preferred",
 }
 GROUPS_EVERY_S = 10.0  # the group counts are read again this long after the previous read finished
+# A broker registers in ZooKeeper before it serves requests (KafkaServer.startup registers, then starts the
+# request processors), so one that just (re)registered may not answer ApiVersions yet: the brokers are asked
+# again after each of these delays while one is unanswered, then only when the registrations change.
+RELEASE_RETRIES_S = (3.0, 10.0, 30.0)
 PANEL_TITLES = {
     "#controller-panel": "Controller",
     "#health-panel": "Health",
@@ -159,9 +164,9 @@ class ClusterScreen(KzcScreen):
         where the consumer group counts come from (none: not shown); ``read_only``: hide the mutations (the
         app refuses them and says why); ``sizes``: the brokers' log dirs (their totals, and the likely
         cause's evidence; none: not shown); ``traffic``: the rates (none: not shown); ``releases``: asks the
-        brokers for ApiVersions, for their exact release (in a worker, again when the registrations change; none:
-        the era the registrations give); ``metrics``: the brokers' exporters, for the bytes out on the traffic line
-        (none, or no metrics URL: not shown)."""
+        brokers for ApiVersions, for their exact release (in a worker, again when the registrations change or a
+        broker did not answer yet; none: the era the registrations give); ``metrics``: the brokers' exporters, for
+        the bytes out on the traffic line (none, or no metrics URL: not shown)."""
         super().__init__()
         self.journal = journal
         self.clock_ms = clock_ms
@@ -194,6 +199,7 @@ class ClusterScreen(KzcScreen):
         self._releases = releases
         self._capabilities: Capabilities | None = None  # the brokers' ApiVersions, for their exact release
         self._asked: tuple[tuple[int, object], ...] | None = None  # the registrations they were asked for
+        self._release_retries = 0  # asked again for those registrations, after an unanswered broker
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -457,14 +463,17 @@ class ClusterScreen(KzcScreen):
 
     # ---- the brokers' exact release (ApiVersions, core.snapshot.release) --------------------------------
 
-    def _ask_releases(self, view: ClusterView) -> None:
-        """Ask the brokers for ApiVersions in a worker when their registrations changed (a restart, an upgrade)."""
+    def _ask_releases(self, view: ClusterView, again: bool = False) -> None:
+        """Ask the brokers for ApiVersions in a worker when their registrations changed (a restart, an upgrade),
+        or ``again`` after a broker did not answer."""
         if self._releases is None:
             return
         registrations = {b: entry.registration for b, entry in view.snapshot.brokers.items()}
         asked = tuple(sorted(registrations.items(), key=lambda item: item[0]))
-        if asked == self._asked:
+        if asked == self._asked and not again:
             return
+        if asked != self._asked:
+            self._release_retries = 0
         self._asked = asked
         reader = self._releases
 
@@ -487,8 +496,16 @@ class ClusterScreen(KzcScreen):
         if asked != self._asked or not self.is_mounted:
             return  # the registrations changed meanwhile: a newer read follows
         self._capabilities = capabilities
+        if capabilities.unknown() is not None and self._release_retries < len(RELEASE_RETRIES_S):
+            self.set_timer(RELEASE_RETRIES_S[self._release_retries], partial(self._ask_again, asked))
+            self._release_retries += 1
         if self._shown_view is not None:
             self._show_ages(self._shown_view, self.clock_ms())
+
+    def _ask_again(self, asked: tuple[tuple[int, object], ...]) -> None:
+        """A broker did not answer ApiVersions for ``asked``: ask again, unless the registrations changed since."""
+        if asked == self._asked and self._shown_view is not None and self.is_mounted:
+            self._ask_releases(self._shown_view, again=True)
 
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
         """The ages (controller, brokers, pending work, events) as of ``now_ms``, and whether the live link is

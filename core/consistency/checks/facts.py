@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from core.brokers.metadata import ServedMetadata
 from core.consistency.checks.unit import Evidence, Where
 from core.consistency.params import CheckParams
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import (
     BrokerRegistration,
     PartitionState,
@@ -57,7 +58,7 @@ class ClusterFacts:
         self.controller_epoch = snapshot.controller_epoch if isinstance(snapshot.controller_epoch, int) else None
         self.deleting = frozenset(t for t in snapshot.deletion_markers if t in snapshot.topics)
         self.resolver = MinIsrResolver(snapshot, params.static())
-        self.requests: dict[tuple[str, int], list[Ints]] = defaultdict(list)
+        self.requests: dict[TopicPartition, list[Ints]] = defaultdict(list)
         if isinstance(snapshot.reassignment, ReassignmentRequest):
             for topic, partition, replicas in snapshot.reassignment.partitions:
                 self.requests[(topic, partition)].append(replicas)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes.base import (
     Malformed,
     Row,
@@ -21,8 +22,6 @@ from core.kafka.znodes.base import (
     req_int,
     req_version,
 )
-
-TopicPartition = tuple[str, int]
 
 
 @dataclass(frozen=True, slots=True)

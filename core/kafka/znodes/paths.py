@@ -13,6 +13,7 @@ import enum
 import re
 from dataclasses import dataclass
 
+from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes.base import Row, parser
 
 # ---- the layout: fixed znodes (ZkData.scala's ``*ZNode.path``) ----------------------------------------
@@ -209,7 +210,7 @@ def parse_topic_path(path: str) -> str | None:
     return match.group(1) if match else None
 
 
-def parse_state_path(path: str) -> tuple[str, int] | None:
+def parse_state_path(path: str) -> TopicPartition | None:
     """The (topic, partition) of ``/brokers/topics/<t>/partitions/<p>/state``; None for any other path."""
     match = _STATE_PATH.fullmatch(path)
     return (match.group(1), int(match.group(2))) if match else None
