@@ -211,7 +211,9 @@ class GroupAdmin(KafkaAdmin):
         from confluent_kafka import ConsumerGroupTopicPartitions
         from confluent_kafka import TopicPartition as ClientTopicPartition
 
-        request = ConsumerGroupTopicPartitions(group_id, [ClientTopicPartition(t, p, o) for (t, p), o in offsets.items()])
+        request = ConsumerGroupTopicPartitions(
+            group_id, [ClientTopicPartition(t, p, o) for (t, p), o in offsets.items()]
+        )
         futures = self._call(
             "alter consumer group offsets",
             lambda: self._client.alter_consumer_group_offsets([request], request_timeout=self.timeout),

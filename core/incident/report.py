@@ -57,7 +57,6 @@ SOURCE = "recorded by kzc record"
 DEFAULT_SINCE = "2h"  # the window of kzc report without --since, and of the console's timeline export
 
 
-
 @dataclass(frozen=True, slots=True)
 class BrokerDown:
     """A broker not registered from ``left_ms`` (None: already down when the data starts) to ``back_ms``

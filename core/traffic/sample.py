@@ -90,7 +90,7 @@ class Sample:
         sizes = {b: MappingProxyType(r.sizes()) for b, r in log_dirs.items() if r.dirs is not None}
         return cls(layout, MappingProxyType(dict(offsets)), MappingProxyType(dict(log_dirs)), MappingProxyType(sizes))
 
-    def end_offset(self, key: Key) -> tuple[int, int] | str:
+    def end_offset(self, key: TopicPartition) -> tuple[int, int] | str:
         """The partition's high watermark and when its leader answered (epoch ms), or why it is unknown."""
         leader = self.layout.leaders.get(key)
         if leader is None:
@@ -105,7 +105,7 @@ class Sample:
             return f"broker {leader} (its leader) did not answer for it"
         return offset, read.read_ms
 
-    def end_offsets(self) -> dict[Key, int | str]:
+    def end_offsets(self) -> dict[TopicPartition, int | str]:
         """Every partition's high watermark at this tick, or why it is unknown (the consumer groups' lag of
         ``kzc record``)."""
         found = {key: self.end_offset(key) for key in self.layout.leaders}
