@@ -4,15 +4,14 @@
 ``ClusterWatcher`` watches the structural znodes Kafka coordinates through (``/controller``,
 ``/controller_epoch``, ``/brokers/ids`` and each registration, the ``/brokers/topics`` and
 ``/admin/delete_topics`` children, the two admin request znodes, the two notification queues and
-``/migration``), and topics partition by partition: alone, the topics ``follow_topic`` names; with
-``follow_all`` (the live model, ``core.live.cluster``), every topic and every partition ``state`` znode,
-starting from the full reads of ``read_cluster``, which set those watches as they read. It also keeps the
-browser's live znodes (``watch_path``). Every watch uses one callback; a znode that fires is read again
-(``core.live.reads``: NoNode sets an exists watch that waits for its creation; NoAuth gives an ``Unreadable``
-value) and compared with what was held. No TreeCache. The migration phase is tracked by
+``/migration``), and every topic and every partition ``state`` znode, starting from the full reads of
+``read_cluster`` (its owner, the live model ``core.live.cluster``, makes them), which set those watches as
+they read. It also keeps the browser's live znodes (``watch_path``). Every watch uses one callback; a znode
+that fires is read again (``core.live.reads``: NoNode sets an exists watch that waits for its creation; NoAuth
+gives an ``Unreadable`` value) and compared with what was held. No TreeCache. The migration phase is tracked by
 ``core.live.migration_watch`` on the same thread. After a reconnect (same session or a new one after expiry) the
 structural watches are set again, the state is re-read and what changed while away is reported in one
-``Resynced`` event (with ``follow_all`` the owner then reads everything again, which sets the rest).
+``Resynced`` event (the owner then reads everything again, which sets the rest).
 
 Threading contract:
 
@@ -107,7 +106,7 @@ _CONNECTION_ERRORS = (KazooException, KazooTimeoutError)
 _RETRY_AFTER_S = 1.0  # a read failed while connected (slow server): try that znode again after this
 _STOP = object()
 _RESYNC = object()  # retry a re-sync that failed while the session looked connected
-_READ_STARTING = object()  # follow_all: a full read starts (what fires from now on is re-read after it)
+_READ_STARTING = object()  # a full read starts (what fires from now on is re-read after it)
 _READ_FAILED = object()  # ... it failed: re-read what fired meanwhile now
 
 
@@ -120,7 +119,7 @@ class _KraftBrokers:
 
 @dataclass(frozen=True)
 class _States:
-    """Partition state znodes that fired, to read together (``follow_all``)."""
+    """Partition state znodes that fired, to read together."""
 
     paths: tuple[str, ...]
 
@@ -134,7 +133,7 @@ class _Browse:
 
 @dataclass
 class _Call:
-    """Work handed to the dispatch thread by another thread (follow, unfollow)."""
+    """Work handed to the dispatch thread by another thread (a full read to adopt)."""
 
     func: Callable[[], Any]
     done: Future[Any]
@@ -143,9 +142,10 @@ class _Call:
 class ClusterWatcher:
     """Watches one cluster through a started ``ZkSession`` and reports each change to ``on_event``.
 
-    Use ``start()`` once (it reads the initial state and returns it), ``follow_topic`` for the topics a
-    view shows partition by partition, and ``stop()`` when done; the session stays open (its owner
-    closes it). See the module docstring for the threading contract.
+    Use ``start()`` once (it reads the structural znodes and returns their state), ``read_cluster`` for each
+    full read, ``follow_topic`` to name the topics whose partition events the owner reports, and ``stop()``
+    when done; the session stays open (its owner closes it). See the module docstring for the threading
+    contract.
     """
 
     def __init__(
@@ -154,14 +154,10 @@ class ClusterWatcher:
         on_event: EventListener,
         migration_rearm_s: float = MIGRATION_REARM_S,
         await_kraft_brokers: bool = False,
-        follow_all: bool = False,
     ) -> None:
         """``await_kraft_brokers``: the owner tells which brokers run KRaft (``set_kraft_brokers``, from the ISR
         of its full read and the brokers); while a KRaft controller holds ``/controller`` the phase is not
-        reported before it did (it depends on them).
-
-        ``follow_all``: follow every topic and partition, starting from the full reads of ``read_cluster``
-        (which set the watches as they read); ``follow_topic`` then only marks a topic as followed."""
+        reported before it did (it depends on them)."""
         self._session = session
         self._client = session.client
         self._on_event = on_event
@@ -169,13 +165,12 @@ class ClusterWatcher:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._lock = threading.Lock()  # guards the fields below for state() (written only by one thread)
         self._base = LiveState()
-        # Followed topics (with follow_all: the topics changed since the last full read), each replaced whole
-        # on a change so that state() copies only this dict.
+        # The topics changed since the last full read, each replaced whole on a change so that state() copies
+        # only this dict.
         self._followed: dict[str, FollowedTopic] = {}
-        self._all = follow_all
-        self._snapshot: ClusterSnapshot | None = None  # follow_all: the last full read, the base of the state
-        self._interest: set[str] = set()  # follow_all: the topics follow_topic named
-        self._reading = False  # follow_all: a full read is under way (dispatch thread)
+        self._snapshot: ClusterSnapshot | None = None  # the last full read, the base of the state
+        self._interest: set[str] = set()  # the topics follow_topic named
+        self._reading = False  # a full read is under way (dispatch thread)
         self._deferred: set[str] = set()  # topic and state znodes that fired meanwhile: handled after it
         self._changes = 0  # bumped with every change to _followed or _snapshot (the owner caches on it)
         self._browse: dict[str, list[Callable[[str], None]]] = {}  # the browser's live znodes and listeners
@@ -248,19 +243,19 @@ class ClusterWatcher:
             return replace(self._base, followed=dict(self._followed))
 
     def view(self) -> tuple[ClusterSnapshot | None, LiveState, int]:
-        """``follow_all``: the last full read, what changed since (``state()``) and a number that changes
-        with either, taken together (any thread)."""
+        """The last full read, what changed since (``state()``) and a number that changes with either, taken
+        together (any thread)."""
         with self._lock:
             return self._snapshot, replace(self._base, followed=dict(self._followed)), self._changes
 
     @property
     def followed(self) -> frozenset[str]:
-        """The names of the followed topics (with ``follow_all``: those ``follow_topic`` named)."""
+        """The names of the followed topics (those ``follow_topic`` named)."""
         with self._lock:
-            return frozenset(self._interest if self._all else self._followed)
+            return frozenset(self._interest)
 
     def read_cluster(self) -> ClusterSnapshot:
-        """``follow_all``: read every Kafka znode (``core.snapshot.reader``), setting this watcher's data watch on
+        """Read every Kafka znode (``core.snapshot.reader``), setting this watcher's data watch on
         every topic and partition state znode as it reads (no extra request), and make it the base of the
         state. Topic and state znodes that fire during the read are re-read after it. Blocks (seconds on a
         large cluster): call it from the owner's own thread.
@@ -279,7 +274,7 @@ class ClusterWatcher:
         return snapshot
 
     def amend_snapshot(self, change: Callable[[ClusterSnapshot], ClusterSnapshot]) -> None:
-        """``follow_all``: lay what was read outside the watches (a topic config read back after a write) over
+        """Lay what was read outside the watches (a topic config read back after a write) over
         the last full read. Any thread."""
         with self._lock:
             if self._snapshot is not None:
@@ -304,31 +299,22 @@ class ClusterWatcher:
         return unsubscribe
 
     def follow_topic(self, name: str) -> FollowedTopic:
-        """Watch the assignment and every partition state of ``name``; return them as first read.
-
-        A topic that does not exist (yet) can be followed: it is reported once created. Blocks until the
-        first read is done (inline when called from ``on_event``).
+        """Name ``name`` followed (every topic is watched already) and return what is known of it: its
+        assignment and partition states, or none before the first full read or while it does not exist (a
+        topic followed before it exists is reported once created). Any thread; it does not block.
 
         Raises:
-            UsageError: ``name`` cannot be a znode name, or the watcher is not running.
-            ConnectError: ZooKeeper cannot be read now; the topic stays followed and is read after the
-                reconnect.
+            UsageError: ``name`` cannot be a znode name.
         """
         _check_topic_name(name)
-        if self._all:
-            with self._lock:
-                self._interest.add(name)
-            return self._lookup(name) or FollowedTopic(name, None)
-        return self._call(lambda: self._follow(name))
+        with self._lock:
+            self._interest.add(name)
+        return self._lookup(name) or FollowedTopic(name, None)
 
     def unfollow_topic(self, name: str) -> None:
-        """Stop reporting the partitions of ``name`` (its watches lapse the next time they fire; with
-        ``follow_all`` it stays watched, only no longer named as followed)."""
-        if self._all:
-            with self._lock:
-                self._interest.discard(name)
-            return
-        self._call(lambda: self._unfollow(name))
+        """Name ``name`` no longer followed (it stays watched, as every topic)."""
+        with self._lock:
+            self._interest.discard(name)
 
     # ---- kazoo's threads: note and return ---------------------------------------------------------
 
@@ -384,11 +370,10 @@ class ClusterWatcher:
                 self._emit(event)
 
     def _batchable(self, item: object) -> bool:
-        """A partition state that fired, with ``follow_all`` outside a full read (and not shown by the browser):
-        such notes are read together, pipelined (a broker failover rewrites thousands at once)."""
+        """A partition state that fired outside a full read (and not shown by the browser): such notes are read
+        together, pipelined (a broker failover rewrites thousands at once)."""
         return (
-            self._all
-            and not self._reading
+            not self._reading
             and isinstance(item, str)
             and item not in self._browse
             and parse_state_path(item) is not None
@@ -408,7 +393,7 @@ class ClusterWatcher:
         return _States(tuple(map(str, paths))), None
 
     def _refuse_waiting_calls(self, item: object) -> None:
-        # Whoever waits in follow_topic/unfollow_topic learns at once that the watcher stopped.
+        # Whoever waits in read_cluster learns at once that the watcher stopped.
         while True:
             if isinstance(item, _Call):
                 item.done.set_exception(UsageError("the cluster watcher was stopped"))
@@ -480,8 +465,8 @@ class ClusterWatcher:
         return events
 
     def _resync(self) -> list[LiveEvent]:
-        # With follow_all only the named topics are re-read here: the owner's full read re-reads the rest.
-        names = sorted(self._interest if self._all else self._followed)
+        # Only the named topics are re-read here: the owner's full read re-reads the rest.
+        names = sorted(self._interest)
         known = {name: self._lookup(name) or FollowedTopic(name, None) for name in names}
         old = replace(self.state(), followed=known)
         base = self._reads.structure()
@@ -521,8 +506,7 @@ class ClusterWatcher:
         if self._reading:
             self._deferred.add(path)  # the full read may hold an older value: re-read after it
             return []
-        if self._all:
-            self.targeted_reads += 1
+        self.targeted_reads += 1
         if topic is not None:
             return self._update_followed(topic)
         assert state is not None
@@ -581,14 +565,13 @@ class ClusterWatcher:
         topics = frozenset(self._reads.children(TOPICS) or ())
         self._set_base(topics=topics)
         events = diff_topics(old, topics)
-        if self._all:
-            for name in sorted(old - topics):
-                self._store(FollowedTopic(name, None))  # gone: later watches of its znodes compare with nothing
-            for name in sorted(topics - old):
-                if self._reading:
-                    self._deferred.add(topic_path(name))
-                else:
-                    events += self._update_followed(name)  # read it, its states and set their watches
+        for name in sorted(old - topics):
+            self._store(FollowedTopic(name, None))  # gone: later watches of its znodes compare with nothing
+        for name in sorted(topics - old):
+            if self._reading:
+                self._deferred.add(topic_path(name))
+            else:
+                events += self._update_followed(name)  # read it, its states and set their watches
         return events
 
     def _update_deletions(self) -> list[LiveEvent]:
@@ -622,9 +605,9 @@ class ClusterWatcher:
         return diff_log_dir_events(old, count)
 
     def _lookup(self, name: str) -> FollowedTopic | None:
-        """What is known of topic ``name``: followed, or (``follow_all``) as the last full read holds it."""
+        """What is known of topic ``name``: as changed since the last full read, or as that read holds it."""
         tracked = self._followed.get(name)
-        if tracked is None and self._all and self._snapshot is not None:
+        if tracked is None and self._snapshot is not None:
             entry = self._snapshot.topics.get(name)
             if entry is not None:
                 tracked = FollowedTopic(name, entry.assignment, entry.states, entry.times)
@@ -636,11 +619,7 @@ class ClusterWatcher:
             self._changes += 1
 
     def _update_followed(self, name: str) -> list[LiveEvent]:
-        tracked = self._lookup(name)
-        if tracked is None:
-            if not self._all:
-                return []
-            tracked = FollowedTopic(name, None)  # new to this watcher: everything in it is new
+        tracked = self._lookup(name) or FollowedTopic(name, None)  # new to this watcher: everything in it is new
         read = self._reads.data(topic_path(name))
         assignment = parsed(topic_path(name), read, parse_topic)
         wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
@@ -668,7 +647,7 @@ class ClusterWatcher:
         return diff_partition_state(name, partition, old, new)
 
     def _update_partitions(self, paths: tuple[str, ...]) -> list[LiveEvent]:
-        """Partition states that fired (``follow_all``), read pipelined; events by topic, then partition."""
+        """Partition states that fired, read pipelined; events by topic, then partition."""
         wanted: dict[str, list[int]] = {}
         for path in dict.fromkeys(paths):
             located = parse_state_path(path)
@@ -704,21 +683,6 @@ class ClusterWatcher:
         for path in sorted(self._deferred):  # a topic before its partitions' states
             self._queue.put(path)
         self._deferred = set()
-
-    def _follow(self, name: str) -> FollowedTopic:
-        if name not in self._followed:
-            self._store(FollowedTopic(name, None))
-            try:
-                tracked = self._reads.followed(name)
-            except _CONNECTION_ERRORS as exc:
-                self._resync_pending = True
-                raise self._session.read_error(exc, f"read topic {name} (it stays followed)") from exc
-            self._store(tracked)
-        return self._followed[name]
-
-    def _unfollow(self, name: str) -> None:
-        with self._lock:
-            self._followed.pop(name, None)
 
     # ---- the browser's live znodes (dispatch thread) ---------------------------------------------
 
