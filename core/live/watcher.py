@@ -27,9 +27,9 @@ ZooKeeper reports that a znode changed, not every change: changes in quick succe
 and a znode created and removed between two reads (a deletion marker the controller handles in
 milliseconds) may not be reported at all. Each event compares what was read with what was known.
 
-One concept over 600 lines: the actor, i.e. its queue, its dispatch and the incremental update each note
-makes to the state it keeps (they share that state and the one thread; the reads and the migration watch are
-their own modules).
+The actor is this module: its queue, its thread, the session's states and the re-sync; the update each fired znode
+makes to the state, kind by kind, is ``core.live.znode_updates`` (mixed in: they share that state and the one
+thread), the reads ``core.live.reads``, the migration phase ``core.live.migration_watch``.
 """
 
 from __future__ import annotations
@@ -47,53 +47,15 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import EventType, WatchedEvent
 
 from core.errors import ConnectError, UsageError
-from core.kafka.znodes import (
-    TopicAssignment,
-    parse_migration,
-    parse_partition_state,
-    parse_preferred_election,
-    parse_reassignment,
-    parse_topic,
-)
-from core.kafka.znodes.paths import (
-    BROKER_IDS,
-    CONTROLLER,
-    CONTROLLER_EPOCH,
-    DELETE_TOPICS,
-    ISR_CHANGE_NOTIFICATIONS,
-    LOG_DIR_EVENT_NOTIFICATIONS,
-    MIGRATION,
-    PREFERRED_REPLICA_ELECTION,
-    REASSIGN_PARTITIONS,
-    TOPICS,
-    parse_broker_path,
-    parse_state_path,
-    parse_topic_path,
-    state_path,
-    topic_path,
-)
+from core.kafka.znodes.paths import parse_state_path
 from core.live.events import Resynced, SessionStateChanged
 from core.live.live_event import LiveEvent
 from core.live.migration_watch import CHECK, MIGRATION_REARM_S, REARM, MigrationWatch
-from core.live.reads import IN_FLIGHT, NoAuthRead, WatchedReads, broker_ids, parsed
-from core.live.state import (
-    FollowedTopic,
-    LiveState,
-    diff_assignment,
-    diff_brokers,
-    diff_controller,
-    diff_controller_epoch,
-    diff_deletions,
-    diff_isr_notifications,
-    diff_log_dir_events,
-    diff_partition_state,
-    diff_preferred_election,
-    diff_reassignment,
-    diff_states,
-    diff_topics,
-)
+from core.live.reads import IN_FLIGHT, NoAuthRead, WatchedReads
+from core.live.state import FollowedTopic, LiveState, diff_states
+from core.live.znode_updates import ZnodeUpdates
 from core.snapshot.model import ClusterSnapshot
-from core.snapshot.reader import SnapshotReader, times_of
+from core.snapshot.reader import SnapshotReader
 from core.zookeeper.session import ConnectionState, ZkSession
 
 log = logging.getLogger(__name__)
@@ -139,7 +101,7 @@ class _Call:
     done: Future[Any]
 
 
-class ClusterWatcher:
+class ClusterWatcher(ZnodeUpdates):
     """Watches one cluster through a started ``ZkSession`` and reports each change to ``on_event``.
 
     Use ``start()`` once (it reads the structural znodes and returns their state), ``read_cluster`` for each
@@ -482,193 +444,10 @@ class ClusterWatcher:
             self._arm_browse(path)  # after an expiry ZooKeeper holds none of them any more
         return [Resynced(expired, tuple(changes + self._phase_events()))]
 
-    def _znode_changed(self, path: str) -> list[LiveEvent]:
-        if path in (CONTROLLER, CONTROLLER_EPOCH):
-            return self._update_controller() + self._phase_events()
-        if path == BROKER_IDS:
-            return self._update_broker_list() + self._phase_events()
-        if path == MIGRATION:
-            return self._migration_fired()
-        if path == TOPICS:
-            return self._update_topics()
-        if path == DELETE_TOPICS:
-            return self._update_deletions()
-        if path in (REASSIGN_PARTITIONS, PREFERRED_REPLICA_ELECTION):
-            return self._update_admin_request(path)
-        if path in (ISR_CHANGE_NOTIFICATIONS, LOG_DIR_EVENT_NOTIFICATIONS):
-            return self._update_notifications(path)
-        if (broker := parse_broker_path(path)) is not None:
-            return self._update_broker(broker)
-        topic = parse_topic_path(path)
-        state = parse_state_path(path) if topic is None else None
-        if topic is None and state is None:
-            return []  # the browser's znode, or a watch left from a topic no longer followed
-        if self._reading:
-            self._deferred.add(path)  # the full read may hold an older value: re-read after it
-            return []
-        self.targeted_reads += 1
-        if topic is not None:
-            return self._update_followed(topic)
-        assert state is not None
-        return self._update_partition(*state)
-
-    # ---- incremental updates (dispatch thread) ---------------------------------------------------
-
-    def _update_controller(self) -> list[LiveEvent]:
-        old = self._base
-        controller, czxid, epoch = self._reads.controller()
-        new_epoch = epoch if isinstance(epoch, int) else None
-        events = diff_controller(old.controller, old.controller_czxid, controller, czxid, new_epoch)
-        events += diff_controller_epoch(old.controller_epoch, epoch)
-        self._set_base(controller=controller, controller_czxid=czxid, controller_epoch=epoch)
-        return events
-
-    def _migration_fired(self) -> list[LiveEvent]:
-        if self._migration.fired(self._base):
-            return self._update_migration()
-        return self._phase_events()
-
-    def _update_migration(self) -> list[LiveEvent]:
-        self._set_base(migration=self._reads.value(MIGRATION, parse_migration))
-        self._migration.armed()
-        return self._phase_events()
-
     def _later(self, delay: float, item: object) -> None:
         timer = threading.Timer(delay, self._queue.put, (item,))
         timer.daemon = True
         timer.start()
-
-    def _phase_events(self) -> list[LiveEvent]:
-        return self._migration.events(self._base)
-
-    def _update_broker_list(self) -> list[LiveEvent]:
-        old = self._base
-        ids = broker_ids(self._reads.children(BROKER_IDS))
-        brokers = {i: r for i, r in old.brokers.items() if i in ids}
-        epochs = {i: e for i, e in old.broker_epochs.items() if i in ids}
-        self._reads.brokers(sorted(ids - brokers.keys()), brokers, epochs)
-        self._set_base(brokers=brokers, broker_epochs=epochs)
-        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
-
-    def _update_broker(self, broker_id: int) -> list[LiveEvent]:
-        old = self._base
-        if broker_id not in old.brokers:
-            return []  # not listed yet: the /brokers/ids child watch reports it
-        brokers, epochs = dict(old.brokers), dict(old.broker_epochs)
-        del brokers[broker_id], epochs[broker_id]
-        self._reads.brokers([broker_id], brokers, epochs)
-        self._set_base(brokers=brokers, broker_epochs=epochs)
-        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs) + self._phase_events()
-
-    def _update_topics(self) -> list[LiveEvent]:
-        old = self._base.topics
-        topics = frozenset(self._reads.children(TOPICS) or ())
-        self._set_base(topics=topics)
-        events = diff_topics(old, topics)
-        for name in sorted(old - topics):
-            self._store(FollowedTopic(name, None))  # gone: later watches of its znodes compare with nothing
-        for name in sorted(topics - old):
-            if self._reading:
-                self._deferred.add(topic_path(name))
-            else:
-                events += self._update_followed(name)  # read it, its states and set their watches
-        return events
-
-    def _update_deletions(self) -> list[LiveEvent]:
-        old = self._base.deletions
-        deletions = frozenset(self._reads.children(DELETE_TOPICS) or ())
-        # A marker goes once its topic is deleted: re-read the topics first, so the removal comes first
-        # and DeletionFinished knows whether the topic is really gone.
-        events = self._update_topics() if old - deletions else []
-        self._set_base(deletions=deletions)
-        return events + diff_deletions(old, deletions, self._base.topics)
-
-    def _update_admin_request(self, path: str) -> list[LiveEvent]:
-        if path == REASSIGN_PARTITIONS:
-            old_request = self._base.reassignment
-            request = self._reads.value(REASSIGN_PARTITIONS, parse_reassignment)
-            self._set_base(reassignment=request)
-            return diff_reassignment(old_request, request)
-        old_election = self._base.preferred_election
-        election = self._reads.value(PREFERRED_REPLICA_ELECTION, parse_preferred_election)
-        self._set_base(preferred_election=election)
-        return diff_preferred_election(old_election, election)
-
-    def _update_notifications(self, path: str) -> list[LiveEvent]:
-        count = len(self._reads.children(path) or ())
-        if path == ISR_CHANGE_NOTIFICATIONS:
-            old = self._base.isr_notifications
-            self._set_base(isr_notifications=count)
-            return diff_isr_notifications(old, count)
-        old = self._base.log_dir_events
-        self._set_base(log_dir_events=count)
-        return diff_log_dir_events(old, count)
-
-    def _lookup(self, name: str) -> FollowedTopic | None:
-        """What is known of topic ``name``: as changed since the last full read, or as that read holds it."""
-        tracked = self._followed.get(name)
-        if tracked is None and self._snapshot is not None:
-            entry = self._snapshot.topics.get(name)
-            if entry is not None:
-                tracked = FollowedTopic(name, entry.assignment, entry.states, entry.times)
-        return tracked
-
-    def _store(self, tracked: FollowedTopic) -> None:
-        with self._lock:
-            self._followed[tracked.name] = tracked
-            self._changes += 1
-
-    def _update_followed(self, name: str) -> list[LiveEvent]:
-        tracked = self._lookup(name) or FollowedTopic(name, None)  # new to this watcher: everything in it is new
-        read = self._reads.data(topic_path(name))
-        assignment = parsed(topic_path(name), read, parse_topic)
-        wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
-        entering = [p for p in wanted if p not in tracked.states]
-        states = self._reads.states(name, entering)
-        # ZooKeeper fires the topic znode's watch before the /brokers/topics child watch: report the
-        # creation first, as it happened.
-        events = self._update_topics() if assignment is not None and name not in self._base.topics else []
-        events += diff_assignment(name, tracked.assignment, assignment)
-        for partition in entering:  # a partition new to the assignment had no state before
-            events += diff_partition_state(name, partition, None, states[partition])
-        times = times_of(read[1]) if isinstance(read, tuple) else None
-        kept = {p: states[p] if p in states else tracked.states[p] for p in wanted}
-        self._store(FollowedTopic(name, assignment, kept, times))
-        return events
-
-    def _update_partition(self, name: str, partition: int) -> list[LiveEvent]:
-        tracked = self._lookup(name)
-        if tracked is None or partition not in tracked.states:
-            return []
-        path = state_path(name, partition)
-        new = self._reads.value(path, parse_partition_state)
-        old = tracked.states[partition]
-        self._store(replace(tracked, states={**tracked.states, partition: new}))
-        return diff_partition_state(name, partition, old, new)
-
-    def _update_partitions(self, paths: tuple[str, ...]) -> list[LiveEvent]:
-        """Partition states that fired, read pipelined; events by topic, then partition."""
-        wanted: dict[str, list[int]] = {}
-        for path in dict.fromkeys(paths):
-            located = parse_state_path(path)
-            assert located is not None
-            tracked = self._lookup(located[0])
-            if tracked is not None and located[1] in tracked.states:
-                wanted.setdefault(located[0], []).append(located[1])
-        reads = self._reads.many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
-        self.targeted_reads += len(reads)
-        events: list[LiveEvent] = []
-        for name in sorted(wanted):
-            tracked = self._lookup(name)
-            assert tracked is not None
-            states = dict(tracked.states)
-            for partition in sorted(wanted[name]):
-                path = state_path(name, partition)
-                new = parsed(path, reads[path], parse_partition_state)
-                events += diff_partition_state(name, partition, states[partition], new)
-                states[partition] = new
-            self._store(replace(tracked, states=states))
-        return events
 
     def _adopt(self, snapshot: ClusterSnapshot) -> None:
         """A full read landed (dispatch thread): it is the base now; what fired while it read is re-read next."""
@@ -707,10 +486,6 @@ class ClusterWatcher:
                 listener(path)
             except Exception:
                 log.exception("kzc live: a znode listener failed for %s", path)
-
-    def _set_base(self, **changes: Any) -> None:
-        with self._lock:
-            self._base = replace(self._base, **changes)
 
 
 def _check_topic_name(name: str) -> None:
