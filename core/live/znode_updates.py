@@ -58,7 +58,7 @@ from core.live.state import (
     diff_topics,
 )
 from core.snapshot.model import ClusterSnapshot
-from core.snapshot.reader import times_of
+from core.snapshot.read_attempt import times_of
 
 
 class ZnodeUpdates:
