@@ -14,7 +14,7 @@ each with its peak resident memory (``wait4``'s ``ru_maxrss``; the console's ``V
 Then ``python -c pass``, ``kzc --help`` and ``kzc describe --help`` as processes, and a breakdown of where the
 time goes, measured in this process on the same layout: imports (a fresh interpreter importing what the console
 imports), session (connect and the Kafka-cluster check), reads (``SnapshotReader.read`` less its parsing),
-parsing and building the snapshot (``_Attempt._build``, timed by wrapping it), building the view
+parsing and building the snapshot (``ReadAttempt._build``, timed by wrapping it), building the view
 (``ViewBuilder.build``); "first paint and the rest" is the console's best figure less those (a separate run:
 on a loaded machine it can come out negative, and then says only that the run was noisy). With ``--profile``,
 also cProfile's heaviest functions of one more in-process read (the reader, its parsing and building).
@@ -186,7 +186,7 @@ def breakdown(target: str) -> dict[str, float]:
     from core.config import ConnectionSettings
     from core.connect import parse_zookeeper
     from core.console.view import ViewBuilder
-    from core.snapshot import reader as reader_module
+    from core.snapshot.read_attempt import ReadAttempt
     from core.snapshot.reader import SnapshotReader
     from core.zookeeper.kafka_root import open_kafka_session
 
@@ -199,7 +199,7 @@ def breakdown(target: str) -> dict[str, float]:
     )
     settings = ConnectionSettings(zookeeper=parse_zookeeper(target), session_timeout=30.0)
     built: list[float] = []
-    original: Callable[..., Any] = reader_module._Attempt._build
+    original: Callable[..., Any] = ReadAttempt._build
 
     def timed_build(self: Any) -> Any:
         began = time.perf_counter()
@@ -211,13 +211,13 @@ def breakdown(target: str) -> dict[str, float]:
     started = time.perf_counter()
     with open_kafka_session(settings) as session:
         figures["session"] = time.perf_counter() - started
-        reader_module._Attempt._build = timed_build  # type: ignore[method-assign]
+        ReadAttempt._build = timed_build  # type: ignore[method-assign]
         try:
             started = time.perf_counter()
             snapshot = SnapshotReader(session).read()
             read = time.perf_counter() - started
         finally:
-            reader_module._Attempt._build = original  # type: ignore[method-assign]
+            ReadAttempt._build = original  # type: ignore[method-assign]
     figures["parse"] = sum(built)
     figures["reads"] = read - figures["parse"]
     started = time.perf_counter()

@@ -135,6 +135,7 @@ def request_list(snapshot: ClusterSnapshot) -> list[Request]:
             "/isr_change_notification", "/log_dir_event_notification", "/config/changes",
         )
     ]  # fmt: skip
+    requests.append((False, "/delegation_token/tokens"))  # the reader asks exists (the stat's child count)
     requests += [(False, f"/brokers/ids/{b}") for b in snapshot.brokers]
     for name in snapshot.topics:
         requests += [(False, f"/brokers/topics/{name}"), (True, f"/brokers/topics/{name}/partitions")]

@@ -1,7 +1,7 @@
 """The live model of one cluster: the one thing ``kzc watch``, the console and the history recorder subscribe to.
 
 ``LiveCluster`` keeps a ``ClusterSnapshot`` current and reports every change as a ``TimedEvent``. It owns one
-``core.live.watcher.ClusterWatcher`` in ``follow_all`` mode, which holds every watch and the state they keep:
+``core.live.watcher.ClusterWatcher``, which holds every watch and the state they keep:
 the structural znodes, every topic and partition ``state`` znode (watched by the full read as it reads them,
 ``ClusterWatcher.read_cluster``, at no extra request), and the ZooKeeper browser's live znodes
 (``watch_path``). A watch that fires re-reads that one znode on the watcher's thread, which turns the
@@ -90,9 +90,7 @@ class LiveCluster:
         self._on_raw = on_raw
         self._on_snapshot = on_snapshot
         # The watcher's migration phase depends on which brokers run KRaft: this model tells it (_changes_loop).
-        self._watcher = ClusterWatcher(
-            session, self._watched, migration_rearm_s, await_kraft_brokers=True, follow_all=True
-        )
+        self._watcher = ClusterWatcher(session, self._watched, migration_rearm_s, await_kraft_brokers=True)
         self.last_full_read_ms: int | None = None
         self._lock = threading.Lock()
         self._skeleton: ClusterSnapshot | None = None  # until the first full read lands

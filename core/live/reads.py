@@ -45,7 +45,7 @@ from core.kafka.znodes.paths import (
     topic_path,
 )
 from core.live.state import FollowedTopic, LiveState, StateValue
-from core.snapshot.reader import times_of
+from core.snapshot.read_attempt import times_of
 
 log = logging.getLogger(__name__)
 

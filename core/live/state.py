@@ -1,11 +1,10 @@
 """The live cluster model's state, and the pure functions that turn two states into change events.
 
 ``LiveState`` is what ``core.live.watcher.ClusterWatcher`` knows at one moment: the structural znodes it
-watches plus the followed topics' assignments and partition states (with ``follow_all``, the topics that
-changed since the last full read). The ``diff_*`` functions compare an
-old and a new value of one part and return the ``core.live.events`` that describe the change, in a
-stable order; ``diff_states`` compares two whole states (used to re-sync after a reconnect). They do no
-I/O, so they are tested without ZooKeeper.
+watches plus the assignments and partition states of the topics that changed since the last full read
+(``followed``). The ``diff_*`` functions compare an old and a new value of one part and return the
+``core.live.events`` that describe the change, in a stable order; ``diff_states`` compares two whole states
+(used to re-sync after a reconnect). They do no I/O, so they are tested without ZooKeeper.
 """
 
 from __future__ import annotations

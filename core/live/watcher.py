@@ -4,15 +4,14 @@
 ``ClusterWatcher`` watches the structural znodes Kafka coordinates through (``/controller``,
 ``/controller_epoch``, ``/brokers/ids`` and each registration, the ``/brokers/topics`` and
 ``/admin/delete_topics`` children, the two admin request znodes, the two notification queues and
-``/migration``), and topics partition by partition: alone, the topics ``follow_topic`` names; with
-``follow_all`` (the live model, ``core.live.cluster``), every topic and every partition ``state`` znode,
-starting from the full reads of ``read_cluster``, which set those watches as they read. It also keeps the
-browser's live znodes (``watch_path``). Every watch uses one callback; a znode that fires is read again
-(``core.live.reads``: NoNode sets an exists watch that waits for its creation; NoAuth gives an ``Unreadable``
-value) and compared with what was held. No TreeCache. The migration phase is tracked by
+``/migration``), and every topic and every partition ``state`` znode, starting from the full reads of
+``read_cluster`` (its owner, the live model ``core.live.cluster``, makes them), which set those watches as
+they read. It also keeps the browser's live znodes (``watch_path``). Every watch uses one callback; a znode
+that fires is read again (``core.live.reads``: NoNode sets an exists watch that waits for its creation; NoAuth
+gives an ``Unreadable`` value) and compared with what was held. No TreeCache. The migration phase is tracked by
 ``core.live.migration_watch`` on the same thread. After a reconnect (same session or a new one after expiry) the
 structural watches are set again, the state is re-read and what changed while away is reported in one
-``Resynced`` event (with ``follow_all`` the owner then reads everything again, which sets the rest).
+``Resynced`` event (the owner then reads everything again, which sets the rest).
 
 Threading contract:
 
@@ -28,9 +27,9 @@ ZooKeeper reports that a znode changed, not every change: changes in quick succe
 and a znode created and removed between two reads (a deletion marker the controller handles in
 milliseconds) may not be reported at all. Each event compares what was read with what was known.
 
-One concept over 600 lines: the actor, i.e. its queue, its dispatch and the incremental update each note
-makes to the state it keeps (they share that state and the one thread; the reads and the migration watch are
-their own modules).
+The actor is this module: its queue, its thread, the session's states and the re-sync; the update each fired znode
+makes to the state, kind by kind, is ``core.live.znode_updates`` (mixed in: they share that state and the one
+thread), the reads ``core.live.reads``, the migration phase ``core.live.migration_watch``.
 """
 
 from __future__ import annotations
@@ -48,53 +47,15 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.protocol.states import EventType, WatchedEvent
 
 from core.errors import ConnectError, UsageError
-from core.kafka.znodes import (
-    TopicAssignment,
-    parse_migration,
-    parse_partition_state,
-    parse_preferred_election,
-    parse_reassignment,
-    parse_topic,
-)
-from core.kafka.znodes.paths import (
-    BROKER_IDS,
-    CONTROLLER,
-    CONTROLLER_EPOCH,
-    DELETE_TOPICS,
-    ISR_CHANGE_NOTIFICATIONS,
-    LOG_DIR_EVENT_NOTIFICATIONS,
-    MIGRATION,
-    PREFERRED_REPLICA_ELECTION,
-    REASSIGN_PARTITIONS,
-    TOPICS,
-    parse_broker_path,
-    parse_state_path,
-    parse_topic_path,
-    state_path,
-    topic_path,
-)
+from core.kafka.znodes.paths import parse_state_path
 from core.live.events import Resynced, SessionStateChanged
 from core.live.live_event import LiveEvent
 from core.live.migration_watch import CHECK, MIGRATION_REARM_S, REARM, MigrationWatch
-from core.live.reads import IN_FLIGHT, NoAuthRead, WatchedReads, broker_ids, parsed
-from core.live.state import (
-    FollowedTopic,
-    LiveState,
-    diff_assignment,
-    diff_brokers,
-    diff_controller,
-    diff_controller_epoch,
-    diff_deletions,
-    diff_isr_notifications,
-    diff_log_dir_events,
-    diff_partition_state,
-    diff_preferred_election,
-    diff_reassignment,
-    diff_states,
-    diff_topics,
-)
+from core.live.reads import IN_FLIGHT, NoAuthRead, WatchedReads
+from core.live.state import FollowedTopic, LiveState, diff_states
+from core.live.znode_updates import ZnodeUpdates
 from core.snapshot.model import ClusterSnapshot
-from core.snapshot.reader import SnapshotReader, times_of
+from core.snapshot.reader import SnapshotReader
 from core.zookeeper.session import ConnectionState, ZkSession
 
 log = logging.getLogger(__name__)
@@ -107,7 +68,7 @@ _CONNECTION_ERRORS = (KazooException, KazooTimeoutError)
 _RETRY_AFTER_S = 1.0  # a read failed while connected (slow server): try that znode again after this
 _STOP = object()
 _RESYNC = object()  # retry a re-sync that failed while the session looked connected
-_READ_STARTING = object()  # follow_all: a full read starts (what fires from now on is re-read after it)
+_READ_STARTING = object()  # a full read starts (what fires from now on is re-read after it)
 _READ_FAILED = object()  # ... it failed: re-read what fired meanwhile now
 
 
@@ -120,7 +81,7 @@ class _KraftBrokers:
 
 @dataclass(frozen=True)
 class _States:
-    """Partition state znodes that fired, to read together (``follow_all``)."""
+    """Partition state znodes that fired, to read together."""
 
     paths: tuple[str, ...]
 
@@ -134,18 +95,19 @@ class _Browse:
 
 @dataclass
 class _Call:
-    """Work handed to the dispatch thread by another thread (follow, unfollow)."""
+    """Work handed to the dispatch thread by another thread (a full read to adopt)."""
 
     func: Callable[[], Any]
     done: Future[Any]
 
 
-class ClusterWatcher:
+class ClusterWatcher(ZnodeUpdates):
     """Watches one cluster through a started ``ZkSession`` and reports each change to ``on_event``.
 
-    Use ``start()`` once (it reads the initial state and returns it), ``follow_topic`` for the topics a
-    view shows partition by partition, and ``stop()`` when done; the session stays open (its owner
-    closes it). See the module docstring for the threading contract.
+    Use ``start()`` once (it reads the structural znodes and returns their state), ``read_cluster`` for each
+    full read, ``follow_topic`` to name the topics whose partition events the owner reports, and ``stop()``
+    when done; the session stays open (its owner closes it). See the module docstring for the threading
+    contract.
     """
 
     def __init__(
@@ -154,14 +116,10 @@ class ClusterWatcher:
         on_event: EventListener,
         migration_rearm_s: float = MIGRATION_REARM_S,
         await_kraft_brokers: bool = False,
-        follow_all: bool = False,
     ) -> None:
         """``await_kraft_brokers``: the owner tells which brokers run KRaft (``set_kraft_brokers``, from the ISR
         of its full read and the brokers); while a KRaft controller holds ``/controller`` the phase is not
-        reported before it did (it depends on them).
-
-        ``follow_all``: follow every topic and partition, starting from the full reads of ``read_cluster``
-        (which set the watches as they read); ``follow_topic`` then only marks a topic as followed."""
+        reported before it did (it depends on them)."""
         self._session = session
         self._client = session.client
         self._on_event = on_event
@@ -169,13 +127,12 @@ class ClusterWatcher:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._lock = threading.Lock()  # guards the fields below for state() (written only by one thread)
         self._base = LiveState()
-        # Followed topics (with follow_all: the topics changed since the last full read), each replaced whole
-        # on a change so that state() copies only this dict.
+        # The topics changed since the last full read, each replaced whole on a change so that state() copies
+        # only this dict.
         self._followed: dict[str, FollowedTopic] = {}
-        self._all = follow_all
-        self._snapshot: ClusterSnapshot | None = None  # follow_all: the last full read, the base of the state
-        self._interest: set[str] = set()  # follow_all: the topics follow_topic named
-        self._reading = False  # follow_all: a full read is under way (dispatch thread)
+        self._snapshot: ClusterSnapshot | None = None  # the last full read, the base of the state
+        self._interest: set[str] = set()  # the topics follow_topic named
+        self._reading = False  # a full read is under way (dispatch thread)
         self._deferred: set[str] = set()  # topic and state znodes that fired meanwhile: handled after it
         self._changes = 0  # bumped with every change to _followed or _snapshot (the owner caches on it)
         self._browse: dict[str, list[Callable[[str], None]]] = {}  # the browser's live znodes and listeners
@@ -248,19 +205,19 @@ class ClusterWatcher:
             return replace(self._base, followed=dict(self._followed))
 
     def view(self) -> tuple[ClusterSnapshot | None, LiveState, int]:
-        """``follow_all``: the last full read, what changed since (``state()``) and a number that changes
-        with either, taken together (any thread)."""
+        """The last full read, what changed since (``state()``) and a number that changes with either, taken
+        together (any thread)."""
         with self._lock:
             return self._snapshot, replace(self._base, followed=dict(self._followed)), self._changes
 
     @property
     def followed(self) -> frozenset[str]:
-        """The names of the followed topics (with ``follow_all``: those ``follow_topic`` named)."""
+        """The names of the followed topics (those ``follow_topic`` named)."""
         with self._lock:
-            return frozenset(self._interest if self._all else self._followed)
+            return frozenset(self._interest)
 
     def read_cluster(self) -> ClusterSnapshot:
-        """``follow_all``: read every Kafka znode (``core.snapshot.reader``), setting this watcher's data watch on
+        """Read every Kafka znode (``core.snapshot.reader``), setting this watcher's data watch on
         every topic and partition state znode as it reads (no extra request), and make it the base of the
         state. Topic and state znodes that fire during the read are re-read after it. Blocks (seconds on a
         large cluster): call it from the owner's own thread.
@@ -279,7 +236,7 @@ class ClusterWatcher:
         return snapshot
 
     def amend_snapshot(self, change: Callable[[ClusterSnapshot], ClusterSnapshot]) -> None:
-        """``follow_all``: lay what was read outside the watches (a topic config read back after a write) over
+        """Lay what was read outside the watches (a topic config read back after a write) over
         the last full read. Any thread."""
         with self._lock:
             if self._snapshot is not None:
@@ -304,31 +261,22 @@ class ClusterWatcher:
         return unsubscribe
 
     def follow_topic(self, name: str) -> FollowedTopic:
-        """Watch the assignment and every partition state of ``name``; return them as first read.
-
-        A topic that does not exist (yet) can be followed: it is reported once created. Blocks until the
-        first read is done (inline when called from ``on_event``).
+        """Name ``name`` followed (every topic is watched already) and return what is known of it: its
+        assignment and partition states, or none before the first full read or while it does not exist (a
+        topic followed before it exists is reported once created). Any thread; it does not block.
 
         Raises:
-            UsageError: ``name`` cannot be a znode name, or the watcher is not running.
-            ConnectError: ZooKeeper cannot be read now; the topic stays followed and is read after the
-                reconnect.
+            UsageError: ``name`` cannot be a znode name.
         """
         _check_topic_name(name)
-        if self._all:
-            with self._lock:
-                self._interest.add(name)
-            return self._lookup(name) or FollowedTopic(name, None)
-        return self._call(lambda: self._follow(name))
+        with self._lock:
+            self._interest.add(name)
+        return self._lookup(name) or FollowedTopic(name, None)
 
     def unfollow_topic(self, name: str) -> None:
-        """Stop reporting the partitions of ``name`` (its watches lapse the next time they fire; with
-        ``follow_all`` it stays watched, only no longer named as followed)."""
-        if self._all:
-            with self._lock:
-                self._interest.discard(name)
-            return
-        self._call(lambda: self._unfollow(name))
+        """Name ``name`` no longer followed (it stays watched, as every topic)."""
+        with self._lock:
+            self._interest.discard(name)
 
     # ---- kazoo's threads: note and return ---------------------------------------------------------
 
@@ -384,11 +332,10 @@ class ClusterWatcher:
                 self._emit(event)
 
     def _batchable(self, item: object) -> bool:
-        """A partition state that fired, with ``follow_all`` outside a full read (and not shown by the browser):
-        such notes are read together, pipelined (a broker failover rewrites thousands at once)."""
+        """A partition state that fired outside a full read (and not shown by the browser): such notes are read
+        together, pipelined (a broker failover rewrites thousands at once)."""
         return (
-            self._all
-            and not self._reading
+            not self._reading
             and isinstance(item, str)
             and item not in self._browse
             and parse_state_path(item) is not None
@@ -408,7 +355,7 @@ class ClusterWatcher:
         return _States(tuple(map(str, paths))), None
 
     def _refuse_waiting_calls(self, item: object) -> None:
-        # Whoever waits in follow_topic/unfollow_topic learns at once that the watcher stopped.
+        # Whoever waits in read_cluster learns at once that the watcher stopped.
         while True:
             if isinstance(item, _Call):
                 item.done.set_exception(UsageError("the cluster watcher was stopped"))
@@ -480,8 +427,8 @@ class ClusterWatcher:
         return events
 
     def _resync(self) -> list[LiveEvent]:
-        # With follow_all only the named topics are re-read here: the owner's full read re-reads the rest.
-        names = sorted(self._interest if self._all else self._followed)
+        # Only the named topics are re-read here: the owner's full read re-reads the rest.
+        names = sorted(self._interest)
         known = {name: self._lookup(name) or FollowedTopic(name, None) for name in names}
         old = replace(self.state(), followed=known)
         base = self._reads.structure()
@@ -497,199 +444,10 @@ class ClusterWatcher:
             self._arm_browse(path)  # after an expiry ZooKeeper holds none of them any more
         return [Resynced(expired, tuple(changes + self._phase_events()))]
 
-    def _znode_changed(self, path: str) -> list[LiveEvent]:
-        if path in (CONTROLLER, CONTROLLER_EPOCH):
-            return self._update_controller() + self._phase_events()
-        if path == BROKER_IDS:
-            return self._update_broker_list() + self._phase_events()
-        if path == MIGRATION:
-            return self._migration_fired()
-        if path == TOPICS:
-            return self._update_topics()
-        if path == DELETE_TOPICS:
-            return self._update_deletions()
-        if path in (REASSIGN_PARTITIONS, PREFERRED_REPLICA_ELECTION):
-            return self._update_admin_request(path)
-        if path in (ISR_CHANGE_NOTIFICATIONS, LOG_DIR_EVENT_NOTIFICATIONS):
-            return self._update_notifications(path)
-        if (broker := parse_broker_path(path)) is not None:
-            return self._update_broker(broker)
-        topic = parse_topic_path(path)
-        state = parse_state_path(path) if topic is None else None
-        if topic is None and state is None:
-            return []  # the browser's znode, or a watch left from a topic no longer followed
-        if self._reading:
-            self._deferred.add(path)  # the full read may hold an older value: re-read after it
-            return []
-        if self._all:
-            self.targeted_reads += 1
-        if topic is not None:
-            return self._update_followed(topic)
-        assert state is not None
-        return self._update_partition(*state)
-
-    # ---- incremental updates (dispatch thread) ---------------------------------------------------
-
-    def _update_controller(self) -> list[LiveEvent]:
-        old = self._base
-        controller, czxid, epoch = self._reads.controller()
-        new_epoch = epoch if isinstance(epoch, int) else None
-        events = diff_controller(old.controller, old.controller_czxid, controller, czxid, new_epoch)
-        events += diff_controller_epoch(old.controller_epoch, epoch)
-        self._set_base(controller=controller, controller_czxid=czxid, controller_epoch=epoch)
-        return events
-
-    def _migration_fired(self) -> list[LiveEvent]:
-        if self._migration.fired(self._base):
-            return self._update_migration()
-        return self._phase_events()
-
-    def _update_migration(self) -> list[LiveEvent]:
-        self._set_base(migration=self._reads.value(MIGRATION, parse_migration))
-        self._migration.armed()
-        return self._phase_events()
-
     def _later(self, delay: float, item: object) -> None:
         timer = threading.Timer(delay, self._queue.put, (item,))
         timer.daemon = True
         timer.start()
-
-    def _phase_events(self) -> list[LiveEvent]:
-        return self._migration.events(self._base)
-
-    def _update_broker_list(self) -> list[LiveEvent]:
-        old = self._base
-        ids = broker_ids(self._reads.children(BROKER_IDS))
-        brokers = {i: r for i, r in old.brokers.items() if i in ids}
-        epochs = {i: e for i, e in old.broker_epochs.items() if i in ids}
-        self._reads.brokers(sorted(ids - brokers.keys()), brokers, epochs)
-        self._set_base(brokers=brokers, broker_epochs=epochs)
-        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs)
-
-    def _update_broker(self, broker_id: int) -> list[LiveEvent]:
-        old = self._base
-        if broker_id not in old.brokers:
-            return []  # not listed yet: the /brokers/ids child watch reports it
-        brokers, epochs = dict(old.brokers), dict(old.broker_epochs)
-        del brokers[broker_id], epochs[broker_id]
-        self._reads.brokers([broker_id], brokers, epochs)
-        self._set_base(brokers=brokers, broker_epochs=epochs)
-        return diff_brokers(old.brokers, old.broker_epochs, brokers, epochs) + self._phase_events()
-
-    def _update_topics(self) -> list[LiveEvent]:
-        old = self._base.topics
-        topics = frozenset(self._reads.children(TOPICS) or ())
-        self._set_base(topics=topics)
-        events = diff_topics(old, topics)
-        if self._all:
-            for name in sorted(old - topics):
-                self._store(FollowedTopic(name, None))  # gone: later watches of its znodes compare with nothing
-            for name in sorted(topics - old):
-                if self._reading:
-                    self._deferred.add(topic_path(name))
-                else:
-                    events += self._update_followed(name)  # read it, its states and set their watches
-        return events
-
-    def _update_deletions(self) -> list[LiveEvent]:
-        old = self._base.deletions
-        deletions = frozenset(self._reads.children(DELETE_TOPICS) or ())
-        # A marker goes once its topic is deleted: re-read the topics first, so the removal comes first
-        # and DeletionFinished knows whether the topic is really gone.
-        events = self._update_topics() if old - deletions else []
-        self._set_base(deletions=deletions)
-        return events + diff_deletions(old, deletions, self._base.topics)
-
-    def _update_admin_request(self, path: str) -> list[LiveEvent]:
-        if path == REASSIGN_PARTITIONS:
-            old_request = self._base.reassignment
-            request = self._reads.value(REASSIGN_PARTITIONS, parse_reassignment)
-            self._set_base(reassignment=request)
-            return diff_reassignment(old_request, request)
-        old_election = self._base.preferred_election
-        election = self._reads.value(PREFERRED_REPLICA_ELECTION, parse_preferred_election)
-        self._set_base(preferred_election=election)
-        return diff_preferred_election(old_election, election)
-
-    def _update_notifications(self, path: str) -> list[LiveEvent]:
-        count = len(self._reads.children(path) or ())
-        if path == ISR_CHANGE_NOTIFICATIONS:
-            old = self._base.isr_notifications
-            self._set_base(isr_notifications=count)
-            return diff_isr_notifications(old, count)
-        old = self._base.log_dir_events
-        self._set_base(log_dir_events=count)
-        return diff_log_dir_events(old, count)
-
-    def _lookup(self, name: str) -> FollowedTopic | None:
-        """What is known of topic ``name``: followed, or (``follow_all``) as the last full read holds it."""
-        tracked = self._followed.get(name)
-        if tracked is None and self._all and self._snapshot is not None:
-            entry = self._snapshot.topics.get(name)
-            if entry is not None:
-                tracked = FollowedTopic(name, entry.assignment, entry.states, entry.times)
-        return tracked
-
-    def _store(self, tracked: FollowedTopic) -> None:
-        with self._lock:
-            self._followed[tracked.name] = tracked
-            self._changes += 1
-
-    def _update_followed(self, name: str) -> list[LiveEvent]:
-        tracked = self._lookup(name)
-        if tracked is None:
-            if not self._all:
-                return []
-            tracked = FollowedTopic(name, None)  # new to this watcher: everything in it is new
-        read = self._reads.data(topic_path(name))
-        assignment = parsed(topic_path(name), read, parse_topic)
-        wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
-        entering = [p for p in wanted if p not in tracked.states]
-        states = self._reads.states(name, entering)
-        # ZooKeeper fires the topic znode's watch before the /brokers/topics child watch: report the
-        # creation first, as it happened.
-        events = self._update_topics() if assignment is not None and name not in self._base.topics else []
-        events += diff_assignment(name, tracked.assignment, assignment)
-        for partition in entering:  # a partition new to the assignment had no state before
-            events += diff_partition_state(name, partition, None, states[partition])
-        times = times_of(read[1]) if isinstance(read, tuple) else None
-        kept = {p: states[p] if p in states else tracked.states[p] for p in wanted}
-        self._store(FollowedTopic(name, assignment, kept, times))
-        return events
-
-    def _update_partition(self, name: str, partition: int) -> list[LiveEvent]:
-        tracked = self._lookup(name)
-        if tracked is None or partition not in tracked.states:
-            return []
-        path = state_path(name, partition)
-        new = self._reads.value(path, parse_partition_state)
-        old = tracked.states[partition]
-        self._store(replace(tracked, states={**tracked.states, partition: new}))
-        return diff_partition_state(name, partition, old, new)
-
-    def _update_partitions(self, paths: tuple[str, ...]) -> list[LiveEvent]:
-        """Partition states that fired (``follow_all``), read pipelined; events by topic, then partition."""
-        wanted: dict[str, list[int]] = {}
-        for path in dict.fromkeys(paths):
-            located = parse_state_path(path)
-            assert located is not None
-            tracked = self._lookup(located[0])
-            if tracked is not None and located[1] in tracked.states:
-                wanted.setdefault(located[0], []).append(located[1])
-        reads = self._reads.many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
-        self.targeted_reads += len(reads)
-        events: list[LiveEvent] = []
-        for name in sorted(wanted):
-            tracked = self._lookup(name)
-            assert tracked is not None
-            states = dict(tracked.states)
-            for partition in sorted(wanted[name]):
-                path = state_path(name, partition)
-                new = parsed(path, reads[path], parse_partition_state)
-                events += diff_partition_state(name, partition, states[partition], new)
-                states[partition] = new
-            self._store(replace(tracked, states=states))
-        return events
 
     def _adopt(self, snapshot: ClusterSnapshot) -> None:
         """A full read landed (dispatch thread): it is the base now; what fired while it read is re-read next."""
@@ -704,21 +462,6 @@ class ClusterWatcher:
         for path in sorted(self._deferred):  # a topic before its partitions' states
             self._queue.put(path)
         self._deferred = set()
-
-    def _follow(self, name: str) -> FollowedTopic:
-        if name not in self._followed:
-            self._store(FollowedTopic(name, None))
-            try:
-                tracked = self._reads.followed(name)
-            except _CONNECTION_ERRORS as exc:
-                self._resync_pending = True
-                raise self._session.read_error(exc, f"read topic {name} (it stays followed)") from exc
-            self._store(tracked)
-        return self._followed[name]
-
-    def _unfollow(self, name: str) -> None:
-        with self._lock:
-            self._followed.pop(name, None)
 
     # ---- the browser's live znodes (dispatch thread) ---------------------------------------------
 
@@ -743,10 +486,6 @@ class ClusterWatcher:
                 listener(path)
             except Exception:
                 log.exception("kzc live: a znode listener failed for %s", path)
-
-    def _set_base(self, **changes: Any) -> None:
-        with self._lock:
-            self._base = replace(self._base, **changes)
 
 
 def _check_topic_name(name: str) -> None:

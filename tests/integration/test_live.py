@@ -1,7 +1,8 @@
-"""``core.live.watcher.ClusterWatcher`` and ``kzc watch`` against a real cluster: every event kind triggered for
+"""The live model (``core.live.cluster.LiveCluster`` as ``kzc watch`` builds it, over its one
+``core.live.watcher.ClusterWatcher``) and ``kzc watch`` against a real cluster: every event kind triggered for
 real (topics created and deleted, brokers killed and restarted, the controller killed, admin requests and
 notifications written as Kafka's tools and brokers write them), re-sync after a dropped connection and
-after an expired session, malformed znodes, and how few watches it sets.
+after an expired session, malformed znodes, and which watches it holds.
 
 These tests kill brokers of the shared sandbox; every killed broker is started again before its test ends.
 """
@@ -28,6 +29,7 @@ from kazoo.client import KazooClient
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
+from core.live.cluster import LiveCluster
 from core.live.events import (
     BrokerLeft,
     BrokerRegistered,
@@ -51,7 +53,6 @@ from core.live.events import (
     ZnodeUnreadable,
 )
 from core.live.live_event import LiveEvent
-from core.live.watcher import ClusterWatcher
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.zookeeper.session import ConnectionState, ZkSession
@@ -108,16 +109,19 @@ def _settings(connect: str, **kw: Any) -> ConnectionSettings:
 
 
 @contextmanager
-def watching(connect: str, **kw: Any) -> Iterator[tuple[ClusterWatcher, Recorder, ZkSession]]:
+def watching(connect: str, **kw: Any) -> Iterator[tuple[LiveCluster, Recorder, ZkSession]]:
+    """The live model as ``kzc watch`` builds it, its first full read done; the recorder gets what ``kzc watch``
+    prints (``on_raw``)."""
     session = ZkSession(_settings(connect, **kw))
     session.start()
     recorder = Recorder()
-    watcher = ClusterWatcher(session, recorder)
+    model = LiveCluster(session, on_event=lambda _e: None, on_snapshot=lambda: None, on_raw=recorder)
     try:
-        watcher.start()
-        yield watcher, recorder, session
+        model.start()
+        wait_until(lambda: model.loading() is None, EVENT_TIMEOUT, "the live model's first full read")
+        yield model, recorder, session
     finally:
-        watcher.stop()
+        model.stop()
         session.stop()
 
 
@@ -259,8 +263,8 @@ def _fake_cluster(connect_root: str, name: str) -> str:
 def test_a_created_and_deleted_topic_is_reported_with_its_followed_partitions(
     cluster: Sandbox, unique_name: str
 ) -> None:
-    with watching(cluster.info().zookeeper) as (watcher, recorder, _):
-        assert watcher.follow_topic(unique_name).assignment is None  # followed before it exists
+    with watching(cluster.info().zookeeper) as (live, recorder, _):
+        assert live.watcher.follow_topic(unique_name).assignment is None  # followed before it exists
         _create_topic(cluster, unique_name, [[1, 2], [2, 3]])
         recorder.wait_for(TopicCreated, lambda e: e.name == unique_name)
         changed = recorder.wait_for(TopicAssignmentChanged, lambda e: e.topic == unique_name)
@@ -271,22 +275,22 @@ def test_a_created_and_deleted_topic_is_reported_with_its_followed_partitions(
             assert created.old is None and _state(created).leader == changed.new.replicas(partition)[0]
         seen = recorder.seen()
         assert seen.index(TopicCreated(unique_name)) < seen.index(changed)  # in the order it happened
-        assert unique_name in watcher.state().topics
+        assert unique_name in live.watcher.state().topics
 
         _delete_topic(cluster, unique_name)
         recorder.wait_for(TopicRemoved, lambda e: e.name == unique_name)
         gone = recorder.wait_for(TopicAssignmentChanged, lambda e: e.topic == unique_name and e.new is None)
         assert gone.describe() == f"topic {unique_name} assignment removed (topic deleted)"
         recorder.wait_for(PartitionStateChanged, lambda e: e.topic == unique_name and e.new is None)
-        assert unique_name not in watcher.state().topics
+        assert unique_name not in live.watcher.state().topics
 
 
 def test_partitions_added_to_a_followed_topic_are_reported_with_their_new_states(
     cluster: Sandbox, unique_name: str
 ) -> None:
     _create_topic(cluster, unique_name, [[1, 2]])
-    with watching(cluster.info().zookeeper) as (watcher, recorder, _):
-        first = watcher.follow_topic(unique_name)
+    with watching(cluster.info().zookeeper) as (live, recorder, _):
+        first = live.watcher.follow_topic(unique_name)
         assert isinstance(first.assignment, TopicAssignment) and set(first.states) == {0}
         admin = _admin(cluster)
         admin.create_partitions([NewPartitions(unique_name, 3)])[unique_name].result(timeout=60)
@@ -295,10 +299,11 @@ def test_partitions_added_to_a_followed_topic_are_reported_with_their_new_states
         assert "partitions 1 -> 3" in grown.describe()
         for partition in (1, 2):
             recorder.wait_for(PartitionStateChanged, _partition(unique_name, partition))
-        assert set(watcher.state().followed[unique_name].states) == {0, 1, 2}
+        entry = live.topic(unique_name)
+        assert entry is not None and set(entry.states) == {0, 1, 2}
 
-        watcher.unfollow_topic(unique_name)
-        assert unique_name not in watcher.followed
+        live.watcher.unfollow_topic(unique_name)
+        assert unique_name not in live.watcher.followed
     _delete_topic(cluster, unique_name)
 
 
@@ -311,9 +316,9 @@ def test_a_killed_broker_is_reported_as_left_with_its_partitions_and_again_once_
     victim = next(b for b in (3, 2, 1) if b != _controller(cluster))
     others = [b for b in (1, 2, 3) if b != victim]
     _create_topic(cluster, unique_name, [[victim, *others]])  # the victim is the preferred leader
-    with watching(cluster.info().zookeeper) as (watcher, recorder, _):
-        assert watcher.follow_topic(unique_name).states[0] is not None
-        wait_until(lambda: len(_state_of(watcher, unique_name).isr) == 3, CLUSTER_TIMEOUT, "all replicas in sync")
+    with watching(cluster.info().zookeeper) as (live, recorder, _):
+        assert live.watcher.follow_topic(unique_name).states[0] is not None
+        wait_until(lambda: len(_state_of(live, unique_name).isr) == 3, CLUSTER_TIMEOUT, "all replicas in sync")
         cluster.kill_broker(victim)
         try:
             left = recorder.wait_for(BrokerLeft, lambda e: e.id == victim, CLUSTER_TIMEOUT)
@@ -323,7 +328,7 @@ def test_a_killed_broker_is_reported_as_left_with_its_partitions_and_again_once_
             assert moved.old_leader == victim and moved.new_leader in others
             shrunk = recorder.wait_for(IsrChanged, lambda e: e.topic == unique_name, CLUSTER_TIMEOUT)
             assert victim in shrunk.old_isr and victim not in shrunk.new_isr
-            assert victim not in watcher.state().brokers
+            assert victim not in live.watcher.state().brokers
         finally:
             cluster.start_broker(victim)
         back = recorder.wait_for(BrokerRegistered, lambda e: e.id == victim, CLUSTER_TIMEOUT)
@@ -335,8 +340,10 @@ def test_a_killed_broker_is_reported_as_left_with_its_partitions_and_again_once_
     _delete_topic(cluster, unique_name)
 
 
-def _state_of(watcher: ClusterWatcher, topic: str, partition: int = 0) -> PartitionState:
-    state = watcher.state().followed[topic].states[partition]
+def _state_of(live: LiveCluster, topic: str, partition: int = 0) -> PartitionState:
+    entry = live.topic(topic)
+    assert entry is not None
+    state = entry.states[partition]
     assert isinstance(state, PartitionState)
     return state
 
@@ -349,15 +356,15 @@ def test_deletion_and_reassignment_that_wait_for_a_dead_broker_are_reported_queu
     doomed, moving = f"{unique_name}-del", f"{unique_name}-mov"
     _create_topic(cluster, doomed, [[victim, others[0]]])
     _create_topic(cluster, moving, [[others[0]]])
-    with watching(cluster.info().zookeeper) as (watcher, recorder, _), zk_client(cluster.info().zookeeper) as zk:
-        watcher.follow_topic(moving)
+    with watching(cluster.info().zookeeper) as (live, recorder, _), zk_client(cluster.info().zookeeper) as zk:
+        live.watcher.follow_topic(moving)
         cluster.kill_broker(victim)
         try:
             recorder.wait_for(BrokerLeft, lambda e: e.id == victim, CLUSTER_TIMEOUT)
             # A replica on a dead broker keeps the deletion queued (zk-layout §7.4) ...
             _delete_topic(cluster, doomed)
             recorder.wait_for(DeletionQueued, lambda e: e.topic == doomed)
-            assert doomed in watcher.state().deletions and doomed in watcher.state().topics
+            assert doomed in live.watcher.state().deletions and doomed in live.watcher.state().topics
             # ... and a new replica on a dead broker keeps the reassignment pending (written as the ZK-mode
             # kafka-reassign-partitions tool writes it).
             target = [others[0], victim]
@@ -398,9 +405,9 @@ def test_killing_the_controller_reports_the_move_and_the_requests_the_new_contro
 ) -> None:
     _create_topic(cluster, unique_name, [[1, 2, 3]])
     old = _controller(cluster)
-    with watching(cluster.info().zookeeper) as (watcher, recorder, _), zk_client(cluster.info().zookeeper) as zk:
-        epoch = watcher.state().epoch()
-        assert watcher.state().controller_id() == old and epoch is not None
+    with watching(cluster.info().zookeeper) as (live, recorder, _), zk_client(cluster.info().zookeeper) as zk:
+        epoch = live.watcher.state().epoch()
+        assert live.watcher.state().controller_id() == old and epoch is not None
         cluster.kill_broker(old)
         try:
             # Until the dead controller's session expires (6 s) nobody handles these: they stay pending.
@@ -426,7 +433,7 @@ def test_killing_the_controller_reports_the_move_and_the_requests_the_new_contro
             recorder.wait_for(PreferredElectionChanged, lambda e: e.request is None, CLUSTER_TIMEOUT)
             recorder.wait_for(IsrNotificationsChanged, lambda e: e.count == 0, CLUSTER_TIMEOUT)
             recorder.wait_for(LogDirEventsChanged, lambda e: e.count == 0, CLUSTER_TIMEOUT)
-            assert watcher.state().controller_id() == moved.new != old
+            assert live.watcher.state().controller_id() == moved.new != old
         finally:
             cluster.start_broker(old)
         recorder.wait_for(BrokerRegistered, lambda e: e.id == old, CLUSTER_TIMEOUT)
@@ -458,8 +465,8 @@ def test_after_session_expiry_a_new_session_re_syncs_and_reports_the_changes_whi
     cluster: Sandbox, proxy: PausableProxy, unique_name: str
 ) -> None:
     _create_topic(cluster, f"{unique_name}-old", [[2]])
-    with watching(f"127.0.0.1:{proxy.port}/kafka") as (watcher, recorder, session):
-        watcher.follow_topic(f"{unique_name}-old")
+    with watching(f"127.0.0.1:{proxy.port}/kafka") as (live, recorder, session):
+        live.watcher.follow_topic(f"{unique_name}-old")
         old_session = session.session_id
         client_id = session.client.client_id  # (id, password): only known while connected
         proxy.pause()
@@ -483,7 +490,7 @@ def test_after_session_expiry_a_new_session_re_syncs_and_reports_the_changes_whi
         # Watches of the new session work, followed topics included.
         _delete_topic(cluster, unique_name)
         recorder.wait_for(TopicRemoved, lambda e: e.name == unique_name)
-        assert f"{unique_name}-old" in watcher.followed
+        assert f"{unique_name}-old" in live.watcher.followed
 
 
 # ---- robustness and cost -----------------------------------------------------------------------------
@@ -491,11 +498,11 @@ def test_after_session_expiry_a_new_session_re_syncs_and_reports_the_changes_whi
 
 def test_malformed_znodes_are_reported_as_unreadable_and_the_stream_goes_on(bare_zk: str, unique_name: str) -> None:
     connect = _fake_cluster(bare_zk, unique_name)
-    with watching(connect) as (watcher, recorder, _), zk_client(connect) as zk:
+    with watching(connect) as (live, recorder, _), zk_client(connect) as zk:
         zk.create("/brokers/topics/t", b'{"version":3,"partitions":{"0":[1]}}')
         zk.create("/brokers/topics/t/partitions/0/state", b'{"controller_epoch":3,"leader":1,"version":1,'
                   b'"leader_epoch":0,"isr":[1]}', makepath=True)  # fmt: skip
-        watcher.follow_topic("t")
+        live.watcher.follow_topic("t")
         zk.set("/controller", b"not json")
         assert recorder.wait_for(ZnodeUnreadable, lambda e: e.path == "/controller").reason.startswith("not JSON")
         zk.set("/controller_epoch", b"x")
@@ -514,36 +521,47 @@ def test_malformed_znodes_are_reported_as_unreadable_and_the_stream_goes_on(bare
         zk.set("/controller_epoch", b"4")
         zk.set("/controller", b'{"version":2,"brokerid":1,"timestamp":"2","kraftControllerEpoch":-1}')
         assert recorder.wait_for(ControllerMoved) == ControllerMoved(None, 1, 4)
-        assert sorted(watcher.state().brokers) == [1]
+        assert sorted(live.watcher.state().brokers) == [1]
 
 
-def test_watches_go_on_structural_znodes_and_followed_partitions_only(bare_zk: str, unique_name: str) -> None:
+def test_the_live_model_holds_one_watch_per_structural_znode_topic_and_partition_state(
+    bare_zk: str, unique_name: str
+) -> None:
+    """What a console left open costs ZooKeeper: a fixed set of watches, set by the reads it makes anyway;
+    following a topic adds none, and a change re-reads only the znode that changed."""
     connect = _fake_cluster(bare_zk, unique_name)
     port = int(bare_zk.rsplit(":", 1)[1])
+    state = b'{"controller_epoch":3,"leader":1,"version":1,"leader_epoch":0,"isr":[1]}'
 
     def no_watches() -> bool:
         return watch_count(port) == 0
 
-    with zk_client(connect) as zk:  # it sets no watch: every watch counted below is the watcher's
-        for n in range(40):  # topics and partitions nobody follows
-            zk.create(f"/brokers/topics/t{n}/partitions/0/state", b"{}", makepath=True)
+    with zk_client(connect) as zk:  # it sets no watch: every watch counted below is the live model's
+        for n in range(40):  # one-partition topics
+            zk.create(f"/brokers/topics/t{n}", b'{"version":3,"partitions":{"0":[1]}}')
+            zk.create(f"/brokers/topics/t{n}/partitions/0/state", state, makepath=True)
         # The server drops a closed session's watches as it closes the connection, just after answering
         # the close: earlier tests' watchers may still hold some for a moment.
         wait_until(no_watches, EVENT_TIMEOUT, "the watches of earlier tests' closed sessions to go")
-        with watching(connect) as (watcher, recorder, _):
+        with watching(connect) as (live, recorder, _):
             # /controller, /controller_epoch, /brokers/ids and its 1 broker, /brokers/topics,
             # /admin/delete_topics, the two admin request znodes and /migration (existence watches), the two
-            # queues.
-            assert watch_count(port) == 11
-            zk.create("/brokers/topics/new0/partitions/0/state", b"{}", makepath=True)
-            recorder.wait_for(TopicCreated, lambda e: e.name == "new0")
-            assert watch_count(port) == 11  # one more topic, no more watches
+            # queues; then each topic znode and each partition state znode, watched by the full read.
+            held = 11 + 40 * (1 + 1)
+            assert watch_count(port) == held
+            live.watcher.follow_topic("t0")
+            assert watch_count(port) == held  # following a topic names it, every topic is watched already
+            reads = live.targeted_reads
+            zk.set("/brokers/topics/t0/partitions/0/state", state.replace(b'"leader_epoch":0', b'"leader_epoch":1'))
+            recorder.wait_for(PartitionStateChanged, _partition("t0", 0))
+            assert live.targeted_reads == reads + 1  # one change, one read ...
+            assert watch_count(port) == held  # ... which set its watch again
             zk.create("/brokers/topics/f", b'{"version":3,"partitions":{"0":[1],"1":[1],"2":[1]}}')
-            # Until the watcher has seen "f", the fired watch on /brokers/topics may not be set again yet.
             recorder.wait_for(TopicCreated, lambda e: e.name == "f")
-            watcher.follow_topic("f")
-            assert watch_count(port) == 11 + 1 + 3  # its assignment and its 3 partition states
-            watcher.unfollow_topic("f")
+            # Its assignment, and its 3 partition states (existence watches until the controller writes them).
+            assert watch_count(port) == held + 1 + 3
+            live.watcher.unfollow_topic("t0")
+            assert watch_count(port) == held + 1 + 3  # still watched (the snapshot follows every topic)
         wait_until(no_watches, EVENT_TIMEOUT, "the closed session's watches to go with it")
 
 

@@ -22,7 +22,8 @@ from kazoo.security import make_digest_acl
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import ConnectError, UsageError
-from core.live.watcher import ClusterWatcher
+from core.live.cluster import LiveCluster, controller_of
+from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.zookeeper.session import ConnectionState, ZkSession, kazoo_options
 from tests.integration.zk_server import SASL_PASSWORD, SASL_USER, free_port, standalone_zookeeper
@@ -33,6 +34,11 @@ CONTROLLER = b'{"version":2,"brokerid":7,"timestamp":"1","kraftControllerEpoch":
 
 def _settings(connect: str, **kw: object) -> ConnectionSettings:
     return ConnectionSettings(zookeeper=parse_zookeeper(connect), **kw)  # type: ignore[arg-type]
+
+
+def _live(session: ZkSession) -> LiveCluster:
+    """The live model as ``kzc watch`` builds it (without brokers to ask)."""
+    return LiveCluster(session, on_event=lambda _e: None, on_snapshot=lambda: None)
 
 
 def _zk_root(box: Sandbox) -> str:
@@ -71,7 +77,7 @@ def test_reading_a_digest_protected_znode_without_the_right_credentials_is_one_c
             "grant these credentials access; check --zk-auth or the SASL settings of this context"
         )
         with pytest.raises(ConnectError, match=r"denied the request to read /controller \(NoAuth\)"):
-            ClusterWatcher(session, lambda event: None).start()
+            _live(session).start()
     finally:
         session.stop()
 
@@ -79,14 +85,16 @@ def test_reading_a_digest_protected_znode_without_the_right_credentials_is_one_c
 def test_the_right_digest_credentials_read_the_protected_znodes(locked_chroot: str) -> None:
     session = ZkSession(_settings(locked_chroot, zk_auth="ops:secret"))
     session.start()
-    watcher = ClusterWatcher(session, lambda event: None)
+    live = _live(session)
     try:
         read = session.read("/controller")
         assert read is not None and read[0] == CONTROLLER
         assert session.read_children("/") == ["controller", "controller_epoch"]
-        assert watcher.start().controller_id() == 7
+        live.start()
+        assert controller_of(live.snapshot()) == 7
+        wait_until(lambda: live.loading() is None, 30, "the live model's full read of the protected chroot")
     finally:
-        watcher.stop()
+        live.stop()
         session.stop()
 
 
