@@ -57,8 +57,14 @@ class ClusterKey:
         return "-".join(parts)
 
 
+def secured_key(release: str = KAFKA_VERSION) -> ClusterKey:
+    """One broker of ``release`` with a SCRAM listener and the ZooKeeper authorizer (super users admin and
+    ANONYMOUS): each module that needs one uses its own users, topics and groups."""
+    return ClusterKey(brokers=1, racks=(), release=release, security=True)
+
+
 DEFAULT = ClusterKey()  # the session sandbox: 3 brokers, racks r1-r3, the default release
-SECURED = ClusterKey(brokers=1, racks=(), security=True)  # SCRAM listener and the ZooKeeper authorizer
+SECURED = secured_key()
 
 
 def release_key(release: str) -> ClusterKey:

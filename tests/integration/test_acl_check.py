@@ -1,10 +1,10 @@
-"""``kzc acl check`` against what real SCRAM clients are then able to do, on real secured sandboxes
-(``Sandbox.up(security=True)``: the ZooKeeper authorizer, super users admin and ANONYMOUS, one broker), one
-with ``allow.everyone.if.no.acl.found=true`` told to kzc with ``--authorizer-property``; and on the plain
-sandbox (no authorizer), ``kzc acl list`` and ``kzc acl check`` say ACLs are not enforced.
+"""``kzc acl check`` against what real SCRAM clients are then able to do, on real secured one-broker clusters
+(the ZooKeeper authorizer, super users admin and ANONYMOUS): the run's shared ``secured`` one, and one of this
+module's own with ``allow.everyone.if.no.acl.found=true`` told to kzc with ``--authorizer-property``; and on the
+plain sandbox (no authorizer), ``kzc acl list`` and ``kzc acl check`` say ACLs are not enforced.
 
 Each round writes a seeded random ACL set through the broker (CreateAcls as the PLAINTEXT admin, a super user),
-then for alice and bob compares ``kzc acl check`` (``--action produce``, ``--action consume``, ``--operation
+then for its two users compares ``kzc acl check`` (``--action produce``, ``--action consume``, ``--operation
 Describe``, ``--operation Delete``) with a SCRAM client of that principal producing, consuming (in a group,
 committing), describing the topic and deleting it; and the console's pane (``access_of``, what the console's
 backend answers) with ``kzc acl check --operation`` for every row.
@@ -42,7 +42,8 @@ from core.zookeeper.kafka_root import open_kafka_session
 from tests.cli_runner import run
 
 SEED = 35
-USERS = ("alice", "bob")
+USERS = ("alice-acl", "bob-acl")  # their own on the shared secured cluster (test_security sets alice and bob)
+ALICE = USERS[0]
 PASSWORD = "pw-" + uuid.uuid4().hex
 SUPERS = "super.users=User:admin;User:ANONYMOUS"
 CLIENT_HOST = "127.0.0.1"  # where the test's clients connect from, as the broker sees them
@@ -53,31 +54,35 @@ TOPIC_OPS = (AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE, AclOp
 GROUP_OPS = (AclOperation.READ, AclOperation.DESCRIBE, AclOperation.ALL)
 
 
-def _secured(tmp: pytest.TempPathFactory, name: str, **config: str) -> Iterator[Sandbox]:
-    box = Sandbox.up(tmp.mktemp(name), brokers=1, security=True, broker_config=config, timeout=240)
-    try:
-        admin = AdminClient({"bootstrap.servers": box.info().bootstrap_servers})
-        upserts: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096),
-                                                           PASSWORD.encode()) for u in USERS]  # fmt: skip
-        for future in admin.alter_user_scram_credentials(upserts).values():
-            future.result(timeout=60)
-        for user in USERS:  # the broker has read the credential
-            wait_until(lambda u=user: _logs_in(box, u), 60, f"{user} to log in", interval=0.5)
-        yield box
-    finally:
-        box.down()
+def _with_users(box: Sandbox) -> Sandbox:
+    """``box`` once ``USERS`` log in with ``PASSWORD`` and it holds no ACL (the rounds count on theirs alone)."""
+    admin = AdminClient({"bootstrap.servers": box.info().bootstrap_servers})
+    upserts: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096),
+                                                       PASSWORD.encode()) for u in USERS]  # fmt: skip
+    for future in admin.alter_user_scram_credentials(upserts).values():
+        future.result(timeout=60)
+    for user in USERS:  # the broker has read the credential
+        wait_until(lambda u=user: _logs_in(box, u), 60, f"{user} to log in", interval=0.5)
+    clear_acls(box)
+    return box
 
 
 @pytest.fixture(scope="module")
-def acl_secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """A one-broker secured sandbox (allow.everyone.if.no.acl.found=false) with alice and bob."""
-    yield from _secured(tmp_path_factory, "acl-check")
+def acl_secured(secured: Sandbox) -> Sandbox:
+    """The run's secured one-broker cluster (allow.everyone.if.no.acl.found=false) with this module's users."""
+    return _with_users(secured)
 
 
 @pytest.fixture(scope="module")
 def open_by_default(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    """The same with allow.everyone.if.no.acl.found=true."""
-    yield from _secured(tmp_path_factory, "acl-check-open", **{"allow.everyone.if.no.acl.found": "true"})
+    """A one-broker secured sandbox of its own, with allow.everyone.if.no.acl.found=true."""
+    config = {"allow.everyone.if.no.acl.found": "true"}
+    box = Sandbox.up(tmp_path_factory.mktemp("acl-check-open"), brokers=1, security=True, broker_config=config,
+                     timeout=240)  # fmt: skip
+    try:
+        yield _with_users(box)
+    finally:
+        box.down()
 
 
 def _scram(box: Sandbox, user: str) -> dict[str, Any]:
@@ -179,10 +184,10 @@ def make_topic(box: Sandbox, topic: str) -> None:
 
 def random_acls(rng: random.Random, topic: str, group: str) -> list[AclBinding]:
     """Maybe a consumer's grants (Read on the group and Read or All on the topic), then 0-3 ACLs per principal
-    (alice, bob, User:*) on the topic (literal, a prefix of it, the wildcard) or the
+    (``USERS``, User:*) on the topic (literal, a prefix of it, the wildcard) or the
     group, mostly Allow, mostly from any host (else the clients' own address, or another)."""
     found = []
-    for principal in ("User:alice", "User:bob", "User:*"):
+    for principal in (*(f"User:{u}" for u in USERS), "User:*"):
         if principal != "User:*" and rng.random() < 0.6:  # a consumer's grants, so that some consumers may
             read = rng.choice((AclOperation.READ, AclOperation.ALL))
             found += [AclBinding(ResourceType.GROUP, group, ResourcePatternType.LITERAL, principal, "*",
@@ -314,11 +319,11 @@ def test_allow_everyone_if_no_acl_found_told_to_kzc(
     # No ACL at all on a fresh topic: everyone may; kzc says which rule decided.
     topic = f"free-{uuid.uuid4().hex[:6]}"
     make_topic(open_by_default, topic)
-    said = check(capsys, open_by_default, props, "User:alice", "--operation", "Describe", "--topic", topic)
+    said = check(capsys, open_by_default, props, f"User:{ALICE}", "--operation", "Describe", "--topic", topic)
     assert said["allowed"] and "allow.everyone.if.no.acl.found=true" in said["decided_by"], said
-    assert can_describe(open_by_default, "alice", topic)
+    assert can_describe(open_by_default, ALICE, topic)
     # Left at Kafka's default, kzc answers false and says the answer rests on the default.
-    said = check(capsys, open_by_default, [SUPERS], "User:alice", "--operation", "Describe", "--topic", topic)
+    said = check(capsys, open_by_default, [SUPERS], f"User:{ALICE}", "--operation", "Describe", "--topic", topic)
     assert not said["allowed"] and any("Kafka's default: false" in c for c in said["caveats"]), said
 
 
@@ -328,18 +333,18 @@ def test_an_all_allow_beside_a_describe_deny_refuses_every_producer(
     topic = f"all-{uuid.uuid4().hex[:6]}"
     make_topic(acl_secured, topic)
     write_acls(acl_secured, [
-        AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, "User:alice", "*", AclOperation.ALL,
+        AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, f"User:{ALICE}", "*", AclOperation.ALL,
                    AclPermissionType.ALLOW),
-        AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, "User:alice", "*", AclOperation.DESCRIBE,
+        AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, f"User:{ALICE}", "*", AclOperation.DESCRIBE,
                    AclPermissionType.DENY),
     ])  # fmt: skip
     try:
-        write = check(capsys, acl_secured, [SUPERS], "User:alice", "--operation", "Write", "--topic", topic)
-        produce = check(capsys, acl_secured, [SUPERS], "User:alice", "--action", "produce", "--topic", topic)
+        write = check(capsys, acl_secured, [SUPERS], f"User:{ALICE}", "--operation", "Write", "--topic", topic)
+        produce = check(capsys, acl_secured, [SUPERS], f"User:{ALICE}", "--action", "produce", "--topic", topic)
         assert write["allowed"] and not produce["allowed"], (write, produce)
         describe = next(s for s in produce["operations"] if s["operation"] == "Describe")
         assert not describe["allowed"] and "denied by Topic:" in describe["decided_by"], produce
-        assert not can_produce(acl_secured, "alice", topic)
+        assert not can_produce(acl_secured, ALICE, topic)
     finally:
         clear_acls(acl_secured)
 

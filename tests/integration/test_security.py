@@ -33,6 +33,7 @@ from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from core.sandbox.security import admin_password
 from tests.cli_runner import run
+from tests.integration.clusters import Clusters, secured_key
 from tests.integration.scram_clients import authenticates, scram
 from tests.integration.zk_server import zk_client
 
@@ -363,57 +364,52 @@ def test_a_concurrent_change_is_refused_and_said(secured: Sandbox, zk: KazooClie
     assert zk.get(f"/kafka-acl/Topic/{pattern.name}")[0] == other
 
 
-@pytest.mark.parametrize("version", ["0.10.2.2", "2.0.1"])
+@pytest.mark.parametrize(
+    "version", [pytest.param(v, marks=pytest.mark.cluster(secured_key(v))) for v in ("0.10.2.2", "2.0.1")]
+)  # 2.0.1's is test_security_paths' too
 def test_older_releases_deny_then_allow_through_their_own_authorizer(
-    version: str, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+    version: str, clusters: Clusters, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """SimpleAclAuthorizer (before 2.4) and the JAAS file (before 1.0): 0.10.2 has literal ACLs only and hides a
     topic its client may not describe; 2.0 brought prefixed ACLs and their extended change events."""
-    box = Sandbox.up(tmp_path_factory.mktemp(f"secured-{version}"), brokers=1, security=True, kafka_version=version,
-                     timeout=240)  # fmt: skip
+    box = clusters.get(secured_key(version))
+    topic = f"old-{uuid.uuid4().hex[:6]}"
+    make_topic(capsys, box, topic)
+    set_password(capsys, box, monkeypatch, "olga")
+    group = f"g-{topic}"
+    assert kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", "--group", group,
+               "--yes")[0] == 0  # fmt: skip
+    config = {**scram(box, "olga", PASSWORD), "group.id": group, "enable.auto.commit": False}
+    client = Consumer(config)
     try:
-        topic = f"old-{uuid.uuid4().hex[:6]}"
-        make_topic(capsys, box, topic)
-        set_password(capsys, box, monkeypatch, "olga")
-        group = f"g-{topic}"
-        assert kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", "--group", group,
-                   "--yes")[0] == 0  # fmt: skip
-        config = {**scram(box, "olga", PASSWORD), "group.id": group, "enable.auto.commit": False}
-        client = Consumer(config)
-        try:
-            error = client.list_topics(topic, timeout=30).topics[topic].error
-        finally:
-            client.close()
-        hidden = (
-            KafkaError.UNKNOWN_TOPIC_OR_PART if version.startswith("0.10") else KafkaError.TOPIC_AUTHORIZATION_FAILED
-        )
-        assert error is not None and error.code() == hidden
-        pattern = ["--pattern", "prefixed", "--topic", topic[:4]] if version == "2.0.1" else ["--topic", topic]
-        code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", *pattern,
-                           "--yes")  # fmt: skip
-        assert code == 0, err
-
-        read = first_message(config, topic)
-        assert wait_until(read, 60, f"olga to read on Kafka {version} once the ACL is there") == b"payload"
-        bootstrap = box.info().bootstrap_servers
-        if version == "2.0.1":  # before 2.4 a TransactionalId's event is "TransactionalId:<id>": asked of the brokers
-            grant = ["--principal", "User:olga", "--operation", "Write", "--transactional-id", "tx-old", "--yes",
-                     "--via", "zookeeper"]  # fmt: skip
-            code, out, err = kzc(capsys, box, "acl", "add", *grant, "--json", "--bootstrap-server", bootstrap)
-            assert code == 0, err
-            assert out["writes"][1]["data"] == "TransactionalId:tx-old"
-
-            def loaded() -> bool:
-                listed = kzc(capsys, box, "acl", "list", "--json", "--bootstrap-server", bootstrap)[1]
-                return listed["path"] == "DescribeAcls" and any(a["name"] == "tx-old" for a in listed["acls"])
-
-            assert wait_until(loaded, 60, "Kafka 2.0's authorizer to load the TransactionalId ACL")
-        if version.startswith("0.10"):
-            _, listed, _ = kzc(capsys, box, "acl", "list", "--json", "--bootstrap-server", box.info().bootstrap_servers)
-            assert listed["path"] == "zookeeper" and "DescribeAcls" in listed["path_reason"]
-            code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read",
-                               "--topic", "x", "--pattern", "prefixed", "--dry-run")  # fmt: skip
-            assert code == 2 and "prefixed ACLs need Kafka 2.0+" in err
+        error = client.list_topics(topic, timeout=30).topics[topic].error
     finally:
-        box.down()
+        client.close()
+    hidden = KafkaError.UNKNOWN_TOPIC_OR_PART if version.startswith("0.10") else KafkaError.TOPIC_AUTHORIZATION_FAILED
+    assert error is not None and error.code() == hidden
+    pattern = ["--pattern", "prefixed", "--topic", topic[:4]] if version == "2.0.1" else ["--topic", topic]
+    code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", *pattern,
+                       "--yes")  # fmt: skip
+    assert code == 0, err
+
+    read = first_message(config, topic)
+    assert wait_until(read, 60, f"olga to read on Kafka {version} once the ACL is there") == b"payload"
+    bootstrap = box.info().bootstrap_servers
+    if version == "2.0.1":  # before 2.4 a TransactionalId's event is "TransactionalId:<id>": asked of the brokers
+        grant = ["--principal", "User:olga", "--operation", "Write", "--transactional-id", "tx-old", "--yes",
+                 "--via", "zookeeper"]  # fmt: skip
+        code, out, err = kzc(capsys, box, "acl", "add", *grant, "--json", "--bootstrap-server", bootstrap)
+        assert code == 0, err
+        assert out["writes"][1]["data"] == "TransactionalId:tx-old"
+
+        def loaded() -> bool:
+            listed = kzc(capsys, box, "acl", "list", "--json", "--bootstrap-server", bootstrap)[1]
+            return listed["path"] == "DescribeAcls" and any(a["name"] == "tx-old" for a in listed["acls"])
+
+        assert wait_until(loaded, 60, "Kafka 2.0's authorizer to load the TransactionalId ACL")
+    if version.startswith("0.10"):
+        _, listed, _ = kzc(capsys, box, "acl", "list", "--json", "--bootstrap-server", box.info().bootstrap_servers)
+        assert listed["path"] == "zookeeper" and "DescribeAcls" in listed["path_reason"]
+        code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read",
+                           "--topic", "x", "--pattern", "prefixed", "--dry-run")  # fmt: skip
+        assert code == 2 and "prefixed ACLs need Kafka 2.0+" in err

@@ -27,6 +27,7 @@ from core.audit import read_audit_log
 from core.polling import wait_until
 from core.sandbox.cluster import Sandbox
 from tests.cli_runner import run
+from tests.integration.clusters import Clusters, secured_key
 from tests.integration.scram_clients import authenticates, scram
 from tests.integration.zk_server import zk_client
 
@@ -249,24 +250,21 @@ def test_on_1_1_users_go_through_zookeeper_and_literal_acls_through_create_acls_
     assert PASSWORD not in "\n".join(OUTPUTS) + audit_file.read_text()
 
 
+@pytest.mark.cluster(secured_key("2.0.1"))  # test_security's 2.0.1 cluster too: kim, pre- topics are this test's
 def test_on_2_0_a_prefixed_acl_goes_through_create_acls_v1_and_allows_the_client(
-    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    clusters: Clusters, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    box = Sandbox.up(tmp_path_factory.mktemp("paths-201"), brokers=1, security=True, kafka_version="2.0.1",
-                     timeout=240)  # fmt: skip
-    try:
-        assert set_password(capsys, box, monkeypatch, "kim")["via"] == "zookeeper"  # no AlterUserScramCredentials
-        topic, group = f"pre-{uuid.uuid4().hex[:6]}", f"pre-g-{uuid.uuid4().hex[:6]}"
-        make_topic(capsys, box, topic)
-        assert kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--group", group,
-                   "--yes")[0] == 0  # fmt: skip
-        assert not reads(box, "kim", topic, group)
-        code, out, err = kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--topic",
-                             "pre-", "--pattern", "prefixed", "--yes", "--json")  # fmt: skip
-        assert code == 0, err
-        assert (out["via"], out["requests"][0]["pattern_type"]) == ("admin", "PREFIXED")
-        assert wait_until(lambda: reads(box, "kim", topic, group), 60, "kim to read through the prefixed ACL")
-        with zk_client(box.info().zookeeper) as zk:  # Kafka 2.0's authorizer keeps it in the extended store
-            assert zk.exists("/kafka-acl-extended/prefixed/Topic/pre-") is not None
-    finally:
-        box.down()
+    box = clusters.get(secured_key("2.0.1"))
+    assert set_password(capsys, box, monkeypatch, "kim")["via"] == "zookeeper"  # no AlterUserScramCredentials
+    topic, group = f"pre-{uuid.uuid4().hex[:6]}", f"pre-g-{uuid.uuid4().hex[:6]}"
+    make_topic(capsys, box, topic)
+    assert kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--group", group,
+               "--yes")[0] == 0  # fmt: skip
+    assert not reads(box, "kim", topic, group)
+    code, out, err = kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--topic",
+                         "pre-", "--pattern", "prefixed", "--yes", "--json")  # fmt: skip
+    assert code == 0, err
+    assert (out["via"], out["requests"][0]["pattern_type"]) == ("admin", "PREFIXED")
+    assert wait_until(lambda: reads(box, "kim", topic, group), 60, "kim to read through the prefixed ACL")
+    with zk_client(box.info().zookeeper) as zk:  # Kafka 2.0's authorizer keeps it in the extended store
+        assert zk.exists("/kafka-acl-extended/prefixed/Topic/pre-") is not None

@@ -48,6 +48,22 @@ def kzc_json(capsys: pytest.CaptureFixture[str], box: Sandbox, *argv: str) -> An
     return json.loads(out)
 
 
+def kzc_json_at_once(box: Sandbox, *commands: tuple[str, ...]) -> list[Any]:
+    """Each command's ``--json`` output, the commands run at once as ``kzc`` processes: each measures its own
+    window against what was produced in it, so their windows may overlap and the test waits out one of them."""
+    zookeeper = ["--json", "--zookeeper", box.info().zookeeper]
+    runs = [
+        subprocess.Popen([str(KZC), *argv, *zookeeper], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for argv in commands
+    ]
+    outputs = []
+    for argv, run in zip(commands, runs, strict=True):
+        out, err = run.communicate(timeout=120)
+        assert run.returncode == 0, (argv, err)
+        outputs.append(json.loads(out))
+    return outputs
+
+
 def create(capsys: pytest.CaptureFixture[str], box: Sandbox, topic: str) -> None:
     argv = ["topic", "create", topic, "--partitions", str(PARTITIONS), "--replication-factor", "3", "--yes", "--wait"]
     code = main([*argv, "--json", "--zookeeper", box.info().zookeeper])
@@ -140,7 +156,7 @@ def stopped_while_consumers_wait(box: Sandbox, topic: str, load: Load) -> Any:
     """``kzc traffic --follow --json`` on ``topic`` (only ``--zookeeper``: the groups are read from the brokers the
     registrations list); ``load`` stops a second into the window after the first, and the first window that says
     the producers stopped is returned with the window after it."""
-    command = [sys.executable, "-m", "cli.main", "traffic", "--follow", "--json", "--window", "4s", "--topic", topic]
+    command = [sys.executable, "-m", "cli.main", "traffic", "--follow", "--json", "--window", "2s", "--topic", topic]
     follow = subprocess.Popen([*command, "--zookeeper", box.info().zookeeper], stdout=subprocess.PIPE, text=True)
     lines: list[Any] = []
     reader = threading.Thread(target=lambda: lines.extend(json.loads(line) for line in follow.stdout or ()))
@@ -184,14 +200,18 @@ def test_rates_per_topic_broker_and_partition_then_idle_when_the_producer_stops(
     group = f"traffic-waits-{uuid.uuid4().hex[:8]}"
     with running(even, hot), consuming(bootstrap, group, steady):
         wait_until(lambda: len(even.delivered) > 150 and len(hot.delivered) > 60, 60, "both loads delivering")
-        everything = kzc_json(capsys, sandbox, "traffic", "--window", WINDOW)
-        topics = {r["topic"]: r for r in everything["rows"]}
-        by_broker = kzc_json(capsys, sandbox, "traffic", "--by", "broker", "--topic", steady, "--window", WINDOW)
-        parts = kzc_json(capsys, sandbox, "traffic", "--by", "partition", "--topic", skewed, "--window", WINDOW)
-        disks = kzc_json(capsys, sandbox, "traffic", "--by", "logdir", "--window", WINDOW)
         hot_leader = leaders(zk, skewed)[0]
-        broker = kzc_json(capsys, sandbox, "broker", str(hot_leader), "--traffic", "2s")["traffic"]
-        cause = kzc_json(capsys, sandbox, "describe", "--traffic", "2s")["likely_cause"]
+        everything, by_broker, parts, disks, broker, described = kzc_json_at_once(
+            sandbox,
+            ("traffic", "--window", WINDOW),
+            ("traffic", "--by", "broker", "--topic", steady, "--window", WINDOW),
+            ("traffic", "--by", "partition", "--topic", skewed, "--window", WINDOW),
+            ("traffic", "--by", "logdir", "--window", WINDOW),
+            ("broker", str(hot_leader), "--traffic", "2s"),
+            ("describe", "--traffic", "2s"),
+        )
+        topics = {r["topic"]: r for r in everything["rows"]}
+        broker, cause = broker["traffic"], described["likely_cause"]
         stopped, still = stopped_while_consumers_wait(sandbox, steady, even)
 
     # messages in per topic: within 15% of what was produced in the same window
@@ -278,7 +298,7 @@ def test_the_recorder_stores_the_rates_and_history_traffic_gives_the_produced_ra
     group = f"traffic-history-{uuid.uuid4().hex[:8]}"
     with running(load), consuming(sandbox.info().bootstrap_servers, group, topic):
         wait_until(lambda: len(load.delivered) > 100, 60, "the load delivering")
-        recorder = subprocess.Popen([*command, "--traffic-every", "3s", *zk], stderr=subprocess.PIPE)
+        recorder = subprocess.Popen([*command, "--traffic-every", "2s", *zk], stderr=subprocess.PIPE)
         try:
             wait_until(lambda: len(_ticks(out, topic)) >= 5, 90, "five ticks of the topic's rates recorded")
             lag = wait_until(lambda: _lag_tick(out, group), 60, "a tick with the group's committed partitions")

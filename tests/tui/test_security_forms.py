@@ -6,10 +6,12 @@ read-only mode refuses with the CLI's message and changes nothing; a refusal is 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.notifications import SeverityLevel
 from textual.widgets import Input, Static
 
@@ -61,16 +63,19 @@ def make(snapshot: ClusterSnapshot, read_only: bool = False) -> tuple[Console, R
     return Console(backend), backend.security
 
 
-def keys(text: str) -> list[str]:
-    return [KEY_NAMES.get(c, c) for c in text]
-
-
 async def fill(pilot: Any, field: str, text: str) -> None:
-    """Focus ``field``, empty it and type ``text`` as a user does."""
+    """Focus ``field``, empty it and type ``text`` as a user does: the keys arrive one after another without
+    waiting for the screen (``Pilot.press`` idles after every key, most of this module's time), and the field is
+    filled once it holds the text."""
     widget = pilot.app.screen.query_one(f"#{field}", Input)
     widget.focus()
     widget.value = ""
-    await pilot.press(*keys(text))
+    for char in text:
+        pilot.app.post_message(events.Key(KEY_NAMES.get(char, char), char))
+    deadline = time.monotonic() + 30
+    while widget.value != text:
+        assert time.monotonic() < deadline, f"#{field} holds {widget.value!r} after typing {text!r}"
+        await pilot.pause()
 
 
 def shown(app: KzcApp, widget: str) -> str:
