@@ -22,7 +22,7 @@ from core.consistency import spark_job
 from core.consistency.catalog import CHECK_IDS
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import write_snapshot_file
-from core.consistency.spark_job import SMALL_INPUT_BYTES, SMALL_INPUT_CONF, JobRequest, run_job
+from core.consistency.spark_job import SMALL_INPUT_BYTES, SMALL_INPUT_CONF, JobInput, JobRequest, run_job
 from core.spark.session import LOCAL_DEFAULTS, start_session
 from core.testdata.checks import CASES
 
@@ -52,7 +52,8 @@ def main() -> int:
 
     def job(path: Path, small_below: int = SMALL_INPUT_BYTES) -> list[Any]:
         spark_job.SMALL_INPUT_BYTES = small_below  # 0: the session's settings, as for a large input
-        result = run_job(spark, JobRequest(str(path), None, CHECK_IDS, CheckParams()), lambda _s, _c: None)
+        request = JobRequest((JobInput(str(path), None, CHECK_IDS, CheckParams()),))
+        result = run_job(spark, request, lambda _s, _c: None)
         return sorted(map(str, result.rows))
 
     totals = {"before": 0.0, "after": 0.0}

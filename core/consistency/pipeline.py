@@ -23,7 +23,7 @@ import signal
 import tempfile
 import time
 import warnings
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -34,7 +34,7 @@ from core.consistency.catalog import BY_ID, selected
 from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.local_engine import run_local
 from core.consistency.params import CheckParams
-from core.consistency.spark_engine import SparkEngine
+from core.consistency.spark_engine import RunInput, SparkEngine
 from core.consistency.spark_frames import load_steps
 from core.errors import KzcError, UsageError
 from core.snapshot.kraft import with_served_kraft_brokers
@@ -66,6 +66,10 @@ class EngineResult:
     timings: dict[str, float]
 
 
+CheckJob = tuple[CheckInput, CheckParams, tuple[str, ...]]
+"""One cluster's part of a run: its data, its params and the checks it runs."""
+
+
 class Engine(Protocol):
     """Runs the catalog on a ``CheckInput``."""
 
@@ -79,6 +83,10 @@ class Engine(Protocol):
         progress: ProgressCallback,
     ) -> EngineResult:
         """Run ``checks``; report ``load`` and each ``check <id>`` through ``progress``."""
+        ...
+
+    def check_many(self, jobs: Sequence[CheckJob], progress: ProgressCallback) -> list[EngineResult]:
+        """Run each job (one per cluster), a result per job in order; ``progress`` hears every job's."""
         ...
 
 
@@ -120,6 +128,10 @@ class LocalEngine:
         timings["checks"] = time.monotonic() - started
         return EngineResult(findings, snapshot.partition_count, timings)
 
+    def check_many(self, jobs: Sequence[CheckJob], progress: ProgressCallback) -> list[EngineResult]:
+        """One job after the other (the local engine has no fixed cost per run to share)."""
+        return [self.check(data, params, checks, progress) for data, params, checks in jobs]
+
 
 class SparkChecks:
     """The Spark engine (``--engine spark``): a warm worker process (``SparkEngine``) runs the job.
@@ -139,29 +151,42 @@ class SparkChecks:
         checks: tuple[str, ...],
         progress: ProgressCallback,
     ) -> EngineResult:
+        return self.check_many([(data, params, checks)], progress)[0]
+
+    def check_many(self, jobs: Sequence[CheckJob], progress: ProgressCallback) -> list[EngineResult]:
+        """Every job in one Spark job (``SparkEngine.run_many``): each cluster's findings kept apart."""
+        if not jobs:
+            return []
         self.engine.start()  # no-op when already running: start-up overlaps the snapshot stage
         timings: dict[str, float] = {}
+        in_memory = any(data.snapshot_file is None for data, _, _ in jobs)
+        served = any(data.served is not None for data, _, _ in jobs)
         # The load's steps, counted before the first starts so its bar has a fixed total: the console's
-        # own (write the snapshot it holds in memory, wait for Spark), then the worker's.
-        ours = (*(() if data.snapshot_file else (STEP_WRITE,)), *(() if self.engine.ready else (STEP_START,)))
-        steps = (*ours, *load_steps(bool(self.engine.settings.stage_dir), data.served is not None))
+        # own (write the snapshots it holds in memory, wait for Spark), then the worker's.
+        ours = (*((STEP_WRITE,) if in_memory else ()), *(() if self.engine.ready else (STEP_START,)))
+        steps = (*ours, *load_steps(bool(self.engine.settings.stage_dir), served))
 
         def step(done: int, label: str) -> None:
             progress(StageProgress("load", done, len(steps), step=label))
 
         with tempfile.TemporaryDirectory(prefix="kzc-check-") as scratch:
-            path = data.snapshot_file
-            if path is None:
-                assert data.snapshot is not None
+            if in_memory:
                 step(steps.index(STEP_WRITE), STEP_WRITE)
-                started = time.monotonic()
-                path = Path(scratch) / "snapshot.jsonl"
-                write_snapshot_file(data.snapshot, path)
+            inputs = []
+            started = time.monotonic()
+            for index, (data, params, checks) in enumerate(jobs):
+                path = data.snapshot_file
+                if path is None:
+                    assert data.snapshot is not None
+                    path = Path(scratch) / f"snapshot-{index}.jsonl"
+                    write_snapshot_file(data.snapshot, path)
+                served_path = None
+                if data.served is not None:
+                    served_path = Path(scratch) / f"served-{index}.jsonl"
+                    write_served_file(data.served, served_path)
+                inputs.append(RunInput(path, served_path, params, checks))
+            if in_memory:
                 timings["stage"] = time.monotonic() - started
-            served_path = None
-            if data.served is not None:
-                served_path = Path(scratch) / "served.jsonl"
-                write_served_file(data.served, served_path)
             if STEP_START in steps:
                 step(steps.index(STEP_START), STEP_START)
             started = time.monotonic()
@@ -170,7 +195,7 @@ class SparkChecks:
             if waited > 0.05:
                 timings["spark_start_wait"] = waited
             timings["spark_start"] = spark_start
-            done = _check_stages(progress, checks)
+            done = _check_stages(progress, tuple(dict.fromkeys(c for _, _, checks in jobs for c in checks)))
 
             def on_event(stage: str, ids: tuple[str, ...]) -> None:
                 if stage == "load":
@@ -181,9 +206,8 @@ class SparkChecks:
             def on_step(worker_done: int, label: str) -> None:
                 step(len(ours) + worker_done, label)
 
-            result = self.engine.run(path, served_path, params, checks, on_event, on_step=on_step)
-        timings.update(result.timings)
-        return EngineResult(result.findings, result.partitions, timings)
+            results = self.engine.run_many(inputs, on_event, on_step=on_step)
+        return [EngineResult(r.findings, r.partitions, {**timings, **r.timings}) for r in results]
 
 
 def read_snapshot_file(path: Path) -> ClusterSnapshot:
@@ -343,16 +367,60 @@ def run_checks(
             report_progress(StageProgress("broker metadata", 1, 1, finished=True))
     elif settings is not None and settings.bootstrap_servers and snapshot_file is not None:
         notes.append("metadata_mismatch skipped: a snapshot file is compared with ZooKeeper's past, not the brokers")
+    data, params, checks = _job(data, params, only)
+    result = engine.check(data, params, checks, report_progress)
+    timings.update(result.timings)
+    timings["total"] = time.monotonic() - started
+    return CheckReport.build(result.findings, result.partitions, checks, engine.name, timings, notes)
+
+
+def _job(data: CheckInput, params: CheckParams, only: Collection[str] | None) -> CheckJob:
+    """What the engine runs for ``data``: the KRaft brokers and static ``min.insync.replicas`` a snapshot
+    carries taken into account, the checks selected."""
     if data.snapshot is not None and data.snapshot.kraft_brokers is None:
         # During a migration the brokers rolled to KRaft are alive though gone from /brokers/ids: the brokers'
         # metadata lists them, else the ISR the KRaft controller keeps tells (core.snapshot.kraft). A snapshot
         # file carries the set determined when it was written; both engines read it from there.
         served = data.served.brokers if data.served is not None else None
-        data.snapshot = with_served_kraft_brokers(data.snapshot, served)
+        data = CheckInput(with_served_kraft_brokers(data.snapshot, served), data.snapshot_file, data.served)
     if data.snapshot is not None and not params.static_min_isr and data.snapshot.static_min_isr.by_broker:
         params = params.with_static(data.snapshot.static_min_isr)  # the console's live snapshot carries it
-    checks = selected(only, data.served is not None)
-    result = engine.check(data, params, checks, report_progress)
-    timings.update(result.timings)
-    timings["total"] = time.monotonic() - started
-    return CheckReport.build(result.findings, result.partitions, checks, engine.name, timings, notes)
+    return data, params, selected(only, data.served is not None)
+
+
+@dataclass(frozen=True)
+class CheckRequest:
+    """One cluster of ``run_checks_many``: a snapshot in memory or a file, optionally what its brokers serve,
+    the params and the checks (``only``; None: the catalog)."""
+
+    snapshot: ClusterSnapshot | None = None
+    snapshot_file: Path | None = None
+    served: ServedMetadata | None = None
+    params: CheckParams | None = None
+    only: Collection[str] | None = None
+
+
+def run_checks_many(
+    engine: Engine, requests: Sequence[CheckRequest], progress: ProgressCallback | None = None
+) -> list[CheckReport]:
+    """``run_checks`` on each of ``requests`` (snapshots, never a live cluster) in one ``check_many`` of
+    ``engine``: the Spark engine checks every cluster in one job. One report per request, in order, each
+    with the run's timings.
+
+    Raises:
+        UsageError: a request's ``only`` names ``metadata_mismatch`` on a snapshot without brokers' metadata.
+        KzcError: the run could not happen (its message says why).
+    """
+    started = time.monotonic()
+    jobs = []
+    for one in requests:
+        if one.served is None:
+            check_runnable(one.only, None, one.snapshot, one.snapshot_file)
+        data = CheckInput(one.snapshot, one.snapshot_file, one.served)
+        jobs.append(_job(data, one.params or CheckParams(), one.only))
+    results = engine.check_many(jobs, progress or (lambda _p: None))
+    total = time.monotonic() - started
+    return [
+        CheckReport.build(r.findings, r.partitions, checks, engine.name, {**r.timings, "total": total}, [])
+        for (_, _, checks), r in zip(jobs, results, strict=True)
+    ]

@@ -16,7 +16,7 @@ A finding row is ``check, topic, partition, broker, path, evidence`` where ``evi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +40,7 @@ from core.consistency.checks.deletions import deletion_rows
 from core.consistency.checks.topics import topic_rows
 from core.consistency.checks.unit import SPARK_PASSES
 from core.consistency.params import CheckParams
-from core.consistency.spark_frames import Frames
+from core.consistency.spark_frames import Frames, union_all
 from core.snapshot.health import MinIsrResolver
 
 QUIET_MAX_REPLICAS = 6  # replica lists up to this long can take the partition pass's fast path
@@ -59,11 +59,13 @@ SMALL_PASSES = frozenset({"names", "cluster", "notifications", "unreadable"})
 
 @dataclass(frozen=True)
 class Pass:
-    """One Spark action: the finding rows of ``checks`` (the wanted ones this pass produces)."""
+    """One Spark action: the finding rows of ``checks`` (the wanted ones this pass produces) over every
+    cluster of the job that wants some of them. Each cluster's plan is its own (its facts are literals in
+    it), tagged with the cluster's index; the plans are unioned, so N clusters still cost one action."""
 
     name: str
     checks: frozenset[str]
-    build: Callable[[], DataFrame]
+    plans: tuple[tuple[int, frozenset[str], Callable[[], DataFrame]], ...]  # (cluster, its checks, its plan)
 
     @property
     def reads_partitions(self) -> bool:
@@ -71,21 +73,29 @@ class Pass:
         return self.name not in SMALL_PASSES
 
     def rows(self) -> list[list[Any]]:
-        """Plan and run the pass: finding rows ``[check, topic, partition, broker, path, evidence JSON]``."""
+        """Plan and run the pass: finding rows ``[cluster, check, topic, partition, broker, path, evidence JSON]``."""
         from pyspark.sql import functions as F
 
-        findings = self.build().where(F.col("check").isin(sorted(self.checks)))
-        return [[r[0], r[1], r[2], r[3], r[4], r[5]] for r in findings.collect()]
+        tagged = [
+            build().where(F.col("check").isin(sorted(checks))).select(F.lit(cluster).alias("cluster"), "*")
+            for cluster, checks, build in self.plans
+        ]
+        return [list(r) for r in union_all(tagged).collect()]
 
 
-def check_passes(frames: Frames, params: CheckParams, want: frozenset[str]) -> list[Pass]:
-    """The passes that produce some of the ``want`` checks, in ``PASSES`` order (planned when run)."""
-    rows = PartitionRows(frames, params)
+def check_passes(inputs: Sequence[tuple[Frames, CheckParams, frozenset[str]]]) -> list[Pass]:
+    """The passes that produce some of the checks wanted, in ``PASSES`` order (planned when run), over the
+    clusters of ``inputs``: each its frames, its params and the checks it wants."""
+    rows = [PartitionRows(frames, params) for frames, params, _ in inputs]
     passes = []
     for name, produced in PASSES.items():
-        checks = frozenset(produced) & want
-        if checks:
-            passes.append(Pass(name, checks, _builder(name, checks, rows)))
+        plans = tuple(
+            (cluster, checks, _builder(name, checks, rows[cluster]))
+            for cluster, (_, _, want) in enumerate(inputs)
+            if (checks := frozenset(produced) & want)
+        )
+        if plans:
+            passes.append(Pass(name, frozenset().union(*(checks for _, checks, _ in plans)), plans))
     return passes
 
 
@@ -177,8 +187,7 @@ class PartitionRows:
         # Every pass reads these rows: computed once (joins and the quiet flag), cached, released with the
         # frames. The costly per-row arrays (offline replicas, duplicates) are left to the few rows that are
         # not quiet.
-        self.p = self._with_quiet(p).cache()
-        frames.cached.append(self.p)
+        self.p = frames.kept(self._with_quiet(p))
 
     def _broker_min_isr(self, live_leader: Col, field: str) -> Col:
         """The resolver's ``value`` or ``source`` for the row's live leader (a literal when all agree)."""

@@ -5,8 +5,9 @@ The console's process never hosts the JVM. ``SparkEngine.start()`` spawns
 default, any ``--spark-master``, or Spark Connect with ``sc://host:port``) while the caller goes on, says
 it is ready as soon as the session is up, then warms it up with synthetic runs in the background (a real
 run that arrives first interrupts the warm-up rather than wait for it). ``run`` hands it a snapshot file
-and gets findings back over a pipe (one JSON object per line each way); the session stays warm for the
-next run until ``close``. The worker's own output (Spark's logs) goes to a log file, named in every error.
+(``run_many`` several, one per cluster, checked in one job) and gets findings back over a pipe (one JSON
+object per line each way); the session stays warm for the next run until ``close``. The worker's own
+output (Spark's logs) goes to a log file, named in every error.
 
 pyspark is never imported here: only the worker process imports it.
 """
@@ -66,6 +67,25 @@ class SparkSettings:
     def is_connect(self) -> bool:
         """Whether ``master`` is a Spark Connect URL."""
         return self.master.startswith("sc://")
+
+
+@dataclass(frozen=True)
+class RunInput:
+    """One cluster of a job: its snapshot file, its brokers' metadata file, the checks and their params."""
+
+    snapshot_file: Path
+    served_file: Path | None
+    params: CheckParams
+    checks: Sequence[str]
+
+    def to_json(self) -> dict[str, Any]:
+        """The input as the worker reads it (``spark_job.JobInput``)."""
+        return {
+            "snapshot": str(self.snapshot_file.resolve()),
+            "served": str(self.served_file.resolve()) if self.served_file else None,
+            "checks": list(self.checks),
+            "params": self.params.to_json(),
+        }
 
 
 @dataclass(frozen=True)
@@ -209,8 +229,24 @@ class SparkEngine:
         timeout: float = 3600.0,
         on_step: StepEvent | None = None,
     ) -> SparkRun:
-        """Run ``checks`` on ``snapshot_file`` (and the brokers' metadata in ``served_file``); ``on_event``
-        hears the load's end and the checks as they finish, ``on_step`` each step of the load as it starts.
+        """Run ``checks`` on ``snapshot_file`` (and the brokers' metadata in ``served_file``): ``run_many``
+        with one input.
+
+        Raises:
+            SparkEngineError: the worker died or the Spark job failed.
+        """
+        return self.run_many([RunInput(snapshot_file, served_file, params, checks)], on_event, timeout, on_step)[0]
+
+    def run_many(
+        self,
+        inputs: Sequence[RunInput],
+        on_event: ProgressEvent | None = None,
+        timeout: float = 3600.0,
+        on_step: StepEvent | None = None,
+    ) -> list[SparkRun]:
+        """Run each input's checks in one Spark job (a fleet's clusters; their findings kept apart, one
+        ``SparkRun`` per input, in order, each with the job's timings); ``on_event`` hears the load's end and
+        the checks as they finish over every input, ``on_step`` each step of the load as it starts.
 
         Raises:
             SparkEngineError: the worker died or the Spark job failed.
@@ -218,17 +254,10 @@ class SparkEngine:
         self.wait_ready()
         with self._lock:
             job = self._send(
-                {
-                    "op": "run",
-                    "snapshot": str(snapshot_file.resolve()),
-                    "served": str(served_file.resolve()) if served_file else None,
-                    "checks": list(checks),
-                    "params": params.to_json(),
-                    "stage_dir": self.settings.stage_dir,
-                }
+                {"op": "run", "inputs": [one.to_json() for one in inputs], "stage_dir": self.settings.stage_dir}
             )
             deadline = time.monotonic() + timeout
-            findings: list[Finding] = []
+            findings: list[list[Finding]] = [[] for _ in inputs]
             while True:
                 event = self._next_event(deadline, "the Spark job")
                 if event.get("id") != job:
@@ -240,9 +269,14 @@ class SparkEngine:
                 elif kind == "step" and on_step is not None:
                     on_step(int(event["done"]), str(event["step"]))
                 elif kind == "findings":
-                    findings.extend(_finding(row) for row in event["rows"])
+                    for cluster, *row in event["rows"]:
+                        findings[cluster].append(_finding(row))
                 elif kind == "done":
-                    return SparkRun(findings, int(event["partitions"]), dict(event["timings"]))
+                    timings = dict(event["timings"])
+                    return [
+                        SparkRun(found, int(partitions), dict(timings))
+                        for found, partitions in zip(findings, event["partitions"], strict=True)
+                    ]
                 elif kind == "error":
                     raise SparkEngineError(f"the Spark job failed: {event['message']} (Spark log: {self.log_path})")
 

@@ -13,7 +13,7 @@ Every pyspark import is inside a function.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -97,7 +97,16 @@ class Frames:
     one_row: DataFrame
     served_parts: DataFrame | None = None  # topic, partition, leader, replicas, isr
     served_topics: DataFrame | None = None  # topic
+    cache: bool = True  # whether frames read more than once are cached (not for small inputs)
     cached: list[DataFrame] = field(default_factory=list)
+
+    def kept(self, df: DataFrame) -> DataFrame:
+        """``df`` cached till ``release`` (as it is without ``cache``)."""
+        if not self.cache:
+            return df
+        df = df.cache()
+        self.cached.append(df)
+        return df
 
     @property
     def partition_count(self) -> int:
@@ -124,39 +133,86 @@ def load_steps(staged: bool, served: bool) -> tuple[str, ...]:
 
 def load_frames(
     spark: Any,
-    snapshot: str,
-    served: str | None,
+    inputs: Sequence[tuple[str, str | None]],
     stage_dir: str | None,
     on_step: Callable[[int, str], None] | None = None,
-) -> Frames:
-    """Read ``snapshot`` (and ``served``) into ``Frames``; the records other than partitions are cached.
+    cache: bool = True,
+) -> list[Frames]:
+    """Read each ``(snapshot, served)`` of ``inputs`` (one per cluster) into its ``Frames``; the records other
+    than partitions are cached. The clusters' facts are collected to the driver in one Spark action (their
+    small records tagged with the cluster's index, unioned), so N clusters cost the load one action, not N.
 
-    ``on_step`` hears (steps done, the step starting) as each of ``load_steps`` starts.
+    ``on_step`` hears (steps done, the step starting) as each of ``load_steps`` starts (once for all inputs).
+    Without ``cache`` nothing is cached (small inputs: reading them again costs less than Spark's matching
+    of every plan against every cached one, which grew with the clusters of a job).
 
     Raises:
-        ValueError: the file is not a kzc snapshot of a version this kzc reads.
+        ValueError: a file is not a kzc snapshot of a version this kzc reads.
     """
     from pyspark.sql import functions as F
 
     from core.snapshot.jsonl.schema import FORMAT_NAME
     from core.snapshot.model import READABLE_FORMAT_VERSIONS
 
-    steps = load_steps(bool(stage_dir), bool(served))
+    steps = load_steps(bool(stage_dir), any(served for _, served in inputs))
 
     def step(label: str) -> None:
         if on_step is not None:
             on_step(steps.index(label), label)
 
-    source = _local_uri(snapshot)
-    parquet = None
+    sources = [_local_uri(snapshot) for snapshot, _ in inputs]
+    parquets: list[str | None] = [None] * len(inputs)
     if stage_dir:
         step(STEP_STAGE)
-        source = _stage(spark, source, stage_dir)
+        sources = [_stage(spark, source, stage_dir) for source in sources]
         # Converted to Parquet once (with the file order): the reads below then read columns.
         step(STEP_PARQUET)
-        parquet = f"{stage_dir.rstrip('/')}/kzc-check-{uuid.uuid4().hex}.parquet"
-        _with_line_order(_read_json(spark, source, (*NEEDED, "format"))).write.parquet(parquet)
+        parquets = [f"{stage_dir.rstrip('/')}/kzc-check-{uuid.uuid4().hex}.parquet" for _ in sources]
+        for source, parquet in zip(sources, parquets, strict=True):
+            _with_line_order(_read_json(spark, source, (*NEEDED, "format"))).write.parquet(parquet)
     step(STEP_READ)
+    reads = [_reader(spark, source, parquet) for source, parquet in zip(sources, parquets, strict=True)]
+    kind = F.col("kind")
+    # The file is read twice, each time for the fields one side needs: tokenising it again costs less
+    # than caching a copy of every partition record next to the partition pass's own cached rows. The
+    # cached side holds every record but the readable partitions: brokers, topics, configs, admin znodes
+    # and unreadable znodes, a small fraction of the file.
+    kept = (kind != "partition") | (F.col("readable") == F.lit(False))
+    raws = [read((*NEEDED, "format"), kept, ordered=True) for read in reads]
+    raws = [raw.cache() for raw in raws] if cache else raws
+    wanted = kind.isin("header", "controller", "controller_epoch", "broker", "config", "cluster_id", "kraft_broker",
+                       "delegation_tokens") & ((kind != "config") | (F.col("entity_type") == "brokers"))  # fmt: skip
+    tagged = [raw.where(wanted).select(F.lit(index).alias("cluster"), "*") for index, raw in enumerate(raws)]
+    small: list[list[Any]] = [[] for _ in inputs]
+    for row in union_all(tagged).collect():
+        small[row["cluster"]].append(row)
+    frames = [
+        _frames(spark, raw, read, _facts(rows, FORMAT_NAME, READABLE_FORMAT_VERSIONS), cache)
+        for raw, read, rows in zip(raws, reads, small, strict=True)
+    ]
+    if any(served for _, served in inputs):
+        step(STEP_SERVED)
+    for one, (_, served) in zip(frames, inputs, strict=True):
+        if served:
+            _add_served(spark, one, served, stage_dir)
+    return frames
+
+
+def union_all(frames: Sequence[DataFrame]) -> DataFrame:
+    """The rows of every frame (same columns by name), unioned as a balanced tree: a chain of N unions has
+    Spark analyse a plan N deep N times, a tree log N deep."""
+    level = list(frames)
+    while len(level) > 1:
+        paired = [a.unionByName(b) for a, b in zip(level[::2], level[1::2], strict=False)]
+        level = paired + ([level[-1]] if len(level) % 2 else [])
+    return level[0]
+
+
+Read = Callable[..., DataFrame]
+
+
+def _reader(spark: Any, source: str, parquet: str | None) -> Read:
+    """How one snapshot's records of some fields are read: ``read(fields, where, ordered=False)``."""
 
     def read(fields: tuple[str, ...], where: Any, ordered: bool = False) -> DataFrame:
         # The filter comes first: Spark's JSON reader applies it while parsing a line, so it skips the
@@ -167,17 +223,14 @@ def load_frames(
         df = _read_json(spark, source, fields).where(where)
         return _with_line_order(df) if ordered else df
 
+    return read
+
+
+def _frames(spark: Any, raw: DataFrame, read: Read, facts: Facts, cache: bool) -> Frames:
+    """One cluster's ``Frames`` over its cached small records ``raw`` and its partition records."""
+    from pyspark.sql import functions as F
+
     kind = F.col("kind")
-    # The file is read twice, each time for the fields one side needs: tokenising it again costs less
-    # than caching a copy of every partition record next to the partition pass's own cached rows. The
-    # cached side holds every record but the readable partitions: brokers, topics, configs, admin znodes
-    # and unreadable znodes, a small fraction of the file.
-    kept = (kind != "partition") | (F.col("readable") == F.lit(False))
-    raw = read((*NEEDED, "format"), kept, ordered=True).cache()
-    small = raw.where(kind.isin("header", "controller", "controller_epoch", "broker", "config", "cluster_id",
-                                "kraft_broker", "delegation_tokens") & (
-        (kind != "config") | (F.col("entity_type") == "brokers"))).collect()  # fmt: skip
-    facts = _facts(small, FORMAT_NAME, READABLE_FORMAT_VERSIONS)
     c = F.col
     empty_ints = F.array().cast("array<int>")
     parts = read(PARTITION_FIELDS, kind == "partition").select(
@@ -232,7 +285,7 @@ def load_frames(
             ),
         ).alias("endpoints"),
     )
-    frames = Frames(
+    return Frames(
         facts=facts,
         parts=parts,
         topics=topics,
@@ -243,21 +296,25 @@ def load_frames(
         unreadable=inline.unionByName(listed),
         brokers=brokers,
         one_row=spark.range(1),
-        cached=[raw],
+        cache=cache,
+        cached=[raw] if cache else [],
     )
-    if served:
-        step(STEP_SERVED)
-        served_raw = spark.read.schema(SERVED_SCHEMA).json(_local_uri(served) if not stage_dir else _stage(
-            spark, _local_uri(served), stage_dir)).cache()  # fmt: skip
-        frames.cached.append(served_raw)
-        facts.served_brokers = frozenset(
-            r[0] for r in served_raw.where(c("kind") == "served_broker").select("broker").collect()
-        )
-        frames.served_topics = served_raw.where(c("kind") == "served_topic").select("topic")
-        frames.served_parts = served_raw.where(c("kind") == "served_partition").select(
-            "topic", "partition", "leader", "replicas", "isr"
-        )
-    return frames
+
+
+def _add_served(spark: Any, frames: Frames, served: str, stage_dir: str | None) -> None:
+    """The brokers' metadata in ``served`` added to ``frames`` (cached; the served broker ids collected)."""
+    from pyspark.sql import functions as F
+
+    c = F.col
+    source = _local_uri(served) if not stage_dir else _stage(spark, _local_uri(served), stage_dir)
+    served_raw = frames.kept(spark.read.schema(SERVED_SCHEMA).json(source))
+    frames.facts.served_brokers = frozenset(
+        r[0] for r in served_raw.where(c("kind") == "served_broker").select("broker").collect()
+    )
+    frames.served_topics = served_raw.where(c("kind") == "served_topic").select("topic")
+    frames.served_parts = served_raw.where(c("kind") == "served_partition").select(
+        "topic", "partition", "leader", "replicas", "isr"
+    )
 
 
 def _read_json(spark: Any, source: str, fields: tuple[str, ...]) -> DataFrame:

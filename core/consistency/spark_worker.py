@@ -2,11 +2,12 @@
 
 Run as ``python -m core.consistency.spark_worker`` by ``core.consistency.spark_engine``. Protocol: one
 JSON object per line. Requests on stdin: ``{"id", "op": "start", "master", "conf"}``,
-``{"id", "op": "run", "snapshot", "served", "checks", "params", "stage_dir"}``, ``{"id", "op": "stop"}``.
-Events on the original stdout: ``ready`` / ``start_failed`` after start; ``step`` (a step of the load
-starting), ``progress``, ``findings`` (chunks of rows), ``done`` or ``error`` for a run. Anything else
-written to stdout (the JVM, pyspark) is sent to stderr, which the engine points at a log file, so it
-cannot corrupt the protocol. The worker exits when stdin closes, so it never outlives the console.
+``{"id", "op": "run", "inputs": [{"snapshot", "served", "checks", "params"}, ...], "stage_dir"}`` (one input
+per cluster, all checked in one job), ``{"id", "op": "stop"}``. Events on the original stdout: ``ready`` /
+``start_failed`` after start; ``step`` (a step of the load starting), ``progress``, ``findings`` (chunks of
+rows, each led by its input's index), ``done`` (with the partitions checked per input) or ``error`` for a
+run. Anything else written to stdout (the JVM, pyspark) is sent to stderr, which the engine points at a log
+file, so it cannot corrupt the protocol. The worker exits when stdin closes, so it never outlives the console.
 """
 
 from __future__ import annotations

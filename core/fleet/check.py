@@ -2,10 +2,10 @@
 
 Every context's snapshot is read in parallel, each within the deadline (as ``kzc fleet`` reads its rows): a
 cluster that cannot be read, or has not answered by then, is listed with its state and reason and never
-delays the others. The catalog then runs on each snapshot with the engine given (the Spark engine's one warm
-worker serves them all), every finding tagged with its context. The fleet's own findings compare the
-clusters with one another (``fleet_findings``): one rule, in plain Python on the snapshots, whichever engine
-ran the catalog, so both engines report them identically.
+delays the others. The catalog then runs on each snapshot with the engine given (the Spark engine checks
+them all in one job of its warm worker), every finding tagged with its context. The fleet's own findings
+compare the clusters with one another (``fleet_findings``): one rule, in plain Python on the snapshots,
+whichever engine ran the catalog, so both engines report them identically.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from core.config import ConnectionSettings
 from core.consistency.catalog import Severity
 from core.consistency.findings import CheckReport, Evidence, canonical_evidence
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import Engine, run_checks
+from core.consistency.pipeline import CheckRequest, Engine, run_checks_many
 from core.errors import KzcError
 from core.fleet.read import failure, probe, refused
 from core.fleet.row import CONFIG_ERROR, NO_ANSWER, UNREACHABLE
@@ -209,16 +209,21 @@ def check_fleet(
     snapshots, failed = read_snapshots(contexts, deadline_s)
     timings = {"snapshots": time.monotonic() - started}
     parts = dict(failed)
-    for name in sorted(snapshots):
-        snapshot = snapshots[name]
+    names = sorted(snapshots)
+    # The Spark engine checks every cluster in one job; the local engine one cluster at a time, so that
+    # one cluster's failure is its own entry.
+    groups = [names] if engine.name == "spark" else [[name] for name in names]
+    for group in filter(None, groups):
+        requests = [CheckRequest(snapshot=snapshots[name], params=params, only=only) for name in group]
         try:
-            report = run_checks(engine, snapshot=snapshot, params=params, only=only)
+            reports = run_checks_many(engine, requests)
         except KzcError as exc:
             if engine.name == "spark":
                 raise  # the engine itself failed: no other cluster would fare better
-            parts[name] = ClusterChecked(name, snapshot.zookeeper, "check failed", str(exc))
+            parts[group[0]] = ClusterChecked(group[0], snapshots[group[0]].zookeeper, "check failed", str(exc))
             continue
-        parts[name] = ClusterChecked(name, snapshot.zookeeper, CHECKED, report=report)
+        for name, report in zip(group, reports, strict=True):
+            parts[name] = ClusterChecked(name, snapshots[name].zookeeper, CHECKED, report=report)
     timings["checks"] = time.monotonic() - started - timings["snapshots"]
     timings["total"] = time.monotonic() - started
     return FleetCheckReport(
