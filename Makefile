@@ -36,8 +36,8 @@ unit: install  ## fast tests only (no cluster)
 check: lint  ## for every edit: lint, unit and console tests (no cluster, no JVM at all)
 	$(BIN)/pytest -q tests/unit tests/tui
 
-test: jars lint  ## install everything, then the whole suite (what CI runs) in two workers, with its 30 slowest tests
-	$(BIN)/pytest -n 2 --dist loadgroup --durations=30
+test: jars lint  ## install everything, then the whole suite (what CI runs), with its 30 slowest tests
+	$(BIN)/pytest --durations=30
 
 test-versions: jars  ## kzc on a sandbox of every release 0.10.2 to 3.9 (tests/integration/test_versions.py); writes docs/versions.md
 	mkdir -p .sandbox && rm -f $(VERSIONS_RECORD)
