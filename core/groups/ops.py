@@ -13,7 +13,7 @@ intent line with the committed offsets as they were, commits, and records the ou
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -131,11 +131,14 @@ class GroupOps:
         groups = self._kafka_groups(sorted(g.group_id for g in listing.groups), legacy)
         return GroupsOverview(tuple(sorted(groups, key=lag_order)), tuple(notes), unlisted)
 
-    def committed_lag(self, ends: Mapping[TopicPartition, int | str]) -> GroupsOverview:
-        """Every group's committed offsets against ``ends`` (end offsets the caller read, e.g. the high watermarks
-        of ``kzc record``'s traffic tick): ListGroups on every broker and one OffsetFetch per group (with brokers),
-        ``/consumers`` (with ZooKeeper); no DescribeGroups and no ListOffsets, so the groups carry no members and
-        their state is the listing's. A partition missing from ``ends`` is unknown, never 0.
+    def committed_lag(self, read_ends: Callable[[], Mapping[TopicPartition, int | str]]) -> GroupsOverview:
+        """Every group's committed offsets against the end offsets ``read_ends`` gives (the caller's read, e.g. the
+        high watermarks of ``kzc record``'s traffic tick): ListGroups on every broker and one OffsetFetch per group
+        (with brokers), ``/consumers`` (with ZooKeeper); no DescribeGroups and no ListOffsets, so the groups carry
+        no members and their state is the listing's. A partition missing from the ends is unknown, never 0.
+
+        ``read_ends`` is called once, after every committed offset is read, the order kafka-consumer-groups reads
+        them in: an offset committed between the two reads is then never ahead of its end offset (a negative lag).
 
         Raises:
             ConnectError: neither the brokers nor ZooKeeper could be read.
@@ -144,17 +147,17 @@ class GroupOps:
             legacy_read = pool.submit(self._legacy_all)
             listing = self.admin.list_consumer_groups() if self.admin is not None else None
             legacy = legacy_read.result()
+        states = {g.group_id: g.state for g in listing.groups} if listing is not None else {}
+        ids = sorted(states)
+        committed = self.admin.list_consumer_group_offsets(ids) if ids and self.admin is not None else {}
+        ends = read_ends()
         groups = [self._legacy_lag(old, ends) for old in legacy]
         unlisted = "not listed: " + "; ".join(listing.problems[:3]) if listing and listing.problems else None
-        if listing is not None and self.admin is not None:
-            states = {g.group_id: g.state for g in listing.groups}
-            ids = sorted(states)
-            committed = self.admin.list_consumer_group_offsets(ids) if ids else {}
-            for group in ids:
-                offsets = committed.get(group)
-                error = None if isinstance(offsets, dict) else f"committed offsets not read: {offsets or 'no answer'}"
-                rows = group_rows([], offsets if isinstance(offsets, dict) else None, ends, error)
-                groups.append(GroupLag(group, KAFKA, states[group], (), rows, error=error))
+        for group in ids:
+            offsets = committed.get(group)
+            error = None if isinstance(offsets, dict) else f"committed offsets not read: {offsets or 'no answer'}"
+            rows = group_rows([], offsets if isinstance(offsets, dict) else None, ends, error)
+            groups.append(GroupLag(group, KAFKA, states[group], (), rows, error=error))
         return GroupsOverview(tuple(sorted(groups, key=lag_order)), (), unlisted)
 
     def _legacy_all(self) -> list[LegacyGroup]:

@@ -43,13 +43,14 @@ def group_lag_rows(ts_ms: int, groups: Sequence[GroupLag] | str, unlisted: str |
 
 
 def groups_read(ops: Callable[[ClusterSnapshot], GroupOps]) -> GroupsRead:
-    """``kzc record``'s read of the groups at a traffic tick: every group's committed offsets against the tick's
-    high watermarks (``GroupOps.committed_lag``), as rows; ``ops`` gives the groups' reader for the snapshot (it
-    may open it at the first call). Never raises: a failed read is one row saying why."""
+    """``kzc record``'s read of the groups at a traffic tick: every group's committed offsets, then the tick's
+    sample, and the offsets against its high watermarks (``GroupOps.committed_lag``), as rows; ``ops`` gives the
+    groups' reader for the snapshot (it may open it at the first call). Never raises: a failed read is one row
+    saying why (the sample is then left to the caller)."""
 
-    def read(snapshot: ClusterSnapshot, sample: Sample, ts_ms: int) -> list[Row]:
+    def read(snapshot: ClusterSnapshot, sample: Callable[[], Sample], ts_ms: int) -> list[Row]:
         try:
-            overview = ops(snapshot).committed_lag(sample.end_offsets())
+            overview = ops(snapshot).committed_lag(lambda: sample().end_offsets())
         except KzcError as exc:
             return list(group_lag_rows(ts_ms, f"the consumer groups could not be read: {exc}"))
         return list(group_lag_rows(ts_ms, overview.groups, overview.unlisted))

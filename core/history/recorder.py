@@ -13,9 +13,10 @@ model was known current to the full read after the reconnect, and that read is t
 Traffic (``traffic_every_s``, given a ``TrafficRead``): every tick one sample of the brokers (one ListOffsets and
 one DescribeLogDirs per broker, ``core.traffic.sample``) by the layout of the last snapshot recorded, so no
 ZooKeeper request is added; from the second tick on, the rates between the tick and the one before are
-buffered as ``traffic`` rows (``core.history.schema.traffic_rows``). Given a ``GroupsRead`` too, each tick then reads
-the consumer groups' committed offsets (ListGroups on every broker, one OffsetFetch per group, ``/consumers``) and
-buffers their lag against the sample's high watermarks as ``group_lag`` rows, in the same thread.
+buffered as ``traffic`` rows (``core.history.schema.traffic_rows``). Given a ``GroupsRead`` too, each tick first
+reads the consumer groups' committed offsets (ListGroups on every broker, one OffsetFetch per group,
+``/consumers``), then the sample, and buffers their lag against the sample's high watermarks as ``group_lag`` rows,
+in the same thread (committed offsets first, as kafka-consumer-groups reads them, so no lag is negative).
 
 Threads: the live model's callbacks only set a flag; ``run`` (the caller's thread) compares and buffers;
 a traffic thread samples and buffers; ``flush`` writes (called by ``run`` every ``flush_every_s``, and by
@@ -57,9 +58,10 @@ _TICK_S = 0.1
 
 TrafficRead = Callable[[ClusterSnapshot, int], Sample]
 """One traffic sample of the brokers by the layout of a snapshot, at a moment (epoch ms); never raises."""
-GroupsRead = Callable[[ClusterSnapshot, Sample, int], list[Row]]
-"""The ``group_lag`` rows of a tick (``core.groups.recorded.groups_read``): the groups' committed offsets against
-the sample's high watermarks, at the tick (epoch ms); never raises (a failed read is a row saying why)."""
+GroupsRead = Callable[[ClusterSnapshot, Callable[[], Sample], int], list[Row]]
+"""The ``group_lag`` rows of a tick (``core.groups.recorded.groups_read``): the groups' committed offsets, then the
+tick's sample (the callable reads it once) and the offsets against its high watermarks, at the tick (epoch ms);
+never raises (a failed read is a row saying why)."""
 
 
 class LiveSource(Protocol):
@@ -183,11 +185,19 @@ class Recorder:
         if snapshot is None or self._traffic_read is None:
             return
         now = self._clock()
-        after = self._traffic_read(snapshot, now)
+        read = self._traffic_read
+        sampled: list[Sample] = []
+
+        def sample() -> Sample:  # once, at the moment it is read (after the groups' committed offsets)
+            if not sampled:
+                sampled.append(read(snapshot, self._clock()))
+            return sampled[0]
+
         if self._groups_read is not None:
-            lag = self._groups_read(snapshot, after, now)
+            lag = self._groups_read(snapshot, sample, now)
             with self._lock:
                 self._group_lag.extend(lag)
+        after = sample()
         if self._before is not None:
             rows = list(traffic_rows(now, Traffic(self._before, after)))
             with self._lock:

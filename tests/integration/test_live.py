@@ -447,13 +447,14 @@ def test_killing_the_controller_reports_the_move_and_the_requests_the_new_contro
 def test_after_a_dropped_connection_the_watches_come_back_and_what_changed_is_reported(
     cluster: Sandbox, proxy: PausableProxy, unique_name: str
 ) -> None:
-    with watching(f"127.0.0.1:{proxy.port}/kafka") as (_, recorder, session):
+    # The pause must stay well inside the session (10 s, the most the sandbox's tickTime allows), and kazoo's
+    # reconnect back-off (0.2 s doubling) adds to it: so the writer below connects before the pause, not during it.
+    with watching(f"127.0.0.1:{proxy.port}/kafka") as (_, recorder, session), cluster.zookeeper() as zk:
         proxy.pause()
         recorder.wait_for(SessionStateChanged, lambda e: e.state is ConnectionState.SUSPENDED)
-        # While the watcher cannot see it, written as kafka-topics --zookeeper did: one znode, at once. (Through the
-        # AdminClient the pause outlasted the session on a loaded machine, and the session expired instead.)
-        with cluster.zookeeper() as zk:
-            zk.create(topic_path(unique_name), json.dumps({"version": 1, "partitions": {"0": [1]}}).encode())
+        # While the watcher cannot see it, written as kafka-topics --zookeeper did: one znode, at once, by a client
+        # connected before the pause.
+        zk.create(topic_path(unique_name), json.dumps({"version": 1, "partitions": {"0": [1]}}).encode())
         proxy.resume()
         resynced = recorder.wait_for(Resynced)
         assert not resynced.session_expired

@@ -56,9 +56,13 @@ def _recorded(tmp_path: Path, admin: _Admin) -> list[dict[str, object]]:
         seen.append(s)
         return ops
 
+    def sampled(_s: ClusterSnapshot, at: int) -> Sample:
+        admin.asked.append("sample")
+        return _sample(at)
+
     clock = [T0]
     rec = Recorder("c1", store, RecorderSettings(retain_ms=None), lambda: True, lambda: clock[0],
-                   traffic=lambda _s, at: _sample(at), groups=groups_read(of))  # fmt: skip
+                   traffic=sampled, groups=groups_read(of))  # fmt: skip
     rec.traffic_tick()
     assert seen == []  # nothing before the first snapshot
     rec.observe(snapshot(brokers=(1, 2), full_read_ms=T0))
@@ -70,7 +74,9 @@ def _recorded(tmp_path: Path, admin: _Admin) -> list[dict[str, object]]:
 def test_each_tick_records_every_groups_lag_against_the_ticks_high_watermarks(tmp_path: Path) -> None:
     admin = _Admin()
     rows = _recorded(tmp_path, admin)
-    assert admin.asked == ["ListGroups", "OffsetFetch"]  # no DescribeGroups, no ListOffsets: the tick's are used
+    # no DescribeGroups, no ListOffsets: the tick's are used, sampled after the committed offsets as
+    # kafka-consumer-groups reads them (a commit between the reads is never ahead of its end offset)
+    assert admin.asked == ["ListGroups", "OffsetFetch", "sample"]
     found = {(r["group"], r["topic"], r["partition"]): r for r in rows}
     a0 = found[("g", "a", 0)]
     assert (a0["ts_ms"], a0["source"], a0["state"], a0["committed"], a0["end_offset"], a0["lag"]) == (
@@ -82,7 +88,9 @@ def test_each_tick_records_every_groups_lag_against_the_ticks_high_watermarks(tm
 
 
 def test_groups_that_cannot_be_read_are_one_row_saying_why(tmp_path: Path) -> None:
-    (row,) = _recorded(tmp_path, _Admin(fail=True))
+    admin = _Admin(fail=True)
+    (row,) = _recorded(tmp_path, admin)
+    assert admin.asked == ["ListGroups", "sample"]  # the traffic sample is still read, once
     assert row["group"] is None and row["lag"] is None
     assert str(row["unknown"]) == "the consumer groups could not be read: no broker answered"
 
