@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.kafka.znodes import PartitionState, Unreadable
+from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
 from core.kafka.znodes.paths import (
     BROKER_IDS,
     CONTROLLER,
@@ -149,8 +149,8 @@ def test_partitions_added_during_a_full_read_are_still_reported(model: Model) ->
     wait_until(lambda: model.seen(ev.TopicAssignmentChanged), DEADLINE_S, "the TopicAssignmentChanged event")
     [change] = model.seen(ev.TopicAssignmentChanged)
     assert isinstance(change, ev.TopicAssignmentChanged) and change.topic == "payments"
-    assert change.old is not None and change.old.partition_ids == (0, 1)
-    assert change.new is not None and change.new.partition_ids == (0, 1, 2)
+    assert isinstance(change.old, TopicAssignment) and change.old.partition_ids == (0, 1)
+    assert isinstance(change.new, TopicAssignment) and change.new.partition_ids == (0, 1, 2)
 
 
 def test_a_leader_change_during_a_full_read_is_still_reported(model: Model) -> None:
