@@ -56,6 +56,7 @@ class FakeZooKeeper:
         self.connected = True
         self.client_id: tuple[int, bytes] | None = (1, b"")
         self.reads = 0  # get/get_children requests answered (what the model asked ZooKeeper)
+        self._before_read: dict[str, Callable[[], None]] = {}
         self._nodes["/"] = (b"", self._stat(0, 0, 0))
 
     # ---- the test's writes --------------------------------------------------------------------------
@@ -110,6 +111,18 @@ class FakeZooKeeper:
             self._data_watches.clear()
             self._child_watches.clear()
 
+    def before_next_read(self, path: str, write: Callable[[], None]) -> None:
+        """Make ``write`` (the test's write, as Kafka's) land just before the next read (``get`` or
+        ``get_children``) of ``path`` is answered: a change in the middle of a full read."""
+        with self._lock:
+            self._before_read[path] = write
+
+    def _write_before_read(self, path: str) -> None:
+        with self._lock:
+            write = self._before_read.pop(path, None)
+        if write is not None:
+            write()
+
     def watched(self, path: str) -> int:
         """How many watch callbacks are set on ``path`` (data and child)."""
         with self._lock:
@@ -118,6 +131,7 @@ class FakeZooKeeper:
     # ---- kazoo's client calls -----------------------------------------------------------------------
 
     def get_async(self, path: str, watch: Watch | None = None) -> _Answer:
+        self._write_before_read(path)
         with self._lock:
             self.reads += 1
             node = self._nodes.get(path)
@@ -128,6 +142,7 @@ class FakeZooKeeper:
             return _Answer(node)
 
     def get_children_async(self, path: str, watch: Watch | None = None) -> _Answer:
+        self._write_before_read(path)
         with self._lock:
             self.reads += 1
             if path not in self._nodes:

@@ -5,6 +5,11 @@ which pytest 9.2's structured node ids ignore (pytest-dev/pytest-xdist#1386): th
 every test was dealt out on its own, a module's fixtures and clusters started in both workers. So the workers write
 each grouped test's group to a file the controller names in ``$KZC_XDIST_GROUPS`` (both write the same, as they
 collect the same tests), and the controller's scheduler reads it once every worker has collected.
+
+The scheduler also survives a worker that dies (a native crash): xdist's ``LoadScopeScheduling.remove_node`` puts
+back every unit the dead worker was ever given, the finished ones and the crashed test included, and
+``_reschedule`` hands a worker one unit at a time; so the replacement could be sent an empty unit or a single
+test (which a worker holds until it is sent the next one) and the run hung with both workers idle.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 import pytest
 from xdist.remote import Producer
 from xdist.scheduler import LoadGroupScheduling
+from xdist.workermanage import WorkerController
 
 ENV = "KZC_XDIST_GROUPS"
 
@@ -45,3 +51,33 @@ class GroupScheduling(LoadGroupScheduling):
         if self._groups is None:  # first asked once every worker has collected (and written the file)
             self._groups = json.loads(self._path.read_text(encoding="utf-8")) if self._path.exists() else {}
         return self._groups.get(nodeid) or super()._split_scope(nodeid)
+
+    def remove_node(self, node: WorkerController) -> str | None:
+        """A worker is gone: at shutdown nothing is left; after a crash, the test it was running is returned (xdist
+        reports it failed, and it is not run again: it could take the next worker down too) and its unfinished
+        tests go back to the front of the queue, each unit whole, for a live or the replacement worker."""
+        workload = self.assigned_work.pop(node)
+        left = {scope: [t for t, done in unit.items() if not done] for scope, unit in workload.items()}
+        left = {scope: tests for scope, tests in left.items() if tests}
+        if not left:
+            return None
+        crashed = next(iter(left.values())).pop(0)  # a worker runs its tests in the order it was sent them
+        for scope, tests in reversed(left.items()):
+            if tests:
+                self.workqueue[scope] = dict.fromkeys(tests, False)
+                self.workqueue.move_to_end(scope, last=False)
+        for live in self.nodes:
+            self._reschedule(live)
+        return crashed
+
+    def _reschedule(self, node: WorkerController) -> None:
+        """xdist's low-watermark (a worker with 2 tests or fewer left is given more), but given units until it has
+        more than 2 or the queue is empty: a worker holds its last test until it is sent another or shut down. A
+        replacement still collecting is given work once it has collected (``schedule``)."""
+        if node.shutting_down or node not in self.registered_collections:
+            return
+        if not self.workqueue:
+            node.shutdown()
+            return
+        while self.workqueue and self._pending_of(self.assigned_work[node]) <= 2:
+            self._assign_work_unit(node)

@@ -342,8 +342,8 @@ class LiveCluster:
             self._loading = None
             self._kraft_dirty.set()
             self._on_snapshot()
-            # A full read replaces what the watcher followed without events: a znode it read that had fired
-            # meanwhile is re-read equal and reports nothing, so each follower is told of the new base here.
+            # A full read replaces what the watcher followed, and may hold a change no watch reported (watches
+            # dropped): each follower is told of the new base here.
             with self._lock:
                 followed = list(self._followers)
             for name in followed:

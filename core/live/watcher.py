@@ -52,7 +52,7 @@ from core.live.events import Resynced, SessionStateChanged
 from core.live.live_event import LiveEvent
 from core.live.migration_watch import CHECK, MIGRATION_REARM_S, REARM, MigrationWatch
 from core.live.reads import IN_FLIGHT, NoAuthRead, WatchedReads
-from core.live.state import FollowedTopic, LiveState, diff_states
+from core.live.state import FollowedTopic, LiveState, StateValue, diff_states
 from core.live.znode_updates import ZnodeUpdates
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.reader import SnapshotReader
@@ -134,6 +134,9 @@ class ClusterWatcher(ZnodeUpdates):
         self._interest: set[str] = set()  # the topics follow_topic named
         self._reading = False  # a full read is under way (dispatch thread)
         self._deferred: set[str] = set()  # topic and state znodes that fired meanwhile: handled after it
+        # ... and what was known of each before (ZnodeUpdates._defer): its change is reported against that
+        self._topic_before: dict[str, FollowedTopic | None] = {}
+        self._state_before: dict[str, StateValue] = {}
         self._changes = 0  # bumped with every change to _followed or _snapshot (the owner caches on it)
         self._browse: dict[str, list[Callable[[str], None]]] = {}  # the browser's live znodes and listeners
         self.targeted_reads = 0  # topic and state znodes re-read because their watch fired

@@ -45,6 +45,7 @@ from core.live.reads import WatchedReads, broker_ids, parsed
 from core.live.state import (
     FollowedTopic,
     LiveState,
+    StateValue,
     diff_assignment,
     diff_brokers,
     diff_controller,
@@ -70,6 +71,8 @@ class ZnodeUpdates:
     _snapshot: ClusterSnapshot | None
     _reading: bool
     _deferred: set[str]
+    _topic_before: dict[str, FollowedTopic | None]
+    _state_before: dict[str, StateValue]
     _changes: int
     _reads: WatchedReads
     _migration: MigrationWatch
@@ -97,7 +100,7 @@ class ZnodeUpdates:
         if topic is None and state is None:
             return []  # the browser's znode, or a watch left from a topic no longer followed
         if self._reading:
-            self._deferred.add(path)  # the full read may hold an older value: re-read after it
+            self._defer(path)  # the full read may hold an older value: re-read after it
             return []
         self.targeted_reads += 1
         if topic is not None:
@@ -155,7 +158,7 @@ class ZnodeUpdates:
             self._store(FollowedTopic(name, None))  # gone: later watches of its znodes compare with nothing
         for name in sorted(topics - old):
             if self._reading:
-                self._deferred.add(topic_path(name))
+                self._defer(topic_path(name))
             else:
                 events += self._update_followed(name)  # read it, its states and set their watches
         return events
@@ -190,6 +193,19 @@ class ZnodeUpdates:
         self._set_base(log_dir_events=count)
         return diff_log_dir_events(old, count)
 
+    def _defer(self, path: str) -> None:
+        """Re-read ``path`` (a topic or partition state znode that fired during a full read) after the read, and
+        keep what was known of it before: the read may already hold the new value, and the change is reported
+        against the old one (else a topic expanded during a read was never reported). Fired twice during the
+        read: the change runs from the first."""
+        self._deferred.add(path)
+        if (name := parse_topic_path(path)) is not None:
+            self._topic_before.setdefault(name, self._lookup(name))
+        elif (located := parse_state_path(path)) is not None:
+            tracked = self._lookup(located[0])
+            if tracked is not None and located[1] in tracked.states:
+                self._state_before.setdefault(path, tracked.states[located[1]])
+
     def _lookup(self, name: str) -> FollowedTopic | None:
         """What is known of topic ``name``: as changed since the last full read, or as that read holds it."""
         tracked = self._followed.get(name)
@@ -205,12 +221,15 @@ class ZnodeUpdates:
             self._changes += 1
 
     def _update_followed(self, name: str) -> list[LiveEvent]:
-        tracked = self._lookup(name) or FollowedTopic(name, None)  # new to this watcher: everything in it is new
+        known = self._lookup(name)
+        tracked = self._topic_before.get(name, known)  # as known before a full read it fired during (_defer)
+        tracked = tracked or FollowedTopic(name, None)  # new to this watcher: everything in it is new
         read = self._reads.data(topic_path(name))
         assignment = parsed(topic_path(name), read, parse_topic)
         wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         entering = [p for p in wanted if p not in tracked.states]
         states = self._reads.states(name, entering)
+        self._topic_before.pop(name, None)  # read: the change is reported now
         # ZooKeeper fires the topic znode's watch before the /brokers/topics child watch: report the
         # creation first, as it happened.
         events = self._update_topics() if assignment is not None and name not in self._base.topics else []
@@ -218,17 +237,20 @@ class ZnodeUpdates:
         for partition in entering:  # a partition new to the assignment had no state before
             events += diff_partition_state(name, partition, None, states[partition])
         times = times_of(read[1]) if isinstance(read, tuple) else None
-        kept = {p: states[p] if p in states else tracked.states[p] for p in wanted}
+        latest = {**tracked.states, **(known.states if known is not None else {})}  # the full read's are newer
+        kept = {p: states[p] if p in states else latest[p] for p in wanted}
         self._store(FollowedTopic(name, assignment, kept, times))
         return events
 
     def _update_partition(self, name: str, partition: int) -> list[LiveEvent]:
+        path = state_path(name, partition)
         tracked = self._lookup(name)
         if tracked is None or partition not in tracked.states:
+            self._state_before.pop(path, None)
             return []
-        path = state_path(name, partition)
         new = self._reads.value(path, parse_partition_state)
-        old = tracked.states[partition]
+        # As known before a full read it fired during (_defer), else as known now.
+        old = self._state_before.pop(path) if path in self._state_before else tracked.states[partition]
         self._store(replace(tracked, states={**tracked.states, partition: new}))
         return diff_partition_state(name, partition, old, new)
 
@@ -243,6 +265,7 @@ class ZnodeUpdates:
                 wanted.setdefault(located[0], []).append(located[1])
         reads = self._reads.many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
         self.targeted_reads += len(reads)
+        before = {path: self._state_before.pop(path) for path in paths if path in self._state_before}  # _defer
         events: list[LiveEvent] = []
         for name in sorted(wanted):
             tracked = self._lookup(name)
@@ -251,7 +274,7 @@ class ZnodeUpdates:
             for partition in sorted(wanted[name]):
                 path = state_path(name, partition)
                 new = parsed(path, reads[path], parse_partition_state)
-                events += diff_partition_state(name, partition, states[partition], new)
+                events += diff_partition_state(name, partition, before.get(path, states[partition]), new)
                 states[partition] = new
             self._store(replace(tracked, states=states))
         return events

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from core.kafka.znodes import PartitionState, Unreadable
+from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
 from core.kafka.znodes.paths import (
     BROKER_IDS,
     CONTROLLER,
@@ -138,6 +138,40 @@ def test_partitions_added_to_a_topic_are_reported_once_and_followed(model: Model
     wait_until(lambda: _leader_is(model, "payments", 2, 2), DEADLINE_S, "the new partition in the snapshot")
     changes = model.seen(ev.TopicAssignmentChanged)
     assert len(changes) == 1 and changes[0].topic == "payments"  # type: ignore[attr-defined]
+
+
+def test_partitions_added_during_a_full_read_are_still_reported(model: Model) -> None:
+    """The topic znode fires while a full read is under way and the read already holds the new assignment: the
+    change is reported against what was known before the read (it was lost: the console missed an expansion)."""
+    three = topic_json({0: [1, 2], 1: [1, 2], 2: [2, 1]})
+    model.zk.before_next_read(topic_path("payments"), lambda: model.zk.set(topic_path("payments"), three))
+    model.live.request_full_read()
+    wait_until(lambda: model.seen(ev.TopicAssignmentChanged), DEADLINE_S, "the TopicAssignmentChanged event")
+    [change] = model.seen(ev.TopicAssignmentChanged)
+    assert isinstance(change, ev.TopicAssignmentChanged) and change.topic == "payments"
+    assert isinstance(change.old, TopicAssignment) and change.old.partition_ids == (0, 1)
+    assert isinstance(change.new, TopicAssignment) and change.new.partition_ids == (0, 1, 2)
+
+
+def test_a_leader_change_during_a_full_read_is_still_reported(model: Model) -> None:
+    model.live.follow("orders", lambda _entry: None)
+    moved = state_json(2, [2], leader_epoch=1)
+    model.zk.before_next_read(state_path("orders", 1), lambda: model.zk.set(state_path("orders", 1), moved))
+    model.live.request_full_read()
+    wait_until(lambda: model.seen(ev.LeaderChanged), DEADLINE_S, "the LeaderChanged event")
+    assert model.seen(ev.LeaderChanged) == [ev.LeaderChanged("orders", 1, 1, 2, 1)]
+    assert _leader_is(model, "orders", 1, 2)
+
+
+def test_a_topic_created_during_a_full_read_has_its_partitions_followed(model: Model) -> None:
+    """The full read lists the new topic before the controller wrote its partition states (a read of a missing
+    znode sets no watch): the topic is read again after the read, from nothing, so its states are watched (the
+    console's create flow waited for partitions that were online)."""
+    model.zk.before_next_read(TOPICS, lambda: model.zk.create(topic_path("audit"), topic_json({0: [1, 2]})))
+    model.live.request_full_read()
+    wait_until(lambda: "audit" in model.live.snapshot().topics, DEADLINE_S, "the new topic in the snapshot")
+    model.zk.create(state_path("audit", 0), state_json(2, [2, 1]))
+    wait_until(lambda: _leader_is(model, "audit", 0, 2), DEADLINE_S, "the new partition's leader in the snapshot")
 
 
 def test_a_lost_session_is_resynced_and_watched_again(model: Model) -> None:
