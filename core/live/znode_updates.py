@@ -222,14 +222,15 @@ class ZnodeUpdates:
 
     def _update_followed(self, name: str) -> list[LiveEvent]:
         known = self._lookup(name)
-        tracked = self._topic_before.get(name, known)  # as known before a full read it fired during (_defer)
+        # As known before a full read it fired during (_defer); taken before the reads, so a failed read leaves
+        # nothing stale behind.
+        tracked = self._topic_before.pop(name, known)
         tracked = tracked or FollowedTopic(name, None)  # new to this watcher: everything in it is new
         read = self._reads.data(topic_path(name))
         assignment = parsed(topic_path(name), read, parse_topic)
         wanted = assignment.partition_ids if isinstance(assignment, TopicAssignment) else ()
         entering = [p for p in wanted if p not in tracked.states]
         states = self._reads.states(name, entering)
-        self._topic_before.pop(name, None)  # read: the change is reported now
         # ZooKeeper fires the topic znode's watch before the /brokers/topics child watch: report the
         # creation first, as it happened.
         events = self._update_topics() if assignment is not None and name not in self._base.topics else []
@@ -248,9 +249,9 @@ class ZnodeUpdates:
         if tracked is None or partition not in tracked.states:
             self._state_before.pop(path, None)
             return []
-        new = self._reads.value(path, parse_partition_state)
         # As known before a full read it fired during (_defer), else as known now.
         old = self._state_before.pop(path) if path in self._state_before else tracked.states[partition]
+        new = self._reads.value(path, parse_partition_state)
         self._store(replace(tracked, states={**tracked.states, partition: new}))
         return diff_partition_state(name, partition, old, new)
 
@@ -263,9 +264,9 @@ class ZnodeUpdates:
             tracked = self._lookup(located[0])
             if tracked is not None and located[1] in tracked.states:
                 wanted.setdefault(located[0], []).append(located[1])
+        before = {path: self._state_before.pop(path) for path in paths if path in self._state_before}  # _defer
         reads = self._reads.many([state_path(t, p) for t, ps in wanted.items() for p in ps], watch_missing=True)
         self.targeted_reads += len(reads)
-        before = {path: self._state_before.pop(path) for path in paths if path in self._state_before}  # _defer
         events: list[LiveEvent] = []
         for name in sorted(wanted):
             tracked = self._lookup(name)
