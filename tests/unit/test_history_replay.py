@@ -124,3 +124,22 @@ def test_a_step_back_across_a_base_snapshot_does_not_read_it_again(
         _fresh(backend)  # (state_at reads its own base)
         read.clear()
     assert stepped == [[START_MS + 2 * 3_600_000], [], [], []]
+
+
+def test_after_the_prefetch_a_step_back_across_the_base_snapshot_reads_no_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import core.history.diff as diff
+
+    info = write_history(tmp_path / "store", partitions=60, days=0.5, flaps_per_hour=0.05, snapshot_every_s=7200)
+    store = HistoryStore.open(tmp_path / "store")
+    backend = MomentBackend(store, info.cluster, START_MS + 4 * 3_600_000)  # on a base snapshot
+    backend.connect()
+    backend.prefetch()  # what the console runs in a worker once the moment is drawn
+    read: list[int | None] = []
+    real = diff.replay_base
+    monkeypatch.setattr(diff, "replay_base", lambda window: read.append(window.base_ms) or real(window))
+    backend.prefetch()  # kept already
+    backend.step(-1)  # the last change before the base: the state the prefetch replayed
+    assert read == []
+    _fresh(backend)
