@@ -118,21 +118,28 @@ def main() -> None:
     parser.add_argument("--days", type=float, default=1.0)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--no-live", action="store_true", help="leave the live open (the baseline) out")
+    parser.add_argument("--dir", help="write (or reuse) the store here, kept after (default: a temporary one)")
     args = parser.parse_args()
     logging.getLogger("kazoo").addHandler(logging.NullHandler())
     logging.getLogger("kazoo").propagate = False
-    root = Path(tempfile.mkdtemp(prefix="kzc-moment-bench-")) / "store"
+    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="kzc-moment-bench-")) / "store"
     live = None if args.no_live else live_open(args.partitions)
     started = time.perf_counter()
-    info = write_history(root, partitions=args.partitions, days=args.days, snapshot_every_s=SNAPSHOT_EVERY_S)
+    if (root / "kzc-history.json").exists():  # a store written before (e.g. by report_bench.py --dir)
+        cluster = HistoryStore.open(root).clusters()[0]
+        end_ms = Window.of(HistoryStore.open(root), cluster, 0, 2**62).data_end_ms
+        written = "reused"
+    else:
+        info = write_history(root, partitions=args.partitions, days=args.days, snapshot_every_s=SNAPSHOT_EVERY_S)
+        cluster, end_ms = info.cluster, info.end_ms
+        written = f"{info.events:,} events, written in {time.perf_counter() - started:.1f} s"
     size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
-    print(f"store: {args.partitions:,} partitions x {args.days:g} day(s), {info.events:,} events, "
-          f"{size / 2**20:.1f} MiB, written in {time.perf_counter() - started:.1f} s")  # fmt: skip
+    print(f"store: {args.partitions:,} partitions x {args.days:g} day(s), {size / 2**20:.1f} MiB, {written}")
     try:
         store = HistoryStore.open(root)
-        at = info.end_ms - SNAPSHOT_EVERY_S * 500  # half way through the last snapshot interval
+        at = end_ms - SNAPSHOT_EVERY_S * 500  # half way through the last snapshot interval
         builder = ViewBuilder()  # one for the open and every step, as the console's live link keeps one
-        took, backend, shown = moment_open(store, info.cluster, at, builder)
+        took, backend, shown = moment_open(store, cluster, at, builder)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         ratio = f"ratio to live {took / live:.2f} (goal <= 1.5)" if live is not None else "live not measured"
         print(f"moment open: {took:.2f} s ({shown:,} partitions), peak RSS {rss:.0f} MiB; {ratio}", flush=True)
@@ -150,14 +157,15 @@ def main() -> None:
             back.append(time.perf_counter() - t0)
         for moment in moments:
             t0 = time.perf_counter()
-            builder.build(snapshot_of(state_at(store, info.cluster, moment), moment), moment)
+            builder.build(snapshot_of(state_at(store, cluster, moment), moment), moment)
             fresh.append(time.perf_counter() - t0)
         for name, took_s in (("step on (])", forward), ("step back ([)", back), ("re-read (the old step)", fresh)):
             print(f"{name} and view: median {sorted(took_s)[len(took_s) // 2] * 1000:.0f} ms, max "
                   f"{max(took_s) * 1000:.0f} ms over {len(took_s)} moments (goal < 200 ms)")  # fmt: skip
-        across(store, info.cluster, backend, builder, at)
+        across(store, cluster, backend, builder, at)
     finally:
-        shutil.rmtree(root.parent, ignore_errors=True)
+        if not args.dir:
+            shutil.rmtree(root.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":
