@@ -8,8 +8,7 @@ replay is kept: a step on applies only the events between the two moments, a ste
 replay kept at or before the moment with the same base snapshot (the bases of the moments shown lately, and the
 state where a step back across the moment's base snapshot lands, replayed ahead by ``prefetch`` once the moment is
 drawn), and only the topics that changed get new entries, so the view re-tallies only them. The garbage collector
-waits while a replay is built: its full passes over the console's heap, set off by the replay's many new objects,
-cost more than the replay (``_collector_paused``).
+waits while a replay is built (``core.history.collector``).
 The consumer groups' lag is the recorder's last tick at or before the moment (``core.history.group_lag``).
 What the store does not record (znodes, configs, ACLs, quotas, users, log dirs) is said to be missing, never
 made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
@@ -19,11 +18,9 @@ writing the store.
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING
@@ -164,20 +161,6 @@ def previous_change(store: HistoryStore, cluster: str, before_ms: int) -> int | 
     return None
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a replay is built: the replay's containers (a dict per topic, a
-    tuple per partition, the rows read) set off full collections over the whole heap, which at 100,000 partitions
-    cost several times the replay itself. Nothing it builds is a cycle; the collector runs again after."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def _event_moments(store: HistoryStore, cluster: str, hour_ms: int) -> set[int]:
     """Every moment an event was recorded in the hour starting at ``hour_ms``."""
     from core.history.observations import file_moments
@@ -234,10 +217,11 @@ class MomentBackend:
 
     def _read(self, at_ms: int) -> Moment:
         """Read the cluster at ``at_ms`` from the store and keep it (blocks; raises as ``move_to``)."""
+        from core.history.collector import collector_paused
         from core.history.diff import moment_name
         from core.history.moment import replay_snapshot
 
-        with self._moving, _collector_paused():
+        with self._moving, collector_paused():
             moment, window = _located(self.store, self.cluster, at_ms)
             if moment.known:
                 replay, changed = self._replay_to(window, at_ms)
@@ -303,6 +287,8 @@ class MomentBackend:
             self._prefetching.release()
 
     def _prefetch(self) -> None:
+        from core.history.collector import collector_paused
+
         with self._lock:
             held = self._replay
         if held is None:
@@ -313,7 +299,7 @@ class MomentBackend:
         with self._lock:
             if any(r.at_ms == landing and r.base_ms < held.base_ms for r in self._kept):
                 return
-        with _collector_paused():
+        with collector_paused():
             moment, window = _located(self.store, self.cluster, landing)
             if not moment.known:
                 return
