@@ -10,7 +10,9 @@ console's open of a cluster of the same size measured in the same run.
   in between, and only the topics that changed get new entries) and the view built again by the same
   ``ViewBuilder`` (it re-tallies only the topics that changed, as in the console), each step; then ``[`` back
   over the same changes (a replay from the base snapshot held); then across the base snapshot of the moment:
-  back (the first time the base before it is read: the baseline), on, and back again (both bases kept);
+  back (the first time the base before it is read: the baseline), on, and back again (both bases kept); then
+  across the base before, after ``MomentBackend.prefetch`` (what the console runs in a worker once a moment is
+  drawn: the state where that step lands, replayed ahead), the prefetch's own time beside it;
 - **re-read** (the step's baseline): the same moments read afresh, as a step did before the replay was kept
   (``state_at``, ``snapshot_of``, the view built by the same ``ViewBuilder``).
 
@@ -18,7 +20,10 @@ Goals (issue 34): the moment opens in at most 1.5x the live open; a step redraws
 peak RSS after the moment open is printed beside the store's size on disk (bounded memory: the moment, not the
 store).
 
-    .venv/bin/python benchmarks/moment_bench.py [--partitions 20000] [--days 1] [--steps 5]
+    .venv/bin/python benchmarks/moment_bench.py [--partitions 20000] [--days 1] [--steps 5] [--no-live]
+
+``--no-live`` leaves the live open out (populating ZooKeeper with 100,000 partitions takes minutes): the step
+figures have their own baselines.
 """
 
 from __future__ import annotations
@@ -78,7 +83,32 @@ def across(store: HistoryStore, cluster: str, backend: MomentBackend, builder: V
         backend.step(direction)
         builder.build(backend.snapshot(), backend.moment.at_ms)
         figures.append(f"{name} {(time.perf_counter() - t0) * 1000:.0f} ms")
+    before = Window.of(store, cluster, base - 1, base - 1).base_ms  # across the base before, prefetched
+    assert before is not None
+    backend.move_to(before)
+    builder.build(backend.snapshot(), before)
+    t0 = time.perf_counter()
+    backend.prefetch()
+    figures.append(f"prefetch (a worker, once drawn) {(time.perf_counter() - t0) * 1000:.0f} ms")
+    t0 = time.perf_counter()
+    backend.step(-1)
+    builder.build(backend.snapshot(), backend.moment.at_ms)
+    figures.append(f"back across the base before, prefetched {(time.perf_counter() - t0) * 1000:.0f} ms")
     print("step across a base snapshot and view: " + "; ".join(figures), flush=True)
+
+
+def live_open(partitions: int) -> float:
+    """The baseline: the live console's open of a ZooKeeper holding ``partitions`` partitions (seconds)."""
+    server = BareZooKeeper(heap="1g")
+    try:
+        chroot = f"/kzc-moment-{uuid.uuid4().hex[:8]}"
+        layout = zk_layout.populate(server.hosts, chroot, partitions)
+        settings = ConnectionSettings(zookeeper=parse_zookeeper(server.hosts + chroot), session_timeout=30.0)
+        live, _, _, shown = console_open(settings)
+        print(f"live console open: {live:.2f} s ({shown:,} partitions of {layout.partitions:,})", flush=True)
+        return live
+    finally:
+        server.stop()
 
 
 def main() -> None:
@@ -87,32 +117,32 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=20_000)
     parser.add_argument("--days", type=float, default=1.0)
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--no-live", action="store_true", help="leave the live open (the baseline) out")
+    parser.add_argument("--dir", help="write (or reuse) the store here, kept after (default: a temporary one)")
     args = parser.parse_args()
     logging.getLogger("kazoo").addHandler(logging.NullHandler())
     logging.getLogger("kazoo").propagate = False
-    root = Path(tempfile.mkdtemp(prefix="kzc-moment-bench-")) / "store"
-    server = BareZooKeeper(heap="1g")
-    try:
-        chroot = f"/kzc-moment-{uuid.uuid4().hex[:8]}"
-        layout = zk_layout.populate(server.hosts, chroot, args.partitions)
-        settings = ConnectionSettings(zookeeper=parse_zookeeper(server.hosts + chroot), session_timeout=30.0)
-        live, _, _, shown = console_open(settings)
-        print(f"live console open: {live:.2f} s ({shown:,} partitions of {layout.partitions:,})", flush=True)
-    finally:
-        server.stop()
+    root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="kzc-moment-bench-")) / "store"
+    live = None if args.no_live else live_open(args.partitions)
     started = time.perf_counter()
-    info = write_history(root, partitions=args.partitions, days=args.days, snapshot_every_s=SNAPSHOT_EVERY_S)
+    if (root / "kzc-history.json").exists():  # a store written before (e.g. by report_bench.py --dir)
+        cluster = HistoryStore.open(root).clusters()[0]
+        end_ms = Window.of(HistoryStore.open(root), cluster, 0, 2**62).data_end_ms
+        written = "reused"
+    else:
+        info = write_history(root, partitions=args.partitions, days=args.days, snapshot_every_s=SNAPSHOT_EVERY_S)
+        cluster, end_ms = info.cluster, info.end_ms
+        written = f"{info.events:,} events, written in {time.perf_counter() - started:.1f} s"
     size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
-    print(f"store: {args.partitions:,} partitions x {args.days:g} day(s), {info.events:,} events, "
-          f"{size / 2**20:.1f} MiB, written in {time.perf_counter() - started:.1f} s")  # fmt: skip
+    print(f"store: {args.partitions:,} partitions x {args.days:g} day(s), {size / 2**20:.1f} MiB, {written}")
     try:
         store = HistoryStore.open(root)
-        at = info.end_ms - SNAPSHOT_EVERY_S * 500  # half way through the last snapshot interval
+        at = end_ms - SNAPSHOT_EVERY_S * 500  # half way through the last snapshot interval
         builder = ViewBuilder()  # one for the open and every step, as the console's live link keeps one
-        took, backend, shown = moment_open(store, info.cluster, at, builder)
+        took, backend, shown = moment_open(store, cluster, at, builder)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"moment open: {took:.2f} s ({shown:,} partitions), peak RSS {rss:.0f} MiB; "
-              f"ratio to live {took / live:.2f} (goal <= 1.5)")  # fmt: skip
+        ratio = f"ratio to live {took / live:.2f} (goal <= 1.5)" if live is not None else "live not measured"
+        print(f"moment open: {took:.2f} s ({shown:,} partitions), peak RSS {rss:.0f} MiB; {ratio}", flush=True)
         moments, forward, back, fresh = [], [], [], []
         for _ in range(args.steps):
             t0 = time.perf_counter()
@@ -127,14 +157,15 @@ def main() -> None:
             back.append(time.perf_counter() - t0)
         for moment in moments:
             t0 = time.perf_counter()
-            builder.build(snapshot_of(state_at(store, info.cluster, moment), moment), moment)
+            builder.build(snapshot_of(state_at(store, cluster, moment), moment), moment)
             fresh.append(time.perf_counter() - t0)
         for name, took_s in (("step on (])", forward), ("step back ([)", back), ("re-read (the old step)", fresh)):
             print(f"{name} and view: median {sorted(took_s)[len(took_s) // 2] * 1000:.0f} ms, max "
                   f"{max(took_s) * 1000:.0f} ms over {len(took_s)} moments (goal < 200 ms)")  # fmt: skip
-        across(store, info.cluster, backend, builder, at)
+        across(store, cluster, backend, builder, at)
     finally:
-        shutil.rmtree(root.parent, ignore_errors=True)
+        if not args.dir:
+            shutil.rmtree(root.parent, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -24,15 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from cli.options import add_command, positive_duration
-from core.brokers.capabilities import registered_bootstrap
-from core.brokers.group_admin import GroupAdmin
 from core.config import ConnectionSettings, resolve_settings
 from core.config_file import load_config
 from core.errors import UsageError
-from core.groups.ops import GroupOps
-from core.groups.recorded import groups_read
+from core.groups.recorded import recorded_groups_read
 from core.history.location import STORE_ENV, history_place, recorded_cluster
-from core.history.recorder import GroupsRead, Recorder, RecorderSettings, TrafficRead
+from core.history.recorder import Recorder, RecorderSettings, TrafficRead
 from core.history.store import HistoryStore
 from core.interrupt import on_interrupt
 from core.live.cluster import LiveCluster
@@ -92,7 +89,9 @@ def _record(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         for name in names:
             stack.enter_context(store.recording(name))
         recorders = [
-            Recorder(name, store, options, _connected(s), traffic=_traffic_read(t), groups=_groups_read(t, s, stack))
+            Recorder(
+                name, store, options, _connected(s), traffic=_traffic_read(t), groups=recorded_groups_read(t, s, stack)
+            )
             for name, s, t in zip(names, sessions, targets, strict=True)
         ]
         stack.callback(on_interrupt(lambda: _stop_all(recorders)))
@@ -137,26 +136,6 @@ def _traffic_read(settings: ConnectionSettings) -> TrafficRead:
         return read_sample(Layout.of(snapshot, security), TIMEOUT_S, now_ms, security)
 
     return read
-
-
-def _groups_read(settings: ConnectionSettings, session: ZkSession, stack: ExitStack) -> GroupsRead:
-    """The consumer groups' lag at each traffic tick (``core.groups.recorded.groups_read``): Kafka-stored groups
-    from ``--bootstrap-server``, else from the brokers the registrations list (the client is made at the first
-    tick that finds one, and kept), ZooKeeper-stored ones from the recorder's session."""
-    held: list[GroupOps] = []
-
-    def ops(snapshot: ClusterSnapshot) -> GroupOps:
-        if held and held[0].admin is not None:
-            return held[0]
-        brokers = {b: entry.registration for b, entry in snapshot.brokers.items()}
-        found = settings.bootstrap_servers or registered_bootstrap(brokers, settings.kafka_security.protocol)
-        admin = GroupAdmin(found, security=settings.kafka_security, timeout=TIMEOUT_S) if found else None
-        if admin is not None:
-            stack.callback(admin.close)
-        held[:] = [GroupOps(admin, session, settings)]
-        return held[0]
-
-    return groups_read(ops)
 
 
 def _run(recorder: Recorder, session: ZkSession, failures: list[BaseException]) -> None:

@@ -388,6 +388,8 @@ class KzcApp(App[None]):
         self.live.take_view(message)
         if isinstance(self.backend, MomentBackend) and message.generation == self.live.generation:
             self.live.set_status(as_of=self.backend.moment_of(message.view.snapshot).marker())
+            # Once drawn, the state a step back across its base snapshot lands on is replayed ahead.
+            self.run_worker(self.backend.prefetch, thread=True, exit_on_error=False, group="moment-prefetch")
         if self._spark_waits_for_view and message.loading is None and message.generation == self.live.generation:
             # The Spark worker (a JVM) starts once the whole cluster is on screen: on a small machine it would
             # otherwise take the CPU the first full read needs.

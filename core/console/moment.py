@@ -4,9 +4,11 @@ with no ZooKeeper connection at all.
 The cluster at the moment is the one rule ``kzc diff`` uses (``core.history.diff.state_at``: the last snapshot
 at or before it with every later event up to it applied, ``Replay``) turned into a snapshot
 (``core.history.moment``), so the health counters and the likely cause are derived as for the live cluster. The
-replay is kept: a step on applies only the events between the two moments, a step back replays from the base
-snapshot (kept too, with the one before it: a step back across a base snapshot reads only events), and only the
-topics that changed get new entries, so the view re-tallies only them.
+replay is kept: a step on applies only the events between the two moments, a step back replays from the latest
+replay kept at or before the moment with the same base snapshot (the bases of the moments shown lately, and the
+state where a step back across the moment's base snapshot lands, replayed ahead by ``prefetch`` once the moment is
+drawn), and only the topics that changed get new entries, so the view re-tallies only them. The garbage collector
+waits while a replay is built (``core.history.collector``).
 The consumer groups' lag is the recorder's last tick at or before the moment (``core.history.group_lag``).
 What the store does not record (znodes, configs, ACLs, quotas, users, log dirs) is said to be missing, never
 made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
@@ -68,7 +70,7 @@ MOMENT_REFUSAL = "this is a recorded moment: nothing can be changed"
 NOT_RECORDED = "not in the history store"
 MINUTE_MS = 60_000
 AROUND_MS = 30 * MINUTE_MS  # the timeline at a moment: the changes this far either side
-BASES_KEPT = 2  # base snapshots kept replayed: the moment's and the one before (a step back across it)
+REPLAYS_KEPT = 4  # replays kept (each the moment's state, bounded): bases of the moments shown, and landings ahead
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,9 +183,10 @@ class MomentBackend:
         self._snapshot_listeners: list[Callable[[], None]] = []
         self._lock = threading.Lock()
         self._moving = threading.RLock()  # one move at a time: a worker may still run when the next key starts one
-        # The base snapshots of the moments shown lately, replayed, by their time: a step back across a base snapshot
-        # copies the one before it again (and applies the events), it does not read it again.
-        self._bases: dict[int, Replay] = {}
+        # Replays kept, never changed (a move copies one): the bases of the moments shown lately and the states
+        # ``prefetch`` replayed ahead, oldest first; a move back starts from the latest at or before its moment.
+        self._kept: list[Replay] = []
+        self._prefetching = threading.Lock()
         self._replay: Replay | None = None  # the state at the moment last known shown
         self._moments: dict[int, Moment] = {}  # the moments read lately, by their time (a snapshot's taken_at_ms)
         self._checks = CheckEngines()
@@ -214,10 +217,11 @@ class MomentBackend:
 
     def _read(self, at_ms: int) -> Moment:
         """Read the cluster at ``at_ms`` from the store and keep it (blocks; raises as ``move_to``)."""
+        from core.history.collector import collector_paused
         from core.history.diff import moment_name
         from core.history.moment import replay_snapshot
 
-        with self._moving:
+        with self._moving, collector_paused():
             moment, window = _located(self.store, self.cluster, at_ms)
             if moment.known:
                 replay, changed = self._replay_to(window, at_ms)
@@ -236,9 +240,8 @@ class MomentBackend:
     def _replay_to(self, window: Window, at_ms: int) -> tuple[Replay, Collection[str]]:
         """The replay at ``at_ms`` and the topics whose partitions differ from the snapshot shown: a move on from
         the replay held applies only the events between the two moments (``Replay.advance``); any other (back, or
-        past another base snapshot) starts from a copy of the base, kept for it, and compares the topics."""
-        from core.history.diff import replay_base
-
+        past another base snapshot) starts from a copy of the latest replay kept at or before ``at_ms`` on the same
+        base (else the base read, and kept), and compares the topics."""
         assert window.base_ms is not None
         held = self._replay
         if held is not None and held.base_ms == window.base_ms and held.at_ms <= at_ms:
@@ -246,16 +249,63 @@ class MomentBackend:
             changed = held.advance(self.store, at_ms)
             self._replay = held
             return held, changed
-        base = self._bases.pop(window.base_ms, None) or replay_base(window)
-        self._bases[window.base_ms] = base  # the newest last
-        while len(self._bases) > BASES_KEPT:
-            del self._bases[next(iter(self._bases))]
-        replay = base.copy()
+        replay = self._kept_at(window, at_ms).copy()
         replay.advance(self.store, at_ms)
         self._replay = replay
         shown = self._snapshot.topics if self._snapshot is not None and held is not None else {}
         before = held.topics if held is not None else {}
         return replay, {t for t, partitions in replay.topics.items() if t not in shown or before.get(t) != partitions}
+
+    def _kept_at(self, window: Window, at_ms: int) -> Replay:
+        """The latest replay kept on ``window``'s base at or before ``at_ms`` (kept again as the newest), else the
+        base read from the store and kept (blocks)."""
+        from core.history.diff import replay_base
+
+        with self._lock:
+            found = [r for r in self._kept if r.base_ms == window.base_ms and r.at_ms <= at_ms]
+        replay = max(found, key=lambda r: r.at_ms) if found else replay_base(window)
+        self._keep(replay)
+        return replay
+
+    def _keep(self, replay: Replay) -> None:
+        with self._lock:
+            if replay in self._kept:
+                self._kept.remove(replay)
+            self._kept.append(replay)  # the newest last
+            del self._kept[:-REPLAYS_KEPT]
+
+    def prefetch(self) -> None:
+        """Replay ahead, and keep, the state where a step back across the base snapshot of the moment shown lands
+        (the last change before it), so that step copies it instead of reading the base before (blocks: reads the
+        store; the console calls it in a worker once the moment is drawn). Nothing when it is kept already, or
+        the landing is not a recorded state (in a gap)."""
+        if not self._prefetching.acquire(blocking=False):
+            return  # one at a time: the one running serves the moment drawn last, or the next call will
+        try:
+            self._prefetch()
+        finally:
+            self._prefetching.release()
+
+    def _prefetch(self) -> None:
+        from core.history.collector import collector_paused
+
+        with self._lock:
+            held = self._replay
+        if held is None:
+            return
+        landing = previous_change(self.store, self.cluster, held.base_ms)
+        if landing is None:
+            return
+        with self._lock:
+            if any(r.at_ms == landing and r.base_ms < held.base_ms for r in self._kept):
+                return
+        with collector_paused():
+            moment, window = _located(self.store, self.cluster, landing)
+            if not moment.known:
+                return
+            replay = self._kept_at(window, landing).copy()
+            replay.advance(self.store, landing)
+        self._keep(replay)
 
     def step(self, direction: int) -> Moment:
         """Move to the next (``direction`` > 0) or previous recorded change.

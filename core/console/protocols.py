@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from core.configs.broker import BrokerConfigsView
 from core.consistency.findings import CheckReport, StageProgress
@@ -464,6 +464,20 @@ class TrafficSampler(Protocol):
     def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
         """The brokers' sample by ``snapshot``'s layout: the last tick's when it is fresh, else one taken now
         (``core.traffic.ticker.TrafficTicker.sample``); never raises."""
+        ...
+
+
+@runtime_checkable
+class GroupsSampler(Protocol):
+    """The consumer groups' lag for the console's history recorder (``core.history.recorder.GroupsRead``, the one
+    read ``kzc record`` makes too); the recorder of a backend that does not implement this records no groups."""
+
+    def groups_sample(
+        self, snapshot: ClusterSnapshot, sample: Callable[[], Sample], now_ms: int
+    ) -> list[dict[str, Any]]:
+        """The ``group_lag`` rows of a traffic tick: every group's committed offsets, then against the high
+        watermarks of the tick's ``sample`` (``core.groups.recorded.recorded_groups_read``); never raises (a failed
+        read is a row saying why)."""
         ...
 
 

@@ -1,6 +1,7 @@
 """Recording inside the console (``kzc --record``, a context's ``record = true``): the history recorder of
 ``kzc record`` (``core.history.recorder``) fed by the live model the console already follows, so recording
-costs ZooKeeper no second session and no second watch.
+costs ZooKeeper no second session and no second watch; its traffic and consumer groups' ticks come from the
+backend (``TrafficSampler``, ``GroupsSampler``), where it offers them.
 
 Threads: ``ConsoleRecording.start`` opens the store and takes its per-cluster lock (disk: a worker, never
 the UI thread); the recorder compares and flushes on its own thread, ``kzc-console-record``; the backend's
@@ -16,7 +17,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from core.console.protocols import TrafficSampler
+from core.console.protocols import GroupsSampler, TrafficSampler
 from core.errors import KzcError
 from core.history.location import HistoryPlace
 from core.snapshot.model import ClusterSnapshot
@@ -108,6 +109,7 @@ class ConsoleRecording:
             settings or RecorderSettings(),
             lambda: cluster.state is ConnectionState.CONNECTED,
             traffic=cluster.traffic_sample if isinstance(cluster, TrafficSampler) else None,
+            groups=cluster.groups_sample if isinstance(cluster, GroupsSampler) else None,
         )
         recording = cls(place, root, recorder, locks, on_failure)
         cluster.add_snapshot_listener(recorder.changed)  # the model's thread: only flags the recorder

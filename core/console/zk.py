@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from kazoo.exceptions import KazooException
 from kazoo.handlers.threading import KazooTimeoutError
@@ -98,6 +99,9 @@ from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ConnectionState, ZkSession
 from core.zookeeper.tree import ChildPage, ZnodeView
 
+if TYPE_CHECKING:  # the recorder's module imports the store's schema (pyarrow): only when recording
+    from core.history.recorder import GroupsRead
+
 KAFKA_SESSION_EVERY_S = 300.0  # a static broker config: it changes only with a broker restart
 CHILD_LISTS_KEPT = 8  # child lists remembered for paging (a 300k list holds ~20 MB of names)
 SIZES_TIMEOUT_S = 10.0  # each broker's DescribeLogDirs (connect, ApiVersions, the answer)
@@ -130,6 +134,8 @@ class ZkBackend:
         self._sizes: SingleFlight[SizesView] = SingleFlight()  # one log dirs read at a time, shared likewise
         self._size_book = SizeBook()
         self._traffic = TrafficTicker(settings.kafka_security, self._wall_ms)
+        self._recorded_groups: GroupsRead | None = None  # the recorder's groups read, made at its first tick
+        self._closing = contextlib.ExitStack()  # what that read opened (its brokers' client)
         self._metrics = MetricsReader(settings.metrics_url) if settings.metrics_url else None
 
     # ---- Connection ----------------------------------------------------------------------------------
@@ -209,6 +215,7 @@ class ZkBackend:
             live.stop()
         if self._reads is not None:
             self._reads.close()
+        self._closing.close()
         self._checks.close()
         if session is not None:
             session.stop()
@@ -499,8 +506,27 @@ class ZkBackend:
         return self._traffic.tick(self.snapshot(), max_age_s)
 
     def traffic_sample(self, snapshot: ClusterSnapshot, now_ms: int) -> Sample:
-        """A sample for the console's recorder: the screens' last tick when fresh, else one of its own."""
-        return self._traffic.sample(snapshot, TICK_S)
+        """A sample for the console's recorder: the screens' last tick when fresh, else one of its own; always one
+        of its own once the recorder reads the groups with it, whose high watermarks must be read after their
+        committed offsets (``GroupOps.committed_lag``), never before as the screens' tick may have been."""
+        return self._traffic.sample(snapshot, 0.0 if self._recorded_groups is not None else TICK_S)
+
+    def groups_sample(
+        self, snapshot: ClusterSnapshot, sample: Callable[[], Sample], now_ms: int
+    ) -> list[dict[str, Any]]:
+        """The groups' lag for the console's recorder: ``kzc record``'s read, through the screens' client when
+        ``--bootstrap-server`` is set (else one from the registrations, closed with the backend), on the recorder's
+        traffic thread."""
+        from core.groups.recorded import recorded_groups_read  # the store's schema is pyarrow: only when recording
+
+        with self._lock:
+            session = self._session
+            if self._recorded_groups is None and session is not None:
+                self._recorded_groups = recorded_groups_read(self._settings, session, self._closing, self._reads)
+            read = self._recorded_groups
+        if read is None:
+            return []  # closed under the recorder: its final flush comes next
+        return read(snapshot, sample, now_ms)
 
     def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:
         """The brokers' metrics (``core.metrics.reader``: their exporters, hosts from the live snapshot; no

@@ -8,15 +8,20 @@ or why it is unknown); read back, a partition's lag is the same rule over the sa
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
 from typing import Any
 
+from core.brokers.capabilities import registered_bootstrap
+from core.brokers.group_admin import GroupAdmin
+from core.config import ConnectionSettings
 from core.errors import KzcError
 from core.groups.lag import GroupLag, PartitionLag
 from core.groups.ops import GroupOps
 from core.history.recorder import GroupsRead
 from core.history.schema import Row
 from core.snapshot.model import ClusterSnapshot
-from core.traffic.sample import Sample
+from core.traffic.sample import TIMEOUT_S, Sample
+from core.zookeeper.session import ZkSession
 
 
 def group_lag_rows(ts_ms: int, groups: Sequence[GroupLag] | str, unlisted: str | None = None) -> Iterator[Row]:
@@ -56,6 +61,29 @@ def groups_read(ops: Callable[[ClusterSnapshot], GroupOps]) -> GroupsRead:
         return list(group_lag_rows(ts_ms, overview.groups, overview.unlisted))
 
     return read
+
+
+def recorded_groups_read(
+    settings: ConnectionSettings, session: ZkSession, closing: ExitStack, admin: GroupAdmin | None = None
+) -> GroupsRead:
+    """The groups' read of a recorder (``kzc record``'s and the console's, ``groups_read``): Kafka-stored groups
+    through ``admin`` (a client the caller holds: the console's reads, no second one), else from
+    ``--bootstrap-server``, else from the brokers the registrations list (the client is made at the first tick that
+    finds one, and kept; ``closing`` closes it); ZooKeeper-stored ones from ``session``."""
+    held = [GroupOps(admin, session, settings)] if admin is not None else []
+
+    def ops(snapshot: ClusterSnapshot) -> GroupOps:
+        if held and held[0].admin is not None:
+            return held[0]
+        brokers = {b: entry.registration for b, entry in snapshot.brokers.items()}
+        found = settings.bootstrap_servers or registered_bootstrap(brokers, settings.kafka_security.protocol)
+        admin = GroupAdmin(found, security=settings.kafka_security, timeout=TIMEOUT_S) if found else None
+        if admin is not None:
+            closing.callback(admin.close)
+        held[:] = [GroupOps(admin, session, settings)]
+        return held[0]
+
+    return groups_read(ops)
 
 
 def groups_of_rows(rows: Sequence[dict[str, Any]], as_of_ms: int) -> tuple[GroupLag, ...]:

@@ -166,11 +166,17 @@ class Recorder:
                 sampler.join(5.0)
 
     def _sample_traffic(self) -> None:
-        """The traffic thread: a tick every ``traffic_every_s`` (one after the other, never two at once)."""
+        """The traffic thread: a tick every ``traffic_every_s`` (one after the other, never two at once), the first
+        as soon as the first snapshot is recorded (its layout), not a whole period later."""
         every = self.settings.traffic_every_s or 0.0
         due = time.monotonic()
         try:
             while not self._stopped.wait(max(0.0, due - time.monotonic())):
+                with self._lock:
+                    recorded = self._last is not None
+                if not recorded:
+                    due = time.monotonic() + _TICK_S
+                    continue
                 due += every
                 self.traffic_tick()
         except Exception as exc:  # handed to ``run``, which raises it

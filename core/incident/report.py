@@ -29,6 +29,7 @@ from core.audit import INTENT, AuditRead, read_audit
 from core.changes.live import FactKind, LiveFact
 from core.changes.timeline import Burst, Change, ChangeKind, bursts
 from core.errors import UsageError
+from core.history.collector import collector_paused
 from core.history.diff import STATE_COLUMNS, Replay, state_at, state_rows
 from core.history.group_lag import LaggingGroup, lagging_groups
 from core.history.isr import IsrAnswer, isr_history, observed
@@ -182,6 +183,7 @@ def _burst_json(burst: Burst) -> dict[str, object]:
     return {"start_ms": burst.start_ms, "end_ms": burst.end_ms, "text": burst.text, "count": len(burst.changes)}
 
 
+@collector_paused()  # its replays and questions' rows: the collector's full passes would double its time
 def build_report(store: HistoryStore, cluster: str, since_ms: int, until_ms: int, audit: AuditRead,
                  audit_cluster: str | None = None) -> IncidentReport:  # fmt: skip
     """The report of ``cluster`` over [since_ms, until_ms] (local engine), with the actions of ``audit`` in the

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Label
 
@@ -20,6 +21,7 @@ from tests.recorded_backend import RecordedBackend
 from tests.tui.helpers import settle
 from tui.app import KzcApp
 from tui.messages import CreateTopicRequested, DeleteTopicsRequested
+from tui.screens import groups as groups_screen
 from tui.screens.cluster import ClusterScreen
 from tui.screens.groups import GroupsScreen
 from tui.screens.help import HelpScreen
@@ -209,3 +211,27 @@ async def test_the_groups_screen_shows_the_lag_of_the_last_recorded_tick_or_that
         assert app.screen.query_one("#groups", VirtualTable).visible_rows() == []
         count = app.screen.query_one("#groups-count", TextLine).text
         assert "consumer groups' lag: not recorded at or before 03:20:00" in count, count
+
+
+async def test_a_step_redraws_the_groups_lag_as_of_the_new_moment_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(groups_screen, "REFRESH_S", 3600.0)  # no refresh comes on its own during the test
+    app, backend = _app(tmp_path, T0 + 120_000)
+    tick = {"group": "billing", "source": "kafka", "state": "Stable", "topic": "orders", "partition": 0,
+            "committed": 995, "end_offset": 1000, "lag": 5}  # fmt: skip
+    backend.store.append("group_lag", "prod", [{"ts_ms": T0 + 30_000, "seq": 1, **tick},
+                                               {"ts_ms": T0 + 150_000, "seq": 1, **tick, "end_offset": 1115,
+                                                "lag": 120}])  # fmt: skip
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        await _press(app, pilot, "g")
+        [row] = app.screen.query_one("#groups", VirtualTable).visible_rows()
+        assert row.cells[4] == "5"
+        await _press(app, pilot, "right_square_bracket")  # 03:23:00, broker 2's return: after the 03:22:30 tick
+        [row] = app.screen.query_one("#groups", VirtualTable).visible_rows()
+        assert row.cells[4] == "120"
+        assert "as of 03:22:30 (recorded)" in app.screen.query_one("#groups-count", TextLine).text
+        await _press(app, pilot, "left_square_bracket")  # back to broker 2's departure at 03:21:00
+        [row] = app.screen.query_one("#groups", VirtualTable).visible_rows()
+        assert row.cells[4] == "5"

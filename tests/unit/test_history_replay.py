@@ -13,6 +13,7 @@ from core.console.moment import MINUTE_MS, MomentBackend
 from core.errors import UsageError
 from core.history.diff import state_at
 from core.history.moment import snapshot_of
+from core.history.observations import Window
 from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
 from core.history.store import HistoryStore
 from core.testdata.history import START_MS, write_history, write_outage
@@ -105,18 +106,31 @@ def test_a_view_built_before_a_move_says_its_own_moment(tmp_path: Path) -> None:
     assert backend.moment_of(backend.snapshot()) == backend.moment
 
 
-def test_a_step_back_across_a_base_snapshot_does_not_read_it_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _on_a_base(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prefetched: bool) -> tuple[MomentBackend, list[int]]:
+    """A backend at a base snapshot (prefetched or not), and the bases read from the store from then on."""
     import core.history.diff as diff
 
     info = write_history(tmp_path / "store", partitions=60, days=0.5, flaps_per_hour=0.05, snapshot_every_s=7200)
-    store = HistoryStore.open(tmp_path / "store")
-    backend = MomentBackend(store, info.cluster, START_MS + 4 * 3_600_000)  # on a base snapshot
+    backend = MomentBackend(HistoryStore.open(tmp_path / "store"), info.cluster, START_MS + 4 * 3_600_000)
     backend.connect()
-    read: list[int | None] = []
+    if prefetched:
+        backend.prefetch()  # what the console runs in a worker once the moment is drawn
+    read: list[int] = []
     real = diff.replay_base
-    monkeypatch.setattr(diff, "replay_base", lambda window: read.append(window.base_ms) or real(window))
+
+    def replay_base(window: Window) -> diff.Replay:
+        assert window.base_ms is not None
+        read.append(window.base_ms)
+        return real(window)
+
+    monkeypatch.setattr(diff, "replay_base", replay_base)
+    return backend, read
+
+
+def test_a_step_back_across_a_base_snapshot_does_not_read_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, read = _on_a_base(tmp_path, monkeypatch, prefetched=False)
     stepped = []
     for direction in (-1, 1, -1, 1):  # back across the base, on, back, on: each base is read once
         backend.step(direction)
@@ -124,3 +138,13 @@ def test_a_step_back_across_a_base_snapshot_does_not_read_it_again(
         _fresh(backend)  # (state_at reads its own base)
         read.clear()
     assert stepped == [[START_MS + 2 * 3_600_000], [], [], []]
+
+
+def test_after_the_prefetch_a_step_back_across_the_base_snapshot_reads_no_base(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    backend, read = _on_a_base(tmp_path, monkeypatch, prefetched=True)
+    backend.prefetch()  # kept already
+    backend.step(-1)  # the last change before the base: the state the prefetch replayed
+    assert read == []
+    _fresh(backend)

@@ -4,6 +4,7 @@ diff`` of two moments lists the topics whose rates changed."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -16,6 +17,7 @@ from core.history.recorder import Recorder, RecorderSettings
 from core.history.schema import LOG_DIR, PARTITION, TRAFFIC
 from core.history.store import Gap, HistoryStore
 from core.history.traffic import history_traffic, p95_rank, topic_rates_at
+from core.polling import wait_until
 from core.snapshot.model import ClusterSnapshot
 from core.testdata.builder import snapshot
 from core.testdata.history import traffic_tick_rows
@@ -143,3 +145,33 @@ def test_diff_lists_the_rates_that_changed_by_a_tenth_or_went_idle_or_unknown() 
     assert found["b"].text() == "rate               b: 10.0 msg/s, 100.0 bytes/s in -> 0.0 msg/s, 0.0 bytes/s in"
     assert found["c"].after == "unknown msg/s, unknown bytes/s in"
     assert not [d for d in diff(before, state(None)) if d.kind == "rate"]  # a snapshot has no rates
+
+
+class _Live:
+    """The live model as the recorder sees it: one full read, already done."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def snapshot(self) -> ClusterSnapshot:
+        return snapshot(brokers=(1, 2), full_read_ms=T0)
+
+
+def test_the_first_tick_follows_the_first_snapshot_not_a_whole_period_later(tmp_path: Path) -> None:
+    asked: list[int] = []
+
+    def read(seen: ClusterSnapshot, now: int) -> Sample:
+        asked.append(now)
+        return _sample(now, {("a", 0): 0, ("a", 1): 0})
+
+    rec = Recorder("c1", HistoryStore.create(tmp_path / "h"), RecorderSettings(retain_ms=None, traffic_every_s=3600.0),
+                   lambda: True, traffic=read)  # fmt: skip
+    thread = threading.Thread(target=rec.run, args=(_Live(),), daemon=True)
+    thread.start()
+    try:
+        wait_until(lambda: asked, 10, "the first tick")
+    finally:
+        rec.stop()
+        thread.join(10)
+    assert len(asked) == 1  # the next is an hour away

@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Label
 
 from core.console.protocols import GroupDetail, GroupSource, GroupsView
+from core.console.view import ClusterView
 from core.errors import KzcError
 from core.groups.freshness import aged, as_of_text, read_text
 from core.groups.lag import GroupLag, LagTotal, PartitionLag
@@ -155,6 +156,7 @@ class _Refreshing(KzcScreen):
         self.source = source
         self.clock_ms = clock_ms
         self._reading = False
+        self._again = False  # read once more as soon as the read in flight ends (it may be of an older moment)
         self._failure: tuple[int, str] | None = None  # the last read failed: when, why
 
     def on_mount(self) -> None:
@@ -171,6 +173,13 @@ class _Refreshing(KzcScreen):
         if not self._reading:
             self._reading = True
             self._read()
+
+    def read_again(self) -> None:
+        """Read now; when a read is running, once more as soon as it ends (what it reads may be out of date)."""
+        if self._reading:
+            self._again = True
+        else:
+            self.read_now()
 
     class GroupsRead(Message):
         """The groups read, or the error that stopped the read."""
@@ -199,7 +208,10 @@ class _Refreshing(KzcScreen):
         else:
             self._failure = None
             self.show(result)
-        if self.is_mounted:
+        if self._again:
+            self._again = False
+            self.read_now()
+        elif self.is_mounted:
             self.set_timer(REFRESH_S, self._tick)
 
     def _tick(self) -> None:
@@ -253,6 +265,13 @@ class GroupsScreen(_Refreshing):
         assert isinstance(result, GroupsView)
         self._view = result
         self.redraw()
+
+    def show_view(self, view: ClusterView, prepared: object = None) -> None:
+        """At a recorded moment (``kzc --at``) a new cluster view is a step to another moment: the groups' lag as of
+        it is read at once, not at the next refresh. A live cluster's views leave the groups to their refresh."""
+        shown: GroupsView | None = getattr(self, "_view", None)
+        if shown is not None and shown.recorded is not None:
+            self.read_again()
 
     def current_view(self) -> GroupsView | None:
         """The last read as it stands now: stale marks on every group once reads stopped finishing, or
