@@ -372,3 +372,32 @@ def test_the_following_reader_reads_a_cluster_again_only_after_a_watched_znode_c
         finally:
             reader.close()
             root.delete(chroot, recursive=True)
+
+
+def test_the_following_reader_shows_a_restarted_broker_s_exact_release_once_it_answers(
+    sick: Sandbox, tmp_path: Path
+) -> None:
+    # Last in the module: broker 2 of ``sick`` comes back (the tests above need it dead).
+    exact = f"{'.'.join(sick.info().kafka_version.split('.')[:2])} (from ApiVersions)"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[contexts.sick]\nzookeeper = "{sick.info().zookeeper}"\n')
+    reader = FollowingReader(load_config(config, per_context=True).contexts, DEADLINE_S)
+    latest: dict[str, FleetRow] = {}
+
+    def take(row: FleetRow) -> None:
+        latest[row.context] = row
+
+    starting = threading.Thread(target=sick.start_broker, args=(2,), name="start-broker-2", daemon=True)
+    try:
+        reader.read(take)
+        assert (latest["sick"].brokers_alive, latest["sick"].release) == (1, exact)
+        starting.start()
+        # Read as soon as broker 2 registers: it registers before it serves requests, so its ApiVersions may not
+        # answer yet; the reader asks it again until it does.
+        wait_until(lambda: reader.watches["sick"].changed, 120, "broker 2's registration to fire the watch")
+        reader.read(take)
+        wait_until(lambda: [reader.read(take)] and latest["sick"].release == exact, 60, "broker 2's exact release")
+        assert latest["sick"].brokers_alive == 2
+    finally:
+        reader.close()
+        starting.join(120)
