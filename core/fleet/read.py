@@ -41,12 +41,13 @@ from core.groups.lag import lagging
 from core.groups.ops import GroupOps
 from core.human_time import utc_text
 from core.interrupt import leave_behind
-from core.kafka.znodes.paths import CONTROLLER
+from core.kafka.znodes.paths import BROKER_IDS, CONTROLLER, TOPICS
 from core.migration.status import ask_brokers, migration_advancing, migration_status, needs_advance_check
 from core.snapshot.health import assess
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.likely_cause import read_likely_cause
 from core.snapshot.model import ClusterSnapshot
+from core.snapshot.read_attempt import denied
 from core.snapshot.reader import SnapshotReader
 from core.snapshot.release import cluster_release
 from core.snapshot.static_min_isr import read_static_min_isr
@@ -108,6 +109,8 @@ def read_row(
         with open_kafka_session(settings, connect_timeout=remaining + 1.0) as session:
             stage("reading the cluster from ZooKeeper")
             snapshot = SnapshotReader(session).read()
+            if (unlisted := uncountable(snapshot)) is not None:
+                return unreadable(context, zookeeper, *unlisted, at)
             advancing = None
             if needs_advance_check(snapshot):
                 stage("watching /migration")
@@ -133,6 +136,16 @@ def failure(exc: Exception) -> tuple[str, str]:
     if isinstance(exc, KzcError):
         return READ_FAILED, str(exc)
     return READ_FAILED, f"{type(exc).__name__}: {exc}"
+
+
+def uncountable(snapshot: ClusterSnapshot) -> tuple[str, str] | None:
+    """The state and reason of a cluster whose brokers or topics could not be listed (its counts would say 0
+    where kzc saw nothing): ``auth failed`` when ZooKeeper's ACLs refused the credentials; None when both were
+    listed."""
+    unlisted = next((u for u in snapshot.unreadable if u.path in (BROKER_IDS, TOPICS)), None)
+    if unlisted is None:
+        return None
+    return (AUTH_FAILED if denied(unlisted) else READ_FAILED), unlisted.reason
 
 
 def probe(settings: ConnectionSettings, deadline_s: float) -> EnsembleHealth:

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kazoo.client import KazooClient
+from kazoo.security import OPEN_ACL_UNSAFE, make_digest_acl
 
 from cli.main import main
 from core.config_file import load_config
@@ -340,6 +342,73 @@ zookeeper = "127.0.0.1:{pausing_zookeeper}/kafka"
 
 def _line(screen: str, context: str) -> str:
     return next((line for line in screen.splitlines() if line.split()[:1] == [context]), "")
+
+
+# ---- NoAuth: ZooKeeper's ACLs refuse the context's credentials ---------------------------------------------------
+
+
+@pytest.fixture(params=["the chroot", "below the chroot"])
+def locked_cluster(sandbox: Sandbox, unique_name: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A chroot holding a Kafka cluster's znodes (hand-written) that only the digest user ``ops:secret`` may read:
+    every znode locked (an operator's recursive setAcl), or every znode but the chroot itself; yields its connect
+    string."""
+    hosts = sandbox.info().zookeeper.rsplit("/", 1)[0]
+    chroot = f"/fleet-locked-{unique_name}"
+    acl = [make_digest_acl("ops", "secret", all=True)]
+    owner = KazooClient(hosts=hosts, auth_data=[("digest", "ops:secret")], default_acl=acl, timeout=10)
+    owner.start(timeout=30)
+    try:
+        owner.create(chroot, b"", acl=acl if request.param == "the chroot" else OPEN_ACL_UNSAFE)
+        for path, data in sorted(healthy_tree().items()):
+            owner.ensure_path(chroot + path.rsplit("/", 1)[0])
+            if data is not None:
+                owner.create(chroot + path, data)
+        yield hosts + chroot
+    finally:
+        owner.delete(chroot, recursive=True)
+        owner.stop()
+        owner.close()
+
+
+def test_a_cluster_whose_acls_refuse_the_credentials_is_an_auth_failed_row_and_delays_no_other(
+    sandbox: Sandbox, locked_cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f"""
+[contexts.healthy]
+zookeeper = "{sandbox.info().zookeeper}"
+[contexts.no-credentials]
+zookeeper = "{locked_cluster}"
+[contexts.wrong-password]
+zookeeper = "{locked_cluster}"
+zk_auth = "ops:wrong"
+[contexts.right-password]
+zookeeper = "{locked_cluster}"
+zk_auth = "ops:secret"
+"""
+    )
+    started = time.monotonic()
+    assert main(["fleet", "--json", "--deadline", f"{DEADLINE_S:g}s", "--config", str(config)]) == 1
+    took = time.monotonic() - started
+    out, err = capsys.readouterr()
+    found = _by_context(json.loads(out)["clusters"])
+    assert took < DEADLINE_S, took  # nobody waited for a deadline
+    for name in ("no-credentials", "wrong-password"):
+        assert found[name]["state"] == "auth failed", found[name]
+        assert "(NoAuth)" in str(found[name]["reason"]) and found[name]["brokers_alive"] is None
+    assert (found["right-password"]["state"], found["right-password"]["brokers_alive"]) == ("ok", 3)
+    assert found["healthy"]["state"] == "ok"
+    assert "secret" not in out + err and "ops:wrong" not in out + err  # never a secret
+    # The fleet screen's reader gives the same rows (and, its watches refused too, reads them again each round).
+    reader = FollowingReader(load_config(config, per_context=True).contexts, DEADLINE_S)
+    try:
+        for _ in range(2):
+            screen = {r.context: r for r in reader.read()}
+            assert {screen[n].state for n in ("no-credentials", "wrong-password")} == {"auth failed"}
+            assert screen["no-credentials"].reason == found["no-credentials"]["reason"]
+    finally:
+        reader.close()
 
 
 # ---- the fleet screen's reader: a cluster is read whole again only when it changed ----------------------------

@@ -3,6 +3,7 @@ note, the text table, the deadline against a read that never ends, and the relea
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -32,7 +33,10 @@ from core.fleet.row import (
     worst_first,
 )
 from core.interrupt import left_behind, reset
+from core.kafka.znodes import Unreadable
+from core.kafka.znodes.paths import BROKER_IDS, TOPICS
 from core.snapshot import release
+from core.snapshot.read_attempt import NO_AUTH
 from core.snapshot.release import RELEASE_RETRIES_S, ReleaseAsks, broker_release, cluster_release
 from core.testdata import builder
 from core.zookeeper.health import EnsembleHealth
@@ -218,3 +222,14 @@ def test_the_following_reader_asks_only_the_unanswered_brokers_again_and_updates
     assert again.release == "3.9 (from ApiVersions)" and (again.state, again.zookeeper) == (OK, "zk:2181")
     assert (reader.whole_reads["c"], reader.release_asks["c"]) == (1, 1)
     assert reader.read() == [] and reader.release_asks["c"] == 1  # every broker answered: not asked again
+
+
+def test_a_cluster_whose_brokers_or_topics_cannot_be_listed_is_not_counted_as_empty() -> None:
+    snapshot = builder.snapshot(brokers=[1])
+    assert fleet_read.uncountable(snapshot) is None
+    locked = Unreadable(BROKER_IDS, b"", f"kzc may not read {BROKER_IDS}: {NO_AUTH}; check --zk-auth")
+    assert fleet_read.uncountable(dataclasses.replace(snapshot, unreadable=(locked,))) == ("auth failed", locked.reason)
+    failed = Unreadable(TOPICS, b"", f"ZooKeeper refused to read {TOPICS}: BadVersionError")
+    assert fleet_read.uncountable(dataclasses.replace(snapshot, unreadable=(failed,))) == ("read failed", failed.reason)
+    one_topic = Unreadable(f"{TOPICS}/t", b"", f"kzc may not read {TOPICS}/t: {NO_AUTH}; check --zk-auth")
+    assert fleet_read.uncountable(dataclasses.replace(snapshot, unreadable=(one_topic,))) is None  # degraded
