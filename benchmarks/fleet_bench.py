@@ -8,9 +8,12 @@ run, each as a fresh process (start-up included, as a user sees it):
 - **describe, each cluster**: ``kzc describe --json`` on every chroot in turn; the slowest is the baseline.
 - **fleet**: ``kzc fleet --json`` over every context at once (deadline 600 s, so nothing is cut short).
 
+With ``--kazoo-select`` each round measures both again with kazoo's own ``select`` (a new epoll selector per
+call) in place of ``core.zookeeper.select_handler.SelectHandler``'s, the figures before it, in the same run.
+
 The issue's target: the fleet within 1.5x of the slowest describe, not the sum. Run::
 
-    .venv/bin/python benchmarks/fleet_bench.py [--contexts 20] [--partitions 10000] [--rounds 1]
+    .venv/bin/python benchmarks/fleet_bench.py [--contexts 20] [--partitions 10000] [--rounds 1] [--kazoo-select]
 """
 
 from __future__ import annotations
@@ -33,14 +36,20 @@ from snapshot_bench import BareZooKeeper  # noqa: E402
 
 LIMIT_RATIO = 1.5
 KZC = [sys.executable, "-m", "cli.main"]
+KAZOO_SELECT = [  # kzc as before SelectHandler: kazoo's handler in every session
+    sys.executable,
+    "-c",
+    "import core.zookeeper.session as s, kazoo.handlers.threading as t; "
+    "s.SelectHandler = t.SequentialThreadingHandler; from cli.main import run; run()",
+]
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+def timed(argv: list[str], env: dict[str, str], kzc: list[str] = KZC) -> tuple[float, float, str]:
     """Wall and CPU seconds (user + system) of one kzc process, and its stdout (it must exit 0 or 1: 1 is a sick
     cluster). The processes run one at a time, so the children's usage before and after is this one's."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    done = subprocess.run([*KZC, *argv], capture_output=True, text=True, env=env, cwd=ROOT, timeout=1200)
+    done = subprocess.run([*kzc, *argv], capture_output=True, text=True, env=env, cwd=ROOT, timeout=1200)
     took = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
@@ -55,6 +64,7 @@ def main() -> None:
     parser.add_argument("--contexts", type=int, default=20)
     parser.add_argument("--partitions", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--kazoo-select", action="store_true", help="also measure with kazoo's own select")
     args = parser.parse_args()
     zk = BareZooKeeper(heap="1g")
     try:
@@ -67,17 +77,19 @@ def main() -> None:
             config = Path(tmp) / "config.toml"
             config.write_text("".join(f'[contexts.{n}]\nzookeeper = "{zk.hosts}/{n}"\n' for n in names))
             env = {**os.environ, "KZC_CONFIG": str(config), "KZC_AUDIT_LOG": str(Path(tmp) / "audit.jsonl")}
-            for round_ in range(1, args.rounds + 1):
-                runs = {n: timed(["describe", "--json", "--context", n], env) for n in names}
+            variants = [("SelectHandler", KZC)] + ([("kazoo's select", KAZOO_SELECT)] if args.kazoo_select else [])
+            for round_, (variant, kzc) in ((r, v) for r in range(1, args.rounds + 1) for v in variants):
+                runs = {n: timed(["describe", "--json", "--context", n], env, kzc) for n in names}
                 describes = {n: run[0] for n, run in runs.items()}
                 slowest = max(describes, key=lambda n: describes[n])
-                fleet_s, fleet_cpu, out = timed(["fleet", "--json", "--deadline", "600s"], env)
+                fleet_s, fleet_cpu, out = timed(["fleet", "--json", "--deadline", "600s"], env, kzc)
                 rows = json.loads(out)["clusters"]
                 states = sorted({r["state"] for r in rows})
                 total = sum(describes.values())
                 ratio = fleet_s / describes[slowest]
                 print(
-                    f"round {round_}: describe per cluster {min(describes.values()):.2f}-{describes[slowest]:.2f} s "
+                    f"round {round_} ({variant}): describe per cluster {min(describes.values()):.2f}-"
+                    f"{describes[slowest]:.2f} s "
                     f"(slowest {slowest}), sum {total:.1f} s, CPU {sum(r[1] for r in runs.values()):.1f} s; fleet "
                     f"over {len(rows)} contexts {fleet_s:.2f} s, CPU {fleet_cpu:.1f} s (rows: {', '.join(states)}); "
                     f"fleet / slowest describe {ratio:.2f}x (target <= {LIMIT_RATIO}x), fleet / sum "

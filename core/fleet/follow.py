@@ -10,6 +10,10 @@ watches on those znodes; a cluster with no fired watch costs ZooKeeper only its 
 a session that drops, or watches that could not be set make the next round read the cluster whole (and set the
 watches again). Not seen: a leader move that changes no ISR and no broker (the controller's automatic
 rebalance), which no fleet count depends on.
+
+A broker registers before it serves requests, so the whole read that follows its (re)registration may find it
+not answering ApiVersions: its cluster's brokers are then asked again, and only they, on the console's schedule
+(``core.snapshot.release.ReleaseAsks``), and the row's release is updated from their answer.
 """
 
 from __future__ import annotations
@@ -19,13 +23,15 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kazoo.exceptions import KazooException, NoNodeError
 
+from core.brokers.capabilities import Capabilities, read_capabilities
 from core.config import ConnectionSettings
-from core.fleet.read import FleetReader
-from core.fleet.row import FleetRow
+from core.fleet.read import KAFKA_TIMEOUT_S, FleetReader
+from core.fleet.row import FleetRow, worst_first
 from core.kafka.znodes.paths import (
     BROKER_IDS,
     CONFIG_CHANGES,
@@ -37,6 +43,8 @@ from core.kafka.znodes.paths import (
     REASSIGN_PARTITIONS,
     TOPICS,
 )
+from core.snapshot.model import ClusterSnapshot
+from core.snapshot.release import Asked, ReleaseAsks, cluster_release
 from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ConnectionState, ZkSession
 
@@ -117,26 +125,67 @@ class ChangeWatch:
                 session.stop()
 
 
-class FollowingReader:
-    """``FleetReader`` reading only the clusters whose watches fired (or are not set), watching all of them.
+@dataclass(frozen=True)
+class _Unanswered:
+    """A cluster whose read met a broker that did not answer ApiVersions: its row and snapshot as read, the
+    registrations asked for, and when to ask them again (monotonic)."""
 
-    ``whole_reads`` counts the whole reads per context (the tests and the benchmark read it).
+    row: FleetRow
+    snapshot: ClusterSnapshot
+    asked: Asked
+    at: float
+
+
+class FollowingReader:
+    """``FleetReader`` reading only the clusters whose watches fired (or are not set), watching all of them, and
+    asking again the brokers that did not answer ApiVersions yet.
+
+    ``whole_reads`` counts the whole reads per context, ``release_asks`` the brokers asked again (the tests and
+    the benchmark read them).
     """
 
     def __init__(self, contexts: Mapping[str, ConnectionSettings | str], deadline_s: float) -> None:
-        self.reader = FleetReader(contexts, deadline_s)
+        self.reader = FleetReader(contexts, deadline_s, self._seen)
         self.watches = {
             name: ChangeWatch(settings, deadline_s)
             for name, settings in contexts.items()
             if isinstance(settings, ConnectionSettings) and settings.zookeeper is not None
         }
         self.whole_reads: Counter[str] = Counter()
+        self.release_asks: Counter[str] = Counter()
+        self._asks: dict[str, ReleaseAsks] = {}
+        self._unanswered: dict[str, _Unanswered] = {}
+        self._lock = threading.Lock()  # the two above (the reads' threads note what they saw)
 
     def read(self, on_row: Callable[[FleetRow], None] | None = None) -> list[FleetRow]:
-        """The rows of the clusters that may have changed, each as it arrives; the others are not read."""
+        """The rows of the clusters that may have changed, and of those whose brokers were asked for ApiVersions
+        again, each as it arrives; the others are not read."""
+        started = time.monotonic()
         due = [name for name in self.reader.contexts if name not in self.watches or self.watches[name].changed]
-        if not due:
-            return []
+        with self._lock:
+            for name in due:  # read whole: its read asks the brokers too
+                self._unanswered.pop(name, None)
+            again = {name: u for name, u in self._unanswered.items() if u.at <= started}
+        answered: list[FleetRow] = []
+        asks = [
+            threading.Thread(target=self._ask_again, args=(name, u, answered), name=f"kzc-fleet-release-{name}",
+                             daemon=True)
+            for name, u in again.items()
+        ]  # fmt: skip
+        for ask in asks:
+            ask.start()
+        rows = self._read_whole(due, on_row) if due else []
+        for ask in asks:  # each ask ends within KAFKA_TIMEOUT_S, inside the deadline
+            ask.join(max(0.0, started + self.reader.deadline_s - time.monotonic()))
+        with self._lock:
+            answered = list(answered)
+        for row in answered:
+            if on_row is not None:
+                on_row(row)
+        return worst_first(rows + answered)
+
+    def _read_whole(self, due: list[str], on_row: Callable[[FleetRow], None] | None) -> list[FleetRow]:
+        """``due`` read whole, their watches set again."""
         self.whole_reads.update(due)
         # The watches first, then the reads: a change after its watch is set is seen by the next round.
         reading = threading.Event()
@@ -155,6 +204,37 @@ class FollowingReader:
         reading.set()
         return self.reader.read(on_row, only=due)
 
+    def _seen(self, name: str, row: FleetRow, snapshot: ClusterSnapshot, capabilities: Capabilities) -> None:
+        """A whole read of ``name`` asked its brokers (on the read's thread)."""
+        registrations = {b: entry.registration for b, entry in snapshot.brokers.items()}
+        with self._lock:
+            asks = self._asks.setdefault(name, ReleaseAsks())
+            asked = asks.due(registrations, again=True)
+            assert asked is not None  # asked again: never None
+            self._note(name, asks, _Unanswered(row, snapshot, asked, 0.0), capabilities)
+
+    def _note(self, name: str, asks: ReleaseAsks, read: _Unanswered, capabilities: Capabilities) -> None:
+        """Whether and when to ask ``name``'s brokers again (under the lock)."""
+        delay = asks.answered(read.asked, capabilities)
+        if delay is None:
+            self._unanswered.pop(name, None)
+        else:
+            self._unanswered[name] = replace(read, at=time.monotonic() + delay)
+
+    def _ask_again(self, name: str, unanswered: _Unanswered, answered: list[FleetRow]) -> None:
+        """Ask ``name``'s brokers for ApiVersions again; its row with the release they give (on its own thread)."""
+        settings = self.reader.contexts[name]
+        assert isinstance(settings, ConnectionSettings)  # only a read cluster has brokers to ask
+        with self._lock:
+            self.release_asks[name] += 1
+        capabilities = read_capabilities(dict(unanswered.asked), KAFKA_TIMEOUT_S, settings.kafka_security)
+        row = replace(unanswered.row, release=cluster_release(unanswered.snapshot, capabilities))
+        with self._lock:
+            if self._unanswered.get(name) is not unanswered:
+                return  # read whole since: that read's row is newer
+            self._note(name, self._asks[name], replace(unanswered, row=row), capabilities)
+            answered.append(row)
+
     def forget(self) -> None:
         """Read every cluster whole in the next round (``r`` on the fleet screen)."""
         for watch in self.watches.values():
@@ -162,5 +242,7 @@ class FollowingReader:
 
     def close(self) -> None:
         """Drop every context's session."""
+        with self._lock:
+            self._unanswered.clear()
         for watch in self.watches.values():
             watch.close()

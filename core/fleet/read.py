@@ -14,8 +14,9 @@ import threading
 import time
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 
-from core.brokers.capabilities import read_capabilities
+from core.brokers.capabilities import Capabilities, read_capabilities
 from core.brokers.group_admin import GroupAdmin
 from core.changes.timeline import bursts, dated_changes
 from core.config import ConnectionSettings
@@ -40,12 +41,13 @@ from core.groups.lag import lagging
 from core.groups.ops import GroupOps
 from core.human_time import utc_text
 from core.interrupt import leave_behind
-from core.kafka.znodes.paths import CONTROLLER
+from core.kafka.znodes.paths import BROKER_IDS, CONTROLLER, TOPICS
 from core.migration.status import ask_brokers, migration_advancing, migration_status, needs_advance_check
 from core.snapshot.health import assess
 from core.snapshot.kraft import with_kraft_brokers
 from core.snapshot.likely_cause import read_likely_cause
 from core.snapshot.model import ClusterSnapshot
+from core.snapshot.read_attempt import denied
 from core.snapshot.reader import SnapshotReader
 from core.snapshot.release import cluster_release
 from core.snapshot.static_min_isr import read_static_min_isr
@@ -74,8 +76,20 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stage: Callable[[str], None]) -> FleetRow:
-    """One context's row: ZooKeeper's own health, then one snapshot read, then the brokers where they are set.
+# What a whole read saw besides its row: the snapshot and the brokers' ApiVersions (the fleet screen's follower
+# asks them again while one does not answer, ``core.fleet.follow``).
+Seen = Callable[[FleetRow, ClusterSnapshot, Capabilities], None]
+
+
+def read_row(
+    context: str,
+    settings: ConnectionSettings,
+    deadline_s: float,
+    stage: Callable[[str], None],
+    seen: Seen | None = None,
+) -> FleetRow:
+    """One context's row: ZooKeeper's own health, then one snapshot read, then the brokers where they are set;
+    ``seen`` is given what a read that succeeded saw.
 
     Never raises: a failure is the row's state and reason. Blocks while ZooKeeper hangs (the caller's deadline
     reports it).
@@ -95,6 +109,8 @@ def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stag
         with open_kafka_session(settings, connect_timeout=remaining + 1.0) as session:
             stage("reading the cluster from ZooKeeper")
             snapshot = SnapshotReader(session).read()
+            if (unlisted := uncountable(snapshot)) is not None:
+                return unreadable(context, zookeeper, *unlisted, at)
             advancing = None
             if needs_advance_check(snapshot):
                 stage("watching /migration")
@@ -104,7 +120,7 @@ def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stag
                 stage("reading the consumer groups' lag from the brokers")
                 groups = _lagging_groups(settings, session)
         stage("asking the brokers")
-        return _row(context, settings, snapshot, health, advancing, groups, time.monotonic() - started, at)
+        return _row(context, settings, snapshot, health, advancing, groups, started, at, seen)
     except Exception as exc:  # one cluster's surprise must not cost the other rows
         return unreadable(context, zookeeper, *failure(exc), at)
 
@@ -120,6 +136,16 @@ def failure(exc: Exception) -> tuple[str, str]:
     if isinstance(exc, KzcError):
         return READ_FAILED, str(exc)
     return READ_FAILED, f"{type(exc).__name__}: {exc}"
+
+
+def uncountable(snapshot: ClusterSnapshot) -> tuple[str, str] | None:
+    """The state and reason of a cluster whose brokers or topics could not be listed (its counts would say 0
+    where kzc saw nothing): ``auth failed`` when ZooKeeper's ACLs refused the credentials; None when both were
+    listed."""
+    unlisted = next((u for u in snapshot.unreadable if u.path in (BROKER_IDS, TOPICS)), None)
+    if unlisted is None:
+        return None
+    return (AUTH_FAILED if denied(unlisted) else READ_FAILED), unlisted.reason
 
 
 def probe(settings: ConnectionSettings, deadline_s: float) -> EnsembleHealth:
@@ -162,8 +188,9 @@ def _row(
     health: EnsembleHealth,
     advancing: bool | None,
     groups: int | None,
-    took_s: float,
+    started: float,
     at: int,
+    seen: Seen | None,
 ) -> FleetRow:
     """The row from what ``kzc describe``, ``kzc zk health``, ``kzc migration`` and ``kzc changes`` compute."""
     security, bootstrap = settings.kafka_security, settings.bootstrap_servers
@@ -180,7 +207,7 @@ def _row(
     alarm = headline(health)
     state, reason = _state(summary, alarm)
     h = summary.health
-    return FleetRow(
+    row = FleetRow(
         context=context,
         zookeeper=str(settings.zookeeper),
         state=state,
@@ -203,9 +230,12 @@ def _row(
         last_change=f"{utc_text(newest.end_ms)}  {newest.text}" if newest is not None else None,
         likely_cause=cause.text if cause is not None else None,
         lagging_groups=groups,
-        read_s=round(took_s, 3),
+        read_s=round(time.monotonic() - started, 3),
         at_ms=at,
     )
+    if seen is not None:
+        seen(row, snapshot, capabilities)
+    return row
 
 
 def _state(summary: ClusterSummary, alarm: tuple[str, str] | None) -> tuple[str, str | None]:
@@ -248,11 +278,18 @@ class FleetReader:
 
     Args:
         contexts: each context's settings, or why it is unusable (a bad key, an unreadable secret file).
+        seen: given each context's name and what its read saw, when it succeeded (on the read's thread).
     """
 
-    def __init__(self, contexts: Mapping[str, ConnectionSettings | str], deadline_s: float) -> None:
+    def __init__(
+        self,
+        contexts: Mapping[str, ConnectionSettings | str],
+        deadline_s: float,
+        seen: Callable[[str, FleetRow, ClusterSnapshot, Capabilities], None] | None = None,
+    ) -> None:
         self.contexts = dict(contexts)
         self.deadline_s = deadline_s
+        self.seen = seen
         self._busy: dict[str, _Read] = {}
         self._lock = threading.Lock()
 
@@ -312,7 +349,8 @@ class FleetReader:
 
         def work() -> None:
             try:
-                results.put(read_row(name, settings, self.deadline_s, stage))
+                seen = partial(self.seen, name) if self.seen is not None else None
+                results.put(read_row(name, settings, self.deadline_s, stage, seen))
             finally:
                 with self._lock:
                     self._busy.pop(name, None)

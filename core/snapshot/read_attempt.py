@@ -137,6 +137,14 @@ _SINGLE_ZNODES = (
     MIGRATION,
     PRODUCER_ID_BLOCK,
 )
+NO_AUTH = "ZooKeeper denied it (NoAuth)"  # in the reason of every znode the credentials may not read
+
+
+def denied(unreadable: Unreadable) -> bool:
+    """Whether ``unreadable`` is a znode ZooKeeper's ACL does not let these credentials read (NoAuth)."""
+    return NO_AUTH in unreadable.reason
+
+
 _LISTED = (
     BROKER_IDS,
     TOPICS,
@@ -221,6 +229,8 @@ class ReadAttempt:
             raise SessionLostError(f"the ZooKeeper session to {self.session.target} was closed") from None
         except (ConnectionLoss, SessionExpiredError, KazooTimeoutError):
             raise Straddled("the ZooKeeper connection dropped as the read started") from None
+        except NoAuthError as exc:  # the chroot itself refuses these credentials (an AuthError, not a crash)
+            raise self.session.read_error(exc, "read /") from None
         self.first_zxid = self.client.last_zxid
         for path in _SINGLE_ZNODES:
             self.todo.append((_GET, path, _SINGLE, None))
@@ -268,7 +278,7 @@ class ReadAttempt:
             except NoNodeError:
                 value = _MISSING
             except NoAuthError:
-                value = _Denied(f"kzc may not read {path}: ZooKeeper denied it (NoAuth); check --zk-auth")
+                value = _Denied(f"kzc may not read {path}: {NO_AUTH}; check --zk-auth")
             except KazooTimeoutError:
                 if self.client.connected:
                     raise ConnectError(

@@ -69,7 +69,9 @@ def read_snapshot(
 
     Raises:
         SessionLostError: every attempt straddled a lost session, or the session was closed.
-        ConnectError: ZooKeeper stopped answering and did not come back within the session timeout.
+        ConnectError: ZooKeeper stopped answering and did not come back within the session timeout;
+            ``AuthError`` when the chroot itself refuses the credentials (NoAuth; a znode below that refuses them
+            is an ``Unreadable`` in the snapshot).
     """
     return SnapshotReader(session, progress, max_in_flight, max_attempts).read()
 

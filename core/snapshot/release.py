@@ -1,19 +1,26 @@
 """Which Kafka release a cluster's brokers run: exact where a broker answers ApiVersions (``3.9``, dated by
 ``core.brokers.capabilities.release_floor``), else the era its registration version gives (``2.7+``,
 ``core.kafka.znodes.brokers.releases_of_registration``), always saying which. The console's cluster screen,
-``kzc broker`` and ``kzc fleet`` show it."""
+``kzc broker`` and ``kzc fleet`` show it; ``ReleaseAsks`` is when the console and the fleet screen ask again."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from core.brokers.capabilities import Capabilities, release_floor
-from core.kafka.znodes import BrokerRegistration
+from core.kafka.znodes import BrokerRegistration, Unreadable
 from core.kafka.znodes.brokers import releases_of_registration
 from core.snapshot.model import ClusterSnapshot
 
 FROM_API_VERSIONS = "ApiVersions"
 FROM_REGISTRATION = "registration"
+# A broker registers in ZooKeeper before it serves requests (KafkaServer.startup registers, then starts the
+# request processors), so one that just (re)registered may not answer ApiVersions yet: the brokers are asked
+# again after each of these delays while one is unanswered, then only when the registrations change.
+RELEASE_RETRIES_S = (3.0, 10.0, 30.0)
+
+Asked = tuple[tuple[int, BrokerRegistration | Unreadable], ...]  # the registrations the brokers were asked for
 
 
 @dataclass(frozen=True)
@@ -67,3 +74,37 @@ def cluster_release(
     parts = ", ".join(f"{r.text} ({', '.join(map(str, ids))})" for r, ids in by_release.items())
     sources = sorted({r.source for r in by_release if r.source}) if say_source else []
     return f"mixed: {parts}" + (f", from {' and '.join(sources)}" if sources else "")
+
+
+class ReleaseAsks:
+    """When to ask the registered brokers for ApiVersions (their exact release): when their registrations
+    change (a restart, an upgrade), and again after each of ``RELEASE_RETRIES_S`` while one does not answer.
+    The console's cluster screen and the fleet screen's follower (``core.fleet.follow``) keep one per cluster."""
+
+    def __init__(self) -> None:
+        self.asked: Asked | None = None
+        self._retries = 0  # asked again for these registrations, after an unanswered broker
+
+    def due(self, registrations: Mapping[int, BrokerRegistration | Unreadable], again: bool = False) -> Asked | None:
+        """The registrations to ask for now (noted as asked); None when they were asked already and not
+        ``again``. New registrations start the retries afresh."""
+        asked = tuple(sorted(registrations.items(), key=lambda item: item[0]))
+        if asked == self.asked and not again:
+            return None
+        if asked != self.asked:
+            self._retries = 0
+        self.asked = asked
+        return asked
+
+    def current(self, asked: Asked) -> bool:
+        """Whether ``asked`` are still the registrations last asked for (else a newer answer follows)."""
+        return asked == self.asked
+
+    def answered(self, asked: Asked, capabilities: Capabilities) -> float | None:
+        """Seconds until the brokers are asked again, now that ``capabilities`` answered for ``asked``; None when
+        every broker answered, the retries are spent, or the registrations changed since."""
+        if not self.current(asked) or capabilities.unknown() is None or self._retries >= len(RELEASE_RETRIES_S):
+            return None
+        delay = RELEASE_RETRIES_S[self._retries]
+        self._retries += 1
+        return delay

@@ -37,6 +37,7 @@ from core.config import ConnectionSettings
 from core.connect import ZkConnect
 from core.errors import AuthError, ConnectError, MissingToolError, SessionLostError, UsageError
 from core.interrupt import on_interrupt
+from core.zookeeper.select_handler import SelectHandler
 
 T = TypeVar("T")
 
@@ -158,6 +159,7 @@ class ZkSession:
             connection_retry=KazooRetry(max_tries=-1, delay=0.2, backoff=2, max_delay=5),
             command_retry=KazooRetry(max_tries=3, delay=0.1, backoff=2, max_delay=2, ignore_expire=False),
             logger=self._log,
+            handler=SelectHandler(),
             **kazoo_options(settings),
         )
         self.client.add_listener(self._on_kazoo_state)

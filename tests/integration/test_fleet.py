@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kazoo.client import KazooClient
+from kazoo.security import OPEN_ACL_UNSAFE, make_digest_acl
 
 from cli.main import main
 from core.config_file import load_config
@@ -342,6 +344,73 @@ def _line(screen: str, context: str) -> str:
     return next((line for line in screen.splitlines() if line.split()[:1] == [context]), "")
 
 
+# ---- NoAuth: ZooKeeper's ACLs refuse the context's credentials ---------------------------------------------------
+
+
+@pytest.fixture(params=["the chroot", "below the chroot"])
+def locked_cluster(sandbox: Sandbox, unique_name: str, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A chroot holding a Kafka cluster's znodes (hand-written) that only the digest user ``ops:secret`` may read:
+    every znode locked (an operator's recursive setAcl), or every znode but the chroot itself; yields its connect
+    string."""
+    hosts = sandbox.info().zookeeper.rsplit("/", 1)[0]
+    chroot = f"/fleet-locked-{unique_name}"
+    acl = [make_digest_acl("ops", "secret", all=True)]
+    owner = KazooClient(hosts=hosts, auth_data=[("digest", "ops:secret")], default_acl=acl, timeout=10)
+    owner.start(timeout=30)
+    try:
+        owner.create(chroot, b"", acl=acl if request.param == "the chroot" else OPEN_ACL_UNSAFE)
+        for path, data in sorted(healthy_tree().items()):
+            owner.ensure_path(chroot + path.rsplit("/", 1)[0])
+            if data is not None:
+                owner.create(chroot + path, data)
+        yield hosts + chroot
+    finally:
+        owner.delete(chroot, recursive=True)
+        owner.stop()
+        owner.close()
+
+
+def test_a_cluster_whose_acls_refuse_the_credentials_is_an_auth_failed_row_and_delays_no_other(
+    sandbox: Sandbox, locked_cluster: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f"""
+[contexts.healthy]
+zookeeper = "{sandbox.info().zookeeper}"
+[contexts.no-credentials]
+zookeeper = "{locked_cluster}"
+[contexts.wrong-password]
+zookeeper = "{locked_cluster}"
+zk_auth = "ops:wrong"
+[contexts.right-password]
+zookeeper = "{locked_cluster}"
+zk_auth = "ops:secret"
+"""
+    )
+    started = time.monotonic()
+    assert main(["fleet", "--json", "--deadline", f"{DEADLINE_S:g}s", "--config", str(config)]) == 1
+    took = time.monotonic() - started
+    out, err = capsys.readouterr()
+    found = _by_context(json.loads(out)["clusters"])
+    assert took < DEADLINE_S, took  # nobody waited for a deadline
+    for name in ("no-credentials", "wrong-password"):
+        assert found[name]["state"] == "auth failed", found[name]
+        assert "(NoAuth)" in str(found[name]["reason"]) and found[name]["brokers_alive"] is None
+    assert (found["right-password"]["state"], found["right-password"]["brokers_alive"]) == ("ok", 3)
+    assert found["healthy"]["state"] == "ok"
+    assert "secret" not in out + err and "ops:wrong" not in out + err  # never a secret
+    # The fleet screen's reader gives the same rows (and, its watches refused too, reads them again each round).
+    reader = FollowingReader(load_config(config, per_context=True).contexts, DEADLINE_S)
+    try:
+        for _ in range(2):
+            screen = {r.context: r for r in reader.read()}
+            assert {screen[n].state for n in ("no-credentials", "wrong-password")} == {"auth failed"}
+            assert screen["no-credentials"].reason == found["no-credentials"]["reason"]
+    finally:
+        reader.close()
+
+
 # ---- the fleet screen's reader: a cluster is read whole again only when it changed ----------------------------
 
 
@@ -372,3 +441,32 @@ def test_the_following_reader_reads_a_cluster_again_only_after_a_watched_znode_c
         finally:
             reader.close()
             root.delete(chroot, recursive=True)
+
+
+def test_the_following_reader_shows_a_restarted_broker_s_exact_release_once_it_answers(
+    sick: Sandbox, tmp_path: Path
+) -> None:
+    # Last in the module: broker 2 of ``sick`` comes back (the tests above need it dead).
+    exact = f"{'.'.join(sick.info().kafka_version.split('.')[:2])} (from ApiVersions)"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[contexts.sick]\nzookeeper = "{sick.info().zookeeper}"\n')
+    reader = FollowingReader(load_config(config, per_context=True).contexts, DEADLINE_S)
+    latest: dict[str, FleetRow] = {}
+
+    def take(row: FleetRow) -> None:
+        latest[row.context] = row
+
+    starting = threading.Thread(target=sick.start_broker, args=(2,), name="start-broker-2", daemon=True)
+    try:
+        reader.read(take)
+        assert (latest["sick"].brokers_alive, latest["sick"].release) == (1, exact)
+        starting.start()
+        # Read as soon as broker 2 registers: it registers before it serves requests, so its ApiVersions may not
+        # answer yet; the reader asks it again until it does.
+        wait_until(lambda: reader.watches["sick"].changed, 120, "broker 2's registration to fire the watch")
+        reader.read(take)
+        wait_until(lambda: [reader.read(take)] and latest["sick"].release == exact, 60, "broker 2's exact release")
+        assert latest["sick"].brokers_alive == 2
+    finally:
+        reader.close()
+        starting.join(120)

@@ -3,6 +3,7 @@ note, the text table, the deadline against a read that never ends, and the relea
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator
@@ -16,8 +17,10 @@ from core.config import ConnectionSettings
 from core.config_file import load_config
 from core.connect import parse_zookeeper
 from core.errors import AuthError, ConfigError, ConnectError
+from core.fleet import follow
 from core.fleet import read as fleet_read
-from core.fleet.read import FleetReader
+from core.fleet.follow import FollowingReader
+from core.fleet.read import FleetReader, Seen
 from core.fleet.row import (
     DEGRADED,
     NO_ANSWER,
@@ -30,7 +33,11 @@ from core.fleet.row import (
     worst_first,
 )
 from core.interrupt import left_behind, reset
-from core.snapshot.release import broker_release, cluster_release
+from core.kafka.znodes import Unreadable
+from core.kafka.znodes.paths import BROKER_IDS, TOPICS
+from core.snapshot import release
+from core.snapshot.read_attempt import NO_AUTH
+from core.snapshot.release import RELEASE_RETRIES_S, ReleaseAsks, broker_release, cluster_release
 from core.testdata import builder
 from core.zookeeper.health import EnsembleHealth
 from core.zookeeper.kafka_root import NoKafkaCluster
@@ -83,7 +90,7 @@ def test_a_read_that_never_ends_is_no_answer_at_the_deadline_and_the_others_on_t
 ) -> None:
     never = threading.Event()
 
-    def read_row(context: str, settings: ConnectionSettings, deadline_s: float, stage: object) -> FleetRow:
+    def read_row(context: str, settings: ConnectionSettings, *_: object) -> FleetRow:
         if context == "hung":
             never.wait()
         return _row(context, OK)
@@ -170,3 +177,59 @@ def test_kzc_fleet_console_refuses_a_command_a_cluster_flag_and_a_file_without_c
     assert "kzc --fleet reads every context with its own settings: --zookeeper" in capsys.readouterr().err
     assert main(["--fleet", "--config", str(empty)]) == 2
     assert "no context in the config file" in capsys.readouterr().err
+
+
+def test_the_brokers_are_asked_again_after_3_10_and_30_s_while_one_is_silent_then_on_new_registrations() -> None:
+    asks = ReleaseAsks()
+    registrations = {b: builder.registration(b) for b in (1, 2)}
+    silent = Capabilities((BrokerApis(1, _answer((3, 9))), BrokerApis(2, None, "connection refused")))
+    asked = asks.due(registrations)
+    assert asked is not None and asks.due(registrations) is None  # asked already
+    delays = []
+    while (delay := asks.answered(asked, silent)) is not None:
+        delays.append(delay)
+        assert asks.due(registrations, again=True) == asked
+    assert delays == list(RELEASE_RETRIES_S) == [3.0, 10.0, 30.0]
+    # A broker that re-registers starts the retries afresh; an answer to the registrations before is dropped.
+    restarted = {**registrations, 2: builder.registration(2, rack="r2")}
+    newer = asks.due(restarted)
+    assert newer is not None and not asks.current(asked) and asks.answered(asked, silent) is None
+    assert asks.answered(newer, silent) == 3.0
+    everyone = Capabilities((BrokerApis(1, _answer((3, 9))), BrokerApis(2, _answer((3, 9)))))
+    assert asks.due(restarted, again=True) == newer and asks.answered(newer, everyone) is None
+
+
+def test_the_following_reader_asks_only_the_unanswered_brokers_again_and_updates_the_row_s_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    snapshot = builder.snapshot(brokers=[1, 2])
+    silent = Capabilities((BrokerApis(1, _answer((3, 9))), BrokerApis(2, None, "connection refused")))
+    answers = [Capabilities((BrokerApis(1, _answer((3, 9))), BrokerApis(2, _answer((3, 9)))))]  # asked again
+
+    def read_row(context: str, settings: ConnectionSettings, deadline: float, stage: object, seen: Seen) -> FleetRow:
+        row = FleetRow(context, "zk:2181", OK, release=cluster_release(snapshot, silent))
+        seen(row, snapshot, silent)
+        return row
+
+    monkeypatch.setattr(fleet_read, "read_row", read_row)
+    monkeypatch.setattr(follow, "read_capabilities", lambda *_: answers.pop(0))
+    monkeypatch.setattr(release, "RELEASE_RETRIES_S", (0.0, 0.0, 0.0))  # due at once
+    monkeypatch.setattr(follow.ChangeWatch, "arm", lambda watch, reading: watch._armed.set())  # set, none fired
+    reader = FollowingReader({"c": ConnectionSettings(zookeeper=parse_zookeeper("zk:2181"))}, 1.0)
+    (first,) = reader.read()
+    assert first.release == "mixed: 3.9 (1), 2.7+ (2), from ApiVersions and registration"
+    (again,) = reader.read()  # nothing changed in ZooKeeper: only the brokers are asked
+    assert again.release == "3.9 (from ApiVersions)" and (again.state, again.zookeeper) == (OK, "zk:2181")
+    assert (reader.whole_reads["c"], reader.release_asks["c"]) == (1, 1)
+    assert reader.read() == [] and reader.release_asks["c"] == 1  # every broker answered: not asked again
+
+
+def test_a_cluster_whose_brokers_or_topics_cannot_be_listed_is_not_counted_as_empty() -> None:
+    snapshot = builder.snapshot(brokers=[1])
+    assert fleet_read.uncountable(snapshot) is None
+    locked = Unreadable(BROKER_IDS, b"", f"kzc may not read {BROKER_IDS}: {NO_AUTH}; check --zk-auth")
+    assert fleet_read.uncountable(dataclasses.replace(snapshot, unreadable=(locked,))) == ("auth failed", locked.reason)
+    failed = Unreadable(TOPICS, b"", f"ZooKeeper refused to read {TOPICS}: BadVersionError")
+    assert fleet_read.uncountable(dataclasses.replace(snapshot, unreadable=(failed,))) == ("read failed", failed.reason)
+    one_topic = Unreadable(f"{TOPICS}/t", b"", f"kzc may not read {TOPICS}/t: {NO_AUTH}; check --zk-auth")
+    assert fleet_read.uncountable(dataclasses.replace(snapshot, unreadable=(one_topic,))) is None  # degraded

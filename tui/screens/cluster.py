@@ -34,7 +34,7 @@ from core.kafka.znodes import BrokerRegistration, ClusterId, Unreadable
 from core.metrics.reader import BrokerMetrics, bytes_out_total
 from core.snapshot.likely_cause import LikelyCause, cause_broker, likely_cause, with_load
 from core.snapshot.model import ClusterSnapshot
-from core.snapshot.release import broker_release, cluster_release
+from core.snapshot.release import Asked, ReleaseAsks, broker_release, cluster_release
 from core.snapshot.sizes import SizesView
 from core.traffic.cause import LoadFinding
 from core.traffic.rates import Rate, rate_text
@@ -95,10 +95,6 @@ _COUNTER_HEALTH = {  # counter -> the partition health it counts (tui.screens.pa
     "imbalance": "non-preferred",
 }
 GROUPS_EVERY_S = 10.0  # the group counts are read again this long after the previous read finished
-# A broker registers in ZooKeeper before it serves requests (KafkaServer.startup registers, then starts the
-# request processors), so one that just (re)registered may not answer ApiVersions yet: the brokers are asked
-# again after each of these delays while one is unanswered, then only when the registrations change.
-RELEASE_RETRIES_S = (3.0, 10.0, 30.0)
 PANEL_TITLES = {
     "#controller-panel": "Controller",
     "#health-panel": "Health",
@@ -198,8 +194,7 @@ class ClusterScreen(KzcScreen):
         )
         self._releases = releases
         self._capabilities: Capabilities | None = None  # the brokers' ApiVersions, for their exact release
-        self._asked: tuple[tuple[int, object], ...] | None = None  # the registrations they were asked for
-        self._release_retries = 0  # asked again for those registrations, after an unanswered broker
+        self._release_asks = ReleaseAsks()  # when to ask them (again)
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
@@ -465,16 +460,13 @@ class ClusterScreen(KzcScreen):
 
     def _ask_releases(self, view: ClusterView, again: bool = False) -> None:
         """Ask the brokers for ApiVersions in a worker when their registrations changed (a restart, an upgrade),
-        or ``again`` after a broker did not answer."""
+        or ``again`` after a broker did not answer (``core.snapshot.release.ReleaseAsks``)."""
         if self._releases is None:
             return
         registrations = {b: entry.registration for b, entry in view.snapshot.brokers.items()}
-        asked = tuple(sorted(registrations.items(), key=lambda item: item[0]))
-        if asked == self._asked and not again:
+        asked = self._release_asks.due(registrations, again)
+        if asked is None:
             return
-        if asked != self._asked:
-            self._release_retries = 0
-        self._asked = asked
         reader = self._releases
 
         def job() -> None:
@@ -485,7 +477,7 @@ class ClusterScreen(KzcScreen):
     class ReleasesRead(Message):
         """The brokers' ApiVersions answers, for the registrations they were asked for."""
 
-        def __init__(self, asked: tuple[tuple[int, object], ...], capabilities: Capabilities) -> None:
+        def __init__(self, asked: Asked, capabilities: Capabilities) -> None:
             super().__init__()
             self.asked = asked
             self.capabilities = capabilities
@@ -493,18 +485,18 @@ class ClusterScreen(KzcScreen):
     @on(ReleasesRead)
     def _on_releases_read(self, message: ReleasesRead) -> None:
         asked, capabilities = message.asked, message.capabilities
-        if asked != self._asked or not self.is_mounted:
+        if not self._release_asks.current(asked) or not self.is_mounted:
             return  # the registrations changed meanwhile: a newer read follows
         self._capabilities = capabilities
-        if capabilities.unknown() is not None and self._release_retries < len(RELEASE_RETRIES_S):
-            self.set_timer(RELEASE_RETRIES_S[self._release_retries], partial(self._ask_again, asked))
-            self._release_retries += 1
+        delay = self._release_asks.answered(asked, capabilities)
+        if delay is not None:
+            self.set_timer(delay, partial(self._ask_again, asked))
         if self._shown_view is not None:
             self._show_ages(self._shown_view, self.clock_ms())
 
-    def _ask_again(self, asked: tuple[tuple[int, object], ...]) -> None:
+    def _ask_again(self, asked: Asked) -> None:
         """A broker did not answer ApiVersions for ``asked``: ask again, unless the registrations changed since."""
-        if asked == self._asked and self._shown_view is not None and self.is_mounted:
+        if self._release_asks.current(asked) and self._shown_view is not None and self.is_mounted:
             self._ask_releases(self._shown_view, again=True)
 
     def show_clock(self, now_ms: int, link: StatusInfo) -> None:
