@@ -7,7 +7,8 @@ thread is done.
 
 While the console runs, Python's ``faulthandler`` writes the traceback of every thread to
 ``crash_log_path()`` if the process dies of a fatal signal (SIGSEGV, SIGABRT, SIGBUS...), so a crash of a
-C extension leaves evidence; kzc prints the path after a run that left such a trace.
+C extension leaves evidence, up to the process's very end (a fault as it exits, after the console closed, too);
+kzc prints the path after a run that left such a trace.
 """
 
 from __future__ import annotations
@@ -145,9 +146,12 @@ def _fault_trace() -> Iterator[None]:
     try:
         yield
     finally:
-        faulthandler.disable()
-        trace.close()
-        if was_enabled and sys.__stderr__ is not None:
-            faulthandler.enable(file=sys.__stderr__, all_threads=True)  # so a later fault still shows its stack
+        if was_enabled:  # in-process: the handler it had back, so a later fault still shows its stack
+            faulthandler.disable()
+            trace.close()
+            if sys.__stderr__ is not None:
+                faulthandler.enable(file=sys.__stderr__, all_threads=True)
+        # Else the handler stays on the trace until the process ends: a fault while it exits (a client library's
+        # thread still running as the interpreter shuts down) leaves its trace too.
     if path.stat().st_size:
         print(f"kzc: the console left a fault trace in {path}", file=sys.stderr)
