@@ -80,3 +80,13 @@ def test_every_command_module_is_in_the_table() -> None:
         if re.search(r"^def register\(", source.read_text(encoding="utf-8"), re.MULTILINE)
     }
     assert registering == {command.module for command in COMMANDS}
+
+
+def test_the_console_opens_without_spark_pyarrow_or_numpy() -> None:
+    # What ``kzc`` imports to show a cluster: Parquet (an incident report, a history) and Spark (a check run) are
+    # imported when asked for, not on the way to the first paint.
+    code = "import sys, cli.console_cmd, tui.app, core.console.zk; print(' '.join(sorted(sys.modules)))"
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    loaded = set(run.stdout.split())
+    assert "tui.screens.timeline" in loaded
+    assert sorted(m for m in loaded if m.split(".")[0] in ("pyspark", "pyarrow", "numpy")) == []

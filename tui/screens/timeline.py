@@ -25,8 +25,6 @@ from core.console.view import ClusterView
 from core.errors import KzcError
 from core.history.location import HistoryPlace
 from core.human_time import age_text, parse_duration, utc_text
-from core.incident.render import render
-from core.incident.report import DEFAULT_SINCE, report_of
 from tui.export import export_path
 from tui.journal import EventJournal
 from tui.messages import ExportWritten, TopicChosen
@@ -209,14 +207,22 @@ class TimelineScreen(KzcScreen):
             return
         now = self.now_ms()
         if self.recorded is None:
-            self._write_report(self.history(), now - int(parse_duration(DEFAULT_SINCE) * 1000), now)
+            self._write_report(self.history(), None, now)
         elif self._moment_ms is None:
             self.notify("no incident report yet: the recorded changes are still being read", severity="warning")
         else:
             self._write_report(self.history(), self._moment_ms - AROUND_MS, min(self._moment_ms + AROUND_MS, now))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="incident-report")
-    def _write_report(self, place: HistoryPlace, since_ms: int, until_ms: int) -> None:
+    def _write_report(self, place: HistoryPlace, since_ms: int | None, until_ms: int) -> None:
+        """``since_ms`` None: ``kzc report``'s default window before ``until_ms``."""
+        # The report reads Parquet: pyarrow and numpy (a quarter of a second) are imported in this worker when a
+        # report is asked for, not as the console opens.
+        from core.incident.render import render
+        from core.incident.report import DEFAULT_SINCE, report_of
+
+        if since_ms is None:
+            since_ms = until_ms - int(parse_duration(DEFAULT_SINCE) * 1000)
         try:
             report = report_of(place, since_ms, until_ms)
         except KzcError as exc:
