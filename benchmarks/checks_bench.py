@@ -291,8 +291,10 @@ def main() -> int:
             t = time.monotonic()
             info = write_synthetic(path, count, faults=FaultMix.default(), seed=42)
             mb = path.stat().st_size / 1e6
-            print(f"\n{count:,} partitions: {info.topics:,} topics, {info.brokers} brokers, {mb:.0f} MB file, "
-                  f"{sum(info.planted.values()):,} faults planted ({time.monotonic() - t:.1f} s to write)")  # fmt: skip
+            print(
+                f"\n{count:,} partitions: {info.topics:,} topics, {info.brokers} brokers, {mb:.0f} MB file, "
+                f"{sum(info.planted.values()):,} faults planted ({time.monotonic() - t:.1f} s to write)"
+            )
             local = run_local(path, scratch)
             cold, warm = run_spark(path, SparkSettings())
             same("spark (cold)", local.findings, cold.findings)

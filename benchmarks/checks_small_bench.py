@@ -80,8 +80,10 @@ def main() -> int:
             path.unlink()
         scratch.rmdir()
     n = len(names)
-    print(f"mean per job: before {totals['before'] / n:.1f} s CPU, after {totals['after'] / n:.1f} s CPU "
-          f"({SMALL_INPUT_CONF})")  # fmt: skip
+    print(
+        f"mean per job: before {totals['before'] / n:.1f} s CPU, after {totals['after'] / n:.1f} s CPU "
+        f"({SMALL_INPUT_CONF})"
+    )
     return 0
 
 

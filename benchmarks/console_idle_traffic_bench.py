@@ -78,8 +78,10 @@ def main() -> None:
         started = time.monotonic()
         backend.connect()
         wait_until(lambda: backend.loading() is None, 600, "the first full read")
-        print(f"first full read {time.monotonic() - started:.1f} s; idle windows of {args.idle:.0f} s, requests/min "
-              f"(pings ~{pings:.0f}/min included)")  # fmt: skip
+        print(
+            f"first full read {time.monotonic() - started:.1f} s; idle windows of {args.idle:.0f} s, requests/min "
+            f"(pings ~{pings:.0f}/min included)"
+        )
         session = backend._session.session_id if backend._session else None  # the console's one connection
         assert session is not None
         for name, ticking in (("traffic off", False), ("traffic on", True), ("traffic off", False)):

@@ -111,8 +111,9 @@ def main() -> int:
         info = box.info()
         print(f"populating {args.groups:,} groups on {TOPIC} ({PARTITIONS} partitions)...", file=sys.stderr)
         expected = populate(info.bootstrap_servers, args.groups)
-        settings = ConnectionSettings(zookeeper=parse_zookeeper(info.zookeeper),
-                                      bootstrap_servers=parse_bootstrap(info.bootstrap_servers))  # fmt: skip
+        settings = ConnectionSettings(
+            zookeeper=parse_zookeeper(info.zookeeper), bootstrap_servers=parse_bootstrap(info.bootstrap_servers)
+        )
         cli = [KZC, "groups", "--json", "--zookeeper", info.zookeeper, "--bootstrap-server", info.bootstrap_servers]
         tool = [java, "-cp", classpath, TOOL_CLASS, "--bootstrap-server", info.bootstrap_servers, "--describe",
                 "--all-groups", "--timeout", "60000"]  # fmt: skip

@@ -97,11 +97,14 @@ def run_fleet(args: argparse.Namespace, base: Path, spark: Any, partitions: int,
         started = time.perf_counter()
         events = 0
         for i in range(args.fleet):
-            info = write_history(root, partitions, days, cluster=f"c{i + 1:02d}", seed=i + 1,
-                                 snapshot_every_s=args.snapshot_every)  # fmt: skip
+            info = write_history(
+                root, partitions, days, cluster=f"c{i + 1:02d}", seed=i + 1, snapshot_every_s=args.snapshot_every
+            )
             events += info.events
-        print(f"\n{args.fleet} clusters x {partitions:,} partitions x {days} days: written in "
-              f"{time.perf_counter() - started:.0f} s, {events:,} events")  # fmt: skip
+        print(
+            f"\n{args.fleet} clusters x {partitions:,} partitions x {days} days: written in "
+            f"{time.perf_counter() - started:.0f} s, {events:,} events"
+        )
     store = HistoryStore.open(root)
     windows = [Window.of(store, c, 0) for c in store.clusters()]
     print(f"  disk: {size(root) / 2**20:,.1f} MiB; {len(windows)} clusters")
@@ -180,15 +183,19 @@ def main() -> None:
                 seconds, info = timed(
                     lambda p=partitions, d=days, r=root: write_history(r, p, d, snapshot_every_s=args.snapshot_every)
                 )
-                print(f"\n{partitions:,} partitions x {days} days: written in {seconds:.0f} s, {info.events:,} events, "
-                      f"{info.flaps:,} ISR flaps, {len(info.restarts)} broker restarts, "
-                      f"{info.snapshot_rows:,} snapshot rows")  # fmt: skip
+                print(
+                    f"\n{partitions:,} partitions x {days} days: written in {seconds:.0f} s, {info.events:,} events, "
+                    f"{info.flaps:,} ISR flaps, {len(info.restarts)} broker restarts, "
+                    f"{info.snapshot_rows:,} snapshot rows"
+                )
             store = HistoryStore.open(root)
             cluster = store.clusters()[0]
             first_snapshot = store.files(SNAPSHOTS, cluster)[0]
             total = size(root)
-            print(f"  disk: {total / 2**20:,.1f} MiB, {total / days / 2**20:,.1f} MiB/day as written; one snapshot "
-                  f"{first_snapshot.stat().st_size / 2**20:,.2f} MiB (x96/day at --snapshot-every 15m)")  # fmt: skip
+            print(
+                f"  disk: {total / 2**20:,.1f} MiB, {total / days / 2**20:,.1f} MiB/day as written; one snapshot "
+                f"{first_snapshot.stat().st_size / 2**20:,.2f} MiB (x96/day at --snapshot-every 15m)"
+            )
             window = Window.of(store, cluster, 0)
             print(f"  {'question':<18} {'local':>9} {'spark cold':>11} {'spark warm':>11}  same")
             for name, ask in questions(store, window).items():

@@ -166,8 +166,10 @@ def main() -> None:
         port = int(hosts.rsplit(":", 1)[1])
         chroot = f"/kzc-bench-{uuid.uuid4().hex[:8]}"
         layout = populate(hosts, chroot, args.partitions)
-        print(f"layout: {layout.znodes} znodes, {layout.topics} topics, {layout.partitions} partitions "
-              f"under {hosts}{chroot} (written in {layout.seconds:.1f} s)")  # fmt: skip
+        print(
+            f"layout: {layout.znodes} znodes, {layout.topics} topics, {layout.partitions} partitions "
+            f"under {hosts}{chroot} (written in {layout.seconds:.1f} s)"
+        )
         connect = hosts + chroot
         followed = topic_name(0)
         state_path = f"/brokers/topics/{followed}/partitions/0/state"
@@ -250,9 +252,11 @@ def main() -> None:
         print(f"  {f'... to its first full read of {layout.partitions} partitions':<52} {read_s * 1000:8.1f} ms")
         print(f"  {'follow_topic() of a 100-partition topic':<52} {follow_s * 1000:8.1f} ms")
         if watches_before is not None and watches_read is not None and watches_followed is not None:
-            print(f"  ZooKeeper watches held: {watches_read - watches_before} after the full read "
-                  f"({layout.topics} topics, {layout.partitions} partitions), "
-                  f"{watches_followed - watches_before} after following one topic")  # fmt: skip
+            print(
+                f"  ZooKeeper watches held: {watches_read - watches_before} after the full read "
+                f"({layout.topics} topics, {layout.partitions} partitions), "
+                f"{watches_followed - watches_before} after following one topic"
+            )
         else:
             print("  ZooKeeper watches held: unknown (mntr is not allowed on this server)")
 

@@ -110,8 +110,10 @@ def main() -> None:
             time.sleep(args.idle)
             ours = _received(port, session.session_id or 0) - before
             per_min = 60 / args.idle
-            print(f"idle {args.idle:.0f} s, requests/min (pings ~{pings * per_min:.0f}/min included): "
-                  f"kzc {ours * per_min:.0f}, today's 30 s full read {baseline * per_min:.0f}")  # fmt: skip
+            print(
+                f"idle {args.idle:.0f} s, requests/min (pings ~{pings * per_min:.0f}/min included): "
+                f"kzc {ours * per_min:.0f}, today's 30 s full read {baseline * per_min:.0f}"
+            )
 
             zk = KazooClient(hosts=hosts, timeout=10)
             zk.start(timeout=30)
@@ -145,15 +147,19 @@ def main() -> None:
                 burst_s = time.perf_counter() - t
             q = statistics.quantiles(latencies, n=20)
             p50 = statistics.median(latencies)
-            print(f"first full read {first_read_s:.1f} s; change -> snapshot p50 {p50:.1f} ms, "
-                  f"p95 {q[18]:.1f} ms over {args.changes} changes; burst of {args.burst} states held "
-                  f"{burst_s:.2f} s after the first write ({written:.2f} s to write them); "
-                  f"targeted reads {live.targeted_reads}")  # fmt: skip
+            print(
+                f"first full read {first_read_s:.1f} s; change -> snapshot p50 {p50:.1f} ms, "
+                f"p95 {q[18]:.1f} ms over {args.changes} changes; burst of {args.burst} states held "
+                f"{burst_s:.2f} s after the first write ({written:.2f} s to write them); "
+                f"targeted reads {live.targeted_reads}"
+            )
             t = time.perf_counter()
             report = assess(live.snapshot())
             took_ms = (time.perf_counter() - t) * 1000
-            print(f"health pass over the model (kzc watch's HealthChanged, the console's counters): "
-                  f"{took_ms:.0f} ms ({len(report.under_replicated)} under-replicated)")  # fmt: skip
+            print(
+                f"health pass over the model (kzc watch's HealthChanged, the console's counters): "
+                f"{took_ms:.0f} ms ({len(report.under_replicated)} under-replicated)"
+            )
             zk.stop()
             live.stop()
             session.stop()

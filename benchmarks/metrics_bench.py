@@ -46,8 +46,10 @@ def _time(call: object, text: str) -> float:
 
 
 def main() -> None:
-    print(f"{'topics':>7} {'lines':>7} {'bytes':>10}  {'kzc parse (ms)':>16}  {'prometheus_client alone (ms)':>30}  "
-          f"{'x' + str(BROKERS) + ' brokers, kzc (s)':>22}")  # fmt: skip
+    print(
+        f"{'topics':>7} {'lines':>7} {'bytes':>10}  {'kzc parse (ms)':>16}  {'prometheus_client alone (ms)':>30}  "
+        f"{'x' + str(BROKERS) + ' brokers, kzc (s)':>22}"
+    )
     for topics in TOPICS:
         text = exposition(topics)
         kzc, base = [], []
@@ -56,8 +58,10 @@ def main() -> None:
             kzc.append(_time(parse_exposition, text))
         print(f"  rounds kzc {[round(t * 1000, 1) for t in kzc]} ms, baseline {[round(t * 1000, 1) for t in base]} ms")
         k, b = statistics.median(kzc), statistics.median(base)
-        print(f"{topics:>7,} {text.count(chr(10)):>7,} {len(text):>10,}  {k * 1000:>16.1f}  {b * 1000:>30.1f}  "
-              f"{k * BROKERS:>22.2f}")  # fmt: skip
+        print(
+            f"{topics:>7,} {text.count(chr(10)):>7,} {len(text):>10,}  {k * 1000:>16.1f}  {b * 1000:>30.1f}  "
+            f"{k * BROKERS:>22.2f}"
+        )
 
 
 if __name__ == "__main__":

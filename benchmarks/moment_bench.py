@@ -160,8 +160,10 @@ def main() -> None:
             builder.build(snapshot_of(state_at(store, cluster, moment), moment), moment)
             fresh.append(time.perf_counter() - t0)
         for name, took_s in (("step on (])", forward), ("step back ([)", back), ("re-read (the old step)", fresh)):
-            print(f"{name} and view: median {sorted(took_s)[len(took_s) // 2] * 1000:.0f} ms, max "
-                  f"{max(took_s) * 1000:.0f} ms over {len(took_s)} moments (goal < 200 ms)")  # fmt: skip
+            print(
+                f"{name} and view: median {sorted(took_s)[len(took_s) // 2] * 1000:.0f} ms, max "
+                f"{max(took_s) * 1000:.0f} ms over {len(took_s)} moments (goal < 200 ms)"
+            )
         across(store, cluster, backend, builder, at)
     finally:
         if not args.dir:

@@ -42,8 +42,10 @@ def main() -> None:
     if not (root / "kzc-history.json").exists():
         info = write_history(root, partitions=args.partitions, days=args.days, snapshot_every_s=6 * 3600)
         cluster, end = info.cluster, info.end_ms
-        print(f"store: {args.partitions:,} partitions x {args.days:g} day(s) written in "
-              f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+        print(
+            f"store: {args.partitions:,} partitions x {args.days:g} day(s) written in "
+            f"{time.perf_counter() - started:.1f} s"
+        )
     else:
         store = HistoryStore.open(root)
         cluster = store.clusters()[0]

@@ -85,8 +85,10 @@ def main() -> None:
     print(f"every topic's size and on disk           {timed(args.rounds, lambda: sizes.topics(snapshot)):.2f} s")
     print(f"brokers never asked (unasked)            {timed(args.rounds, lambda: sizes.unasked(snapshot)):.2f} s")
     topic_sizes = sizes.topics(snapshot)
-    print(f"topics table rows with sizes (no cache)  "
-          f"{timed(args.rounds, lambda: TopicRowCache().derive(view, topic_sizes)):.2f} s")  # fmt: skip
+    print(
+        f"topics table rows with sizes (no cache)  "
+        f"{timed(args.rounds, lambda: TopicRowCache().derive(view, topic_sizes)):.2f} s"
+    )
     print(f"baseline: bare per-topic sum            {timed(args.rounds, bare):.2f} s")
 
 

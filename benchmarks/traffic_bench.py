@@ -118,16 +118,20 @@ def main() -> None:
         found = ports.get(timeout=600)
         layout = replace(layout, endpoints=MappingProxyType({b: ("127.0.0.1", p) for b, p in found.items()}))
         partitions = len(layout.leaders)
-        print(f"{partitions:,} partitions led by {len(found)} brokers (stand-ins in another process), median of "
-              f"{args.rounds}")  # fmt: skip
+        print(
+            f"{partitions:,} partitions led by {len(found)} brokers (stand-ins in another process), median of "
+            f"{args.rounds}"
+        )
         request_bytes = sum(len(encode_list_offsets(topics, LIST_OFFSETS_V)) for topics in layout.led().values())
         sample = read_sample(layout, 30.0, 0)
         answer_bytes = sum(len(d.replicas) * 22 for r in sample.log_dirs.values() for d in r.dirs or ())
         assert all(r.offsets is not None for r in sample.offsets.values()), "a stand-in did not answer"
         wall, cpu = timed(args.rounds, lambda: read_sample(layout, 30.0, 0))
         print(f"one tick (ListOffsets + DescribeLogDirs x {len(found)})  {wall:.2f} s wall, {cpu:.2f} s CPU")
-        print(f"  requests out: {request_bytes / 1e6:.1f} MB of ListOffsets; DescribeLogDirs answers in: "
-              f"~{answer_bytes / 1e6:.1f} MB")  # fmt: skip
+        print(
+            f"  requests out: {request_bytes / 1e6:.1f} MB of ListOffsets; DescribeLogDirs answers in: "
+            f"~{answer_bytes / 1e6:.1f} MB"
+        )
 
         def floor() -> None:
             def one(port: int) -> None:

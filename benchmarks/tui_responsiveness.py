@@ -266,8 +266,10 @@ def keys_while_writing(topics: int, per_topic: int, rounds: int, results: Result
 
 def checks_main(topics: int, per_topic: int, dwell: float, rounds: int) -> None:
     partitions = topics * per_topic
-    print(f"console during Spark checks: {topics:,} topics x {per_topic} = {partitions:,} partitions, 160x48 pty, "
-          f"Spark local[*], run pressed {dwell:g} s after the console opened")  # fmt: skip
+    print(
+        f"console during Spark checks: {topics:,} topics x {per_topic} = {partitions:,} partitions, 160x48 pty, "
+        f"Spark local[*], run pressed {dwell:g} s after the console opened"
+    )
     timings, results = run_checks_console(topics, per_topic, dwell, rounds)
     keys_while_writing(topics, per_topic, rounds, results)
     print()
@@ -287,8 +289,10 @@ def checks_main(topics: int, per_topic: int, dwell: float, rounds: int) -> None:
     for label in ("run, worker at nice 10", "run, worker at nice 0"):
         if label in timings:
             print(f"later {label} (keys pressed throughout): r -> finished {timings[label]:.2f} s")
-    print(f"idle console (topics screen, Spark warm): {timings['idle output, topics screen, bytes in 5 s']:.0f} bytes "
-          "written in 5 s")  # fmt: skip
+    print(
+        f"idle console (topics screen, Spark warm): {timings['idle output, topics screen, bytes in 5 s']:.0f} bytes "
+        "written in 5 s"
+    )
 
 
 def main() -> None:
@@ -302,8 +306,10 @@ def main() -> None:
     if args.checks:
         checks_main(args.topics, args.per_topic, args.dwell, args.rounds)
         return
-    print(f"console: {args.topics:,} topics x {args.per_topic} = {args.topics * args.per_topic:,} partitions, "
-          "160x48 pty, animations off")  # fmt: skip
+    print(
+        f"console: {args.topics:,} topics x {args.per_topic} = {args.topics * args.per_topic:,} partitions, "
+        "160x48 pty, animations off"
+    )
     timings, results, memory = run_console(args.topics, args.per_topic, args.rounds)
     print(f"baseline: Textual DataTable with {args.topics:,} rows, same pty")
     base_timings, base_results, base_memory = run_baseline(args.topics, args.rounds)
@@ -335,8 +341,10 @@ def main() -> None:
         if label in base_results:
             print(f"DataTable {label:18} {summary(base_results[label])}")
     print()
-    print(f"resident memory: console {memory[0] / 1024:.0f} MiB (peak {memory[1] / 1024:.0f} MiB, target <= 300), "
-          f"DataTable {base_memory[0] / 1024:.0f} MiB (peak {base_memory[1] / 1024:.0f} MiB)")  # fmt: skip
+    print(
+        f"resident memory: console {memory[0] / 1024:.0f} MiB (peak {memory[1] / 1024:.0f} MiB, target <= 300), "
+        f"DataTable {base_memory[0] / 1024:.0f} MiB (peak {base_memory[1] / 1024:.0f} MiB)"
+    )
 
 
 if __name__ == "__main__":

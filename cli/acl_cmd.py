@@ -159,8 +159,9 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         resource = _pattern(args)
         assert resource is not None  # the resource group is required
         pattern_type = PREFIXED if args.pattern == "prefixed" else LITERAL
-        pattern, acls = acl_request(resource.resource_type, resource.name, pattern_type, args.principal,
-                                    args.operation, args.host, args.deny)  # fmt: skip
+        pattern, acls = acl_request(
+            resource.resource_type, resource.name, pattern_type, args.principal, args.operation, args.host, args.deny
+        )
         route = choose_acl_path(session, settings, args.action, pattern, acls, args.via)
         path = {"via": route.via, "path": route.reason}
         attempt.details.update(path)  # every outcome line from here on, a refusal too, says which path
@@ -190,11 +191,15 @@ def _change(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if args.json:
         print(json.dumps({"applied": True, **plan.to_json(), "stored": after}))
     elif plan.via == "admin":
-        print(f"Done: {'added' if args.action == 'add' else 'removed'} on {pattern} through the brokers "
-              f"({plan.api}); DescribeAcls reports it.")  # fmt: skip
+        print(
+            f"Done: {'added' if args.action == 'add' else 'removed'} on {pattern} through the brokers "
+            f"({plan.api}); DescribeAcls reports it."
+        )
     else:
-        print(f"Done: {'added' if args.action == 'add' else 'removed'} on {pattern} in ZooKeeper (brokers reload it "
-              "from the change event)")  # fmt: skip
+        print(
+            f"Done: {'added' if args.action == 'add' else 'removed'} on {pattern} in ZooKeeper (brokers reload it "
+            "from the change event)"
+        )
     return 0
 
 

@@ -107,8 +107,9 @@ def moment_backend(settings: ConnectionSettings, at: str, store_flag: str | None
     if settings.context or settings.zookeeper:
         cluster = place.cluster
         if cluster_key(cluster) not in known:
-            raise UsageError(f"the history store {store.root} holds no recording of cluster {cluster} "
-                             f"(it holds: {', '.join(known)})")  # fmt: skip
+            raise UsageError(
+                f"the history store {store.root} holds no recording of cluster {cluster} (it holds: {', '.join(known)})"
+            )
     elif len(known) == 1:
         cluster = known[0]
     else:

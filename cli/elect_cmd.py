@@ -107,8 +107,9 @@ def _preferred(args: argparse.Namespace, settings: ConnectionSettings) -> int:
         if candidate.skipped and not candidate.skipped.startswith("the preferred replica already"):
             _say(args, f"{candidate.topic}-{candidate.partition}: not elected: {candidate.skipped}")
     if args.json:
-        print(json.dumps({"sent": [c.to_json() for c in plan.sent], "errors": errors,
-                          "result": candidates_json(settled)}))  # fmt: skip
+        print(
+            json.dumps({"sent": [c.to_json() for c in plan.sent], "errors": errors, "result": candidates_json(settled)})
+        )
     return 0
 
 

@@ -73,7 +73,7 @@ ENTRIES: dict[str, Entry] = {
     "flapping": (_flapping_options, "24h", _flapping_params),
     "urp": (_urp_options, "7d", lambda a: {"by": a.by}),
     "traffic": (_traffic_options, "7d", lambda a: {"topic": a.topic, "broker": a.broker}),
-}  # fmt: skip
+}
 
 
 def _common(parser: argparse.ArgumentParser, since: str, fleet: bool = False) -> None:
@@ -152,8 +152,10 @@ def _asker(question: Question) -> Callable[[argparse.Namespace, ConnectionSettin
 def _answer(question: Question, args: argparse.Namespace, settings: ConnectionSettings) -> int:
     """Ask the question of its span (one cluster, or with ``--cluster all`` every cluster) and print it."""
     if args.cluster == FLEET and not question.fleet:
-        raise UsageError(f"kzc history {question.name} reads one cluster: give --cluster NAME (--cluster {FLEET} is "
-                         f"for {' and '.join(FLEET_QUESTIONS)})")  # fmt: skip
+        raise UsageError(
+            f"kzc history {question.name} reads one cluster: give --cluster NAME (--cluster {FLEET} is "
+            f"for {' and '.join(FLEET_QUESTIONS)})"
+        )
     params = ENTRIES[question.name][2](args)
     span = fleet_span(args, settings) if args.cluster == FLEET else span_of(args, settings)
     with engine(args, settings) as spark:

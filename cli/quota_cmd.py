@@ -48,9 +48,10 @@ def _entity_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", metavar="U", help="a user (principal name), or <default>")
     parser.add_argument("--client-id", metavar="C", help="a client id, or <default>")
     parser.add_argument(
-        "--default", action="store_true",
+        "--default",
+        action="store_true",
         help="<default> for the side not given: alone, the default client id (/config/clients/<default>)",
-    )  # fmt: skip
+    )
 
 
 def _entity(args: argparse.Namespace) -> QuotaEntity | None:

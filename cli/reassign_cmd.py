@@ -236,8 +236,9 @@ def _cancel(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             _confirm_count(args, len(progress.moving), "partitions to revert", "cancel their reassignment", attempt)
             outcome = ops.cancel(progress)
             errors = {f"{t}-{p}": e for (t, p), e in outcome.items() if e is not None}
-            attempt.applied(f"cancelled the reassignment of {len(outcome) - len(errors)} partition(s)",
-                            before=before, errors=errors)  # fmt: skip
+            attempt.applied(
+                f"cancelled the reassignment of {len(outcome) - len(errors)} partition(s)", before=before, errors=errors
+            )
         # As kafka-reassign-partitions.sh --cancel (without --preserve-throttles): the throttles go too.
         topics = sorted({p.topic for p in progress.moving})
         with audit.attempt("reassign clear-throttles", {"topics": topics, "after": "reassign cancel"}) as attempt:

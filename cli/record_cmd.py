@@ -55,8 +55,9 @@ def register(sub: Any) -> None:
         help="record this context too (repeatable), each on its own session and thread",
     )
     record.add_argument("--snapshot-every", default="15m", metavar="DURATION", help="a whole snapshot this often")
-    record.add_argument("--flush-every", default="5s", metavar="DURATION", help="write to disk this often (the most "
-                        "a crash loses)")  # fmt: skip
+    record.add_argument(
+        "--flush-every", default="5s", metavar="DURATION", help="write to disk this often (the most a crash loses)"
+    )
     record.add_argument("--retain", default="30d", metavar="DURATION", help="delete hours older than this")
     record.add_argument(
         "--no-compact", action="store_true", help="leave each flush's file (no merging of closed hours)"

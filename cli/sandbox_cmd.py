@@ -56,21 +56,24 @@ def register(sub: Any) -> None:
         help="ZooKeeper servers: 1 (default, standalone) or an ensemble of N (server K on 127.0.0.K, AdminServer on)",
     )  # fmt: skip
     up.add_argument(
-        "--zk-words", metavar="W1,W2,...",
+        "--zk-words",
+        metavar="W1,W2,...",
         help=f"with --zookeepers N: the servers' 4lw.commands.whitelist (default {DEFAULT_WORDS})",
-    )  # fmt: skip
+    )
     up.add_argument(
         "--log-dirs", type=int, default=1, metavar="N",
         help="log dirs per broker (default 1); 2 or more: a broker outlives a failed dir (JBOD, Kafka 1.0+)",
     )  # fmt: skip
     up.add_argument(
-        "--security", action="store_true",
+        "--security",
+        action="store_true",
         help="a SASL_PLAINTEXT SCRAM listener and the ZooKeeper authorizer (admin password: DIR/admin.password)",
-    )  # fmt: skip
+    )
     up.add_argument(
-        "--metrics", action="store_true",
+        "--metrics",
+        action="store_true",
         help="run every broker with the Prometheus JMX exporter agent (its metrics_url on 127.0.0.1)",
-    )  # fmt: skip
+    )
     up.add_argument("--open", action="store_true", help="then open the console on it")
     up.add_argument(
         "--traffic",

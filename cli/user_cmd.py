@@ -67,8 +67,9 @@ def _list(args: argparse.Namespace, settings: ConnectionSettings) -> int:
     if not users:
         print("no SCRAM users")
     for u in users:
-        creds = ", ".join(f"{c.mechanism} (iterations {c.iterations if c.iterations else 'unreadable'})"
-                          for c in u.credentials)  # fmt: skip
+        creds = ", ".join(
+            f"{c.mechanism} (iterations {c.iterations if c.iterations else 'unreadable'})" for c in u.credentials
+        )
         print(f"{u.name}: {creds}")
     return 0
 
@@ -126,8 +127,9 @@ def _finish(
     attempt.intent(f"user {plan.action} for {plan.user}", plan=plan.to_json(), **path)
     stored = apply_credentials(session, settings, plan)
     shown: list[dict[str, Any]] = [{"mechanism": c.mechanism, "iterations": c.iterations} for c in stored]
-    attempt.applied(f"{plan.action} SCRAM credentials of user {plan.user}", plan=plan.to_json(), credentials=shown,
-                    **path)  # fmt: skip
+    attempt.applied(
+        f"{plan.action} SCRAM credentials of user {plan.user}", plan=plan.to_json(), credentials=shown, **path
+    )
     if args.json:
         print(json.dumps({"applied": True, **plan.to_json(), "credentials": shown}))
     else:

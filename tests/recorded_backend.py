@@ -457,10 +457,12 @@ class RecordedBackend:
     def open_messages(self, request: TailRequest) -> RecordedStream:
         """The messages given at construction for ``request``'s topic (and partition), from its offset on."""
         wanted = [
-            m for m in self._messages
-            if m.topic == request.topic and request.partition in (None, m.partition)
+            m
+            for m in self._messages
+            if m.topic == request.topic
+            and request.partition in (None, m.partition)
             and (request.offset is None or m.offset >= request.offset)
-        ]  # fmt: skip
+        ]
         if request.count is not None:
             wanted = wanted[: request.count]
         return RecordedStream(wanted, ("recorded messages",))
@@ -522,8 +524,9 @@ class RecordedSecurity:
         check_iterations(check_mechanism(mechanism), iterations)
         if not password:
             raise UsageError("the password is empty")
-        return CredentialPlan(user, "set", (mechanism,), iterations, None, {}, VIA_ADMIN, "a recording",
-                              self._described(user), password)  # fmt: skip
+        return CredentialPlan(
+            user, "set", (mechanism,), iterations, None, {}, VIA_ADMIN, "a recording", self._described(user), password
+        )
 
     def plan_user_delete(self, user: str, mechanisms: Sequence[str]) -> CredentialPlan:
         check_user(user)

@@ -303,8 +303,9 @@ class KzcApp(App[None]):
         if self._fleet_contexts is None:
             contexts = self.user_config.contexts
             if not contexts:
-                self.notify("no context in the config file: the fleet reads its [contexts.NAME] tables",
-                            severity="warning")  # fmt: skip
+                self.notify(
+                    "no context in the config file: the fleet reads its [contexts.NAME] tables", severity="warning"
+                )
                 return
             self._fleet_contexts = dict(contexts)
         if self.fleet_root:
@@ -522,8 +523,9 @@ class KzcApp(App[None]):
                 show_screen(self, SecurityScreen, lambda: self._with_view(SecurityScreen(backend, self.now_ms)))
             case m.ScreenChosen("zk-health"):
                 poll = self.zk_health
-                show_screen(self, ZkHealthScreen,
-                            lambda: ZkHealthScreen(poll.latest, poll.stale(), poll.problem, self.now_ms))  # fmt: skip
+                show_screen(
+                    self, ZkHealthScreen, lambda: ZkHealthScreen(poll.latest, poll.stale(), poll.problem, self.now_ms)
+                )
             case m.GroupChosen(group):
                 push(GroupDetailScreen(group, backend, self.now_ms))
             case m.ScreenChosen(_, focus):

@@ -35,8 +35,9 @@ from tui.widgets.event_log import clock_text
 from tui.widgets.status_bar import StatusBar, StatusInfo
 
 # Connection states in which the console no longer follows the cluster: what it shows is as of when it left.
-DOWN_STATES = frozenset({ConnectionState.SUSPENDED, ConnectionState.LOST, ConnectionState.RECONNECTING,
-                         ConnectionState.CLOSED})  # fmt: skip
+DOWN_STATES = frozenset(
+    {ConnectionState.SUSPENDED, ConnectionState.LOST, ConnectionState.RECONNECTING, ConnectionState.CLOSED}
+)
 
 Post = Callable[[Message], object]
 
@@ -157,8 +158,9 @@ def live_outcome(message: LiveMessage, now_ms: int, has_view: bool) -> LiveOutco
     if isinstance(message, SnapshotUpdated):
         return LiveOutcome(refresh=True)
     if isinstance(message, ConnectFailed):
-        return LiveOutcome({"state": ConnectionState.CLOSED, "note": "not connected"},
-                           notice=f"cannot connect: {message.reason}")  # fmt: skip
+        return LiveOutcome(
+            {"state": ConnectionState.CLOSED, "note": "not connected"}, notice=f"cannot connect: {message.reason}"
+        )
     if isinstance(message, ConnectionChanged):
         state = message.state
         line = STATE_LINES.get(state) if has_view else None

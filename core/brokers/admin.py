@@ -236,9 +236,11 @@ class KafkaAdmin:
             ConnectError: no broker answered within the timeout.
         """
         new_topic = NewTopic(
-            topic, num_partitions=len(assignment), replica_assignment=[list(r) for r in assignment],
+            topic,
+            num_partitions=len(assignment),
+            replica_assignment=[list(r) for r in assignment],
             config=dict(config),
-        )  # fmt: skip
+        )
         self._until_delivered(
             f"create topic {topic}",
             lambda client, timeout: client.create_topics(

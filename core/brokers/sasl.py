@@ -90,8 +90,9 @@ def _attributes(text: str) -> dict[str, str]:
     return found
 
 
-def authenticate(send: Callable[[bytes], bytes], ranges: dict[int, tuple[int, int]], security: KafkaSecurity,
-                 who: str) -> None:  # fmt: skip
+def authenticate(
+    send: Callable[[bytes], bytes], ranges: dict[int, tuple[int, int]], security: KafkaSecurity, who: str
+) -> None:
     """SaslHandshake v1 + SaslAuthenticate on a connection whose ApiVersions (``ranges``) was just asked.
 
     Args:

@@ -183,7 +183,7 @@ class PartitionRows:
             live_leader.alias("live_leader"),
             F.coalesce(F.col("min_isr_override"), self._broker_min_isr(live_leader, "value")).alias("min_isr"),
             F.coalesce(F.col("deleting_flag"), F.lit(False)).alias("deleting"),
-        )  # fmt: skip
+        )
         # Every pass reads these rows: computed once (joins and the quiet flag), cached, released with the
         # frames. The costly per-row arrays (offline replicas, duplicates) are left to the few rows that are
         # not quiet.
@@ -212,8 +212,9 @@ class PartitionRows:
             # array_except keeps the first occurrences in order, like the local engine's dict.fromkeys.
             F.coalesce(F.array_except(replicas, self.live), ints([])).alias("offline"),
             F.when(F.size(F.array_distinct(replicas)) < F.size(replicas), duplicates_of(replicas))
-            .otherwise(ints([])).alias("duplicates"),
-        )  # fmt: skip
+            .otherwise(ints([]))
+            .alias("duplicates"),
+        )
 
     def partition_columns(self) -> tuple[DataFrame, PartitionColumns]:
         """The rows a partition rule may fire on (not quiet), with their facts as columns;

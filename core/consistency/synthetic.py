@@ -222,8 +222,9 @@ def write_synthetic(
             broker_count=n_brokers, topic_count=n_topics + planted.get("collision", 0),
             partition_count=total_partitions,
         )  # fmt: skip
-        w.record("cluster_id", path=CLUSTER_ID, readable=True, cluster_id="AAAAAAAAAAAAAAAAAAAAAA",
-                 cluster_id_version="1")  # fmt: skip
+        w.record(
+            "cluster_id", path=CLUSTER_ID, readable=True, cluster_id="AAAAAAAAAAAAAAAAAAAAAA", cluster_id_version="1"
+        )
         if "no_controller" not in cluster:
             w.record("controller", path=CONTROLLER, readable=True, broker_id=1, timestamp_ms=TAKEN_AT_MS,
                      version=2, kraft_controller_epoch=-1)  # fmt: skip
@@ -245,8 +246,9 @@ def write_synthetic(
         for t in range(n_topics):
             name = names[t]
             fault = topic_plan.get(t)
-            index = _topic(w, name, sizes[t], index, fault, partition_plan, n_brokers, rf, unknown_broker,
-                           racks, rng, unreadable)  # fmt: skip
+            index = _topic(
+                w, name, sizes[t], index, fault, partition_plan, n_brokers, rf, unknown_broker, racks, rng, unreadable
+            )
             configs.append((name, {"min.insync.replicas": str(rf)} if fault == "under_min_isr" else {}))
             if fault == "collision":
                 twin = name.replace(".", "_")

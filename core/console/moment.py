@@ -91,8 +91,10 @@ class Moment:
         """What every screen says in place of its live marks: ``as of 03:12:00 (recorded)``, or why not known."""
         when = f"as of {utc_clock(self.at_ms)}"
         if self.gap is not None:
-            return (f"{when}: in a gap of the recording ({utc_text(self.gap.from_ms)} to {utc_text(self.gap.to_ms)}: "
-                    f"{self.gap.reason}), nothing known")  # fmt: skip
+            return (
+                f"{when}: in a gap of the recording ({utc_text(self.gap.from_ms)} to {utc_text(self.gap.to_ms)}: "
+                f"{self.gap.reason}), nothing known"
+            )
         if self.after_end_ms is not None:
             return f"{when}: after the recording ends ({utc_text(self.after_end_ms)}), nothing known"
         return f"{when} (recorded)"
@@ -123,8 +125,9 @@ def _located(store: HistoryStore, cluster: str, at_ms: int) -> tuple[Moment, Win
     if window.base_ms is None:
         raise UsageError(f"the history store {store.root} holds no snapshot of cluster {cluster}: nothing to show")
     if window.base_ms > at_ms:
-        raise UsageError(f"{utc_text(at_ms)} is before the recording of cluster {cluster} begins "
-                         f"({utc_text(window.base_ms)})")  # fmt: skip
+        raise UsageError(
+            f"{utc_text(at_ms)} is before the recording of cluster {cluster} begins ({utc_text(window.base_ms)})"
+        )
     inside = next((g for g in window.gaps if g.from_ms <= at_ms < g.to_ms), None)
     if inside is not None:
         return Moment(at_ms, gap=inside), window
@@ -491,8 +494,10 @@ class MomentBackend:
 
     def group_detail(self, group: str) -> GroupDetail:
         """Raises ``UsageError``: the recorded lag is shown on the groups screen, not per partition."""
-        raise UsageError(f"consumer group '{group}': its partitions at a recorded moment are not shown (the groups "
-                         "screen shows its recorded lag)")  # fmt: skip
+        raise UsageError(
+            f"consumer group '{group}': its partitions at a recorded moment are not shown (the groups "
+            "screen shows its recorded lag)"
+        )
 
     def groups_of_topic(self, topic: str) -> list[tuple[GroupLag, LagTotal]]:
         """The groups with committed offsets of ``topic`` as recorded (``group_overview``)."""

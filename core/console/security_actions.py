@@ -100,8 +100,9 @@ class SecurityBackend:
                            writes=[w.to_json() for w in plan.writes], requests=requests, **path)  # fmt: skip
             stored = apply_acls(self.session, self.settings, plan)
             after = [a.to_json() for a in sorted(stored.acls)]
-            attempt.applied(f"{plan.action} ACLs on {plan.pattern}", before=before, after=after, requests=requests,
-                            **path)  # fmt: skip
+            attempt.applied(
+                f"{plan.action} ACLs on {plan.pattern}", before=before, after=after, requests=requests, **path
+            )
         return stored
 
     def plan_password(self, user: str, mechanism: str, password: str, iterations: int) -> CredentialPlan:
@@ -124,8 +125,9 @@ class SecurityBackend:
         with self.audit.attempt(operation, arguments) as attempt:
             attempt.details.update(path)
             mutation_guard(self.session, self.settings)
-            attempt.intent(f"{operation} for {plan.entity.describe()}", before=before,
-                           after=plan.to_json()["after"], **path)  # fmt: skip
+            attempt.intent(
+                f"{operation} for {plan.entity.describe()}", before=before, after=plan.to_json()["after"], **path
+            )
             stored = apply_quota(self.session, self.settings, plan)
             attempt.applied(f"changed the quotas of {plan.entity.describe()}", before=before, after=stored, **path)
         return stored
@@ -142,6 +144,7 @@ class SecurityBackend:
             attempt.intent(f"user {plan.action} for {plan.user}", plan=plan.to_json(), **path)
             stored = apply_credentials(self.session, self.settings, plan)
             shown = [{"mechanism": c.mechanism, "iterations": c.iterations} for c in stored]
-            attempt.applied(f"{plan.action} SCRAM credentials of user {plan.user}", plan=plan.to_json(),
-                            credentials=shown, **path)  # fmt: skip
+            attempt.applied(
+                f"{plan.action} SCRAM credentials of user {plan.user}", plan=plan.to_json(), credentials=shown, **path
+            )
         return stored

@@ -168,10 +168,11 @@ class FollowingReader:
             again = {name: u for name, u in self._unanswered.items() if u.at <= started}
         answered: list[FleetRow] = []
         asks = [
-            threading.Thread(target=self._ask_again, args=(name, u, answered), name=f"kzc-fleet-release-{name}",
-                             daemon=True)
+            threading.Thread(
+                target=self._ask_again, args=(name, u, answered), name=f"kzc-fleet-release-{name}", daemon=True
+            )
             for name, u in again.items()
-        ]  # fmt: skip
+        ]
         for ask in asks:
             ask.start()
         rows = self._read_whole(due, on_row) if due else []

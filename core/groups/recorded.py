@@ -97,8 +97,9 @@ def groups_of_rows(rows: Sequence[dict[str, Any]], as_of_ms: int) -> tuple[Group
         if row["topic"] is None:
             found[row["group"]] = (first, partitions, row["unknown"])
             continue
-        partitions.append(PartitionLag(row["topic"], row["partition"], row["committed"], row["end_offset"],
-                                       unknown=row["unknown"]))  # fmt: skip
+        partitions.append(
+            PartitionLag(row["topic"], row["partition"], row["committed"], row["end_offset"], unknown=row["unknown"])
+        )
     return tuple(
         GroupLag(name, first["source"] or "", first["state"] or "", (), tuple(parts), error=error, as_of_ms=as_of_ms)
         for name, (first, parts, error) in sorted(found.items())

@@ -192,8 +192,10 @@ def moment_name(window: Window, at_ms: int) -> str:
     inside = [g for g in window.gaps if g.from_ms <= at_ms < g.to_ms]
     if inside:
         gap = inside[0]
-        return (f"{name} (in a recorded gap, {utc_text(gap.from_ms)} to {utc_text(gap.to_ms)}: "
-                f"{gap.reason}; the last state known before it)")  # fmt: skip
+        return (
+            f"{name} (in a recorded gap, {utc_text(gap.from_ms)} to {utc_text(gap.to_ms)}: "
+            f"{gap.reason}; the last state known before it)"
+        )
     if at_ms > window.data_end_ms:
         return f"{name} (after the store's data ends at {utc_text(window.data_end_ms)}: the last state recorded)"
     return name
@@ -231,8 +233,10 @@ def _latest_rows_spark(spark: Any, window: Window, at_ms: int) -> list[Row]:
     assert window.base_ms is not None
     ts = F.col("ts_ms")
     frames = []
-    for paths, kept in ((window.snapshot_files, ts == window.base_ms),
-                        (window.event_files, (ts > window.base_ms) & (ts <= at_ms))):  # fmt: skip
+    for paths, kept in (
+        (window.snapshot_files, ts == window.base_ms),
+        (window.event_files, (ts > window.base_ms) & (ts <= at_ms)),
+    ):
         if paths:
             frames.append(spark.read.schema(spark_row_schema()).parquet(*[str(p) for p in paths])
                           .select(*STATE_COLUMNS).where(kept))  # fmt: skip

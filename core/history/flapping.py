@@ -71,12 +71,15 @@ class FlappingAnswer:
         out += [f"  gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)}: {g.reason}" for g in w.gaps]
         out.append("Partitions (ISR shrinks, expands, leader changes):" if self.partitions else "Partitions: none")
         for r in self.partitions:
-            out.append(f"  {r.key[0]}-{r.key[1]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
-                       f"{r.counts[2]} leader changes")  # fmt: skip
+            out.append(
+                f"  {r.key[0]}-{r.key[1]}: {r.counts[0]} shrinks, {r.counts[1]} expands, {r.counts[2]} leader changes"
+            )
         out.append("Brokers (left an ISR, rejoined, leaderships lost, gained):" if self.brokers else "Brokers: none")
         for r in self.brokers:
-            out.append(f"  broker {r.key[0]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
-                       f"{r.counts[2]} leaderships lost, {r.counts[3]} gained")  # fmt: skip
+            out.append(
+                f"  broker {r.key[0]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
+                f"{r.counts[2]} leaderships lost, {r.counts[3]} gained"
+            )
         return out
 
 
@@ -207,12 +210,16 @@ class FleetFlappingAnswer:
         out += fleet_window_lines(self.windows)
         out.append("Partitions (ISR shrinks, expands, leader changes):" if self.partitions else "Partitions: none")
         for r in self.partitions:
-            out.append(f"  {r.key[0]} {r.key[1]}-{r.key[2]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
-                       f"{r.counts[2]} leader changes")  # fmt: skip
+            out.append(
+                f"  {r.key[0]} {r.key[1]}-{r.key[2]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
+                f"{r.counts[2]} leader changes"
+            )
         out.append("Brokers (left an ISR, rejoined, leaderships lost, gained):" if self.brokers else "Brokers: none")
         for r in self.brokers:
-            out.append(f"  {r.key[0]} broker {r.key[1]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
-                       f"{r.counts[2]} leaderships lost, {r.counts[3]} gained")  # fmt: skip
+            out.append(
+                f"  {r.key[0]} broker {r.key[1]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
+                f"{r.counts[2]} leaderships lost, {r.counts[3]} gained"
+            )
         return out
 
 

@@ -208,9 +208,11 @@ def spark_observed(observations: Any) -> Any:
     left = F.array_except(was, now)
     in_isr = F.when(removed, none).otherwise(F.array_intersect(replicas, F.col("isr")))
     return rows.select(
-        *(c for c in rows.columns if c not in ("out", "prev_out")), F.array_except(now, was).alias("went_out"),
-        left.alias("left_out"), F.array_intersect(left, in_isr).alias("came_back"),
-    )  # fmt: skip
+        *(c for c in rows.columns if c not in ("out", "prev_out")),
+        F.array_except(now, was).alias("went_out"),
+        left.alias("left_out"),
+        F.array_intersect(left, in_isr).alias("came_back"),
+    )
 
 
 def spark_transitions(observations: Any, cache: bool = False) -> SparkTransitions:
@@ -340,18 +342,24 @@ class IsrAnswer:
             left = utc_text(o.left_ms) if o.left_known else f"before {utc_text(o.left_ms)} (already out)"
             back = utc_text(o.back_ms) if o.back_ms is not None else "still out at the end of the data"
             note = "" if o.end in ("back", "open") else f" ({o.end})"
-            out.append(f"  {o.topic}-{o.partition} replica {o.replica}: {left} -> {back}{note}, "
-                       f"out {age_text(o.out_ms(w.data_end_ms) / 1000)}")  # fmt: skip
-            for label, inside in (("left", self.uncertain(o.left_ms, o.left_prev_ms)),
-                                  ("back", self.uncertain(o.back_ms, o.back_prev_ms))):  # fmt: skip
+            out.append(
+                f"  {o.topic}-{o.partition} replica {o.replica}: {left} -> {back}{note}, "
+                f"out {age_text(o.out_ms(w.data_end_ms) / 1000)}"
+            )
+            for label, inside in (
+                ("left", self.uncertain(o.left_ms, o.left_prev_ms)),
+                ("back", self.uncertain(o.back_ms, o.back_prev_ms)),
+            ):
                 if inside is not None:
                     out.append(
                         f"    {label} somewhere in the gap {utc_text(inside.from_ms)} to {utc_text(inside.to_ms)}"
                     )
         out.append("Leader changes:" if self.leader_changes else "Leader changes: none")
         for c in self.leader_changes:
-            out.append(f"  {utc_text(c.at_ms)}  {c.topic}-{c.partition} leader {c.old_leader} -> {c.new_leader} "
-                       f"(epoch {c.old_epoch} -> {c.leader_epoch})")  # fmt: skip
+            out.append(
+                f"  {utc_text(c.at_ms)}  {c.topic}-{c.partition} leader {c.old_leader} -> {c.new_leader} "
+                f"(epoch {c.old_epoch} -> {c.leader_epoch})"
+            )
         return out
 
 

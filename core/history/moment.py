@@ -44,8 +44,9 @@ def replay_snapshot(
     for topic in sorted(topics):
         entry = kept.get(topic)
         entries[topic] = entry if entry is not None and topic not in changed else _topic_entry(topic, topics[topic])
-    registered = {b: BrokerEntry(b, _registration(b, rack, endpoint), _NO_TIMES) for b, (rack, endpoint) in
-                  brokers.items()}  # fmt: skip
+    registered = {
+        b: BrokerEntry(b, _registration(b, rack, endpoint), _NO_TIMES) for b, (rack, endpoint) in brokers.items()
+    }
     elected = ControllerInfo(controller, None, 1, None) if controller is not None else None
     return ClusterSnapshot(
         taken_at_ms=at_ms, zookeeper=name, zxid=0, session_id=0, cluster_id=None, controller=elected,
@@ -64,8 +65,9 @@ def _topic_entry(topic: str, partitions: Mapping[int, PartitionValue]) -> TopicE
         p: PartitionState(leader, -1, isr, -1, 0, 1) if leader is not None and isr is not None else None
         for p, (_, leader, isr) in partitions.items()
     }
-    return TopicEntry(topic, TopicAssignment(topic, 1, assigned, (), (), None), _NO_TIMES, MappingProxyType(states),
-                      None)  # fmt: skip
+    return TopicEntry(
+        topic, TopicAssignment(topic, 1, assigned, (), (), None), _NO_TIMES, MappingProxyType(states), None
+    )
 
 
 def _registration(broker: int, rack: str | None, endpoint: str | None) -> BrokerRegistration:

@@ -212,6 +212,8 @@ def _spark_frame(spark: Any, window: Window, topic: str | None, partition: int |
         frame = frames[0] if len(frames) == 1 else frames[0].unionByName(frames[1])
     bounds = (window.since_ms, window.until_ms, min(window.data_end_ms, window.until_ms))
     return frame.select(
-        F.lit(window.cluster).alias("cluster"), *OBSERVED, "src",
+        F.lit(window.cluster).alias("cluster"),
+        *OBSERVED,
+        "src",
         *(F.lit(v).cast("long").alias(n) for n, v in zip(("since_ms", "until_ms", "upper_ms"), bounds, strict=True)),
-    )  # fmt: skip
+    )

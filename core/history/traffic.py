@@ -57,8 +57,9 @@ class Figure:
             return cls(0, len(reasons), None, None, None, min(reasons, default=None))
         ranked = sorted(values)
         mean = sum(values) / len(values)
-        return cls(len(values), len(reasons), mean, ranked[-1], ranked[p95_rank(len(ranked)) - 1],
-                   min(reasons, default=None))  # fmt: skip
+        return cls(
+            len(values), len(reasons), mean, ranked[-1], ranked[p95_rank(len(ranked)) - 1], min(reasons, default=None)
+        )
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {k: _round(getattr(self, k)) for k in ("mean", "peak", "p95")}
@@ -104,12 +105,15 @@ class TrafficAnswer:
         }  # fmt: skip
 
     def lines(self) -> list[str]:
-        out = [f"Traffic of {self.scope} in cluster {self.cluster}, {utc_text(self.since_ms)} to "
-               f"{utc_text(self.until_ms)} (per hour: mean, peak, p95 of the ticks)"]  # fmt: skip
+        out = [
+            f"Traffic of {self.scope} in cluster {self.cluster}, {utc_text(self.since_ms)} to "
+            f"{utc_text(self.until_ms)} (per hour: mean, peak, p95 of the ticks)"
+        ]
         out += [f"  gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)}: {g.reason}" for g in self.gaps]
         if not self.hours:
-            out.append(f"  no traffic of {self.scope} recorded in this window (kzc record samples it every "
-                       "--traffic-every)")  # fmt: skip
+            out.append(
+                f"  no traffic of {self.scope} recorded in this window (kzc record samples it every --traffic-every)"
+            )
         for h in self.hours:
             parts = [_figure_text(unit, f) for unit, f in zip(("msg/s", "bytes/s"), h.figures, strict=True)]
             out.append(f"  {hour_of(h.hour_ms)}h  " + "  |  ".join(parts))

@@ -71,8 +71,10 @@ class UrpAnswer:
         if not self.rows:
             out.append("  none")
         for r in self.rows:
-            out.append(f"  {self.by} {r.key}: {r.under_replicated_ms / MINUTE_MS:.1f} {unit}, "
-                       f"{r.offline_ms / MINUTE_MS:.1f} offline partition-minutes, {r.outages} outages")  # fmt: skip
+            out.append(
+                f"  {self.by} {r.key}: {r.under_replicated_ms / MINUTE_MS:.1f} {unit}, "
+                f"{r.offline_ms / MINUTE_MS:.1f} offline partition-minutes, {r.outages} outages"
+            )
         return out
 
 
@@ -166,8 +168,9 @@ def _spark(by: str, observations: Any) -> dict[tuple[str, str], list[int]]:
             F.sum(F.when(F.col("leader") == -1, F.col("held")).otherwise(0)).alias("o"),
             F.lit(0).alias("n"),
         )
-        counts = outages.select("cluster", F.col("topic").alias("k"), F.lit(0).alias("u"), F.lit(0).alias("o"),
-                                F.lit(1).alias("n"))  # fmt: skip
+        counts = outages.select(
+            "cluster", F.col("topic").alias("k"), F.lit(0).alias("u"), F.lit(0).alias("o"), F.lit(1).alias("n")
+        )
     else:
         offline = held.where(F.col("leader") == -1).select("cluster", F.explode(replicas).alias("k"), "held")
         times = offline.select("cluster", F.col("k").cast("string").alias("k"), F.lit(0).alias("u"),
@@ -222,22 +225,28 @@ class FleetUrpAnswer:
     def to_json(self) -> dict[str, object]:
         first = self.windows[0]
         return {
-            "clusters": [fleet_window_json(w) for w in self.windows], "by": self.by,
-            "since_ms": first.since_ms, "until_ms": first.until_ms,
+            "clusters": [fleet_window_json(w) for w in self.windows],
+            "by": self.by,
+            "since_ms": first.since_ms,
+            "until_ms": first.until_ms,
             "rows": [{"cluster": c, **_row_json(self.by, r)} for c, r in self.rows],
-        }  # fmt: skip
+        }
 
     def lines(self) -> list[str]:
         first = self.windows[0]
         unit = "replica-minutes out of ISR" if self.by != "topic" else "partition-minutes under-replicated"
-        out = [f"Under-replicated time by cluster and {self.by} in {len(self.windows)} clusters, "
-               f"{utc_text(first.since_ms)} to {utc_text(first.until_ms)} (gaps not counted)"]  # fmt: skip
+        out = [
+            f"Under-replicated time by cluster and {self.by} in {len(self.windows)} clusters, "
+            f"{utc_text(first.since_ms)} to {utc_text(first.until_ms)} (gaps not counted)"
+        ]
         out += fleet_window_lines(self.windows)
         if not self.rows:
             out.append("  none")
         for cluster, r in self.rows:
-            out.append(f"  {cluster} {self.by} {r.key}: {r.under_replicated_ms / MINUTE_MS:.1f} {unit}, "
-                       f"{r.offline_ms / MINUTE_MS:.1f} offline partition-minutes, {r.outages} outages")  # fmt: skip
+            out.append(
+                f"  {cluster} {self.by} {r.key}: {r.under_replicated_ms / MINUTE_MS:.1f} {unit}, "
+                f"{r.offline_ms / MINUTE_MS:.1f} offline partition-minutes, {r.outages} outages"
+            )
         return out
 
 

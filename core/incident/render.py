@@ -38,10 +38,14 @@ def _duration(ms: int) -> str:
 def sections_of(report: IncidentReport) -> list[Section]:
     """The report's sections, in reading order."""
     w = report.window
-    window = [f"Window {utc_text(w.since_ms)} to {utc_text(w.until_ms)}; data from {utc_text(w.start_ms)} to "
-              f"{utc_text(w.data_end_ms)}."]  # fmt: skip
-    window += [f"Recorded gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)} ({g.reason}): nothing is known in it."
-               for g in w.gaps]  # fmt: skip
+    window = [
+        f"Window {utc_text(w.since_ms)} to {utc_text(w.until_ms)}; data from {utc_text(w.start_ms)} to "
+        f"{utc_text(w.data_end_ms)}."
+    ]
+    window += [
+        f"Recorded gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)} ({g.reason}): nothing is known in it."
+        for g in w.gaps
+    ]
     out = [Section("The window", tuple(window))]
     out.append(Section(
         "Timeline (bursts of changes, oldest first)",

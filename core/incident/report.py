@@ -184,8 +184,9 @@ def _burst_json(burst: Burst) -> dict[str, object]:
 
 
 @collector_paused()  # its replays and questions' rows: the collector's full passes would double its time
-def build_report(store: HistoryStore, cluster: str, since_ms: int, until_ms: int, audit: AuditRead,
-                 audit_cluster: str | None = None) -> IncidentReport:  # fmt: skip
+def build_report(
+    store: HistoryStore, cluster: str, since_ms: int, until_ms: int, audit: AuditRead, audit_cluster: str | None = None
+) -> IncidentReport:
     """The report of ``cluster`` over [since_ms, until_ms] (local engine), with the actions of ``audit`` in the
     window (those of ``audit_cluster``, the name the cluster is recorded under, when given).
 
@@ -236,12 +237,15 @@ def _require_data(window: Window) -> None:
         raise UsageError(f"the history store holds no snapshot of cluster {name}: nothing to report")
     if window.base_ms > window.until_ms:
         begins, ends = utc_text(window.base_ms), utc_text(window.until_ms)
-        raise UsageError(f"no data of cluster {name} in the window: its recording begins at {begins}, after the "
-                         f"window ends ({ends})")  # fmt: skip
+        raise UsageError(
+            f"no data of cluster {name} in the window: its recording begins at {begins}, after the window ends ({ends})"
+        )
     if window.data_end_ms < window.since_ms:
         ends, starts = utc_text(window.data_end_ms), utc_text(window.since_ms)
-        raise UsageError(f"no data of cluster {name} in the window: its recording ends at {ends}, before the "
-                         f"window starts ({starts})")  # fmt: skip
+        raise UsageError(
+            f"no data of cluster {name} in the window: its recording ends at {ends}, before the "
+            f"window starts ({starts})"
+        )
 
 
 class _Pass:
@@ -335,14 +339,16 @@ class _Pass:
             self.down.setdefault(broker, ts)
             if in_window:
                 fact = LiveFact(FactKind.BROKER_LEFT, broker)
-                self.changes.append(Change(ts, ChangeKind.RECORDED, f"broker {broker} left", SOURCE,
-                                           brokers=(broker,), fact=fact))  # fmt: skip
+                self.changes.append(
+                    Change(ts, ChangeKind.RECORDED, f"broker {broker} left", SOURCE, brokers=(broker,), fact=fact)
+                )
         elif kind == CONTROLLER and in_window:
             new = row["broker"]
             text = f"broker {new} became the controller" if new is not None else "no controller"
             fact = LiveFact(FactKind.CONTROLLER, new)
-            self.changes.append(Change(ts, ChangeKind.RECORDED, text, SOURCE, brokers=(new,) if new is not None
-                                       else (), fact=fact))  # fmt: skip
+            self.changes.append(
+                Change(ts, ChangeKind.RECORDED, text, SOURCE, brokers=(new,) if new is not None else (), fact=fact)
+            )
 
     def _snapshot_brokers(self, before: set[int], ts: int, first: bool) -> None:
         """After a whole snapshot: brokers holding replicas but not registered are down (since before the data
@@ -402,8 +408,10 @@ def _actions(
     if audit.missing:
         notes.append(f"no audit log at {audit.path}: the kzc actions of the window are not known")
     if audit.torn:
-        notes.append(f"{audit.torn} line(s) of the audit log {audit.path} are not JSON (a torn last line: a kzc "
-                     "killed while writing it) and were skipped")  # fmt: skip
+        notes.append(
+            f"{audit.torn} line(s) of the audit log {audit.path} are not JSON (a torn last line: a kzc "
+            "killed while writing it) and were skipped"
+        )
     actions = []
     for line in audit.lines:
         if line.get("outcome") in (INTENT, "dry-run") or not _names(line.get("cluster"), cluster):

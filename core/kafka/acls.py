@@ -246,8 +246,10 @@ class AuthorizerProperties:
 
     def assumed(self) -> list[str]:
         """The properties the answers take at Kafka's default, in words."""
-        defaults = {SUPER_USERS: f"{SUPER_USERS} (Kafka's default: none)",
-                    ALLOW_IF_NO_ACL: f"{ALLOW_IF_NO_ACL} (Kafka's default: false)"}  # fmt: skip
+        defaults = {
+            SUPER_USERS: f"{SUPER_USERS} (Kafka's default: none)",
+            ALLOW_IF_NO_ACL: f"{ALLOW_IF_NO_ACL} (Kafka's default: false)",
+        }
         return [text for key, text in defaults.items() if key not in self.given]
 
     def to_json(self) -> dict[str, object]:
@@ -290,8 +292,10 @@ def acl_problem(acl: Acl) -> str | None:
     if acl.operation not in OPERATIONS:
         return f"operation {acl.operation!r} is unknown to kzc (a newer release's?): it is taken to match nothing"
     if acl.principal.partition(":")[0] != "User":
-        return (f"principal {acl.principal} is not of type User: only a custom principal builder makes such "
-                "principals, so kzc takes it to match no client")  # fmt: skip
+        return (
+            f"principal {acl.principal} is not of type User: only a custom principal builder makes such "
+            "principals, so kzc takes it to match no client"
+        )
     if acl.host != WILDCARD:
         try:
             ipaddress.ip_address(acl.host)
@@ -331,8 +335,10 @@ def authorize(
         return Decision(True, f"{principal} is a super user ({SUPER_USERS})")
     acls = matching(bindings, resource_type, name)
     if not acls:
-        return Decision(allow_if_no_acl, f"no ACL is on {resource_type}:{name}, so {ALLOW_IF_NO_ACL}="
-                        + str(allow_if_no_acl).lower() + " decides")  # fmt: skip
+        return Decision(
+            allow_if_no_acl,
+            f"no ACL is on {resource_type}:{name}, so {ALLOW_IF_NO_ACL}=" + str(allow_if_no_acl).lower() + " decides",
+        )
 
     def hits(binding: AclBinding, permission: str, operations: tuple[str, ...]) -> bool:
         acl = binding.acl

@@ -83,8 +83,9 @@ def parse_quota(key: str, value: str, release: tuple[int, ...] | None) -> str:
         raise UsageError(f"Unknown quota {key!r}: one of {', '.join(QUOTA_KEYS)}")
     kind, since = QUOTA_KEYS[key]
     if release is not None and release < since:
-        raise UsageError(f"{key} needs Kafka {'.'.join(map(str, since))}+; the oldest broker runs "
-                         f"{'.'.join(map(str, release))}")  # fmt: skip
+        raise UsageError(
+            f"{key} needs Kafka {'.'.join(map(str, since))}+; the oldest broker runs {'.'.join(map(str, release))}"
+        )
     try:
         number = kind(value)
     except ValueError:

@@ -91,10 +91,12 @@ def figures(previous: Exposition | None, current: Exposition, window: Window | N
     """A broker's figures from its current scrape and its previous one (``window``: when each was read)."""
     rates = {key: meter_rate(previous.meters[key] if previous else None, current.meters[key], window) for key in METERS}
     topics = {
-        topic: {key: meter_rate(_topic_before(previous, topic, key), meters[key], window, missing=NO_TOPIC_METER)
-                for key in TOPIC_METERS}
+        topic: {
+            key: meter_rate(_topic_before(previous, topic, key), meters[key], window, missing=NO_TOPIC_METER)
+            for key in TOPIC_METERS
+        }
         for topic, meters in current.topics.items()
-    }  # fmt: skip
+    }
     # Its count is idle nanoseconds: per second, over 1e9, the idle fraction; its rates are that fraction.
     before = previous.request_idle if previous else None
     idle = meter_rate(before, current.request_idle, window, count_scale=100 / NS_PER_S, rate_scale=100)

@@ -25,10 +25,14 @@ def broker_metric_lines(b: BrokerMetrics) -> list[str]:
     lines.append(f"  messages in   {_rate(f.rates['messages_in'], _count)}")
     lines.append(f"  produce p99   {_ms(f.p99_ms['produce'])}")
     lines.append(f"  fetch p99     {_ms(f.p99_ms['fetch'])} (consumers' fetches)")
-    lines.append(f"  idle          request handlers {_rate(f.request_idle_pct, _pct)}; network processors "
-                 f"{_pct(f.network_idle_pct) if f.network_idle_pct is not None else 'unknown'}")  # fmt: skip
-    lines.append(f"  ISR           shrinks {_rate(f.rates['isr_shrinks'], _count)}; expands "
-                 f"{_rate(f.rates['isr_expands'], _count)}")  # fmt: skip
+    lines.append(
+        f"  idle          request handlers {_rate(f.request_idle_pct, _pct)}; network processors "
+        f"{_pct(f.network_idle_pct) if f.network_idle_pct is not None else 'unknown'}"
+    )
+    lines.append(
+        f"  ISR           shrinks {_rate(f.rates['isr_shrinks'], _count)}; expands "
+        f"{_rate(f.rates['isr_expands'], _count)}"
+    )
     zk = b.zookeeper_under_replicated
     urp = str(f.under_replicated) if f.under_replicated is not None else "unknown"
     lines.append(f"  under-replicated (it leads) {urp}; ZooKeeper's ISRs: {zk if zk is not None else 'not registered'}")

@@ -28,8 +28,10 @@ def with_metrics(by: str, rows: Sequence[Row], brokers: Sequence[BrokerMetrics])
         return [_broker_row(row, known.get(row.broker)) if row.broker is not None else row for row in rows]
     if by == "topic":
         return [_topic_row(row, brokers) for row in rows]
-    return [replace(row, metrics=dict.fromkeys(("bytes_out_per_s", "produce_p99_ms", "fetch_p99_ms"), _NOT_HERE))
-            for row in rows]  # fmt: skip
+    return [
+        replace(row, metrics=dict.fromkeys(("bytes_out_per_s", "produce_p99_ms", "fetch_p99_ms"), _NOT_HERE))
+        for row in rows
+    ]
 
 
 def _broker_row(row: Row, b: BrokerMetrics | None) -> Row:

@@ -152,25 +152,27 @@ class SandboxMigration:
             cluster_id = str(json.loads(zk.get(CLUSTER_ID)[0])["id"])
         props = cdir / "controller.properties"
         props.write_text(
-            "\n".join([
-                "process.roles=controller",
-                f"node.id={CONTROLLER_ID}",
-                f"controller.quorum.voters={CONTROLLER_ID}@127.0.0.1:{port}",
-                "controller.listener.names=CONTROLLER",
-                f"listeners=CONTROLLER://127.0.0.1:{port}",
-                # PLAINTEXT must be mapped: it is how the controller reaches the ZooKeeper-mode brokers.
-                "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-                "inter.broker.listener.name=PLAINTEXT",
-                f"log.dirs={cdir / 'data'}",
-                "zookeeper.metadata.migration.enable=true",
-                f"zookeeper.connect={info.zookeeper}",
-                "zookeeper.session.timeout.ms=6000",
-                "num.network.threads=1",
-                "num.io.threads=2",
-                "background.threads=2",
-            ])
+            "\n".join(
+                [
+                    "process.roles=controller",
+                    f"node.id={CONTROLLER_ID}",
+                    f"controller.quorum.voters={CONTROLLER_ID}@127.0.0.1:{port}",
+                    "controller.listener.names=CONTROLLER",
+                    f"listeners=CONTROLLER://127.0.0.1:{port}",
+                    # PLAINTEXT must be mapped: it is how the controller reaches the ZooKeeper-mode brokers.
+                    "listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+                    "inter.broker.listener.name=PLAINTEXT",
+                    f"log.dirs={cdir / 'data'}",
+                    "zookeeper.metadata.migration.enable=true",
+                    f"zookeeper.connect={info.zookeeper}",
+                    "zookeeper.session.timeout.ms=6000",
+                    "num.network.threads=1",
+                    "num.io.threads=2",
+                    "background.threads=2",
+                ]
+            )
             + "\n"
-        )  # fmt: skip
+        )
         started = time.monotonic()
         self._log(f"formatting KRaft controller {CONTROLLER_ID} with cluster id {cluster_id}")
         tool = storage_format_args(cluster_id, props)

@@ -134,8 +134,10 @@ class AclPlan:
         if self.via == VIA_ADMIN:
             where = "as DescribeAcls reports them"
         else:
-            where = znode_state(acl_path(self.pattern.resource_type, self.pattern.name, self.pattern.pattern_type),
-                                self.before.zk_version)  # fmt: skip
+            where = znode_state(
+                acl_path(self.pattern.resource_type, self.pattern.name, self.pattern.pattern_type),
+                self.before.zk_version,
+            )
         lines = [f"ACLs on {self.pattern} ({where}):"]
         for acl in sorted(self.before.acls | self.after):
             mark = "+" if acl not in self.before.acls else "-" if acl not in self.after else " "
@@ -212,8 +214,9 @@ def list_acls(session: ZkSession, settings: ConnectionSettings, timeout: float =
         return replace(read_acls(session), path_reason=reason, authorizer=state)
     if not settings.bootstrap_servers:
         return replace(read_acls(session), path_reason=f"no --bootstrap-server: {ACL_PATH_NOTE}", authorizer=state)
-    answered = next((b for b in state.brokers if b.acls is not None and b.acls.security_disabled is None
-                     and not b.unknown), None)  # fmt: skip
+    answered = next(
+        (b for b in state.brokers if b.acls is not None and b.acls.security_disabled is None and not b.unknown), None
+    )
     if answered is None or answered.acls is None:
         why = "; ".join(r for b in state.brokers for r in b.unknown) or "no broker answered"
         return replace(

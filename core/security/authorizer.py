@@ -290,8 +290,10 @@ def action_needs(action: str, topic: str, group: str | None, idempotent: bool) -
         return needs
     needs = [("Describe", "Topic", topic, "Metadata, ListOffsets"), ("Read", "Topic", topic, "Fetch")]
     if group is not None:
-        needs += [("Describe", "Group", group, "FindCoordinator, OffsetFetch"), ("Read", "Group", group,
-                  "JoinGroup, OffsetCommit")]  # fmt: skip
+        needs += [
+            ("Describe", "Group", group, "FindCoordinator, OffsetFetch"),
+            ("Read", "Group", group, "JoinGroup, OffsetCommit"),
+        ]
     return needs
 
 
@@ -389,6 +391,7 @@ def access_rows(
         verdicts: dict[bool, list[str]] = {True: [], False: []}
         for operation in SUPPORTED_OPERATIONS[resource_type]:
             verdicts[decide(found, state, principal, host, operation, resource_type, name)[0]].append(operation)
-        rows += [(principal, host, word, verdicts[ok]) for ok, word in ((True, "allowed"), (False, "denied"))
-                 if verdicts[ok]]  # fmt: skip
+        rows += [
+            (principal, host, word, verdicts[ok]) for ok, word in ((True, "allowed"), (False, "denied")) if verdicts[ok]
+        ]
     return rows

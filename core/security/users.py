@@ -182,12 +182,16 @@ class CredentialPlan:
         lines.append(f"via {via}" + (f": {self.via_reason}" if self.via_reason else ""))
         for request in self.requests():
             if request["kind"] == "upsertion":
-                lines.append(f"  sends {ALTER_USER_SCRAM_CREDENTIALS.name}: upsertion (user={self.user}, mechanism="
-                             f"{request['mechanism']}, iterations={request['iterations']}, a fresh salt and the salted "
-                             "password computed here; the password itself is not sent)")  # fmt: skip
+                lines.append(
+                    f"  sends {ALTER_USER_SCRAM_CREDENTIALS.name}: upsertion (user={self.user}, mechanism="
+                    f"{request['mechanism']}, iterations={request['iterations']}, a fresh salt and the salted "
+                    "password computed here; the password itself is not sent)"
+                )
             else:
-                lines.append(f"  sends {ALTER_USER_SCRAM_CREDENTIALS.name}: deletion (user={self.user}, "
-                             f"mechanism={request['mechanism']})")  # fmt: skip
+                lines.append(
+                    f"  sends {ALTER_USER_SCRAM_CREDENTIALS.name}: deletion (user={self.user}, "
+                    f"mechanism={request['mechanism']})"
+                )
         return lines
 
     def requests(self) -> list[dict[str, Any]]:
@@ -195,8 +199,10 @@ class CredentialPlan:
         if self.action == "set":
             return [{"api": ALTER_USER_SCRAM_CREDENTIALS.name, "kind": "upsertion", "user": self.user, "mechanism": m,
                      "iterations": self.iterations} for m in self.sent]  # fmt: skip
-        return [{"api": ALTER_USER_SCRAM_CREDENTIALS.name, "kind": "deletion", "user": self.user, "mechanism": m}
-                for m in self.sent]  # fmt: skip
+        return [
+            {"api": ALTER_USER_SCRAM_CREDENTIALS.name, "kind": "deletion", "user": self.user, "mechanism": m}
+            for m in self.sent
+        ]
 
     def to_json(self) -> dict[str, Any]:
         """The plan without secrets."""
@@ -284,8 +290,9 @@ def plan_set_password(
     if path.via == VIA_ADMIN:
         assert settings is not None
         described = _described(settings, user, timeout)
-        return CredentialPlan(user, "set", (mechanism,), iterations, None, {}, path.via, path.reason, described,
-                              password)  # fmt: skip
+        return CredentialPlan(
+            user, "set", (mechanism,), iterations, None, {}, path.via, path.reason, described, password
+        )
     before = _read(session, user)
     after = before.as_dict()
     after[mechanism] = credential_to_string(generate_credential(mechanism, password, iterations))
@@ -371,9 +378,9 @@ def write_credentials(session: ZkWriter, plan: CredentialPlan, fence: Sequence[P
     write_checked(session, credential_writes(plan, fence), what, now)
 
 
-def _apply_through_brokers(settings: ConnectionSettings, plan: CredentialPlan, timeout: float = 15.0) -> (
-    list[ScramCredentialInfo]
-):  # fmt: skip
+def _apply_through_brokers(
+    settings: ConnectionSettings, plan: CredentialPlan, timeout: float = 15.0
+) -> list[ScramCredentialInfo]:
     """AlterUserScramCredentials for ``plan.sent``, then the user's credentials as DescribeUserScramCredentials
     reports them (the broker that took the request wrote ZooKeeper before answering, and Describe reads it).
 

@@ -24,8 +24,9 @@ class Tmux:
         self.status_file = status_file
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=self.env,
-                              check=True, timeout=20)  # fmt: skip
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, env=self.env, check=True, timeout=20
+        )
         return done.stdout
 
     def start(self, command: list[str], width: int = 120, height: int = 40) -> None:

@@ -57,8 +57,10 @@ GROUP_OPS = (AclOperation.READ, AclOperation.DESCRIBE, AclOperation.ALL)
 def _with_users(box: Sandbox) -> Sandbox:
     """``box`` once ``USERS`` log in with ``PASSWORD`` and it holds no ACL (the rounds count on theirs alone)."""
     admin = AdminClient({"bootstrap.servers": box.info().bootstrap_servers})
-    upserts: list[Any] = [UserScramCredentialUpsertion(u, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096),
-                                                       PASSWORD.encode()) for u in USERS]  # fmt: skip
+    upserts: list[Any] = [
+        UserScramCredentialUpsertion(u, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_256, 4096), PASSWORD.encode())
+        for u in USERS
+    ]
     for future in admin.alter_user_scram_credentials(upserts).values():
         future.result(timeout=60)
     for user in USERS:  # the broker has read the credential
@@ -77,8 +79,9 @@ def acl_secured(secured: Sandbox) -> Sandbox:
 def open_by_default(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     """A one-broker secured sandbox of its own, with allow.everyone.if.no.acl.found=true."""
     config = {"allow.everyone.if.no.acl.found": "true"}
-    box = Sandbox.up(tmp_path_factory.mktemp("acl-check-open"), brokers=1, security=True, broker_config=config,
-                     timeout=240)  # fmt: skip
+    box = Sandbox.up(
+        tmp_path_factory.mktemp("acl-check-open"), brokers=1, security=True, broker_config=config, timeout=240
+    )
     try:
         yield _with_users(box)
     finally:
@@ -219,8 +222,9 @@ def write_acls(box: Sandbox, acls: list[AclBinding]) -> None:
 
 
 def clear_acls(box: Sandbox) -> None:
-    every = AclBindingFilter(ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY,
-                             AclPermissionType.ANY)  # fmt: skip
+    every = AclBindingFilter(
+        ResourceType.ANY, None, ResourcePatternType.ANY, None, None, AclOperation.ANY, AclPermissionType.ANY
+    )
     admin = admin_of(box)
     for future in admin.delete_acls([every]).values():
         future.result(timeout=30)
@@ -234,8 +238,7 @@ def kzc(capsys: pytest.CaptureFixture[str], box: Sandbox, *argv: str) -> tuple[i
 def check(capsys: pytest.CaptureFixture[str], box: Sandbox, props: list[str], principal: str, *what: str,
           host: str = CLIENT_HOST) -> dict[str, Any]:  # fmt: skip
     flags = [f for p in props for f in ("--authorizer-property", p)]
-    code, out, err = kzc(capsys, box, "acl", "check", "--principal", principal, *what, "--host", host, "--json",
-                         *flags)  # fmt: skip
+    code, out, err = kzc(capsys, box, "acl", "check", "--principal", principal, *what, "--host", host, "--json", *flags)
     assert code == 0 and isinstance(out, dict), (out, err)
     return out
 
@@ -252,8 +255,10 @@ class Tally:
         self.cases += 1
         self.outcomes.setdefault(what.split()[-1], set()).add(real)
         if said["allowed"] != real:
-            self.mismatches.append(f"{what}: kzc {said['allowed']} ({said['decided_by']}), the client {real}; "
-                                   f"ACLs {[str(a) for a in acls]}")  # fmt: skip
+            self.mismatches.append(
+                f"{what}: kzc {said['allowed']} ({said['decided_by']}), the client {real}; "
+                f"ACLs {[str(a) for a in acls]}"
+            )
 
 
 def rounds(capsys: pytest.CaptureFixture[str], box: Sandbox, props: list[str], count: int, seed: int) -> Tally:
@@ -375,10 +380,12 @@ def test_without_an_authorizer_acls_are_said_not_enforced(sandbox: Sandbox, caps
     code, out, err = kzc(capsys, sandbox, "acl", "list", "--topic", topic, "--json")
     assert code == 0 and out["authorizer"]["enforced"] is False, out
     assert [b["security_disabled"] is not None for b in out["authorizer"]["brokers"]] == [True] * 3, out
-    code, out, err = kzc(capsys, sandbox, "acl", "check", "--principal", "User:bob", "--action", "produce",
-                         "--topic", topic, "--json")  # fmt: skip
+    code, out, err = kzc(
+        capsys, sandbox, "acl", "check", "--principal", "User:bob", "--action", "produce", "--topic", topic, "--json"
+    )
     assert code == 0, err
     assert out["allowed"] is True and "no authorizer: ACLs are not enforced" in out["decided_by"], out
-    code, out, err = kzc(capsys, sandbox, "acl", "check", "--principal", "User:bob", "--operation", "Delete",
-                         "--topic", topic)  # fmt: skip
+    code, out, err = kzc(
+        capsys, sandbox, "acl", "check", "--principal", "User:bob", "--operation", "Delete", "--topic", topic
+    )
     assert code == 0 and out.startswith("ALLOWED") and "no authorizer" in out, out

@@ -25,8 +25,9 @@ HARMLESS_RATE = str(10**12)  # bytes/s: a throttle that never throttles, so othe
 def test_a_dynamic_config_set_through_the_brokers_is_applied_and_deleted(
     sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = run(capsys, "config", "set", "--broker", "2", "log.cleaner.threads=2", "--yes", "--json",
-                         *admin_args(sandbox))  # fmt: skip
+    code, out, err = run(
+        capsys, "config", "set", "--broker", "2", "log.cleaner.threads=2", "--yes", "--json", *admin_args(sandbox)
+    )
     assert code == 0, err
     assert out["via"] == "admin" and out["stored"] == {"log.cleaner.threads": "2"}
     # The broker applies it from the change notification, after the write kzc read back.
@@ -70,8 +71,10 @@ def test_throttle_rates_through_zookeeper_reach_the_broker_and_the_default(
         30,
         "broker 3 to apply the cluster default",
     )
-    for target in (["--broker", "1", "leader.replication.throttled.rate"],
-                   ["--broker-default", "follower.replication.throttled.rate"]):  # fmt: skip
+    for target in (
+        ["--broker", "1", "leader.replication.throttled.rate"],
+        ["--broker-default", "follower.replication.throttled.rate"],
+    ):
         code, _, err = run(capsys, "config", "delete", *target, "--yes", *zk_args(sandbox))
         assert code == 0, err
     assert config(zk, broker_config_path(1)) == {} and config(zk, broker_config_path("<default>")) == {}
@@ -80,8 +83,9 @@ def test_throttle_rates_through_zookeeper_reach_the_broker_and_the_default(
 def test_zookeeper_refuses_other_dynamic_configs_of_a_running_broker_as_kafka_configs_does(
     sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(capsys, "config", "set", "--broker", "3", "log.cleaner.threads=2", "--yes", "--json",
-                       *zk_args(sandbox))  # fmt: skip
+    code, out, _ = run(
+        capsys, "config", "set", "--broker", "3", "log.cleaner.threads=2", "--yes", "--json", *zk_args(sandbox)
+    )
     assert code == 2
     assert out["error"].startswith(
         "requirement failed: --bootstrap-server option must be specified to update broker configs "
@@ -135,16 +139,17 @@ def test_a_password_config_is_left_to_the_broker_and_never_shown(
     monkeypatch.setenv("KZC_AUDIT_LOG", str(audit))
     secret = "hunter2-not-to-be-seen"
     key = "listener.name.plaintext.ssl.key.password"
-    code, out, err = run(capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--dry-run",
-                         *admin_args(sandbox))  # fmt: skip
+    code, out, err = run(capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--dry-run", *admin_args(sandbox))
     assert code == 0, err
     assert f"+ {key}=(secret)" in out and secret not in out
-    code, out, err = run(capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--yes", "--json",
-                         *admin_args(sandbox))  # fmt: skip
+    code, out, err = run(
+        capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--yes", "--json", *admin_args(sandbox)
+    )
     assert code == 2  # the broker encrypts passwords with password.encoder.secret, which the sandbox lacks
     assert out["error"].endswith("Password encoder secret not configured")
-    code, out, _ = run(capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--yes", "--json",
-                       *zk_args(sandbox))  # fmt: skip
+    code, out, _ = run(
+        capsys, "config", "set", "--broker", "1", f"{key}={secret}", "--yes", "--json", *zk_args(sandbox)
+    )
     assert code == 2 and "--bootstrap-server option must be specified" in out["error"]
     assert secret not in json.dumps(out) and secret not in err and secret not in audit.read_text()
     assert config(zk, broker_config_path(1)) == {}

@@ -151,8 +151,9 @@ def test_expand_through_the_brokers_names_the_fields_they_drop_and_keep_unknown_
     data = json.loads(zk.get(path)[0])
     zk.set(path, json.dumps({**data, "future_field": {"x": 1}}).encode())
 
-    code, out, _ = run(capsys, "topic", "expand", unique_name, "--partitions", "2", "--dry-run", "--json",
-                       *admin_args(sandbox))  # fmt: skip
+    code, out, _ = run(
+        capsys, "topic", "expand", unique_name, "--partitions", "2", "--dry-run", "--json", *admin_args(sandbox)
+    )
     assert code == 0 and out["via"] == "admin"
     assert any("drops its field(s) unknown to Kafka: future_field" in w for w in out["warnings"])
 
@@ -298,8 +299,9 @@ def test_a_delete_right_after_the_controller_died_reaches_the_new_controller(
     controller = json.loads(zk.get("/controller")[0])["brokerid"]
     sandbox.kill_broker(controller)
     try:
-        code, out, err = run(capsys, "topic", "delete", unique_name, "--yes", "--json", "--timeout", "60",
-                             *admin_args(sandbox))  # fmt: skip
+        code, out, err = run(
+            capsys, "topic", "delete", unique_name, "--yes", "--json", "--timeout", "60", *admin_args(sandbox)
+        )
         assert code == 0, err
         assert out["deleted"] == [unique_name] and out["via"] == "admin"
         assert json.loads(zk.get("/controller")[0])["brokerid"] != controller

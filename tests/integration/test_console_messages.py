@@ -39,8 +39,9 @@ async def test_the_messages_screen_reads_follows_and_opens_a_message(sandbox: Sa
     async with app.run_test(size=(140, 40)) as pilot:
         await eventually(pilot, lambda: app.view is not None, 60, "the console to connect")
         app.post_message(MessagesChosen(topic))
-        screen = await eventually(pilot, lambda: app.screen if isinstance(app.screen, MessagesScreen) else None, 10,
-                                  "the messages screen")  # fmt: skip
+        screen = await eventually(
+            pilot, lambda: app.screen if isinstance(app.screen, MessagesScreen) else None, 10, "the messages screen"
+        )
         table = screen.query_one("#messages", VirtualTable)
         await eventually(pilot, lambda: table.row_count == 1, 30, "the first message")
         assert table.row_at(0).cells[3] == "k1" and table.row_at(0).cells[5] == '{"first":true}'
@@ -67,8 +68,9 @@ async def test_quitting_while_following_leaves_cleanly(sandbox: Sandbox) -> None
     async with app.run_test(size=(140, 40)) as pilot:
         await eventually(pilot, lambda: app.view is not None, 60, "the console to connect")
         app.post_message(MessagesChosen(topic))
-        screen = await eventually(pilot, lambda: app.screen if isinstance(app.screen, MessagesScreen) else None, 10,
-                                  "the messages screen")  # fmt: skip
+        screen = await eventually(
+            pilot, lambda: app.screen if isinstance(app.screen, MessagesScreen) else None, 10, "the messages screen"
+        )
         await pilot.press("f")
         await eventually(pilot, lambda: "from the end" in " ".join(screen.notes), 30, "the follower to start")
         await pilot.press("q")  # the follower's worker stops at its next poll and closes its consumer

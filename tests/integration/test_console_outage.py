@@ -111,8 +111,10 @@ def cli_lag(sandbox: Sandbox) -> int | None:
     info = sandbox.info()
     done = subprocess.run(
         [str(KZC), "groups", "--json", "--zookeeper", info.zookeeper, "--bootstrap-server", info.bootstrap_servers],
-        capture_output=True, text=True, timeout=90,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     if done.returncode != 0:
         return None
     found = [g for g in json.loads(done.stdout)["groups"] if g["group"] == GROUP]
@@ -272,8 +274,9 @@ async def test_the_broker_screen_follows_its_broker_through_a_restart(demo: Demo
         async with app.run_test(size=(160, 40)) as pilot:
             await eventually(pilot, lambda: app.view is not None, 60, "the console to connect")
             app.post_message(BrokerChosen(victim))
-            screen = await eventually(pilot, lambda: app.screen if isinstance(app.screen, BrokerScreen) else None,
-                                      10, "the broker screen")  # fmt: skip
+            screen = await eventually(
+                pilot, lambda: app.screen if isinstance(app.screen, BrokerScreen) else None, 10, "the broker screen"
+            )
             header = screen.query_one("#broker-header", Static)
 
             def shows_session(session: int | None) -> bool:

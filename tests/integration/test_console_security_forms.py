@@ -189,8 +189,9 @@ async def test_removing_through_the_brokers_denies_the_client_again(
     assert wait_until(lambda: first_message(config, topic), 60, f"{user} to read") == b"payload"
 
     info = secured.info()
-    settings = ConnectionSettings(zookeeper=parse_zookeeper(info.zookeeper),
-                                  bootstrap_servers=parse_bootstrap(info.bootstrap_servers))  # fmt: skip
+    settings = ConnectionSettings(
+        zookeeper=parse_zookeeper(info.zookeeper), bootstrap_servers=parse_bootstrap(info.bootstrap_servers)
+    )
     app = KzcApp(settings, backend=ZkBackend(settings), warm_spark=False)
     async with app.run_test(size=(120, 40)) as pilot:
         row = "\x00".join(("Topic", "LITERAL", topic, f"User:{user}", "*", "Read", "Allow"))

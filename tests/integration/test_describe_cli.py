@@ -180,16 +180,20 @@ def test_snapshot_writes_a_file_that_reads_back_and_describes_the_same(
     written = kzc_json(capsys, "snapshot", "-o", str(target), "--zookeeper", sandbox.info().zookeeper)
     snap = read_snapshot_file(target)
     assert (written["brokers"], written["topics"], written["partitions"]) == (
-        3, len(snap.topics), snap.partition_count,
-    )  # fmt: skip
+        3,
+        len(snap.topics),
+        snap.partition_count,
+    )
     assert written["zxid"] == snap.zxid and written["controller_epoch"] == snap.controller_epoch
     assert written["records"] == len(target.read_text().splitlines())
     header = json.loads(target.read_text().splitlines()[0])
     assert header["kind"] == "header" and header["format"] == "kzc-snapshot" and header["version"] == 2
     offline = kzc_json(capsys, "describe", "--snapshot", str(target))
     assert (offline["topics"], offline["partitions"], offline["zxid"]) == (
-        written["topics"], written["partitions"], written["zxid"],
-    )  # fmt: skip
+        written["topics"],
+        written["partitions"],
+        written["zxid"],
+    )
     code, out, _ = kzc(capsys, "snapshot", "-o", str(tmp_path / "again.jsonl"), "--zookeeper", sandbox.info().zookeeper)
     assert code == 0 and out.startswith(f"wrote {tmp_path / 'again.jsonl'}: 3 brokers")
 

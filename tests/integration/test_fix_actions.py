@@ -236,9 +236,11 @@ def test_preferred_election_ends_with_every_leader_preferred(
     assert code == 0 and out["elected"] == []
     operations = [(line["operation"], line["outcome"]) for line in read_audit_log(audit_file)]
     assert operations[-4:] == [
-        ("elect preferred", "applied"), ("elect preferred", "applied"), ("elect preferred", "refused"),
+        ("elect preferred", "applied"),
+        ("elect preferred", "applied"),
         ("elect preferred", "refused"),
-    ]  # fmt: skip
+        ("elect preferred", "refused"),
+    ]
 
 
 def test_unclean_election_refuses_a_partition_with_a_leader(

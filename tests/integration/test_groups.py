@@ -70,8 +70,9 @@ def topic(sandbox: Sandbox) -> str:
 
 def commit(sandbox: Sandbox, group: str, offsets: dict[tuple[str, int], int]) -> None:
     """Commit ``offsets`` for ``group`` as a consumer that then leaves (the group stays Empty)."""
-    consumer = Consumer({"bootstrap.servers": sandbox.info().bootstrap_servers, "group.id": group,
-                         "enable.auto.commit": False})  # fmt: skip
+    consumer = Consumer(
+        {"bootstrap.servers": sandbox.info().bootstrap_servers, "group.id": group, "enable.auto.commit": False}
+    )
     try:
         consumer.commit(offsets=[TopicPartition(t, p, o) for (t, p), o in offsets.items()], asynchronous=False)
     finally:
@@ -206,8 +207,7 @@ def test_reset_in_read_only_mode_is_refused(
 def test_bad_reset_input_exits_2_with_kafkas_message(
     sandbox: Sandbox, topic: str, empty_group: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run(capsys, "group", "reset", empty_group, "--topic", f"{topic}:x", "--to-latest",
-                       *cluster(sandbox))  # fmt: skip
+    code, _, err = run(capsys, "group", "reset", empty_group, "--topic", f"{topic}:x", "--to-latest", *cluster(sandbox))
     assert code == 2
     assert f"Invalid partition 'x' specified in topic arg '{topic}:x''" in err
 

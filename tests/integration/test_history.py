@@ -176,8 +176,10 @@ def test_diff_of_two_snapshot_files_lists_exactly_the_changes_made(
     before, after = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     leader = state(zk, moved, 0)["leader"]
     assert main(["snapshot", "-o", str(before), *zk_args(sandbox)]) == 0
-    assert main(["topic", "create", added, "--partitions", "2", "--replication-factor", "1", "--yes",
-                 *zk_args(sandbox)]) == 0  # fmt: skip
+    assert (
+        main(["topic", "create", added, "--partitions", "2", "--replication-factor", "1", "--yes", *zk_args(sandbox)])
+        == 0
+    )
     assert main(["config", "set", moved, "retention.ms=3600000", "--yes", *admin_args(sandbox)]) == 0
     assert main(["reassign", "apply", "--move-off", "2", "--topic", moved, "--yes", *admin_args(sandbox)]) == 0
     wait_until(

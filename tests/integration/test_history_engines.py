@@ -121,8 +121,10 @@ def test_every_corner_of_the_rules_is_identical_on_both_engines(
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> list[Window]:
     """Three clusters in one store, each its own churn (seed); one has a gap."""
     root = tmp_path_factory.mktemp("fleet") / "store"
-    infos = [write_history(root, partitions=100, days=1, snapshot_every_s=6 * 3600, cluster=f"c{i}", seed=10 + i)
-             for i in range(3)]  # fmt: skip
+    infos = [
+        write_history(root, partitions=100, days=1, snapshot_every_s=6 * 3600, cluster=f"c{i}", seed=10 + i)
+        for i in range(3)
+    ]
     store = HistoryStore.open(root)
     middle = infos[1].start_ms + 12 * 3_600_000
     store.record_gap("c1", Gap(middle, middle + 600_000, "test gap"))

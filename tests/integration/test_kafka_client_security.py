@@ -86,8 +86,9 @@ def test_groups_and_their_lag_are_read_over_sasl(
 
 
 def test_tail_reads_the_messages_over_sasl(secured: Sandbox, password: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = kzc(capsys, secured, "tail", TOPIC, "--offset", "0", "--count", str(MESSAGES),
-                         *sasl_flags("SCRAM-SHA-512"))  # fmt: skip
+    code, out, err = kzc(
+        capsys, secured, "tail", TOPIC, "--offset", "0", "--count", str(MESSAGES), *sasl_flags("SCRAM-SHA-512")
+    )
     assert code == 0, err
     text = out if isinstance(out, str) else json.dumps(out)
     assert all(f"message {n}" in text for n in range(MESSAGES)), text
@@ -96,8 +97,9 @@ def test_tail_reads_the_messages_over_sasl(secured: Sandbox, password: str, caps
 def test_tail_without_bootstrap_finds_the_registered_sasl_listeners(
     secured: Sandbox, password: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, err = kzc(capsys, secured, "tail", TOPIC, "--offset", "0", "--count", "1", *sasl_flags(),
-                         sasl_only=False)  # fmt: skip
+    code, out, err = kzc(
+        capsys, secured, "tail", TOPIC, "--offset", "0", "--count", "1", *sasl_flags(), sasl_only=False
+    )
     assert code == 0, err
     assert "the SASL_PLAINTEXT listeners registered by brokers" in err and "message 0" in str(out)
 

@@ -202,5 +202,6 @@ async def test_the_console_names_the_failed_log_dir(jbod: Sandbox) -> None:
         app.post_message(BrokerChosen(FAILING))
         await eventually(pilot, lambda: isinstance(app.screen, BrokerScreen), 10, "the broker screen")
         header = app.screen.query_one("#broker-header", Static)
-        await eventually(pilot, lambda: f"{victim} OFFLINE" in str(header.render()), 60,
-                         "the broker screen to name the offline dir")  # fmt: skip
+        await eventually(
+            pilot, lambda: f"{victim} OFFLINE" in str(header.render()), 60, "the broker screen to name the offline dir"
+        )

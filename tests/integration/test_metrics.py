@@ -113,8 +113,9 @@ def test_out_bytes_show_after_a_consumer_reads(box: Sandbox) -> None:
     snap = _snapshot(box)
     reader = MetricsReader(parse_metrics_urls(_urls(box)), timeout=10.0)
     reader.read(snap, only=1)
-    consumer = Consumer({"bootstrap.servers": box.info().bootstrap_servers, "group.id": "metrics-reader",
-                         "enable.auto.commit": False})  # fmt: skip
+    consumer = Consumer(
+        {"bootstrap.servers": box.info().bootstrap_servers, "group.id": "metrics-reader", "enable.auto.commit": False}
+    )
     try:
         consumer.assign([TopicPartition(TOPIC, 0, 0)])
         read = 0

@@ -70,8 +70,9 @@ def test_a_quota_set_through_alter_client_quotas_reads_back_and_throttles_a_prod
 ) -> None:
     client = f"slow-{uuid.uuid4().hex[:6]}"
     topic = f"quota-{uuid.uuid4().hex[:6]}"
-    code, _, err = run(capsys, "topic", "create", topic, "--partitions", "1", "--replication-factor", "1", "--yes",
-                       *zk_args(sandbox))  # fmt: skip
+    code, _, err = run(
+        capsys, "topic", "create", topic, "--partitions", "1", "--replication-factor", "1", "--yes", *zk_args(sandbox)
+    )
     assert code == 0, err
     code, out, err = run(capsys, "quota", "set", "--client-id", client, "--dry-run", "--json",
                          f"producer_byte_rate={QUOTA}", "request_percentage=50", *admin_args(sandbox))  # fmt: skip
@@ -126,8 +127,9 @@ def test_a_default_user_quota_is_named_as_kafka_names_it_on_both_paths(
     assert code == 0, err
     wanted = {"user": user, "client_id": "<default>", "quotas": {"consumer_byte_rate": "10000000000"}}
     assert wanted in through_brokers["quotas"] and wanted in through_zookeeper["quotas"]
-    code, _, err = run(capsys, "quota", "delete", "--user", user, "--default", "consumer_byte_rate", "--yes",
-                       *zk_args(sandbox))  # fmt: skip
+    code, _, err = run(
+        capsys, "quota", "delete", "--user", user, "--default", "consumer_byte_rate", "--yes", *zk_args(sandbox)
+    )
     assert code == 0, err
 
 
@@ -135,8 +137,9 @@ def test_a_bad_quota_value_is_refused_before_anything_is_sent(
     sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str]
 ) -> None:
     client = f"bad-{uuid.uuid4().hex[:6]}"
-    code, _, err = run(capsys, "quota", "set", "--client-id", client, "controller_mutation_rate=-1", "--yes",
-                       *admin_args(sandbox))  # fmt: skip
+    code, _, err = run(
+        capsys, "quota", "set", "--client-id", client, "controller_mutation_rate=-1", "--yes", *admin_args(sandbox)
+    )
     assert code != 0 and "must be positive" in err
     assert config(zk, config_path("clients", client)) == {}
 
@@ -145,8 +148,9 @@ def test_a_cluster_default_broker_config_goes_through_incremental_alter_configs_
     sandbox: Sandbox, zk: KazooClient, capsys: pytest.CaptureFixture[str], audit_file: Path
 ) -> None:
     key = "log.flush.interval.messages"
-    code, out, err = run(capsys, "config", "set", "--broker-default", f"{key}={NEVER}", "--yes", "--json",
-                         *admin_args(sandbox))  # fmt: skip
+    code, out, err = run(
+        capsys, "config", "set", "--broker-default", f"{key}={NEVER}", "--yes", "--json", *admin_args(sandbox)
+    )
     assert code == 0, err
     assert out["via"] == "admin" and out["request"] == "IncrementalAlterConfigs" and out["sent_to"] is not None
     assert "librdkafka refuses" in out["path"]
@@ -170,8 +174,9 @@ def test_the_brokers_refusal_of_a_default_config_is_shown_and_nothing_is_written
     before = config(zk, broker_config_path("<default>"))
     code, _, err = run(capsys, "config", "set", "--broker-default", "broker.id=7", "--yes", *admin_args(sandbox))
     assert code != 0 and "broker.id" in err, err  # not dynamic: the broker's own InvalidRequest/Config message
-    code, _, err = run(capsys, "config", "set", "--broker-default", "listeners=PLAINTEXT://:1", "--yes",
-                       *admin_args(sandbox))  # fmt: skip
+    code, _, err = run(
+        capsys, "config", "set", "--broker-default", "listeners=PLAINTEXT://:1", "--yes", *admin_args(sandbox)
+    )
     assert code != 0 and "default cluster level, broker id must be specified" in err
     assert config(zk, broker_config_path("<default>")) == before
 
@@ -179,11 +184,13 @@ def test_the_brokers_refusal_of_a_default_config_is_shown_and_nothing_is_written
 def test_without_bootstrap_a_default_config_other_than_the_rates_is_refused_as_kafka_configs_zookeeper_did(
     sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, _, err = run(capsys, "config", "set", "--broker-default", f"log.flush.interval.messages={NEVER}", "--yes",
-                       *zk_args(sandbox))  # fmt: skip
+    code, _, err = run(
+        capsys, "config", "set", "--broker-default", f"log.flush.interval.messages={NEVER}", "--yes", *zk_args(sandbox)
+    )
     assert code != 0 and "for default cluster if any broker is running" in err
-    code, out, err = run(capsys, "config", "set", "--broker-default", "sasl.jaas.config=hunter2-secret", "--yes",
-                         *zk_args(sandbox))  # fmt: skip
+    code, out, err = run(
+        capsys, "config", "set", "--broker-default", "sasl.jaas.config=hunter2-secret", "--yes", *zk_args(sandbox)
+    )
     assert code != 0 and "for default cluster if any broker is running" in err  # Kafka's first check
     assert "hunter2" not in err + json.dumps(out)
 
@@ -192,8 +199,9 @@ async def test_the_console_shows_the_effective_quota_a_client_gets_and_follows_a
     sandbox: Sandbox, capsys: pytest.CaptureFixture[str]
 ) -> None:
     user, client = f"u{uuid.uuid4().hex[:6]}", f"c{uuid.uuid4().hex[:6]}"
-    code, _, err = run(capsys, "quota", "set", "--user", user, "producer_byte_rate=1048576", "--yes",
-                       *admin_args(sandbox))  # fmt: skip
+    code, _, err = run(
+        capsys, "quota", "set", "--user", user, "producer_byte_rate=1048576", "--yes", *admin_args(sandbox)
+    )
     assert code == 0, err
     zookeeper = sandbox.info().zookeeper
     bootstrap = parse_bootstrap(sandbox.info().bootstrap_servers)

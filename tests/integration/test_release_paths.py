@@ -158,8 +158,9 @@ class TestKafka0102:
     def test_dynamic_broker_configs_before_1_1_are_the_throttle_rates_only(
         self, capsys: pytest.CaptureFixture[str], box: Sandbox, zk: KazooClient
     ) -> None:
-        code, out, _ = run(capsys, "config", "set", "--broker", "1", "log.cleaner.threads=2", "--yes", "--json",
-                           *admin_args(box))  # fmt: skip
+        code, out, _ = run(
+            capsys, "config", "set", "--broker", "1", "log.cleaner.threads=2", "--yes", "--json", *admin_args(box)
+        )
         assert code == 2
         assert out["error"].startswith("requirement failed: Unknown Dynamic Configuration 'log.cleaner.threads'.")
         code, out, err = run(capsys, "config", "set", "--broker", "1", "leader.replication.throttled.rate=10000000",
@@ -167,8 +168,9 @@ class TestKafka0102:
         assert code == 0, err
         assert out["via"] == "zookeeper"
         assert config(zk, "/config/brokers/1") == {"leader.replication.throttled.rate": "10000000"}
-        code, _, err = run(capsys, "config", "delete", "--broker", "1", "leader.replication.throttled.rate", "--yes",
-                           *zk_args(box))  # fmt: skip
+        code, _, err = run(
+            capsys, "config", "delete", "--broker", "1", "leader.replication.throttled.rate", "--yes", *zk_args(box)
+        )
         assert code == 0, err
 
     def test_create_and_delete_go_through_the_brokers_which_serve_them_since_0_10_1(
@@ -191,8 +193,9 @@ class TestKafka0102:
     ) -> None:
         create_topic(capsys, box, "sizes0102", 1, 1)
         (replica,) = partitions(zk, "sizes0102")[0]
-        code, out, err = run(capsys, "reassign", "plan", "--move-off", str(replica), "--topic", "sizes0102",
-                             *admin_args(box), "--json")  # fmt: skip
+        code, out, err = run(
+            capsys, "reassign", "plan", "--move-off", str(replica), "--topic", "sizes0102", *admin_args(box), "--json"
+        )
         assert code == 0, err
         metrics = out["kzc"]["metrics"]
         assert metrics["bytes_to_move"] is None
@@ -246,18 +249,21 @@ class TestKafka111:
             (["--broker", "2"], "/config/brokers/2"),
             (["--broker-default"], "/config/brokers/<default>"),
         ):
-            code, out, err = run(capsys, "config", "set", *target, "log.cleaner.threads=2", "--yes", "--json",
-                                 *admin_args(box))  # fmt: skip
+            code, out, err = run(
+                capsys, "config", "set", *target, "log.cleaner.threads=2", "--yes", "--json", *admin_args(box)
+            )
             assert code == 0, err
             assert out["via"] == "admin" and out["request"] == "AlterConfigs", out
             assert "no IncrementalAlterConfigs" in out["path"]  # why the whole set
             assert config(zk, path) == {"log.cleaner.threads": "2"}
-            code, out, err = run(capsys, "config", "delete", *target, "log.cleaner.threads", "--yes", "--json",
-                                 *admin_args(box))  # fmt: skip
+            code, out, err = run(
+                capsys, "config", "delete", *target, "log.cleaner.threads", "--yes", "--json", *admin_args(box)
+            )
             assert code == 0, err
             assert config(zk, path) == {}
-        code, out, _ = run(capsys, "config", "set", "--broker", "2", "log.cleaner.threads=2", "--yes", "--json",
-                           *zk_args(box))  # fmt: skip
+        code, out, _ = run(
+            capsys, "config", "set", "--broker", "2", "log.cleaner.threads=2", "--yes", "--json", *zk_args(box)
+        )
         assert code == 2
         assert out["error"].startswith(
             "requirement failed: --bootstrap-server option must be specified to update broker configs "
@@ -283,11 +289,13 @@ class TestKafka111:
         code, out, err = run(capsys, "quota", "show", "--json", *admin_args(box))
         assert code == 0, err
         assert out["source"].startswith("ZooKeeper")
-        code, _, err = run(capsys, "quota", "set", "--client-id", "old-app", "controller_mutation_rate=1", "--yes",
-                           *admin_args(box))  # fmt: skip
+        code, _, err = run(
+            capsys, "quota", "set", "--client-id", "old-app", "controller_mutation_rate=1", "--yes", *admin_args(box)
+        )
         assert code != 0 and "controller_mutation_rate needs Kafka 2.7+; the oldest broker runs 1.1" in err
-        code, _, err = run(capsys, "quota", "delete", "--client-id", "old-app", "producer_byte_rate", "--yes",
-                           *zk_args(box))  # fmt: skip
+        code, _, err = run(
+            capsys, "quota", "delete", "--client-id", "old-app", "producer_byte_rate", "--yes", *zk_args(box)
+        )
         assert code == 0, err
 
     def test_tail_shows_headers_on_1_1(self, capsys: pytest.CaptureFixture[str], box: Sandbox) -> None:
@@ -348,8 +356,9 @@ class TestKafka111:
         assert leader(zk, "lead111", 0) == first
         # The controller elects the preferred replica only once it is in the ISR (kzc skips it before).
         wait_until(lambda: sorted(state(zk, "lead111", 0)["isr"]) == sorted([first, second]), 120, "the full ISR")
-        code, out, err = run(capsys, "elect", "preferred", "--topic", "lead111", "--yes", "--wait",
-                             *admin_args(box), "--json")  # fmt: skip
+        code, out, err = run(
+            capsys, "elect", "preferred", "--topic", "lead111", "--yes", "--wait", *admin_args(box), "--json"
+        )
         assert code == 0, err
         assert [(c["topic"], c["partition"]) for c in out["sent"]] == [("lead111", 0)], out
         wait_until(lambda: leader(zk, "lead111", 0) == second, 60, "the preferred leader")
@@ -386,8 +395,9 @@ class TestKafka111:
         assert "Kafka before 2.4 cannot cancel a reassignment" in out["error"]
         assert "has no AlterPartitionReassignments (Kafka 2.4.0+" in out["error"]
         create_topic(capsys, box, "unclean111", 1, 1)
-        code, out, _ = run(capsys, "elect", "unclean", "--topic", "unclean111", "--partition", "0",
-                           *admin_args(box), "--json")  # fmt: skip
+        code, out, _ = run(
+            capsys, "elect", "unclean", "--topic", "unclean111", "--partition", "0", *admin_args(box), "--json"
+        )
         assert code == 2
         assert out["error"].startswith("Kafka before 2.4 has no unclean election request: broker 1 has no ElectLeaders")
         assert "unclean.leader.election.enable=true" in out["error"]
@@ -428,11 +438,13 @@ class TestMixedCluster:
         intent = last(audit_file, "topic expand", "intent")
         assert intent["details"]["path"].startswith("broker 3 has no CreatePartitions (Kafka 1.0.0+")
         # A partition whose only replica is on the 0.10.2 broker: its size is unknown, and the plan says why.
-        code, _, err = run(capsys, "topic", "create", "solo3", "--replica-assignment", "3", *zk_args(box), "--yes",
-                           "--wait", "--json")  # fmt: skip
+        code, _, err = run(
+            capsys, "topic", "create", "solo3", "--replica-assignment", "3", *zk_args(box), "--yes", "--wait", "--json"
+        )
         assert code == 0, err
-        code, out, err = run(capsys, "reassign", "plan", "--move-off", "3", "--topic", "solo3", *admin_args(box),
-                             "--json")  # fmt: skip
+        code, out, err = run(
+            capsys, "reassign", "plan", "--move-off", "3", "--topic", "solo3", *admin_args(box), "--json"
+        )
         assert code == 0, err
         metrics = out["kzc"]["metrics"]
         assert metrics["bytes_to_move"] is None

@@ -66,8 +66,9 @@ def kzc(capsys: pytest.CaptureFixture[str], secured: Sandbox, *argv: str) -> tup
 
 
 def make_topic(capsys: pytest.CaptureFixture[str], secured: Sandbox, name: str) -> None:
-    code, _, err = kzc(capsys, secured, "topic", "create", name, "--partitions", "1", "--replication-factor", "1",
-                       "--yes")  # fmt: skip
+    code, _, err = kzc(
+        capsys, secured, "topic", "create", name, "--partitions", "1", "--replication-factor", "1", "--yes"
+    )
     assert code == 0, err
     producer = Producer({"bootstrap.servers": secured.info().bootstrap_servers})
     producer.produce(name, b"payload")
@@ -103,8 +104,9 @@ def test_scram_client_is_denied_then_allowed_by_an_acl_kzc_adds(
     topic, group = f"sec-{uuid.uuid4().hex[:8]}", f"sec-g-{uuid.uuid4().hex[:8]}"
     make_topic(capsys, secured, topic)
     set_password(capsys, secured, monkeypatch, "alice")
-    code, _, err = kzc(capsys, secured, "acl", "add", "--principal", "User:alice", "--operation", "Read", "--group",
-                       group, "--yes")  # fmt: skip
+    code, _, err = kzc(
+        capsys, secured, "acl", "add", "--principal", "User:alice", "--operation", "Read", "--group", group, "--yes"
+    )
     assert code == 0, err
     consumer = Consumer({**scram(secured, "alice", PASSWORD), "group.id": group, "enable.auto.commit": False})
     try:
@@ -174,12 +176,14 @@ def test_a_client_id_quota_kzc_sets_throttles_a_producer(secured: Sandbox, capsy
     make_topic(capsys, secured, topic)
     client = f"slow-{uuid.uuid4().hex[:6]}"
     free_rate, free_throttle = _produce(secured, topic, "free-" + client)
-    code, out, err = kzc(capsys, secured, "quota", "set", "--client-id", client, f"producer_byte_rate={QUOTA}",
-                         "--yes", "--json")  # fmt: skip
+    code, out, err = kzc(
+        capsys, secured, "quota", "set", "--client-id", client, f"producer_byte_rate={QUOTA}", "--yes", "--json"
+    )
     assert code == 0, err
     assert out["stored"] == {"producer_byte_rate": str(QUOTA)}
-    code, out, _ = kzc(capsys, secured, "quota", "show", "--effective", "--user", "ANONYMOUS", "--client-id", client,
-                       "--json")  # fmt: skip
+    code, out, _ = kzc(
+        capsys, secured, "quota", "show", "--effective", "--user", "ANONYMOUS", "--client-id", client, "--json"
+    )
     assert {"key": "producer_byte_rate", "value": str(QUOTA), "source": {"user": None, "client_id": client}} in out[
         "effective"
     ]
@@ -189,14 +193,17 @@ def test_a_client_id_quota_kzc_sets_throttles_a_producer(secured: Sandbox, capsy
         return (rate, throttle) if throttle > 0 else None
 
     rate, throttle = wait_until(throttled, 180, "the broker to throttle the producer")
-    print(f"\nunthrottled {free_rate:,.0f} B/s (throttle {free_throttle:.0f} ms); with producer_byte_rate={QUOTA}: "
-          f"{rate:,.0f} B/s, throttle up to {throttle:,.0f} ms")  # fmt: skip
+    print(
+        f"\nunthrottled {free_rate:,.0f} B/s (throttle {free_throttle:.0f} ms); with producer_byte_rate={QUOTA}: "
+        f"{rate:,.0f} B/s, throttle up to {throttle:,.0f} ms"
+    )
     assert free_throttle == 0
     assert throttle >= 100  # the broker's own answer: this client is over its quota
 
 
-def test_read_only_refuses_every_mutation(secured: Sandbox, capsys: pytest.CaptureFixture[str], zk: KazooClient,
-                                          audit_path: Path) -> None:  # fmt: skip
+def test_read_only_refuses_every_mutation(
+    secured: Sandbox, capsys: pytest.CaptureFixture[str], zk: KazooClient, audit_path: Path
+) -> None:
     before = {p: zk.get_children(p) for p in ("/config/users", "/config/clients", "/kafka-acl-changes")}
     mutations = [
         ["acl", "add", "--principal", "User:ro", "--operation", "Read", "--topic", "t", "--yes"],
@@ -287,8 +294,10 @@ def test_no_secret_appears_in_any_output_audit_line_or_log(
         for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512"):
             if mechanism in config:
                 credential = credential_from_string(config[mechanism])
-                secrets += [base64.b64encode(v).decode() for v in (credential.salt, credential.stored_key,
-                                                                    credential.server_key)]  # fmt: skip
+                secrets += [
+                    base64.b64encode(v).decode()
+                    for v in (credential.salt, credential.stored_key, credential.server_key)
+                ]
     secrets.append(admin_password(secured.dir))
     assert len(secrets) > 6  # alice, bob, carol and the admin have credentials
     searched = {"outputs": "\n".join(OUTPUTS), "audit": audit_path.read_text()}
@@ -377,8 +386,10 @@ def test_older_releases_deny_then_allow_through_their_own_authorizer(
     make_topic(capsys, box, topic)
     set_password(capsys, box, monkeypatch, "olga")
     group = f"g-{topic}"
-    assert kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", "--group", group,
-               "--yes")[0] == 0  # fmt: skip
+    assert (
+        kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", "--group", group, "--yes")[0]
+        == 0
+    )
     config = {**scram(box, "olga", PASSWORD), "group.id": group, "enable.auto.commit": False}
     client = Consumer(config)
     try:
@@ -388,8 +399,7 @@ def test_older_releases_deny_then_allow_through_their_own_authorizer(
     hidden = KafkaError.UNKNOWN_TOPIC_OR_PART if version.startswith("0.10") else KafkaError.TOPIC_AUTHORIZATION_FAILED
     assert error is not None and error.code() == hidden
     pattern = ["--pattern", "prefixed", "--topic", topic[:4]] if version == "2.0.1" else ["--topic", topic]
-    code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", *pattern,
-                       "--yes")  # fmt: skip
+    code, _, err = kzc(capsys, box, "acl", "add", "--principal", "User:olga", "--operation", "Read", *pattern, "--yes")
     assert code == 0, err
 
     read = first_message(config, topic)

@@ -44,8 +44,9 @@ def kzc(capsys: pytest.CaptureFixture[str], box: Sandbox, *argv: str, brokers: b
     return code, out, err
 
 
-def set_password(capsys: pytest.CaptureFixture[str], box: Sandbox, monkeypatch: pytest.MonkeyPatch, user: str,
-                 *extra: str) -> dict[str, Any]:  # fmt: skip
+def set_password(
+    capsys: pytest.CaptureFixture[str], box: Sandbox, monkeypatch: pytest.MonkeyPatch, user: str, *extra: str
+) -> dict[str, Any]:
     monkeypatch.setenv("KZC_TEST_PASSWORD", PASSWORD)
     code, out, err = kzc(capsys, box, "user", "set-password", user, "--mechanism", "SCRAM-SHA-256",
                          "--password-env", "KZC_TEST_PASSWORD", "--yes", "--json", *extra)  # fmt: skip
@@ -55,8 +56,7 @@ def set_password(capsys: pytest.CaptureFixture[str], box: Sandbox, monkeypatch: 
 
 
 def make_topic(capsys: pytest.CaptureFixture[str], box: Sandbox, topic: str) -> None:
-    code, _, err = kzc(capsys, box, "topic", "create", topic, "--partitions", "1", "--replication-factor", "1",
-                       "--yes")  # fmt: skip
+    code, _, err = kzc(capsys, box, "topic", "create", topic, "--partitions", "1", "--replication-factor", "1", "--yes")
     assert code == 0, err
     producer = Producer({"bootstrap.servers": box.info().bootstrap_servers})
     producer.produce(topic, b"payload")
@@ -95,8 +95,10 @@ def test_an_acl_added_with_create_acls_allows_a_denied_client_and_delete_acls_de
     code, preview, err = kzc(capsys, secured, "acl", "add", *grant, "--dry-run")
     assert code == 0, err
     assert "via the brokers (CreateAcls): every broker serves CreateAcls" in preview
-    assert (f"  sends CreateAcls: (resourceType=TOPIC, name={topic}, patternType=LITERAL), (principal=User:erin, "
-            "host=*, operation=Read, permissionType=Allow)") in preview.splitlines()  # fmt: skip
+    assert (
+        f"  sends CreateAcls: (resourceType=TOPIC, name={topic}, patternType=LITERAL), (principal=User:erin, "
+        "host=*, operation=Read, permissionType=Allow)"
+    ) in preview.splitlines()
     assert last(audit_file, "acl add", "dry-run")["details"]["via"] == "admin"
 
     code, out, err = kzc(capsys, secured, "acl", "add", *grant, "--yes", "--json")
@@ -148,8 +150,10 @@ def test_a_user_created_with_alter_user_scram_credentials_authenticates_until_de
     code, out, err = kzc(capsys, secured, "user", "delete", "fiona", "--yes", "--json")
     assert code == 0, err
     assert (out["via"], out["requests"], out["credentials"]) == (
-        "admin", [{"api": "AlterUserScramCredentials", "kind": "deletion", "user": "fiona",
-                   "mechanism": "SCRAM-SHA-512"}], [])  # fmt: skip
+        "admin",
+        [{"api": "AlterUserScramCredentials", "kind": "deletion", "user": "fiona", "mechanism": "SCRAM-SHA-512"}],
+        [],
+    )
     assert wait_until(lambda: not authenticates(secured, "fiona", PASSWORD, "SCRAM-SHA-512"), 60, "fiona denied")
     text = "\n".join(OUTPUTS) + audit_file.read_text()
     assert PASSWORD not in text and "salt=" not in text and "stored_key" not in text
@@ -212,8 +216,7 @@ def test_brokers_that_refuse_create_acls_are_said_and_nothing_is_written_to_zook
 
 @pytest.fixture(scope="module")
 def old_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
-    box = Sandbox.up(tmp_path_factory.mktemp("paths-111"), brokers=1, security=True, kafka_version="1.1.1",
-                     timeout=240)  # fmt: skip
+    box = Sandbox.up(tmp_path_factory.mktemp("paths-111"), brokers=1, security=True, kafka_version="1.1.1", timeout=240)
     try:
         yield box
     finally:
@@ -258,8 +261,10 @@ def test_on_2_0_a_prefixed_acl_goes_through_create_acls_v1_and_allows_the_client
     assert set_password(capsys, box, monkeypatch, "kim")["via"] == "zookeeper"  # no AlterUserScramCredentials
     topic, group = f"pre-{uuid.uuid4().hex[:6]}", f"pre-g-{uuid.uuid4().hex[:6]}"
     make_topic(capsys, box, topic)
-    assert kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--group", group,
-               "--yes")[0] == 0  # fmt: skip
+    assert (
+        kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--group", group, "--yes")[0]
+        == 0
+    )
     assert not reads(box, "kim", topic, group)
     code, out, err = kzc(capsys, box, "acl", "add", "--principal", "User:kim", "--operation", "Read", "--topic",
                          "pre-", "--pattern", "prefixed", "--yes", "--json")  # fmt: skip

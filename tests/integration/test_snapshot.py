@@ -96,7 +96,7 @@ def write_layout(
             "endpoints": [f"PLAINTEXT://h{b}:9092"],
             "listener_security_protocol_map": {"PLAINTEXT": "PLAINTEXT"},
         }
-        creates.append((f"/brokers/ids/{b}", json.dumps(reg).encode()))  # fmt: skip
+        creates.append((f"/brokers/ids/{b}", json.dumps(reg).encode()))
     if controller is not None:
         creates.append(("/controller", f'{{"version":1,"brokerid":{controller},"timestamp":"1"}}'.encode()))
     for name, count in topics.items():

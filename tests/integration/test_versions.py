@@ -310,8 +310,9 @@ def test_reassign_plan_apply_status(cluster: Cluster, capsys: pytest.CaptureFixt
         assert code == 0, err
         via, why = reported_path(dry)
         seen.set("ok", via, why)
-        code, out, err = run(capsys, "reassign", "apply", str(plan_file), "--yes", "--wait", "--timeout", "120",
-                             *cluster.admin, "--json")  # fmt: skip
+        code, out, err = run(
+            capsys, "reassign", "apply", str(plan_file), "--yes", "--wait", "--timeout", "120", *cluster.admin, "--json"
+        )
         assert code == 0, err
         assert out["progress"]["done"] is True
         with cluster.zookeeper() as zk:
@@ -360,8 +361,9 @@ def test_elect_preferred(cluster: Cluster, capsys: pytest.CaptureFixture[str], t
     # The same replicas in another order: the leader (1) stays, the preferred leader becomes 2.
     order = tmp_path / "order.json"
     order.write_text(json.dumps({"version": 1, "partitions": [{"topic": name, "partition": 0, "replicas": [2, 1, 3]}]}))
-    code, _, err = run(capsys, "reassign", "apply", str(order), "--yes", "--wait", "--timeout", "60", *cluster.zk,
-                       "--json")  # fmt: skip
+    code, _, err = run(
+        capsys, "reassign", "apply", str(order), "--yes", "--wait", "--timeout", "60", *cluster.zk, "--json"
+    )
     assert code == 0, err
     with cluster.zookeeper() as zk:
         wait_until(lambda: topic_assignment(zk, name)[0] == [2, 1, 3], 30, "the new replica order")

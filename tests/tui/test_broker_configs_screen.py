@@ -62,8 +62,9 @@ def text(app: App[None], selector: str) -> str:
 async def test_the_broker_screen_lists_its_configs_dynamic_first(small_snapshot: ClusterSnapshot) -> None:
     rows = [("num.io.threads", "8", "STATIC_BROKER_CONFIG"), ("log.cleaner.threads", "2", "DYNAMIC_BROKER_CONFIG"),
             ("follower.replication.throttled.rate", "100", "DYNAMIC_DEFAULT_BROKER_CONFIG")]  # fmt: skip
-    backend = RecordedBackend(small_snapshot, recorded_events(), now_ms=lambda: int(FROZEN_NOW * 1000),
-                              broker_configs=rows)  # fmt: skip
+    backend = RecordedBackend(
+        small_snapshot, recorded_events(), now_ms=lambda: int(FROZEN_NOW * 1000), broker_configs=rows
+    )
     app = KzcApp(ConnectionSettings(), config=UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
     async with app.run_test(size=(140, 50)) as pilot:
         await settle(pilot)
@@ -72,8 +73,10 @@ async def test_the_broker_screen_lists_its_configs_dynamic_first(small_snapshot:
         assert isinstance(app.screen, BrokerScreen)
         shown = app.screen.query_one("#broker-configs", VirtualTable).visible_rows()
         assert [r.cells[2] for r in shown] == [
-            "DYNAMIC_BROKER_CONFIG", "DYNAMIC_DEFAULT_BROKER_CONFIG", "STATIC_BROKER_CONFIG"
-        ]  # fmt: skip
+            "DYNAMIC_BROKER_CONFIG",
+            "DYNAMIC_DEFAULT_BROKER_CONFIG",
+            "STATIC_BROKER_CONFIG",
+        ]
         await pilot.press("C")  # a recording changes nothing: the app refuses and says why
         await settle(pilot)
         assert isinstance(app.screen, BrokerScreen)

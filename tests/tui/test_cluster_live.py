@@ -51,8 +51,9 @@ async def test_events_that_happened_while_another_screen_was_up_are_in_the_log_w
         await pilot.press("t")
         await settle(pilot)
         assert isinstance(app.screen, TopicsScreen)
-        event = BackendEvent(NOW_MS, EventKind.BROKER_LEFT, "broker 3 left (kafka-3.example:9092)", None,
-                             "/brokers/ids/3", "error")  # fmt: skip
+        event = BackendEvent(
+            NOW_MS, EventKind.BROKER_LEFT, "broker 3 left (kafka-3.example:9092)", None, "/brokers/ids/3", "error"
+        )
         app.post_message(ClusterEventSeen(event, app.live.generation))
         await settle(pilot)
         assert app.journal.lines[-1].text == "broker 3 left (kafka-3.example:9092)"

@@ -44,8 +44,9 @@ TRENDS = {"billing": LagTrend(120.0, 80.0, 60.0, 60, 1.5)}
 
 
 def make(snapshot: ClusterSnapshot) -> KzcApp:
-    backend = RecordedBackend(snapshot, name="recorded", now_ms=lambda: int(FROZEN_NOW * 1000), groups=GROUPS,
-                              trends=TRENDS)  # fmt: skip
+    backend = RecordedBackend(
+        snapshot, name="recorded", now_ms=lambda: int(FROZEN_NOW * 1000), groups=GROUPS, trends=TRENDS
+    )
     return KzcApp(ConnectionSettings(), config=UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
 
 

@@ -35,8 +35,9 @@ T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC; broker 2 leaves at 03:21:00 a
 def _app(tmp_path: Path, at_ms: int) -> tuple[KzcApp, MomentBackend]:
     write_outage(tmp_path / "store", "prod", T0)
     backend = MomentBackend(HistoryStore.open(tmp_path / "store"), "prod", at_ms)
-    app = KzcApp(ConnectionSettings(context="prod"), config=UserConfig(), backend=backend,
-                 clock=lambda: (T0 + 3_600_000) / 1000)  # fmt: skip
+    app = KzcApp(
+        ConnectionSettings(context="prod"), config=UserConfig(), backend=backend, clock=lambda: (T0 + 3_600_000) / 1000
+    )
     return app, backend
 
 

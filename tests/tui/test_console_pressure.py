@@ -256,8 +256,9 @@ class TestResults:  # point 7 (the live follow is covered by tests/tui/test_cons
             app.post_message(ExpandTopicRequested("events.orders-00011"))
             await settle(pilot)
             phase = app.screen.query_one("#phase", Label)
-            phase.update("written: clicks.raw now has 9 partitions; waiting for the controller to bring the new "
-                         "ones online…")  # fmt: skip
+            phase.update(
+                "written: clicks.raw now has 9 partitions; waiting for the controller to bring the new ones online…"
+            )
             await pilot.pause()
             assert phase.size.height >= 2
 

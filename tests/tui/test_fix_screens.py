@@ -173,9 +173,11 @@ async def test_the_election_confirmation_has_the_focus_and_takes_a_typed_burst()
             await settle(pilot)
         assert [p.keys for p in actions.sent] == [(("t", 1),)]
         assert [(c.text, c.severity) for c in app.changes] == [
-            ("you: preferred leader election of every topic: 1 partition(s) sent, 1 led by their preferred replica",
-             "info")
-        ]  # fmt: skip
+            (
+                "you: preferred leader election of every topic: 1 partition(s) sent, 1 led by their preferred replica",
+                "info",
+            )
+        ]
 
 
 async def test_the_election_dry_run_shows_the_request_and_sends_nothing() -> None:

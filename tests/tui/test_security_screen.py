@@ -34,8 +34,9 @@ USERS = [
 
 
 def make(snapshot: ClusterSnapshot, backend: RecordedBackend | None = None) -> KzcApp:
-    backend = backend or RecordedBackend(snapshot, now_ms=lambda: int(FROZEN_NOW * 1000), acls=ACLS, quotas=QUOTAS,
-                                         users=USERS)  # fmt: skip
+    backend = backend or RecordedBackend(
+        snapshot, now_ms=lambda: int(FROZEN_NOW * 1000), acls=ACLS, quotas=QUOTAS, users=USERS
+    )
     return KzcApp(ConnectionSettings(), config=UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
 
 

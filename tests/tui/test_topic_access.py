@@ -58,8 +58,9 @@ async def test_the_pane_agrees_with_acl_check_and_names_the_authorizer(small_sna
     """Every operation the pane shows allowed or denied is what ``kzc acl check``'s ``answer`` says for that
     principal and host; ``User:*`` and the super users are listed; the authorizer is named in the title."""
     properties = AuthorizerProperties(("User:admin",), False, frozenset({"super.users"}))
-    state = AuthorizerState((BrokerAuthorizer(1, "kafka.security.authorizer.AclAuthorizer", DescribedAcls()),),
-                            properties, (3, 9))  # fmt: skip
+    state = AuthorizerState(
+        (BrokerAuthorizer(1, "kafka.security.authorizer.AclAuthorizer", DescribedAcls()),), properties, (3, 9)
+    )
     backend = RecordedBackend(small_snapshot, now_ms=lambda: int(FROZEN_NOW * 1000), acls=ACLS, authorizer=state)
     app = KzcApp(ConnectionSettings(), config=UserConfig(), backend=backend, clock=lambda: FROZEN_NOW)
     async with app.run_test(size=(160, 50)) as pilot:

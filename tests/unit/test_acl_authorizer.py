@@ -35,8 +35,9 @@ OFF = (BrokerAuthorizer(1, "", DescribedAcls(security_disabled="No Authorizer is
 SUPERS = AuthorizerProperties(("User:admin",), False, frozenset({"super.users", "allow.everyone.if.no.acl.found"}))
 
 
-def _b(kind: str, name: str, principal: str, permission: str, operation: str, pattern: str = LITERAL,
-       host: str = "*") -> AclBinding:  # fmt: skip
+def _b(
+    kind: str, name: str, principal: str, permission: str, operation: str, pattern: str = LITERAL, host: str = "*"
+) -> AclBinding:
     return AclBinding(ResourcePattern(kind, name, pattern), Acl(principal, permission, operation, host))
 
 
@@ -84,8 +85,9 @@ def test_super_users_first_then_allow_everyone_only_without_any_acl_on_the_resou
 
 # ---- the authorizer's properties ----------------------------------------------------------------------
 def test_properties_as_the_authorizer_reads_them() -> None:
-    found = parse_authorizer_properties([("super.users", " User:admin ; User:ops;"),
-                                         ("allow.everyone.if.no.acl.found", "TRUE")])  # fmt: skip
+    found = parse_authorizer_properties(
+        [("super.users", " User:admin ; User:ops;"), ("allow.everyone.if.no.acl.found", "TRUE")]
+    )
     assert found.super_users == ("User:admin", "User:ops") and found.allow_if_no_acl and not found.assumed()
     assert parse_authorizer_properties([]).assumed() == [
         "super.users (Kafka's default: none)",
@@ -174,8 +176,7 @@ def test_a_question_the_brokers_could_not_be_asked_is_refused() -> None:
 
 
 def test_unreadable_acl_znodes_are_said_in_every_answer() -> None:
-    said = answer([], _state(), "User:a", "Topic", "t", operation="Read",
-                  unreadable=["/kafka-acl/Topic/t: not JSON"])  # fmt: skip
+    said = answer([], _state(), "User:a", "Topic", "t", operation="Read", unreadable=["/kafka-acl/Topic/t: not JSON"])
     assert "unreadable, not counted: /kafka-acl/Topic/t: not JSON" in said.caveats
 
 

@@ -533,8 +533,7 @@ def test_expansion_start_index_is_first_broker_with_id_at_least_first_replica(
 def test_add_partitions_test_replica_placement_all_servers() -> None:
     # AddPartitionsTest.testReplicaPlacementAllServers (leaders and replica sets), exact lists recorded.
     new = assign_expansion(unracked(0, 1, 2, 3), {0: [2, 3, 0, 1]}, 7, topic="new-topic3")
-    assert new == {1: [3, 2, 0, 1], 2: [0, 3, 1, 2], 3: [1, 0, 2, 3], 4: [2, 3, 0, 1], 5: [3, 0, 1, 2],
-                   6: [0, 1, 2, 3]}  # fmt: skip
+    assert new == {1: [3, 2, 0, 1], 2: [0, 3, 1, 2], 3: [1, 0, 2, 3], 4: [2, 3, 0, 1], 5: [3, 0, 1, 2], 6: [0, 1, 2, 3]}
 
 
 def test_add_partitions_test_replica_placement_partial_servers() -> None:

@@ -49,10 +49,12 @@ def test_ctrl_c_records_the_attempt_in_progress_as_interrupted_once(audit_file: 
     [
         (["topic", "create", "t", "--partitions", "1", "--no-such-option", "--zookeeper", "zk:2181"], "zk:2181"),
         (["topic", "delete", "t", "--zookeeper", "bad host:2181"], "bad host:2181"),
-        (["topic", "expand", "t", "--zookeeper", "zk:2181", "--zk-auth", "digest:u:pw", "--partitions", "3"],
-         "zk:2181"),
+        (
+            ["topic", "expand", "t", "--zookeeper", "zk:2181", "--zk-auth", "digest:u:pw", "--partitions", "3"],
+            "zk:2181",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_mutation_whose_command_line_is_rejected_is_audited_as_refused_with_secrets_masked(
     audit_file: Path, argv: list[str], cluster: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

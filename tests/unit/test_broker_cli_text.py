@@ -118,11 +118,15 @@ def test_broker_text_with_its_load_over_a_window() -> None:
     load = broker_load(Traffic(sample(0, 0), sample(10_000, 100)), 1)
     view = broker_view(CLUSTER, 1)
     text = render_broker(view, broker_live(view, None, None, BrokerLogDirs(1, 0, ())), NOW_MS, load=load)
-    assert "  load (10s)  messages in 10.0/s, bytes in 1000 B/s as leader of 2 partitions (100% of the cluster's " \
-        "bytes in)" in text  # fmt: skip
+    assert (
+        "  load (10s)  messages in 10.0/s, bytes in 1000 B/s as leader of 2 partitions (100% of the cluster's "
+        "bytes in)" in text
+    )
     assert "    /d1  growth 3.4 MiB/h, free 7.0 KiB, full in 7s" in text
-    assert "  load: disk full within a day: broker 1's log dir /d1 is full in 7s at 3,600,000 bytes/hour (7,200 " \
-        "bytes free)" in text  # fmt: skip
+    assert (
+        "  load: disk full within a day: broker 1's log dir /d1 is full in 7s at 3,600,000 bytes/hour (7,200 "
+        "bytes free)" in text
+    )
     assert "  load: key skew: a-0 takes 100% of a's messages in (10.0 of 10.0/s over 2 partitions)" in text
 
 

@@ -156,8 +156,10 @@ def test_authorizer_properties_quoted_or_dotted_keys_and_booleans(tmp_path: Path
         '[contexts.b]\nzookeeper = "z:2181"\n[contexts.b.authorizer_properties]\nsuper.users = "User:ops"\n'
     )
     contexts = load_config(path).contexts
-    assert contexts["a"].authorizer_properties == (("super.users", "User:admin"),
-                                                   ("allow.everyone.if.no.acl.found", "true"))  # fmt: skip
+    assert contexts["a"].authorizer_properties == (
+        ("super.users", "User:admin"),
+        ("allow.everyone.if.no.acl.found", "true"),
+    )
     assert contexts["b"].authorizer_properties == (("super.users", "User:ops"),)
     path.write_text('[contexts.c]\nzookeeper = "z:2181"\nauthorizer_properties = { "super.users" = 3 }\n')
     with pytest.raises(ConfigError, match="authorizer_properties.super.users must be a string or a boolean"):

@@ -60,8 +60,9 @@ def test_the_console_recorder_stores_the_rates_and_history_traffic_reads_them(
     finally:
         recording.close()
     assert recording.failure is None and _ticks(store, topic) >= 3
-    code = main(["history", "traffic", "--topic", topic, "--since", "1h", "--store", str(store), "--engine", "local",
-                 "--json"])  # fmt: skip
+    code = main(
+        ["history", "traffic", "--topic", topic, "--since", "1h", "--store", str(store), "--engine", "local", "--json"]
+    )
     out, err = capsys.readouterr()
     assert code == 0, err
     hours = [h["messages_in_per_s"] for h in json.loads(out)["hours"]]

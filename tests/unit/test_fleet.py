@@ -103,8 +103,10 @@ def test_a_read_that_never_ends_is_no_answer_at_the_deadline_and_the_others_on_t
     rows = reader.read()
     assert time.monotonic() - started < 1.5
     assert [(r.context, r.state_text) for r in rows] == [
-        ("broken", "config error"), ("hung", "no answer in 0.5 s"), ("fine", "ok")
-    ]  # fmt: skip
+        ("broken", "config error"),
+        ("hung", "no answer in 0.5 s"),
+        ("fine", "ok"),
+    ]
     assert "while probing ZooKeeper" in str(rows[1].reason)
     assert left_behind()
     # Read again while the first read still hangs: no second thread behind it, the row stays no answer.

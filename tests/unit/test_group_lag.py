@@ -19,8 +19,9 @@ from core.groups.reset import ResetRequest, parse_datetime, parse_topic_args, pl
     ("committed", "end", "lag"),
     [(5, 12, 7), (12, 12, 0), (None, 12, None), (5, None, None), (-1, 12, None), (14, 12, -2)],
 )
-def test_partition_lag_is_end_minus_committed_when_both_are_known(committed: int | None, end: int | None,
-                                                                  lag: int | None) -> None:  # fmt: skip
+def test_partition_lag_is_end_minus_committed_when_both_are_known(
+    committed: int | None, end: int | None, lag: int | None
+) -> None:
     assert partition_lag(committed, end) == lag
 
 

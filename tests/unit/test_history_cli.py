@@ -34,8 +34,9 @@ def _windows(root: Path, since_ms: int, until_ms: int) -> list[Window]:
 
 
 def test_flapping_across_the_fleet(store: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["history", "flapping", "--store", str(store), "--cluster", "all", "--top", "500", *SINCE,
-                 "--json"]) == 0  # fmt: skip
+    assert (
+        main(["history", "flapping", "--store", str(store), "--cluster", "all", "--top", "500", *SINCE, "--json"]) == 0
+    )
     answer = json.loads(capsys.readouterr().out)
     assert [c["cluster"] for c in answer["clusters"]] == ["c0", "c1"]
     expected = fleet_flapping(_windows(store, answer["since_ms"], answer["until_ms"]), top=500).to_json()

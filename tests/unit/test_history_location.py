@@ -76,8 +76,9 @@ def test_a_context_names_its_history_store_and_whether_the_console_records(tmp_p
     assert (settings.history, settings.record) == ("/var/kzc", True)
 
 
-@pytest.mark.parametrize(("line", "message"), [("history = 3", "history must be a str"),
-                                               ('record = "yes"', "record must be a bool")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("line", "message"), [("history = 3", "history must be a str"), ('record = "yes"', "record must be a bool")]
+)
 def test_a_bad_history_setting_is_refused(tmp_path: Path, line: str, message: str) -> None:
     path = tmp_path / "config.toml"
     path.write_text(f'[contexts.prod]\nzookeeper = "zk:2181"\n{line}\n')

@@ -31,10 +31,11 @@ LAYOUT = Layout({("a", 0): 1, ("a", 1): 2}, {1: ("h", 1), 2: ("h", 2)})
 def _sample(at: int, hw: dict[tuple[str, int], int], down: int | None = None) -> Sample:
     offsets = {b: BrokerOffsets(b, at, {k: v for k, v in hw.items() if LAYOUT.leaders[k] == b}) for b in (1, 2)}
     dirs = {
-        b: BrokerLogDirs(b, at, (LogDir(f"/d{b}", 0, (ReplicaLog("a", b - 1, hw[("a", b - 1)] * 10, 0, False),),
-                                        10_000, None),))
+        b: BrokerLogDirs(
+            b, at, (LogDir(f"/d{b}", 0, (ReplicaLog("a", b - 1, hw[("a", b - 1)] * 10, 0, False),), 10_000, None),)
+        )
         for b in (1, 2)
-    }  # fmt: skip
+    }
     if down is not None:
         offsets[down] = BrokerOffsets(down, at, unknown=f"broker {down}: ListOffsets failed: refused")
     return Sample.of(LAYOUT, offsets, dirs)

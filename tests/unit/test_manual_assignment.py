@@ -304,11 +304,13 @@ def test_validate_create_assignment_accepts_what_kafka_accepts(assignment: dict[
         ({0: [1, 2], 1: [3]}, "All partitions should have the same number of replicas"),
         ({1: [1], 2: [2]}, "partitions should be a consecutive 0-based integer sequence"),
         ({0: [1], 2: [2]}, "partitions should be a consecutive 0-based integer sequence"),
-        ({-1: [1, 1], -17: [2, 3], 40: [0, 4]},
-         "Duplicate replica assignment found: HashMap(-1 -> ArrayBuffer(1, 1), -17 -> ArrayBuffer(2, 3), "
-         "40 -> ArrayBuffer(0, 4))"),  # recorded
+        (
+            {-1: [1, 1], -17: [2, 3], 40: [0, 4]},
+            "Duplicate replica assignment found: HashMap(-1 -> ArrayBuffer(1, 1), -17 -> ArrayBuffer(2, 3), "
+            "40 -> ArrayBuffer(0, 4))",
+        ),  # recorded
     ],
-)  # fmt: skip
+)
 def test_validate_create_assignment_rejects(assignment: dict[int, list[int]], message: str) -> None:
     with pytest.raises(KafkaRuleError) as caught:
         validate_create_assignment(assignment)

@@ -68,9 +68,8 @@ def test_the_unsafe_class_is_unicodes_control_and_format_characters() -> None:
     from core.messages.render import _UNSAFE
 
     expected = {
-        c for c in range(sys.maxunicode + 1)
-        if unicodedata.category(chr(c)) in ("Cc", "Cf") and chr(c) not in "\t\n\r"
-    }  # fmt: skip
+        c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cc", "Cf") and chr(c) not in "\t\n\r"
+    }
     found = {c for c in range(sys.maxunicode + 1) if _UNSAFE.match(chr(c))}
     assert expected <= found
     assert found - expected <= set(range(0x13439, 0x13440))  # format characters Unicode 15 added to 14's

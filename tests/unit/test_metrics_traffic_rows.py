@@ -21,8 +21,9 @@ IN = Rate(5.0, 10.0, 1)
 
 
 def test_a_broker_row_has_its_own_meters_and_a_failing_one_says_why() -> None:
-    rows = with_metrics("broker", [Row(broker=1, messages_in=IN, bytes_in=IN), Row(broker=2, messages_in=IN)],
-                        [LIVE, DOWN])  # fmt: skip
+    rows = with_metrics(
+        "broker", [Row(broker=1, messages_in=IN, bytes_in=IN), Row(broker=2, messages_in=IN)], [LIVE, DOWN]
+    )
     one, two = (r.to_json() for r in rows)
     assert one["bytes_out_per_s"] == 0.0 and one["produce_p99_ms"] == 28.28 and one["fetch_p99_ms"] == 527.0
     assert one["source"] == ["offsets", "log dirs", "metrics"] and one["under_replicated"] == 0
@@ -44,5 +45,7 @@ def test_a_topic_row_sums_the_brokers_and_a_never_served_topic_is_nothing_out() 
 
 def test_partitions_have_no_meters() -> None:
     [row] = with_metrics("partition", [Row(topic="orders", partition=0, messages_in=IN)], [LIVE])
-    assert row.to_json()["bytes_out_per_s"] is None and "per broker and topic only" in row.to_json()["unknown"][
-        "bytes_out_per_s"]  # fmt: skip
+    assert (
+        row.to_json()["bytes_out_per_s"] is None
+        and "per broker and topic only" in row.to_json()["unknown"]["bytes_out_per_s"]
+    )

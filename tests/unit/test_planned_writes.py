@@ -14,8 +14,9 @@ METRICS = compute_metrics({0: [1, 2]}, [])
 
 
 def _create(via: str, config_zk_version: int | None = None) -> CreatePlan:
-    return CreatePlan("t", ((0, (1, 2)),), (("retention.ms", "1000"),), False, METRICS, via,
-                      config_zk_version=config_zk_version)  # fmt: skip
+    return CreatePlan(
+        "t", ((0, (1, 2)),), (("retention.ms", "1000"),), False, METRICS, via, config_zk_version=config_zk_version
+    )
 
 
 def test_a_dry_run_through_the_brokers_names_the_request_not_znodes() -> None:

@@ -83,8 +83,9 @@ def assignment(
 
 
 def isr(*brokers: int) -> PartitionState:
-    return PartitionState(leader=brokers[0], leader_epoch=1, isr=brokers, controller_epoch=1,
-                          leader_recovery_state=0, version=1)  # fmt: skip
+    return PartitionState(
+        leader=brokers[0], leader_epoch=1, isr=brokers, controller_epoch=1, leader_recovery_state=0, version=1
+    )
 
 
 def test_progress_phases_follow_the_controller() -> None:

@@ -114,8 +114,10 @@ def test_the_acl_preview_on_the_brokers_path_says_exactly_what_is_sent() -> None
     lines = plan.describe()
     assert lines[0] == "ACLs on Topic:orders (as DescribeAcls reports them):"
     assert "via the brokers (CreateAcls): every broker ..." in lines
-    assert lines[-1] == ("  sends CreateAcls: (resourceType=TOPIC, name=orders, patternType=LITERAL), "
-                         "(principal=User:alice, host=*, operation=Write, permissionType=Allow)")  # fmt: skip
+    assert lines[-1] == (
+        "  sends CreateAcls: (resourceType=TOPIC, name=orders, patternType=LITERAL), "
+        "(principal=User:alice, host=*, operation=Write, permissionType=Allow)"
+    )
     assert plan.to_json()["requests"] == [{"api": "CreateAcls", "resource_type": "Topic", "name": "orders",
                                            "pattern_type": "LITERAL", "principal": "User:alice",
                                            "permission": "Allow", "operation": "Write", "host": "*"}]  # fmt: skip

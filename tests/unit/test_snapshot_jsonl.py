@@ -75,7 +75,7 @@ def rich_snapshot() -> ClusterSnapshot:
             Notification("config_change_0000000007", 333, ConfigChangeNotification(2, "topics", "a", "topics/a")),
             Notification("config_change_0000000008", 334, ConfigChangeNotification(0, "topics", "b", "topics/b")),
         ),
-    }  # fmt: skip
+    }
     base = snapshot(
         brokers=[featured, broker(2, "r2", version=3), broker(3, "r3"), replace(broker(4), registration=ipv6)],
         topics=topics,

@@ -224,8 +224,9 @@ def test_kzc_assign_refuses_numbers_outside_java_int_with_one_json_line(
 
 
 def test_kzc_assign_refuses_broker_ids_outside_java_int(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, "assign", "--brokers", "0,1,4294967296", "--partitions", "3",
-                        "--replication-factor", "2", "--json")  # fmt: skip
+    code, out, _ = _run(
+        capsys, "assign", "--brokers", "0,1,4294967296", "--partitions", "3", "--replication-factor", "2", "--json"
+    )
     assert code == 2 and out == {"error": "--brokers must be a Java int (-2147483648 to 2147483647), got 4294967296"}
     code, out, _ = _run(capsys, "assign", "--brokers", "0,1", "--racks", "0:a,99999999999:b", "--partitions", "3",
                         "--replication-factor", "2", "--json")  # fmt: skip
@@ -281,14 +282,16 @@ def test_the_disable_rack_aware_option_exists_where_kafkas_message_recommends_it
     capsys: pytest.CaptureFixture[str], fake_cluster: dict[str, Any]
 ) -> None:
     fake_cluster["reader"] = FakeReader(_facts(PARTIAL), {"t": _live("t", {0: [2, 3]})})
-    code, out, _ = _run(capsys, "topic", "create", "n", "--partitions", "3", "--replication-factor", "2",
-                        "--dry-run", "--json", *ZK)  # fmt: skip
+    code, out, _ = _run(
+        capsys, "topic", "create", "n", "--partitions", "3", "--replication-factor", "2", "--dry-run", "--json", *ZK
+    )
     assert code == 2 and "Not all brokers have rack information. Add --disable-rack-aware" in out["error"]
     code, out, _ = _run(capsys, "topic", "create", "n", "--partitions", "3", "--replication-factor", "2",
                         "--disable-rack-aware", "--dry-run", "--json", *ZK)  # fmt: skip
     assert code == 0 and out["rack_aware"] is False and len(out["assignment"]) == 3
-    code, out, _ = _run(capsys, "topic", "expand", "t", "--partitions", "3", "--disable-rack-aware", "--dry-run",
-                        "--json", *ZK)  # fmt: skip
+    code, out, _ = _run(
+        capsys, "topic", "expand", "t", "--partitions", "3", "--disable-rack-aware", "--dry-run", "--json", *ZK
+    )
     assert code == 0 and out["rack_aware"] is False and list(out["assignment"]) == ["1", "2"]
     code, out, _ = _run(capsys, "topic", "create", "n", "--partitions", "3", "--replication-factor", "2",
                         "--disable-rack-aware", "--dry-run", *ZK)  # fmt: skip
@@ -366,11 +369,13 @@ def test_a_dry_run_shows_the_drawn_start_and_the_real_run_applies_the_plan_it_sh
     capsys: pytest.CaptureFixture[str], fake_cluster: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_cluster["reader"] = FakeReader(_facts({b: None for b in range(1, 7)}))
-    code, out, _ = _run(capsys, "topic", "create", "n", "--partitions", "6", "--replication-factor", "2",
-                        "--dry-run", *ZK)  # fmt: skip
+    code, out, _ = _run(
+        capsys, "topic", "create", "n", "--partitions", "6", "--replication-factor", "2", "--dry-run", *ZK
+    )
     assert code == 0 and "random start: start index " in out and ", start partition 0" in out
-    code, out, _ = _run(capsys, "topic", "create", "n", "--partitions", "6", "--replication-factor", "2",
-                        "--dry-run", "--json", *ZK)  # fmt: skip
+    code, out, _ = _run(
+        capsys, "topic", "create", "n", "--partitions", "6", "--replication-factor", "2", "--dry-run", "--json", *ZK
+    )
     assert set(out["start"]) == {"start_index", "replica_shift", "start_partition", "random"}
     planned: list[Any] = []
     applied: list[Any] = []
@@ -386,10 +391,12 @@ def test_a_dry_run_shows_the_drawn_start_and_the_real_run_applies_the_plan_it_sh
 
     monkeypatch.setattr(TopicOps, "plan_create", plan)
     monkeypatch.setattr(TopicOps, "apply_create", apply)
-    monkeypatch.setattr(TopicOps, "online_progress", lambda self, t, p: SimpleNamespace(
-        describe=lambda: "", to_json=lambda: {}))  # fmt: skip
-    code, out, err = _run(capsys, "topic", "create", "n", "--partitions", "6", "--replication-factor", "2",
-                          "--yes", "--json", *ZK)  # fmt: skip
+    monkeypatch.setattr(
+        TopicOps, "online_progress", lambda self, t, p: SimpleNamespace(describe=lambda: "", to_json=lambda: {})
+    )
+    code, out, err = _run(
+        capsys, "topic", "create", "n", "--partitions", "6", "--replication-factor", "2", "--yes", "--json", *ZK
+    )
     assert code == 0, err
     assert len(planned) == 1 and applied == planned  # planned once, that very plan applied
 
@@ -420,8 +427,7 @@ def test_a_bad_timeout_is_refused_and_audited(
 def test_a_usage_error_inside_an_attempt_is_refused_not_failed(
     capsys: pytest.CaptureFixture[str], fake_cluster: dict[str, Any], audit_file: Path
 ) -> None:
-    code, out, _ = _run(capsys, "topic", "create", "n", "--partitions", "1", "--replica-assignment", "1", "--json",
-                        *ZK)  # fmt: skip
+    code, out, _ = _run(capsys, "topic", "create", "n", "--partitions", "1", "--replica-assignment", "1", "--json", *ZK)
     assert code == 2 and "cannot be combined" in out["error"]
     code, _, _ = _run(capsys, "topic", "delete", "--regex", "(", "--json", *ZK)
     assert code == 2

@@ -180,7 +180,7 @@ def test_a_seed_makes_a_create_plan_reproducible() -> None:
         (CreateRequest("t", replica_assignment="1:x"), {}, 'For input string: "x"'),
         (CreateRequest("t", 1, 1, config=(("retention.mss", "1"),)), {}, "Unknown topic config name: retention.mss"),
     ],
-)  # fmt: skip
+)
 def test_create_raises_kafkas_first_error_in_kafkas_order(
     request_: CreateRequest, facts_args: dict[str, Any], message: str
 ) -> None:

@@ -194,11 +194,12 @@ def test_a_follower_on_the_previous_epoch_right_after_an_election_is_not_behind(
 
 def test_kafka_session_timeout_beyond_what_the_servers_grant() -> None:
     servers = [
-        _server("a:1", "leader", 1, synced_followers=2, members=MEMBERS, min_session_timeout=1000,
-                max_session_timeout=10000),
+        _server(
+            "a:1", "leader", 1, synced_followers=2, members=MEMBERS, min_session_timeout=1000, max_session_timeout=10000
+        ),
         _server("b:1", "follower", 1, min_session_timeout=1000, max_session_timeout=10000),
         _server("c:1", "follower", 1, min_session_timeout=1000, max_session_timeout=10000),
-    ]  # fmt: skip
+    ]
     health = assess(servers, 1, KafkaSessionTimeouts({1: 18000, 2: 18000, 3: 6000}))
     assert _kinds(health) == ["session-timeout"] * 3
     assert health.alarms[0].text.startswith("brokers 1, 2 ask for 18,000 ms sessions")

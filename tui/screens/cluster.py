@@ -453,8 +453,9 @@ class ClusterScreen(KzcScreen):
         panel.update("\n".join(view.migration.panel_lines()) if view.migration is not None else "")
         self._show_ages(view, now)
         if self._link is None or self._link.live:
-            self.query_one("#brokers").border_title = _brokers_title(view.snapshot, self._sizes_note(now),
-                                                                     self._capabilities)  # fmt: skip
+            self.query_one("#brokers").border_title = _brokers_title(
+                view.snapshot, self._sizes_note(now), self._capabilities
+            )
 
     # ---- the brokers' exact release (ApiVersions, core.snapshot.release) --------------------------------
 

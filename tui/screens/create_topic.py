@@ -40,8 +40,10 @@ def internal_warning(name: str) -> str | None:
     """A warning for names Kafka keeps for itself: its internal topics (created by the brokers with their own
     configs; one made by hand can break the group or transaction coordinator), and any ``__`` name."""
     if is_internal(name):
-        return (f"WARNING: '{name}' is one of Kafka's internal topics: the brokers create it themselves with the "
-                "configs they need; creating it by hand can break them")  # fmt: skip
+        return (
+            f"WARNING: '{name}' is one of Kafka's internal topics: the brokers create it themselves with the "
+            "configs they need; creating it by hand can break them"
+        )
     if name.startswith("__"):
         return f"WARNING: names starting with '__' are reserved for Kafka's internal topics ('{name}')"
     return None

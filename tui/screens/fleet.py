@@ -86,8 +86,10 @@ class FleetScreen(KzcScreen):
         table.update_rows([fleet_row(self._board, r) for r in rows])
         if self._follow_top and rows:
             table.move_to_key(rows[0].context)
-        counts = {label: sum(1 for r in rows if r.severity == level) for level, label in ((0, "ok"), (1, "degraded"),
-                  (2, "down or unreadable"))}  # fmt: skip
+        counts = {
+            label: sum(1 for r in rows if r.severity == level)
+            for level, label in ((0, "ok"), (1, "degraded"), (2, "down or unreadable"))
+        }
         read = max((r.at_ms for r in rows), default=0)
         title = f"{len(rows)} of {self._contexts} context(s) read · " + " · ".join(
             f"{n} {k}" for k, n in counts.items()

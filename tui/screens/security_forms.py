@@ -297,12 +297,15 @@ class AclFormScreen(SecurityFormScreen):
         name = FormInput(b.pattern.name if b else "", placeholder="its name (Cluster: none)", id="name")
         yield from form_field("name", name)
         patterns = [("literal", LITERAL), ("prefixed", PREFIXED)]
-        yield from form_field("pattern", Select(patterns, value=b.pattern.pattern_type if b else LITERAL,
-                                                allow_blank=False, id="pattern"))  # fmt: skip
+        yield from form_field(
+            "pattern", Select(patterns, value=b.pattern.pattern_type if b else LITERAL, allow_blank=False, id="pattern")
+        )
         yield from form_field("host", FormInput(b.acl.host if b else "*", placeholder="* (any host)", id="host"))
         permissions = [("allow", ALLOW), ("deny", DENY)]
-        yield from form_field("permission", Select(permissions, value=b.acl.permission if b else ALLOW,
-                                                   allow_blank=False, id="permission"))  # fmt: skip
+        yield from form_field(
+            "permission",
+            Select(permissions, value=b.acl.permission if b else ALLOW, allow_blank=False, id="permission"),
+        )
 
     def fields(self) -> AclFields:
         """The fields as typed now."""
@@ -323,8 +326,9 @@ class AclFormScreen(SecurityFormScreen):
     def _plan_acl(self, f: AclFields) -> None:
         try:
             operations = f.operations.replace(",", " ").split()
-            pattern, acls = acl_request(f.resource_type, f.name, f.pattern_type, f.principal, operations, f.host,
-                                        f.permission == DENY)  # fmt: skip
+            pattern, acls = acl_request(
+                f.resource_type, f.name, f.pattern_type, f.principal, operations, f.host, f.permission == DENY
+            )
             plan: AclPlan = self.actions.plan_acl(self.action, pattern, acls)
         except KzcError as exc:
             self.planned(None, str(exc))
@@ -469,8 +473,9 @@ class QuotaFormScreen(SecurityFormScreen):
         e = self.entity
         user = FormInput(e.user or "" if e else "", placeholder="a user, <default>, or empty", id="quota-user")
         yield from form_field("user", user)
-        client = FormInput(e.client_id or "" if e else "", placeholder="a client id, <default>, or empty",
-                           id="quota-client")  # fmt: skip
+        client = FormInput(
+            e.client_id or "" if e else "", placeholder="a client id, <default>, or empty", id="quota-client"
+        )
         yield from form_field("client id", client)
         sets = FormInput(placeholder="KEY=VALUE ... e.g. producer_byte_rate=1048576", id="quota-set")
         yield from form_field("set", sets)

@@ -346,8 +346,10 @@ class TopicsScreen(KzcScreen):
         marked = table.marked_keys
         shown = table.visible_marked_keys
         if marked and not shown:
-            self.notify(f"the {len(marked)} marked topics are hidden by the filter: clear it (esc) to see them",
-                        severity="warning")  # fmt: skip
+            self.notify(
+                f"the {len(marked)} marked topics are hidden by the filter: clear it (esc) to see them",
+                severity="warning",
+            )
             return
         names = shown or ([table.current_key] if table.current_key else [])
         if names:

@@ -87,8 +87,9 @@ class ZkHealthScreen(KzcScreen):
     def compose(self) -> ComposeResult:
         yield StatusBar()
         yield FilterBar()
-        yield VirtualTable(SERVER_COLUMNS, empty_text="probing the ZooKeeper servers…", id="zk-servers",
-                           classes="panel")  # fmt: skip
+        yield VirtualTable(
+            SERVER_COLUMNS, empty_text="probing the ZooKeeper servers…", id="zk-servers", classes="panel"
+        )
         yield VirtualTable(ALARM_COLUMNS, empty_text="no alarm", id="zk-alarms", classes="panel")
         yield Static("", id="zk-health-detail", classes="panel")
         yield KeyBar()

@@ -197,9 +197,11 @@ def _registrations(c: ClusterFacts) -> Iterator[Found]:
             problems.append("duplicate_endpoint")
         if problems:
             record = BrokerRegistrationInvalid(
-                problems=tuple(problems), version=reg.version, duplicate_endpoints=tuple(mine) if mine else None,
+                problems=tuple(problems),
+                version=reg.version,
+                duplicate_endpoints=tuple(mine) if mine else None,
                 shared_with=tuple(others) if others else None,
-            )  # fmt: skip
+            )
             yield record, at
 
 
@@ -319,8 +321,9 @@ def _orphan_configs_spark(i: SparkInput) -> DataFrame:
     from pyspark.sql import functions as F
 
     c = F.col
-    orphans = i.frames.topic_configs.select("topic").join(F.broadcast(i.frames.topics.select("topic")), "topic",
-                                                          "left_anti")  # fmt: skip
+    orphans = i.frames.topic_configs.select("topic").join(
+        F.broadcast(i.frames.topics.select("topic")), "topic", "left_anti"
+    )
     return rows(orphans, finding(OrphanTopicConfig, c("topic"), F.lit(None), F.lit(None),
                                  F.concat(F.lit(f"{TOPIC_CONFIGS}/"), c("topic"))))  # fmt: skip
 
@@ -342,9 +345,11 @@ def _backlogs(c: ClusterFacts) -> Iterator[Found]:
         if stale:
             oldest = min(n.ctime_ms for n in stale)
             record = NotificationBacklog(
-                stale=len(stale), total=len(notes), oldest_age_s=(reference - oldest) // 1000,
+                stale=len(stale),
+                total=len(notes),
+                oldest_age_s=(reference - oldest) // 1000,
                 measured_from="newest" if from_newest else "snapshot",
-            )  # fmt: skip
+            )
             yield record, Where(parent)
 
 

@@ -40,10 +40,11 @@ class LeaderImbalance(Evidence):
 def _imbalance(b: BrokerLeads) -> Iterator[Found]:
     if over_imbalance_threshold(True, b.preferred, b.elsewhere, b.threshold_percent):  # only live brokers come here
         yield (
-            LeaderImbalance(preferred_partitions=b.preferred, led_elsewhere=b.elsewhere,
-                            threshold_percent=b.threshold_percent),
+            LeaderImbalance(
+                preferred_partitions=b.preferred, led_elsewhere=b.elsewhere, threshold_percent=b.threshold_percent
+            ),
             Where(broker_path(b.broker), broker=b.broker),
-        )  # fmt: skip
+        )
 
 
 def _imbalance_spark(i: SparkInput) -> DataFrame:
@@ -111,10 +112,11 @@ def _preferred_not_leader(f: PartitionFacts) -> Iterator[Found]:
     if st is not None and preferred is not None and st.leader != preferred:
         live = f.cluster.live
         yield (
-            PreferredLeaderNotLeader(leader=st.leader, preferred_live=preferred in live,
-                                     preferred_in_isr=preferred in st.isr),
+            PreferredLeaderNotLeader(
+                leader=st.leader, preferred_live=preferred in live, preferred_in_isr=preferred in st.isr
+            ),
             f.at_state(preferred),
-        )  # fmt: skip
+        )
 
 
 def _preferred_not_leader_spark(c: PartitionColumns) -> Col:

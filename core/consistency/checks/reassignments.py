@@ -136,9 +136,11 @@ def _bad_requests(c: ClusterFacts) -> Iterator[Found]:
             problems.append("unknown_brokers")
         if problems:
             record = InvalidReassignmentRequest(
-                requested=replicas, problems=tuple(problems), duplicates=duplicates or None,
+                requested=replicas,
+                problems=tuple(problems),
+                duplicates=duplicates or None,
                 unknown_brokers=unknown or None,
-            )  # fmt: skip
+            )
             yield record, Where(REASSIGN_PARTITIONS, topic, partition)
 
 

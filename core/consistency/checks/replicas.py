@@ -133,9 +133,10 @@ def _duplicate_replica_spark(c: PartitionColumns) -> Col:
 
     return F.when(
         c.assigned & (F.size(c.duplicates) > 0),
-        finding(DuplicateReplica, c.topic, c.partition, F.lit(None), c.tpath, replicas=c.replicas,
-                duplicates=c.duplicates),
-    )  # fmt: skip
+        finding(
+            DuplicateReplica, c.topic, c.partition, F.lit(None), c.tpath, replicas=c.replicas, duplicates=c.duplicates
+        ),
+    )
 
 
 DUPLICATE_REPLICA = Check(
@@ -179,10 +180,11 @@ def _unknown_broker_spark(c: PartitionColumns) -> Many:
     return Many(
         F.transform(
             c.offline,
-            lambda b: F.when(fires, finding(ReplicaOnUnknownBroker, c.topic, c.partition, b, c.tpath,
-                                            replicas=c.replicas)),
+            lambda b: F.when(
+                fires, finding(ReplicaOnUnknownBroker, c.topic, c.partition, b, c.tpath, replicas=c.replicas)
+            ),
         )
-    )  # fmt: skip
+    )
 
 
 REPLICA_ON_UNKNOWN_BROKER = Check(

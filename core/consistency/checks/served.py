@@ -112,8 +112,9 @@ def _compared(replicas: Ints, state: PartitionState, part: ServedPartition) -> M
         record = replace(record, differs=(*record.differs, "isr"), zk_isr=tuple(sorted(state.isr)),
                          served_isr=tuple(sorted(part.isr)))  # fmt: skip
     if set(replicas) != set(part.replicas):
-        record = replace(record, differs=(*record.differs, "replicas"), zk_replicas=replicas,
-                         served_replicas=part.replicas)  # fmt: skip
+        record = replace(
+            record, differs=(*record.differs, "replicas"), zk_replicas=replicas, served_replicas=part.replicas
+        )
     return record if record.differs else None
 
 

@@ -120,9 +120,10 @@ def _collisions_spark(i: SparkInput) -> DataFrame:
     others = F.array_sort(F.filter(c("group"), lambda x: x != c("topic")))
     return rows(
         members,
-        finding(TopicNameCollision, c("topic"), F.lit(None), F.lit(None), topic_path_col(c("topic")),
-                colliding_with=others),
-    )  # fmt: skip
+        finding(
+            TopicNameCollision, c("topic"), F.lit(None), F.lit(None), topic_path_col(c("topic")), colliding_with=others
+        ),
+    )
 
 
 @dataclass(frozen=True)

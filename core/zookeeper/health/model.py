@@ -232,19 +232,21 @@ def assess(servers: Sequence[ServerHealth], at_ms: int, kafka: KafkaSessionTimeo
         if voters < quorum:
             alarms.append(
                 Alarm(
-                    "quorum-lost", "error",
+                    "quorum-lost",
+                    "error",
                     f"quorum lost: {voters} of {size} voting servers serve, {quorum} needed; ZooKeeper refuses "
                     "every request, so Kafka cannot elect leaders, change ISRs or register brokers",
                 )
-            )  # fmt: skip
+            )
         elif voters == quorum:
             alarms.append(
                 Alarm(
-                    "quorum-at-risk", "warning",
+                    "quorum-at-risk",
+                    "warning",
                     f"quorum at risk: {voters} of {size} voting servers serve, {quorum} needed; one more loss "
                     "stops ZooKeeper",
                 )
-            )  # fmt: skip
+            )
 
     for s in servers:
         alarms.extend(_server_alarms(s, leader))

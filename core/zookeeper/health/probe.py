@@ -33,8 +33,7 @@ MAX_REPLY = 4 << 20  # a mntr reply is ~20 KB; anything past this is not ZooKeep
 PROBE_TIMEOUT_S = 5.0  # per request; a dead server costs this once per probe (the words stop at srvr)
 
 
-def ask_word(server: HostPort, word: str, timeout: float = PROBE_TIMEOUT_S,
-             tls: ssl.SSLContext | None = None) -> str:  # fmt: skip
+def ask_word(server: HostPort, word: str, timeout: float = PROBE_TIMEOUT_S, tls: ssl.SSLContext | None = None) -> str:
     """Send one four-letter word and read the reply until the server closes the connection.
 
     Raises:
