@@ -6,7 +6,7 @@ Starts its own ZooKeeper (``snapshot_bench.BareZooKeeper``), writes ``--contexts
 requests ZooKeeper received (``srvr``: ``Received``, the whole server, only this process talks to it) over
 ``--idle`` seconds of each, in the same run:
 
-- **console**: one console's live model (``core.live.cluster.LiveCluster``) on one cluster, after its first read;
+- **console**: one console's live model (``core.live.model.LiveCluster``) on one cluster, after its first read;
 - **whole**: ``FleetReader.read`` over every context each ``--whole-every`` seconds (the screen until now);
 - **follow**: ``FollowingReader.read`` each ``tui.fleet_poll.EVERY_S`` seconds, after its first reads.
 
@@ -37,7 +37,7 @@ from core.config import ConnectionSettings  # noqa: E402
 from core.connect import parse_zookeeper  # noqa: E402
 from core.fleet.follow import FollowingReader  # noqa: E402
 from core.fleet.read import FleetReader  # noqa: E402
-from core.live.cluster import LiveCluster  # noqa: E402
+from core.live.model import LiveCluster  # noqa: E402
 from core.polling import wait_until  # noqa: E402
 from core.zookeeper.session import ZkSession  # noqa: E402
 from tui.fleet_poll import EVERY_S  # noqa: E402

@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT))
 from core.config import ConnectionSettings  # noqa: E402
 from core.connect import parse_bootstrap, parse_zookeeper  # noqa: E402
 from core.groups.ops import open_group_ops  # noqa: E402
-from core.sandbox.cluster import Sandbox  # noqa: E402
 from core.sandbox.jars import ensure_jars, ensure_tools_jars, java_executable  # noqa: E402
+from core.sandbox.local_cluster import Sandbox  # noqa: E402
 
 TOPIC = "bench.groups"
 PARTITIONS = 12

@@ -1,4 +1,4 @@
-"""Live latency of the live model (``core.live.cluster.LiveCluster`` as ``kzc watch`` builds it, over its one
+"""Live latency of the live model (``core.live.model.LiveCluster`` as ``kzc watch`` builds it, over its one
 ``ClusterWatcher``): znode change to delivered event, beside bare kazoo watches.
 
 On a synthetic Kafka layout of ``--partitions`` partitions (``benchmarks/zk_layout.py``), the script
@@ -44,11 +44,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.zk_layout import populate, topic_name
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
-from core.live.cluster import LiveCluster
 from core.live.events import PartitionStateChanged, TopicCreated
 from core.live.live_event import LiveEvent
+from core.live.model import LiveCluster
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.zookeeper.session import ZkSession
 
 GOAL_P95_MS = 250.0  # the issue's goal for change -> event

@@ -1,4 +1,4 @@
-"""The console's live model (``core.live.cluster.LiveCluster``): ZooKeeper load while idle, and how fast a
+"""The console's live model (``core.live.model.LiveCluster``): ZooKeeper load while idle, and how fast a
 partition state change anywhere in the cluster reaches its snapshot.
 
 On a synthetic layout (``benchmarks/zk_layout.py``) in a standalone ZooKeeper (``BareZooKeeper``):
@@ -39,7 +39,7 @@ from benchmarks.zk_layout import populate
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.kafka.znodes import PartitionState
-from core.live.cluster import LiveCluster
+from core.live.model import LiveCluster
 from core.polling import wait_until
 from core.snapshot.health import assess
 from core.snapshot.reader import SnapshotReader

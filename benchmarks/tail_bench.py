@@ -24,7 +24,7 @@ from pathlib import Path
 from confluent_kafka import Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 
 KZC = Path(sys.executable).with_name("kzc")
 BIG = 5 * 1024 * 1024

@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tui_pty import KEYS, Terminal, percentile
 
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 
 GOAL_P95_MS = 500.0
 WAIT_S = 10.0  # one change must reach the screen within this, or the run stops with an error

@@ -3,7 +3,7 @@
 The store is ``--out DIR``, else the context's ``history``, else ``$KZC_HISTORY``
 (``core.history.location``, the rule the questions and the console follow too).
 
-Each cluster gets its own ZooKeeper session, live model (``core.live.cluster.LiveCluster``) and recorder
+Each cluster gets its own ZooKeeper session, live model (``core.live.model.LiveCluster``) and recorder
 thread (``core.history.recorder``); every session is opened first, so a wrong connect string fails before
 anything is written. Every ``--traffic-every`` it also samples the brokers' traffic (one ListOffsets and one
 DescribeLogDirs per broker, by the layout the live model already holds: no ZooKeeper request added) and
@@ -32,7 +32,7 @@ from core.history.location import STORE_ENV, history_place, recorded_cluster
 from core.history.recorder import Recorder, RecorderSettings, TrafficRead
 from core.history.store import HistoryStore
 from core.interrupt import on_interrupt
-from core.live.cluster import LiveCluster
+from core.live.model import LiveCluster
 from core.snapshot.model import ClusterSnapshot
 from core.traffic.sample import TIMEOUT_S, Layout, Sample, read_sample
 from core.zookeeper.kafka_root import open_kafka_session

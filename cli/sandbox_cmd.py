@@ -15,10 +15,10 @@ from cli.options import add_command
 from core.config import ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import UsageError
-from core.sandbox.cluster import DEFAULT_BROKERS, Sandbox
 from core.sandbox.ensemble import DEFAULT_WORDS
 from core.sandbox.info import SandboxInfo, SandboxStatus
 from core.sandbox.jars import KAFKA_VERSION, ensure_exporter_jar, ensure_jars, ensure_tools_jars, java_executable
+from core.sandbox.local_cluster import DEFAULT_BROKERS, Sandbox
 from core.sandbox.migration import PHASES, SandboxMigration
 from core.sandbox.releases import KafkaRelease
 from core.sandbox.security import ADMIN_USER, PASSWORD_FILE

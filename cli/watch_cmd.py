@@ -6,7 +6,7 @@ Ctrl-C ends the stream (exit code 130, as every interrupted command: ``cli.main`
 
 Besides the watcher's events, ``HealthChanged`` reports the offline, under-replicated and under-min-ISR
 partitions (``core.snapshot.health``, as ``kzc describe`` counts them) whenever a set changes: the model
-(``core.live.cluster.LiveCluster``) reads the cluster once, then follows every partition state znode.
+(``core.live.model.LiveCluster``) reads the cluster once, then follows every partition state znode.
 The first ``HealthChanged`` follows that first read and gives the current state (every member entered).
 """
 
@@ -24,10 +24,10 @@ from typing import Any, TextIO
 
 from cli.options import add_command
 from core.config import ConnectionSettings
-from core.live.cluster import LiveCluster
 from core.live.events import HealthChanged, Resynced
 from core.live.health_sets import EMPTY_HEALTH, HealthSets, health_changed
 from core.live.live_event import LiveEvent
+from core.live.model import LiveCluster
 from core.live.state import LiveState
 from core.snapshot.health import assess
 from core.snapshot.kraft import served_broker_ids

@@ -79,7 +79,7 @@ def _no_jvm_outside_integration(request: pytest.FixtureRequest, monkeypatch: pyt
     if _INTEGRATION in Path(str(request.node.path)).parents:
         return
     from core.consistency.spark_engine import SparkEngine
-    from core.sandbox.cluster import Sandbox
+    from core.sandbox.local_cluster import Sandbox
     from core.spark import session
 
     def refuse(*_args: object, **_kwargs: object) -> None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.consistency.checks import REGISTRY
-from core.consistency.checks.cluster import UnreadableZnode
+from core.consistency.checks.cluster_wide import UnreadableZnode
 from core.consistency.checks.columns import (
     BrokerLookup,
     Col,

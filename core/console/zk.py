@@ -1,7 +1,7 @@
 """``ZkBackend``: the real ``ClusterBackend`` for one cluster, composed of the core modules.
 
 - connection: ``core.zookeeper.session.ZkSession`` (states forwarded to the console);
-- snapshot, events, followed topics, watched znodes: the live model, ``core.live.cluster.LiveCluster`` (whose
+- snapshot, events, followed topics, watched znodes: the live model, ``core.live.model.LiveCluster`` (whose
   ``core.live.watcher.ClusterWatcher`` holds every watch);
 - browsing: ``core.zookeeper.tree`` (pages, data, stat, ACL) plus a pipelined child count per listed child;
 - create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.planning``, guards, writes
@@ -67,7 +67,7 @@ from core.groups.lag import GroupLag, LagTotal
 from core.groups.ops import GroupOps
 from core.kafka.quotas import EffectiveQuota
 from core.kafka.znodes import EntityConfig
-from core.live.cluster import LiveCluster
+from core.live.model import LiveCluster
 from core.live.timed import TimedEvent
 from core.messages.reader import TailRequest
 from core.messages.stream import TopicStream, open_stream

@@ -28,7 +28,7 @@ from core.fleet.row import CONFIG_ERROR, NO_ANSWER, UNREACHABLE
 from core.interrupt import leave_behind
 from core.kafka.znodes import BrokerRegistration
 from core.kafka.znodes.brokers import releases_of_registration
-from core.kafka.znodes.cluster import ClusterId
+from core.kafka.znodes.cluster_wide import ClusterId
 from core.kafka.znodes.configs import EntityConfig
 from core.kafka.znodes.topics import TopicAssignment
 from core.snapshot.model import ClusterSnapshot

@@ -65,7 +65,7 @@ never raises (a failed read is a row saying why)."""
 
 
 class LiveSource(Protocol):
-    """What the recorder needs of the live model (``core.live.cluster.LiveCluster``); the callbacks it was
+    """What the recorder needs of the live model (``core.live.model.LiveCluster``); the callbacks it was
     built with must call the recorder's ``changed``."""
 
     def start(self) -> None: ...

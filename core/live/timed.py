@@ -21,7 +21,7 @@ from core.live.live_event import EventKind, LiveEvent
 
 @dataclass(frozen=True, slots=True)
 class TimedEvent:
-    """A live event with when it was seen, and what the console links it to (``core.live.cluster`` hands
+    """A live event with when it was seen, and what the console links it to (``core.live.model`` hands
     these to its subscribers)."""
 
     event: LiveEvent

@@ -5,7 +5,7 @@
 ``/controller_epoch``, ``/brokers/ids`` and each registration, the ``/brokers/topics`` and
 ``/admin/delete_topics`` children, the two admin request znodes, the two notification queues and
 ``/migration``), and every topic and every partition ``state`` znode, starting from the full reads of
-``read_cluster`` (its owner, the live model ``core.live.cluster``, makes them), which set those watches as
+``read_cluster`` (its owner, the live model ``core.live.model``, makes them), which set those watches as
 they read. It also keeps the browser's live znodes (``watch_path``). Every watch uses one callback; a znode
 that fires is read again (``core.live.reads``: NoNode sets an exists watch that waits for its creation; NoAuth
 gives an ``Unreadable`` value) and compared with what was held. No TreeCache. The migration phase is tracked by

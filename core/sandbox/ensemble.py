@@ -4,7 +4,7 @@ Server N listens on its own loopback address ``127.0.0.N`` (Linux routes all of 
 the same client, quorum, election and AdminServer ports on every address: so the connect string is
 ``127.0.0.1:P,127.0.0.2:P,127.0.0.3:P`` and one ``--admin-port`` reaches every server's AdminServer, as on
 a real ensemble where each server is its own host. The processes themselves are started and stopped by
-``core.sandbox.cluster.Sandbox`` (``start_zookeeper`` / ``kill_zookeeper``).
+``core.sandbox.local_cluster.Sandbox`` (``start_zookeeper`` / ``kill_zookeeper``).
 """
 
 from __future__ import annotations

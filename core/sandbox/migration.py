@@ -28,8 +28,8 @@ from core.brokers.probe import broker_view
 from core.errors import SandboxError, UsageError
 from core.kafka.znodes.paths import CLUSTER_ID, CONTROLLER, MIGRATION
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.cluster import BROKER_HEAP, Sandbox, free_ports
 from core.sandbox.jars import KAFKA_VERSION
+from core.sandbox.local_cluster import BROKER_HEAP, Sandbox, free_ports
 from core.sandbox.processes import log_tail
 
 CONTROLLER_ID = 3000

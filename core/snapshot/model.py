@@ -152,7 +152,7 @@ class ClusterSnapshot:
     # Not in ZooKeeper: what the brokers said through --bootstrap-server (never written to snapshot files).
     static_min_isr: StaticMinIsr = NOT_READ
     # The live console's model only: when its last full read of ZooKeeper finished (epoch ms); between
-    # full reads it follows changes znode by znode (core.live.cluster). Never written to snapshot files.
+    # full reads it follows changes znode by znode (core.live.model). Never written to snapshot files.
     full_read_ms: int | None = None
     # Brokers in KRaft mode during a migration: gone from /brokers/ids but serving or in an ISR the KRaft
     # controller keeps (core.snapshot.kraft, the rule core.kafka.migration.broker_modes); alive. None: not

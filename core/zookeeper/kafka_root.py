@@ -25,7 +25,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 from core.config import ConnectionSettings
 from core.connect import ZkConnect
 from core.errors import ConnectError, KzcError
-from core.kafka.znodes.cluster import ClusterId, parse_cluster_id
+from core.kafka.znodes.cluster_wide import ClusterId, parse_cluster_id
 from core.kafka.znodes.paths import BROKER_IDS, CLUSTER_ID, CONTROLLER_EPOCH, TOPICS
 from core.zookeeper.session import ZkSession
 

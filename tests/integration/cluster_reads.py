@@ -13,7 +13,7 @@ from core.brokers.changes import ChangeAdmin
 from core.config import PLAINTEXT
 from core.connect import parse_bootstrap
 from core.kafka.znodes.paths import state_path, topic_path
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 
 
 def zk_args(box: Sandbox) -> list[str]:

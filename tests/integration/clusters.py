@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from core.sandbox.cluster import Sandbox
 from core.sandbox.jars import KAFKA_VERSION
+from core.sandbox.local_cluster import Sandbox
 
 # Kafka's background work that would race a test, off on every cluster unless its key turns it back on: the
 # preferred-leader rebalance (every 300 s) moves leaders a test has just placed or is about to elect.

@@ -40,7 +40,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from core.consistency.spark_engine import SparkEngine, SparkSettings
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.clusters import (
     DEFAULT,
     SECURED,

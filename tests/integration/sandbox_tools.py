@@ -1,10 +1,10 @@
-"""What the console's cluster tests need from the sandbox beyond ``core.sandbox.cluster``: a ZooKeeper restart,
+"""What the console's cluster tests need from the sandbox beyond ``core.sandbox.local_cluster``: a ZooKeeper restart,
 async waiting on a condition with a deadline (the Pilot's event loop keeps running while we wait), and a poller
 that watches ZooKeeper on its own thread while a test acts.
 
 ``restart_zookeeper`` relaunches the exact command line of the running ZooKeeper (same port and data, so
 sessions survive) and records the new PID in the documented ``sandbox.json`` so ``Sandbox.down`` stops it.
-``core.sandbox.cluster`` has no such operation yet; this is the test-side adapter.
+``core.sandbox.local_cluster`` has no such operation yet; this is the test-side adapter.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Self, TypeVar
 from textual.pilot import Pilot
 
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.cluster import STATE_FILE, Sandbox
+from core.sandbox.local_cluster import STATE_FILE, Sandbox
 
 T = TypeVar("T")
 

@@ -9,7 +9,7 @@ from typing import Any
 from confluent_kafka import KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient
 
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 
 
 def scram(box: Sandbox, user: str, password: str, mechanism: str = "SCRAM-SHA-256") -> dict[str, Any]:

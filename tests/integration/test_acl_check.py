@@ -36,7 +36,7 @@ from confluent_kafka.admin import (
 
 from core.config import UserConfig, resolve_settings
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.security.acls import access_of, list_acls
 from core.zookeeper.kafka_root import open_kafka_session
 from tests.cli_runner import run

@@ -12,7 +12,7 @@ from kazoo.client import KazooClient
 
 from core.kafka.assignment import BrokerMeta, assign_replicas_to_brokers
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 
 # ---- offline ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from kazoo.client import KazooClient
 from core.audit import read_audit_log
 from core.kafka.znodes.paths import CONFIG_CHANGES, broker_config_path, topic_config_path
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, broker_config_source, config, zk_args
 

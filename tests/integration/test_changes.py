@@ -21,7 +21,7 @@ from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.console.zk import ZkBackend
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import partitions, state
 from tests.integration.sandbox_tools import eventually, in_thread

@@ -29,7 +29,7 @@ from kazoo.client import KazooClient
 from cli.main import main
 from core.consistency.catalog import selected
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.zk_server import free_port, zk_client
 
 pytestmark = pytest.mark.integration

@@ -16,7 +16,7 @@ from kazoo.client import KazooClient
 from cli.main import main
 from core.audit import read_audit_log
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 
 pytestmark = pytest.mark.integration

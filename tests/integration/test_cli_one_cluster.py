@@ -13,7 +13,7 @@ from kazoo.client import KazooClient
 
 from cli.main import main
 from core.audit import read_audit_log
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.zk_server import zk_client
 
 pytestmark = pytest.mark.integration

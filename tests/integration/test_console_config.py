@@ -13,7 +13,7 @@ from textual.widgets import Input, Static
 from core.brokers.admin import KafkaAdmin
 from core.config import PLAINTEXT, ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.sandbox_tools import eventually, in_thread
 from tests.tui.helpers import settle
 from tui.app import KzcApp

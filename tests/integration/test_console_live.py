@@ -18,7 +18,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import ReadOnlyError
 from core.kafka.znodes import TopicAssignment, parse_topic
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.topics.plan import CreateRequest, DeleteRequest, ExpandRequest
 from core.zookeeper.session import ConnectionState, ZkSession
 from tests.integration.sandbox_tools import eventually, in_thread, restart_zookeeper

@@ -13,7 +13,7 @@ from textual.widgets import TextArea
 from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_zookeeper
 from core.messages.reader import GROUP_PREFIX
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.sandbox_tools import eventually, in_thread
 from tui.app import KzcApp
 from tui.messages import MessagesChosen

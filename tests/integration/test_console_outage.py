@@ -27,7 +27,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.groups.lag import GroupLag
 from core.kafka.znodes.paths import broker_path
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.sandbox_tools import eventually, in_thread
 from tests.integration.terminal_tools import KZC, Tmux, new_tmux
 from tests.integration.zk_server import zk_client

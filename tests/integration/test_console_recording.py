@@ -24,7 +24,7 @@ from core.history.schema import GROUP_LAG
 from core.history.store import HistoryStore
 from core.kafka.znodes.paths import state_path
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import state, zk_args
 from tests.integration.terminal_tools import KZC, new_tmux

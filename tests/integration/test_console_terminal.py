@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tui.terminal import CLI_HINT
 
 KZC = Path(sys.executable).with_name("kzc")

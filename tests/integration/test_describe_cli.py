@@ -14,7 +14,7 @@ from kazoo.client import KazooClient
 
 from cli.main import main
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.snapshot.jsonl.read import read_snapshot_file
 
 

@@ -20,7 +20,7 @@ from kazoo.exceptions import NoNodeError
 
 from core.audit import read_audit_log
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, config, partitions, state, zk_args
 from tests.integration.zk_server import zk_client

@@ -29,7 +29,7 @@ from core.fleet.read import FleetReader
 from core.fleet.row import FleetRow
 from core.kafka.znodes.paths import BROKER_IDS, state_path
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.terminal_tools import KZC, new_tmux
 from tests.integration.test_checks_cluster import broker, healthy_tree, write
 from tests.integration.zk_server import SASL_USER, free_port, standalone_zookeeper, zk_client

@@ -22,7 +22,7 @@ from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.zk import ZkBackend
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.sandbox_tools import eventually
 from tui.app import KzcApp
 from tui.screens.groups import GroupsScreen

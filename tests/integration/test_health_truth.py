@@ -29,8 +29,8 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.view import ViewBuilder, partition_rows
 from core.console.zk import ZkBackend
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
 from core.sandbox.jars import ensure_jars, ensure_tools_jars, java_executable
+from core.sandbox.local_cluster import Sandbox
 from core.snapshot.health import assess
 from core.snapshot.model import StaticMinIsr
 from tests.integration.zk_server import zk_client

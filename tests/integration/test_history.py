@@ -27,7 +27,7 @@ from core.history.recorder import CONNECTION_GAP
 from core.history.schema import SNAPSHOTS, TABLES
 from core.history.store import HistoryStore
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, partitions, state, zk_args
 from tests.integration.sandbox_tools import Poller, restart_zookeeper

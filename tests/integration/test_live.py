@@ -1,4 +1,4 @@
-"""The live model (``core.live.cluster.LiveCluster`` as ``kzc watch`` builds it, over its one
+"""The live model (``core.live.model.LiveCluster`` as ``kzc watch`` builds it, over its one
 ``core.live.watcher.ClusterWatcher``) and ``kzc watch`` against a real cluster: every event kind triggered for
 real (topics created and deleted, brokers killed and restarted, the controller killed, admin requests and
 notifications written as Kafka's tools and brokers write them), re-sync after a dropped connection and
@@ -30,7 +30,6 @@ from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
 from core.kafka.znodes.paths import topic_path
-from core.live.cluster import LiveCluster
 from core.live.events import (
     BrokerLeft,
     BrokerRegistered,
@@ -54,8 +53,9 @@ from core.live.events import (
     ZnodeUnreadable,
 )
 from core.live.live_event import LiveEvent
+from core.live.model import LiveCluster
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.zookeeper.session import ConnectionState, ZkSession
 from tests.integration.zk_server import standalone_zookeeper, watch_count, zk_client
 

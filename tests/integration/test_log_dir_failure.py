@@ -32,8 +32,8 @@ from core.brokers.admin import KafkaAdmin
 from core.config import PLAINTEXT, ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
 from core.sandbox.jars import ensure_jars, ensure_tools_jars, java_executable
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.sandbox_tools import eventually
 from tests.integration.zk_server import zk_client

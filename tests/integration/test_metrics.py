@@ -18,7 +18,7 @@ from core.connect import parse_zookeeper
 from core.metrics.rates import COUNT_DELTA, ONE_MINUTE
 from core.metrics.reader import BrokerMetrics, MetricsReader
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox, free_ports
+from core.sandbox.local_cluster import Sandbox, free_ports
 from core.snapshot.model import ClusterSnapshot
 
 TOPIC = "metrics.orders"

@@ -25,11 +25,11 @@ from cli.main import main
 from core.config import PLAINTEXT, ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.view import ViewBuilder
-from core.live.cluster import LiveCluster
 from core.live.events import MigrationPhaseChanged
 from core.live.live_event import LiveEvent
+from core.live.model import LiveCluster
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.sandbox.migration import CONTROLLER_ID, SandboxMigration
 from core.snapshot.kraft import served_broker_ids
 from core.snapshot.reader import SnapshotReader

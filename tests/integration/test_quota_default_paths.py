@@ -22,7 +22,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.zk import ZkBackend
 from core.kafka.znodes.paths import broker_config_path, config_path
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import admin_args, broker_config_source, config, zk_args
 from tests.integration.sandbox_tools import eventually

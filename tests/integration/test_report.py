@@ -27,7 +27,7 @@ from core.history.store import HistoryStore
 from core.kafka.znodes import PartitionState
 from core.kafka.znodes.paths import broker_path
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.snapshot.health import assess
 from core.snapshot.reader import read_snapshot
 from core.zookeeper.session import ZkSession

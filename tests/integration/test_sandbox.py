@@ -11,8 +11,8 @@ from kazoo.client import KazooClient
 
 from core.brokers.probe import broker_view
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
 from core.sandbox.jars import ensure_jars, java_executable
+from core.sandbox.local_cluster import Sandbox
 from core.sandbox.migration import storage_format_args
 
 

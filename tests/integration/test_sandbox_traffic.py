@@ -12,7 +12,7 @@ import pytest
 
 from cli.main import main
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.sandbox.traffic import start_traffic, stop_traffic, traffic_pid
 
 pytestmark = pytest.mark.integration

@@ -30,7 +30,7 @@ from kazoo.client import KazooClient
 
 from core.kafka.scram import credential_from_string
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.sandbox.security import admin_password
 from tests.cli_runner import run
 from tests.integration.clusters import Clusters, secured_key

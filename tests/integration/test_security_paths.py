@@ -25,7 +25,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 from core.audit import read_audit_log
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.clusters import Clusters, secured_key
 from tests.integration.scram_clients import authenticates, scram

@@ -12,7 +12,7 @@ import pytest
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.console.zk import ZkBackend
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.sandbox_tools import eventually
 from tui.app import KzcApp

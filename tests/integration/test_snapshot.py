@@ -24,7 +24,7 @@ from core.kafka.znodes import (
     Unreadable,
 )
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.snapshot.health import assess
 from core.snapshot.jsonl.read import read_snapshot_file
 from core.snapshot.jsonl.write import write_snapshot_file

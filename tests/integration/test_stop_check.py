@@ -23,7 +23,7 @@ from core.brokers.admin import KafkaAdmin
 from core.config import PLAINTEXT, ConnectionSettings
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.snapshot.health import HealthReport, assess
 from core.snapshot.likely_cause import LikelyCause, likely_cause
 from core.snapshot.static_min_isr import read_static_min_isr

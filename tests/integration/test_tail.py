@@ -23,7 +23,7 @@ from core.connect import parse_zookeeper
 from core.messages.reader import GROUP_PREFIX, TailRequest
 from core.messages.stream import open_stream
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import zk_args
 from tests.integration.terminal_tools import KZC, terminal_env

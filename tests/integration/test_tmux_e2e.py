@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.terminal_tools import KZC, Tmux, new_tmux
 
 pytestmark = pytest.mark.integration

@@ -17,7 +17,7 @@ from kazoo.exceptions import NoNodeError
 
 from core.audit import read_audit_log
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 
 pytestmark = pytest.mark.integration

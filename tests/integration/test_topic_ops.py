@@ -29,7 +29,7 @@ from core.connect import parse_bootstrap, parse_zookeeper
 from core.errors import ConcurrentChangeError, ConnectError, GuardError, KafkaRuleError, ReadOnlyError
 from core.kafka.znodes.encode import encode_new_topic
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.topics.ops import TopicOps, open_topic_ops
 from core.topics.plan import CreateRequest, DeleteRequest, ExpandRequest, assignment_json
 from core.topics.progress import ProgressTimeout

@@ -31,7 +31,7 @@ from core.history.schema import GROUP_LAG, PARTITION, TRAFFIC
 from core.history.store import HistoryStore
 from core.kafka.znodes.paths import state_path
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.terminal_tools import KZC, Tmux, new_tmux
 
 pytestmark = pytest.mark.integration

@@ -35,7 +35,7 @@ from cli.main import main
 from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import DeadlineExceeded, wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease
 from tests.integration.clusters import Clusters, release_key
 from tests.integration.sandbox_tools import eventually

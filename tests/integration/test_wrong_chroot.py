@@ -14,7 +14,7 @@ from cli.main import build_parser, main
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.console.zk import ZkBackend
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.zookeeper.kafka_root import NoKafkaCluster
 from tests.integration.zk_server import zk_client
 

@@ -22,9 +22,9 @@ from kazoo.security import make_digest_acl
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import ConnectError, UsageError
-from core.live.cluster import LiveCluster, controller_of
+from core.live.model import LiveCluster, controller_of
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.zookeeper.session import ConnectionState, ZkSession, kazoo_options
 from tests.integration.zk_server import SASL_PASSWORD, SASL_USER, free_port, standalone_zookeeper
 

@@ -18,7 +18,7 @@ from textual.widgets import Label, Static
 from core.config import ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.polling import wait_until
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.integration.sandbox_tools import eventually, in_thread
 from tests.tui.helpers import settle
 from tui.app import KzcApp

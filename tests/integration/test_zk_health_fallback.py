@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 
 pytestmark = pytest.mark.integration

@@ -10,7 +10,7 @@ import pytest
 from core.config import ConnectionSettings
 from core.connect import parse_zookeeper
 from core.errors import ConnectError
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.zookeeper.session import ConnectionState, ZkSession
 
 

@@ -14,7 +14,7 @@ from core.connect import parse_zookeeper
 from core.console.zk import ZkBackend
 from core.errors import ConnectError, KzcError, UsageError
 from core.kafka.znodes import BrokerRegistration, ZnodeKind
-from core.sandbox.cluster import Sandbox
+from core.sandbox.local_cluster import Sandbox
 from core.zookeeper.session import ZkSession
 from core.zookeeper.tree import check_path, child_sort_key, list_children, read_znode, stat_of
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from kazoo.client import KazooClient
 
 from core.polling import wait_until
-from core.sandbox.cluster import zookeeper_serving
 from core.sandbox.jars import ensure_jars, java_executable
+from core.sandbox.local_cluster import zookeeper_serving
 
 
 @contextmanager

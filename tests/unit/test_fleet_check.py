@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from core.fleet.check import BROKER_ID_SHARED, LISTED_TWICE, MIRROR_DIFFERS, RELEASE_BEHIND, fleet_findings
 from core.kafka.znodes.brokers import releases_of_registration
-from core.kafka.znodes.cluster import ClusterId
+from core.kafka.znodes.cluster_wide import ClusterId
 from core.snapshot.model import ClusterSnapshot, TopicEntry
 from core.testdata.builder import broker, config, snapshot, topic
 

@@ -38,7 +38,7 @@ def _ui_loaded_by(*modules: str) -> str:
 
 def test_every_core_module_imports_without_textual_rich_or_tui() -> None:
     modules = _core_modules()
-    assert "core.sandbox.cluster" in modules and "core.zookeeper.session" in modules
+    assert "core.sandbox.local_cluster" in modules and "core.zookeeper.session" in modules
     # What one interpreter holds after importing every core module is the union of what each module loads, so
     # one interpreter finds whether any of them loads the UI; only then is each module tried in a fresh one, to
     # name the ones that do (a module must not rely on another having loaded the UI first).

@@ -1,4 +1,4 @@
-"""``core.live.cluster.LiveCluster`` (the live model) on an in-memory ZooKeeper (``tests.fake_zookeeper``): each
+"""``core.live.model.LiveCluster`` (the live model) on an in-memory ZooKeeper (``tests.fake_zookeeper``): each
 change read once, held by the snapshot and reported once; topics created and deleted; a session lost and
 re-synced; malformed znodes held as unreadable, never a crash."""
 
@@ -22,7 +22,7 @@ from core.kafka.znodes.paths import (
     topic_path,
 )
 from core.live import events as ev
-from core.live.cluster import LiveCluster
+from core.live.model import LiveCluster
 from core.live.timed import TimedEvent
 from core.polling import wait_until
 from core.testdata.checks import broker_json, state_json, topic_json

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from core.consistency.checks import (
     availability,
-    cluster,
+    cluster_wide,
     deletions,
     leaders,
     migration,
@@ -22,11 +22,11 @@ from core.consistency.checks import (
 from core.consistency.checks.unit import Check, Evidence
 
 REGISTRY: tuple[Check, ...] = (
-    cluster.NO_CONTROLLER,
-    cluster.CONTROLLER_NOT_REGISTERED,
-    cluster.BROKER_REGISTRATION_INVALID,
+    cluster_wide.NO_CONTROLLER,
+    cluster_wide.CONTROLLER_NOT_REGISTERED,
+    cluster_wide.BROKER_REGISTRATION_INVALID,
     replicas.RACK_VIOLATION,
-    cluster.UNREADABLE_ZNODE,
+    cluster_wide.UNREADABLE_ZNODE,
     topics.TOPIC_NAME_INVALID,
     topics.TOPIC_NAME_COLLISION,
     topics.NON_CONTIGUOUS_PARTITIONS,
@@ -46,11 +46,11 @@ REGISTRY: tuple[Check, ...] = (
     leaders.PREFERRED_LEADER_NOT_LEADER,
     deletions.DELETION_STUCK,
     deletions.DELETION_PENDING,
-    cluster.STALE_DELETION_MARKER,
-    cluster.ORPHAN_TOPIC_CONFIG,
+    cluster_wide.STALE_DELETION_MARKER,
+    cluster_wide.ORPHAN_TOPIC_CONFIG,
     reassignments.REASSIGNMENT_IN_PROGRESS,
     reassignments.INVALID_REASSIGNMENT_REQUEST,
-    cluster.NOTIFICATION_BACKLOG,
+    cluster_wide.NOTIFICATION_BACKLOG,
     served.METADATA_MISMATCH,
     migration.MIGRATION_CLUSTER_ID_MISSING,
     migration.MIGRATION_PROTOCOL_TOO_OLD,

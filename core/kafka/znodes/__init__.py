@@ -27,7 +27,7 @@ from core.kafka.znodes.brokers import (
     Endpoint,
     parse_broker,
 )
-from core.kafka.znodes.cluster import (
+from core.kafka.znodes.cluster_wide import (
     ClusterId,
     ControllerInfo,
     FeatureZNode,

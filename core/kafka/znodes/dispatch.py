@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import core.kafka.znodes.admin as admin
 import core.kafka.znodes.brokers as brokers
-import core.kafka.znodes.cluster as cluster
+import core.kafka.znodes.cluster_wide as cluster
 import core.kafka.znodes.configs as configs
 import core.kafka.znodes.paths as paths
 import core.kafka.znodes.security as security

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from core.errors import GuardError
 from core.kafka.znodes.base import Unreadable
 from core.kafka.znodes.brokers import BrokerRegistration
-from core.kafka.znodes.cluster import ClusterId, ControllerInfo
+from core.kafka.znodes.cluster_wide import ClusterId, ControllerInfo
 from core.kafka.znodes.configs import EntityConfig
 from core.kafka.znodes.topics import PartitionState, TopicAssignment
 
