@@ -25,6 +25,7 @@ collector before it is destroyed (its thread-local state gone) can crash it.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import logging
 import queue
@@ -104,6 +105,7 @@ WEDGED = {
 _ATTEMPT_S = 5.0  # an attempt that cannot reach the controller is sent again after this long
 _MARGIN_S = 3.0  # how long past its request timeout a future may stay unresolved before its client is wedged
 _REFUSAL_POLL_S = 0.5  # how often a waiting call looks for a refused login
+EXIT_DRAIN_S = 5.0  # at exit, how long the clients already closed may take to be destroyed (drain_closer)
 
 
 class _Undelivered(ConnectError):
@@ -131,9 +133,12 @@ class _Client:
 
 
 def _close_clients() -> None:
-    """The closer thread: destroy each client handed over, one at a time."""
+    """The closer thread: destroy each client handed over, one at a time (an event: set it, all before it done)."""
     while True:
         client = _CLOSER.get()
+        if isinstance(client, threading.Event):
+            client.set()
+            continue
         try:
             client.__exit__(None, None, None)  # rd_kafka_destroy; later calls on it raise, never crash
         except Exception as exc:  # a failed destroy must not end the closer
@@ -141,8 +146,20 @@ def _close_clients() -> None:
         del client
 
 
-_CLOSER: queue.SimpleQueue[AdminClient] = queue.SimpleQueue()
+def drain_closer(timeout: float = EXIT_DRAIN_S) -> bool:
+    """Wait until every client handed to the closer so far is destroyed (at most ``timeout``); whether they are.
+
+    Run at exit: a destroy still under way as the interpreter shuts down has librdkafka's threads call back into
+    Python (the failed requests' results) after it stopped, and the process dies of SIGSEGV (the console did, on q,
+    right after a broker came back)."""
+    done = threading.Event()
+    _CLOSER.put(done)
+    return done.wait(timeout)
+
+
+_CLOSER: queue.SimpleQueue[AdminClient | threading.Event] = queue.SimpleQueue()
 threading.Thread(target=_close_clients, name="kzc-kafka-closer", daemon=True).start()
+atexit.register(drain_closer)
 
 
 class KafkaAdmin:

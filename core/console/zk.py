@@ -21,7 +21,8 @@
 
 The backend is one short method per member of the console's protocols, each handing the work to the core
 module above (its cached reads through ``core.console.single_flight``; the groups' through
-``core.console.group_reads``).
+``core.console.group_reads``). One concept, the console's one cluster backend, so it may pass 600 lines: each
+member is a hand-off, and the work lives in the modules above.
 """
 
 from __future__ import annotations
@@ -211,6 +212,7 @@ class ZkBackend:
         with self._lock:
             live, session = self._live, self._session
             self._live = self._session = None
+            self._recorded_groups = None  # a recorder tick after this reads no groups (groups_sample)
         if live is not None:
             live.stop()
         if self._reads is not None:
@@ -521,11 +523,11 @@ class ZkBackend:
 
         with self._lock:
             session = self._session
-            if self._recorded_groups is None and session is not None:
+            if session is None:
+                return []  # closed under the recorder: its final flush comes next
+            if self._recorded_groups is None:
                 self._recorded_groups = recorded_groups_read(self._settings, session, self._closing, self._reads)
             read = self._recorded_groups
-        if read is None:
-            return []  # closed under the recorder: its final flush comes next
         return read(snapshot, sample, now_ms)
 
     def broker_metrics(self, broker: int | None = None) -> tuple[BrokerMetrics, ...] | None:

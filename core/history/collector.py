@@ -10,18 +10,31 @@ again after.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+
+_lock = threading.Lock()
+_paused = 0  # blocks inside collector_paused now, in every thread
+_was_enabled = False  # the collector's state before the first of them
 
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """The collector off for the ``with`` block (or the function it decorates), as it was after. The pause is
-    process-wide: another thread's garbage waits for it too (cycles only; reference counting goes on)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
+    """The collector off for the ``with`` block (or the function it decorates), as it was after the last block
+    ends. The pause is process-wide: another thread's garbage waits for it too (cycles only; reference counting
+    goes on); blocks in several threads (a step, the prefetch, a report) overlap under one count, so the
+    collector comes back once, after the last."""
+    global _paused, _was_enabled
+    with _lock:
+        if _paused == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _paused += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _lock:
+            _paused -= 1
+            if _paused == 0 and _was_enabled:
+                gc.enable()

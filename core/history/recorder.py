@@ -199,10 +199,13 @@ class Recorder:
                 sampled.append(read(snapshot, self._clock()))
             return sampled[0]
 
-        if self._groups_read is not None:
+        # Stopped (the owner closes its clients next): no new request starts, and nothing more is buffered.
+        if self._groups_read is not None and not self._stopped.is_set():
             lag = self._groups_read(snapshot, sample, now)
             with self._lock:
                 self._group_lag.extend(lag)
+        if self._stopped.is_set():
+            return
         after = sample()
         if self._before is not None:
             rows = list(traffic_rows(now, Traffic(self._before, after)))

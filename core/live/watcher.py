@@ -441,6 +441,7 @@ class ClusterWatcher(ZnodeUpdates):
             self._base = base
             self._followed.update(followed)
             self._changes += 1
+        self._rebase_deferred(followed)
         expired, self._expired_since_sync, self._resync_pending = self._expired_since_sync, False, False
         self._migration.armed()
         for path in list(self._browse):

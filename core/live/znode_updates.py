@@ -206,6 +206,22 @@ class ZnodeUpdates:
             if tracked is not None and located[1] in tracked.states:
                 self._state_before.setdefault(path, tracked.states[located[1]])
 
+    def _rebase_deferred(self, reread: dict[str, FollowedTopic]) -> None:
+        """A re-sync during a full read reported the topics it re-read up to what it read: a deferred znode of one
+        of them is compared with that after the read, not with what was known before (reported twice else)."""
+        for name, topic in reread.items():
+            if name in self._topic_before:
+                self._topic_before[name] = topic
+        for path in list(self._state_before):
+            located = parse_state_path(path)
+            if located is None or located[0] not in reread:
+                continue
+            state = reread[located[0]].states.get(located[1])
+            if state is None:
+                del self._state_before[path]  # not in what was re-read: compared with the full read's
+            else:
+                self._state_before[path] = state
+
     def _lookup(self, name: str) -> FollowedTopic | None:
         """What is known of topic ``name``: as changed since the last full read, or as that read holds it."""
         tracked = self._followed.get(name)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from confluent_kafka import KafkaError
+from confluent_kafka.admin import AdminClient
 
-from core.brokers.admin import KafkaAdmin
+from core.brokers.admin import KafkaAdmin, drain_closer
 from core.brokers.group_admin import GroupAdmin
 from core.config import PLAINTEXT
 from core.connect import parse_bootstrap
@@ -79,7 +80,7 @@ def test_a_client_collected_on_a_librdkafka_thread_does_not_abort_the_process() 
         import gc, sys, threading
         from confluent_kafka import TopicPartition
         from confluent_kafka.admin._listoffsets import OffsetSpec
-        from core.brokers.admin import KafkaAdmin
+        from core.brokers.admin import KafkaAdmin, drain_closer
         from core.config import PLAINTEXT
         from core.connect import parse_bootstrap
 
@@ -119,3 +120,25 @@ def test_a_refused_login_ends_a_wait_long_before_the_request_timeout() -> None:
             admin._result(never, "list consumer groups")
     finally:
         admin.close()
+
+
+def test_at_exit_every_client_already_closed_is_destroyed_before_the_interpreter_stops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """kzc closes its clients and exits at once: ``drain_closer`` (run at exit) returns only once the destroys handed
+    to the closer are done (librdkafka's threads call back into Python as a client is destroyed; a console died of
+    SIGSEGV on q while one was under way)."""
+    destroyed: list[object] = []
+    real_exit = AdminClient.__exit__
+
+    def exit_and_record(client: AdminClient, *exc: object) -> None:
+        real_exit(client, *exc)
+        destroyed.append(client)
+
+    monkeypatch.setattr(AdminClient, "__exit__", exit_and_record)
+    admins = [KafkaAdmin(NOBODY, security=PLAINTEXT, timeout=1.0) for _ in range(5)]
+    clients = [admin._client for admin in admins]
+    for admin in admins:
+        admin.close()
+    assert drain_closer(30)
+    assert all(any(client is gone for gone in destroyed) for client in clients)

@@ -26,6 +26,7 @@ from core.live.model import LiveCluster
 from core.live.timed import TimedEvent
 from core.polling import wait_until
 from core.testdata.checks import broker_json, state_json, topic_json
+from core.zookeeper.session import ConnectionState
 from tests.fake_zookeeper import FakeSession, FakeZooKeeper
 
 DEADLINE_S = 10.0
@@ -161,6 +162,37 @@ def test_a_leader_change_during_a_full_read_is_still_reported(model: Model) -> N
     wait_until(lambda: model.seen(ev.LeaderChanged), DEADLINE_S, "the LeaderChanged event")
     assert model.seen(ev.LeaderChanged) == [ev.LeaderChanged("orders", 1, 1, 2, 1)]
     assert _leader_is(model, "orders", 1, 2)
+
+
+def test_a_leader_change_re_synced_during_a_full_read_is_reported_once(model: Model) -> None:
+    """The state znode fires during a full read, then the connection drops and comes back (same session) before
+    the read ends: the re-sync reports the change, and the re-read after the full read must not report it again."""
+    model.live.follow("orders", lambda _entry: None)
+    moved = state_json(2, [2], leader_epoch=1)
+
+    def change_then_reconnect() -> None:
+        model.zk.set(state_path("orders", 1), moved)
+        model.session._tell(ConnectionState.SUSPENDED)
+        model.session._tell(ConnectionState.CONNECTED)
+
+    model.zk.before_next_read(state_path("orders", 1), change_then_reconnect)
+    model.live.request_full_read()
+    wait_until(lambda: model.seen(ev.Resynced), DEADLINE_S, "the Resynced event")
+    wait_until(lambda: model.live.loading() is None and _leader_is(model, "orders", 1, 2), DEADLINE_S, "the read done")
+    model.zk.set(state_path("orders", 0), state_json(2, [2], leader_epoch=1))  # a later change: all before it is out
+    wait_until(lambda: _leader_is(model, "orders", 0, 2), DEADLINE_S, "the later change")
+    wait_until(lambda: any(e.partition == 0 for e in _leader_changes(model)), DEADLINE_S, "the later change's event")
+    assert [(e.partition, e.old_leader, e.new_leader) for e in _leader_changes(model) if e.partition == 1] == [
+        (1, 1, 2)
+    ]
+
+
+def _leader_changes(m: Model) -> list[ev.LeaderChanged]:
+    """Every LeaderChanged reported, alone or inside a Resynced."""
+    found: list[ev.LiveEvent] = []
+    for event in m.seen(ev.LiveEvent):
+        found += event.changes if isinstance(event, ev.Resynced) else [event]
+    return [e for e in found if isinstance(e, ev.LeaderChanged)]
 
 
 def test_a_topic_created_during_a_full_read_has_its_partitions_followed(model: Model) -> None:

@@ -19,6 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.message import Message
+from textual.timer import Timer
 from textual.widgets import Label
 
 from core.console.protocols import GroupDetail, GroupSource, GroupsView
@@ -158,6 +159,7 @@ class _Refreshing(KzcScreen):
         self._reading = False
         self._again = False  # read once more as soon as the read in flight ends (it may be of an older moment)
         self._failure: tuple[int, str] | None = None  # the last read failed: when, why
+        self._next: Timer | None = None  # the refresh after the last read: one at a time
 
     def on_mount(self) -> None:
         self.read_now()
@@ -212,7 +214,9 @@ class _Refreshing(KzcScreen):
             self._again = False
             self.read_now()
         elif self.is_mounted:
-            self.set_timer(REFRESH_S, self._tick)
+            if self._next is not None:
+                self._next.stop()  # a read the timer did not start (a step, a resume): one refresh chain still
+            self._next = self.set_timer(REFRESH_S, self._tick)
 
     def _tick(self) -> None:
         if self.is_current:
