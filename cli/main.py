@@ -30,6 +30,7 @@ from cli.options import (
     resolve,
 )
 from core import __version__
+from core.brokers.native_threads import exit_is_unsafe
 from core.errors import KzcError, UsageError
 from core.interrupt import interrupt, interrupted, left_behind
 
@@ -183,8 +184,9 @@ def _quiet_thread_errors(args: threading.ExceptHookArgs) -> None:
 def run() -> None:
     """Console-script entry point."""
     code = main()
-    if interrupted() or left_behind():
-        # Abandoned worker threads (a blocked kazoo call) must not hold the exit up.
+    if interrupted() or left_behind() or exit_is_unsafe():
+        # Abandoned worker threads (a blocked kazoo call) must not hold the exit up; librdkafka's threads must not
+        # outlive the interpreter (core.brokers.native_threads).
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

@@ -1,0 +1,36 @@
+"""librdkafka's own threads at the end of a kzc process.
+
+A librdkafka client (an AdminClient, a Consumer) runs native threads (``rdk:main``, ``rdk:broker-N``, ``rdk:bg``)
+until it is destroyed. A process that exits through the C library's ``exit`` while one still runs can die of
+SIGSEGV after Python has stopped (no ``faulthandler`` trace is possible then): the console did, on ``q`` right after
+a broker came back, with a call still inside a client or a client still being destroyed. ``exit_is_unsafe`` first
+waits for the destroys already handed to ``core.brokers.admin``'s closer, then says whether any such thread is left;
+``cli.main`` then leaves with ``os._exit``, as it does when worker threads were abandoned.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+_PREFIX = "rdk:"  # librdkafka names every thread it starts so (pthread_setname_np)
+
+
+def librdkafka_threads() -> int:
+    """How many of this process's threads are librdkafka's (0 where ``/proc`` does not tell)."""
+    count = 0
+    for comm in Path("/proc/self/task").glob("*/comm"):
+        try:
+            count += comm.read_text().startswith(_PREFIX)
+        except OSError:  # the thread ended meanwhile
+            continue
+    return count
+
+
+def exit_is_unsafe() -> bool:
+    """Whether a librdkafka thread still runs once the clients already closed are destroyed (waits for those:
+    ``core.brokers.admin.drain_closer``, only if the module was imported; a command without clients pays nothing)."""
+    admin = sys.modules.get("core.brokers.admin")
+    if admin is not None:
+        admin.drain_closer()
+    return librdkafka_threads() > 0
