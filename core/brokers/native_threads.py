@@ -11,9 +11,11 @@ waits for the destroys already handed to ``core.brokers.admin``'s closer, then s
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 _PREFIX = "rdk:"  # librdkafka names every thread it starts so (pthread_setname_np)
+THREADS_END_S = 1.0  # how long the threads of the clients just destroyed may take to end
 
 
 def librdkafka_threads() -> int:
@@ -27,10 +29,17 @@ def librdkafka_threads() -> int:
     return count
 
 
-def exit_is_unsafe() -> bool:
+def exit_is_unsafe(settle_s: float = THREADS_END_S) -> bool:
     """Whether a librdkafka thread still runs once the clients already closed are destroyed (waits for those:
-    ``core.brokers.admin.drain_closer``, only if the module was imported; a command without clients pays nothing)."""
+    ``core.brokers.admin.drain_closer``, only if the module was imported; a command without clients pays nothing),
+    and up to ``settle_s`` more for their threads to end (a destroyed client's threads may take a moment)."""
     admin = sys.modules.get("core.brokers.admin")
-    if admin is not None:
-        admin.drain_closer()
-    return librdkafka_threads() > 0
+    if admin is None:
+        return librdkafka_threads() > 0
+    admin.drain_closer()
+    deadline = time.monotonic() + settle_s
+    while librdkafka_threads() > 0:
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.02)
+    return False

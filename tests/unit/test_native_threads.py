@@ -31,7 +31,7 @@ _SCRIPT = textwrap.dedent(
         admin.close()  # handed to the closer, destroyed on its thread
     print(exit_is_unsafe())  # waits for those destroys: nothing left
     kept = AdminClient({"bootstrap.servers": "127.0.0.1:1"})  # a client nobody closed
-    print(exit_is_unsafe())
+    print(exit_is_unsafe(settle_s=0.5))
     """
 )
 
