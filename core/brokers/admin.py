@@ -121,6 +121,8 @@ class _Client:
 
     def __init__(self, config: Mapping[str, Any]) -> None:
         self.client = AdminClient(dict(config))
+        with _ALIVE_LOCK:
+            _ALIVE.add(id(self.client))
         self.inside = 0  # threads in a call on ``client`` right now
         self.retired = False  # replaced: destroyed once no thread is inside
 
@@ -143,7 +145,15 @@ def _close_clients() -> None:
             client.__exit__(None, None, None)  # rd_kafka_destroy; later calls on it raise, never crash
         except Exception as exc:  # a failed destroy must not end the closer
             _LOG.warning("destroying an AdminClient failed: %r", exc)
+        with _ALIVE_LOCK:
+            _ALIVE.discard(id(client))
         del client
+
+
+def clients_alive() -> int:
+    """How many AdminClients kzc made are not destroyed yet (closed ones still queued for the closer count)."""
+    with _ALIVE_LOCK:
+        return len(_ALIVE)
 
 
 def drain_closer(timeout: float = EXIT_DRAIN_S) -> bool:
@@ -157,6 +167,8 @@ def drain_closer(timeout: float = EXIT_DRAIN_S) -> bool:
     return done.wait(timeout)
 
 
+_ALIVE: set[int] = set()  # id() of every AdminClient made and not yet destroyed
+_ALIVE_LOCK = threading.Lock()
 _CLOSER: queue.SimpleQueue[AdminClient | threading.Event] = queue.SimpleQueue()
 threading.Thread(target=_close_clients, name="kzc-kafka-closer", daemon=True).start()
 atexit.register(drain_closer)

@@ -32,11 +32,14 @@ def librdkafka_threads() -> int:
 def exit_is_unsafe(settle_s: float = THREADS_END_S) -> bool:
     """Whether a librdkafka thread still runs once the clients already closed are destroyed (waits for those:
     ``core.brokers.admin.drain_closer``, only if the module was imported; a command without clients pays nothing),
-    and up to ``settle_s`` more for their threads to end (a destroyed client's threads may take a moment)."""
+    and, when every client kzc made is destroyed, up to ``settle_s`` more for their threads to end (a destroyed
+    client's threads may take a moment); a client left open returns at once (a command's exit is not delayed)."""
     admin = sys.modules.get("core.brokers.admin")
     if admin is None:
         return librdkafka_threads() > 0
     admin.drain_closer()
+    if admin.clients_alive():
+        return librdkafka_threads() > 0  # a client left open: its threads stay, waiting would only delay the exit
     deadline = time.monotonic() + settle_s
     while librdkafka_threads() > 0:
         if time.monotonic() >= deadline:
