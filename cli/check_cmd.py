@@ -122,7 +122,7 @@ def _check(args: argparse.Namespace, settings: ConnectionSettings) -> int:
             )
         finally:
             stack.close()
-            if spark is not None:
+            if spark is not None and not spark.release():  # the answer need not wait for Spark to shut down
                 spark.close()
     except NoKafkaCluster:
         raise  # exit code 1, as every command says it

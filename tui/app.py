@@ -596,7 +596,8 @@ class KzcApp(App[None]):
         await self.action_quit()
 
     async def action_quit(self) -> None:
-        """Quit; a Spark worker gets at most ``QUIT_WAIT_S`` to stop (then it and its JVM are killed)."""
+        """Quit; a Spark worker running a check gets at most ``QUIT_WAIT_S`` to stop (then it and its JVM are
+        killed), an idle one stops by itself."""
         await self.check_runs.stop_spark(self.backend)
         self.exit()
 

@@ -148,10 +148,13 @@ class CheckRuns:
                 screen.show_run(self.run)
 
     async def stop_spark(self, backend: object) -> None:
-        """Stop the Spark worker if it started: at most ``QUIT_WAIT_S``, then it and its JVM are killed."""
+        """Stop the Spark worker if it started: an idle one ends by itself (nothing to wait for); one running a
+        check gets at most ``QUIT_WAIT_S``, then it and its JVM are killed."""
         if isinstance(backend, HasCheckEngines) and backend.check_engines.spark_started:
-            what = "the check run and " if self.run.running else ""
-            self.app.notify(f"quitting: stopping {what}the Spark worker (at most {QUIT_WAIT_S:.0f} s)…", timeout=10)
+            if self.run.running:
+                self.app.notify(
+                    f"quitting: stopping the check run and the Spark worker (at most {QUIT_WAIT_S:.0f} s)…", timeout=10
+                )
             engines = backend.check_engines
             worker = self.app.run_worker(partial(engines.close, QUIT_WAIT_S), thread=True, exit_on_error=False)
             await worker.wait()

@@ -14,16 +14,18 @@ pyspark is never imported here: only the worker process imports it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -109,6 +111,7 @@ class SparkEngine:
         self._next_id = 0
         self._ready: dict[str, Any] | None = None
         self._failed: str | None = None
+        self._jobs = 0  # jobs in flight (``run_many``): ``release`` leaves those to the caller
         self.start_seconds: float | None = None
 
     # ---- lifecycle -----------------------------------------------------------------------------------
@@ -210,6 +213,27 @@ class SparkEngine:
             proc.kill()
             proc.wait(timeout=10)
 
+    def release(self) -> bool:
+        """Leave the worker to stop by itself, without waiting for it (a console quitting): a worker with Spark up
+        is sent the stop and its stdin closed, and ends Spark cleanly on its own; one still starting Spark is sent
+        SIGTERM with its JVM (it would finish starting before it read the stop). Returns False, doing nothing,
+        while a job runs: how long that may take is the caller's choice (``close``, or a kill)."""
+        if self._jobs:
+            return False
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return True
+        if self._ready is not None or self.ready:
+            with contextlib.suppress(OSError, ValueError):
+                assert proc.stdin is not None
+                proc.stdin.write(json.dumps({"op": "stop"}) + "\n")
+                proc.stdin.flush()
+                proc.stdin.close()
+        else:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGTERM)  # its own session: the JVM is in the group; its hooks clean up
+        return True
+
     def __enter__(self) -> SparkEngine:
         self.start()
         return self
@@ -252,7 +276,7 @@ class SparkEngine:
             SparkEngineError: the worker died or the Spark job failed.
         """
         self.wait_ready()
-        with self._lock:
+        with self._lock, self._job():
             job = self._send(
                 {"op": "run", "inputs": [one.to_json() for one in inputs], "stage_dir": self.settings.stage_dir}
             )
@@ -281,6 +305,14 @@ class SparkEngine:
                     raise SparkEngineError(f"the Spark job failed: {event['message']} (Spark log: {self.log_path})")
 
     # ---- plumbing ------------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _job(self) -> Iterator[None]:
+        self._jobs += 1  # under ``_lock``: one job at a time
+        try:
+            yield
+        finally:
+            self._jobs -= 1
 
     def _send(self, request: dict[str, Any]) -> int:
         self._next_id += 1
