@@ -169,6 +169,10 @@ class _Lent:
     def close(self) -> None:
         """The session's worker outlives the command (``spark_worker`` stops it)."""
 
+    def release(self) -> bool:
+        """As ``close``: the command leaves the session's worker running."""
+        return True
+
 
 @pytest.fixture
 def lent_spark(spark_worker: SparkEngine, monkeypatch: pytest.MonkeyPatch) -> SparkEngine:

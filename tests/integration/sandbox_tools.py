@@ -25,6 +25,7 @@ from textual.pilot import Pilot
 
 from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.local_cluster import STATE_FILE, Sandbox
+from tests.integration.processes import alive
 
 T = TypeVar("T")
 
@@ -46,14 +47,6 @@ async def in_thread(func: Callable[[], T]) -> T:
     return await asyncio.to_thread(func)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
 def _listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
@@ -64,11 +57,11 @@ def restart_zookeeper(box: Sandbox, down_for: float = 1.0) -> int:
     """Stop the sandbox's ZooKeeper (SIGTERM), keep it down ``down_for`` seconds, start it again; new PID."""
     info = box.info()
     pid = info.zookeeper_pid
-    assert pid is not None and _alive(pid), "the sandbox's ZooKeeper is not running"
+    assert pid is not None and alive(pid), "the sandbox's ZooKeeper is not running"
     command = [part.decode() for part in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0") if part]
     cwd = os.readlink(f"/proc/{pid}/cwd")
     os.kill(pid, signal.SIGTERM)
-    wait_until(lambda: not _alive(pid), 30, "ZooKeeper to stop")
+    wait_until(lambda: not alive(pid), 30, "ZooKeeper to stop")
     deadline = time.monotonic() + down_for
     wait_until(lambda: time.monotonic() >= deadline, down_for + 1, "the outage to last")
     with open(Path(cwd) / "stdout.log", "ab") as out:

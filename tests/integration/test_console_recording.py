@@ -27,6 +27,7 @@ from core.polling import DeadlineExceeded, wait_until
 from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
 from tests.integration.cluster_reads import state, zk_args
+from tests.integration.processes import alive
 from tests.integration.terminal_tools import KZC, new_tmux
 
 TOLERANCE_MS = 1000
@@ -155,14 +156,6 @@ def test_the_console_records_a_broker_restart_and_the_groups_lag_and_kzc_history
     assert outage["back_ms"] is not None and abs(outage["back_ms"] - poller.back) <= TOLERANCE_MS, (outage, poller.back)
 
 
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, whose parent has not reaped it yet, has ended)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.parametrize("ending", ["kill", "terminal closed", "ssh session dropped"])
 def test_a_recording_console_ended_by_kill_or_a_lost_terminal_quits_with_its_final_flush(
     sandbox: Sandbox, tmp_path: Path, ending: str
@@ -186,7 +179,7 @@ def test_a_recording_console_ended_by_kill_or_a_lost_terminal_quits_with_its_fin
             tmux.kill()
             if ending == "ssh session dropped":
                 os.kill(pid, signal.SIGHUP)
-        wait_until(lambda: not _alive(pid), 120, "the console to exit")
+        wait_until(lambda: not alive(pid), 120, "the console to exit")
         if ending == "kill":
             assert tmux.exit_status() == "0"  # a quit, not a death by SIGTERM (143)
     finally:

@@ -24,6 +24,7 @@ import pytest
 from benchmarks.zk_layout import populate
 from core.audit import read_audit_log
 from core.polling import wait_until
+from tests.integration.processes import alive, children, descendants
 from tests.integration.zk_server import four_letter, standalone_zookeeper
 
 pytestmark = pytest.mark.integration
@@ -165,46 +166,18 @@ def test_ctrl_c_during_a_spark_check_stops_the_spark_worker_and_its_jvm(layout_z
 
         def spark_started() -> bool:
             assert proc.poll() is None, f"kzc ended before it could be interrupted: {proc.communicate()}"
-            worker[:] = _children(proc.pid)
-            return bool(worker) and bool(_children(worker[0]))  # the worker has launched its JVM
+            worker[:] = children(proc.pid)
+            return bool(worker) and bool(children(worker[0]))  # the worker has launched its JVM
 
         wait_until(spark_started, 120, "kzc's Spark worker to start its JVM")
-        group = _descendants(worker[0])
+        group = descendants(worker[0])
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 130 and "kzc: interrupted" in err
-    wait_until(lambda: not any(_alive(pid) for pid in group), 10, "the Spark worker and its JVM to be gone")
-
-
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
-def _descendants(pid: int) -> list[int]:
-    result = [pid]
-    for child in _children(pid):
-        result += _descendants(child)
-    return result
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+    wait_until(lambda: not any(alive(pid) for pid in group), 10, "the Spark worker and its JVM to be gone")
 
 
 def test_ctrl_c_during_sandbox_up_stops_the_processes_it_started(tmp_path: Path) -> None:
@@ -239,6 +212,6 @@ def _sandbox_processes(directory: Path) -> list[int]:
                 command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
-            if f"kzc.sandbox={directory}" in command and _alive(int(entry.name)):
+            if f"kzc.sandbox={directory}" in command and alive(int(entry.name)):
                 found.append(int(entry.name))
     return found

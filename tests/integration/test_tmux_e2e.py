@@ -12,6 +12,7 @@ import pytest
 
 from core.polling import wait_until
 from core.sandbox.local_cluster import Sandbox
+from tests.integration.processes import alive, children, command_line, descendants
 from tests.integration.terminal_tools import KZC, Tmux, new_tmux
 
 pytestmark = pytest.mark.integration
@@ -49,5 +50,18 @@ def test_the_installed_kzc_shows_the_cluster_and_topics_and_quits(sandbox: Sandb
     tmux.keys("Enter")
     screen = tmux.wait_for("broker registration")
     assert "/brokers/ids/1" in screen
+    # The console starts its Spark worker (for the checks) once the cluster is shown; quitting does not wait for
+    # it, and it must not outlive the console (nor its JVM, if it got that far).
+    console = tmux.command_pid()
+    worker: list[int] = []
+
+    def spark_worker_started() -> bool:
+        worker[:] = [pid for pid in children(console) if "core.consistency.spark_worker" in command_line(pid)]
+        return bool(worker)
+
+    wait_until(spark_worker_started, 60, "the console to start its Spark worker")
     tmux.keys("q")
     wait_until(tmux.dead, 20, "kzc to exit on q")
+    assert tmux.exit_status() == "0"
+    group = descendants(worker[0])
+    wait_until(lambda: not any(alive(pid) for pid in group), 60, "the Spark worker (and its JVM) to end")
