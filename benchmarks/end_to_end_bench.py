@@ -21,9 +21,12 @@ on a loaded machine it can come out negative, and then says only that the run wa
 also cProfile's heaviest functions of one more in-process read (the reader, its parsing and building).
 
 With ``--large N`` (e.g. 200000), the console alone on N partitions: opens, stays live (a new topic written
-into ZooKeeper shows up in the totals), quits cleanly (exit status 0); its memory before and after.
+into ZooKeeper shows up in the totals), quits cleanly (exit status 0); its memory before and after. With
+``--churn R`` too, R rounds of 2,000 partitions' ISRs shrunk and restored and a screen change, with the memory
+after each round.
 
-    .venv/bin/python benchmarks/end_to_end_bench.py [--partitions 50000] [--rounds 3] [--large 200000] [--profile]
+    .venv/bin/python benchmarks/end_to_end_bench.py [--partitions 50000] [--rounds 3] [--profile]
+        [--large 200000 [--churn 5]]
 """
 
 from __future__ import annotations
@@ -270,6 +273,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--large", type=int, default=0, help="also open the console on this many partitions")
     parser.add_argument("--skip-main", action="store_true", help="only the --large console")
+    parser.add_argument("--churn", type=int, default=0, help="with --large: rounds of ISR churn and screen changes")
     parser.add_argument("--profile", action="store_true", help="also profile one in-process snapshot read")
     parser.add_argument("--bare-child", nargs=2, metavar=("HOSTS", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -356,13 +360,17 @@ def main() -> None:
             verdict = "" if "python" in label else f" (goal <= {LIMIT_START_S} s)"
             print(f"  {label}: best {min(times):.3f} s, median {median(times):.3f} s{verdict}")
         if args.large:
-            large(server, config, args.large)
+            large(server, config, args.large, args.churn)
     finally:
         server.stop()
 
 
-def large(server: Any, config: str, partitions: int) -> None:
-    """The console on ``partitions``: opens, stays live, quits cleanly; its memory."""
+def large(server: Any, config: str, partitions: int, rounds: int = 0, touched: int = 2000) -> None:
+    """The console on ``partitions``: opens, stays live, quits cleanly; its memory. Then ``rounds`` rounds of
+    churn, each: ``touched`` partitions' ISRs shrunk to their leader and back (two writes each, as a broker
+    that falls behind and catches up), both on screen in the under-replicated counter, the topics screen opened
+    and left; the console's memory after each round (a copy of the cluster per change or per screen would grow
+    it round after round)."""
     import zk_layout
 
     chroot = f"/kzc-e2e-large-{uuid.uuid4().hex[:8]}"
@@ -378,15 +386,77 @@ def large(server: Any, config: str, partitions: int) -> None:
         live = console.wait_for_text(f"{partitions + 1:,} partitions", since=mark, timeout=120)
         live_s = console.terminal.started + live - written
         rss, peak = console.memory_mib()
+        print(
+            f"  console: {shown:.2f} s to the count; RSS {opened_rss:.0f} MiB (peak {opened_peak:.0f}); a new topic "
+            f"on screen {live_s:.2f} s after its write, RSS then {rss:.0f} MiB (peak {peak:.0f})",
+            flush=True,
+        )
+        base = under_replicated(console)
+        for n in range(1, rounds + 1):
+            started = time.monotonic()
+            originals = churn(server.hosts + chroot, touched)
+            mark = console.terminal.mark()
+            console.wait_for_text(f"under-replicated {base + touched:,}", since=mark, timeout=300)
+            churn(server.hosts + chroot, touched, originals)
+            console.wait_for_text(f"under-replicated {base:,}", since=mark, timeout=300)
+            mark = console.terminal.mark()
+            os.write(console.terminal.master, b"t")
+            console.wait_for_text("parts", since=mark, timeout=120)
+            mark = console.terminal.mark()
+            os.write(console.terminal.master, b"c")
+            console.wait_for_text(f"under-replicated {base:,}", since=mark, timeout=120)
+            rss, peak = console.memory_mib()
+            print(
+                f"  churn round {n}: {2 * touched:,} state changes and the topics screen in "
+                f"{time.monotonic() - started:.1f} s; RSS {rss:.0f} MiB (peak {peak:.0f})",
+                flush=True,
+            )
     except BaseException:
         console.terminal.stop()
         raise
     quit_s, code = console.quit()
-    print(
-        f"  console: {shown:.2f} s to the count; RSS {opened_rss:.0f} MiB (peak {opened_peak:.0f}); a new topic on "
-        f"screen {live_s:.2f} s after its write, RSS then {rss:.0f} MiB (peak {peak:.0f}); quit in {quit_s:.2f} s, "
-        f"exit {code}"
-    )
+    print(f"  quit in {quit_s:.2f} s, exit {code}")
+
+
+def under_replicated(console: Console) -> int:
+    """The under-replicated counter the console shows now."""
+    found = re.findall(rb"under-replicated ([0-9,]+)", screen_text(console.terminal.output()))
+    return int(found[-1].replace(b",", b"")) if found else 0
+
+
+def churn(target: str, touched: int, originals: dict[str, bytes] | None = None) -> dict[str, bytes]:
+    """Shrink the ISR of the first ``touched`` partitions with more than one in-sync replica to their leader (the
+    state znode, as the controller or the leader writes it), or with ``originals`` write those back; returns what
+    was there before."""
+    from kazoo.client import KazooClient
+
+    client = KazooClient(hosts=target, timeout=30)
+    client.start(timeout=30)
+    try:
+        if originals is None:
+            originals = {}
+            for topic in sorted(client.get_children("/brokers/topics")):
+                for p in client.get_children(f"/brokers/topics/{topic}/partitions"):
+                    path = f"/brokers/topics/{topic}/partitions/{p}/state"
+                    data, _ = client.get(path)
+                    if len(json.loads(data)["isr"]) > 1:
+                        originals[path] = data
+                    if len(originals) == touched:
+                        break
+                if len(originals) == touched:
+                    break
+            writes = {}
+            for path, data in originals.items():
+                state = json.loads(data)
+                writes[path] = json.dumps({**state, "isr": state["isr"][:1]}, separators=(",", ":")).encode()
+        else:
+            writes = originals
+        for result in [client.set_async(path, data) for path, data in writes.items()]:
+            result.get(timeout=60)
+        return originals
+    finally:
+        client.stop()
+        client.close()
 
 
 if __name__ == "__main__":
