@@ -605,6 +605,7 @@ class KzcApp(App[None]):
     async def action_quit(self) -> None:
         """Quit; a Spark worker running a check gets at most ``QUIT_WAIT_S`` to stop (then it and its JVM are
         killed), an idle one stops by itself."""
+        self._spark_waits_for_view = False  # a view drawn from now on starts no Spark worker
         await self.check_runs.stop_spark(self.backend)
         self.exit()
 

@@ -108,18 +108,18 @@ class CheckEngines:
         return run_checks(LocalEngine(), settings=settings, snapshot=snapshot, progress=progress)
 
     def close(self, wait_s: float | None = None) -> None:
-        """Stop the Spark worker, if one was started; with ``wait_s`` (quitting), leave an idle worker to stop by
-        itself (``SparkEngine.release``), and kill one still running a job (and Spark's JVM, its child in the
-        worker's process group) if it has not stopped by then."""
+        """Stop the Spark worker, if one was started: an idle one is left to stop by itself (``SparkEngine.release``:
+        nothing waits for Spark to shut down); one running a job is waited for, with ``wait_s`` (quitting) at
+        most that long, then killed (with Spark's JVM, its child in the worker's process group)."""
         with self._lock:
             spark, self._spark = self._spark, None
         if spark is None:
             return
+        if spark.release():
+            return  # nothing in flight: the worker ends Spark by itself, and the console need not wait for it
         if wait_s is None:
             spark.close()
             return
-        if spark.release():
-            return  # nothing in flight: the worker ends Spark by itself, and the console need not wait for it
         pid = spark.pid
         closer = threading.Thread(target=spark.close, daemon=True, name="kzc-spark-close")
         closer.start()
