@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT)]
 
 from core.brokers.logdirs import BrokerLogDirs, decode_log_dirs  # noqa: E402
+from core.brokers.wire import CORRELATION  # noqa: E402
 from core.console.view import ViewBuilder  # noqa: E402
 from core.snapshot.sizes import SizesView  # noqa: E402
 from core.testdata.log_dirs import synthetic_log_dirs  # noqa: E402
@@ -33,7 +34,7 @@ from tui.screens.topics import TopicRowCache  # noqa: E402
 
 def answer(read: BrokerLogDirs) -> bytes:
     """The DescribeLogDirs v1 response body a broker would send for ``read`` (correlation id first)."""
-    body = struct.pack(">ii", 11, 0) + struct.pack(">i", len(read.dirs or ()))
+    body = struct.pack(">ii", CORRELATION, 0) + struct.pack(">i", len(read.dirs or ()))
     for d in read.dirs or ():
         by_topic: dict[str, list[tuple[int, int]]] = {}
         for r in d.replicas:

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
+from confluent_kafka import KafkaException
+from confluent_kafka.admin import AdminClient, ConfigResource
 from kazoo.client import KazooClient
 
 from core.audit import read_audit_log
@@ -161,6 +163,9 @@ def test_via_chooses_a_topic_configs_path_and_the_json_names_it(
     create = ["topic", "create", unique_name, "--partitions", "1", "--replication-factor", "1", "--yes"]
     code, _, err = run(capsys, *create, *admin_args(sandbox))
     assert code == 0, err
+    # CreateTopics answers once the controller made the topic; a broker knows it once its UpdateMetadata comes,
+    # and until then it answers a config change with "does not exist", as it would to kafka-configs.
+    wait_until(lambda: brokers_know(sandbox, unique_name), 30, f"the brokers to know topic {unique_name}")
     paths = {
         "zookeeper": "--via zookeeper: written through ZooKeeper, as kafka-configs --zookeeper",
         "admin": "every broker serves IncrementalAlterConfigs: sent through the AdminClient",
@@ -178,3 +183,16 @@ def test_via_chooses_a_topic_configs_path_and_the_json_names_it(
     lines = [line for line in read_audit_log(audit_file) if line["operation"] == "config set"]
     assert [line["outcome"] for line in lines] == ["applied", "applied", "refused"]
     assert [line["details"]["via"] for line in lines[:2]] == ["zookeeper", "admin"]
+
+
+def brokers_know(sandbox: Sandbox, topic: str) -> bool:
+    """Whether every broker describes ``topic``'s configs (has it in its metadata): each asked as the only
+    bootstrap server, the broker a new client sends its first request to."""
+    for broker in sandbox.info().brokers:
+        admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{broker.port}"})
+        [future] = admin.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, topic)]).values()
+        try:
+            future.result(timeout=10)
+        except KafkaException:
+            return False
+    return True
