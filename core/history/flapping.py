@@ -11,6 +11,7 @@ they start and end (``_ranked_spark``), in one pass: the same counts, compared i
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,18 +70,29 @@ class FlappingAnswer:
         out = [f"Flapping in cluster {w.cluster}, {utc_text(w.since_ms)} to {utc_text(w.until_ms)}"]
         out.append(f"  data from {utc_text(w.start_ms)} to {utc_text(w.data_end_ms)}")
         out += [f"  gap {utc_text(g.from_ms)} to {utc_text(g.to_ms)}: {g.reason}" for g in w.gaps]
-        out.append("Partitions (ISR shrinks, expands, leader changes):" if self.partitions else "Partitions: none")
-        for r in self.partitions:
-            out.append(
-                f"  {r.key[0]}-{r.key[1]}: {r.counts[0]} shrinks, {r.counts[1]} expands, {r.counts[2]} leader changes"
-            )
-        out.append("Brokers (left an ISR, rejoined, leaderships lost, gained):" if self.brokers else "Brokers: none")
-        for r in self.brokers:
-            out.append(
-                f"  broker {r.key[0]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
-                f"{r.counts[2]} leaderships lost, {r.counts[3]} gained"
-            )
-        return out
+        return out + count_lines(self.partitions, self.brokers, lambda key: "")
+
+
+def count_lines(
+    partitions: Sequence[Ranked], brokers: Sequence[Ranked], cluster: Callable[[tuple[Any, ...]], str]
+) -> list[str]:
+    """The text of the ranked partitions and brokers; a key may start with its cluster (a fleet's answer), which
+    ``cluster(key)`` writes ("" for one cluster's)."""
+    out = ["Partitions (ISR shrinks, expands, leader changes):" if partitions else "Partitions: none"]
+    for r in partitions:
+        topic, partition = r.key[-2:]
+        shrinks, expands, moves = r.counts
+        out.append(
+            f"  {cluster(r.key)}{topic}-{partition}: {shrinks} shrinks, {expands} expands, {moves} leader changes"
+        )
+    out.append("Brokers (left an ISR, rejoined, leaderships lost, gained):" if brokers else "Brokers: none")
+    for r in brokers:
+        shrinks, expands, lost, gained = r.counts
+        out.append(
+            f"  {cluster(r.key)}broker {r.key[-1]}: {shrinks} shrinks, {expands} expands, {lost} leaderships lost, "
+            f"{gained} gained"
+        )
+    return out
 
 
 def _rank(counts: dict[tuple[Any, ...], tuple[int, ...]], top: int) -> tuple[Ranked, ...]:
@@ -208,19 +220,7 @@ class FleetFlappingAnswer:
         first = self.windows[0]
         out = [f"Flapping in {len(self.windows)} clusters, {utc_text(first.since_ms)} to {utc_text(first.until_ms)}"]
         out += fleet_window_lines(self.windows)
-        out.append("Partitions (ISR shrinks, expands, leader changes):" if self.partitions else "Partitions: none")
-        for r in self.partitions:
-            out.append(
-                f"  {r.key[0]} {r.key[1]}-{r.key[2]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
-                f"{r.counts[2]} leader changes"
-            )
-        out.append("Brokers (left an ISR, rejoined, leaderships lost, gained):" if self.brokers else "Brokers: none")
-        for r in self.brokers:
-            out.append(
-                f"  {r.key[0]} broker {r.key[1]}: {r.counts[0]} shrinks, {r.counts[1]} expands, "
-                f"{r.counts[2]} leaderships lost, {r.counts[3]} gained"
-            )
-        return out
+        return out + count_lines(self.partitions, self.brokers, lambda key: f"{key[0]} ")
 
 
 def fleet_flapping(windows: list[Window], top: int = 20, spark: Any = None) -> FleetFlappingAnswer:
