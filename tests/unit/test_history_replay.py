@@ -5,6 +5,7 @@ shows exactly the cluster ``state_at`` reads fresh from the store."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from core.history.moment import snapshot_of
 from core.history.observations import Window
 from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
 from core.history.store import HistoryStore
+from core.polling import wait_until
 from core.testdata.history import START_MS, write_history, write_outage
 
 T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC
@@ -147,4 +149,44 @@ def test_after_the_prefetch_a_step_back_across_the_base_snapshot_reads_no_base(
     backend.prefetch()  # kept already
     backend.step(-1)  # the last change before the base: the state the prefetch replayed
     assert read == []
+    _fresh(backend)
+
+
+def test_a_step_back_pressed_while_the_prefetch_reads_the_base_waits_for_its_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Right after the open, the prefetch (the console's worker) is inside its read of the base before; a step
+    back across the base pressed then reads no base of its own: it waits for the prefetch's replay, and lands on
+    the state read fresh."""
+    import core.history.diff as diff
+
+    info = write_history(tmp_path / "store", partitions=60, days=0.5, flaps_per_hour=0.05, snapshot_every_s=7200)
+    backend = MomentBackend(HistoryStore.open(tmp_path / "store"), info.cluster, START_MS + 4 * 3_600_000)
+    backend.connect()
+    inside, release = threading.Event(), threading.Event()
+    read: list[int] = []
+    real = diff.replay_base
+
+    def replay_base(window: Window) -> diff.Replay:
+        assert window.base_ms is not None
+        read.append(window.base_ms)
+        if threading.current_thread().name == "prefetch":
+            inside.set()
+            assert release.wait(30), "the test never let the prefetch's base read go on"
+        return real(window)
+
+    monkeypatch.setattr(diff, "replay_base", replay_base)
+    prefetch = threading.Thread(target=backend.prefetch, name="prefetch")
+    prefetch.start()
+    assert inside.wait(30), "the prefetch never read the base before"
+    stepped = []
+    step = threading.Thread(target=lambda: stepped.append(backend.step(-1)), name="step")
+    step.start()
+    wait_until(lambda: any(b.waiters for b in backend._building.values()), 30, "the step back to wait")
+    release.set()
+    for thread in (step, prefetch):
+        thread.join(30)
+        assert not thread.is_alive(), thread.name
+    assert read == [START_MS + 2 * 3_600_000]  # once, by the prefetch
+    assert stepped == [backend.moment] and backend.moment.at_ms < START_MS + 4 * 3_600_000
     _fresh(backend)
