@@ -47,7 +47,7 @@ from core.history.schema import (
     cluster_key,
 )
 from core.history.store import HistoryStore
-from core.history.urp import UrpAnswer, urp
+from core.history.urp import UrpAnswer, urps
 from core.human_time import utc_text
 from core.kafka.topic_partition import TopicPartition
 from core.snapshot.health import assess
@@ -226,10 +226,10 @@ def build_report(
     )
     actions, notes = _actions(audit, since_ms, until_ms, audit_cluster)
     read = observed(window)  # once for the three questions
+    by_topic, by_broker = urps(window, ("topic", "broker"), read)
     return IncidentReport(
         window, tuple(bursts(replay.changes)), worst, isr_history(window, None, read=read), replay.brokers_down(),
-        urp(window, "topic", read=read), urp(window, "broker", read=read), actions, notes, at_end,
-        lagging_groups(store, cluster, since_ms, until_ms),
+        by_topic, by_broker, actions, notes, at_end, lagging_groups(store, cluster, since_ms, until_ms),
     )  # fmt: skip
 
 
