@@ -15,10 +15,10 @@ from core.errors import UsageError
 from core.history.diff import state_at
 from core.history.moment import snapshot_of
 from core.history.observations import Window
-from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
+from core.history.schema import EVENTS, PARTITION
 from core.history.store import HistoryStore
 from core.polling import wait_until
-from core.testdata.history import START_MS, write_history, write_outage
+from core.testdata.history import START_MS, churn_rows, write_history, write_outage
 
 T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC
 
@@ -64,21 +64,11 @@ def test_every_change_of_a_day_of_churn_replays_as_read_fresh(tmp_path: Path) ->
     info = write_history(tmp_path / "store", partitions=60, days=1, flaps_per_hour=0.02, snapshot_every_s=7200)
     store = HistoryStore.open(tmp_path / "store")
     at = START_MS + 5 * 3_600_000 + 1_234
-
-    def partition(ts: int, topic: str, p: int, isr: list[int]) -> dict[str, object]:
-        return {"ts_ms": ts, "kind": PARTITION, "topic": topic, "partition": p, "leader": isr[0],
-                "leader_epoch": 1, "isr": isr, "replicas": [1, 2, 3]}  # fmt: skip
-
     extra = [
-        {"ts_ms": at, "kind": BROKER_LEFT, "broker": 3},
-        {"ts_ms": at + 500, "kind": CONTROLLER, "broker": 2},
-        partition(at + 500, "fresh", 0, [1, 2]),
-        partition(at + 500, "fresh", 1, [2, 1]),
-        {"ts_ms": at + 60_000, "kind": BROKER, "broker": 3, "rack": "r3", "endpoint": "10.0.0.3:9092"},
-        {"ts_ms": at + 90_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 1},
-        {"ts_ms": at + 95_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 0},
-        partition(at + 95_000, "t00000", 0, [3]),  # the same moment as a removal: the order of seq decides
-    ]
+        *churn_rows(at),
+        {"ts_ms": at + 95_000, "kind": PARTITION, "topic": "t00000", "partition": 0, "leader": 3, "leader_epoch": 1,
+         "isr": [3], "replicas": [1, 2, 3]},  # the same moment as a removal: the order of seq decides
+    ]  # fmt: skip
     store.append(EVENTS, info.cluster, [{**r, "seq": 10_000_000 + i} for i, r in enumerate(extra)])
     assert _walk(store, info.cluster, info.start_ms) > 50
 

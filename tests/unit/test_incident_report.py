@@ -198,32 +198,19 @@ def test_the_worst_moment_and_the_end_are_the_states_read_fresh_at_those_moments
     from core.audit import read_audit
     from core.history.diff import state_at
     from core.history.moment import snapshot_of
-    from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED, SNAPSHOTS
+    from core.history.schema import BROKER, CONTROLLER, EVENTS, PARTITION, SNAPSHOTS
     from core.history.store import Gap
     from core.incident.report import build_report
     from core.snapshot.health import assess
     from core.snapshot.likely_cause import likely_cause
-    from core.testdata.history import START_MS, write_history
+    from core.testdata.history import START_MS, churn_rows, write_history
 
     hour = 3_600_000
     info = write_history(tmp_path / "store", partitions=60, days=1, flaps_per_hour=0.05, snapshot_every_s=7200)
     store = HistoryStore.open(tmp_path / "store")
     cluster, at = info.cluster, START_MS + 5 * hour + 1_234
 
-    def partition(ts: int, topic: str, p: int, isr: list[int], leader: int | None = None) -> dict[str, object]:
-        return {"ts_ms": ts, "kind": PARTITION, "topic": topic, "partition": p, "leader": isr[0] if leader is None
-                else leader, "leader_epoch": 1, "isr": isr, "replicas": [1, 2, 3]}  # fmt: skip
-
-    extra = [
-        {"ts_ms": at, "kind": BROKER_LEFT, "broker": 3},
-        {"ts_ms": at + 500, "kind": CONTROLLER, "broker": 2},
-        partition(at + 500, "fresh", 0, [1, 2]),
-        partition(at + 500, "fresh", 1, [2, 1]),
-        {"ts_ms": at + 60_000, "kind": BROKER, "broker": 3, "rack": "r3", "endpoint": "h3:9092"},
-        {"ts_ms": at + 90_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 1},
-        {"ts_ms": at + 95_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 0},
-    ]
-    store.append(EVENTS, cluster, [{**r, "seq": 10_000_000 + i} for i, r in enumerate(extra)])
+    store.append(EVENTS, cluster, [{**r, "seq": 10_000_000 + i} for i, r in enumerate(churn_rows(at))])
     gap = Gap(START_MS + 14 * hour + 600_000, START_MS + 14 * hour + 1_800_000, "recorder stopped")
     store.record_gap(cluster, gap)
     # After the gap, a whole snapshot: broker 5 not registered and t00000-0 without a leader, both back 5
