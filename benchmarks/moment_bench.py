@@ -12,7 +12,9 @@ console's open of a cluster of the same size measured in the same run.
   over the same changes (a replay from the base snapshot held); then across the base snapshot of the moment:
   back (the first time the base before it is read: the baseline), on, and back again (both bases kept); then
   across the base before, after ``MomentBackend.prefetch`` (what the console runs in a worker once a moment is
-  drawn: the state where that step lands, replayed ahead), the prefetch's own time beside it;
+  drawn: the state where that step lands, replayed ahead), the prefetch's own time beside it; and back across a
+  base right after a fresh open there (three times), while its prefetch still runs in a thread (the step waits
+  for the prefetch's replay rather than reading the base a second time);
 - **re-read** (the step's baseline): the same moments read afresh, as a step did before the replay was kept
   (``state_at``, ``snapshot_of``, the view built by the same ``ViewBuilder``).
 
@@ -35,6 +37,7 @@ import resource
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -95,6 +98,31 @@ def across(store: HistoryStore, cluster: str, backend: MomentBackend, builder: V
     builder.build(backend.snapshot(), backend.moment.at_ms)
     figures.append(f"back across the base before, prefetched {(time.perf_counter() - t0) * 1000:.0f} ms")
     print("step across a base snapshot and view: " + "; ".join(figures), flush=True)
+
+
+def back_right_after_open(store: HistoryStore, cluster: str, builder: ViewBuilder, at_ms: int) -> None:
+    """A fresh open at the base snapshot of ``at_ms``, its prefetch started in a thread as the console's worker
+    does, and a step back across the base pressed at once (before the prefetch ends): the step's wall time, and
+    the wall and CPU time (both threads) until both are done."""
+    base = Window.of(store, cluster, at_ms, at_ms).base_ms
+    assert base is not None
+    for _ in range(3):
+        backend = MomentBackend(store, cluster, base)
+        backend.connect()
+        builder.build(backend.snapshot(), base)
+        gc.collect()
+        cpu, t0 = time.process_time(), time.perf_counter()
+        prefetch = threading.Thread(target=backend.prefetch)
+        prefetch.start()
+        backend.step(-1)
+        builder.build(backend.snapshot(), backend.moment.at_ms)
+        step = time.perf_counter() - t0
+        prefetch.join()
+        print(
+            f"step back right after the open (the prefetch running): step and view {step * 1000:.0f} ms; both done "
+            f"{(time.perf_counter() - t0) * 1000:.0f} ms wall, {time.process_time() - cpu:.2f} s CPU",
+            flush=True,
+        )
 
 
 def live_open(partitions: int) -> float:
@@ -165,6 +193,7 @@ def main() -> None:
                 f"{max(took_s) * 1000:.0f} ms over {len(took_s)} moments (goal < 200 ms)"
             )
         across(store, cluster, backend, builder, at)
+        back_right_after_open(store, cluster, builder, at)
     finally:
         if not args.dir:
             shutil.rmtree(root.parent, ignore_errors=True)

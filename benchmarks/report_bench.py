@@ -1,7 +1,8 @@
 """``kzc report`` over the last two hours of a synthetic store (``core.testdata.history``: an N-partition cluster
 over D days with realistic churn), on the local engine, beside the baseline measured in the same run: the
 ``kzc history urp --by topic`` question alone over the same window (one of the report's parts). Goal (issue 34):
-under 10 s for two hours of a 100k-partition store.
+under 10 s for two hours of a 100k-partition store. The report's wall and CPU time (``time.process_time``) are
+both printed: on a shared machine the CPU time is its own work.
 
 Run::
 
@@ -55,13 +56,13 @@ def main() -> None:
     t0 = time.perf_counter()
     urp(Window.of(store, cluster, since, end), "topic")
     baseline = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t0, cpu = time.perf_counter(), time.process_time()
     report = build_report(store, cluster, since, end, read_audit(root / "no-audit.jsonl"))
     html = render(report, "html")
-    took = time.perf_counter() - t0
+    took, cpu = time.perf_counter() - t0, time.process_time() - cpu
     print(f"baseline, kzc history urp --by topic over the 2 h window: {baseline:.2f} s")
     what = f"{len(html) / 1024:.0f} KiB, {len(report.bursts)} bursts, {len(report.isr.outages)} ISR spells"
-    print(f"kzc report over the 2 h window (build + HTML, {what}): {took:.2f} s (goal: under 10 s)")
+    print(f"kzc report over the 2 h window (build + HTML, {what}): {took:.2f} s wall, {cpu:.2f} s CPU (goal: < 10 s)")
     if not args.dir:
         shutil.rmtree(root.parent, ignore_errors=True)
 

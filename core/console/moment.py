@@ -7,8 +7,9 @@ at or before it with every later event up to it applied, ``Replay``) turned into
 replay is kept: a step on applies only the events between the two moments, a step back replays from the latest
 replay kept at or before the moment with the same base snapshot (the bases of the moments shown lately, and the
 state where a step back across the moment's base snapshot lands, replayed ahead by ``prefetch`` once the moment is
-drawn), and only the topics that changed get new entries, so the view re-tallies only them. The garbage collector
-waits while a replay is built (``core.history.collector``).
+drawn; a move that would start from a replay still being built waits for it: a base is never read twice at once),
+and only the topics that changed get new entries, so the view re-tallies only them. The garbage collector waits
+while a replay is built (``core.history.collector``).
 The consumer groups' lag is the recorder's last tick at or before the moment (``core.history.group_lag``).
 What the store does not record (znodes, configs, ACLs, quotas, users, log dirs) is said to be missing, never
 made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
@@ -21,7 +22,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -172,6 +173,15 @@ def _event_moments(store: HistoryStore, cluster: str, hour_ms: int) -> set[int]:
     return {t for path in store.files(EVENTS, cluster, hour_ms, hour_ms + HOUR_MS - 1) for t in file_moments(path)}
 
 
+@dataclass(eq=False)
+class _Building:
+    """A replay being built: ``done`` is set once it is kept (or failed); ``waiters`` counts the moves that waited
+    for it."""
+
+    done: threading.Event = field(default_factory=threading.Event)
+    waiters: int = 0
+
+
 class MomentBackend:
     """The cluster ``cluster`` of ``store`` at ``at_ms``, read-only; ``move_to`` and the steps change the moment
     (blocking: call them from a worker), then the snapshot listeners are told."""
@@ -189,6 +199,10 @@ class MomentBackend:
         # Replays kept, never changed (a move copies one): the bases of the moments shown lately and the states
         # ``prefetch`` replayed ahead, oldest first; a move back starts from the latest at or before its moment.
         self._kept: list[Replay] = []
+        # Replays being built, by (base, moment): the base read of a move, the prefetch's landing. A move that
+        # would start from one waits for it, so a base is never read twice at once (a step back pressed during
+        # the prefetch read the base before again, in parallel with it).
+        self._building: dict[tuple[int, int], _Building] = {}
         self._prefetching = threading.Lock()
         self._replay: Replay | None = None  # the state at the moment last known shown
         self._moments: dict[int, Moment] = {}  # the moments read lately, by their time (a snapshot's taken_at_ms)
@@ -259,23 +273,52 @@ class MomentBackend:
         before = held.topics if held is not None else {}
         return replay, {t for t, partitions in replay.topics.items() if t not in shown or before.get(t) != partitions}
 
-    def _kept_at(self, window: Window, at_ms: int) -> Replay:
+    def _kept_at(self, window: Window, at_ms: int, own: tuple[int, int] | None = None) -> Replay:
         """The latest replay kept on ``window``'s base at or before ``at_ms`` (kept again as the newest), else the
-        base read from the store and kept (blocks)."""
+        base read from the store and kept (blocks). A replay being built on that base at or before ``at_ms`` that
+        would be later than any kept (not ``own``, the one the caller builds) is waited for, not built again."""
         from core.history.diff import replay_base
 
+        base = window.base_ms
+        assert base is not None
+        while True:
+            with self._lock:
+                found = [r for r in self._kept if r.base_ms == base and r.at_ms <= at_ms]
+                best = max(found, key=lambda r: r.at_ms) if found else None
+                later = best.at_ms if best is not None else base - 1
+                pending = [(at, b) for (on, at), b in self._building.items()
+                           if on == base and later < at <= at_ms and (on, at) != own]  # fmt: skip
+                if not pending:
+                    if best is not None:
+                        self._keep_locked(best)
+                        return best
+                    reading = self._building[(base, base)] = _Building()
+                    break
+                waited = max(pending, key=lambda p: p[0])[1]
+                waited.waiters += 1
+            waited.done.wait()  # then look again: it is kept, or it failed and is no longer built
+        try:
+            replay = replay_base(window)
+            self._keep(replay)
+            return replay
+        finally:
+            self._built((base, base), reading)
+
+    def _built(self, key: tuple[int, int], building: _Building) -> None:
+        """``building`` is over (kept, or failed): its waiters look again."""
         with self._lock:
-            found = [r for r in self._kept if r.base_ms == window.base_ms and r.at_ms <= at_ms]
-        replay = max(found, key=lambda r: r.at_ms) if found else replay_base(window)
-        self._keep(replay)
-        return replay
+            del self._building[key]
+        building.done.set()
 
     def _keep(self, replay: Replay) -> None:
         with self._lock:
-            if replay in self._kept:
-                self._kept.remove(replay)
-            self._kept.append(replay)  # the newest last
-            del self._kept[:-REPLAYS_KEPT]
+            self._keep_locked(replay)
+
+    def _keep_locked(self, replay: Replay) -> None:
+        if replay in self._kept:
+            self._kept.remove(replay)
+        self._kept.append(replay)  # the newest last
+        del self._kept[:-REPLAYS_KEPT]
 
     def prefetch(self) -> None:
         """Replay ahead, and keep, the state where a step back across the base snapshot of the moment shown lands
@@ -306,9 +349,19 @@ class MomentBackend:
             moment, window = _located(self.store, self.cluster, landing)
             if not moment.known:
                 return
-            replay = self._kept_at(window, landing).copy()
-            replay.advance(self.store, landing)
-        self._keep(replay)
+            assert window.base_ms is not None
+            if landing == window.base_ms:  # the base itself: its read is built once already
+                self._kept_at(window, landing)
+                return
+            key = (window.base_ms, landing)
+            with self._lock:
+                building = self._building[key] = _Building()  # a step back pressed meanwhile waits for it
+            try:
+                replay = self._kept_at(window, landing, own=key).copy()
+                replay.advance(self.store, landing)
+                self._keep(replay)
+            finally:
+                self._built(key, building)
 
     def step(self, direction: int) -> Moment:
         """Move to the next (``direction`` > 0) or previous recorded change.

@@ -122,7 +122,9 @@ def _held(table: Any, window: Window) -> list[tuple[dict[str, Any], int]]:
     return found
 
 
-def _local(window: Window, by: str, read: Observed | None = None) -> dict[str, list[int]]:
+def _local(
+    window: Window, by: str, read: Observed | None = None, lasted: list[tuple[dict[str, Any], int]] | None = None
+) -> dict[str, list[int]]:
     table, found = read if read is not None else observed(window)
     sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for o in found.outages:
@@ -134,15 +136,15 @@ def _local(window: Window, by: str, read: Observed | None = None) -> dict[str, l
         else:
             sums[str(o.replica)][0] += held
             sums[str(o.replica)][2] += 1
-    for row, held in _held(table, window):
+    for row, took in lasted if lasted is not None else _held(table, window):
         if by == "topic":
             if any(r not in row["isr"] for r in row["replicas"] or []):
-                sums[row["topic"]][0] += held
+                sums[row["topic"]][0] += took
             if row["leader"] == -1:
-                sums[row["topic"]][1] += held
+                sums[row["topic"]][1] += took
         elif row["leader"] == -1:
             for replica in row["replicas"] or []:
-                sums[str(replica)][1] += held
+                sums[str(replica)][1] += took
     return dict(sums)
 
 
@@ -208,6 +210,17 @@ def urp(window: Window, by: str, spark: Any = None, read: Observed | None = None
         sums = _local(window, by, read)
     else:
         sums = {k: v for (_, k), v in _spark(by, spark_observations(spark, window)).items()}
+    return _answer(window, by, sums)
+
+
+def urps(window: Window, bys: tuple[str, ...], read: Observed) -> tuple[UrpAnswer, ...]:
+    """``urp`` of ``window`` by each of ``bys`` (local engine) from one read, how long each observation held
+    worked out once for all (``kzc report``)."""
+    lasted = _held(read[0], window)
+    return tuple(_answer(window, by, _local(window, by, read, lasted)) for by in bys)
+
+
+def _answer(window: Window, by: str, sums: dict[str, list[int]]) -> UrpAnswer:
     if by == "rack":
         sums = _by_rack(window, sums)
     return UrpAnswer(window, by, tuple(UrpRow(k, *v) for k, v in _ranked(sums)))

@@ -19,6 +19,7 @@ Reading never takes the recorder's lock: a store being recorded is read as it is
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -30,11 +31,11 @@ from core.changes.live import FactKind, LiveFact
 from core.changes.timeline import Burst, Change, ChangeKind, bursts
 from core.errors import UsageError
 from core.history.collector import collector_paused
-from core.history.diff import STATE_COLUMNS, Replay, state_at, state_rows
+from core.history.diff import STATE_COLUMNS, Replay, TopicPartitions, moment_name, state_rows
 from core.history.group_lag import LaggingGroup, lagging_groups
 from core.history.isr import IsrAnswer, isr_history, observed
 from core.history.location import HistoryPlace
-from core.history.moment import snapshot_of
+from core.history.moment import replay_snapshot
 from core.history.observations import Window
 from core.history.schema import (
     BROKER,
@@ -46,7 +47,7 @@ from core.history.schema import (
     cluster_key,
 )
 from core.history.store import HistoryStore
-from core.history.urp import UrpAnswer, urp
+from core.history.urp import UrpAnswer, urps
 from core.human_time import utc_text
 from core.kafka.topic_partition import TopicPartition
 from core.snapshot.health import assess
@@ -55,6 +56,7 @@ from core.snapshot.likely_cause import likely_cause
 LAG_NOT_RECORDED = "consumer group lag is not recorded in the history store for this window (kzc record keeps it "
 LAG_NOT_RECORDED += "with each traffic tick): see kzc groups for the lag now"
 SOURCE = "recorded by kzc record"
+_ABSENT = object()  # an entity not there (at the worst moment)
 DEFAULT_SINCE = "2h"  # the window of kzc report without --since, and of the console's timeline export
 
 
@@ -197,15 +199,24 @@ def build_report(
     _require_data(window)
     replay = _Pass(window)
     worst = None
-    if replay.worst is not None:
-        at, _ = replay.worst
-        snapshot = snapshot_of(state_at(store, cluster, at), at)
-        health = assess(snapshot)
-        cause = likely_cause(snapshot)
-        worst = WorstMoment(at, len(health.under_replicated), len(health.offline), cause.text if cause else None)
     end_ms = min(until_ms, window.data_end_ms)
-    end = snapshot_of(state_at(store, cluster, end_ms), end_ms)
-    health = assess(end)
+    state = replay.state  # the end of the window: the pass applied every row up to it
+    end_name = moment_name(window, end_ms)
+    if replay.worst is None:
+        end = replay_snapshot(end_name, state.topics, state.brokers, state.controller, end_ms)
+        health = assess(end)
+    else:
+        at, _ = replay.worst
+        topics, brokers, controller, changed = replay.at_worst()
+        shown = replay_snapshot(moment_name(window, at), topics, brokers, controller, at)
+        health = assess(shown)
+        cause = likely_cause(shown)
+        worst = WorstMoment(at, len(health.under_replicated), len(health.offline), cause.text if cause else None)
+        # The end from the worst moment's snapshot: only the topics changed since get new entries; when nothing
+        # changed since, its health is the worst moment's.
+        end = replay_snapshot(end_name, state.topics, state.brokers, state.controller, end_ms, shown, changed)
+        if not replay.unchanged_since_worst:
+            health = assess(end)
     holding = {b for _, _, replicas, _ in end.iter_partitions() for b in replicas}
     at_end = AtEnd(
         end_ms,
@@ -215,10 +226,10 @@ def build_report(
     )
     actions, notes = _actions(audit, since_ms, until_ms, audit_cluster)
     read = observed(window)  # once for the three questions
+    by_topic, by_broker = urps(window, ("topic", "broker"), read)
     return IncidentReport(
         window, tuple(bursts(replay.changes)), worst, isr_history(window, None, read=read), replay.brokers_down(),
-        urp(window, "topic", read=read), urp(window, "broker", read=read), actions, notes, at_end,
-        lagging_groups(store, cluster, since_ms, until_ms),
+        by_topic, by_broker, actions, notes, at_end, lagging_groups(store, cluster, since_ms, until_ms),
     )  # fmt: skip
 
 
@@ -251,7 +262,9 @@ def _require_data(window: Window) -> None:
 class _Pass:
     """One pass over the window's rows in order: the state they make (``core.history.diff.Replay``, the one rule
     of ``kzc diff`` and the console at a moment), and from it the timeline's changes, the brokers' down
-    intervals and the worst moment (the most partitions with a replica out of the ISR or without a leader)."""
+    intervals and the worst moment (the most partitions with a replica out of the ISR or without a leader). The
+    state at its end is the window's end; the state at the worst moment is put back from it (``at_worst``), so
+    the report never replays the store again."""
 
     def __init__(self, window: Window) -> None:
         assert window.base_ms is not None
@@ -262,6 +275,11 @@ class _Pass:
         self.down: dict[int, int | None] = {}  # broker -> left at (None: already down at the start)
         self.intervals: list[tuple[int, int | None, int | None]] = []
         self.worst: tuple[int, int] | None = None
+        # What each entity held at the worst moment, before the pass changed it after (the state there is the
+        # end state with these put back): partitions by (topic, partition), brokers by id, the controller by ().
+        self._undo: dict[tuple[Any, ...], Any] = {}
+        self._at_worst: tuple[dict[str, TopicPartitions], dict[int, tuple[str | None, str | None]], int | None] | None
+        self._at_worst = None  # the state at the worst moment, kept whole when a whole snapshot came after it
         self._start_judged = False
         rows = state_rows(window, window.until_ms) + _after_gap_rows(window)
         rows.sort(key=lambda r: (r["ts_ms"], r.get("src", 0), r["seq"]))
@@ -282,7 +300,10 @@ class _Pass:
             self._judge(self.window.since_ms)  # the state the window began with counts too
         whole = ts == base or rows[0].get("src", 0) == 1  # a whole snapshot: what it lacks is gone
         if whole:
+            if self.worst is not None and self._at_worst is None:
+                self._at_worst = self._undone()
             before = set(self.state.brokers)
+            self.state.controller = None  # as a replay from this snapshot (state_at) starts
             self.state.topics.clear()
             self.bad.clear()
             self.state.brokers.clear()
@@ -302,10 +323,66 @@ class _Pass:
             self._start_judged = True
         if self.bad and (self.worst is None or len(self.bad) > self.worst[1]):
             self.worst = (ts, len(self.bad))
+            self._undo, self._at_worst = {}, None
+
+    def _remember(self, row: dict[str, Any]) -> None:
+        """Keep what ``row``'s entity held before its first change since the worst moment."""
+        kind, state = row["kind"], self.state
+        if kind in (PARTITION, PARTITION_REMOVED):
+            key: tuple[Any, ...] = (row["topic"], row["partition"])
+            held: Any = state.topics.get(row["topic"], {}).get(row["partition"], _ABSENT)
+        elif kind in (BROKER, BROKER_LEFT):
+            key, held = (row["broker"],), state.brokers.get(row["broker"], _ABSENT)
+        elif kind == CONTROLLER:
+            key, held = (), state.controller
+        else:
+            return
+        self._undo.setdefault(key, held)
+
+    def _undone(self) -> tuple[dict[str, TopicPartitions], dict[int, tuple[str | None, str | None]], int | None]:
+        """The state at the worst moment: the state now with what changed since put back (the topics unchanged
+        are shared with the state, never changed)."""
+        topics, brokers, controller = dict(self.state.topics), dict(self.state.brokers), self.state.controller
+        copied: set[str] = set()
+        for key, held in self._undo.items():
+            if len(key) == 2:
+                topic, partition = key
+                if topic not in copied:
+                    topics[topic] = dict(topics.get(topic, {}))
+                    copied.add(topic)
+                if held is _ABSENT:
+                    topics[topic].pop(partition, None)
+                else:
+                    topics[topic][partition] = held
+            elif len(key) == 1:
+                if held is _ABSENT:
+                    brokers.pop(key[0], None)
+                else:
+                    brokers[key[0]] = held
+            else:
+                controller = held
+        return {t: p for t, p in topics.items() if p}, brokers, controller
+
+    @property
+    def unchanged_since_worst(self) -> bool:
+        """Whether nothing changed after the worst moment (its state is the end's)."""
+        return self._at_worst is None and not self._undo
+
+    def at_worst(
+        self,
+    ) -> tuple[dict[str, TopicPartitions], dict[int, tuple[str | None, str | None]], int | None, Collection[str]]:
+        """The state at the worst moment (its topics, brokers, controller), and the topics that may differ at the
+        end (every one when a whole snapshot came between)."""
+        assert self.worst is not None
+        if self._at_worst is not None:
+            return (*self._at_worst, set(self._at_worst[0]) | set(self.state.topics))
+        return (*self._undone(), {key[0] for key in self._undo if len(key) == 2})
 
     def _apply(self, row: dict[str, Any], ts: int, in_window: bool) -> None:
         kind = row["kind"]
         registered = row["broker"] in self.state.brokers
+        if self.worst is not None and self._at_worst is None:
+            self._remember(row)
         self.state.apply([tuple(row[c] for c in STATE_COLUMNS)], ts)
         if kind == PARTITION:
             key = (row["topic"], int(row["partition"]))

@@ -18,7 +18,16 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, ROW_SCHEMA, SNAPSHOTS
+from core.history.schema import (
+    BROKER,
+    BROKER_LEFT,
+    CONTROLLER,
+    EVENTS,
+    PARTITION,
+    PARTITION_REMOVED,
+    ROW_SCHEMA,
+    SNAPSHOTS,
+)
 from core.history.store import HistoryStore
 
 START_MS = 1_700_000_000_000 - 1_700_000_000_000 % 3_600_000  # an hour boundary
@@ -238,6 +247,26 @@ def write_outage(root: Path, cluster: str, start_ms: int) -> Outage:
     store.append(EVENTS, cluster, [{**r, "seq": i} for i, r in enumerate(events)])
     store.set_flushed(cluster, outage.end_ms)
     return outage
+
+
+def churn_rows(at_ms: int) -> list[dict[str, object]]:
+    """Event rows of what ``write_history`` never writes, from ``at_ms`` on: broker 3 leaving and registering
+    again a minute later, broker 2 becoming the controller, a topic ``fresh`` created and its partitions removed
+    one by one (no ``seq``: the caller numbers them)."""
+
+    def partition(ts: int, p: int, isr: list[int]) -> dict[str, object]:
+        return {"ts_ms": ts, "kind": PARTITION, "topic": "fresh", "partition": p, "leader": isr[0],
+                "leader_epoch": 1, "isr": isr, "replicas": [1, 2, 3]}  # fmt: skip
+
+    return [
+        {"ts_ms": at_ms, "kind": BROKER_LEFT, "broker": 3},
+        {"ts_ms": at_ms + 500, "kind": CONTROLLER, "broker": 2},
+        partition(at_ms + 500, 0, [1, 2]),
+        partition(at_ms + 500, 1, [2, 1]),
+        {"ts_ms": at_ms + 60_000, "kind": BROKER, "broker": 3, "rack": "r3", "endpoint": "10.0.0.3:9092"},
+        {"ts_ms": at_ms + 90_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 1},
+        {"ts_ms": at_ms + 95_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 0},
+    ]
 
 
 def traffic_tick_rows(ts_ms: int, messages: dict[tuple[str, int, int], float | None]) -> list[dict[str, object]]:

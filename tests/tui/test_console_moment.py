@@ -160,6 +160,8 @@ async def test_the_timeline_shows_the_recorded_changes_around_the_moment_with_th
         [marked] = current()
         assert marked.startswith("03:21:00 ▶ broker 2 left"), marked
         assert "▶ the moment shown, 2025-11-28 03:22:00 UTC" in str(app.screen.query_one("#timeline-title").render())
+        limits = str(app.screen.query_one("#timeline-limits").render())  # the store's, not ZooKeeper's
+        assert limits.startswith("Recorded by kzc record") and "ZooKeeper" not in limits, limits
         await _press(app, pilot, "right_square_bracket")
         [marked] = current()
         assert marked.startswith("03:23:00 ▶ ") and "broker 2" in marked, marked

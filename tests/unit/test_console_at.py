@@ -78,3 +78,13 @@ def test_a_moment_in_a_recorded_gap_shows_no_cluster_and_says_so(store: Path) ->
     with pytest.raises(UsageError, match="no recorded change after"):
         backend.step(1)
     assert backend.moment.at_ms == T0 + 230_000
+
+
+def test_a_store_being_recorded_opens_and_steps_without_its_lock(store: Path) -> None:
+    with HistoryStore.open(store).recording("prod"):  # a running kzc record holds it
+        backend = moment_backend(ConnectionSettings(context="prod"), str(T0 + 90_000), str(store), NOW)
+        backend.connect()
+        assert 2 not in backend.snapshot().brokers  # broker 2 is down a minute in
+        backend.step(1)
+        backend.prefetch()
+        assert backend.moment.known

@@ -5,6 +5,7 @@ shows exactly the cluster ``state_at`` reads fresh from the store."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,10 @@ from core.errors import UsageError
 from core.history.diff import state_at
 from core.history.moment import snapshot_of
 from core.history.observations import Window
-from core.history.schema import BROKER, BROKER_LEFT, CONTROLLER, EVENTS, PARTITION, PARTITION_REMOVED
+from core.history.schema import EVENTS, PARTITION
 from core.history.store import HistoryStore
-from core.testdata.history import START_MS, write_history, write_outage
+from core.polling import wait_until
+from core.testdata.history import START_MS, churn_rows, write_history, write_outage
 
 T0 = 1_764_300_000_000  # 2025-11-28 03:20:00 UTC
 
@@ -62,21 +64,11 @@ def test_every_change_of_a_day_of_churn_replays_as_read_fresh(tmp_path: Path) ->
     info = write_history(tmp_path / "store", partitions=60, days=1, flaps_per_hour=0.02, snapshot_every_s=7200)
     store = HistoryStore.open(tmp_path / "store")
     at = START_MS + 5 * 3_600_000 + 1_234
-
-    def partition(ts: int, topic: str, p: int, isr: list[int]) -> dict[str, object]:
-        return {"ts_ms": ts, "kind": PARTITION, "topic": topic, "partition": p, "leader": isr[0],
-                "leader_epoch": 1, "isr": isr, "replicas": [1, 2, 3]}  # fmt: skip
-
     extra = [
-        {"ts_ms": at, "kind": BROKER_LEFT, "broker": 3},
-        {"ts_ms": at + 500, "kind": CONTROLLER, "broker": 2},
-        partition(at + 500, "fresh", 0, [1, 2]),
-        partition(at + 500, "fresh", 1, [2, 1]),
-        {"ts_ms": at + 60_000, "kind": BROKER, "broker": 3, "rack": "r3", "endpoint": "10.0.0.3:9092"},
-        {"ts_ms": at + 90_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 1},
-        {"ts_ms": at + 95_000, "kind": PARTITION_REMOVED, "topic": "fresh", "partition": 0},
-        partition(at + 95_000, "t00000", 0, [3]),  # the same moment as a removal: the order of seq decides
-    ]
+        *churn_rows(at),
+        {"ts_ms": at + 95_000, "kind": PARTITION, "topic": "t00000", "partition": 0, "leader": 3, "leader_epoch": 1,
+         "isr": [3], "replicas": [1, 2, 3]},  # the same moment as a removal: the order of seq decides
+    ]  # fmt: skip
     store.append(EVENTS, info.cluster, [{**r, "seq": 10_000_000 + i} for i, r in enumerate(extra)])
     assert _walk(store, info.cluster, info.start_ms) > 50
 
@@ -147,4 +139,44 @@ def test_after_the_prefetch_a_step_back_across_the_base_snapshot_reads_no_base(
     backend.prefetch()  # kept already
     backend.step(-1)  # the last change before the base: the state the prefetch replayed
     assert read == []
+    _fresh(backend)
+
+
+def test_a_step_back_pressed_while_the_prefetch_reads_the_base_waits_for_its_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Right after the open, the prefetch (the console's worker) is inside its read of the base before; a step
+    back across the base pressed then reads no base of its own: it waits for the prefetch's replay, and lands on
+    the state read fresh."""
+    import core.history.diff as diff
+
+    info = write_history(tmp_path / "store", partitions=60, days=0.5, flaps_per_hour=0.05, snapshot_every_s=7200)
+    backend = MomentBackend(HistoryStore.open(tmp_path / "store"), info.cluster, START_MS + 4 * 3_600_000)
+    backend.connect()
+    inside, release = threading.Event(), threading.Event()
+    read: list[int] = []
+    real = diff.replay_base
+
+    def replay_base(window: Window) -> diff.Replay:
+        assert window.base_ms is not None
+        read.append(window.base_ms)
+        if threading.current_thread().name == "prefetch":
+            inside.set()
+            assert release.wait(30), "the test never let the prefetch's base read go on"
+        return real(window)
+
+    monkeypatch.setattr(diff, "replay_base", replay_base)
+    prefetch = threading.Thread(target=backend.prefetch, name="prefetch")
+    prefetch.start()
+    assert inside.wait(30), "the prefetch never read the base before"
+    stepped = []
+    step = threading.Thread(target=lambda: stepped.append(backend.step(-1)), name="step")
+    step.start()
+    wait_until(lambda: any(b.waiters for b in backend._building.values()), 30, "the step back to wait")
+    release.set()
+    for thread in (step, prefetch):
+        thread.join(30)
+        assert not thread.is_alive(), thread.name
+    assert read == [START_MS + 2 * 3_600_000]  # once, by the prefetch
+    assert stepped == [backend.moment] and backend.moment.at_ms < START_MS + 4 * 3_600_000
     _fresh(backend)

@@ -188,3 +188,68 @@ def test_the_groups_whose_lag_grew_are_listed_with_the_recorded_numbers(
     markdown = capsys.readouterr().out
     assert "## Consumer groups that fell behind" in markdown
     assert f"| billing | 5 ({utc_text(T0 + 30_000)}) | 120 | {utc_text(T0 + 150_000)} |" in markdown
+
+
+def test_the_worst_moment_and_the_end_are_the_states_read_fresh_at_those_moments(tmp_path: Path) -> None:
+    """The report takes both from its own replay of the window (the worst moment a point on the way, the end
+    where it stops): they must be what ``state_at`` reads fresh there, judged by the same rules, over windows of
+    a day of churn holding a broker leaving and returning, a new controller, a topic created and removed, and
+    a gap after which a whole snapshot says what changed in it."""
+    from core.audit import read_audit
+    from core.history.diff import state_at
+    from core.history.moment import snapshot_of
+    from core.history.schema import BROKER, CONTROLLER, EVENTS, PARTITION, SNAPSHOTS
+    from core.history.store import Gap
+    from core.incident.report import build_report
+    from core.snapshot.health import assess
+    from core.snapshot.likely_cause import likely_cause
+    from core.testdata.history import START_MS, churn_rows, write_history
+
+    hour = 3_600_000
+    info = write_history(tmp_path / "store", partitions=60, days=1, flaps_per_hour=0.05, snapshot_every_s=7200)
+    store = HistoryStore.open(tmp_path / "store")
+    cluster, at = info.cluster, START_MS + 5 * hour + 1_234
+
+    store.append(EVENTS, cluster, [{**r, "seq": 10_000_000 + i} for i, r in enumerate(churn_rows(at))])
+    gap = Gap(START_MS + 14 * hour + 600_000, START_MS + 14 * hour + 1_800_000, "recorder stopped")
+    store.record_gap(cluster, gap)
+    # After the gap, a whole snapshot: broker 5 not registered and t00000-0 without a leader, both back 5
+    # minutes later (the snapshots after agree with the events).
+    found = state_at(store, cluster, gap.to_ms)
+    rows: list[dict[str, object]] = [{"ts_ms": gap.to_ms, "kind": CONTROLLER, "broker": 1}]
+    rows += [{"ts_ms": gap.to_ms, "kind": BROKER, "broker": b, "rack": rack, "endpoint": endpoint}
+             for b, (rack, endpoint) in found.brokers.items() if b != 5]  # fmt: skip
+    for (topic, p), (replicas, leader, isr) in found.partitions.items():
+        offline = (topic, p) == ("t00000", 0)
+        rows.append({"ts_ms": gap.to_ms, "kind": PARTITION, "topic": topic, "partition": p, "leader_epoch": 1,
+                     "leader": -1 if offline else leader, "isr": list(isr or ()),
+                     "replicas": list(replicas or ())})  # fmt: skip
+    store.append(SNAPSHOTS, cluster, [{**r, "seq": i} for i, r in enumerate(rows)])
+    replicas, leader, isr = found.partitions[("t00000", 0)]
+    rack, endpoint = found.brokers[5]
+    back = gap.to_ms + 300_000
+    store.append(EVENTS, cluster, [
+        {"ts_ms": back, "seq": 20_000_000, "kind": BROKER, "broker": 5, "rack": rack, "endpoint": endpoint},
+        {"ts_ms": back, "seq": 20_000_001, "kind": PARTITION, "topic": "t00000", "partition": 0, "leader": leader,
+         "leader_epoch": 2, "isr": list(isr or ()), "replicas": list(replicas or ())},
+    ])  # fmt: skip
+    audit = read_audit(tmp_path / "no-audit.jsonl")
+    worst_seen = 0
+    for since in [*range(START_MS, START_MS + 23 * hour, hour), at - 1, gap.from_ms + 1, gap.to_ms - 1]:
+        report = build_report(store, cluster, since, since + 2 * hour, audit)
+        if report.worst is not None:
+            worst_seen += 1
+            fresh = snapshot_of(state_at(store, cluster, report.worst.at_ms), report.worst.at_ms)
+            health, cause = assess(fresh), likely_cause(fresh)
+            assert (report.worst.under_replicated, report.worst.offline, report.worst.cause) == (
+                len(health.under_replicated),
+                len(health.offline),
+                cause.text if cause else None,
+            ), since
+        end = snapshot_of(state_at(store, cluster, report.at_end.at_ms), report.at_end.at_ms)
+        health = assess(end)
+        holding = {b for _, _, replicas, _ in end.iter_partitions() for b in replicas}
+        assert report.at_end.offline == tuple(f"{o.topic}-{o.partition}" for o in health.offline), since
+        assert report.at_end.under_replicated == tuple(f"{u.topic}-{u.partition}" for u in health.under_replicated)
+        assert report.at_end.brokers_down == tuple(sorted(holding - end.live_broker_ids())), since
+    assert worst_seen > 10

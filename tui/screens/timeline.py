@@ -97,9 +97,14 @@ class TimelineScreen(KzcScreen):
 
     def compose(self) -> ComposeResult:
         yield StatusBar()
-        yield Label("reading what ZooKeeper dates…", id="timeline-title")
-        yield VirtualTable(COLUMNS, empty_text="nothing ZooKeeper can date", id="timeline")
-        yield Label(_limits_text(), id="timeline-limits")
+        if self.recorded is not None:  # the store's rows, not ZooKeeper's dates: its limits are not these
+            yield Label("reading the recorded changes…", id="timeline-title")
+            yield VirtualTable(COLUMNS, empty_text="no recorded change around the moment", id="timeline")
+            yield Label(RECORDED_NOTE, id="timeline-limits")
+        else:
+            yield Label("reading what ZooKeeper dates…", id="timeline-title")
+            yield VirtualTable(COLUMNS, empty_text="nothing ZooKeeper can date", id="timeline")
+            yield Label(_limits_text(), id="timeline-limits")
         yield KeyBar()
 
     def on_mount(self) -> None:
@@ -249,6 +254,12 @@ def _write(path: Path, text: str) -> None:
     temporary = path.with_name(f".{path.name}.tmp")
     temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)
+
+
+RECORDED_NOTE = (
+    "Recorded by kzc record: every broker, controller and partition change it wrote to the history store; nothing "
+    "is known inside a recorded gap."
+)
 
 
 def _limits_text() -> str:
