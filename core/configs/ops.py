@@ -18,8 +18,8 @@ where kzc's ZooKeeper write is checked against the version the plan read.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from core.audit import AuditLog
@@ -32,7 +32,7 @@ from core.brokers.capabilities import (
     write_route,
 )
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import ConnectionSettings, cluster_name
+from core.config import ConnectionSettings
 from core.configs.plan import ConfigPlan, ConfigRequest, plan_change
 from core.configs.zk import (
     BROKER_DEFAULT,
@@ -46,10 +46,9 @@ from core.configs.zk import (
 )
 from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError
 from core.kafka.znodes.paths import config_path, topic_path
-from core.topics.cluster_ops import ClusterOps
+from core.topics.cluster_ops import ClusterOps, open_cluster_ops
 from core.topics.facts import ClusterFacts
 from core.topics.write import PlannedWrite
-from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 _ZK_WRITES = (
@@ -182,28 +181,18 @@ class ConfigOps(ClusterOps[ChangeAdmin]):
         return stored
 
 
-OpsT = TypeVar("OpsT")
+OpsT = TypeVar("OpsT", bound=ClusterOps[Any])
 
 
-@contextmanager
 def open_ops(
     make: Callable[[ZkSession, ChangeAdmin | None, ConnectionSettings, AuditLog | None], OpsT],
     settings: ConnectionSettings,
     admin_timeout: float = 15.0,
     audit: AuditLog | None = None,
-) -> Iterator[OpsT]:
-    """``make(session, admin, settings, audit)`` on a fresh session that holds a Kafka cluster
-    (``open_kafka_session``), and an AdminClient when bootstrap servers are set: the fix commands' one way
-    to reach a cluster. ``audit`` (the default log for this cluster when None) learns the cluster id."""
-    audit = audit or AuditLog(cluster_name(settings))
-    with open_kafka_session(settings) as session:
-        audit.cluster_id = read_cluster_id(session)
-        admin = (
-            ChangeAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
-            if settings.bootstrap_servers
-            else None
-        )
-        yield make(session, admin, settings, audit)
+) -> AbstractContextManager[OpsT]:
+    """``make(session, admin, settings, audit)`` on a fresh session, with the changes' AdminClient when bootstrap
+    servers are set (``open_cluster_ops``): the fix commands' one way to reach a cluster."""
+    return open_cluster_ops(make, ChangeAdmin, settings, admin_timeout, audit)
 
 
 def open_config_ops(

@@ -3,12 +3,15 @@
 ApiVersions (read on first use, ``CapabilityCache``), and the read-only refusal each write checks first
 (read-only mode, a migration: ``core.topics.guard.read_only_reason``).
 
-``TopicOps``, ``ConfigOps``, ``BrokerConfigOps``, ``ElectionOps`` and ``ReassignOps`` derive from it.
+``TopicOps``, ``ConfigOps``, ``BrokerConfigOps``, ``ElectionOps`` and ``ReassignOps`` derive from it;
+``open_cluster_ops`` is the one way a command opens one on a fresh session.
 """
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Generic, TypeVar
 
 from core.audit import AuditLog
 from core.brokers.admin import KafkaAdmin
@@ -17,6 +20,7 @@ from core.config import ConnectionSettings, cluster_name, read_only_cause
 from core.errors import ReadOnlyError
 from core.topics.facts import ClusterFacts, TopicStateReader
 from core.topics.guard import read_only_reason
+from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 AdminT = TypeVar("AdminT", bound=KafkaAdmin)
@@ -73,3 +77,38 @@ class ClusterOps(Generic[AdminT]):
         if reason is not None:
             raise ReadOnlyError(reason)
         return facts
+
+
+OpsT = TypeVar("OpsT", bound=ClusterOps[Any])
+
+
+@contextmanager
+def open_cluster_ops(
+    make: Callable[[ZkSession, AdminT | None, ConnectionSettings, AuditLog | None], OpsT],
+    admin_type: Callable[..., AdminT],
+    settings: ConnectionSettings,
+    admin_timeout: float = 15.0,
+    audit: AuditLog | None = None,
+    check_reachable: bool = False,
+) -> Iterator[OpsT]:
+    """``make(session, admin, settings, audit)`` on a fresh session that holds a Kafka cluster
+    (``open_kafka_session``), and an ``admin_type`` AdminClient when bootstrap servers are set (``check_reachable``:
+    a wrong ``--bootstrap-server`` fails now, with its cause, not after the timeout). ``audit`` (the default log for
+    this cluster when None; the CLI opens it first, so an attempt that fails to connect is recorded too) learns the
+    cluster id.
+
+    Raises:
+        UsageError: no ZooKeeper connect string.
+        ConnectError: ZooKeeper unreachable (or, with ``check_reachable``, the brokers).
+    """
+    audit = audit or AuditLog(cluster_name(settings))
+    with open_kafka_session(settings) as session:
+        audit.cluster_id = read_cluster_id(session)
+        admin = (
+            admin_type(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
+            if settings.bootstrap_servers
+            else None
+        )
+        if admin is not None and check_reachable:
+            admin.check_reachable()
+        yield make(session, admin, settings, audit)

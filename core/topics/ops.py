@@ -19,8 +19,8 @@ cancelled confirmation) open the attempt themselves (``TopicOps.audit.attempt``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, suppress
 from dataclasses import replace
 from typing import Any, TypeVar, overload
 
@@ -28,7 +28,7 @@ from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
 from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Route, write_route
-from core.config import ConnectionSettings, cluster_name
+from core.config import ConnectionSettings
 from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
 from core.kafka.znode_size import check_topic_znode_size
@@ -36,7 +36,7 @@ from core.kafka.znodes import ControllerInfo, TopicAssignment
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic
 from core.kafka.znodes.paths import topic_path
 from core.polling import DeadlineExceeded, wait_until
-from core.topics.cluster_ops import ClusterOps
+from core.topics.cluster_ops import ClusterOps, open_cluster_ops
 from core.topics.facts import ClusterFacts
 from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion
 from core.topics.plan import (
@@ -75,7 +75,6 @@ from core.topics.write import (
     expand_via_admin,
     expand_via_zookeeper,
 )
-from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 
 
 class TopicOps(ClusterOps[KafkaAdmin]):
@@ -487,27 +486,9 @@ def path_reason(plan: CreatePlan | ExpandPlan | DeletePlan) -> str | None:
     return next((c.detail for c in plan.checks if c.name == WRITE_PATH), None)
 
 
-@contextmanager
 def open_topic_ops(
     settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
-) -> Iterator[TopicOps]:
-    """A ``TopicOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set).
-
-    ``audit`` is the log attempts go to (the default audit file for this cluster when None); the CLI
-    opens it first, so an attempt that fails to connect is recorded too.
-
-    Raises:
-        UsageError: no ZooKeeper connect string.
-        ConnectError: ZooKeeper unreachable.
-    """
-    audit = audit or AuditLog(cluster_name(settings))
-    with open_kafka_session(settings) as session:
-        audit.cluster_id = read_cluster_id(session)
-        admin = (
-            KafkaAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
-            if settings.bootstrap_servers
-            else None
-        )
-        if admin is not None:
-            admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
-        yield TopicOps(session, admin, settings, audit)
+) -> AbstractContextManager[TopicOps]:
+    """A ``TopicOps`` on a fresh ZooKeeper session, and an AdminClient checked reachable when bootstrap servers are
+    set (``open_cluster_ops``)."""
+    return open_cluster_ops(TopicOps, KafkaAdmin, settings, admin_timeout, audit, check_reachable=True)
