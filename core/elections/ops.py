@@ -39,7 +39,7 @@ from core.errors import GuardError, KafkaRuleError, KzcError, UsageError
 from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState, Unreadable
 from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION
-from core.polling import DeadlineExceeded, wait_until
+from core.polling import follow_until
 from core.topics.cluster_ops import ClusterOps
 from core.topics.facts import ClusterFacts
 from core.topics.write import PlannedWrite
@@ -182,27 +182,23 @@ class ElectionOps(ClusterOps[ChangeAdmin]):
             ElectionTimeout: the deadline passed first.
         """
         wanted = set(plan.keys)
-        last: list[list[Candidate]] = []
 
-        def settled() -> list[Candidate] | None:
-            looked = [c for c in self.look(plan) if (c.topic, c.partition) in wanted]
-            if on_change is not None and (not last or looked != last[-1]):
-                on_change(looked)
-            last[:] = [looked]
+        def settled(looked: list[Candidate]) -> bool:
             # On the ZooKeeper path the request is done once the controller also removed the znode.
             pending = plan.via == VIA_ZOOKEEPER and self.reader.exists(PREFERRED_REPLICA_ELECTION)
-            return looked if all(c.skipped is not None for c in looked) and not pending else None
+            return all(c.skipped is not None for c in looked) and not pending
 
-        try:
-            result = wait_until(settled, timeout, "the preferred leaders", 0.25)
-        except DeadlineExceeded:
-            pending = [f"{c.topic}-{c.partition}" for c in (last[-1] if last else []) if c.skipped is None]
-            raise ElectionTimeout(
+        def timed_out(last: list[Candidate] | None) -> ElectionTimeout:
+            pending = [f"{c.topic}-{c.partition}" for c in (last or []) if c.skipped is None]
+            return ElectionTimeout(
                 f"after {timeout:g} s {len(pending)} partition(s) still lack their preferred leader: "
                 + ", ".join(pending[:20])
-            ) from None
-        assert result is not None
-        return result
+            )
+
+        def look() -> list[Candidate]:
+            return [c for c in self.look(plan) if (c.topic, c.partition) in wanted]
+
+        return follow_until(look, settled, timeout, "the preferred leaders", timed_out, on_change, interval=0.25)
 
     def look(self, plan: PreferredPlan) -> list[Candidate]:
         """The plan's sent partitions now (``skipped`` is ``ALREADY`` once the preferred replica leads)."""
