@@ -106,7 +106,6 @@ class FixedRow:
     at once by ``Decoder.rows``."""
 
     def __init__(self, *types: str) -> None:
-        self.types = types
         self.layout = struct.Struct(">" + "".join(_FIXED[t] for t in types))
 
 
