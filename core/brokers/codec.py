@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from core.brokers.wire import CORRELATION, uvarint
 
@@ -98,6 +98,17 @@ class Encoder:
         return bytes(self.tags().out)
 
 
+_FIXED = {"int8": "b", "int16": "h", "int32": "i", "int64": "q"}
+
+
+class FixedRow:
+    """A struct of fixed-width fields only, by Kafka's type names in order (``FixedRow("int32", "int64")``), read
+    at once by ``Decoder.rows``."""
+
+    def __init__(self, *types: str) -> None:
+        self.layout = struct.Struct(">" + "".join(_FIXED[t] for t in types))
+
+
 class Decoder:
     """A response body being read (after the size prefix), classic or flexible.
 
@@ -136,14 +147,22 @@ class Decoder:
     def float64(self) -> float:
         return float(self._take(">d"))
 
-    def fixed(self, layout: struct.Struct) -> tuple[Any, ...]:
-        """Several fixed-width fields read at once (``layout``: big-endian), for the hot loops of large answers."""
+    def rows(self, row: FixedRow) -> list[tuple[int, ...]] | None:
+        """ARRAY / COMPACT_ARRAY of structs whose fields are all fixed-width (``row``), each struct read at once
+        (its tag buffer skipped): the hot loops of large answers, a broker's 100k replicas; None: null."""
+        count = self._count()
+        if count < 0:
+            return None
+        layout = row.layout
+        items = []
         try:
-            values = layout.unpack_from(self.data, self.at)
+            for _ in range(count):
+                items.append(layout.unpack_from(self.data, self.at))
+                self.at += layout.size
+                self.tags()
         except struct.error as exc:
             raise ValueError(f"the answer ends early: {exc}") from None
-        self.at += layout.size
-        return values
+        return items
 
     def blob(self) -> bytes | None:
         """BYTES / NULLABLE_BYTES (INT32 length, classic versions only; None: null)."""
@@ -183,16 +202,21 @@ class Decoder:
 
     def array(self, read: Callable[[Decoder], T]) -> list[T] | None:
         """ARRAY / COMPACT_ARRAY of structs, each read by ``read`` (its tag buffer skipped); None: null."""
-        count = self.uvarint() - 1 if self.flexible else self.int32()
+        count = self._count()
         if count < 0:
             return None
-        if count > len(self.data):
-            raise ValueError(f"an array of {count} items in an answer of {len(self.data)} bytes")
         items = []
         for _ in range(count):
             items.append(read(self))
             self.tags()
         return items
+
+    def _count(self) -> int:
+        """An array's length (-1: null), no longer than the answer could hold."""
+        count = self.uvarint() - 1 if self.flexible else self.int32()
+        if count > len(self.data):
+            raise ValueError(f"an array of {count} items in an answer of {len(self.data)} bytes")
+        return count
 
     def tags(self) -> None:
         """Skip a tag buffer (flexible versions only)."""

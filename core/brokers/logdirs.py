@@ -22,13 +22,12 @@ KIP-113: listed, never counted in sizes).
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from core.brokers.apiversions import DESCRIBE_LOG_DIRS, NoVersion, no_listener, request
-from core.brokers.codec import Decoder, Encoder
+from core.brokers.codec import Decoder, Encoder, FixedRow
 from core.brokers.wire import frame
 from core.config import KafkaSecurity
 from core.kafka.topic_partition import TopicPartition
@@ -44,7 +43,7 @@ ERROR_NAMES = {
     KAFKA_STORAGE_ERROR: "KAFKA_STORAGE_ERROR",
 }
 
-_PARTITION = struct.Struct(">iqqb")  # partition, size, offset lag, is future: one per replica, read at once
+_PARTITION = FixedRow("int32", "int64", "int64", "int8")  # partition, size, offset lag, is future
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,13 +115,7 @@ def decode_log_dirs(body: bytes, version: int = 0) -> tuple[LogDir, ...]:
     d = Decoder(body, flexible)
 
     def partitions(topic: str, into: list[ReplicaLog]) -> None:
-        count = d.uvarint() - 1 if flexible else d.int32()
-        if count > len(body):
-            raise ValueError(f"an array of {count} items in an answer of {len(body)} bytes")
-        for _ in range(count):
-            # unpacked at once: a broker of 100k replicas answers in one body
-            partition, size, lag, future = d.fixed(_PARTITION)
-            d.tags()
+        for partition, size, lag, future in d.rows(_PARTITION) or ():
             into.append(ReplicaLog(topic, partition, size, lag, bool(future)))
 
     def log_dir(_: Decoder) -> LogDir:

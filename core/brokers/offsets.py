@@ -14,14 +14,13 @@ leader ZooKeeper names.
 
 from __future__ import annotations
 
-import struct
 import time
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from core.brokers.apiversions import LIST_OFFSETS, NoVersion, no_listener, request
-from core.brokers.codec import Decoder, Encoder
+from core.brokers.codec import Decoder, Encoder, FixedRow
 from core.brokers.wire import frame
 from core.config import KafkaSecurity
 from core.kafka.topic_partition import TopicPartition
@@ -43,8 +42,8 @@ ERROR_NAMES = {
     75: "UNKNOWN_LEADER_EPOCH",
 }
 # partition, error, timestamp, offset (v1-v3); + leader epoch (v4+): one per partition, read at once
-_ANSWER = struct.Struct(">ihqq")
-_ANSWER_EPOCH = struct.Struct(">ihqqi")
+_ANSWER = FixedRow("int32", "int16", "int64", "int64")
+_ANSWER_EPOCH = FixedRow("int32", "int16", "int64", "int64", "int32")
 
 
 def encode_list_offsets(partitions: Mapping[str, Sequence[int]], version: int) -> bytes:
@@ -81,12 +80,7 @@ def decode_list_offsets(body: bytes, version: int) -> tuple[dict[TopicPartition,
 
     def topic(_d: Decoder) -> None:
         name = d.string() or ""
-        count = d.uvarint() - 1 if flexible else d.int32()
-        if count > len(body):
-            raise ValueError(f"an array of {count} items in an answer of {len(body)} bytes")
-        for _ in range(count):
-            fields = d.fixed(answer)
-            d.tags()
+        for fields in d.rows(answer) or ():
             partition, error, offset = fields[0], fields[1], fields[3]
             if error:
                 errors[(name, partition)] = error

@@ -29,7 +29,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.audit import AuditLog
 from core.brokers.alter_configs import alter_broker_whole_set, incremental_alter_broker
 from core.brokers.apiversions import ALTER_CONFIGS, DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS, Api
 from core.brokers.capabilities import (
@@ -42,16 +41,15 @@ from core.brokers.capabilities import (
     write_route,
 )
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import PLAINTEXT, ConnectionSettings, KafkaSecurity, cluster_name, read_only_cause
+from core.config import PLAINTEXT, KafkaSecurity
 from core.configs.plan import ConfigChange, parse_changes
 from core.configs.zk import BROKER_DEFAULT, BROKERS, StoredConfig, change_writes, controller_fence, execute, read_config
-from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, UsageError
 from core.kafka.broker_config_rules import check_default_keys, check_zookeeper_update, is_password_config
 from core.kafka.znodes.paths import broker_config_path
-from core.topics.facts import ClusterFacts, TopicStateReader
-from core.topics.guard import read_only_reason
+from core.topics.cluster_ops import ClusterOps
+from core.topics.facts import ClusterFacts
 from core.topics.write import PlannedWrite
-from core.zookeeper.session import ZkSession
 
 BROKER_CONFIG_TOOL = (
     "as kafka-configs --zookeeper did (AdminZkClient.changeBrokerConfig: /config/brokers/<id>, then a "
@@ -293,27 +291,19 @@ def _resource_name(entity: str) -> str:
     return "" if entity == BROKER_DEFAULT else entity
 
 
-class BrokerConfigOps:
+class BrokerConfigOps(ClusterOps[ChangeAdmin]):
     """Show, plan and apply dynamic broker configs on the cluster behind ``session`` (and ``admin``)."""
 
-    def __init__(
-        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog | None = None
-    ) -> None:
-        self.session = session
-        self.admin = admin
-        self.settings = settings
-        self.reader = TopicStateReader(session)
-        self.audit = audit or AuditLog(cluster_name(settings))
-
-    def capabilities(self, facts: ClusterFacts) -> Capabilities:
-        """The registered brokers' ApiVersions (kzc's own request: no ``--bootstrap-server`` needed)."""
+    def broker_apis(self, facts: ClusterFacts) -> Capabilities:
+        """The registered brokers' ApiVersions, read now (kzc's own request: no ``--bootstrap-server`` needed, where
+        the ``capabilities`` every ops holds asks only with one)."""
         return read_capabilities(facts.brokers, 5.0, self.settings.kafka_security)
 
     def describe(self, entity: str) -> tuple[list[ConfigValue] | None, str | None]:
         """What the broker reports for ``entity`` (DescribeConfigs on the BROKER resource), or why it cannot."""
         if self.admin is None:
             return None, "the static values and sources need --bootstrap-server (DescribeConfigs)"
-        lacking = self.capabilities(self.reader.facts()).lacking(DESCRIBE_CONFIGS)
+        lacking = self.broker_apis(self.reader.facts()).lacking(DESCRIBE_CONFIGS)
         if lacking is not None:
             return None, f"the brokers cannot report their configs: {lacking}"
         return self.admin.describe_config(BROKERS, _resource_name(entity)), None
@@ -328,8 +318,8 @@ class BrokerConfigOps:
         """
         facts = self.reader.facts()
         before = read_config(self.session, BROKERS, request.entity)
-        blocked = read_only_reason(read_only_cause(self.settings), facts)
-        caps = self.capabilities(facts)
+        blocked = self.read_only(facts)
+        caps = self.broker_apis(facts)
         before_1_1 = caps.lacking(DESCRIBE_CONFIGS, (1, 32767)) is not None
         path, method, target = broker_route(
             caps if self.admin is not None else None, request.entity, facts.brokers, self.settings.kafka_security, via
@@ -366,10 +356,7 @@ class BrokerConfigOps:
             ReadOnlyError: read-only mode or a migration. ConcurrentChangeError: the znode changed since the plan.
             KzcError: ZooKeeper holds other keys than planned afterwards.
         """
-        facts = self.reader.facts()
-        reason = read_only_reason(read_only_cause(self.settings), facts)
-        if reason is not None:
-            raise ReadOnlyError(reason)
+        facts = self.writable_facts()
         path = broker_config_path(plan.entity)
         now = read_config(self.session, BROKERS, plan.entity)
         if now.zk_version != plan.before.zk_version:

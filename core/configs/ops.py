@@ -18,8 +18,8 @@ where kzc's ZooKeeper write is checked against the version the plan read.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any, TypeVar
 
 from core.audit import AuditLog
@@ -28,12 +28,11 @@ from core.brokers.capabilities import (
     VIA_ADMIN,
     VIA_ZOOKEEPER,
     Capabilities,
-    CapabilityCache,
     Route,
     write_route,
 )
 from core.brokers.changes import ChangeAdmin, ConfigValue
-from core.config import ConnectionSettings, cluster_name, read_only_cause
+from core.config import ConnectionSettings
 from core.configs.plan import ConfigPlan, ConfigRequest, plan_change
 from core.configs.zk import (
     BROKER_DEFAULT,
@@ -45,12 +44,11 @@ from core.configs.zk import (
     execute,
     read_config,
 )
-from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError, ReadOnlyError
+from core.errors import ConcurrentChangeError, KafkaRuleError, KzcError
 from core.kafka.znodes.paths import config_path, topic_path
-from core.topics.facts import ClusterFacts, TopicStateReader
-from core.topics.guard import read_only_reason
+from core.topics.cluster_ops import ClusterOps, open_cluster_ops
+from core.topics.facts import ClusterFacts
 from core.topics.write import PlannedWrite
-from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
 from core.zookeeper.session import ZkSession
 
 _ZK_WRITES = (
@@ -98,25 +96,8 @@ def _compact(value: object) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode("utf-8")
 
 
-class ConfigOps:
+class ConfigOps(ClusterOps[ChangeAdmin]):
     """Show, plan and apply topic config changes on the cluster behind ``session`` (and ``admin``)."""
-
-    def __init__(
-        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog | None = None
-    ) -> None:
-        self.session = session
-        self.admin = admin
-        self.settings = settings
-        self.reader = TopicStateReader(session)
-        self.audit = audit or AuditLog(cluster_name(settings))
-        self.capabilities = CapabilityCache(
-            admin.timeout if admin is not None else None, security=settings.kafka_security
-        )
-
-    @property
-    def via(self) -> str:
-        """``admin`` with a ``--bootstrap-server``, else ``zookeeper`` (each plan's ``via``: ``route``)."""
-        return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
     def route(self, facts: ClusterFacts, via: str | None = None) -> Route:
         """The path of a topic config change (``config_route``); the brokers are not asked with ``--via
@@ -163,7 +144,7 @@ class ConfigOps:
         """
         facts = self.reader.facts()
         before = self.stored(TOPICS, request.topic)
-        blocked = read_only_reason(read_only_cause(self.settings), facts)
+        blocked = self.read_only(facts)
         path = self.route(facts, via)
         plan = plan_change(request, before, request.topic in facts.topic_names, path.via, blocked, path.reason)
         if self.admin is not None and plan.via == VIA_ADMIN and blocked is None and plan.changes:
@@ -179,10 +160,7 @@ class ConfigOps:
             ConcurrentChangeError: ``/config/topics/<t>`` changed since the plan (nothing written).
             KzcError: the znode holds something else than the plan after the write.
         """
-        facts = self.reader.facts()
-        reason = read_only_reason(read_only_cause(self.settings), facts)
-        if reason is not None:
-            raise ReadOnlyError(reason)
+        facts = self.writable_facts()
         now = self.stored(TOPICS, plan.topic)
         if now.zk_version != plan.before.zk_version:
             raise ConcurrentChangeError(
@@ -203,28 +181,18 @@ class ConfigOps:
         return stored
 
 
-OpsT = TypeVar("OpsT")
+OpsT = TypeVar("OpsT", bound=ClusterOps[Any])
 
 
-@contextmanager
 def open_ops(
     make: Callable[[ZkSession, ChangeAdmin | None, ConnectionSettings, AuditLog | None], OpsT],
     settings: ConnectionSettings,
     admin_timeout: float = 15.0,
     audit: AuditLog | None = None,
-) -> Iterator[OpsT]:
-    """``make(session, admin, settings, audit)`` on a fresh session that holds a Kafka cluster
-    (``open_kafka_session``), and an AdminClient when bootstrap servers are set: the fix commands' one way
-    to reach a cluster. ``audit`` (the default log for this cluster when None) learns the cluster id."""
-    audit = audit or AuditLog(cluster_name(settings))
-    with open_kafka_session(settings) as session:
-        audit.cluster_id = read_cluster_id(session)
-        admin = (
-            ChangeAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
-            if settings.bootstrap_servers
-            else None
-        )
-        yield make(session, admin, settings, audit)
+) -> AbstractContextManager[OpsT]:
+    """``make(session, admin, settings, audit)`` on a fresh session, with the changes' AdminClient when bootstrap
+    servers are set (``open_cluster_ops``): the fix commands' one way to reach a cluster."""
+    return open_cluster_ops(make, ChangeAdmin, settings, admin_timeout, audit)
 
 
 def open_config_ops(

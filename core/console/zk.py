@@ -3,7 +3,8 @@
 - connection: ``core.zookeeper.session.ZkSession`` (states forwarded to the console);
 - snapshot, events, followed topics, watched znodes: the live model, ``core.live.model.LiveCluster`` (whose
   ``core.live.watcher.ClusterWatcher`` holds every watch);
-- browsing: ``core.zookeeper.tree`` (pages, data, stat, ACL) plus a pipelined child count per listed child;
+- browsing: ``core.console.browse`` (pages of ``core.zookeeper.tree`` with a pipelined child count per listed
+  child, the child lists kept for later pages; data, stat, ACL);
 - create / expand / delete: ``core.topics.ops.TopicOps`` (plans from ``core.topics.planning``, guards, writes
   through the brokers when ``--bootstrap-server`` is set, else through ZooKeeper; read-only mode and
   migrations refused) with one audit line per attempt (``core.audit``);
@@ -20,9 +21,10 @@
   ``KAFKA_SESSION_EVERY_S``.
 
 The backend is one short method per member of the console's protocols, each handing the work to the core
-module above (its cached reads through ``core.console.single_flight``; the groups' through
-``core.console.group_reads``). One concept, the console's one cluster backend, so it may pass 600 lines: each
-member is a hand-off, and the work lives in the modules above.
+module above. Its cached reads (log dirs, ZooKeeper's health, the brokers' session timeouts) all go through the
+one ``core.console.single_flight.SingleFlight`` (one read per key at a time, no lock held while it reads); the
+groups' through ``core.console.group_reads``; the browser's through ``core.console.browse``. The backend's own
+lock guards its fields only, never a read.
 """
 
 from __future__ import annotations
@@ -30,15 +32,10 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
-
-from kazoo.exceptions import KazooException
-from kazoo.handlers.threading import KazooTimeoutError
 
 from core.brokers.admin import KafkaAdmin
 from core.brokers.group_admin import GroupAdmin
@@ -47,6 +44,7 @@ from core.configs.broker import BrokerConfigsView
 from core.configs.zk import StoredConfig
 from core.connect import ZkConnect
 from core.consistency.findings import CheckReport
+from core.console.browse import ZnodeReads
 from core.console.checks import CheckEngines
 from core.console.fixes import FixActions
 from core.console.group_reads import GroupReads
@@ -94,7 +92,6 @@ from core.topics.plan import (
 )
 from core.traffic.sample import Sample
 from core.traffic.ticker import TICK_S, TrafficTicker, TrafficView
-from core.zookeeper import tree as zk_tree
 from core.zookeeper.health import EnsembleHealth, KafkaSessionTimeouts, probe_ensemble, tls_context
 from core.zookeeper.kafka_root import require_kafka_cluster
 from core.zookeeper.session import ConnectionState, ZkSession
@@ -104,7 +101,6 @@ if TYPE_CHECKING:  # the recorder's module imports the store's schema (pyarrow):
     from core.history.recorder import GroupsRead
 
 KAFKA_SESSION_EVERY_S = 300.0  # a static broker config: it changes only with a broker restart
-CHILD_LISTS_KEPT = 8  # child lists remembered for paging (a 300k list holds ~20 MB of names)
 SIZES_TIMEOUT_S = 10.0  # each broker's DescribeLogDirs (connect, ApiVersions, the answer)
 
 
@@ -127,8 +123,7 @@ class ZkBackend:
         self._now_ms = now_ms
         self._checks = CheckEngines(spark_master=settings.spark_master, stage_dir=settings.stage_dir)
         self._lock = threading.Lock()
-        # The browser's last fetched child lists, so later pages of a huge list are slices, not refetches.
-        self._child_lists: OrderedDict[str, zk_tree.ChildCursor] = OrderedDict()
+        self._browse = ZnodeReads()  # the browser's pages (with the child lists kept for later pages)
         # One probe at a time (a caller that comes meanwhile shares it): each carries the previous one's readings.
         self._health: SingleFlight[EnsembleHealth] = SingleFlight()
         self._kafka_sessions: SingleFlight[KafkaSessionTimeouts] = SingleFlight()
@@ -308,45 +303,12 @@ class ZkBackend:
     # ---- ZnodeBrowser --------------------------------------------------------------------------------
 
     def children(self, path: str, offset: int = 0, limit: int = 500) -> ChildPage:
-        """A page of children (numbers numerically, then names) with each child's own child count.
+        """A page of children with each child's own child count (``core.console.browse``).
 
         Raises:
             ConnectError: ZooKeeper failed or denied the read; KzcError: the znode does not exist.
         """
-        session = self._zk()
-        page = self._child_page(session, path, offset, limit)
-        names = page.names
-        base = "" if path == "/" else path
-        pending = [session.client.exists_async(f"{base}/{n}") for n in names]
-        counts: list[int | None] = []
-        for result in pending:
-            try:
-                stat = result.get(timeout=30)
-            except (KazooException, KazooTimeoutError):
-                stat = None
-            counts.append(stat.numChildren if stat is not None else None)
-        return replace(page, counts=tuple(counts))
-
-    def _child_page(self, session: ZkSession, path: str, offset: int, limit: int) -> ChildPage:
-        """Page ``offset`` of ``path``'s children: a slice of the list fetched for an earlier page while the
-        parent's child version is unchanged (one stat read), else one fresh ``getChildren``."""
-        with self._lock:
-            known = self._child_lists.get(path)
-        if offset and known is not None:
-            page = zk_tree.list_children(session, path, limit, replace(known, offset=offset))
-            if not page.changed:
-                return page
-        first = zk_tree.list_children(session, path, limit, fetch_large=True)
-        following = first.next_cursor
-        with self._lock:
-            self._child_lists.pop(path, None)
-            if following is not None:
-                self._child_lists[path] = following
-                while len(self._child_lists) > CHILD_LISTS_KEPT:
-                    self._child_lists.popitem(last=False)
-        if offset == 0 or following is None:
-            return first if offset == 0 else replace(first, names=(), offset=offset)
-        return zk_tree.list_children(session, path, limit, replace(following, offset=offset))
+        return self._browse.children(self._zk(), path, offset, limit)
 
     def znode(self, path: str) -> ZnodeView | None:
         """Data (decoded and explained), stat and ACL of ``path``; ``None`` when it does not exist.
@@ -354,17 +316,7 @@ class ZkBackend:
         Raises:
             ConnectError: ZooKeeper failed or denied the read.
         """
-        session = self._zk()
-        try:
-            if session.client.exists(path) is None:
-                return None
-            return zk_tree.read_znode(session, path)
-        except KzcError as exc:
-            if "does not exist" in str(exc):
-                return None
-            raise
-        except (KazooException, KazooTimeoutError) as exc:
-            raise session.read_error(exc, f"read {path}") from exc
+        return self._browse.znode(self._zk(), path)
 
     def watch_znode(self, path: str, on_change: Callable[[str], None]) -> Unsubscribe:
         """Call ``on_change(path)`` on every change of ``path`` or its children."""

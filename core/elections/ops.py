@@ -20,9 +20,9 @@ from typing import Any
 
 from core.audit import AuditLog
 from core.brokers.apiversions import ELECT_LEADERS
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, write_route
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, Route, write_route
 from core.brokers.changes import PREFERRED, UNCLEAN, ChangeAdmin
-from core.config import ConnectionSettings, cluster_name, read_only_cause
+from core.config import ConnectionSettings
 from core.configs.ops import open_ops
 from core.configs.zk import execute
 from core.elections.plan import (
@@ -35,15 +35,14 @@ from core.elections.plan import (
     plan_unclean,
     preferred_candidates,
 )
-from core.errors import GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.errors import GuardError, KafkaRuleError, KzcError, UsageError
 from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState, Unreadable
 from core.kafka.znodes.paths import PREFERRED_REPLICA_ELECTION
-from core.polling import DeadlineExceeded, wait_until
-from core.topics.facts import ClusterFacts, TopicStateReader
-from core.topics.guard import read_only_reason
+from core.polling import follow_until
+from core.topics.cluster_ops import ClusterOps
+from core.topics.facts import ClusterFacts
 from core.topics.write import PlannedWrite
-from core.zookeeper.session import ZkSession
 
 PREFERRED_TOOL = (
     "as kafka-preferred-replica-election --zookeeper did (/admin/preferred_replica_election, which every "
@@ -88,25 +87,8 @@ def planned_writes(plan: PreferredPlan) -> tuple[PlannedWrite, ...]:
     return (PlannedWrite("create", PREFERRED_REPLICA_ELECTION, encode_preferred_election(plan.keys)),)
 
 
-class ElectionOps:
+class ElectionOps(ClusterOps[ChangeAdmin]):
     """Plan, send and follow leader elections on the cluster behind ``session`` (and ``admin``)."""
-
-    def __init__(
-        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog | None = None
-    ) -> None:
-        self.session = session
-        self.admin = admin
-        self.settings = settings
-        self.reader = TopicStateReader(session)
-        self.audit = audit or AuditLog(cluster_name(settings))
-        self.capabilities = CapabilityCache(
-            admin.timeout if admin is not None else None, security=settings.kafka_security
-        )
-
-    @property
-    def via(self) -> str:
-        """``admin`` with a ``--bootstrap-server``, else ``zookeeper`` (each plan's ``via``: ``route``)."""
-        return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
 
     def route(self, facts: ClusterFacts, via: str | None = None) -> Route:
         """The path of a preferred election (``preferred_route``); the brokers are not asked with ``--via
@@ -156,7 +138,7 @@ class ElectionOps:
         """
         facts, candidates = self.candidates(topic, partitions)
         path = self.route(facts, via)
-        return plan_preferred(candidates, path.via, self._blocked(facts), path.reason)
+        return plan_preferred(candidates, path.via, self.read_only(facts), path.reason)
 
     def apply_preferred(self, plan: PreferredPlan) -> dict[TopicPartition, str | None]:
         """Send the election; each partition's error (None: accepted).
@@ -165,7 +147,7 @@ class ElectionOps:
             ReadOnlyError: read-only or migration. GuardError: nothing to elect.
             KafkaRuleError: an election is already pending in ZooKeeper (Kafka's message).
         """
-        self._writable()
+        self.writable_facts()
         if not plan.sent:
             raise GuardError("no partition needs a preferred leader election: nothing was sent")
         if self.admin is not None and plan.via == VIA_ADMIN:
@@ -200,27 +182,23 @@ class ElectionOps:
             ElectionTimeout: the deadline passed first.
         """
         wanted = set(plan.keys)
-        last: list[list[Candidate]] = []
 
-        def settled() -> list[Candidate] | None:
-            looked = [c for c in self.look(plan) if (c.topic, c.partition) in wanted]
-            if on_change is not None and (not last or looked != last[-1]):
-                on_change(looked)
-            last[:] = [looked]
+        def settled(looked: list[Candidate]) -> bool:
             # On the ZooKeeper path the request is done once the controller also removed the znode.
             pending = plan.via == VIA_ZOOKEEPER and self.reader.exists(PREFERRED_REPLICA_ELECTION)
-            return looked if all(c.skipped is not None for c in looked) and not pending else None
+            return all(c.skipped is not None for c in looked) and not pending
 
-        try:
-            result = wait_until(settled, timeout, "the preferred leaders", 0.25)
-        except DeadlineExceeded:
-            pending = [f"{c.topic}-{c.partition}" for c in (last[-1] if last else []) if c.skipped is None]
-            raise ElectionTimeout(
+        def timed_out(last: list[Candidate] | None) -> ElectionTimeout:
+            pending = [f"{c.topic}-{c.partition}" for c in (last or []) if c.skipped is None]
+            return ElectionTimeout(
                 f"after {timeout:g} s {len(pending)} partition(s) still lack their preferred leader: "
                 + ", ".join(pending[:20])
-            ) from None
-        assert result is not None
-        return result
+            )
+
+        def look() -> list[Candidate]:
+            return [c for c in self.look(plan) if (c.topic, c.partition) in wanted]
+
+        return follow_until(look, settled, timeout, "the preferred leaders", timed_out, on_change, interval=0.25)
 
     def look(self, plan: PreferredPlan) -> list[Candidate]:
         """The plan's sent partitions now (``skipped`` is ``ALREADY`` once the preferred replica leads)."""
@@ -253,23 +231,15 @@ class ElectionOps:
         found = states.get(partition)
         if isinstance(found, PartitionState):
             state = found
-        return plan_unclean((topic, partition), candidate.replicas, state, facts.broker_ids, self._blocked(facts))
+        return plan_unclean((topic, partition), candidate.replicas, state, facts.broker_ids, self.read_only(facts))
 
     def apply_unclean(self, plan: UncleanPlan) -> str | None:
         """Send ElectLeaders (UNCLEAN); the partition's error or None."""
-        self._writable()
+        self.writable_facts()
         assert self.admin is not None
         outcome = self.admin.elect_leaders(UNCLEAN, [(plan.topic, plan.partition)])
         error = outcome.get((plan.topic, plan.partition))
         return None if error is None else str(error)
-
-    def _blocked(self, facts: ClusterFacts) -> str | None:
-        return read_only_reason(read_only_cause(self.settings), facts)
-
-    def _writable(self) -> None:
-        reason = self._blocked(self.reader.facts())
-        if reason is not None:
-            raise ReadOnlyError(reason)
 
 
 def candidates_json(candidates: Sequence[Candidate]) -> list[dict[str, Any]]:

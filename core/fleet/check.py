@@ -13,9 +13,9 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from core.config import ConnectionSettings
 from core.consistency.catalog import Severity
@@ -34,6 +34,8 @@ from core.kafka.znodes.topics import TopicAssignment
 from core.snapshot.model import ClusterSnapshot
 from core.snapshot.reader import SnapshotReader
 from core.zookeeper.kafka_root import open_kafka_session
+
+K = TypeVar("K")
 
 CHECKED = "checked"
 
@@ -264,12 +266,19 @@ def _ev(**values: object) -> Evidence:
     return canonical_evidence(values)
 
 
-def _mirrors(snapshots: Mapping[str, ClusterSnapshot]) -> Iterable[FleetFinding]:
-    holders: dict[str, list[str]] = {}
+def _holders(
+    snapshots: Mapping[str, ClusterSnapshot], keys: Callable[[ClusterSnapshot], Iterable[K]]
+) -> dict[K, list[str]]:
+    """Each key (a topic name, a broker id) with the clusters that hold it, in name order."""
+    holders: dict[K, list[str]] = {}
     for name in sorted(snapshots):
-        for topic in snapshots[name].topics:
-            holders.setdefault(topic, []).append(name)
-    for topic, names in sorted(holders.items()):
+        for key in keys(snapshots[name]):
+            holders.setdefault(key, []).append(name)
+    return holders
+
+
+def _mirrors(snapshots: Mapping[str, ClusterSnapshot]) -> Iterable[FleetFinding]:
+    for topic, names in sorted(_holders(snapshots, lambda s: s.topics).items()):
         if len(names) < 2:
             continue
         counts: dict[str, int] = {}
@@ -320,11 +329,7 @@ def _release_behind(snapshots: Mapping[str, ClusterSnapshot]) -> Iterable[FleetF
 
 
 def _shared_broker_ids(snapshots: Mapping[str, ClusterSnapshot]) -> Iterable[FleetFinding]:
-    holders: dict[int, list[str]] = {}
-    for name in sorted(snapshots):
-        for broker_id in snapshots[name].brokers:
-            holders.setdefault(broker_id, []).append(name)
-    for broker_id, names in sorted(holders.items()):
+    for broker_id, names in sorted(_holders(snapshots, lambda s: s.brokers).items()):
         if len(names) > 1:
             detail = f"broker id {broker_id} is registered in {len(names)} clusters: {', '.join(names)}"
             yield FleetFinding(BROKER_ID_SHARED, tuple(names), detail, broker=broker_id, evidence=_ev(contexts=names))

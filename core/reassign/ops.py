@@ -42,11 +42,11 @@ from core.brokers.apiversions import (
     INCREMENTAL_ALTER_CONFIGS,
     NoVersion,
 )
-from core.brokers.capabilities import VIA_ADMIN, CapabilityCache, Route, wire_endpoint, write_route
+from core.brokers.capabilities import VIA_ADMIN, Route, wire_endpoint, write_route
 from core.brokers.changes import ChangeAdmin
 from core.brokers.logdirs import log_sizes
 from core.brokers.reassignments import ERRORS, cancel_reassignments
-from core.config import ConnectionSettings, cluster_name, read_only_cause
+from core.config import ConnectionSettings
 from core.configs.ops import open_ops
 from core.configs.zk import (
     BROKERS,
@@ -57,7 +57,7 @@ from core.configs.zk import (
     execute,
     read_config,
 )
-from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, ReadOnlyError, UsageError
+from core.errors import ConnectError, GuardError, KafkaRuleError, KzcError, UsageError
 from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import BrokerRegistration, EntityConfig, Unreadable, parse_entity_config
 from core.kafka.znodes.paths import REASSIGN_PARTITIONS, TOPIC_CONFIGS, config_path, topic_path
@@ -77,10 +77,9 @@ from core.reassign.plan import (
     with_balance,
 )
 from core.reassign.progress import ReassignProgress, in_progress, read_progress, wait_done
-from core.topics.facts import ClusterFacts, TopicStateReader
-from core.topics.guard import read_only_reason
+from core.topics.cluster_ops import ClusterOps
+from core.topics.facts import ClusterFacts
 from core.topics.write import PlannedWrite
-from core.zookeeper.session import ZkSession
 
 FILE = "file"
 # ReassignPartitionsCommand.cannotExecuteBecauseOfExistingMessage (2.6 to 3.9), word for word.
@@ -149,20 +148,8 @@ def throttle_configs(
     return topics, brokers
 
 
-class ReassignOps:
+class ReassignOps(ClusterOps[ChangeAdmin]):
     """Plan, apply, follow and cancel reassignments on the cluster behind ``session`` (and ``admin``)."""
-
-    def __init__(
-        self, session: ZkSession, admin: ChangeAdmin | None, settings: ConnectionSettings, audit: AuditLog | None = None
-    ) -> None:
-        self.session = session
-        self.admin = admin
-        self.settings = settings
-        self.reader = TopicStateReader(session)
-        self.audit = audit or AuditLog(cluster_name(settings))
-        self.capabilities = CapabilityCache(
-            admin.timeout if admin is not None else None, security=settings.kafka_security
-        )
 
     def throttle_route(self, facts: ClusterFacts) -> Route:
         """The path of the throttles, config changes taking the one decision (``write_route``):
@@ -325,10 +312,7 @@ class ReassignOps:
             KafkaRuleError: unknown partitions or brokers (Kafka's messages), or a reassignment in
                 progress (``cannotExecuteBecauseOfExistingMessage``).
         """
-        facts = self.reader.facts()
-        reason = read_only_reason(read_only_cause(self.settings), facts)
-        if reason is not None:
-            raise ReadOnlyError(reason)
+        facts = self.writable_facts()
         if not plan.moves:
             raise GuardError("the plan moves nothing")
         live = self.reader.topics(sorted({m.topic for m in plan.moves}))
@@ -438,10 +422,7 @@ class ReassignOps:
             ReadOnlyError, GuardError: read-only, no controller, no PLAINTEXT listener on it.
             ConnectError: the controller did not answer. KzcError: it refused the whole request.
         """
-        facts = self.reader.facts()
-        reason = read_only_reason(read_only_cause(self.settings), facts)
-        if reason is not None:
-            raise ReadOnlyError(reason)
+        facts = self.writable_facts()
         keys = [(p.topic, p.partition) for p in progress.moving]
         if not keys:
             raise GuardError("None of the specified partition reassignments are active.")
@@ -529,10 +510,7 @@ class ReassignOps:
         Raises:
             ReadOnlyError: read-only mode or a migration.
         """
-        facts = self.reader.facts()
-        reason = read_only_reason(read_only_cause(self.settings), facts)
-        if reason is not None:
-            raise ReadOnlyError(reason)
+        facts = self.writable_facts()
         changed = []
         entities: list[tuple[str, str, tuple[str, ...]]] = [
             (BROKERS, str(b), BROKER_THROTTLES) for b in sorted(facts.broker_ids)

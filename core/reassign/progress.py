@@ -15,7 +15,7 @@ from typing import Any
 from core.errors import KzcError
 from core.kafka.topic_partition import TopicPartition
 from core.kafka.znodes import PartitionState, ReassignmentRequest, TopicAssignment
-from core.polling import DeadlineExceeded, wait_until
+from core.polling import follow_until
 from core.topics.facts import ClusterFacts, TopicStateReader
 
 QUEUED = "queued"
@@ -236,22 +236,14 @@ def wait_done(
     Raises:
         ReassignTimeout: the deadline passed; the message lists what still moves and why.
     """
-    last: list[ReassignProgress] = []
 
-    def finished() -> ReassignProgress | None:
-        progress = look()
-        if on_change is not None and (not last or progress.to_json() != last[-1].to_json()):
-            on_change(progress)
-        last[:] = [progress]
-        return progress if progress.done else None
+    def timed_out(last: ReassignProgress | None) -> ReassignTimeout:
+        lines = last.describe() if last else []
+        return ReassignTimeout(f"the reassignment did not finish within {timeout:g} s: " + "; ".join(lines))
 
-    try:
-        result = wait_until(finished, timeout, "the reassignment", POLL_INTERVAL)
-        assert result is not None  # wait_until returns only a truthy value
-        return result
-    except DeadlineExceeded:
-        lines = last[-1].describe() if last else []
-        raise ReassignTimeout(f"the reassignment did not finish within {timeout:g} s: " + "; ".join(lines)) from None
+    return follow_until(
+        look, lambda p: p.done, timeout, "the reassignment", timed_out, on_change, lambda p: p.to_json(), POLL_INTERVAL
+    )
 
 
 def _ids(ids: Iterable[int]) -> str:

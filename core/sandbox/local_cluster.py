@@ -249,9 +249,7 @@ class Sandbox:
             SandboxError: the broker is not running.
         """
         broker = self.info().broker(broker_id)
-        if broker.pid is None or not self.jvm.alive(broker.pid):
-            raise SandboxError(f"broker {broker_id} is not running")
-        self.jvm.kill(broker.pid)
+        self.jvm.kill(self._running(broker.pid, f"broker {broker_id}"))
         self.state.set_broker_pid(broker_id, None)
         return replace(broker, pid=None)
 
@@ -262,11 +260,19 @@ class Sandbox:
             SandboxError: the broker is not running.
         """
         broker = self.info().broker(broker_id)
-        if broker.pid is None or not self.jvm.alive(broker.pid):
-            raise SandboxError(f"broker {broker_id} is not running")
-        self.jvm.stop([broker.pid], timeout)
+        self.jvm.stop([self._running(broker.pid, f"broker {broker_id}")], timeout)
         self.state.set_broker_pid(broker_id, None)
         return replace(broker, pid=None)
+
+    def _running(self, pid: int | None, what: str) -> int:
+        """``pid`` when its process is alive (``what`` runs).
+
+        Raises:
+            SandboxError: it is not running.
+        """
+        if pid is None or not self.jvm.alive(pid):
+            raise SandboxError(f"{what} is not running")
+        return pid
 
     # ---- the ZooKeeper ensemble (--zookeepers N, core.sandbox.ensemble) -----------------------------------
 
@@ -277,9 +283,7 @@ class Sandbox:
             UsageError: no such server. SandboxError: it is not running.
         """
         server = self.info().zookeeper_server(server_id)
-        if server.pid is None or not self.jvm.alive(server.pid):
-            raise SandboxError(f"ZooKeeper server {server_id} is not running")
-        self.jvm.kill(server.pid)
+        self.jvm.kill(self._running(server.pid, f"ZooKeeper server {server_id}"))
         self.state.set_zookeeper_pid(server_id, None)
         return replace(server, pid=None)
 

@@ -19,25 +19,26 @@ cancelled confirmation) open the attempt themselves (``TopicOps.audit.attempt``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, suppress
 from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 from core.audit import Attempt, AuditLog
 from core.brokers.admin import KafkaAdmin
 from core.brokers.apiversions import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, DESCRIBE_CONFIGS, Api
-from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Capabilities, CapabilityCache, Route, write_route
-from core.config import ConnectionSettings, cluster_name, read_only_cause
-from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError, ReadOnlyError
+from core.brokers.capabilities import VIA_ADMIN, VIA_ZOOKEEPER, Route, write_route
+from core.config import ConnectionSettings
+from core.errors import ConcurrentChangeError, GuardError, KafkaRuleError, KzcError
 from core.kafka.names import is_valid_topic_name, validate_topic_name
 from core.kafka.znode_size import check_topic_znode_size
 from core.kafka.znodes import ControllerInfo, TopicAssignment
 from core.kafka.znodes.encode import add_partitions_to_raw, encode_new_topic
 from core.kafka.znodes.paths import topic_path
 from core.polling import DeadlineExceeded, wait_until
-from core.topics.facts import ClusterFacts, TopicStateReader
-from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion, read_only_reason
+from core.topics.cluster_ops import ClusterOps, open_cluster_ops
+from core.topics.facts import ClusterFacts
+from core.topics.guard import Check, check_deletable, check_not_marked_for_deletion
 from core.topics.plan import (
     Assignment,
     CreatePlan,
@@ -74,59 +75,21 @@ from core.topics.write import (
     expand_via_admin,
     expand_via_zookeeper,
 )
-from core.zookeeper.kafka_root import open_kafka_session, read_cluster_id
-from core.zookeeper.session import ZkSession
 
 
-class TopicOps:
-    """Plan, apply and follow topic operations on the cluster behind ``session`` (and ``admin``, if any).
-
-    Args:
-        session: a started ``ZkSession`` (kzc always reads the truth from ZooKeeper).
-        admin: the brokers' AdminClient, or None for clusters reachable only through ZooKeeper.
-        settings: read-only mode, context name and the cluster's name for the audit log.
-        audit: where attempts are recorded; the default audit file when None.
-        capabilities: the brokers' ApiVersions when already known; read from the brokers on first use when
-            None (and there is an AdminClient).
-    """
-
-    def __init__(
-        self,
-        session: ZkSession,
-        admin: KafkaAdmin | None,
-        settings: ConnectionSettings,
-        audit: AuditLog | None = None,
-        capabilities: Capabilities | None = None,
-    ) -> None:
-        self.session = session
-        self.admin = admin
-        self.settings = settings
-        self.reader = TopicStateReader(session)
-        self.audit = audit or AuditLog(cluster_name(settings))
-        self._capabilities = CapabilityCache(
-            admin.timeout if admin is not None else None, capabilities, security=settings.kafka_security
-        )
-
-    @property
-    def via(self) -> str:
-        """``admin`` when writes may go through the brokers, ``zookeeper`` otherwise (each plan's ``via`` is
-        what it takes: ``route``)."""
-        return VIA_ADMIN if self.admin is not None else VIA_ZOOKEEPER
-
-    def capabilities(self, facts: ClusterFacts) -> Capabilities | None:
-        """The registered brokers' ApiVersions (None without an AdminClient), read again when they change."""
-        return self._capabilities.get(facts.brokers)
+class TopicOps(ClusterOps[KafkaAdmin]):
+    """Plan, apply and follow topic operations on the cluster behind ``session`` (and ``admin``, if any; the
+    arguments: ``ClusterOps``)."""
 
     def route(self, facts: ClusterFacts, api: Api, kafka_tool: str, via: str | None = None) -> Route:
         """The path of a write served by ``api``: the one ``--via`` decision (``write_route``; ``via`` forces a
         path, and the brokers are not asked with ``--via zookeeper``)."""
-        caps = None if via == VIA_ZOOKEEPER else self.capabilities(facts)
+        caps = None if via == VIA_ZOOKEEPER else self.capabilities.get(facts.brokers)
         return write_route(caps, api, via, _ZK_TOOL, kafka_tool)
 
     def blocked(self, facts: ClusterFacts, via: str | None = None) -> str | None:
         """Why nothing may be applied now through ``via`` (read-only mode, migration), or None."""
-        via_admin = (via or self.via) == VIA_ADMIN
-        return read_only_reason(read_only_cause(self.settings), facts, via_admin=via_admin)
+        return self.read_only(facts, (via or self.via) == VIA_ADMIN)
 
     # ---- create ---------------------------------------------------------------------------------
 
@@ -314,7 +277,7 @@ class TopicOps:
         """The controller's ``delete.topic.enable`` and where it came from (or why it is unknown)."""
         if self.admin is None:
             return None, "no --bootstrap-server: it is a static broker config, not readable through ZooKeeper"
-        caps = self.capabilities(facts)
+        caps = self.capabilities.get(facts.brokers)
         lacking = None if caps is None else caps.lacking(DESCRIBE_CONFIGS)
         if lacking is not None:
             # Such a broker predates 0.11, and delete.topic.enable defaulted to false before 1.0.
@@ -436,10 +399,7 @@ class TopicOps:
     # ---- internals ------------------------------------------------------------------------------
 
     def _writable_facts(self, via: str) -> ClusterFacts:
-        facts = self.reader.facts()
-        reason = self.blocked(facts, via)
-        if reason is not None:
-            raise ReadOnlyError(reason)
+        facts = self.writable_facts(via == VIA_ADMIN)
         if self.admin is not None:
             # A KRaft controller drops a forwarded request whose timeout is 0 ("event unable to start processing
             # because of TimeoutException") while the broker still answers success: give it time to run.
@@ -526,27 +486,9 @@ def path_reason(plan: CreatePlan | ExpandPlan | DeletePlan) -> str | None:
     return next((c.detail for c in plan.checks if c.name == WRITE_PATH), None)
 
 
-@contextmanager
 def open_topic_ops(
     settings: ConnectionSettings, admin_timeout: float = 15.0, audit: AuditLog | None = None
-) -> Iterator[TopicOps]:
-    """A ``TopicOps`` on a fresh ZooKeeper session (and an AdminClient when bootstrap servers are set).
-
-    ``audit`` is the log attempts go to (the default audit file for this cluster when None); the CLI
-    opens it first, so an attempt that fails to connect is recorded too.
-
-    Raises:
-        UsageError: no ZooKeeper connect string.
-        ConnectError: ZooKeeper unreachable.
-    """
-    audit = audit or AuditLog(cluster_name(settings))
-    with open_kafka_session(settings) as session:
-        audit.cluster_id = read_cluster_id(session)
-        admin = (
-            KafkaAdmin(settings.bootstrap_servers, security=settings.kafka_security, timeout=admin_timeout)
-            if settings.bootstrap_servers
-            else None
-        )
-        if admin is not None:
-            admin.check_reachable()  # a wrong --bootstrap-server fails now, with its cause, not after the timeout
-        yield TopicOps(session, admin, settings, audit)
+) -> AbstractContextManager[TopicOps]:
+    """A ``TopicOps`` on a fresh ZooKeeper session, and an AdminClient checked reachable when bootstrap servers are
+    set (``open_cluster_ops``)."""
+    return open_cluster_ops(TopicOps, KafkaAdmin, settings, admin_timeout, audit, check_reachable=True)

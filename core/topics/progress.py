@@ -14,7 +14,7 @@ from typing import Protocol, TypeVar
 
 from core.errors import KzcError
 from core.kafka.znodes import PartitionState, TopicAssignment, Unreadable
-from core.polling import DeadlineExceeded, wait_until
+from core.polling import follow_until
 from core.snapshot.model import TopicEntry
 from core.topics.facts import ClusterFacts, LiveTopic, TopicStateReader
 from core.topics.guard import deletion_obstacles
@@ -265,22 +265,12 @@ P = TypeVar("P", bound=_Progress)
 
 
 def _wait(look: Callable[[], P], timeout: float, on_change: Callable[[P], None] | None, what: str) -> P:
-    seen: list[P] = []  # the latest look, for the change callback and the timeout message
+    def timed_out(last: P | None) -> ProgressTimeout:
+        return ProgressTimeout(f"not finished after {timeout:g} s: {last.describe() if last else what}")
 
-    def condition() -> P | None:
-        progress = look()
-        if on_change is not None and (not seen or progress.describe() != seen[-1].describe()):
-            on_change(progress)
-        seen[:] = [progress]
-        return progress if progress.done else None
-
-    try:
-        finished = wait_until(condition, timeout, what, interval=POLL_INTERVAL)
-    except DeadlineExceeded:
-        pending = seen[-1].describe() if seen else what
-        raise ProgressTimeout(f"not finished after {timeout:g} s: {pending}") from None
-    assert finished is not None  # wait_until only returns a truthy value
-    return finished
+    return follow_until(
+        look, lambda p: p.done, timeout, what, timed_out, on_change, lambda p: p.describe(), POLL_INTERVAL
+    )
 
 
 def _ids(partitions: Sequence[int]) -> str:

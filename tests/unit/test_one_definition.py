@@ -4,7 +4,8 @@ literal does (``test_kafka_path_literals``).
 - the write-path constants (``VIA_ADMIN``, ``VIA_ZOOKEEPER``, ``VIAS``): ``core/brokers/capabilities.py``,
   the one decision ``write_route`` and the one ``--via`` option (``cli.options.add_via_option``).
 - the request header of every Kafka request kzc sends itself (its client id, its correlation id, the header
-  bytes): ``core/brokers/wire.py`` (``frame``); bodies and answers go through ``core.brokers.codec``.
+  bytes): ``core/brokers/wire.py`` (``frame``); bodies and answers go through ``core.brokers.codec``, so only
+  those two modules of core pack or unpack bytes with ``struct``.
 - the byte formatter: ``core/human_size.py`` (``human_size``).
 - ``TopicPartition``, the one spelling of ``(topic, partition)``: ``core/kafka/topic_partition.py``.
 """
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCANNED = ("core", "cli", "tui")
 WRITE_PATH = Path("core/brokers/capabilities.py")
 WIRE = Path("core/brokers/wire.py")
+CODEC = Path("core/brokers/codec.py")
 HUMAN_SIZE = Path("core/human_size.py")
 TOPIC_PARTITION = Path("core/kafka/topic_partition.py")
 # Aliases left in modules another change is splitting (core/brokers/admin.py): converted after that merge.
@@ -91,6 +93,30 @@ def test_the_request_header_is_defined_once() -> None:
     assert _found(header_definitions, WIRE) == [], (
         "frame requests with core.brokers.wire.frame (one client id, one correlation id)"
     )
+
+
+def struct_imports(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    """(line, what) of every import of ``struct`` (or of a name from it): bytes packed by hand."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from ((node.lineno, f"import {a.name}") for a in node.names if a.name == "struct")
+        elif isinstance(node, ast.ImportFrom) and node.module == "struct":
+            yield node.lineno, "from struct import ..."
+
+
+def test_the_scan_finds_struct_imports() -> None:
+    source = "import os, struct\nfrom struct import Struct\nimport structlog\nfrom core import struct_x\n"
+    assert [line for line, _ in struct_imports(ast.parse(source))] == [1, 2]
+
+
+def test_only_the_codec_and_the_wire_pack_bytes() -> None:
+    found = [
+        f"{path}:{line}: {what}"
+        for path, tree in _sources()
+        if path.parts[0] == "core" and path not in (CODEC, WIRE)
+        for line, what in struct_imports(tree)
+    ]
+    assert found == [], "read and write Kafka's fields with core.brokers.codec (Decoder.rows for fixed rows)"
 
 
 def _is_str_int_tuple(node: ast.expr | None) -> bool:

@@ -79,6 +79,18 @@ _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _SCAN: Callable[[str, int], tuple[object, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 
 
+def utf8_text(data: bytes) -> str:
+    """``data`` as the UTF-8 text Kafka writes in every znode.
+
+    Raises:
+        Malformed: not UTF-8 (the offset of the first invalid byte).
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Malformed(f"not UTF-8 text (invalid byte at offset {error.start})") from None
+
+
 def load_json(data: bytes) -> object:
     """Decode ``data`` as UTF-8 JSON the way Jackson would accept it.
 
@@ -87,10 +99,7 @@ def load_json(data: bytes) -> object:
     """
     if not data:
         raise Malformed("empty data where Kafka writes JSON")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise Malformed(f"not UTF-8 text (invalid byte at offset {error.start})") from None
+    text = utf8_text(data)
     try:
         value, end = _SCAN(text, 0)
         if end == len(text):

@@ -23,6 +23,7 @@ from core.kafka.znodes.base import (
     req_int,
     req_str,
     req_version,
+    utf8_text,
 )
 
 
@@ -65,10 +66,7 @@ def parse_controller(path: str, data: bytes) -> ControllerInfo:
 @parser
 def parse_controller_epoch(path: str, data: bytes) -> int:
     """Parse ``/controller_epoch``: the epoch as decimal text (Kafka: ``new String(bytes).toInt``)."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Malformed("not UTF-8 text") from None
+    text = utf8_text(data)
     return java_decimal(text, "the controller epoch", INT32)
 
 

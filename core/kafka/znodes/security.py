@@ -17,6 +17,7 @@ from core.kafka.znodes.base import (
     parser,
     req_int,
     req_str,
+    utf8_text,
 )
 
 
@@ -93,10 +94,7 @@ def parse_acl_change(path: str, data: bytes) -> AclChangeEvent:
         if version > 1:
             raise Malformed(f"Acl change event received for unsupported version: {version}")
         return AclChangeEvent(version, req_str(obj, "resourceType"), req_str(obj, "name"), req_str(obj, "patternType"))
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Malformed("not UTF-8 text") from None
+    text = utf8_text(data)
     resource_type, colon, name = text.partition(":")
     if not colon:
         raise Malformed(f"expected a string in format ResourceType:ResourceName but got {text[:80]!r}")
@@ -117,10 +115,7 @@ class GenericKafkaData:
 @parser
 def parse_generic(path: str, data: bytes) -> GenericKafkaData:
     """Read UTF-8 data, and its top-level fields when it is a JSON object."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise Malformed("not UTF-8 text") from None
+    text = utf8_text(data)
     try:
         value = load_json(data)
     except Malformed:
