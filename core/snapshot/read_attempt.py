@@ -179,11 +179,12 @@ def times_of(stat: Any) -> ZnodeTimes:
 class _TopicBuild:
     """A topic while it is being read: its znode's raw answer, then the raw data of its partition states."""
 
-    __slots__ = ("name", "parsed", "raw", "stamps", "states")
+    __slots__ = ("assignment", "name", "parsed", "raw", "stamps", "states")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.raw: Any = _MISSING  # the answer for /brokers/topics/<t>: (data, stat), _Denied or _MISSING
+        self.assignment: TopicAssignment | Unreadable | None = None  # its data parsed while waiting
         self.states: dict[int, Any] = {}  # partition -> its state znode's data, _MISSING or _Denied
         self.parsed: dict[int, PartitionState | Unreadable | None] = {}  # ... parsed while waiting (``_parse_some``)
         self.stamps: dict[int, StateStamp] = {}  # partition -> its state znode's mtime and version
@@ -229,6 +230,7 @@ class ReadAttempt:
         self.unreadable: list[Unreadable] = []
         self.partitions = 0
         self.unparsed: deque[tuple[dict[int, Any], int, dict[int, StateStamp], _TopicBuild]] = deque()
+        self.unparsed_topics: deque[_TopicBuild] = deque()
 
     # ---- the pipeline ---------------------------------------------------------------------------
 
@@ -266,7 +268,7 @@ class ReadAttempt:
         todo, window, client, watch = self.todo, self.window, self.client, self.watch
         get_async, children_async = client.get_async, client.get_children_async
         in_flight: deque[tuple[Any, int, str, int, Any]] = deque()
-        unparsed = self.unparsed
+        unparsed, unparsed_topics = self.unparsed, self.unparsed_topics
         progress_at = PROGRESS_EVERY
         # tuple.__new__ itself (C): the named tuple's ``_make`` is a Python function around it, twice the cost.
         stamp = partial(tuple.__new__, StateStamp)
@@ -286,7 +288,7 @@ class ReadAttempt:
             if len(in_flight) > self.peak_in_flight:
                 self.peak_in_flight = len(in_flight)
             result, op, path, kind, ctx = in_flight.popleft()
-            if unparsed and not result.ready():
+            if (unparsed or unparsed_topics) and not result.ready():
                 self._parse_some()  # ZooKeeper has not answered yet: use the wait
             try:
                 value = result.get(timeout=self.timeout)
@@ -334,7 +336,12 @@ class ReadAttempt:
             self._report()
 
     def _parse_some(self) -> None:
-        """Parse up to ``PARSE_WHILE_WAITING`` of the states read so far (``_build`` takes them as they are)."""
+        """Parse a topic's partition assignment (as many partitions as a batch of states), else up to
+        ``PARSE_WHILE_WAITING`` of the states read so far; ``_build`` takes them as they are."""
+        if self.unparsed_topics:
+            build = self.unparsed_topics.popleft()
+            build.assignment = parse_topic(topic_path(build.name), build.raw[0])
+            return
         unparsed, state = self.unparsed, self._state
         for _ in range(min(PARSE_WHILE_WAITING, len(unparsed))):
             states, partition, _, build = unparsed.popleft()
@@ -432,6 +439,8 @@ class ReadAttempt:
             self.topics.pop(topic.name, None)  # deleted while reading
         else:
             topic.raw = value
+            if type(value) is tuple:
+                self.unparsed_topics.append(topic)
 
     def _topic_children(self, topic: _TopicBuild, path: str, value: Any) -> None:
         if value is _MISSING:
@@ -544,7 +553,8 @@ class ReadAttempt:
                 assignment = self._unreadable(Unreadable(path, b"", build.raw.reason))
                 times = ZnodeTimes(0, 0, 0, 0, -1)
             else:
-                assignment = parse_topic(path, build.raw[0])
+                early = build.assignment
+                assignment = early if early is not None else parse_topic(path, build.raw[0])
                 if type(assignment) is Unreadable:
                     self.unreadable.append(assignment)
                 times = times_of(build.raw[1])

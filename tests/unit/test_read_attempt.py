@@ -80,21 +80,23 @@ def _cluster() -> dict[str, bytes]:
     return znodes
 
 
-def _read(late_every: int) -> tuple[ClusterSnapshot, int]:
+def _read(late_every: int) -> tuple[ClusterSnapshot, int, int]:
     client = _Client(_cluster(), late_every)
     settings = SimpleNamespace(session_timeout=10.0)
     session = SimpleNamespace(client=client, session_id=1, settings=settings, target="zk:2181")
     attempt = ReadAttempt(session, 1, None, window=64)  # type: ignore[arg-type]
     snapshot, epoch_changed = attempt.run()
     assert not epoch_changed
-    return snapshot, sum(len(build.parsed) for build in attempt.topics.values())
+    builds = attempt.topics.values()
+    return snapshot, sum(len(b.parsed) for b in builds), sum(b.assignment is not None for b in builds)
 
 
 def test_states_parsed_while_zookeeper_has_not_answered_build_the_same_snapshot() -> None:
-    at_once, parsed_early = _read(late_every=0)
-    assert parsed_early == 0  # every answer was in: nothing parsed before the build
-    waiting, parsed_early = _read(late_every=200)
-    assert parsed_early > read_attempt.PARSE_WHILE_WAITING  # several waits were used, a bounded batch each
+    at_once, parsed_early, topics_early = _read(late_every=0)
+    assert parsed_early == topics_early == 0  # every answer was in: nothing parsed before the build
+    waiting, parsed_early, topics_early = _read(late_every=100)
+    assert topics_early == 2  # the topics' assignments first
+    assert parsed_early >= read_attempt.PARSE_WHILE_WAITING  # then the states, a bounded batch each wait
     assert parsed_early < 500  # ... and the rest was parsed by the build
     assert waiting.topics == at_once.topics
     assert waiting.unreadable == at_once.unreadable
