@@ -9,8 +9,9 @@ partition once a topic's ``partitions`` children are known), which join the back
 With kazoo's ``SelectHandler`` this client takes answers faster than one ZooKeeper session serves them (the
 server handles a session's requests in order): both of this process's threads then sleep, kazoo's in ``select``
 and this one on the oldest result (about a fifth of a 50,000-partition read on an idle machine,
-benchmarks/README.md). The partition states already read are parsed in those gaps, a bounded batch each time the
-oldest answer is not in yet, so less parsing is left once the last answer is in; what is built is the same.
+benchmarks/README.md). What is already read is parsed in those gaps, each time the oldest answer is not in yet
+(one topic's partition assignment, else a bounded batch of partition states), so less is left to parse once the
+last answer is in; what is built is the same.
 
 What it records: ``zxid`` is the server's zxid in the last reply header (every read reply carries the server's
 last processed zxid), never less than any ``mzxid`` seen: no change after it is in the snapshot. A znode deleted
@@ -336,8 +337,8 @@ class ReadAttempt:
             self._report()
 
     def _parse_some(self) -> None:
-        """Parse a topic's partition assignment (as many partitions as a batch of states), else up to
-        ``PARSE_WHILE_WAITING`` of the states read so far; ``_build`` takes them as they are."""
+        """Parse one topic's partition assignment, else up to ``PARSE_WHILE_WAITING`` of the states read so far;
+        ``_build`` takes what is parsed as it is."""
         if self.unparsed_topics:
             build = self.unparsed_topics.popleft()
             build.assignment = parse_topic(topic_path(build.name), build.raw[0])
