@@ -4,8 +4,14 @@
 How it is fast: kazoo's ``get_async``/``get_children_async`` keep up to ``window`` requests outstanding on the
 session. ZooKeeper answers a session's requests in order, so the pass consumes results strictly first-in
 first-out and never waits on anything but the oldest request; answers may add new requests (the state of each
-partition once a topic's ``partitions`` children are known), which join the back of the queue. The Python client
-is the limit (thousands of reads per second), not the server.
+partition once a topic's ``partitions`` children are known), which join the back of the queue.
+
+With kazoo's ``SelectHandler`` this client takes answers faster than one ZooKeeper session serves them (the
+server handles a session's requests in order): both of this process's threads then sleep, kazoo's in ``select``
+and this one on the oldest result (about a fifth of a 50,000-partition read on an idle machine,
+benchmarks/README.md). What is already read is parsed in those gaps, each time the oldest answer is not in yet
+(one topic's partition assignment, else a bounded batch of partition states), so less is left to parse once the
+last answer is in; what is built is the same.
 
 What it records: ``zxid`` is the server's zxid in the last reply header (every read reply carries the server's
 last processed zxid), never less than any ``mzxid`` seen: no change after it is in the snapshot. A znode deleted
@@ -89,6 +95,9 @@ from core.snapshot.model import BrokerEntry, ClusterSnapshot, Notification, Stat
 from core.zookeeper.session import ZkSession
 
 PROGRESS_EVERY = 1024  # completions between two progress reports
+# States parsed while the oldest answer is not in yet: ~0.5 ms, short against the ~2,000 requests ZooKeeper still
+# has queued, so kazoo's thread (which needs the GIL back to take the answer) never leaves the server idle.
+PARSE_WHILE_WAITING = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,12 +180,14 @@ def times_of(stat: Any) -> ZnodeTimes:
 class _TopicBuild:
     """A topic while it is being read: its znode's raw answer, then the raw data of its partition states."""
 
-    __slots__ = ("name", "raw", "stamps", "states")
+    __slots__ = ("assignment", "name", "parsed", "raw", "stamps", "states")
 
     def __init__(self, name: str) -> None:
         self.name = name
         self.raw: Any = _MISSING  # the answer for /brokers/topics/<t>: (data, stat), _Denied or _MISSING
+        self.assignment: TopicAssignment | Unreadable | None = None  # its data parsed while waiting
         self.states: dict[int, Any] = {}  # partition -> its state znode's data, _MISSING or _Denied
+        self.parsed: dict[int, PartitionState | Unreadable | None] = {}  # ... parsed while waiting (``_parse_some``)
         self.stamps: dict[int, StateStamp] = {}  # partition -> its state znode's mtime and version
 
 
@@ -219,6 +230,8 @@ class ReadAttempt:
         self.notes: dict[str, list[Notification]] = {parent: [] for parent in _NOTIFICATION_PARSERS}
         self.unreadable: list[Unreadable] = []
         self.partitions = 0
+        self.unparsed: deque[tuple[dict[int, Any], int, dict[int, StateStamp], _TopicBuild]] = deque()
+        self.unparsed_topics: deque[_TopicBuild] = deque()
 
     # ---- the pipeline ---------------------------------------------------------------------------
 
@@ -256,6 +269,7 @@ class ReadAttempt:
         todo, window, client, watch = self.todo, self.window, self.client, self.watch
         get_async, children_async = client.get_async, client.get_children_async
         in_flight: deque[tuple[Any, int, str, int, Any]] = deque()
+        unparsed, unparsed_topics = self.unparsed, self.unparsed_topics
         progress_at = PROGRESS_EVERY
         # tuple.__new__ itself (C): the named tuple's ``_make`` is a Python function around it, twice the cost.
         stamp = partial(tuple.__new__, StateStamp)
@@ -275,6 +289,8 @@ class ReadAttempt:
             if len(in_flight) > self.peak_in_flight:
                 self.peak_in_flight = len(in_flight)
             result, op, path, kind, ctx = in_flight.popleft()
+            if (unparsed or unparsed_topics) and not result.ready():
+                self._parse_some()  # ZooKeeper has not answered yet: use the wait
             try:
                 value = result.get(timeout=self.timeout)
             except NoNodeError:
@@ -302,14 +318,16 @@ class ReadAttempt:
                 value = _Denied(f"ZooKeeper refused to read {path}: {type(exc).__name__}")
             self.done += 1
             if kind == _STATE:
-                # Hot path, once per partition: keep the raw data (not the stat); parsing waits until the
-                # reading is done, so this thread does not compete with kazoo's for the GIL meanwhile.
+                # Hot path, once per partition: keep the raw data (not the stat); it is parsed only while this
+                # thread would otherwise wait for ZooKeeper (``_parse_some``) or once the reading is done, so it
+                # does not compete with kazoo's thread for the GIL while answers are coming in.
                 if type(value) is tuple:
                     ctx[0][ctx[1]] = value[0]
                     stat = value[1]
                     ctx[2][ctx[1]] = stamp((stat.mtime, stat.version))
                 else:
                     ctx[0][ctx[1]] = value
+                unparsed.append(ctx)
             else:
                 self._handle(kind, path, value, ctx)
             if self.progress is not None and self.done >= progress_at:
@@ -317,6 +335,18 @@ class ReadAttempt:
                 self._report()
         if self.progress is not None:
             self._report()
+
+    def _parse_some(self) -> None:
+        """Parse one topic's partition assignment, else up to ``PARSE_WHILE_WAITING`` of the states read so far;
+        ``_build`` takes what is parsed as it is."""
+        if self.unparsed_topics:
+            build = self.unparsed_topics.popleft()
+            build.assignment = parse_topic(topic_path(build.name), build.raw[0])
+            return
+        unparsed, state = self.unparsed, self._state
+        for _ in range(min(PARSE_WHILE_WAITING, len(unparsed))):
+            states, partition, _, build = unparsed.popleft()
+            build.parsed[partition] = state(state_path(build.name, partition), states[partition])
 
     def _report(self) -> None:
         assert self.progress is not None
@@ -410,6 +440,8 @@ class ReadAttempt:
             self.topics.pop(topic.name, None)  # deleted while reading
         else:
             topic.raw = value
+            if type(value) is tuple:
+                self.unparsed_topics.append(topic)
 
     def _topic_children(self, topic: _TopicBuild, path: str, value: Any) -> None:
         if value is _MISSING:
@@ -421,7 +453,9 @@ class ReadAttempt:
         for child in value:
             if child.isascii() and child.isdigit() and (child == "0" or child[0] != "0"):
                 partition = int(child)
-                self.todo.append((_GET, state_path(topic.name, partition), _STATE, (states, partition, topic.stamps)))
+                self.todo.append(
+                    (_GET, state_path(topic.name, partition), _STATE, (states, partition, topic.stamps, topic))
+                )
                 self.partitions += 1
             else:
                 problem = f"'{child[:40]}' is not a partition number"
@@ -520,14 +554,18 @@ class ReadAttempt:
                 assignment = self._unreadable(Unreadable(path, b"", build.raw.reason))
                 times = ZnodeTimes(0, 0, 0, 0, -1)
             else:
-                assignment = parse_topic(path, build.raw[0])
+                early = build.assignment
+                assignment = early if early is not None else parse_topic(path, build.raw[0])
                 if type(assignment) is Unreadable:
                     self.unreadable.append(assignment)
                 times = times_of(build.raw[1])
             states: dict[int, PartitionState | Unreadable | None] = {}
-            raw_states = build.states
+            raw_states, parsed = build.states, build.parsed
             listed = assignment.partition_ids if type(assignment) is TopicAssignment else ()
             for partition in sorted(raw_states.keys() | set(listed)):
+                if partition in parsed:
+                    states[partition] = parsed[partition]
+                    continue
                 # A listed partition without a partitions/<p> znode has no state: None, never read.
                 raw = raw_states.get(partition, _MISSING)
                 states[partition] = self._state(state_path(name, partition), raw)
