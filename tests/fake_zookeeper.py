@@ -28,10 +28,13 @@ Watch = Callable[[WatchedEvent], None]
 
 
 class _Answer:
-    """What ``*_async`` returns: ``get(timeout)`` gives the value or raises the error."""
+    """What ``*_async`` returns: ``ready()`` (always), ``get(timeout)`` gives the value or raises the error."""
 
     def __init__(self, value: Any = None, error: BaseException | None = None) -> None:
         self._value, self._error = value, error
+
+    def ready(self) -> bool:
+        return True  # answered at once
 
     def get(self, timeout: float | None = None) -> Any:
         if self._error is not None:

@@ -343,10 +343,14 @@ class ReadAttempt:
             build = self.unparsed_topics.popleft()
             build.assignment = parse_topic(topic_path(build.name), build.raw[0])
             return
-        unparsed, state = self.unparsed, self._state
+        unparsed = self.unparsed
         for _ in range(min(PARSE_WHILE_WAITING, len(unparsed))):
             states, partition, _, build = unparsed.popleft()
-            build.parsed[partition] = state(state_path(build.name, partition), states[partition])
+            raw = states[partition]
+            if raw is not _MISSING and type(raw) is not _Denied:  # those two are the build's (no parsing)
+                # Parsed only: an unreadable state is listed by the build, in its order, and only if its topic
+                # is still there then (a topic deleted while reading is not in the snapshot).
+                build.parsed[partition] = parse_partition_state(state_path(build.name, partition), raw)
 
     def _report(self) -> None:
         assert self.progress is not None
@@ -564,7 +568,10 @@ class ReadAttempt:
             listed = assignment.partition_ids if type(assignment) is TopicAssignment else ()
             for partition in sorted(raw_states.keys() | set(listed)):
                 if partition in parsed:
-                    states[partition] = parsed[partition]
+                    ready = parsed[partition]
+                    if type(ready) is Unreadable:
+                        self.unreadable.append(ready)
+                    states[partition] = ready
                     continue
                 # A listed partition without a partitions/<p> znode has no state: None, never read.
                 raw = raw_states.get(partition, _MISSING)
