@@ -15,6 +15,8 @@ What the store does not record (znodes, configs, ACLs, quotas, users, log dirs) 
 made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
 why. Nothing can be changed. Reading never takes the recorder's lock, so a running ``kzc record`` may keep
 writing the store.
+One concept, the console's backend at a recorded moment, so it may pass 600 lines: the moves and their kept
+replays, and one short hand-off per member of the console's protocols.
 """
 
 from __future__ import annotations

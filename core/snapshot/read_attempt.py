@@ -18,6 +18,7 @@ last processed zxid), never less than any ``mzxid`` seen: no change after it is 
 while reading is simply absent; unparseable data is kept as ``Unreadable``; a znode the session may not read
 (NoAuth) becomes an ``Unreadable`` saying so. Nothing here raises for data; a lost session (or a new one) raises
 ``Straddled``, and the reader reads again.
+One concept, one pass of the read, so it may pass 600 lines: the pipeline and the parse of what it read.
 """
 
 from __future__ import annotations
