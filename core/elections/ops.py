@@ -89,7 +89,7 @@ def planned_writes(plan: PreferredPlan) -> tuple[PlannedWrite, ...]:
 
 
 # Unanswered elections: a controller can elect and leave ElectLeaders unanswered until the request's timeout
-# (librdkafka's default, 60 s, past kzc's wait): the answer waits in a purgatory (DelayedElectLeader) for the
+# (librdkafka's default, past kzc's wait): the answer waits in a purgatory (DelayedElectLeader) for the
 # new leader to show in the controller broker's own metadata cache, and the UpdateMetadata that shows it is
 # matched to waiting elections only once one is counted as delayed (ReplicaManager.hasDelayedElectionOperations),
 # which happens after it is watched. Handled in between, as under load, it is never matched. So when the brokers
