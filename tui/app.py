@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import Any, ClassVar, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from textual import events, on
 from textual.app import App
@@ -75,6 +75,9 @@ from tui.terminal import TerminalGone, check_terminal, hangup_safe_driver
 from tui.widgets.status_bar import StatusBar, StatusInfo
 from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 
+if TYPE_CHECKING:
+    from core.console.zk import ZkBackend  # imported where the console opens a live cluster
+
 S = TypeVar("S", bound=KzcScreen)
 # kill, and a closed terminal or a dropped SSH session: each quits as q does (``_quit_on_signals``).
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -123,7 +126,7 @@ class KzcApp(App[None]):
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
                  backend: ClusterBackend | None = None, clock: Callable[[], float] = time.time,
                  warm_spark: bool | None = None, fleet: Mapping[str, ConnectionSettings | str] | None = None,
-                 fleet_reader: RowReader | None = None, connecting: ClusterBackend | None = None) -> None:  # fmt: skip
+                 fleet_reader: RowReader | None = None, connecting: ZkBackend | None = None) -> None:  # fmt: skip
         super().__init__()
         own = backend is None  # the console of the CLI, on a live cluster it connects to itself
         backend = connecting if connecting is not None else backend
