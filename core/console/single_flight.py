@@ -6,7 +6,6 @@ reads (log dirs, ZooKeeper's health, consumer groups).
 outcome (its value, or the exception it raised); otherwise it runs ``fetch`` on the calling thread and hands
 the outcome to every caller that waited. The lock is held only to look up or install the in-flight future,
 never while ``fetch`` talks to the network. A failed read is not kept: the next caller reads again.
-``run_ahead`` starts one such outcome before anyone asks for it (the console's first connection).
 """
 
 from __future__ import annotations
@@ -76,18 +75,3 @@ class SingleFlight(Generic[V]):
         with self._lock:
             last = self._last.get(key)
         return None if last is None else last[1]
-
-
-def run_ahead(fetch: Callable[[], V], name: str) -> Future[V]:
-    """Run ``fetch`` now on a daemon thread named ``name``; its future gives the value, or raises what it raised,
-    to whoever asks for it later."""
-    outcome: Future[V] = Future()
-
-    def run() -> None:
-        try:
-            outcome.set_result(fetch())
-        except BaseException as exc:  # handed to the asker, in its own thread
-            outcome.set_exception(exc)
-
-    threading.Thread(target=run, name=name, daemon=True).start()
-    return outcome

@@ -59,7 +59,7 @@ from core.console.protocols import (
     Unsubscribe,
 )
 from core.console.security_actions import SecurityActions, SecurityBackend
-from core.console.single_flight import SingleFlight, run_ahead
+from core.console.single_flight import SingleFlight
 from core.console.view import deletion_status
 from core.errors import ConnectError, GuardError, KzcError
 from core.groups.lag import GroupLag, LagTotal
@@ -160,7 +160,18 @@ class ZkBackend:
         """Begin ``connect`` now, on a thread of its own, and return: the CLI calls it before it imports the
         console, so the first whole read waits on ZooKeeper while Textual loads. The next ``connect`` waits for it
         and raises what it raised."""
-        self._early = run_ahead(self._connect, "kzc-connect")
+        early: Future[None] = Future()
+        self._early = early
+
+        def run() -> None:
+            try:
+                self._connect()
+            except BaseException as exc:  # ``connect`` raises it, in the thread that asks for the connection
+                early.set_exception(exc)
+            else:
+                early.set_result(None)
+
+        threading.Thread(target=run, name="kzc-connect", daemon=True).start()
 
     def connect(self) -> None:
         """Connect, read the whole cluster and start watching (or wait for ``start_connect``'s connection: the
