@@ -77,19 +77,10 @@ def open_console(settings: ConnectionSettings) -> int:
             "no cluster to open: give --zookeeper HOST:PORT[/chroot] or --context NAME "
             "(start a local one with: kzc sandbox up)"
         )
-    from tui.terminal import check_terminal
+    from tui.app import KzcApp
 
-    check_terminal()  # before anything is opened
     with _fault_trace():
-        # The connection and the first whole read begin before the console's modules load: the read mostly
-        # waits on ZooKeeper's answers, and Textual's import and start take that time instead of adding to it.
-        from core.console.zk import ZkBackend
-
-        backend = ZkBackend(settings)
-        backend.start_connect()
-        from tui.app import KzcApp
-
-        KzcApp(settings, connecting=backend).run()
+        KzcApp(settings).run()
     return 0
 
 

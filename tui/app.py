@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar, cast
 
 from textual import events, on
 from textual.app import App
@@ -75,9 +75,6 @@ from tui.terminal import TerminalGone, check_terminal, hangup_safe_driver
 from tui.widgets.status_bar import StatusBar, StatusInfo
 from tui.zk_health_poll import ZkHealthPoll, ZkHealthRead
 
-if TYPE_CHECKING:
-    from core.console.zk import ZkBackend  # imported where the console opens a live cluster
-
 S = TypeVar("S", bound=KzcScreen)
 # kill, and a closed terminal or a dropped SSH session: each quits as q does (``_quit_on_signals``).
 QUIT_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
@@ -95,8 +92,6 @@ class KzcApp(App[None]):
         fleet: open on the fleet screen over these contexts (``kzc --fleet``; a str is why one is unusable);
             ``settings`` is then unused until a row is opened.
         fleet_reader: reads the fleet (tests give scripted rows); ``kzc fleet``'s reader if None.
-        connecting: the ``ZkBackend`` for ``settings`` the CLI began to connect (``start_connect``) before it
-            loaded the console: the app's own, as when ``backend`` is None.
     """
 
     TITLE = "kzc"
@@ -126,18 +121,16 @@ class KzcApp(App[None]):
     def __init__(self, settings: ConnectionSettings, *, config: UserConfig | None = None,
                  backend: ClusterBackend | None = None, clock: Callable[[], float] = time.time,
                  warm_spark: bool | None = None, fleet: Mapping[str, ConnectionSettings | str] | None = None,
-                 fleet_reader: RowReader | None = None, connecting: ZkBackend | None = None) -> None:  # fmt: skip
+                 fleet_reader: RowReader | None = None) -> None:  # fmt: skip
         super().__init__()
-        own = backend is None  # the console of the CLI, on a live cluster it connects to itself
-        backend = connecting if connecting is not None else backend
         # The console of the CLI starts the Spark worker as it opens (tests that pass a backend do not).
-        self.warm_spark = own if warm_spark is None else warm_spark
+        self.warm_spark = backend is None if warm_spark is None else warm_spark
         # Over SSH every animation frame is bytes on the wire (a smooth scroll sent ~120 KB per key): none.
         self.animation_level = "none"
         self.settings = settings
         self.user_config, self.theme_set, self.config_problems = read_config(config)
         self.backend = backend if backend is not None else _real_backend(settings)
-        self._asks_brokers = own  # the cluster screen asks the brokers for their exact release
+        self._asks_brokers = backend is None  # the cluster screen asks the brokers for their exact release
         self.clock = clock
         self.check_runs = CheckRuns(self)
         self.last_export: str | None = None

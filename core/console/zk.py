@@ -33,7 +33,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -133,7 +133,6 @@ class ZkBackend:
         self._recorded_groups: GroupsRead | None = None  # the recorder's groups read, made at its first tick
         self._closing = contextlib.ExitStack()  # what that read opened (its brokers' client)
         self._metrics = MetricsReader(settings.metrics_url) if settings.metrics_url else None
-        self._early: Future[None] | None = None  # ``start_connect``'s connection, until ``connect`` takes it
 
     # ---- Connection ----------------------------------------------------------------------------------
 
@@ -156,41 +155,13 @@ class ZkBackend:
         """Call ``listener(state)`` on every change (on kazoo's thread)."""
         self._listeners.append(listener)
 
-    def start_connect(self) -> None:
-        """Begin ``connect`` now, on a thread of its own, and return: the CLI calls it before it imports the
-        console, so the first whole read waits on ZooKeeper while Textual loads. The next ``connect`` waits for it
-        and raises what it raised."""
-        early: Future[None] = Future()
-        self._early = early
-
-        def run() -> None:
-            try:
-                self._connect()
-            except BaseException as exc:  # ``connect`` raises it, in the thread that asks for the connection
-                early.set_exception(exc)
-            else:
-                early.set_result(None)
-
-        threading.Thread(target=run, name="kzc-connect", daemon=True).start()
-
     def connect(self) -> None:
-        """Connect, read the whole cluster and start watching (or wait for ``start_connect``'s connection: the
-        state listeners added meanwhile then hear the state it is in).
+        """Connect, read the whole cluster and start watching.
 
         Raises:
             ConnectError: ZooKeeper unreachable, auth/TLS failure, missing chroot, or a read failed.
             UsageError: incomplete security settings.
         """
-        early, self._early = self._early, None
-        if early is None:
-            self._connect()
-            return
-        early.result()
-        state = self._state
-        for listener in list(self._listeners):
-            listener(state)
-
-    def _connect(self) -> None:
         session = ZkSession(self._settings)
         session.add_state_listener(self._on_state)
         session.start()
