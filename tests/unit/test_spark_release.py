@@ -18,24 +18,26 @@ from core.consistency.spark_engine import SparkEngine
 from core.console.checks import CheckEngines
 from core.polling import wait_until
 
-# Reads requests until a stop or the end of stdin, then takes a while to "stop Spark" before it exits.
+# Reads requests until a stop or the end of stdin; then, "stopping Spark", either stays until it is killed or
+# ends at once.
 WORKER = """
-import pathlib, sys, time
+import pathlib, signal, sys
 notes = pathlib.Path(sys.argv[1])
 for line in sys.stdin:
     notes.write_text(notes.read_text() + line)
     if '"stop"' in line:
         break
-time.sleep(float(sys.argv[2]))
+if sys.argv[2] == "stays":
+    signal.pause()
 notes.write_text(notes.read_text() + "ended\\n")
 """
 
 
-def _worker(tmp_path: Path, stop_s: float) -> tuple[subprocess.Popen[str], Path]:
+def _worker(tmp_path: Path, stays: bool) -> tuple[subprocess.Popen[str], Path]:
     notes = tmp_path / "notes"
     notes.write_text("")
     proc = subprocess.Popen(
-        [sys.executable, "-c", WORKER, str(notes), str(stop_s)],
+        [sys.executable, "-c", WORKER, str(notes), "stays" if stays else "ends"],
         stdin=subprocess.PIPE,
         text=True,
         start_new_session=True,
@@ -53,7 +55,7 @@ def _engine(proc: subprocess.Popen[str], *, ready: bool) -> SparkEngine:
 def test_an_idle_worker_with_spark_up_is_sent_the_stop_and_ends_by_itself_without_being_waited_for(
     tmp_path: Path,
 ) -> None:
-    proc, notes = _worker(tmp_path, stop_s=30)  # "stopping Spark" takes longer than any test would wait
+    proc, notes = _worker(tmp_path, stays=True)  # "stopping Spark" until killed
     try:
         assert _engine(proc, ready=True).release() is True
         assert proc.poll() is None  # released, not waited for: it is still stopping
@@ -64,20 +66,20 @@ def test_an_idle_worker_with_spark_up_is_sent_the_stop_and_ends_by_itself_withou
 
 
 def test_a_released_worker_exits_on_its_own(tmp_path: Path) -> None:
-    proc, notes = _worker(tmp_path, stop_s=0)
+    proc, notes = _worker(tmp_path, stays=False)
     assert _engine(proc, ready=True).release() is True
     assert proc.wait(timeout=30) == 0
     assert notes.read_text().endswith("ended\n")
 
 
 def test_a_worker_still_starting_spark_is_ended_by_sigterm(tmp_path: Path) -> None:
-    proc, _ = _worker(tmp_path, stop_s=0)
+    proc, _ = _worker(tmp_path, stays=False)
     assert _engine(proc, ready=False).release() is True
     assert proc.wait(timeout=30) == -signal.SIGTERM
 
 
 def test_a_worker_running_a_job_is_left_to_the_caller(tmp_path: Path) -> None:
-    proc, notes = _worker(tmp_path, stop_s=0)
+    proc, notes = _worker(tmp_path, stays=False)
     engine = _engine(proc, ready=True)
     try:
         with engine._lock, engine._job():
@@ -90,7 +92,7 @@ def test_a_worker_running_a_job_is_left_to_the_caller(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("running_job", [False, True], ids=["idle", "running a job"])
 def test_quitting_kills_only_a_worker_busy_past_the_wait(tmp_path: Path, running_job: bool) -> None:
-    proc, notes = _worker(tmp_path, stop_s=30)
+    proc, notes = _worker(tmp_path, stays=True)
     engine = _engine(proc, ready=True)
     engines = CheckEngines()
     engines._spark = engine
