@@ -15,6 +15,15 @@ from core.sandbox.state import SandboxState
 _JVM_COMMON = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xss512k"]
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
 class SandboxJvms:
     """Starting, checking and stopping the JVMs of the sandbox in ``directory`` (Java and jars: ``state``)."""
 
@@ -72,11 +81,9 @@ class SandboxJvms:
             return child.poll() is None
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-            stat = Path(f"/proc/{pid}/stat").read_text()
         except OSError:
             return False
-        state = stat.rsplit(")", 1)[-1].split()[0]
-        return state not in ("Z", "X") and f"-Dkzc.sandbox={self.dir}".encode() in cmdline
+        return pid_alive(pid) and f"-Dkzc.sandbox={self.dir}".encode() in cmdline
 
     def kill(self, pid: int) -> None:
         """SIGKILL ``pid`` and wait for it to exit."""

@@ -31,6 +31,7 @@ from core.brokers.client_config import kafka_client_config
 from core.config import PLAINTEXT
 from core.connect import parse_bootstrap
 from core.kafka.znodes.paths import consumer_offset_path
+from core.sandbox.processes import pid_alive
 
 PID_FILE = "traffic.pid"
 LOG_FILE = "traffic.log"
@@ -73,7 +74,7 @@ def _command_line(pid: int) -> bytes:
     deadline = time.monotonic() + 1.0
     while True:
         cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if cmdline or time.monotonic() > deadline or not _alive(pid):
+        if cmdline or time.monotonic() > deadline or not pid_alive(pid):
             return cmdline
         time.sleep(0.01)
 
@@ -88,20 +89,12 @@ def stop_traffic(directory: Path, timeout: float = 10.0) -> int | None:
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _alive(pid):
+    while time.monotonic() < deadline and pid_alive(pid):
         time.sleep(0.1)
-    if _alive(pid):
+    if pid_alive(pid):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return pid
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
 
 
 # ---- the traffic process ---------------------------------------------------------------------------------

@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from core.sandbox.processes import pid_alive as alive
 
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
+__all__ = ["alive", "children", "command_line", "descendants"]
 
 
 def children(pid: int) -> list[int]:
