@@ -233,16 +233,23 @@ class ZkBackend:
 
     # ---- SnapshotSource / EventSource / TopicFollower ------------------------------------------------
 
+    def _not_ready(self) -> ConnectError:
+        """Why a read that needs the connection cannot run yet: the session is up but the first whole read is not
+        done (then the connection's parts are not set), or there is no session."""
+        if self._state is ConnectionState.CONNECTED:
+            return ConnectError("connected to ZooKeeper, still reading the cluster")
+        return ConnectError("not connected to ZooKeeper")
+
     def _cluster(self) -> LiveCluster:
         live = self._live
         if live is None:
-            raise ConnectError("not connected to ZooKeeper")
+            raise self._not_ready()
         return live
 
     def _zk(self) -> ZkSession:
         session = self._session
         if session is None:
-            raise ConnectError("not connected to ZooKeeper")
+            raise self._not_ready()
         return session
 
     def fix_actions(self) -> FixActions | None:
@@ -252,7 +259,7 @@ class ZkBackend:
     def _topic_ops(self) -> TopicOps:
         ops = self._ops
         if ops is None:
-            raise ConnectError("not connected to ZooKeeper")
+            raise self._not_ready()
         return ops
 
     def snapshot(self) -> ClusterSnapshot:
@@ -410,7 +417,7 @@ class ZkBackend:
     def _group_ops(self) -> GroupOps:
         ops = self._groups
         if ops is None:
-            raise ConnectError("not connected to ZooKeeper")
+            raise self._not_ready()
         return ops
 
     def group_overview(self) -> GroupsView:
@@ -491,7 +498,7 @@ class ZkBackend:
         """ZooKeeper's overrides of the broker and the cluster default, and the broker's DescribeConfigs."""
         fixes = self._fixes
         if fixes is None or fixes.broker_configs is None:
-            raise ConnectError("not connected to ZooKeeper")
+            raise self._not_ready()
         return fixes.broker_configs.view(broker)
 
     # ---- MessageSource -------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ from core.connect import parse_zookeeper
 from core.consistency.spark_engine import SparkSettings
 from core.console.checks import CheckEngines
 from core.console.zk import ZkBackend
+from core.errors import ConnectError
 from core.testdata.builder import snapshot
+from core.zookeeper.session import ConnectionState
 from tests.recorded_backend import RecordedBackend
 
 
@@ -55,3 +57,12 @@ def test_the_console_s_spark_flags_and_context_reach_the_check_engines(
     assert main(["--config", str(config), "--context", "c"]) == 0
     assert main(["--config", str(config), "--context", "c", "--spark-master", "spark://m:7077"]) == 0
     assert engines == [SparkSettings("yarn", "hdfs:///kzc"), SparkSettings("spark://m:7077", "hdfs:///kzc")]
+
+
+def test_a_read_before_the_first_whole_read_says_so_not_that_zookeeper_is_unreachable() -> None:
+    backend = ZkBackend(ConnectionSettings(zookeeper=parse_zookeeper("127.0.0.1:1")))  # nothing remote is built
+    with pytest.raises(ConnectError, match="^not connected to ZooKeeper$"):
+        backend.snapshot()
+    backend._on_state(ConnectionState.CONNECTED)  # the session is up; the cluster is still being read
+    with pytest.raises(ConnectError, match="^connected to ZooKeeper, still reading the cluster$"):
+        backend.snapshot()
