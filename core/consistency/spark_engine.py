@@ -99,6 +99,14 @@ class SparkRun:
     timings: dict[str, float]
 
 
+def _send_stop(proc: subprocess.Popen[str]) -> None:
+    """Tell the worker to stop Spark and end (and close its stdin: it also ends on that)."""
+    if proc.stdin is not None:
+        proc.stdin.write(json.dumps({"op": "stop"}) + "\n")
+        proc.stdin.flush()
+        proc.stdin.close()
+
+
 class SparkEngine:
     """A warm Spark worker for check runs; one job at a time (``run`` serialises callers)."""
 
@@ -204,10 +212,8 @@ class SparkEngine:
         if proc is None:
             return
         try:
-            if proc.poll() is None and proc.stdin is not None:
-                proc.stdin.write(json.dumps({"op": "stop"}) + "\n")
-                proc.stdin.flush()
-                proc.stdin.close()
+            if proc.poll() is None:
+                _send_stop(proc)
             proc.wait(timeout=60)
         except (OSError, ValueError, subprocess.TimeoutExpired):
             proc.kill()
@@ -225,10 +231,7 @@ class SparkEngine:
             return True
         if self._ready is not None or self.ready:
             with contextlib.suppress(OSError, ValueError):
-                assert proc.stdin is not None
-                proc.stdin.write(json.dumps({"op": "stop"}) + "\n")
-                proc.stdin.flush()
-                proc.stdin.close()
+                _send_stop(proc)
         else:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)  # its own session: the JVM is in the group; its hooks clean up
