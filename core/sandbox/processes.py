@@ -10,6 +10,7 @@ from contextlib import suppress
 from pathlib import Path
 
 from core.polling import DeadlineExceeded, wait_until
+from core.sandbox import class_data
 from core.sandbox.state import SandboxState
 
 _JVM_COMMON = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xss512k"]
@@ -31,6 +32,7 @@ class SandboxJvms:
         self.dir = directory
         self.state = state
         self._children: dict[int, subprocess.Popen[bytes]] = {}
+        self._cmdlines: dict[int, list[str]] = {}
 
     def command(
         self,
@@ -63,14 +65,19 @@ class SandboxJvms:
         jars: str | None = None,
         extra_jars: str | None = None,
     ) -> int:
-        """Start a JVM in the background (its output in ``workdir/stdout.log``); its PID."""
+        """Start a JVM in the background (its output in ``workdir/stdout.log``), with its class data archive
+        (``core.sandbox.class_data``); its PID."""
         cmd = self.command(workdir, heap, main, *args, jars=jars, extra_jars=extra_jars)
+        classpath = cmd[cmd.index("-cp") + 1]
+        archive = class_data.options(class_data.archive_path(cmd[0], classpath, main, heap))
+        cmd[1:1] = archive
         with open(workdir / "stdout.log", "ab") as out:
             # A new session: the processes outlive the `kzc sandbox up` that started them.
             proc = subprocess.Popen(
                 cmd, cwd=workdir, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
             )
         self._children[proc.pid] = proc
+        self._cmdlines[proc.pid] = cmd
         return proc.pid
 
     def alive(self, pid: int) -> bool:
@@ -87,18 +94,35 @@ class SandboxJvms:
 
     def kill(self, pid: int) -> None:
         """SIGKILL ``pid`` and wait for it to exit."""
+        cmdline = self._cmdline(pid)
         self._signal(pid, signal.SIGKILL)
         self._wait_dead([pid], 30.0)
+        class_data.discard(cmdline)
 
     def stop(self, pids: list[int], timeout: float) -> list[int]:
-        """SIGTERM ``pids``, SIGKILL those still alive after ``timeout``; return them."""
+        """SIGTERM ``pids``, SIGKILL those still alive after ``timeout``; return them. The class data archive a
+        JVM wrote as it exited is put in place (``core.sandbox.class_data``)."""
+        cmdlines = {pid: self._cmdline(pid) for pid in pids}
         for pid in pids:
             self._signal(pid, signal.SIGTERM)
         left = self._wait_dead(pids, timeout)
         for pid in left:
             self._signal(pid, signal.SIGKILL)
         self._wait_dead(left, 30.0)
+        for pid, cmdline in cmdlines.items():
+            class_data.discard(cmdline) if pid in left else class_data.promote(cmdline)
         return pids
+
+    def _cmdline(self, pid: int) -> list[str]:
+        """The command line ``pid`` was started with (nothing if it is not one of this sandbox's JVMs)."""
+        if pid in self._cmdlines:
+            return self._cmdlines[pid]
+        if not self.alive(pid):
+            return []
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")[:-1]
+        except OSError:
+            return []
 
     def _signal(self, pid: int, sig: signal.Signals) -> None:
         if self.alive(pid):

@@ -11,6 +11,7 @@ from kazoo.client import KazooClient
 
 from core.brokers.probe import broker_view
 from core.polling import wait_until
+from core.sandbox import class_data
 from core.sandbox.jars import ensure_jars, java_executable
 from core.sandbox.local_cluster import Sandbox
 from core.sandbox.migration import storage_format_args
@@ -73,6 +74,39 @@ def test_status_of_a_stopped_sandbox_reports_everything_stopped(tmp_path: Path) 
     box.down()
     status = box.status()
     assert not status.zookeeper_alive and status.brokers_alive == {1: False} and status.registered == ()
+
+
+def test_a_cleanly_stopped_jvm_leaves_its_class_data_archive_and_the_next_start_maps_it(tmp_path: Path) -> None:
+    box = Sandbox.up(tmp_path / "first", brokers=1)
+    cmdline = _cmdline(Path(f"/proc/{box.info().brokers[0].pid}")).split()
+    box.down()
+    archive = class_data.archive_path(cmdline[0], cmdline[cmdline.index("-cp") + 1], "kafka.Kafka", [])
+    assert archive.exists(), f"no archive {archive} after a clean stop"  # this stop's, or an earlier one's
+    assert not list(archive.parent.glob(f"{archive.name}.*.tmp")) or _jvms_writing(archive)
+
+    again = Sandbox.up(tmp_path / "again", brokers=1)
+    try:
+        broker = again.info().brokers[0]
+        assert f"-XX:SharedArchiveFile={archive}" in _cmdline(Path(f"/proc/{broker.pid}"))
+        # The JVM says when it cannot map an archive (and goes on without): -Xlog:cds would say it maps it.
+        assert "Unable to use shared archive" not in (tmp_path / "again" / "broker-1" / "stdout.log").read_text()
+    finally:
+        again.down()
+
+
+def test_a_half_written_class_data_archive_is_deleted_never_put_in_place(tmp_path: Path) -> None:
+    jars = f"{ensure_jars()}/*"
+    archive = class_data.archive_path(java_executable(), jars, "kzc.Half", [])
+    written = archive.with_name(f"{archive.name}.half.tmp")
+    written.parent.mkdir(parents=True, exist_ok=True)
+    written.write_bytes(b"\0" * 4096)  # what a JVM killed while writing leaves: mapping it crashes a JVM
+    class_data.promote([java_executable(), f"-XX:ArchiveClassesAtExit={written}", "-cp", jars, "kzc.Half"])
+    assert not written.exists() and not archive.exists()
+
+
+def _jvms_writing(archive: Path) -> bool:
+    """Whether another JVM (another test worker's sandbox) will write ``archive`` at its exit."""
+    return any(f"ArchiveClassesAtExit={archive}" in _cmdline(p) for p in Path("/proc").iterdir() if p.name.isdigit())
 
 
 def _cmdline(proc: Path) -> str:
