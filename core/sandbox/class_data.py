@@ -19,6 +19,7 @@ import os
 import secrets
 import subprocess
 import time
+from collections.abc import Sequence
 from contextlib import suppress
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def archive_dir() -> Path:
     return cache_dir() / "cds"
 
 
-def archive_path(java: str, classpath: str, main: str, options: list[str]) -> Path:
+def archive_path(java: str, classpath: str, main: str, options: Sequence[str]) -> Path:
     """Where the archive of this JVM, class path and main class is (of ``options``, only whether a ``-javaagent``
     is among them counts: an agent's jar is on the class path the archive records)."""
     stamps = [_stamp(java)] + [_stamp(entry.removesuffix("/*")) for entry in classpath.split(":")]
@@ -77,6 +78,11 @@ def discard(cmdline: list[str]) -> None:
     if (written := _written_by(cmdline)) is not None:
         with suppress(OSError):
             written.unlink()
+
+
+def writes_archive(cmdline: list[str]) -> bool:
+    """Whether a JVM with ``cmdline`` writes its archive as it exits (it must not be killed)."""
+    return _written_by(cmdline) is not None
 
 
 def _written_by(cmdline: list[str]) -> Path | None:

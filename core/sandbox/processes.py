@@ -99,12 +99,14 @@ class SandboxJvms:
         self._wait_dead([pid], 30.0)
         class_data.discard(cmdline)
 
-    def stop(self, pids: list[int], timeout: float) -> list[int]:
+    def stop(self, pids: list[int], timeout: float, clean: bool = True) -> list[int]:
         """SIGTERM ``pids``, SIGKILL those still alive after ``timeout``; return them. The class data archive a
-        JVM wrote as it exited is put in place (``core.sandbox.class_data``)."""
+        JVM wrote as it exited is put in place (``core.sandbox.class_data``). Not ``clean``: SIGKILL at once
+        (for processes whose data is thrown away), except a JVM that writes its archive as it exits."""
         cmdlines = {pid: self._cmdline(pid) for pid in pids}
         for pid in pids:
-            self._signal(pid, signal.SIGTERM)
+            writes = class_data.writes_archive(cmdlines[pid])
+            self._signal(pid, signal.SIGTERM if clean or writes else signal.SIGKILL)
         left = self._wait_dead(pids, timeout)
         for pid in left:
             self._signal(pid, signal.SIGKILL)

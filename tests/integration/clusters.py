@@ -170,9 +170,9 @@ class Clusters:
         for key in [k for k, nodeid in self.last_user.items() if nodeid == item.nodeid]:
             box = self.running.pop(key, None)
             if box is not None:
-                box.down()
+                box.down(clean=False)  # thrown away: no controlled shutdown
 
     def close(self) -> None:
         for box in self.running.values():
-            box.down()
+            box.down(clean=False)
         self.running.clear()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from kazoo.client import KazooClient
 
 from core.brokers.probe import broker_view
@@ -102,6 +103,19 @@ def test_a_half_written_class_data_archive_is_deleted_never_put_in_place(tmp_pat
     written.write_bytes(b"\0" * 4096)  # what a JVM killed while writing leaves: mapping it crashes a JVM
     class_data.promote([java_executable(), f"-XX:ArchiveClassesAtExit={written}", "-cp", jars, "kzc.Half"])
     assert not written.exists() and not archive.exists()
+
+
+def test_a_sandbox_thrown_away_is_killed_without_a_controlled_shutdown_and_class_data_off_means_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KZC_CLASS_DATA", "off")
+    box = Sandbox.up(tmp_path, brokers=1)
+    assert "-XX:SharedArchive" not in (command := _cmdline(Path(f"/proc/{box.info().brokers[0].pid}")))
+    assert "ArchiveClassesAtExit" not in command
+    pids = box.running_pids()
+    assert sorted(box.down(clean=False)) == sorted(pids) and box.running_pids() == []
+    log = (tmp_path / "broker-1" / "server.log").read_text()
+    assert "shutting down" not in log.lower(), "SIGKILL: no controlled shutdown, no shutdown hook"
 
 
 def _jvms_writing(archive: Path) -> bool:

@@ -12,6 +12,7 @@ from pathlib import Path
 from kazoo.client import KazooClient
 
 from core.polling import wait_until
+from core.sandbox import class_data
 from core.sandbox.jars import ensure_jars, java_executable
 from core.sandbox.local_cluster import zookeeper_serving
 
@@ -61,9 +62,11 @@ def standalone_zookeeper(
         f"tickTime=500\ndataDir={workdir / 'data'}\nclientPort={port}\nclientPortAddress=127.0.0.1\n"
         f"admin.enableServer=false\nmaxClientCnxns=0\n4lw.commands.whitelist=*\n{extra_config}"
     )
+    java, classpath, main = java_executable(), f"{ensure_jars()}/*", "org.apache.zookeeper.server.ZooKeeperServerMain"
+    archive = class_data.options(class_data.archive_path(java, classpath, main, jvm_flags))  # the sandbox ZooKeeper's
     command = [
-        java_executable(), "-Xms16m", "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_flags,
-        "-cp", f"{ensure_jars()}/*", "org.apache.zookeeper.server.ZooKeeperServerMain", str(config),
+        java, *archive, "-Xms16m", "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_flags,
+        "-cp", classpath, main, str(config),
     ]  # fmt: skip
     with open(workdir / "zookeeper.log", "ab") as log:
         proc = subprocess.Popen(command, cwd=workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -80,9 +83,11 @@ def standalone_zookeeper(
         proc.terminate()
         try:
             proc.wait(timeout=20)
+            class_data.promote(command)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=20)
+            class_data.discard(command)
 
 
 def four_letter(port: int, command: str) -> str:
