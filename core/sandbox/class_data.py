@@ -34,19 +34,20 @@ def archive_dir() -> Path:
     return cache_dir() / "cds"
 
 
-def archive_path(java: str, classpath: str, main: str, options: Sequence[str]) -> Path:
-    """Where the archive of this JVM, class path and main class is (of ``options``, only whether a ``-javaagent``
-    is among them counts: an agent's jar is on the class path the archive records)."""
+def archive_path(java: str, classpath: str, main: str) -> Path:
+    """Where the archive of this JVM, class path and main class is."""
     stamps = [_stamp(java)] + [_stamp(entry.removesuffix("/*")) for entry in classpath.split(":")]
-    agent = str(any(option.startswith("-javaagent:") for option in options))
-    digest = hashlib.sha256("\n".join([*stamps, classpath, main, agent]).encode()).hexdigest()[:16]
+    digest = hashlib.sha256("\n".join([*stamps, classpath, main]).encode()).hexdigest()[:16]
     return archive_dir() / f"{main.rsplit('.', 1)[-1]}-{digest}{_SUFFIX}"
 
 
-def options(archive: Path) -> list[str]:
-    """The JVM options that use ``archive``, or write it at exit when it does not exist yet."""
-    if os.environ.get("KZC_CLASS_DATA") == "off":
+def options(java: str, classpath: str, main: str, jvm_options: Sequence[str]) -> list[str]:
+    """The JVM options that use this JVM's archive, or write it at exit when it does not exist yet; none for a JVM
+    with a ``-javaagent`` (JDK 17 refuses to write an archive under an agent: "Must enable
+    AllowArchivingWithJavaAgent", and the JVM exits) or with ``KZC_CLASS_DATA=off``."""
+    if os.environ.get("KZC_CLASS_DATA") == "off" or any(o.startswith("-javaagent:") for o in jvm_options):
         return []
+    archive = archive_path(java, classpath, main)
     if archive.exists():
         return [f"-XX:SharedArchiveFile={archive}", "-Xshare:auto"]
     archive.parent.mkdir(parents=True, exist_ok=True)

@@ -69,8 +69,7 @@ class SandboxJvms:
         (``core.sandbox.class_data``); its PID."""
         cmd = self.command(workdir, heap, main, *args, jars=jars, extra_jars=extra_jars)
         classpath = cmd[cmd.index("-cp") + 1]
-        archive = class_data.options(class_data.archive_path(cmd[0], classpath, main, heap))
-        cmd[1:1] = archive
+        cmd[1:1] = class_data.options(cmd[0], classpath, main, heap)
         with open(workdir / "stdout.log", "ab") as out:
             # A new session: the processes outlive the `kzc sandbox up` that started them.
             proc = subprocess.Popen(

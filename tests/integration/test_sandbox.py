@@ -81,7 +81,7 @@ def test_a_cleanly_stopped_jvm_leaves_its_class_data_archive_and_the_next_start_
     box = Sandbox.up(tmp_path / "first", brokers=1)
     cmdline = _cmdline(Path(f"/proc/{box.info().brokers[0].pid}")).split()
     box.down()
-    archive = class_data.archive_path(cmdline[0], cmdline[cmdline.index("-cp") + 1], "kafka.Kafka", [])
+    archive = class_data.archive_path(cmdline[0], cmdline[cmdline.index("-cp") + 1], "kafka.Kafka")
     assert archive.exists(), f"no archive {archive} after a clean stop"  # this stop's, or an earlier one's
     assert not list(archive.parent.glob(f"{archive.name}.*.tmp")) or _jvms_writing(archive)
 
@@ -97,7 +97,7 @@ def test_a_cleanly_stopped_jvm_leaves_its_class_data_archive_and_the_next_start_
 
 def test_a_half_written_class_data_archive_is_deleted_never_put_in_place(tmp_path: Path) -> None:
     jars = f"{ensure_jars()}/*"
-    archive = class_data.archive_path(java_executable(), jars, "kzc.Half", [])
+    archive = class_data.archive_path(java_executable(), jars, "kzc.Half")
     written = archive.with_name(f"{archive.name}.half.tmp")
     written.parent.mkdir(parents=True, exist_ok=True)
     written.write_bytes(b"\0" * 4096)  # what a JVM killed while writing leaves: mapping it crashes a JVM

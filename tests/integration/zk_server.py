@@ -63,7 +63,7 @@ def standalone_zookeeper(
         f"admin.enableServer=false\nmaxClientCnxns=0\n4lw.commands.whitelist=*\n{extra_config}"
     )
     java, classpath, main = java_executable(), f"{ensure_jars()}/*", "org.apache.zookeeper.server.ZooKeeperServerMain"
-    archive = class_data.options(class_data.archive_path(java, classpath, main, jvm_flags))  # the sandbox ZooKeeper's
+    archive = class_data.options(java, classpath, main, jvm_flags)  # the sandbox ZooKeeper's
     command = [
         java, *archive, "-Xms16m", "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", *jvm_flags,
         "-cp", classpath, main, str(config),
