@@ -13,6 +13,7 @@ from core.polling import DeadlineExceeded, wait_until
 from core.sandbox import class_data
 from core.sandbox.state import SandboxState
 
+ARCHIVE_WRITE_S = 60.0
 _JVM_COMMON = ["-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true", "-Xss512k"]
 
 
@@ -100,13 +101,14 @@ class SandboxJvms:
 
     def stop(self, pids: list[int], timeout: float, clean: bool = True) -> list[int]:
         """SIGTERM ``pids``, SIGKILL those still alive after ``timeout``; return them. The class data archive a
-        JVM wrote as it exited is put in place (``core.sandbox.class_data``). Not ``clean``: SIGKILL at once
-        (for processes whose data is thrown away), except a JVM that writes its archive as it exits."""
+        JVM wrote as it exited is put in place (``core.sandbox.class_data``); a JVM that writes one gets SIGTERM
+        and at least ``ARCHIVE_WRITE_S`` to write it (5-7 s on a loaded 2-core machine; once per kind). Not
+        ``clean``: SIGKILL at once (for processes whose data is thrown away), except such a JVM."""
         cmdlines = {pid: self._cmdline(pid) for pid in pids}
+        writers = [pid for pid in pids if class_data.writes_archive(cmdlines[pid])]
         for pid in pids:
-            writes = class_data.writes_archive(cmdlines[pid])
-            self._signal(pid, signal.SIGTERM if clean or writes else signal.SIGKILL)
-        left = self._wait_dead(pids, timeout)
+            self._signal(pid, signal.SIGTERM if clean or pid in writers else signal.SIGKILL)
+        left = self._wait_dead(pids, max(timeout, ARCHIVE_WRITE_S) if writers else timeout)
         for pid in left:
             self._signal(pid, signal.SIGKILL)
         self._wait_dead(left, 30.0)

@@ -15,6 +15,7 @@ from core.polling import wait_until
 from core.sandbox import class_data
 from core.sandbox.jars import ensure_jars, java_executable
 from core.sandbox.local_cluster import zookeeper_serving
+from core.sandbox.processes import ARCHIVE_WRITE_S
 
 
 @contextmanager
@@ -82,7 +83,7 @@ def standalone_zookeeper(
     finally:
         proc.terminate()
         try:
-            proc.wait(timeout=20)
+            proc.wait(timeout=ARCHIVE_WRITE_S if class_data.writes_archive(command) else 20)
             class_data.promote(command)
         except subprocess.TimeoutExpired:
             proc.kill()
