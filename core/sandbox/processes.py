@@ -113,7 +113,10 @@ class SandboxJvms:
             self._signal(pid, signal.SIGKILL)
         self._wait_dead(left, 30.0)
         for pid, cmdline in cmdlines.items():
-            class_data.discard(cmdline) if pid in left else class_data.promote(cmdline)
+            if pid in left:  # killed: what it wrote of an archive is not one
+                class_data.discard(cmdline)
+            else:
+                class_data.promote(cmdline)
         return pids
 
     def _cmdline(self, pid: int) -> list[str]:
