@@ -9,7 +9,7 @@ replay kept at or before the moment with the same base snapshot (the bases of th
 state where a step back across the moment's base snapshot lands, replayed ahead by ``prefetch`` once the moment is
 drawn; a move that would start from a replay still being built waits for it: a base is never read twice at once),
 and only the topics that changed get new entries, so the view re-tallies only them. The garbage collector waits
-while a replay is built (``core.history.collector``).
+while a replay is built (``core.collector``).
 The consumer groups' lag is the recorder's last tick at or before the moment (``core.history.group_lag``).
 What the store does not record (znodes, configs, ACLs, quotas, users, log dirs) is said to be missing, never
 made up; a moment in a gap of the recording, or after its data ends, shows no cluster and says
@@ -236,7 +236,7 @@ class MomentBackend:
 
     def _read(self, at_ms: int) -> Moment:
         """Read the cluster at ``at_ms`` from the store and keep it (blocks; raises as ``move_to``)."""
-        from core.history.collector import collector_paused
+        from core.collector import collector_paused
         from core.history.diff import moment_name
         from core.history.moment import replay_snapshot
 
@@ -335,7 +335,7 @@ class MomentBackend:
             self._prefetching.release()
 
     def _prefetch(self) -> None:
-        from core.history.collector import collector_paused
+        from core.collector import collector_paused
 
         with self._lock:
             held = self._replay

@@ -29,8 +29,8 @@ import pyarrow.parquet as pq
 from core.audit import INTENT, AuditRead, read_audit
 from core.changes.live import FactKind, LiveFact
 from core.changes.timeline import Burst, Change, ChangeKind, bursts
+from core.collector import collector_paused
 from core.errors import UsageError
-from core.history.collector import collector_paused
 from core.history.diff import STATE_COLUMNS, Replay, TopicPartitions, moment_name, state_rows
 from core.history.group_lag import LaggingGroup, lagging_groups
 from core.history.isr import IsrAnswer, isr_history, observed

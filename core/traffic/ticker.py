@@ -42,8 +42,8 @@ class TickTotals:
 @dataclass(frozen=True)
 class TrafficView:
     """What the console shows of traffic: the rates of the last tick (None after the first sample only, with
-    ``note`` saying so; ``note`` also says when no broker answered), when its later sample was read, and the
-    ticks behind the sparklines, oldest first."""
+    ``note`` saying so; ``note`` also says when no broker answered; None too in a view's ``sums()``), when its
+    later sample was read, and the ticks behind the sparklines, oldest first."""
 
     traffic: Traffic | None
     at_ms: int
@@ -52,6 +52,7 @@ class TrafficView:
     stopped: tuple[LoadFinding, ...] = ()  # topics whose producers stopped and that stayed idle since
     _topics: Mapping[str, tuple[Rate, Rate]] = field(default_factory=dict, compare=False, repr=False)
     _brokers: Mapping[int, tuple[Rate, Rate]] = field(default_factory=dict, compare=False, repr=False)
+    _sums_only: bool = field(default=False, repr=False)  # ``sums()``: rated, its ``traffic`` dropped
 
     @classmethod
     def of(cls, traffic: Traffic | None, at_ms: int, note: str | None, history: tuple[TickTotals, ...]) -> TrafficView:
@@ -63,15 +64,32 @@ class TrafficView:
             brokers = {r.broker: _pair(r) for r in traffic.brokers() if r.broker is not None}
         return cls(traffic, at_ms, note, history, (), MappingProxyType(topics), MappingProxyType(brokers))
 
+    def sums(self) -> TrafficView:
+        """This view without its per-partition rates (``traffic``): what a screen that shows only topics' and
+        brokers' sums keeps between ticks, its size set by the topics and brokers rather than the partitions
+        (``partition`` and ``findings`` need the whole view)."""
+        return replace(self, traffic=None, _sums_only=self.rated)
+
+    @property
+    def rated(self) -> bool:
+        """Whether this tick has rates (False after the first sample only)."""
+        return self.traffic is not None or self._sums_only
+
+    def _whole(self, what: str) -> Traffic | None:
+        """The per-partition rates (None: no rate yet); a view's ``sums()`` has none to give."""
+        if self._sums_only:
+            raise ValueError(f"{what} needs the whole view, not its sums")
+        return self.traffic
+
     def window_s(self) -> float | None:
         """The longest window of this tick's rates (None: no rate yet)."""
-        if self.traffic is None:
+        if not self.rated:
             return None
         return max((r.window_s for pair in self._topics.values() for r in pair if r.window_s is not None), default=None)
 
     def footer(self, now_ms: int) -> str:
         """``traffic over 5s, read 3s ago``, or why there is no rate (yet)."""
-        if self.note is not None or self.traffic is None:
+        if self.note is not None or not self.rated:
             return f"traffic: {self.note or 'not sampled'}"
         window = self.window_s()
         if window is None:
@@ -80,7 +98,8 @@ class TrafficView:
 
     def findings(self) -> list[LoadFinding]:
         """What the load says (``core.traffic.cause``): skews, disks full within a day, producers stopped."""
-        return [] if self.traffic is None else load_findings(self.traffic) + list(self.stopped)
+        traffic = self._whole("findings")
+        return [] if traffic is None else load_findings(traffic) + list(self.stopped)
 
     def _missing(self) -> tuple[Rate, Rate]:
         why = unknown(self.note or "not sampled")
@@ -88,27 +107,28 @@ class TrafficView:
 
     def totals(self) -> tuple[Rate, Rate]:
         """The cluster's messages and bytes in per second: the sums over every topic (unknown when one is)."""
-        if self.traffic is None:
+        if not self.rated:
             return self._missing()
         rates = list(self._topics.values())
         return total((m for m, _ in rates), "topic"), total((b for _, b in rates), "topic")
 
     def topic(self, name: str) -> tuple[Rate, Rate]:
         """A topic's messages and bytes in per second (unknown: not in the sample, or why)."""
-        if self.traffic is None:
+        if not self.rated:
             return self._missing()
         return self._topics.get(name) or self._absent(f"topic {name} was not in the sample (created since?)")
 
     def partition(self, topic: str, partition: int) -> tuple[Rate, Rate]:
         """A partition's messages and bytes in per second (unknown: not in the sample, or why)."""
-        if self.traffic is None:
+        traffic = self._whole("a partition's rates")
+        if traffic is None:
             return self._missing()
-        found = self.traffic.partition((topic, partition))
+        found = traffic.partition((topic, partition))
         return found or self._absent(f"{topic}-{partition} was not in the sample (created since?)")
 
     def broker(self, broker: int) -> tuple[Rate, Rate]:
         """A broker's messages and bytes in per second as leader (unknown: not registered at the sample)."""
-        if self.traffic is None:
+        if not self.rated:
             return self._missing()
         return self._brokers.get(broker) or self._absent(f"broker {broker} was not registered at the sample")
 

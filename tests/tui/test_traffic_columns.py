@@ -126,6 +126,24 @@ async def test_cluster_line_broker_columns_and_load_findings(make_app: MakeApp) 
         assert sum(v or 0.0 for v in per_broker.values()) == 400.0
 
 
+async def test_the_cluster_and_topics_screens_keep_a_ticks_sums_and_no_partitions_rates(make_app: MakeApp) -> None:
+    traffic = SyntheticTraffic({HOT: 400.0}, NOW_MS - 60_000)
+    app = make_app(traffic=traffic)
+    async with app.run_test(size=(200, 40)) as pilot:
+        await settle(pilot)
+        for key, kind in (("", ClusterScreen), ("t", TopicsScreen)):
+            if key:
+                await pilot.press(key)
+                await settle(pilot)
+            screen = app.screen
+            assert isinstance(screen, kind)
+            screen._traffic_reads.now()  # type: ignore[union-attr]  # a tick with rates
+            await settle(pilot)
+            kept = screen._traffic
+            assert kept is not None and kept.rated and kept.topic(HOT)[0].per_s == 400.0, kind.__name__
+            assert kept.traffic is None, kind.__name__  # what it keeps grows with topics and brokers, not partitions
+
+
 async def test_the_likely_cause_gives_health_first_and_the_load_after_it(make_app: MakeApp) -> None:
     traffic = SyntheticTraffic({HOT: 300.0, WARM_HEALTHY: 100.0}, NOW_MS - 60_000, skewed={HOT: 2})
     app = make_app(traffic=traffic)  # the synthetic cluster: broker 6 down, a partition offline

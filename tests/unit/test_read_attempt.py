@@ -1,7 +1,9 @@
-"""``ReadAttempt`` parses partition states while ZooKeeper has not answered yet: the snapshot is the same."""
+"""``ReadAttempt`` parses partition states while ZooKeeper has not answered yet: the snapshot is the same; the cyclic
+collector is paused while it reads and builds."""
 
 from __future__ import annotations
 
+import gc
 import json
 from types import SimpleNamespace
 from typing import Any
@@ -42,6 +44,7 @@ class _Client:
 
     def __init__(self, znodes: dict[str, bytes], late_every: int) -> None:
         self.znodes, self.late_every, self.asked = znodes, late_every, 0
+        self.collector_on_while_reading = False
 
     def _answer(self, value: Any) -> _Answer:
         self.asked += 1
@@ -58,6 +61,7 @@ class _Client:
         return self._answer(_stat(children=len(self._children(path))) if path in self.znodes else None)
 
     def get_async(self, path: str, watch: Any = None) -> _Answer:
+        self.collector_on_while_reading = self.collector_on_while_reading or gc.isenabled()
         if path not in self.znodes:
             return self._answer(NoNodeError())
         return self._answer((self.znodes[path], _stat(version=len(path) % 7)))
@@ -80,8 +84,8 @@ def _cluster() -> dict[str, bytes]:
     return znodes
 
 
-def _read(late_every: int) -> tuple[ClusterSnapshot, int, int]:
-    client = _Client(_cluster(), late_every)
+def _read(late_every: int, client: _Client | None = None) -> tuple[ClusterSnapshot, int, int]:
+    client = client or _Client(_cluster(), late_every)
     settings = SimpleNamespace(session_timeout=10.0)
     session = SimpleNamespace(client=client, session_id=1, settings=settings, target="zk:2181")
     attempt = ReadAttempt(session, 1, None, window=64)  # type: ignore[arg-type]
@@ -102,3 +106,11 @@ def test_states_parsed_while_zookeeper_has_not_answered_build_the_same_snapshot(
     assert waiting.unreadable == at_once.unreadable
     assert [u.path for u in waiting.unreadable] == ["/brokers/topics/b/partitions/17/state"]
     assert waiting.topics["a"].states[3] == at_once.topics["a"].states[3] is not None
+
+
+def test_the_collector_is_paused_while_reading_and_back_after() -> None:
+    client = _Client(_cluster(), late_every=0)
+    assert gc.isenabled()
+    _read(0, client)
+    assert client.asked > 500 and not client.collector_on_while_reading
+    assert gc.isenabled()

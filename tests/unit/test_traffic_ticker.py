@@ -1,7 +1,8 @@
 """The console's traffic ticker (``core.traffic.ticker``): rates between ticks, the first tick says it is
 measuring, a fresh tick is shared, unknown brokers stay unknown, the history behind the sparklines, and a topic
-whose producers stopped is a finding for as long as it stays idle; a slow read on one path (tick, sample) does not
-block the other, and one tick is in flight at a time."""
+whose producers stopped is a finding for as long as it stays idle; a view's sums show the same without its
+partitions' rates; a slow read on one path (tick, sample) does not block the other, and one tick is in flight at
+a time."""
 
 from __future__ import annotations
 
@@ -68,6 +69,27 @@ def test_the_history_keeps_the_last_ticks_only() -> None:
         view = ticker.tick(SNAPSHOT)
     assert len(view.history) == HISTORY_TICKS
     assert view.topic_history(HOT) == [40.0] * HISTORY_TICKS
+
+
+def test_a_views_sums_show_what_the_view_shows_without_its_partitions_rates() -> None:
+    why = "broker 3 did not answer in 10 s"
+    ticker = _ticker(SyntheticTraffic({HOT: 40.0}, 1_000_000, unknown={3: why}))
+    first = ticker.tick(SNAPSHOT)
+    assert not first.sums().rated and first.sums().footer(0) == first.footer(0) == f"traffic: {FIRST_NOTE}"
+    view = ticker.tick(SNAPSHOT)
+    sums = view.sums()
+    assert sums.traffic is None and sums.rated  # no per-partition rate kept, yet rated
+    assert sums.totals() == view.totals() and sums.window_s() == view.window_s()
+    assert sums.footer(TICK_MS) == view.footer(TICK_MS) == "traffic over 5s, read 5s ago"
+    for topic in (HOT, "payments.orders-00001", "no-such-topic"):
+        assert sums.topic(topic) == view.topic(topic), topic
+    for broker in (1, 3, 99):
+        assert sums.broker(broker) == view.broker(broker), broker
+    assert sums.history == view.history and sums.topic_history(HOT) == view.topic_history(HOT)
+    with pytest.raises(ValueError, match="needs the whole view"):
+        sums.partition(HOT, 0)
+    with pytest.raises(ValueError, match="needs the whole view"):
+        sums.findings()
 
 
 class _LiveModel:

@@ -182,7 +182,7 @@ class ClusterScreen(KzcScreen):
         self._cause_broker: int | None = None
         self._cause_since = 0  # when it was first named (epoch ms)
         self._size_reads = SizeReads(self, sizes, self._derive_cause, self._sizes_read) if sizes is not None else None
-        self._traffic: TrafficView | None = None  # the latest tick
+        self._traffic: TrafficView | None = None  # the latest tick's sums
         self._traffic_error: str | None = None
         self._traffic_text = ""  # the traffic line as drawn
         self._health_cause: LikelyCause | None = None  # health's likely cause as last derived (no load in it)
@@ -384,13 +384,13 @@ class ClusterScreen(KzcScreen):
                 findings, lambda topic: [g for g, _ in source.groups_of_topic(topic)], traffic.at_ms
             )
         brokers = self.metrics.broker_metrics() if self.metrics is not None else None
-        load = None if traffic.traffic is None else tuple(findings)  # no window yet: the load is unknown
+        load = tuple(findings) if traffic.rated else None  # no window yet: the load is unknown
         return _TrafficExtras(load, None if brokers is None else out_text(brokers))
 
     def _traffic_read(self, traffic: TrafficView | None, extras: _TrafficExtras | None, error: str | None) -> None:
         self._traffic_error = error
         if traffic is not None:
-            self._traffic = traffic
+            self._traffic = traffic.sums()  # the line and the brokers' rows show sums: no partition's rates kept
         if extras is not None:
             self._out = extras.out
             self._load = extras.load
@@ -731,7 +731,7 @@ def traffic_line(traffic: TrafficView | None, error: str | None, now: int, out: 
         return f"traffic: {error}"
     if traffic is None:
         return "traffic: reading…"
-    if traffic.traffic is None or traffic.note is not None:
+    if not traffic.rated or traffic.note is not None:
         return traffic.footer(now) + (f" · {out}" if out else "")
     messages, bytes_in = traffic.totals()
     text = f"traffic in: {rate_text(messages, 'messages')} · {rate_text(bytes_in, 'bytes')} · "

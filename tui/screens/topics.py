@@ -182,7 +182,7 @@ class TopicsScreen(KzcScreen):
         self._unasked: tuple[int, ...] = ()  # brokers holding replicas, not registered: never asked
         self._topic_sizes: Mapping[str, Size] | None = None  # of the latest read, for the view worker
         self._size_reads = SizeReads(self, sizes, self._derive_sizes, self._sizes_read) if sizes is not None else None
-        self._traffic: TrafficView | None = None  # the latest tick, for the view worker
+        self._traffic: TrafficView | None = None  # the latest tick's sums, for the view worker
         self._traffic_error: str | None = None
         self._traffic_reads = (
             traffic_reads(self, traffic, self._derive_traffic, self._traffic_read) if traffic is not None else None
@@ -249,10 +249,10 @@ class TopicsScreen(KzcScreen):
     # ---- traffic (a PolledReads worker, every TICK_S while this screen is up) ----------------------------
 
     def _derive_traffic(self, traffic: TrafficView) -> TopicRows | None:
-        """Worker thread: the rows with the tick's rates."""
-        self._traffic = traffic
+        """Worker thread: the rows with the tick's rates (its sums kept: the rows show no partition's rates)."""
+        self._traffic = sums = traffic.sums()
         view = self.latest_view
-        return None if view is None else self._rows.derive(view, self._topic_sizes, traffic)
+        return None if view is None else self._rows.derive(view, self._topic_sizes, sums)
 
     def _traffic_read(self, traffic: TrafficView | None, rows: TopicRows | None, error: str | None) -> None:
         self._traffic_error = error

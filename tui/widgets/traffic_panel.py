@@ -50,7 +50,7 @@ def rates_line(what: str, rates: tuple[Rate, Rate], traffic: TrafficView) -> str
     """``in: 400.0/s · 39.1 KiB/s · over 5s, read 22:13:20``, ``?`` with why."""
     messages, bytes_in = rates
     window = traffic.window_s()
-    if traffic.traffic is None or traffic.note is not None or window is None:
+    if not traffic.rated or traffic.note is not None or window is None:
         return traffic.footer(traffic.at_ms)
     when = f"over {age_text(window)}, read {clock_text(traffic.at_ms)}"
     text = f"{what}: {rate_text(messages, 'messages')} · {rate_text(bytes_in, 'bytes')} · {when}"

@@ -1,4 +1,4 @@
-"""``core.history.collector.collector_paused``: the cyclic collector is off inside, as it was after (also when the
+"""``core.collector.collector_paused``: the cyclic collector is off inside, as it was after (also when the
 block raises, and when it was off before)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from core.history.collector import collector_paused
+from core.collector import collector_paused
 
 
 def test_the_collector_is_off_inside_and_as_it_was_after() -> None:
