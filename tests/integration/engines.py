@@ -4,11 +4,12 @@ reference; every Spark deployment must find exactly the same)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 
 from core.consistency.findings import CheckReport
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import LocalEngine, SparkChecks, run_checks
+from core.consistency.pipeline import CheckRequest, LocalEngine, SparkChecks, run_checks, run_checks_many
 from core.consistency.spark_engine import SparkEngine
 from core.consistency.synthetic import FaultMix, write_synthetic
 from core.snapshot.model import ClusterSnapshot
@@ -26,6 +27,17 @@ def both(
     local = run_checks(LocalEngine(), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
     remote = run_checks(SparkChecks(spark), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
     return local, remote
+
+
+def both_many(spark: SparkEngine, requests: Mapping[str, CheckRequest]) -> dict[str, tuple[CheckReport, CheckReport]]:
+    """The local and the Spark report on each named request: the local engine's one by one (the reference), the
+    Spark engine's from ONE job over them all (``run_checks_many``, each cluster's findings kept apart)."""
+    remote = run_checks_many(SparkChecks(spark), list(requests.values()))
+    local = [
+        run_checks(LocalEngine(), snapshot=r.snapshot, snapshot_file=r.snapshot_file, params=r.params, only=r.only)
+        for r in requests.values()
+    ]
+    return dict(zip(requests, zip(local, remote, strict=True), strict=True))
 
 
 def assert_same(local: CheckReport, remote: CheckReport) -> None:

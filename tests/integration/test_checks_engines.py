@@ -20,7 +20,15 @@ from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS, parse_only, selected
 from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import STEP_START, STEP_WRITE, CheckInput, LocalEngine, SparkChecks, run_checks
+from core.consistency.pipeline import (
+    STEP_START,
+    STEP_WRITE,
+    CheckInput,
+    CheckRequest,
+    LocalEngine,
+    SparkChecks,
+    run_checks,
+)
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_frames import STEP_READ
@@ -38,7 +46,7 @@ from core.testdata.checks import (
     topic_json,
     with_states,
 )
-from tests.integration.engines import assert_same, both, both_staged
+from tests.integration.engines import assert_same, both, both_many, both_staged
 
 
 @pytest.fixture
@@ -47,11 +55,32 @@ def spark(spark_worker: SparkEngine) -> SparkEngine:
     return spark_worker
 
 
+@pytest.fixture(scope="module")
+def reports(spark_worker: SparkEngine) -> dict[str, tuple[CheckReport, CheckReport]]:
+    """The local and the Spark report of every hand-built case, by ``<group>/<case>``: the Spark ones from ONE
+    job over all the cases (one cluster each, ``run_checks_many``), where one job per case cost a warm Spark
+    its fixed planning costs every time. Each test checks its own case from this one result."""
+    requests = {
+        **{f"case/{case}": CheckRequest(snapshot=builder()) for case, (builder, _) in sorted(CASES.items())},
+        **{
+            f"migration/{case}": CheckRequest(snapshot=builder(), only=frozenset(MIGRATION_CHECKS))
+            for case, (builder, _) in sorted(MIGRATION_CASES.items())
+        },
+        **{
+            f"params/{case}": CheckRequest(snapshot=snapshot, params=params)
+            for case, (snapshot, params, _, _) in sorted(PARAMS_CASES.items())
+        },
+        "far_apart": CheckRequest(snapshot=_far_apart()),
+    }
+    return both_many(spark_worker, requests)
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(spark: SparkEngine, case: str) -> None:
-    builder, expected = CASES[case]
-    local, remote = both(spark, snapshot=builder())
-    assert {f.check for f in local.findings} == expected
+def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(
+    reports: dict[str, tuple[CheckReport, CheckReport]], case: str
+) -> None:
+    local, remote = reports[f"case/{case}"]
+    assert {f.check for f in local.findings} == CASES[case][1]
     assert_same(local, remote)
     assert all(
         isinstance(f, Finding) and hash(f) == hash(g) for f, g in zip(local.findings, remote.findings, strict=True)
@@ -60,10 +89,11 @@ def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(spark:
 
 
 @pytest.mark.parametrize("case", sorted(MIGRATION_CASES))
-def test_spark_finds_the_migration_readiness_findings_the_local_engine_finds(spark: SparkEngine, case: str) -> None:
-    builder, expected = MIGRATION_CASES[case]
-    local, remote = both(spark, snapshot=builder(), only=frozenset(MIGRATION_CHECKS))
-    assert {f.check for f in local.findings} == expected
+def test_spark_finds_the_migration_readiness_findings_the_local_engine_finds(
+    reports: dict[str, tuple[CheckReport, CheckReport]], case: str
+) -> None:
+    local, remote = reports[f"migration/{case}"]
+    assert {f.check for f in local.findings} == MIGRATION_CASES[case][1]
     assert_same(local, remote)
 
 
@@ -101,9 +131,9 @@ PARAMS_CASES: dict[str, tuple[ClusterSnapshot, CheckParams, set[str], set[str]]]
 
 
 @pytest.mark.parametrize("case", sorted(PARAMS_CASES))
-def test_both_engines_apply_the_same_thresholds(spark: SparkEngine, case: str) -> None:
-    snapshot, params, by_default, with_params = PARAMS_CASES[case]
-    local, remote = both(spark, snapshot=snapshot, params=params)
+def test_both_engines_apply_the_same_thresholds(reports: dict[str, tuple[CheckReport, CheckReport]], case: str) -> None:
+    snapshot, _, by_default, with_params = PARAMS_CASES[case]
+    local, remote = reports[f"params/{case}"]
     assert_same(local, remote)
     assert {f.check for f in local.findings} == with_params
     assert {f.check for f in run_checks(LocalEngine(), snapshot=snapshot).findings} == by_default
@@ -143,7 +173,7 @@ def test_metadata_mismatch_is_the_same_on_both_engines(spark: SparkEngine) -> No
     }
 
 
-def test_both_engines_agree_when_broker_ids_are_far_apart(spark: SparkEngine) -> None:
+def _far_apart() -> ClusterSnapshot:
     # Ids spread wider than the Spark engine indexes by (its lookups fall back to scanning the list).
     ids = (1, 70_001, 150_000)
     brokers = {b: broker_json(b, rack=rack) for b, rack in zip(ids, ("ra", "rb", "ra"), strict=True)}
@@ -154,8 +184,11 @@ def test_both_engines_agree_when_broker_ids_are_far_apart(spark: SparkEngine) ->
         ("orders", 2): state_json(150_000, [150_000, 1]),
         ("orders", 3): state_json(1, [1, 150_000]),
     }
-    snapshot = healthy(brokers=brokers, topics={"orders": topic_json(assignment)}, states=states)
-    local, remote = both(spark, snapshot=snapshot)
+    return healthy(brokers=brokers, topics={"orders": topic_json(assignment)}, states=states)
+
+
+def test_both_engines_agree_when_broker_ids_are_far_apart(reports: dict[str, tuple[CheckReport, CheckReport]]) -> None:
+    local, remote = reports["far_apart"]
     assert_same(local, remote)
     assert {"preferred_leader_not_leader", "rack_violation", "under_replicated"} <= {f.check for f in local.findings}
 
