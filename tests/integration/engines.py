@@ -29,15 +29,34 @@ def both(
     return local, remote
 
 
-def both_many(spark: SparkEngine, requests: Mapping[str, CheckRequest]) -> dict[str, tuple[CheckReport, CheckReport]]:
-    """The local and the Spark report on each named request: the local engine's one by one (the reference), the
-    Spark engine's from ONE job over them all (``run_checks_many``, each cluster's findings kept apart)."""
-    remote = run_checks_many(SparkChecks(spark), list(requests.values()))
-    local = [
-        run_checks(LocalEngine(), snapshot=r.snapshot, snapshot_file=r.snapshot_file, params=r.params, only=r.only)
-        for r in requests.values()
-    ]
-    return dict(zip(requests, zip(local, remote, strict=True), strict=True))
+class BothMany:
+    """The local and the Spark report of each named request, the Spark ones a batch of requests per Spark job
+    (``run_checks_many``, each cluster's findings kept apart; the local engine's one by one, the reference).
+    A batch runs when a test first asks for one of its requests, so a test's set-up waits for one job, not for
+    every case's."""
+
+    def __init__(self, spark: SparkEngine, requests: Mapping[str, CheckRequest], batch: int) -> None:
+        self.spark = spark
+        self.requests = dict(requests)
+        self.names = list(requests)
+        self.batch = batch
+        self.reports: dict[str, tuple[CheckReport, CheckReport]] = {}
+
+    def __getitem__(self, name: str) -> tuple[CheckReport, CheckReport]:
+        if name not in self.reports:
+            first = self.names.index(name) // self.batch * self.batch
+            batch = [self.requests[one] for one in self.names[first : first + self.batch]]
+            remote = run_checks_many(SparkChecks(self.spark), batch)
+            local = [
+                run_checks(
+                    LocalEngine(), snapshot=r.snapshot, snapshot_file=r.snapshot_file, params=r.params, only=r.only
+                )
+                for r in batch
+            ]
+            self.reports.update(
+                zip(self.names[first : first + self.batch], zip(local, remote, strict=True), strict=True)
+            )
+        return self.reports[name]
 
 
 def assert_same(local: CheckReport, remote: CheckReport) -> None:

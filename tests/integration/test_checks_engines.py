@@ -32,6 +32,7 @@ from core.consistency.pipeline import (
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_frames import STEP_READ
+from core.consistency.spark_job import CLUSTERS_PER_PASS
 from core.consistency.spark_worker import NICENESS
 from core.consistency.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_synthetic
 from core.snapshot.model import ClusterSnapshot
@@ -46,7 +47,7 @@ from core.testdata.checks import (
     topic_json,
     with_states,
 )
-from tests.integration.engines import assert_same, both, both_many, both_staged
+from tests.integration.engines import BothMany, assert_same, both, both_staged
 
 
 @pytest.fixture
@@ -56,10 +57,11 @@ def spark(spark_worker: SparkEngine) -> SparkEngine:
 
 
 @pytest.fixture(scope="module")
-def reports(spark_worker: SparkEngine) -> dict[str, tuple[CheckReport, CheckReport]]:
-    """The local and the Spark report of every hand-built case, by ``<group>/<case>``: the Spark ones from ONE
-    job over all the cases (one cluster each, ``run_checks_many``), where one job per case cost a warm Spark
-    its fixed planning costs every time. Each test checks its own case from this one result."""
+def reports(spark_worker: SparkEngine) -> BothMany:
+    """The local and the Spark report of every hand-built case, by ``<group>/<case>``: the Spark ones from one job
+    per ``CLUSTERS_PER_PASS`` cases (one cluster each, ``run_checks_many``: the job's passes plan and run them
+    together), where one job per case cost a warm Spark its fixed costs every time. Each test checks its own
+    case from its batch's result."""
     requests = {
         **{f"case/{case}": CheckRequest(snapshot=builder()) for case, (builder, _) in sorted(CASES.items())},
         **{
@@ -72,13 +74,11 @@ def reports(spark_worker: SparkEngine) -> dict[str, tuple[CheckReport, CheckRepo
         },
         "far_apart": CheckRequest(snapshot=_far_apart()),
     }
-    return both_many(spark_worker, requests)
+    return BothMany(spark_worker, requests, CLUSTERS_PER_PASS)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(
-    reports: dict[str, tuple[CheckReport, CheckReport]], case: str
-) -> None:
+def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(reports: BothMany, case: str) -> None:
     local, remote = reports[f"case/{case}"]
     assert {f.check for f in local.findings} == CASES[case][1]
     assert_same(local, remote)
@@ -89,9 +89,7 @@ def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(
 
 
 @pytest.mark.parametrize("case", sorted(MIGRATION_CASES))
-def test_spark_finds_the_migration_readiness_findings_the_local_engine_finds(
-    reports: dict[str, tuple[CheckReport, CheckReport]], case: str
-) -> None:
+def test_spark_finds_the_migration_readiness_findings_the_local_engine_finds(reports: BothMany, case: str) -> None:
     local, remote = reports[f"migration/{case}"]
     assert {f.check for f in local.findings} == MIGRATION_CASES[case][1]
     assert_same(local, remote)
@@ -131,7 +129,7 @@ PARAMS_CASES: dict[str, tuple[ClusterSnapshot, CheckParams, set[str], set[str]]]
 
 
 @pytest.mark.parametrize("case", sorted(PARAMS_CASES))
-def test_both_engines_apply_the_same_thresholds(reports: dict[str, tuple[CheckReport, CheckReport]], case: str) -> None:
+def test_both_engines_apply_the_same_thresholds(reports: BothMany, case: str) -> None:
     snapshot, _, by_default, with_params = PARAMS_CASES[case]
     local, remote = reports[f"params/{case}"]
     assert_same(local, remote)
@@ -187,7 +185,7 @@ def _far_apart() -> ClusterSnapshot:
     return healthy(brokers=brokers, topics={"orders": topic_json(assignment)}, states=states)
 
 
-def test_both_engines_agree_when_broker_ids_are_far_apart(reports: dict[str, tuple[CheckReport, CheckReport]]) -> None:
+def test_both_engines_agree_when_broker_ids_are_far_apart(reports: BothMany) -> None:
     local, remote = reports["far_apart"]
     assert_same(local, remote)
     assert {"preferred_leader_not_leader", "rack_violation", "under_replicated"} <= {f.check for f in local.findings}
