@@ -23,6 +23,7 @@ from typing import Any
 import py4j.clientserver
 import py4j.java_gateway
 
+from benchmarks.checks_small_bench import cpu_seconds
 from core.consistency import spark_checks
 from core.consistency.catalog import CHECK_IDS
 from core.consistency.params import CheckParams
@@ -75,14 +76,6 @@ def _timed_rows(self: spark_checks.Pass) -> list[list[Any]]:
     return rows
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    ticks = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=4, help="how many of the hand-built cases, in name order")
@@ -103,10 +96,10 @@ def main() -> int:
         write_snapshot_file(CASES[name][0](), path)
         _passes.clear()
         _calls["job"] = 0
-        cpu, driver, started = _cpu_seconds(pids), time.process_time(), time.monotonic()
+        cpu, driver, started = cpu_seconds(pids), time.process_time(), time.monotonic()
         result = run_job(spark, JobRequest((JobInput(str(path), None, CHECK_IDS, CheckParams()),)), lambda _s, _c: None)
         print(
-            f"{name}: {time.monotonic() - started:.2f} s wall, {_cpu_seconds(pids) - cpu:.2f} s CPU "
+            f"{name}: {time.monotonic() - started:.2f} s wall, {cpu_seconds(pids) - cpu:.2f} s CPU "
             f"(driver's Python {time.process_time() - driver:.2f}), {_calls['job']} Py4J calls, "
             f"load {result.timings['load']:.2f} s, checks {result.timings['checks']:.2f} s"
         )
