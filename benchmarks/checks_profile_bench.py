@@ -23,6 +23,8 @@ from typing import Any
 import py4j.clientserver
 import py4j.java_gateway
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
 from benchmarks.checks_small_bench import cpu_seconds
 from core.consistency import spark_checks
 from core.consistency.catalog import CHECK_IDS
