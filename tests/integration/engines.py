@@ -45,7 +45,8 @@ class BothMany:
     def __getitem__(self, name: str) -> tuple[CheckReport, CheckReport]:
         if name not in self.reports:
             first = self.names.index(name) // self.batch * self.batch
-            batch = [self.requests[one] for one in self.names[first : first + self.batch]]
+            names = self.names[first : first + self.batch]
+            batch = [self.requests[one] for one in names]
             remote = run_checks_many(SparkChecks(self.spark), batch)
             local = [
                 run_checks(
@@ -53,9 +54,7 @@ class BothMany:
                 )
                 for r in batch
             ]
-            self.reports.update(
-                zip(self.names[first : first + self.batch], zip(local, remote, strict=True), strict=True)
-            )
+            self.reports.update(zip(names, zip(local, remote, strict=True), strict=True))
         return self.reports[name]
 
 

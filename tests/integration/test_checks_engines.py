@@ -1,7 +1,8 @@
 """The Spark engine returns exactly the local engine's findings on the same input.
 
-Both engines run on every hand-built case of ``test_local_checks.CASES`` (the snapshot in memory, which
-the Spark engine stages to a file as the console does), on the brokers' metadata cases, and on synthetic
+Both engines run on every hand-built case of ``core.testdata.checks`` (the snapshot in memory, which the
+Spark engine stages to a file as the console does; the Spark engine takes the cases a batch per job, as clusters
+of ``run_checks_many``, and each test checks its own case), on the brokers' metadata cases, and on synthetic
 snapshot files from ``core.consistency.synthetic`` with at least one of every fault the generator can
 plant, read by each engine from the same file. The run's one warm Spark worker (``spark_worker``,
 ``local[*]``) serves the module; only the warm-up test starts its own.
