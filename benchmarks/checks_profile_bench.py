@@ -6,7 +6,7 @@ physical planning as ``QueryExecution.tracker`` records them, and the rest: sche
 CPU seconds of the driver and the JVM beside wall time (the machine is shared). The first cases warm the JVM up;
 read the last. Run::
 
-    .venv/bin/python benchmarks/checks_profile_bench.py [--cases 4]
+    .venv/bin/python benchmarks/checks_profile_bench.py [--cases 4] [--together]
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ def _timed_rows(self: spark_checks.Pass) -> list[list[Any]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=4, help="how many of the hand-built cases, in name order")
+    parser.add_argument("--together", action="store_true", help="then the same cases as the clusters of one job")
     args = parser.parse_args()
     _count_py4j_calls()
     spark_checks.Pass.rows = _timed_rows  # type: ignore[method-assign]
@@ -93,13 +94,19 @@ def main() -> int:
     ]
     pids = [me, *children]  # the driver and Spark's JVM
     scratch = Path(tempfile.mkdtemp(prefix="kzc-profile-bench-"))
-    for name in sorted(CASES)[: args.cases]:
-        path = scratch / f"{name}.jsonl"
-        write_snapshot_file(CASES[name][0](), path)
+    names = sorted(CASES)[: args.cases]
+    inputs = {name: JobInput(str(scratch / f"{name}.jsonl"), None, CHECK_IDS, CheckParams()) for name in names}
+    for name in names:
+        write_snapshot_file(CASES[name][0](), Path(inputs[name].snapshot))
+    # Each case alone, then (--together) the same cases as the clusters of one job, as run_checks_many sends them.
+    jobs = [(name, (inputs[name],)) for name in names]
+    if args.together:
+        jobs.append((f"{len(names)} together", tuple(inputs.values())))
+    for name, job in jobs:
         _passes.clear()
         _calls["job"] = 0
         cpu, driver, started = cpu_seconds(pids), time.process_time(), time.monotonic()
-        result = run_job(spark, JobRequest((JobInput(str(path), None, CHECK_IDS, CheckParams()),)), lambda _s, _c: None)
+        result = run_job(spark, JobRequest(job), lambda _s, _c: None)
         print(
             f"{name}: {time.monotonic() - started:.2f} s wall, {cpu_seconds(pids) - cpu:.2f} s CPU "
             f"(driver's Python {time.process_time() - driver:.2f}), {_calls['job']} Py4J calls, "
