@@ -4,12 +4,11 @@ reference; every Spark deployment must find exactly the same)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
 from pathlib import Path
 
 from core.consistency.findings import CheckReport
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import CheckRequest, LocalEngine, SparkChecks, run_checks, run_checks_many
+from core.consistency.pipeline import LocalEngine, SparkChecks, run_checks
 from core.consistency.spark_engine import SparkEngine
 from core.consistency.synthetic import FaultMix, write_synthetic
 from core.snapshot.model import ClusterSnapshot
@@ -27,35 +26,6 @@ def both(
     local = run_checks(LocalEngine(), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
     remote = run_checks(SparkChecks(spark), snapshot=snapshot, snapshot_file=snapshot_file, params=params, only=only)
     return local, remote
-
-
-class BothMany:
-    """The local and the Spark report of each named request, the Spark ones a batch of requests per Spark job
-    (``run_checks_many``, each cluster's findings kept apart; the local engine's one by one, the reference).
-    A batch runs when a test first asks for one of its requests, so a test's set-up waits for one job, not for
-    every case's."""
-
-    def __init__(self, spark: SparkEngine, requests: Mapping[str, CheckRequest], batch: int) -> None:
-        self.spark = spark
-        self.requests = dict(requests)
-        self.names = list(requests)
-        self.batch = batch
-        self.reports: dict[str, tuple[CheckReport, CheckReport]] = {}
-
-    def __getitem__(self, name: str) -> tuple[CheckReport, CheckReport]:
-        if name not in self.reports:
-            first = self.names.index(name) // self.batch * self.batch
-            names = self.names[first : first + self.batch]
-            batch = [self.requests[one] for one in names]
-            remote = run_checks_many(SparkChecks(self.spark), batch)
-            local = [
-                run_checks(
-                    LocalEngine(), snapshot=r.snapshot, snapshot_file=r.snapshot_file, params=r.params, only=r.only
-                )
-                for r in batch
-            ]
-            self.reports.update(zip(names, zip(local, remote, strict=True), strict=True))
-        return self.reports[name]
 
 
 def assert_same(local: CheckReport, remote: CheckReport) -> None:

@@ -1,8 +1,7 @@
 """The Spark engine returns exactly the local engine's findings on the same input.
 
-Both engines run on every hand-built case of ``core.testdata.checks`` (the snapshot in memory, which the
-Spark engine stages to a file as the console does; the Spark engine takes the cases a batch per job, as clusters
-of ``run_checks_many``, and each test checks its own case), on the brokers' metadata cases, and on synthetic
+Both engines run on every hand-built case of ``test_local_checks.CASES`` (the snapshot in memory, which
+the Spark engine stages to a file as the console does), on the brokers' metadata cases, and on synthetic
 snapshot files from ``core.consistency.synthetic`` with at least one of every fault the generator can
 plant, read by each engine from the same file. The run's one warm Spark worker (``spark_worker``,
 ``local[*]``) serves the module; only the warm-up test starts its own.
@@ -21,19 +20,10 @@ from core.brokers.metadata import ServedMetadata, ServedPartition
 from core.consistency.catalog import CHECK_IDS, MIGRATION_CHECKS, parse_only, selected
 from core.consistency.findings import CheckReport, Finding, StageProgress
 from core.consistency.params import CheckParams
-from core.consistency.pipeline import (
-    STEP_START,
-    STEP_WRITE,
-    CheckInput,
-    CheckRequest,
-    LocalEngine,
-    SparkChecks,
-    run_checks,
-)
+from core.consistency.pipeline import STEP_START, STEP_WRITE, CheckInput, LocalEngine, SparkChecks, run_checks
 from core.consistency.spark_checks import PASSES
 from core.consistency.spark_engine import SparkEngine, SparkSettings
 from core.consistency.spark_frames import STEP_READ
-from core.consistency.spark_job import CLUSTERS_PER_PASS
 from core.consistency.spark_worker import NICENESS
 from core.consistency.synthetic import NOT_PLANTABLE, PLANTED_AS, FaultMix, write_synthetic
 from core.snapshot.model import ClusterSnapshot
@@ -48,7 +38,7 @@ from core.testdata.checks import (
     topic_json,
     with_states,
 )
-from tests.integration.engines import BothMany, assert_same, both, both_staged
+from tests.integration.engines import assert_same, both, both_staged
 
 
 @pytest.fixture
@@ -57,31 +47,11 @@ def spark(spark_worker: SparkEngine) -> SparkEngine:
     return spark_worker
 
 
-@pytest.fixture(scope="module")
-def reports(spark_worker: SparkEngine) -> BothMany:
-    """The local and the Spark report of every hand-built case, by ``<group>/<case>``: the Spark ones from one job
-    per ``CLUSTERS_PER_PASS`` cases (one cluster each, ``run_checks_many``: the job's passes plan and run them
-    together), where one job per case cost a warm Spark its fixed costs every time. Each test checks its own
-    case from its batch's result."""
-    requests = {
-        **{f"case/{case}": CheckRequest(snapshot=builder()) for case, (builder, _) in sorted(CASES.items())},
-        **{
-            f"migration/{case}": CheckRequest(snapshot=builder(), only=frozenset(MIGRATION_CHECKS))
-            for case, (builder, _) in sorted(MIGRATION_CASES.items())
-        },
-        **{
-            f"params/{case}": CheckRequest(snapshot=snapshot, params=params)
-            for case, (snapshot, params, _, _) in sorted(PARAMS_CASES.items())
-        },
-        "far_apart": CheckRequest(snapshot=_far_apart()),
-    }
-    return BothMany(spark_worker, requests, CLUSTERS_PER_PASS)
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(reports: BothMany, case: str) -> None:
-    local, remote = reports[f"case/{case}"]
-    assert {f.check for f in local.findings} == CASES[case][1]
+def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(spark: SparkEngine, case: str) -> None:
+    builder, expected = CASES[case]
+    local, remote = both(spark, snapshot=builder())
+    assert {f.check for f in local.findings} == expected
     assert_same(local, remote)
     assert all(
         isinstance(f, Finding) and hash(f) == hash(g) for f, g in zip(local.findings, remote.findings, strict=True)
@@ -90,9 +60,10 @@ def test_spark_finds_what_the_local_engine_finds_on_every_hand_built_case(report
 
 
 @pytest.mark.parametrize("case", sorted(MIGRATION_CASES))
-def test_spark_finds_the_migration_readiness_findings_the_local_engine_finds(reports: BothMany, case: str) -> None:
-    local, remote = reports[f"migration/{case}"]
-    assert {f.check for f in local.findings} == MIGRATION_CASES[case][1]
+def test_spark_finds_the_migration_readiness_findings_the_local_engine_finds(spark: SparkEngine, case: str) -> None:
+    builder, expected = MIGRATION_CASES[case]
+    local, remote = both(spark, snapshot=builder(), only=frozenset(MIGRATION_CHECKS))
+    assert {f.check for f in local.findings} == expected
     assert_same(local, remote)
 
 
@@ -130,9 +101,9 @@ PARAMS_CASES: dict[str, tuple[ClusterSnapshot, CheckParams, set[str], set[str]]]
 
 
 @pytest.mark.parametrize("case", sorted(PARAMS_CASES))
-def test_both_engines_apply_the_same_thresholds(reports: BothMany, case: str) -> None:
-    snapshot, _, by_default, with_params = PARAMS_CASES[case]
-    local, remote = reports[f"params/{case}"]
+def test_both_engines_apply_the_same_thresholds(spark: SparkEngine, case: str) -> None:
+    snapshot, params, by_default, with_params = PARAMS_CASES[case]
+    local, remote = both(spark, snapshot=snapshot, params=params)
     assert_same(local, remote)
     assert {f.check for f in local.findings} == with_params
     assert {f.check for f in run_checks(LocalEngine(), snapshot=snapshot).findings} == by_default
@@ -172,7 +143,7 @@ def test_metadata_mismatch_is_the_same_on_both_engines(spark: SparkEngine) -> No
     }
 
 
-def _far_apart() -> ClusterSnapshot:
+def test_both_engines_agree_when_broker_ids_are_far_apart(spark: SparkEngine) -> None:
     # Ids spread wider than the Spark engine indexes by (its lookups fall back to scanning the list).
     ids = (1, 70_001, 150_000)
     brokers = {b: broker_json(b, rack=rack) for b, rack in zip(ids, ("ra", "rb", "ra"), strict=True)}
@@ -183,11 +154,8 @@ def _far_apart() -> ClusterSnapshot:
         ("orders", 2): state_json(150_000, [150_000, 1]),
         ("orders", 3): state_json(1, [1, 150_000]),
     }
-    return healthy(brokers=brokers, topics={"orders": topic_json(assignment)}, states=states)
-
-
-def test_both_engines_agree_when_broker_ids_are_far_apart(reports: BothMany) -> None:
-    local, remote = reports["far_apart"]
+    snapshot = healthy(brokers=brokers, topics={"orders": topic_json(assignment)}, states=states)
+    local, remote = both(spark, snapshot=snapshot)
     assert_same(local, remote)
     assert {"preferred_leader_not_leader", "rack_violation", "under_replicated"} <= {f.check for f in local.findings}
 
