@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -31,7 +32,7 @@ from core.consistency.catalog import CHECK_IDS
 from core.consistency.params import CheckParams
 from core.consistency.pipeline import write_snapshot_file
 from core.consistency.spark_frames import union_all
-from core.consistency.spark_job import JobInput, JobRequest, run_job
+from core.consistency.spark_job import PARALLEL_PASSES, JobInput, JobRequest, run_job
 from core.spark.session import LOCAL_DEFAULTS, start_session
 from core.testdata.checks import CASES
 
@@ -102,29 +103,37 @@ def main() -> int:
     jobs = [(name, (inputs[name],)) for name in names]
     if args.together:
         jobs.append((f"{len(names)} together", tuple(inputs.values())))
-    for name, job in jobs:
-        _passes.clear()
-        _calls["job"] = 0
-        cpu, driver, started = cpu_seconds(pids), time.process_time(), time.monotonic()
-        result = run_job(spark, JobRequest(job), lambda _s, _c: None)
-        print(
-            f"{name}: {time.monotonic() - started:.2f} s wall, {cpu_seconds(pids) - cpu:.2f} s CPU "
-            f"(driver's Python {time.process_time() - driver:.2f}), {_calls['job']} Py4J calls, "
-            f"load {result.timings['load']:.2f} s, checks {result.timings['checks']:.2f} s"
-        )
-        build = sum(p[1] for p in _passes)
-        collect = sum(p[3] for p in _passes)
-        phase = {key: sum(p[4].get(key, 0.0) for p in _passes) for key in ("analysis", "optimization", "planning")}
-        rest = collect - sum(phase.values())
-        print(
-            f"  passes (thread wall, {len(_passes)} passes, 4 at a time): build {build:.1f} s "
-            f"({sum(p[2] for p in _passes)} Py4J calls), collect {collect:.1f} s: "
-            + ", ".join(f"{key} {value:.1f}" for key, value in phase.items())
-            + f", scheduling and tasks {rest:.1f}"
-        )
-        for one in _passes:
-            print(f"    {one[0]}: build {one[1]:.2f} s ({one[2]} calls), collect {one[3]:.2f} s {one[4]}")
+    try:
+        for name, job in jobs:
+            _report(name, job, spark, pids)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _report(name: str, job: tuple[JobInput, ...], spark: Any, pids: list[int]) -> None:
+    """Run one job and print its figures."""
+    _passes.clear()
+    _calls["job"] = 0
+    cpu, driver, started = cpu_seconds(pids), time.process_time(), time.monotonic()
+    result = run_job(spark, JobRequest(job), lambda _s, _c: None)
+    print(
+        f"{name}: {time.monotonic() - started:.2f} s wall, {cpu_seconds(pids) - cpu:.2f} s CPU "
+        f"(driver's Python {time.process_time() - driver:.2f}), {_calls['job']} Py4J calls, "
+        f"load {result.timings['load']:.2f} s, checks {result.timings['checks']:.2f} s"
+    )
+    build = sum(p[1] for p in _passes)
+    collect = sum(p[3] for p in _passes)
+    phase = {key: sum(p[4].get(key, 0.0) for p in _passes) for key in ("analysis", "optimization", "planning")}
+    rest = collect - sum(phase.values())
+    print(
+        f"  passes (thread wall, {len(_passes)} passes, {PARALLEL_PASSES} at a time): build {build:.1f} s "
+        f"({sum(p[2] for p in _passes)} Py4J calls), collect {collect:.1f} s: "
+        + ", ".join(f"{key} {value:.1f}" for key, value in phase.items())
+        + f", scheduling and tasks {rest:.1f}"
+    )
+    for one in _passes:
+        print(f"    {one[0]}: build {one[1]:.2f} s ({one[2]} calls), collect {one[3]:.2f} s {one[4]}")
 
 
 if __name__ == "__main__":
