@@ -27,7 +27,8 @@ from core.spark.session import LOCAL_DEFAULTS, start_session
 from core.testdata.checks import CASES
 
 
-def _cpu_seconds(pids: list[int]) -> float:
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of ``pids`` (the driver and Spark's JVM), in seconds."""
     ticks = 0
     for pid in pids:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -66,9 +67,9 @@ def main() -> int:
             write_snapshot_file(CASES[name][0](), small)
             rows = {}
             for label, small_below in (("before", 0), ("after", SMALL_INPUT_BYTES)):
-                cpu, wall = _cpu_seconds(pids), time.monotonic()
+                cpu, wall = cpu_seconds(pids), time.monotonic()
                 rows[label] = job(small, small_below)
-                cpu, wall = _cpu_seconds(pids) - cpu, time.monotonic() - wall
+                cpu, wall = cpu_seconds(pids) - cpu, time.monotonic() - wall
                 totals[label] += cpu
                 print(f"{name:45} {label:6}: {cpu:5.1f} s CPU, {wall:5.1f} s wall, {len(rows[label])} findings")
             if rows["before"] != rows["after"]:
