@@ -85,7 +85,7 @@ def open_by_default(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbo
     try:
         yield _with_users(box)
     finally:
-        box.down()
+        box.down(clean=False)  # thrown away: no controlled shutdown
 
 
 def _scram(box: Sandbox, user: str) -> dict[str, Any]:

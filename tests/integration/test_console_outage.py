@@ -67,7 +67,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Demo]:
             tmux.keys("q")
             wait_until(tmux.dead, 20, "the console to exit on q")
         tmux.kill()
-        Sandbox(directory / "sandbox").down()
+        Sandbox(directory / "sandbox").down(clean=False)  # thrown away: no controlled shutdown
 
 
 def test_the_readme_command_opens_the_console_on_the_cluster_screen(demo: Demo) -> None:

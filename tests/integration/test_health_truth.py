@@ -51,7 +51,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     try:
         yield box
     finally:
-        box.down()
+        box.down(clean=False)  # thrown away: no controlled shutdown
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ def box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
         ].result(60)
         yield sandbox
     finally:
-        sandbox.down()
+        sandbox.down(clean=False)  # thrown away: no controlled shutdown
 
 
 def _settings(box: Sandbox) -> ConnectionSettings:

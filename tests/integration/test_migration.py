@@ -79,7 +79,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     finally:
         if session is not None:
             session.stop()
-        box.down()
+        box.down(clean=False)  # thrown away: no controlled shutdown
 
 
 TOKENS = "/delegation_token/tokens"

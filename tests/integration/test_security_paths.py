@@ -197,7 +197,7 @@ def open_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     try:
         yield box
     finally:
-        box.down()
+        box.down(clean=False)  # thrown away: no controlled shutdown
 
 
 def test_brokers_that_refuse_create_acls_are_said_and_nothing_is_written_to_zookeeper(
@@ -220,7 +220,7 @@ def old_box(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     try:
         yield box
     finally:
-        box.down()
+        box.down(clean=False)  # thrown away: no controlled shutdown
 
 
 def test_on_1_1_users_go_through_zookeeper_and_literal_acls_through_create_acls_v0(

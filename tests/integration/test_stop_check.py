@@ -57,7 +57,7 @@ def four(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
             admin.create_topic(name, assignment, config)
         yield box
     finally:
-        box.down()
+        box.down(clean=False)  # thrown away: no controlled shutdown
 
 
 def states(zk: KazooClient) -> dict[str, tuple[int, list[int]]]:

@@ -607,4 +607,4 @@ def test_a_half_upgraded_cluster_runs_both_releases_and_kzc_takes_the_oldest_bro
         via, why = reported_path(plan)
         assert via == "zookeeper" and why is not None and "CreatePartitions" in why, (via, why)
     finally:
-        Sandbox(directory).down()
+        Sandbox(directory).down(clean=False)  # thrown away: no controlled shutdown

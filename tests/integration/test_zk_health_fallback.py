@@ -27,7 +27,7 @@ def words_off(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sandbox]:
     try:
         yield box
     finally:
-        box.down()
+        box.down(clean=False)  # thrown away: no controlled shutdown
 
 
 def health(box: Sandbox, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, Any]:
