@@ -33,8 +33,8 @@ lint: install  ## ruff (lint and format, pinned), mypy --strict and the architec
 unit: install  ## fast tests only (no cluster)
 	$(BIN)/pytest -q -m "not integration"
 
-check: lint  ## for every edit: lint, unit and console tests (no cluster, no JVM at all)
-	$(BIN)/pytest -q tests/unit tests/tui
+check: lint bytecode  ## for every edit: lint, unit and console tests (no cluster, no JVM at all), in two workers (CPU-bound: 2 cores)
+	$(BIN)/pytest -q -n 2 tests/unit tests/tui
 
 bytecode: install  ## compile kzc's modules once: with PYTHONDONTWRITEBYTECODE set (as in CI) every kzc process a test starts would compile them from source (~0.6 s of CPU each)
 	$(BIN)/python -m compileall -q -j 0 core cli tui tests benchmarks > /dev/null
