@@ -12,7 +12,6 @@ read the last. Run::
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
@@ -26,7 +25,7 @@ import py4j.java_gateway
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.checks_small_bench import cpu_seconds
+from benchmarks.checks_small_bench import cpu_seconds, driver_and_jvm
 from core.consistency import spark_checks
 from core.consistency.catalog import CHECK_IDS
 from core.consistency.params import CheckParams
@@ -87,13 +86,7 @@ def main() -> int:
     _count_py4j_calls()
     spark_checks.Pass.rows = _timed_rows  # type: ignore[method-assign]
     spark = start_session("local[*]", dict(LOCAL_DEFAULTS))
-    me = os.getpid()
-    children = [
-        int(c)
-        for t in os.listdir(f"/proc/{me}/task")
-        for c in Path(f"/proc/{me}/task/{t}/children").read_text().split()
-    ]
-    pids = [me, *children]  # the driver and Spark's JVM
+    pids = driver_and_jvm()  # the driver and Spark's JVM
     scratch = Path(tempfile.mkdtemp(prefix="kzc-profile-bench-"))
     names = sorted(CASES)[: args.cases]
     inputs = {name: JobInput(str(scratch / f"{name}.jsonl"), None, CHECK_IDS, CheckParams()) for name in names}

@@ -36,18 +36,23 @@ def cpu_seconds(pids: list[int]) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=int, default=4, help="how many of the hand-built cases (spread evenly)")
-    args = parser.parse_args()
-    spark = start_session("local[*]", dict(LOCAL_DEFAULTS))
+def driver_and_jvm() -> list[int]:
+    """This process and its children (the Spark session's JVM, once started)."""
     me = os.getpid()
     children = [
         int(c)
         for t in os.listdir(f"/proc/{me}/task")
         for c in Path(f"/proc/{me}/task/{t}/children").read_text().split()
     ]
-    pids = [me, *children]  # the driver and Spark's JVM
+    return [me, *children]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=4, help="how many of the hand-built cases (spread evenly)")
+    args = parser.parse_args()
+    spark = start_session("local[*]", dict(LOCAL_DEFAULTS))
+    pids = driver_and_jvm()
     names = sorted(CASES)[:: max(1, len(CASES) // args.cases)][: args.cases]
     scratch = Path(tempfile.mkdtemp(prefix="kzc-small-bench-"))
 
