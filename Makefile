@@ -8,7 +8,7 @@ DEMO_DIR := .sandbox/demo
 KZC_TEST_KAFKA_VERSIONS ?= all
 VERSIONS_RECORD := .sandbox/versions-record.jsonl
 
-.PHONY: install jars bytecode lint unit check test test-versions demo demo-down clean
+.PHONY: install jars browser bytecode lint unit check test test-versions demo demo-down clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,11 @@ jars: install  ## fetch the Kafka and ZooKeeper jars and the Prometheus JMX expo
 	$(BIN)/kzc sandbox fetch --kafka-version 0.10.2.2
 	$(BIN)/kzc sandbox fetch --kafka-version 1.1.1
 	$(BIN)/kzc sandbox fetch --kafka-version 2.0.1
+
+browser:  ## Debian's Chromium, which tests/integration/test_report.py renders the incident report's HTML with (installed once, as root or through sudo)
+	@command -v chromium > /dev/null || { \
+		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium > /dev/null; }
 
 lint: install  ## ruff (lint and format, pinned), mypy --strict and the architecture contracts (import-linter, pyproject.toml)
 	$(BIN)/ruff check .
@@ -39,7 +44,7 @@ check: lint bytecode  ## for every edit: lint, unit and console tests (no cluste
 bytecode: install  ## compile kzc's modules once: with PYTHONDONTWRITEBYTECODE set (as in CI) every kzc process a test starts would compile them from source (~0.6 s of CPU each)
 	$(BIN)/python -m compileall -q -j 0 core cli tui tests benchmarks > /dev/null
 
-test: jars lint bytecode  ## install everything, then the whole suite (what CI runs), with its 30 slowest tests
+test: jars browser lint bytecode  ## install everything, then the whole suite (what CI runs), with its 30 slowest tests
 	$(BIN)/pytest --durations=30
 
 test-versions: jars bytecode  ## kzc on a sandbox of every release 0.10.2 to 3.9 (tests/integration/test_versions.py); writes docs/versions.md
