@@ -26,6 +26,7 @@ from cli.main import main
 from core.history.recorder import CONNECTION_GAP
 from core.history.schema import SNAPSHOTS, TABLES
 from core.history.store import HistoryStore
+from core.kafka.znodes.paths import state_path
 from core.polling import wait_until
 from core.sandbox.local_cluster import Sandbox
 from tests.cli_runner import run
@@ -172,7 +173,8 @@ def test_diff_of_two_snapshot_files_lists_exactly_the_changes_made(
 ) -> None:
     moved, added = f"{unique_name}-m", f"{unique_name}-a"
     assert main(["topic", "create", moved, "--replica-assignment", "1:2", "--yes", *zk_args(sandbox)]) == 0
-    wait_until(lambda: sorted(state(zk, moved, 0)["isr"]) == [1, 2], 60, "the topic in sync")
+    # The controller writes the state znode after the create returns: until then there is none to read.
+    wait_until(lambda: zk.exists(state_path(moved, 0)) and sorted(state(zk, moved, 0)["isr"]) == [1, 2], 60, "in sync")
     before, after = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     leader = state(zk, moved, 0)["leader"]
     assert main(["snapshot", "-o", str(before), *zk_args(sandbox)]) == 0
