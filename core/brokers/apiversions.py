@@ -40,6 +40,7 @@ LIST_OFFSETS = Api(2, "ListOffsets", "0.8.0")  # v1 (0.10.1, KIP-79): one offset
 METADATA = Api(3, "Metadata", "0.8.0")
 LEADER_AND_ISR = Api(4, "LeaderAndIsr", "0.8.0")  # inter-broker; ZooKeeper-mode brokers list it too
 OFFSET_FETCH = Api(9, "OffsetFetch", "0.8.1")
+FIND_COORDINATOR = Api(10, "FindCoordinator", "0.9.0")  # GroupCoordinator until 0.11 (KIP-98 renamed it)
 JOIN_GROUP = Api(11, "JoinGroup", "0.9.0")
 API_VERSIONS = Api(18, "ApiVersions", "0.10.0")
 CREATE_TOPICS = Api(19, "CreateTopics", "0.10.1")

@@ -1,5 +1,5 @@
-"""The consumer-group requests of the AdminClient: ListGroups, DescribeGroups, OffsetFetch, ListOffsets and
-OffsetCommit (``core.groups`` reads lag and resets offsets with them).
+"""The consumer-group requests ``core.groups`` reads lag and resets offsets with: ListGroups, DescribeGroups,
+ListOffsets and OffsetCommit through the AdminClient, OffsetFetch as kzc's own (``core.brokers.offset_fetch``).
 
 ``GroupAdmin`` extends ``KafkaAdmin`` (same client, timeouts and error mapping), as ``core.brokers.changes``
 does for config changes and elections.
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from confluent_kafka import KafkaError, KafkaException
 
 from core.brokers.admin import WEDGED, KafkaAdmin
+from core.brokers.offset_fetch import committed_offsets
 from core.errors import KzcError
 from core.kafka.topic_partition import TopicPartition
 
@@ -136,36 +136,15 @@ class GroupAdmin(KafkaAdmin):
     ) -> dict[str, dict[TopicPartition, int | None] | KzcError]:
         """Each group's committed offsets (``None``: no committed offset), or the error its coordinator gave.
 
-        One OffsetFetch per group (the API takes one group per request), all in flight together.
+        kzc's own FindCoordinator and OffsetFetch (``core.brokers.offset_fetch``), not librdkafka's, which dies of
+        SIGSEGV when a group's coordinator moves (a broker outage); one connection per coordinator.
 
         Raises:
-            ConnectError: the requests could not be sent at all.
+            ConnectError: no bootstrap server answered.
         """
-        from confluent_kafka import ConsumerGroupTopicPartitions
-
-        futures = {
-            group: self._call(
-                "list consumer group offsets",
-                partial(
-                    self._client.list_consumer_group_offsets,
-                    [ConsumerGroupTopicPartitions(group)],
-                    request_timeout=self.timeout,
-                ),
-            )[group]
-            for group in group_ids
-        }
-        offsets: dict[str, dict[TopicPartition, int | None] | KzcError] = {}
-        for group, future in futures.items():
-            try:
-                found = self._result(future, f"list the committed offsets of group {group}")
-            except KzcError as exc:
-                offsets[group] = exc
-                continue
-            offsets[group] = {
-                (tp.topic, tp.partition): (tp.offset if tp.offset >= 0 and tp.error is None else None)
-                for tp in found.topic_partitions or []
-            }
-        return offsets
+        if not group_ids:
+            return {}
+        return committed_offsets(self.servers, self.security, self.timeout, group_ids)
 
     def list_offsets(
         self, partitions: Iterable[TopicPartition], spec: str | int

@@ -6,6 +6,7 @@ ZooKeeper-stored group written under ``/consumers`` shows its lag."""
 from __future__ import annotations
 
 import json
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,8 @@ from kazoo.client import KazooClient
 
 from cli.main import main
 from core.audit import read_audit_log
-from core.config import ConnectionSettings, UserConfig
+from core.brokers.offset_fetch import Coordinator, committed_offsets, fetch_offsets, find_coordinators
+from core.config import PLAINTEXT, ConnectionSettings, UserConfig
 from core.connect import parse_bootstrap, parse_zookeeper
 from core.console.zk import ZkBackend
 from core.polling import wait_until
@@ -269,3 +271,22 @@ async def test_the_console_groups_screen_shows_the_exact_lag(sandbox: Sandbox, t
 
         cells = await eventually(pilot, row, 60, f"{empty_group} on the groups screen")
         assert (cells[1], cells[2], cells[3], cells[4], cells[5]) == ("Empty", "0", topic, "6", "6")
+
+
+def test_a_broker_that_is_not_the_coordinator_says_so_and_the_offsets_come_from_the_one_that_is(
+    sandbox: Sandbox, topic: str, empty_group: str
+) -> None:
+    # What a broker outage does to a group's coordinator, on purpose: OffsetFetch sent to another broker is
+    # answered NOT_COORDINATOR at the request level (where librdkafka's admin client died of SIGSEGV); kzc finds
+    # the coordinator again and reads the offsets there.
+    info = sandbox.info()
+    servers = parse_bootstrap(info.bootstrap_servers)
+    (coordinator,) = find_coordinators(servers, PLAINTEXT, time.monotonic() + 30, [empty_group])[0].values()
+    other = next(b for b in info.brokers if b.id != coordinator.node and b.pid is not None)
+    done, again = fetch_offsets(
+        Coordinator(other.id, "127.0.0.1", other.port), [empty_group], PLAINTEXT, time.monotonic() + 30
+    )
+    assert (done, again) == ({}, [empty_group])
+    found = committed_offsets(servers, PLAINTEXT, 30, [empty_group, unique("never-committed")])
+    assert found[empty_group] == {(topic, p): o for p, o in COMMITTED.items()}
+    assert list(found.values())[1] == {}  # a group that never committed: no offsets, no error
