@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from core.sandbox.info import BrokerInfo, SandboxInfo
@@ -22,16 +21,6 @@ log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n
 log4j.logger.org.apache.zookeeper=WARN
 log4j.logger.kafka.request.logger=WARN
 """
-
-
-def fetch_wait_ms(release: KafkaRelease, config: Mapping[str, str]) -> int:
-    """How long an idle follower's fetch waits at its leader (Kafka's default: 500 ms; new data answers it at once):
-    5 s, so an idle 3-broker sandbox costs 12 % less CPU (benchmarks/README.md), and the tests keep one or two
-    idle all along; at most a sixth of ``replica.lag.time.max.ms`` (10 s before 2.5, KIP-537), so an idle follower
-    is never late enough to leave the ISR."""
-    given = config.get("replica.lag.time.max.ms", "").strip()
-    lag = int(given) if given.isdigit() else 30_000 if release.at_least(2, 5) else 10_000  # else Kafka refuses it
-    return max(1, min(5_000, lag // 6))
 
 
 def broker_properties(broker: BrokerInfo, info: SandboxInfo) -> str:
@@ -57,7 +46,6 @@ def broker_properties(broker: BrokerInfo, info: SandboxInfo) -> str:
         "num.io.threads=2",
         "background.threads=2",
         "num.replica.fetchers=1",
-        f"replica.fetch.wait.max.ms={fetch_wait_ms(release, info.broker_config)}",
         "log.cleaner.enable=false",
         "controlled.shutdown.max.retries=1",
         "controlled.shutdown.retry.backoff.ms=500",

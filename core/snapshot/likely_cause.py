@@ -182,10 +182,11 @@ def cause_broker(cause: LikelyCause | None) -> int | None:
 
 
 def asks_log_dirs(snapshot: ClusterSnapshot, cause: LikelyCause | None) -> int | None:
-    """The registered broker whose log dirs (DescribeLogDirs) would refine ``cause``: the broker it names,
-    when ZooKeeper says it runs; None otherwise."""
+    """The registered broker whose log dirs (DescribeLogDirs) would refine ``cause``: the broker it names, when
+    its registration in ZooKeeper says where it listens; None otherwise (down, or a broker already on KRaft during
+    a migration: alive, but not in ``/brokers/ids``)."""
     broker = cause_broker(cause)
-    return broker if broker is not None and broker in snapshot.live_broker_ids() else None
+    return broker if broker is not None and broker in snapshot.brokers else None
 
 
 def _what(total: int, offline: int) -> str:

@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.brokers.logdirs import KAFKA_STORAGE_ERROR, BrokerLogDirs, LogDir, ReplicaLog
+from core.config import PLAINTEXT
 from core.kafka.znodes import LogDirEventNotification
-from core.snapshot.likely_cause import likely_cause, with_load
+from core.snapshot.likely_cause import asks_log_dirs, likely_cause, read_likely_cause, with_load
 from core.snapshot.model import Notification
 from core.testdata.builder import NOW_MS, broker, snapshot, state, topic
 from core.traffic.cause import LoadFinding
@@ -185,3 +186,15 @@ def test_load_not_measured_stays_unknown_and_nothing_found_says_nothing() -> Non
     found_nothing = with_load(health, [])
     assert found_nothing is not None and found_nothing.text == health.text and found_nothing.to_json()["load"] == []
     assert with_load(None, []) is None
+
+
+def test_a_broker_already_on_kraft_is_not_asked_for_its_log_dirs_zookeeper_does_not_say_where_it_listens() -> None:
+    # During a migration broker 2 runs KRaft: alive, but without a registration in /brokers/ids (kzc describe
+    # once died of a KeyError here on a live cluster).
+    cluster = replace(
+        snapshot(brokers=(1, 3), topics=[topic("a", {0: (1, 2)}, states={0: state(1, (1,))})]),
+        kraft_brokers=frozenset({2}),
+    )
+    cause = read_likely_cause(cluster, PLAINTEXT, live=True)
+    assert cause is not None and cause.subject == "2"
+    assert asks_log_dirs(cluster, cause) is None

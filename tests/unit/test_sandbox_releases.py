@@ -8,7 +8,7 @@ import pytest
 from core.errors import UsageError
 from core.sandbox.info import BrokerInfo, SandboxInfo
 from core.sandbox.releases import TESTED_VERSIONS, KafkaRelease, protocol_properties
-from core.sandbox.server_properties import broker_properties, fetch_wait_ms
+from core.sandbox.server_properties import broker_properties
 
 
 @pytest.mark.parametrize(
@@ -88,23 +88,3 @@ def test_broker_properties_of_a_mixed_sandbox() -> None:
     assert "inter.broker.protocol.version=1.1" in new.splitlines()
     old = broker_properties(info.brokers[0], info)
     assert "inter.broker.protocol.version" not in old
-
-
-def test_an_idle_follower_waits_5_s_at_its_leader_and_never_long_enough_to_leave_the_isr() -> None:
-    new, old = KafkaRelease.parse("3.9.1"), KafkaRelease.parse("2.4.1")
-    assert fetch_wait_ms(new, {}) == 5_000  # replica.lag.time.max.ms 30 s from 2.5 (KIP-537)
-    assert fetch_wait_ms(old, {}) == 1_666  # 10 s before
-    assert fetch_wait_ms(new, {"replica.lag.time.max.ms": "5000"}) == 833  # a cluster that drops followers fast
-    assert fetch_wait_ms(new, {"replica.lag.time.max.ms": "soon"}) == 5_000  # Kafka refuses it, not the sandbox
-    info = SandboxInfo(
-        dir="/x",
-        zookeeper="127.0.0.1:1/kafka",
-        bootstrap_servers="127.0.0.1:2",
-        zookeeper_port=1,
-        zookeeper_pid=None,
-        brokers=(BrokerInfo(1, 2, None, None, "3.9.1"),),
-        kafka_version="3.9.1",
-        broker_config={"replica.lag.time.max.ms": "5000"},
-    )
-    lines = broker_properties(info.brokers[0], info).splitlines()
-    assert "replica.fetch.wait.max.ms=833" in lines and "replica.lag.time.max.ms=5000" in lines
