@@ -44,8 +44,8 @@ check: lint bytecode  ## for every edit: lint, unit and console tests (no cluste
 bytecode: install  ## compile kzc's modules once: with PYTHONDONTWRITEBYTECODE set (as in CI) every kzc process a test starts would compile them from source (~0.6 s of CPU each)
 	$(BIN)/python -m compileall -q -j 0 core cli tui tests benchmarks > /dev/null
 
-test: jars browser lint bytecode  ## install everything, then the whole suite (what CI runs) in two workers, each cluster's tests in one (docs/development.md), with its 30 slowest tests
-	$(BIN)/pytest -n 2 --dist loadgroup --durations=30
+test: jars browser lint bytecode  ## install everything, then the whole suite (what CI runs), with its 30 slowest tests
+	$(BIN)/pytest --durations=30
 
 test-versions: jars bytecode  ## kzc on a sandbox of every release 0.10.2 to 3.9 (tests/integration/test_versions.py); writes docs/versions.md
 	mkdir -p .sandbox && rm -f $(VERSIONS_RECORD)

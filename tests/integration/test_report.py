@@ -155,7 +155,8 @@ def _the_console_at_a_moment_inside_the_outage(
     tmux = new_tmux(tmp_path)
     tmux.start([str(KZC), "--at", str(inside_ms), "--store", str(store), *zk_args(sandbox)], width=160)
     try:
-        screen = tmux.wait_for("(recorded)", timeout=120)
+        # The moment's header and its health counts are drawn a frame apart: wait for both, then check them.
+        screen = wait_until(lambda: s if "(recorded)" in (s := tmux.screen()) and _drawn(s) else "", 120, "the moment")
         assert "RECORDED" in screen and f"under-replicated {held}" in screen and "+ 1 gone" in screen, screen
         assert "ZK connected" not in screen
         for _ in range(60):
@@ -174,9 +175,15 @@ def _the_console_at_a_moment_inside_the_outage(
 
 
 def _moved(tmux: Tmux, moment: str) -> str:
-    """The screen once it shows another moment than ``moment`` (else "")."""
+    """The screen once it shows another moment than ``moment``, its health counts drawn (else "")."""
     screen = tmux.screen()
-    return screen if _as_of(screen) != moment else ""
+    return screen if _as_of(screen) != moment and _drawn(screen) else ""
+
+
+def _drawn(screen: str) -> bool:
+    """Whether the health panel shows its under-replicated count yet."""
+    after = screen.split("under-replicated ", 1)
+    return len(after) == 2 and after[1].split()[0].replace(",", "").isdigit()
 
 
 def _count(screen: str) -> int:
