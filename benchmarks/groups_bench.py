@@ -10,6 +10,8 @@ Measured, fastest and median of ``--rounds`` alternating rounds (default 3), eve
 
 - ``kzc groups --json`` as a process (interpreter start included), and ``GroupOps.overview()`` in this
   process (the reads alone);
+- the committed offsets alone: kzc's FindCoordinator and pipelined OffsetFetch (``core.brokers.offset_fetch``)
+  against librdkafka's ListConsumerGroupOffsets with every group in flight (what kzc used before; the same offsets);
 - Kafka 3.9's ``org.apache.kafka.tools.consumer.group.ConsumerGroupCommand --describe --all-groups`` (the
   class ``kafka-consumer-groups.sh`` runs in 3.9, in the ``kafka-tools`` jar, fetched once through Maven
   beside kzc's jars) on a JVM with the sandbox's Kafka jars.
@@ -36,7 +38,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from core.config import ConnectionSettings  # noqa: E402
+from core.brokers.offset_fetch import committed_offsets  # noqa: E402
+from core.config import PLAINTEXT, ConnectionSettings  # noqa: E402
 from core.connect import parse_bootstrap, parse_zookeeper  # noqa: E402
 from core.groups.ops import open_group_ops  # noqa: E402
 from core.sandbox.jars import ensure_jars, ensure_tools_jars, java_executable  # noqa: E402
@@ -136,8 +139,41 @@ def main() -> int:
                     total += int(cells[5])
             return total
 
+        ids = [f"bench-group-{g:05d}" for g in range(args.groups)]
+        servers = parse_bootstrap(info.bootstrap_servers)
+
+        def committed_by_kzc() -> dict[str, object]:
+            return dict(committed_offsets(servers, PLAINTEXT, 120, ids))
+
+        def committed_by_librdkafka() -> dict[str, object]:
+            from confluent_kafka import ConsumerGroupTopicPartitions
+            from confluent_kafka.admin import AdminClient
+
+            admin = AdminClient({"bootstrap.servers": info.bootstrap_servers})
+            futures = {
+                g: admin.list_consumer_group_offsets([ConsumerGroupTopicPartitions(g)], request_timeout=120)[g]
+                for g in ids
+            }
+            return {
+                g: {(tp.topic, tp.partition): tp.offset for tp in f.result(timeout=120).topic_partitions or []}
+                for g, f in futures.items()
+            }
+
+        if committed_by_kzc() != committed_by_librdkafka():
+            print("kzc's OffsetFetch and librdkafka's disagree", file=sys.stderr)
+            return 1
+
+        def offsets(read: Callable[[], dict[str, object]]) -> Callable[[], int]:
+            return lambda: expected if len(read()) == len(ids) else -1
+
         runs: dict[str, list[float]] = {"kzc groups --json": [], "GroupOps.overview()": [], "kafka tool": []}
         measures = {"kzc groups --json": kzc_process, "GroupOps.overview()": kzc_in_process, "kafka tool": kafka_tool}
+        # The committed offsets alone: kzc's FindCoordinator + pipelined OffsetFetch (core.brokers.offset_fetch)
+        # against librdkafka's ListConsumerGroupOffsets with every group in flight (the baseline; it dies of SIGSEGV
+        # when a coordinator moves, librdkafka#5040, which a cluster at rest does not do).
+        for name, read in (("offsets: kzc", committed_by_kzc), ("offsets: librdkafka", committed_by_librdkafka)):
+            runs[name] = []
+            measures[name] = offsets(read)
         for round_no in range(1, args.rounds + 1):
             for name, measure in measures.items():
                 seconds, lag = timed(measure)

@@ -17,14 +17,16 @@ Schemas (``FindCoordinator{Request,Response}.json``, ``OffsetFetch{Request,Respo
 
 from __future__ import annotations
 
+import itertools
 import time
+from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from core.brokers.apiversions import FIND_COORDINATOR, OFFSET_FETCH, NoVersion, open_broker
 from core.brokers.codec import Decoder, Encoder
-from core.brokers.wire import frame
+from core.brokers.wire import frame, receive
 from core.config import KafkaSecurity
 from core.connect import HostPort
 from core.errors import ConnectError, KzcError
@@ -37,6 +39,7 @@ GROUP_KEY = 0  # FindCoordinator's KeyType of a consumer group
 RETRIABLE = {14: "COORDINATOR_LOAD_IN_PROGRESS", 15: "COORDINATOR_NOT_AVAILABLE", 16: "NOT_COORDINATOR"}
 ERROR_NAMES = {**RETRIABLE, 30: "GROUP_AUTHORIZATION_FAILED", 24: "INVALID_GROUP_ID", 69: "GROUP_ID_NOT_FOUND"}
 RETRY_PAUSE_S = 0.2
+IN_FLIGHT = 32  # OffsetFetch requests written ahead on one connection
 ALL_OFFSETS = "every offset of a group at once (v2, Kafka 0.10.2+)"
 
 Committed = dict[TopicPartition, int | None]
@@ -187,17 +190,31 @@ def find_coordinators(
 def fetch_offsets(
     coordinator: Coordinator, groups: Sequence[str], security: KafkaSecurity, deadline: float
 ) -> tuple[dict[str, Committed | KzcError], list[str]]:
-    """OffsetFetch for each of ``groups`` on one connection to their coordinator: the answers, and the groups
-    to find the coordinator of again."""
+    """OffsetFetch for each of ``groups`` on one connection to their coordinator, pipelined: the answers, and the
+    groups to find the coordinator of again."""
     who = f"broker {coordinator.node} ({coordinator.host}:{coordinator.port})"
     done: dict[str, Committed | KzcError] = {}
     again: list[str] = []
     try:
         with open_broker(coordinator.host, coordinator.port, _left(deadline), who, security) as broker:
             version = broker.negotiate(OFFSET_FETCH, OFFSET_FETCH_VERSIONS, ALL_OFFSETS)
-            for group in groups:
+            # Pipelined: up to IN_FLIGHT requests written ahead of the answers (a broker answers one connection's
+            # requests in order), so a thousand groups cost no thousand round trips; bounded, so neither side's
+            # buffers fill while the other waits.
+            sent: deque[str] = deque()
+            ahead = iter(groups)
+            for group in itertools.islice(ahead, IN_FLIGHT):
+                broker.sock.sendall(encode_offset_fetch(group, version))
+                sent.append(group)
+            while sent:
+                group = sent.popleft()
+                answer = receive(broker.sock, who)
+                following = next(ahead, None)
+                if following is not None:
+                    broker.sock.sendall(encode_offset_fetch(following, version))
+                    sent.append(following)
                 try:
-                    done[group] = decode_offset_fetch(broker.send(encode_offset_fetch(group, version)), version, group)
+                    done[group] = decode_offset_fetch(answer, version, group)
                 except Retriable:
                     again.append(group)
                 except KzcError as exc:

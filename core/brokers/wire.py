@@ -59,5 +59,10 @@ def read_exactly(sock: socket.socket, n: int, who: str = "the broker") -> bytes:
 def round_trip(sock: socket.socket, request: bytes, who: str = "the broker") -> bytes:
     """Send one framed request on ``sock`` and return the response body (after its size prefix)."""
     sock.sendall(request)
+    return receive(sock, who)
+
+
+def receive(sock: socket.socket, who: str = "the broker") -> bytes:
+    """The next response body on ``sock`` (after its size prefix): answers come in the order of the requests."""
     (size,) = struct.unpack(">i", read_exactly(sock, 4, who))
     return read_exactly(sock, size, who)

@@ -10,6 +10,7 @@ import struct
 import pytest
 
 from core.brokers.offset_fetch import (
+    IN_FLIGHT,
     Coordinator,
     Retriable,
     committed_offsets,
@@ -140,3 +141,21 @@ def test_a_refused_group_is_its_error_beside_the_others() -> None:
 def test_no_bootstrap_server_answering_is_a_connect_error() -> None:
     with fake_broker(None) as (port, _), pytest.raises(ConnectError, match="no bootstrap server answered"):
         committed_offsets([HostPort("127.0.0.1", port)], PLAINTEXT, 2.0, ["g1"])
+
+
+def test_many_groups_pipelined_on_one_connection_each_get_their_own_answer() -> None:
+    # More groups than IN_FLIGHT: requests are written ahead, answers read in order, each mapped to its group.
+    port = [0]
+    groups = [f"g{n}" for n in range(IN_FLIGHT * 2 + 5)]
+
+    def fetch(request: Received) -> bytes:
+        group = request.body[2 : 2 + struct.unpack_from(">h", request.body)[0]].decode()
+        return offsets_answer(request.version, [("orders", 0, int(group[1:]), 0)])
+
+    with fake_broker({18: (0, 0), **V3_9}, {10: lambda r: coordinator_answer(r.version, port[0]), 9: fetch}) as (
+        port[0],
+        got,
+    ):
+        found = committed_offsets([HostPort("127.0.0.1", port[0])], PLAINTEXT, 10.0, groups)
+    assert found == {g: {("orders", 0): int(g[1:])} for g in groups}
+    assert [r.api_key for r in got].count(18) == 2  # one connection to find, one to fetch
