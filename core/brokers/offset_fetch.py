@@ -20,11 +20,12 @@ from __future__ import annotations
 import itertools
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
-from core.brokers.apiversions import FIND_COORDINATOR, OFFSET_FETCH, NoVersion, open_broker
+from core.brokers.apiversions import FIND_COORDINATOR, OFFSET_FETCH, BrokerConnection, NoVersion, open_broker
 from core.brokers.codec import Decoder, Encoder
 from core.brokers.wire import frame, receive
 from core.config import KafkaSecurity
@@ -161,8 +162,8 @@ def committed_offsets(
 def find_coordinators(
     servers: Sequence[HostPort], security: KafkaSecurity, deadline: float, groups: Sequence[str]
 ) -> tuple[dict[str, Coordinator], dict[str, KzcError], list[str]]:
-    """Each group's coordinator, through the first bootstrap server that answers; the groups refused one, and
-    those whose coordinator is not available yet."""
+    """Each group's coordinator, through the first bootstrap server that answers (pipelined); the groups refused
+    one, and those whose coordinator is not available yet."""
     failures: list[str] = []
     for server in servers:
         coordinators: dict[str, Coordinator] = {}
@@ -171,9 +172,8 @@ def find_coordinators(
         try:
             with open_broker(server.host, server.port, _left(deadline), str(server), security) as broker:
                 version = broker.negotiate(FIND_COORDINATOR, FIND_COORDINATOR_VERSIONS)
-                for group in groups:
+                for group, answer in pipelined(broker, groups, partial(encode_find_coordinator, version=version)):
                     try:
-                        answer = broker.send(encode_find_coordinator(group, version))
                         coordinators[group] = decode_find_coordinator(answer, version, group)
                     except Retriable:
                         waiting.append(group)
@@ -198,21 +198,7 @@ def fetch_offsets(
     try:
         with open_broker(coordinator.host, coordinator.port, _left(deadline), who, security) as broker:
             version = broker.negotiate(OFFSET_FETCH, OFFSET_FETCH_VERSIONS, ALL_OFFSETS)
-            # Pipelined: up to IN_FLIGHT requests written ahead of the answers (a broker answers one connection's
-            # requests in order), so a thousand groups cost no thousand round trips; bounded, so neither side's
-            # buffers fill while the other waits.
-            sent: deque[str] = deque()
-            ahead = iter(groups)
-            for group in itertools.islice(ahead, IN_FLIGHT):
-                broker.sock.sendall(encode_offset_fetch(group, version))
-                sent.append(group)
-            while sent:
-                group = sent.popleft()
-                answer = receive(broker.sock, who)
-                following = next(ahead, None)
-                if following is not None:
-                    broker.sock.sendall(encode_offset_fetch(following, version))
-                    sent.append(following)
+            for group, answer in pipelined(broker, groups, partial(encode_offset_fetch, version=version)):
                 try:
                     done[group] = decode_offset_fetch(answer, version, group)
                 except Retriable:
@@ -224,6 +210,27 @@ def fetch_offsets(
     except (OSError, ValueError):  # the coordinator went away mid-way: find where its groups are now
         again += [g for g in groups if g not in done and g not in again]
     return done, again
+
+
+def pipelined(
+    broker: BrokerConnection, groups: Iterable[str], request: Callable[[str], bytes]
+) -> Iterator[tuple[str, bytes]]:
+    """Each group's answer to ``request(group)``, with up to IN_FLIGHT requests written ahead of the answers (a broker
+    answers one connection's requests in order): a thousand groups cost no thousand round trips, and bounded, so
+    neither side's buffers fill while the other waits."""
+    sent: deque[str] = deque()
+    ahead = iter(groups)
+    for group in itertools.islice(ahead, IN_FLIGHT):
+        broker.sock.sendall(request(group))
+        sent.append(group)
+    while sent:
+        group = sent.popleft()
+        answer = receive(broker.sock, broker.who)
+        following = next(ahead, None)
+        if following is not None:
+            broker.sock.sendall(request(following))
+            sent.append(following)
+        yield group, answer
 
 
 def _left(deadline: float) -> float:
