@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from typing import TypeVar
 
 from core.brokers.apiversions import FIND_COORDINATOR, OFFSET_FETCH, BrokerConnection, NoVersion, open_broker
 from core.brokers.codec import Decoder, Encoder
@@ -44,6 +45,7 @@ IN_FLIGHT = 32  # OffsetFetch requests written ahead on one connection
 ALL_OFFSETS = "every offset of a group at once (v2, Kafka 0.10.2+)"
 
 Committed = dict[TopicPartition, int | None]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -166,20 +168,15 @@ def find_coordinators(
     one, and those whose coordinator is not available yet."""
     failures: list[str] = []
     for server in servers:
-        coordinators: dict[str, Coordinator] = {}
-        errors: dict[str, KzcError] = {}
-        waiting: list[str] = []
         try:
             with open_broker(server.host, server.port, _left(deadline), str(server), security) as broker:
                 version = broker.negotiate(FIND_COORDINATOR, FIND_COORDINATOR_VERSIONS)
-                for group, answer in pipelined(broker, groups, partial(encode_find_coordinator, version=version)):
-                    try:
-                        coordinators[group] = decode_find_coordinator(answer, version, group)
-                    except Retriable:
-                        waiting.append(group)
-                    except KzcError as exc:
-                        errors[group] = exc
-            return coordinators, errors, waiting
+                return ask_each(
+                    broker,
+                    groups,
+                    partial(encode_find_coordinator, version=version),
+                    partial(decode_find_coordinator, version=version),
+                )
         except NoVersion as exc:
             failures.append(str(exc))
         except (OSError, ValueError) as exc:
@@ -193,23 +190,41 @@ def fetch_offsets(
     """OffsetFetch for each of ``groups`` on one connection to their coordinator, pipelined: the answers, and the
     groups to find the coordinator of again."""
     who = f"broker {coordinator.node} ({coordinator.host}:{coordinator.port})"
-    done: dict[str, Committed | KzcError] = {}
-    again: list[str] = []
     try:
         with open_broker(coordinator.host, coordinator.port, _left(deadline), who, security) as broker:
             version = broker.negotiate(OFFSET_FETCH, OFFSET_FETCH_VERSIONS, ALL_OFFSETS)
-            for group, answer in pipelined(broker, groups, partial(encode_offset_fetch, version=version)):
-                try:
-                    done[group] = decode_offset_fetch(answer, version, group)
-                except Retriable:
-                    again.append(group)
-                except KzcError as exc:
-                    done[group] = exc
+            answers, errors, again = ask_each(
+                broker,
+                groups,
+                partial(encode_offset_fetch, version=version),
+                partial(decode_offset_fetch, version=version),
+            )
+            return {**answers, **errors}, again
     except NoVersion as exc:
-        done.update({g: KzcError(str(exc)) for g in groups if g not in done})
+        return {g: KzcError(str(exc)) for g in groups}, []
     except (OSError, ValueError):  # the coordinator went away mid-way: find where its groups are now
-        again += [g for g in groups if g not in done and g not in again]
-    return done, again
+        return {}, list(groups)
+
+
+def ask_each(
+    broker: BrokerConnection,
+    groups: Sequence[str],
+    encode: Callable[[str], bytes],
+    decode: Callable[..., T],
+) -> tuple[dict[str, T], dict[str, KzcError], list[str]]:
+    """Each group's answer to ``encode(group)``, pipelined, as ``decode(answer, group=group)`` reads it; the groups the
+    broker refused, and those to ask again (a coordinator moved, loading or not available yet)."""
+    answers: dict[str, T] = {}
+    errors: dict[str, KzcError] = {}
+    again: list[str] = []
+    for group, answer in pipelined(broker, groups, encode):
+        try:
+            answers[group] = decode(answer, group=group)
+        except Retriable:
+            again.append(group)
+        except KzcError as exc:
+            errors[group] = exc
+    return answers, errors, again
 
 
 def pipelined(
